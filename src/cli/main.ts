@@ -1,0 +1,60 @@
+/**
+ * The `brook` command line: dispatches to one module per command. Commands arrive with the
+ * issues that build them (broker, topics, produce, consume, groups); until then they are
+ * not listed, so `--help` never promises what does not exist.
+ */
+import { readFileSync } from 'node:fs';
+
+interface Command {
+  readonly name: string;
+  readonly summary: string;
+  run(args: string[]): Promise<number>;
+}
+
+const commands: Command[] = [];
+
+/** Commands the command-line contract promises that have not landed yet. */
+const PLANNED = new Set(['broker', 'topics', 'produce', 'consume', 'groups']);
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function usage(): string {
+  const lines = [
+    'Usage: brook <command> [options]',
+    '',
+    'Brook: a Kafka-compatible broker with a group coordinator, and Kafka clients.',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
+    `  ${'help'.padEnd(12)} show this help`,
+    `  ${'version'.padEnd(12)} print the version`,
+    '',
+    'Run `brook <command> --help` for a command\'s options.',
+  ];
+  return lines.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${usage()}\n`);
+    return name === undefined ? 1 : 0;
+  }
+  if (name === 'version' || name === '--version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command && PLANNED.has(name)) {
+    process.stderr.write(`brook: '${name}' is not built yet; see README.md for what exists today\n`);
+    return 2;
+  }
+  if (!command) {
+    process.stderr.write(`brook: unknown command '${name}' (see 'brook --help')\n`);
+    return 2;
+  }
+  return command.run(rest);
+}

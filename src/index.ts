@@ -1,0 +1,2 @@
+/** Brook's public API. */
+export * from './protocol/index.js';

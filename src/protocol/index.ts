@@ -1,0 +1,5 @@
+/** The sans-I/O protocol layer shared by broker and client. */
+export * from './primitives/index.js';
+export * from './messages/index.js';
+export * from './errors.js';
+export type { MessageCodec, StructSchema, FieldSchema, RawTaggedField } from './messages/runtime.js';
