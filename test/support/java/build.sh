@@ -11,7 +11,7 @@ log() { echo "build.sh: $*" >&2; }
 
 stale() {
   [[ ! -f "$jar" ]] && return 0
-  [[ -n "$(find "$here/pom.xml" "$here/src" -type f -newer "$jar" -print -quit)" ]]
+  [[ -n "$(find "$here/pom.xml" "$here/src" -newer "$jar" -print -quit)" ]]
 }
 
 if stale; then
@@ -26,11 +26,12 @@ if stale; then
     mvn_args=(-q -B -Dstyle.color=never -f "$here/pom.xml" package)
     log "building $jar (jar missing or older than pom.xml/src)"
     offline_log="$here/target/.offline-build.log"
-    if mvn -o "${mvn_args[@]}" >"$offline_log" 2>&1; then
+    # (sed drops the stray ESC[0m codes some Maven 3.8 builds print even with -q -B)
+    if mvn -o "${mvn_args[@]}" 2>&1 | sed 's/\x1b\[0m//g' >"$offline_log"; then
       log "built offline from the local Maven cache"
     else
       log "offline build failed (see $offline_log); retrying online via Maven Central"
-      mvn "${mvn_args[@]}" >&2
+      mvn "${mvn_args[@]}" 2>&1 | sed 's/\x1b\[0m//g' >&2
       log "built"
     fi
   else
