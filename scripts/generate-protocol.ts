@@ -135,7 +135,7 @@ function indexFile(): string {
 }
 
 function recordsIndex(): string {
-  return [HEADER, ...COORDINATOR_RECORDS.map((n) => `export * from './${kebab(n)}.js';`), ''].join('\n');
+  return [HEADER, ...COORDINATOR_RECORDS.map((n) => `export * from './${kebab(n)}.js';`), "export * from './framing.js';", ''].join('\n');
 }
 
 function main(): void {

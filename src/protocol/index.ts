@@ -5,3 +5,4 @@ export * from './errors.js';
 export type { MessageCodec, StructSchema, FieldSchema, RawTaggedField } from './messages/runtime.js';
 export * from './frame.js';
 export * as coordinatorRecords from './coordinator-records/index.js';
+export * from './consumer-protocol.js';

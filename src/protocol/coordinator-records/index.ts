@@ -4,3 +4,4 @@ export * from './offset-commit-key.js';
 export * from './offset-commit-value.js';
 export * from './group-metadata-key.js';
 export * from './group-metadata-value.js';
+export * from './framing.js';

@@ -1,0 +1,71 @@
+/**
+ * Consumer-protocol payloads and coordinator records with their version/type prefixes.
+ * The expected bytes were produced by Apache Kafka 4.1.2's own classes (test/support/java).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  encodeSubscription, decodeSubscription, encodeAssignment, decodeAssignment,
+} from '../../src/protocol/consumer-protocol.js';
+import {
+  encodeOffsetCommitKey, encodeOffsetCommitValue, decodeCoordinatorKey, decodeOffsetCommitValue,
+  encodeGroupMetadataKey, encodeGroupMetadataValue, decodeGroupMetadataValue,
+} from '../../src/protocol/coordinator-records/index.js';
+
+// Kafka: ConsumerProtocolSubscription v3 {topics [a,b], userData null, ownedPartitions [a:[0,1]], generationId 7, rackId "r1"}
+const KAFKA_SUBSCRIPTION_V3 = '00000002000161000162ffffffff000000010001610000000200000000000000010000000700027231';
+// Kafka: OffsetCommitValue v3 {offset 42, leaderEpoch 5, metadata "m", commitTimestamp 1700000000000}
+const KAFKA_OFFSET_COMMIT_VALUE_V3 = '000000000000002a0000000500016d0000018bcfe56800';
+
+test('subscription carries its version and matches Kafka byte for byte', () => {
+  const sub = {
+    topics: ['a', 'b'], userData: null, ownedPartitions: [{ topic: 'a', partitions: [0, 1] }], generationId: 7, rackId: 'r1',
+  };
+  const bytes = encodeSubscription(sub, 3);
+  assert.equal(bytes.toString('hex'), `0003${KAFKA_SUBSCRIPTION_V3}`);
+  assert.deepStrictEqual(decodeSubscription(bytes), { version: 3, subscription: sub });
+});
+
+test('a subscription from a newer client is read as the newest version we know', () => {
+  const newer = Buffer.concat([Buffer.from('0009', 'hex'), Buffer.from(KAFKA_SUBSCRIPTION_V3, 'hex'), Buffer.from('0102', 'hex')]);
+  const { version, subscription } = decodeSubscription(newer);
+  assert.equal(version, 9);
+  assert.deepStrictEqual(subscription.topics, ['a', 'b']);
+  assert.equal(subscription.rackId, 'r1');
+});
+
+test('a negative subscription version is a decode error', () => {
+  assert.throws(() => decodeSubscription(Buffer.from('ffff', 'hex')), { code: 'ERR_PROTOCOL_DECODE' });
+});
+
+test('assignment round trip with user data', () => {
+  const assignment = { assignedPartitions: [{ topic: 't', partitions: [2, 5] }], userData: Buffer.from('sticky') };
+  const { version, assignment: back } = decodeAssignment(encodeAssignment(assignment));
+  assert.equal(version, 3);
+  assert.deepStrictEqual(back, assignment);
+});
+
+test('offset commit records as Kafka writes them to __consumer_offsets', () => {
+  const key = encodeOffsetCommitKey({ group: 'g', topic: 't', partition: 3 });
+  assert.equal(key.toString('hex'), '0001' + '0001' + '67' + '0001' + '74' + '00000003');
+  assert.deepStrictEqual(decodeCoordinatorKey(key), { kind: 'offset-commit', key: { group: 'g', topic: 't', partition: 3 } });
+  const value = { offset: 42n, leaderEpoch: 5, metadata: 'm', commitTimestamp: 1700000000000n, expireTimestamp: -1n };
+  const bytes = encodeOffsetCommitValue(value);
+  assert.equal(bytes.toString('hex'), `0003${KAFKA_OFFSET_COMMIT_VALUE_V3}`);
+  assert.deepStrictEqual(decodeOffsetCommitValue(bytes), value);
+});
+
+test('group metadata records round trip; other record types are recognised, not misread', () => {
+  const key = encodeGroupMetadataKey({ group: 'g' });
+  assert.equal(key.readInt16BE(0), 2);
+  assert.deepStrictEqual(decodeCoordinatorKey(key), { kind: 'group-metadata', key: { group: 'g' } });
+  const value = {
+    protocolType: 'consumer', generation: 4, protocol: 'range', leader: 'm1', currentStateTimestamp: 99n,
+    members: [{
+      memberId: 'm1', groupInstanceId: null, clientId: 'c', clientHost: '/127.0.0.1', rebalanceTimeout: 300000,
+      sessionTimeout: 45000, subscription: Buffer.from([1]), assignment: Buffer.from([2]),
+    }],
+  };
+  assert.deepStrictEqual(decodeGroupMetadataValue(encodeGroupMetadataValue(value)), value);
+  assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0005abcd', 'hex')), { kind: 'other', recordType: 5 });
+});
