@@ -6,3 +6,4 @@ export type { MessageCodec, StructSchema, FieldSchema, RawTaggedField } from './
 export * from './frame.js';
 export * as coordinatorRecords from './coordinator-records/index.js';
 export * from './consumer-protocol.js';
+export * from './records/index.js';

@@ -12,7 +12,7 @@ import {
 } from './compression.js';
 import { decodeControlRecordKey, type ControlRecordKey } from './control-record.js';
 import { CorruptRecordError } from './errors.js';
-import { MIN_RECORD_SIZE, readRecord, writeRecord, type Record, type RecordInput } from './record.js';
+import { MIN_RECORD_SIZE, readRecord, writeRecord, type BatchRecord, type RecordInput } from './record.js';
 import {
   HEADER_SIZE,
   NO_PARTITION_LEADER_EPOCH,
@@ -56,7 +56,7 @@ export interface DecodeRecordsOptions extends DecompressOptions {
 
 export interface DecodedRecordBatch {
   header: RecordBatchHeader;
-  records: Record[];
+  records: BatchRecord[];
   /** The parsed key of a control batch's record (a transaction marker), else null. */
   control: ControlRecordKey | null;
   /** Bytes and slots allocated in proportion to wire lengths: decompressed output, arrays, strings. */
@@ -172,7 +172,7 @@ function parseRecords(header: RecordBatchHeader, r: Reader): DecodedRecordBatch 
   checkRecordCount(count, r.remaining);
   r.allocated += count;
   const logAppendTime = header.timestampType === TimestampType.LogAppendTime ? header.maxTimestamp : null;
-  const records: Record[] = [];
+  const records: BatchRecord[] = [];
   for (let i = 0; i < count; i++) records.push(readRecord(r, header.baseOffset, header.baseTimestamp, logAppendTime));
   if (r.remaining !== 0) {
     throw new CorruptRecordError('invalid-record-count', `${r.remaining} bytes left after the batch's ${count} records`, r.offset);
@@ -198,7 +198,7 @@ export function decodeRecordBatch(buf: Buffer, options?: DecodeRecordsOptions): 
   return parseRecords(header, readerFor(buf, header, decompress(header.compression, section, options)));
 }
 
-export function decodeRecords(buf: Buffer, options?: DecodeRecordsOptions): Record[] {
+export function decodeRecords(buf: Buffer, options?: DecodeRecordsOptions): BatchRecord[] {
   return decodeRecordBatch(buf, options).records;
 }
 

@@ -65,7 +65,7 @@ export {
   writeBatchHeader,
   type BatchHeaderFields,
 } from './batch-header-writer.js';
-export { MIN_RECORD_SIZE, type Record, type RecordHeader, type RecordHeaderInput, type RecordInput } from './record.js';
+export { MIN_RECORD_SIZE, type BatchRecord, type RecordHeader, type RecordHeaderInput, type RecordInput } from './record.js';
 export {
   ControlRecordType,
   decodeControlRecordKey,

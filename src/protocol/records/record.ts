@@ -16,7 +16,7 @@ export interface RecordHeader {
   value: Buffer | null;
 }
 
-export interface Record {
+export interface BatchRecord {
   offset: bigint;
   timestamp: bigint;
   /** A view into the batch (or into the decompressed records) unless null. */
@@ -142,7 +142,7 @@ function readNullableBytes(r: Reader, what: string): Buffer | null {
  * decoded strings, counted in `r.allocated`. `logAppendTime` replaces every record's
  * timestamp when the batch uses LogAppendTime.
  */
-export function readRecord(r: Reader, baseOffset: bigint, baseTimestamp: bigint, logAppendTime: bigint | null): Record {
+export function readRecord(r: Reader, baseOffset: bigint, baseTimestamp: bigint, logAppendTime: bigint | null): BatchRecord {
   const length = r.readVarint();
   if (length < 0 || length > r.remaining) r.fail(`record of ${length} bytes, ${r.remaining} remain`);
   const start = r.offset;
