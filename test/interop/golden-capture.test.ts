@@ -17,6 +17,7 @@ async function capture(driver: (s: CaptureServer) => Promise<void>, expected: st
   } finally {
     await server.close();
   }
+  assert.deepEqual(server.errors, [], 'the capture server answered every request');
   const seen = new Set(server.frames.map((f) => f.apiName));
   for (const api of expected) assert.ok(seen.has(api), `client sent ${api} (saw ${[...seen].join(', ')})`);
   for (const f of server.frames) {

@@ -22,6 +22,8 @@ export interface CapturedFrame {
 export interface CaptureServer {
   readonly port: number;
   readonly frames: CapturedFrame[];
+  /** Responses this server failed to build (a test-support bug if not empty). */
+  readonly errors: string[];
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ type Body = Record<string, unknown>;
 export async function startCaptureServer(options: { partitions?: number } = {}): Promise<CaptureServer> {
   const partitions = options.partitions ?? 1;
   const frames: CapturedFrame[] = [];
+  const errors: string[] = [];
   const sockets = new Set<Socket>();
   let port = 0;
   let generation = 0;
@@ -81,7 +84,8 @@ export async function startCaptureServer(options: { partitions?: number } = {}):
       case 'FindCoordinator': {
         const keys = (body['coordinatorKeys'] as string[] | undefined) ?? [];
         const node = { nodeId: 0, host: '127.0.0.1', port };
-        return { ...base, ...node, errorCode: 0, coordinators: keys.map((key) => ({ key, ...node, errorCode: 0, errorMessage: null })) };
+        if (version >= 4) return { ...base, coordinators: keys.map((key) => ({ key, ...node, errorCode: 0, errorMessage: null })) };
+        return { ...base, ...node, errorCode: 0 };
       }
       case 'JoinGroup': {
         const protocols = body['protocols'] as { name: string; metadata: Buffer }[];
@@ -153,7 +157,13 @@ export async function startCaptureServer(options: { partitions?: number } = {}):
     if (api.name === 'Produce' && body['acks'] === 0) return;
     const reply = (): void => {
       if (socket.destroyed) return;
-      socket.write(Buffer.concat(encodeResponse(api, version, header.correlationId, respond(api, version, body))));
+      try {
+        socket.write(Buffer.concat(encodeResponse(api, version, header.correlationId, respond(api, version, body))));
+      } catch (err) {
+        // A bug in this test server must show, not hang the client: record it and hang up.
+        errors.push(`${api.name} v${version}: ${(err as Error).message}`);
+        socket.destroy();
+      }
     };
     // An empty fetch answers after its max wait, as a broker's long poll would.
     if (api.name === 'Fetch') setTimeout(reply, Math.min(Number(body['maxWaitMs'] ?? 100), 500));
@@ -167,6 +177,7 @@ export async function startCaptureServer(options: { partitions?: number } = {}):
   return {
     port,
     frames,
+    errors,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
