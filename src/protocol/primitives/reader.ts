@@ -130,9 +130,10 @@ export class Reader {
         hi = (byte & 0x70) >>> 4;
       } else hi += (byte & 0x7f) * 2 ** (7 * (i - 5) + 3);
       if ((byte & 0x80) === 0) {
-        const raw = (lo >>> 0) + hi * 2 ** 32;
-        // zig-zag: even → positive, odd → negative
-        return lo & 1 ? -(raw + 1) / 2 : raw / 2;
+        // Zig-zag decode on the halves, so the result is exact whenever |value| < 2^53
+        // (the raw unsigned value is twice as large and would not be).
+        const half = (lo >>> 1) + hi * 2 ** 31;
+        return lo & 1 ? -half - 1 : half;
       }
     }
     return this.fail('varlong longer than 10 bytes');
