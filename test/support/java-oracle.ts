@@ -28,6 +28,78 @@ export interface OracleReply {
   data?: Json;
   reencodedHex?: string;
   messages?: Record<string, { lowest: number; highest: number }>;
+  /** records-decode: every batch Kafka's MemoryRecords found, in order. */
+  batches?: OracleRecordBatch[];
+  /** records-decode: bytes after the last whole batch (MemoryRecords skips a partial tail). */
+  trailingBytes?: number;
+}
+
+export type OracleCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+export type OracleTimestampType = 'create' | 'logAppend';
+
+export interface OracleRecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+/** One record as Kafka's `Record` reports it (the same shape as Brook's BatchRecord). */
+export interface OracleRecord {
+  offset: bigint;
+  timestamp: bigint;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: OracleRecordHeader[];
+}
+
+/** One batch as Kafka's DefaultRecordBatch reports it, after `ensureValid()` passed. */
+export interface OracleRecordBatch {
+  baseOffset: bigint;
+  lastOffset: bigint;
+  sizeInBytes: number;
+  magic: number;
+  /** The stored CRC-32C (unsigned). */
+  crc: number;
+  compression: OracleCompression;
+  timestampType: OracleTimestampType | 'none';
+  isTransactional: boolean;
+  isControl: boolean;
+  partitionLeaderEpoch: number;
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  lastSequence: number;
+  /** v2 batches only. */
+  baseTimestamp?: bigint;
+  /** Present when the batch has the delete-horizon flag. */
+  deleteHorizonMs?: bigint;
+  maxTimestamp: bigint;
+  /** The record count from the header (absent for legacy batches). */
+  count?: number;
+  records: OracleRecord[];
+}
+
+/** What records-encode hands to MemoryRecords.builder (magic 2) and appendWithOffset. */
+export interface OracleRecordsEncodeInput {
+  compression: OracleCompression;
+  /** gzip, lz4 or zstd level; the codec's default when absent. */
+  compressionLevel?: number;
+  baseOffset?: bigint;
+  producerId?: bigint;
+  producerEpoch?: number;
+  baseSequence?: number;
+  partitionLeaderEpoch?: number;
+  isTransactional?: boolean;
+  timestampType?: OracleTimestampType;
+  /** Required with timestampType logAppend: the builder's logAppendTime. */
+  logAppendTime?: bigint;
+  records: readonly {
+    timestamp: bigint;
+    key: Buffer | null;
+    value: Buffer | null;
+    headers?: readonly OracleRecordHeader[];
+    /** Offset = baseOffset + offsetDelta; defaults to the record's index. */
+    offsetDelta?: number;
+  }[];
 }
 
 export class JavaOracle {
@@ -64,6 +136,8 @@ export class JavaOracle {
       }
       reply.messages = messages;
     }
+    if (Array.isArray(p['batches'])) reply.batches = (p['batches'] as Record<string, Json>[]).map(toOracleBatch);
+    if (p['trailingBytes'] instanceof JsonNumber) reply.trailingBytes = Number(p['trailingBytes'].raw);
     return reply;
   }
 
@@ -87,8 +161,67 @@ export class JavaOracle {
     return this.send({ op: 'decode', message, version, hex: bytes.toString('hex') });
   }
 
+  /** Kafka's MemoryRecordsBuilder writes one magic v2 batch; the reply's `hex` holds it. */
+  recordsEncode(input: OracleRecordsEncodeInput): Promise<OracleReply> {
+    return this.send({
+      op: 'records-encode',
+      ...input,
+      records: input.records.map((r) => ({
+        timestamp: r.timestamp,
+        key: base64OrNull(r.key),
+        value: base64OrNull(r.value),
+        headers: (r.headers ?? []).map((h) => ({ key: h.key, value: base64OrNull(h.value) })),
+        offsetDelta: r.offsetDelta,
+      })),
+    });
+  }
+
+  /** Kafka's MemoryRecords reads every batch in `bytes`, checks it (ensureValid: CRC) and its records. */
+  recordsDecode(bytes: Buffer): Promise<OracleReply> {
+    return this.send({ op: 'records-decode', hex: bytes.toString('hex') });
+  }
+
   async close(): Promise<void> {
     this.child.stdin.end();
     await new Promise((resolve) => this.child.on('close', resolve));
   }
+}
+
+function base64OrNull(bytes: Buffer | null): string | null {
+  return bytes === null ? null : bytes.toString('base64');
+}
+
+const int = (j: Json | undefined): number => Number((j as JsonNumber).raw);
+const int64 = (j: Json | undefined): bigint => BigInt((j as JsonNumber).raw);
+const bytesOrNull = (j: Json | undefined): Buffer | null => (j === null ? null : Buffer.from(j as string, 'base64'));
+
+function toOracleBatch(b: Record<string, Json>): OracleRecordBatch {
+  const batch: OracleRecordBatch = {
+    baseOffset: int64(b['baseOffset']),
+    lastOffset: int64(b['lastOffset']),
+    sizeInBytes: int(b['sizeInBytes']),
+    magic: int(b['magic']),
+    crc: int(b['crc']),
+    compression: b['compression'] as OracleCompression,
+    timestampType: b['timestampType'] as OracleTimestampType | 'none',
+    isTransactional: b['isTransactional'] === true,
+    isControl: b['isControl'] === true,
+    partitionLeaderEpoch: int(b['partitionLeaderEpoch']),
+    producerId: int64(b['producerId']),
+    producerEpoch: int(b['producerEpoch']),
+    baseSequence: int(b['baseSequence']),
+    lastSequence: int(b['lastSequence']),
+    maxTimestamp: int64(b['maxTimestamp']),
+    records: (b['records'] as Record<string, Json>[]).map((r) => ({
+      offset: int64(r['offset']),
+      timestamp: int64(r['timestamp']),
+      key: bytesOrNull(r['key']),
+      value: bytesOrNull(r['value']),
+      headers: (r['headers'] as Record<string, Json>[]).map((h) => ({ key: h['key'] as string, value: bytesOrNull(h['value']) })),
+    })),
+  };
+  if (b['baseTimestamp'] !== undefined) batch.baseTimestamp = int64(b['baseTimestamp']);
+  if (b['deleteHorizonMs'] !== undefined) batch.deleteHorizonMs = int64(b['deleteHorizonMs']);
+  if (b['count'] !== undefined) batch.count = int(b['count']);
+  return batch;
 }

@@ -182,7 +182,10 @@ public final class Main {
                 result.set("data", data);
                 result.put("reencodedHex", HEX.formatHex(serialize(message, version)));
             }
-            default -> throw new IllegalArgumentException("unknown op '" + op + "' (expected versions, encode or decode)");
+            case "records-encode" -> result = RecordsOps.encode(request);
+            case "records-decode" -> result = RecordsOps.decode(request);
+            default -> throw new IllegalArgumentException("unknown op '" + op
+                + "' (expected versions, encode, decode, records-encode or records-decode)");
         }
         return result;
     }
