@@ -7,8 +7,10 @@ import { CorruptRecordError } from './errors.js';
  * independent blocks, no preset dictionary, block size ids 4..7, a correct header
  * checksum (only magic v0/v1 tolerate the old broken one). lz4-napi's frame encoder
  * (lz4_flex) writes FLG 0x60 (version 1, independent blocks, no checksums, no content
- * size) and BD 0x40 (64 KiB blocks): the same shape Kafka's own Lz4BlockOutputStream
- * and librdkafka (LZ4F, blockIndependent) write.
+ * size), the shape Kafka's Lz4BlockOutputStream and librdkafka (LZ4F, blockIndependent)
+ * write. Its block size grows with the input (BD 0x40 up to 64 KiB, then 256 KiB, 1 MiB,
+ * 4 MiB) where Kafka always writes 64 KiB blocks; Kafka's and librdkafka's readers accept
+ * every size (checked against Kafka's classes in test/interop/records-conformance).
  */
 export const LZ4_FRAME_MAGIC = 0x184d2204;
 
