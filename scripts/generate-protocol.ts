@@ -117,12 +117,17 @@ function indexFile(): string {
   lines.push('  readonly response: MessageCodec<any>;');
   lines.push('}');
   lines.push('');
-  lines.push('/** Every API Brook has codecs for, by name. */');
-  lines.push('export const API_CODECS: readonly ApiCodecs[] = [');
+  lines.push('/** Every API Brook has codecs for, by name, with typed request and response codecs. */');
+  lines.push('export const Api = {');
   for (const api of APIS) {
-    lines.push(`  { name: '${api}', apiKey: ${api}Request.apiKey, request: ${api}Request, response: ${api}Response },`);
+    lines.push(`  ${api}: { name: '${api}', apiKey: ${api}Request.apiKey, request: ${api}Request, response: ${api}Response },`);
   }
-  lines.push('];');
+  lines.push('} as const;');
+  lines.push('');
+  lines.push('export type ApiName = keyof typeof Api;');
+  lines.push('');
+  lines.push('/** Every API Brook has codecs for. */');
+  lines.push('export const API_CODECS: readonly ApiCodecs[] = Object.values(Api);');
   lines.push('');
   lines.push('const byKey: (ApiCodecs | undefined)[] = [];');
   lines.push('for (const api of API_CODECS) byKey[api.apiKey] = api;');

@@ -65,34 +65,39 @@ export interface ApiCodecs {
   readonly response: MessageCodec<any>;
 }
 
-/** Every API Brook has codecs for, by name. */
-export const API_CODECS: readonly ApiCodecs[] = [
-  { name: 'Produce', apiKey: ProduceRequest.apiKey, request: ProduceRequest, response: ProduceResponse },
-  { name: 'Fetch', apiKey: FetchRequest.apiKey, request: FetchRequest, response: FetchResponse },
-  { name: 'ListOffsets', apiKey: ListOffsetsRequest.apiKey, request: ListOffsetsRequest, response: ListOffsetsResponse },
-  { name: 'Metadata', apiKey: MetadataRequest.apiKey, request: MetadataRequest, response: MetadataResponse },
-  { name: 'OffsetCommit', apiKey: OffsetCommitRequest.apiKey, request: OffsetCommitRequest, response: OffsetCommitResponse },
-  { name: 'OffsetFetch', apiKey: OffsetFetchRequest.apiKey, request: OffsetFetchRequest, response: OffsetFetchResponse },
-  { name: 'FindCoordinator', apiKey: FindCoordinatorRequest.apiKey, request: FindCoordinatorRequest, response: FindCoordinatorResponse },
-  { name: 'JoinGroup', apiKey: JoinGroupRequest.apiKey, request: JoinGroupRequest, response: JoinGroupResponse },
-  { name: 'Heartbeat', apiKey: HeartbeatRequest.apiKey, request: HeartbeatRequest, response: HeartbeatResponse },
-  { name: 'LeaveGroup', apiKey: LeaveGroupRequest.apiKey, request: LeaveGroupRequest, response: LeaveGroupResponse },
-  { name: 'SyncGroup', apiKey: SyncGroupRequest.apiKey, request: SyncGroupRequest, response: SyncGroupResponse },
-  { name: 'DescribeGroups', apiKey: DescribeGroupsRequest.apiKey, request: DescribeGroupsRequest, response: DescribeGroupsResponse },
-  { name: 'ListGroups', apiKey: ListGroupsRequest.apiKey, request: ListGroupsRequest, response: ListGroupsResponse },
-  { name: 'SaslHandshake', apiKey: SaslHandshakeRequest.apiKey, request: SaslHandshakeRequest, response: SaslHandshakeResponse },
-  { name: 'ApiVersions', apiKey: ApiVersionsRequest.apiKey, request: ApiVersionsRequest, response: ApiVersionsResponse },
-  { name: 'CreateTopics', apiKey: CreateTopicsRequest.apiKey, request: CreateTopicsRequest, response: CreateTopicsResponse },
-  { name: 'DeleteTopics', apiKey: DeleteTopicsRequest.apiKey, request: DeleteTopicsRequest, response: DeleteTopicsResponse },
-  { name: 'InitProducerId', apiKey: InitProducerIdRequest.apiKey, request: InitProducerIdRequest, response: InitProducerIdResponse },
-  { name: 'DescribeConfigs', apiKey: DescribeConfigsRequest.apiKey, request: DescribeConfigsRequest, response: DescribeConfigsResponse },
-  { name: 'SaslAuthenticate', apiKey: SaslAuthenticateRequest.apiKey, request: SaslAuthenticateRequest, response: SaslAuthenticateResponse },
-  { name: 'DeleteGroups', apiKey: DeleteGroupsRequest.apiKey, request: DeleteGroupsRequest, response: DeleteGroupsResponse },
-  { name: 'OffsetDelete', apiKey: OffsetDeleteRequest.apiKey, request: OffsetDeleteRequest, response: OffsetDeleteResponse },
-  { name: 'DescribeCluster', apiKey: DescribeClusterRequest.apiKey, request: DescribeClusterRequest, response: DescribeClusterResponse },
-  { name: 'ConsumerGroupHeartbeat', apiKey: ConsumerGroupHeartbeatRequest.apiKey, request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
-  { name: 'ConsumerGroupDescribe', apiKey: ConsumerGroupDescribeRequest.apiKey, request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
-];
+/** Every API Brook has codecs for, by name, with typed request and response codecs. */
+export const Api = {
+  Produce: { name: 'Produce', apiKey: ProduceRequest.apiKey, request: ProduceRequest, response: ProduceResponse },
+  Fetch: { name: 'Fetch', apiKey: FetchRequest.apiKey, request: FetchRequest, response: FetchResponse },
+  ListOffsets: { name: 'ListOffsets', apiKey: ListOffsetsRequest.apiKey, request: ListOffsetsRequest, response: ListOffsetsResponse },
+  Metadata: { name: 'Metadata', apiKey: MetadataRequest.apiKey, request: MetadataRequest, response: MetadataResponse },
+  OffsetCommit: { name: 'OffsetCommit', apiKey: OffsetCommitRequest.apiKey, request: OffsetCommitRequest, response: OffsetCommitResponse },
+  OffsetFetch: { name: 'OffsetFetch', apiKey: OffsetFetchRequest.apiKey, request: OffsetFetchRequest, response: OffsetFetchResponse },
+  FindCoordinator: { name: 'FindCoordinator', apiKey: FindCoordinatorRequest.apiKey, request: FindCoordinatorRequest, response: FindCoordinatorResponse },
+  JoinGroup: { name: 'JoinGroup', apiKey: JoinGroupRequest.apiKey, request: JoinGroupRequest, response: JoinGroupResponse },
+  Heartbeat: { name: 'Heartbeat', apiKey: HeartbeatRequest.apiKey, request: HeartbeatRequest, response: HeartbeatResponse },
+  LeaveGroup: { name: 'LeaveGroup', apiKey: LeaveGroupRequest.apiKey, request: LeaveGroupRequest, response: LeaveGroupResponse },
+  SyncGroup: { name: 'SyncGroup', apiKey: SyncGroupRequest.apiKey, request: SyncGroupRequest, response: SyncGroupResponse },
+  DescribeGroups: { name: 'DescribeGroups', apiKey: DescribeGroupsRequest.apiKey, request: DescribeGroupsRequest, response: DescribeGroupsResponse },
+  ListGroups: { name: 'ListGroups', apiKey: ListGroupsRequest.apiKey, request: ListGroupsRequest, response: ListGroupsResponse },
+  SaslHandshake: { name: 'SaslHandshake', apiKey: SaslHandshakeRequest.apiKey, request: SaslHandshakeRequest, response: SaslHandshakeResponse },
+  ApiVersions: { name: 'ApiVersions', apiKey: ApiVersionsRequest.apiKey, request: ApiVersionsRequest, response: ApiVersionsResponse },
+  CreateTopics: { name: 'CreateTopics', apiKey: CreateTopicsRequest.apiKey, request: CreateTopicsRequest, response: CreateTopicsResponse },
+  DeleteTopics: { name: 'DeleteTopics', apiKey: DeleteTopicsRequest.apiKey, request: DeleteTopicsRequest, response: DeleteTopicsResponse },
+  InitProducerId: { name: 'InitProducerId', apiKey: InitProducerIdRequest.apiKey, request: InitProducerIdRequest, response: InitProducerIdResponse },
+  DescribeConfigs: { name: 'DescribeConfigs', apiKey: DescribeConfigsRequest.apiKey, request: DescribeConfigsRequest, response: DescribeConfigsResponse },
+  SaslAuthenticate: { name: 'SaslAuthenticate', apiKey: SaslAuthenticateRequest.apiKey, request: SaslAuthenticateRequest, response: SaslAuthenticateResponse },
+  DeleteGroups: { name: 'DeleteGroups', apiKey: DeleteGroupsRequest.apiKey, request: DeleteGroupsRequest, response: DeleteGroupsResponse },
+  OffsetDelete: { name: 'OffsetDelete', apiKey: OffsetDeleteRequest.apiKey, request: OffsetDeleteRequest, response: OffsetDeleteResponse },
+  DescribeCluster: { name: 'DescribeCluster', apiKey: DescribeClusterRequest.apiKey, request: DescribeClusterRequest, response: DescribeClusterResponse },
+  ConsumerGroupHeartbeat: { name: 'ConsumerGroupHeartbeat', apiKey: ConsumerGroupHeartbeatRequest.apiKey, request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
+  ConsumerGroupDescribe: { name: 'ConsumerGroupDescribe', apiKey: ConsumerGroupDescribeRequest.apiKey, request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
+} as const;
+
+export type ApiName = keyof typeof Api;
+
+/** Every API Brook has codecs for. */
+export const API_CODECS: readonly ApiCodecs[] = Object.values(Api);
 
 const byKey: (ApiCodecs | undefined)[] = [];
 for (const api of API_CODECS) byKey[api.apiKey] = api;
