@@ -5,16 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 
-interface Command {
-  readonly name: string;
-  readonly summary: string;
-  run(args: string[]): Promise<number>;
-}
+import type { Command } from './command.js';
+import { brokerCommand } from './commands/broker.js';
+import { topicsCommand } from './commands/topics.js';
 
-const commands: Command[] = [];
+const commands: Command[] = [brokerCommand, topicsCommand];
 
 /** Commands the command-line contract promises that have not landed yet. */
-const PLANNED = new Set(['broker', 'topics', 'produce', 'consume', 'groups']);
+const PLANNED = new Set(['produce', 'consume', 'groups']);
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -56,5 +54,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`brook: unknown command '${name}' (see 'brook --help')\n`);
     return 2;
   }
-  return command.run(rest);
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    // One clear line on stderr and a non-zero exit: the command-line contract.
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`brook ${name}: ${message}\n`);
+    return (err as { code?: unknown }).code === 'ERR_USAGE' || (err as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1;
+  }
 }

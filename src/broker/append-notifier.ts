@@ -1,0 +1,54 @@
+/**
+ * Wakes fetches parked on empty partitions when data arrives. A parked fetch registers one
+ * waiter under each partition it reads; the first append to any of them wakes it.
+ */
+import type { AppendNotifier } from './broker-context.js';
+
+interface Waiter {
+  readonly keys: readonly string[];
+  readonly wake: () => void;
+}
+
+export function createAppendNotifier(): AppendNotifier {
+  const byPartition = new Map<string, Set<Waiter>>();
+
+  const remove = (waiter: Waiter): void => {
+    for (const key of waiter.keys) {
+      const set = byPartition.get(key);
+      if (!set) continue;
+      set.delete(waiter);
+      if (set.size === 0) byPartition.delete(key);
+    }
+  };
+
+  return {
+    waitForAppend(keys, signal) {
+      return new Promise<void>((resolve) => {
+        if (signal.aborted) return resolve();
+        const waiter: Waiter = {
+          keys,
+          wake: () => {
+            remove(waiter);
+            signal.removeEventListener('abort', waiter.wake);
+            resolve();
+          },
+        };
+        for (const key of keys) {
+          let set = byPartition.get(key);
+          if (!set) byPartition.set(key, (set = new Set()));
+          set.add(waiter);
+        }
+        signal.addEventListener('abort', waiter.wake, { once: true });
+      });
+    },
+    notifyAppend(topic, partition) {
+      const set = byPartition.get(`${topic}/${partition}`);
+      if (!set) return;
+      for (const waiter of [...set]) waiter.wake();
+    },
+  };
+}
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}/${partition}`;
+}

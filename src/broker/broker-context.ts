@@ -1,0 +1,40 @@
+/**
+ * What every handler may use: configuration, storage, the clock, the logger, the handler
+ * table (for ApiVersions), topic auto-creation and the wake-ups that long-poll fetches
+ * wait on.
+ */
+import type { BrokerConfig } from './config.js';
+import type { Storage, TopicMetadata } from '../storage/types.js';
+import type { Logger } from '../util/log.js';
+import type { ApiHandler } from './handler.js';
+
+export interface Clock {
+  nowMs(): number;
+}
+
+export const systemClock: Clock = { nowMs: () => Date.now() };
+
+export interface BrokerContext {
+  readonly config: BrokerConfig;
+  readonly storage: Storage;
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** Host and port clients should connect to (the listening port once bound). */
+  readonly advertisedHost: string;
+  readonly advertisedPort: number;
+  /** Handlers by API key. */
+  readonly handlers: ReadonlyMap<number, ApiHandler>;
+  /**
+   * The topic, created with the broker's defaults when auto-creation allows it.
+   * Returns undefined for an unknown topic that may not be created.
+   */
+  topicForProduceOrMetadata(name: string, allowAutoCreate: boolean): TopicMetadata | undefined;
+  /** Long-poll fetches park here; produce calls `notifyAppend` after each append. */
+  readonly appends: AppendNotifier;
+}
+
+export interface AppendNotifier {
+  /** Resolves at the next append to any of the partitions (keys "topic/partition"), or on abort. */
+  waitForAppend(keys: readonly string[], signal: AbortSignal): Promise<void>;
+  notifyAppend(topic: string, partition: number): void;
+}

@@ -1,0 +1,122 @@
+/**
+ * The broker: a TCP listener, the handler table, storage, and the periodic work
+ * (retention). `Broker.start` returns once it accepts connections; `stop` closes the
+ * listener and connections, then flushes and closes storage.
+ */
+import { createServer, type Server } from 'node:net';
+import { brokerConfig, advertisedHost, type BrokerConfig } from './config.js';
+import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
+import { createAppendNotifier } from './append-notifier.js';
+import { Connection } from './connection.js';
+import { ALL_HANDLERS } from './handlers/index.js';
+import type { ApiHandler } from './handler.js';
+import type { Storage, TopicMetadata } from '../storage/types.js';
+import { openFileStorage, openMemoryStorage } from '../storage/index.js';
+import { createLogger, type Logger } from '../util/log.js';
+
+export interface BrokerOptions extends Partial<BrokerConfig> {
+  readonly log?: Logger;
+  readonly clock?: Clock;
+  /** Use this storage instead of opening one from `dataDir`. */
+  readonly storage?: Storage;
+}
+
+export class Broker {
+  private readonly connections = new Set<Connection>();
+  private retentionTimer: NodeJS.Timeout | null = null;
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly config: BrokerConfig,
+    private readonly server: Server,
+    readonly context: BrokerContext,
+  ) {}
+
+  get host(): string {
+    return this.context.advertisedHost;
+  }
+
+  get port(): number {
+    return this.context.advertisedPort;
+  }
+
+  get storage(): Storage {
+    return this.context.storage;
+  }
+
+  static async start(options: BrokerOptions = {}): Promise<Broker> {
+    const { log: givenLog, clock: givenClock, storage: givenStorage, ...overrides } = options;
+    const config = brokerConfig(overrides);
+    const log = givenLog ?? createLogger('broker');
+    const clock = givenClock ?? systemClock;
+    const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, log: log.child('storage'), clock: () => clock.nowMs() };
+    const storage = givenStorage
+      ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
+
+    const server = createServer({ noDelay: true });
+    server.maxConnections = config.maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+
+    const handlers = new Map<number, ApiHandler>(ALL_HANDLERS.map((h) => [h.api.apiKey, h as ApiHandler]));
+    const context: BrokerContext = {
+      config,
+      storage,
+      log,
+      clock,
+      advertisedHost: advertisedHost(config),
+      advertisedPort: port,
+      handlers,
+      appends: createAppendNotifier(),
+      topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
+    };
+    const broker = new Broker(config, server, context);
+    server.on('connection', (socket) => {
+      const connection = new Connection(socket, context, (c) => broker.connections.delete(c));
+      broker.connections.add(connection);
+    });
+    server.on('error', (err) => log.error('listener error', { err }));
+    broker.retentionTimer = setInterval(() => {
+      try {
+        storage.enforceRetention(clock.nowMs());
+      } catch (err) {
+        log.error('retention failed', { err });
+      }
+    }, config.retentionCheckIntervalMs);
+    broker.retentionTimer.unref();
+    log.info('started', { host: config.host, port, dataDir: config.dataDir ?? '(memory)', clusterId: storage.clusterId });
+    return broker;
+  }
+
+  /** Stops accepting, closes connections, makes everything durable and closes files. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.retentionTimer) clearInterval(this.retentionTimer);
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      for (const c of this.connections) c.close('broker shutting down');
+      await closed;
+      await this.context.storage.flush();
+      await this.context.storage.close();
+      this.context.log.info('stopped');
+    })();
+    return this.stopping;
+  }
+}
+
+/** Topic names Kafka keeps for itself: never auto-created by a client's request. */
+const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state']);
+
+function autoCreate(ctx: BrokerContext, name: string, allowAutoCreate: boolean): TopicMetadata | undefined {
+  const existing = ctx.storage.topic(name);
+  if (existing || !allowAutoCreate || !ctx.config.autoCreateTopics || INTERNAL_TOPICS.has(name)) return existing;
+  const topic = ctx.storage.createTopic(name, ctx.config.numPartitions);
+  ctx.log.info('auto-created topic', { topic: name, partitions: topic.partitions });
+  return topic;
+}

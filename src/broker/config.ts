@@ -1,0 +1,60 @@
+/**
+ * The broker's settings, named after Kafka's where one exists, with Kafka's defaults.
+ */
+export type FlushPolicy = 'always' | 'never' | { readonly intervalMs: number };
+
+export interface BrokerConfig {
+  /** Address to listen on. */
+  readonly host: string;
+  /** Port to listen on; 0 lets the OS choose (tests). */
+  readonly port: number;
+  /** Host advertised in Metadata; defaults to `host` (or 127.0.0.1 when listening on all addresses). */
+  readonly advertisedHost?: string;
+  /** Directory of the file engine; null keeps everything in memory. */
+  readonly dataDir: string | null;
+  /** Kafka's `node.id`. */
+  readonly nodeId: number;
+  /** Kafka's `auto.create.topics.enable`. */
+  readonly autoCreateTopics: boolean;
+  /** Kafka's `num.partitions`: partitions of auto-created topics. */
+  readonly numPartitions: number;
+  /** Kafka's `group.initial.rebalance.delay.ms`. */
+  readonly groupInitialRebalanceDelayMs: number;
+  /** Kafka's `socket.request.max.bytes`. */
+  readonly maxRequestBytes: number;
+  /** Kafka's `connections.max.idle.ms`. */
+  readonly connectionsMaxIdleMs: number;
+  /** Kafka's `max.connections`. */
+  readonly maxConnections: number;
+  /** When appended data is fsynced; 'always' makes acks=all wait for the disk. */
+  readonly flush: FlushPolicy;
+  /** Kafka's `log.retention.check.interval.ms`. */
+  readonly retentionCheckIntervalMs: number;
+  /** Broker-level defaults for topic configs (e.g. retention.ms), by topic config name. */
+  readonly topicDefaults: Readonly<Record<string, string>>;
+}
+
+export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
+  host: '127.0.0.1',
+  port: 9092,
+  dataDir: './data',
+  nodeId: 1,
+  autoCreateTopics: true,
+  numPartitions: 1,
+  groupInitialRebalanceDelayMs: 3000,
+  maxRequestBytes: 100 * 1024 * 1024,
+  connectionsMaxIdleMs: 10 * 60 * 1000,
+  maxConnections: 10_000,
+  flush: 'always',
+  retentionCheckIntervalMs: 5 * 60 * 1000,
+  topicDefaults: {},
+};
+
+export function brokerConfig(overrides: Partial<BrokerConfig> = {}): BrokerConfig {
+  return { ...DEFAULT_BROKER_CONFIG, ...overrides };
+}
+
+export function advertisedHost(config: BrokerConfig): string {
+  if (config.advertisedHost) return config.advertisedHost;
+  return config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+}

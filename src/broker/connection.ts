@@ -1,0 +1,194 @@
+/**
+ * One client connection: cuts frames, decodes headers and bodies, runs handlers, and writes
+ * responses in request order (clients match responses to requests by order as well as by
+ * correlation id). Requests are processed as they arrive, so a parked request (a long-poll
+ * fetch) does not stop later ones from being worked on, only from being answered early.
+ *
+ * Bad input never escapes: an undecodable frame, an unknown API or an unsupported version
+ * closes this connection with a log line (ApiVersions answers UNSUPPORTED_VERSION instead,
+ * as Kafka does, so clients can fall back).
+ */
+import type { Socket } from 'node:net';
+import { FrameDecoder, FrameTooLargeError, UnknownApiError, decodeRequestHeader, encodeResponse } from '../protocol/frame.js';
+import { ProtocolDecodeError } from '../protocol/primitives/decode-error.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ApiCodecs } from '../protocol/messages/index.js';
+import type { BrokerContext } from './broker-context.js';
+import { NO_RESPONSE, type RequestContext } from './handler.js';
+import { apiVersionsResponse } from './handlers/api-versions.js';
+
+/** Stop reading from a client with this many requests awaiting their responses. */
+const MAX_IN_FLIGHT = 100;
+/** Stop reading while this many response bytes wait for a slow reader. */
+const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024;
+
+interface Slot {
+  done: boolean;
+  chunks: Buffer[] | null;
+}
+
+export class Connection {
+  private readonly decoder: FrameDecoder;
+  private readonly queue: Slot[] = [];
+  private readonly abort = new AbortController();
+  private readonly clientHost: string;
+  private readingPaused = false;
+  private closed = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly broker: BrokerContext,
+    private readonly onClose: (c: Connection) => void,
+  ) {
+    this.decoder = new FrameDecoder(broker.config.maxRequestBytes);
+    this.clientHost = `/${socket.remoteAddress ?? 'unknown'}`;
+    socket.setNoDelay(true);
+    socket.setTimeout(broker.config.connectionsMaxIdleMs, () => {
+      if (this.queue.length === 0) this.close('idle timeout');
+    });
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.maybeResume());
+    socket.on('error', (err) => this.broker.log.debug('connection error', { client: this.clientHost, err }));
+    socket.on('close', () => {
+      this.closed = true;
+      this.abort.abort();
+      this.onClose(this);
+    });
+  }
+
+  /** Closes the connection (log line included); pending responses are dropped. */
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.broker.log.info('closing connection', { client: this.clientHost, reason });
+    this.abort.abort();
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    let frames: Buffer[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (err) {
+      const reason = err instanceof FrameTooLargeError ? err.message : `bad frame: ${(err as Error).message}`;
+      this.close(reason);
+      return;
+    }
+    for (const frame of frames) {
+      if (this.closed) return;
+      this.onFrame(frame);
+    }
+    this.maybePause();
+  }
+
+  private onFrame(frame: Buffer): void {
+    let decoded;
+    try {
+      decoded = decodeRequestHeader(frame);
+    } catch (err) {
+      if (err instanceof UnknownApiError) this.close(`unknown API key ${err.apiKey}`);
+      else this.close(`undecodable request header: ${(err as Error).message}`);
+      return;
+    }
+    const { header, api, body } = decoded;
+    const version = header.requestApiVersion;
+    const handler = this.broker.handlers.get(api.apiKey);
+    if (handler === undefined) {
+      this.close(`API ${api.name} is not served by this broker`);
+      return;
+    }
+    if (version < handler.minVersion || version > handler.maxVersion) {
+      if (api.name === 'ApiVersions') {
+        // Kafka answers a too-new ApiVersions with v0 and the supported ranges.
+        this.enqueue(api, 0, header.correlationId, apiVersionsResponse(this.broker, ErrorCode.UNSUPPORTED_VERSION));
+      } else {
+        this.close(`unsupported version ${version} of ${api.name}`);
+      }
+      return;
+    }
+    let request: unknown;
+    try {
+      request = api.request.read(body, version);
+    } catch (err) {
+      if (err instanceof ProtocolDecodeError) this.close(`malformed ${api.name} v${version}: ${err.message}`);
+      else this.close(`failed to read ${api.name} v${version}: ${(err as Error).message}`);
+      return;
+    }
+    const ctx: RequestContext = {
+      broker: this.broker,
+      header,
+      apiVersion: version,
+      clientHost: this.clientHost,
+      signal: this.abort.signal,
+    };
+    let result;
+    try {
+      result = handler.handle(ctx, request);
+    } catch (err) {
+      this.broker.log.error('handler failed', { api: api.name, version, err });
+      this.close(`internal error in ${api.name}`);
+      return;
+    }
+    if (result === NO_RESPONSE) return;
+    this.enqueue(api, version, header.correlationId, result);
+  }
+
+  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown): void {
+    const slot: Slot = { done: false, chunks: null };
+    this.queue.push(slot);
+    const complete = (body: unknown): void => {
+      if (this.closed) return;
+      try {
+        slot.chunks = encodeResponse(api, version, correlationId, body);
+      } catch (err) {
+        this.broker.log.error('response could not be encoded', { api: api.name, version, err });
+        this.close(`internal error encoding ${api.name}`);
+        return;
+      }
+      slot.done = true;
+      this.flush();
+    };
+    if (result instanceof Promise) {
+      result.then(complete, (err: unknown) => {
+        if (this.closed) return;
+        if ((err as { code?: unknown }).code === 'ERR_ACKS_ZERO_PRODUCE_FAILED') {
+          this.close('acks=0 produce failed');
+          return;
+        }
+        this.broker.log.error('handler failed', { api: api.name, version, err });
+        this.close(`internal error in ${api.name}`);
+      });
+    } else {
+      complete(result);
+    }
+  }
+
+  /** Writes every response at the head of the queue that is ready, in order. */
+  private flush(): void {
+    let wrote = false;
+    while (this.queue.length > 0 && this.queue[0]!.done) {
+      const slot = this.queue.shift()!;
+      if (!wrote) this.socket.cork();
+      wrote = true;
+      for (const chunk of slot.chunks!) this.socket.write(chunk);
+    }
+    if (wrote) process.nextTick(() => this.socket.uncork());
+    this.maybeResume();
+  }
+
+  private maybePause(): void {
+    if (this.readingPaused || this.closed) return;
+    if (this.queue.length >= MAX_IN_FLIGHT || this.socket.writableLength >= MAX_UNWRITTEN_BYTES) {
+      this.readingPaused = true;
+      this.socket.pause();
+    }
+  }
+
+  private maybeResume(): void {
+    if (!this.readingPaused || this.closed) return;
+    if (this.queue.length < MAX_IN_FLIGHT && this.socket.writableLength < MAX_UNWRITTEN_BYTES) {
+      this.readingPaused = false;
+      this.socket.resume();
+    }
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The contract between the connection loop and the per-API handlers (one file each in
+ * handlers/). A handler gets the decoded request and returns the response body, a promise
+ * of it (durable produce, long-poll fetch, parked group requests), or NO_RESPONSE
+ * (acks=0 produce).
+ */
+import type { ApiCodecs } from '../protocol/messages/index.js';
+import type { RequestHeader } from '../protocol/messages/request-header.js';
+import type { BrokerContext } from './broker-context.js';
+
+export const NO_RESPONSE: unique symbol = Symbol('no response');
+
+export type HandlerResult<Res> = Res | Promise<Res> | typeof NO_RESPONSE;
+
+export interface RequestContext {
+  readonly broker: BrokerContext;
+  readonly header: RequestHeader;
+  readonly apiVersion: number;
+  /** The client's address as Kafka reports it in group descriptions ("/127.0.0.1"). */
+  readonly clientHost: string;
+  /** Aborted when the connection closes, so parked requests can give up. */
+  readonly signal: AbortSignal;
+}
+
+export interface ApiHandler<Req = unknown, Res = unknown> {
+  readonly api: ApiCodecs;
+  /** Versions Brook advertises and serves (a subset of what the codecs can read). */
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  handle(ctx: RequestContext, request: Req): HandlerResult<Res>;
+}
+
+/** Typed helper so each handler file states its request and response types once. */
+export function defineHandler<Req, Res>(handler: ApiHandler<Req, Res>): ApiHandler<Req, Res> {
+  return handler;
+}

@@ -1,0 +1,71 @@
+/**
+ * CreateTopics: one broker, so the replication factor must be 1 (or -1 for the default)
+ * and a manual assignment may only name this broker. `validateOnly` checks without
+ * creating. From v5 the result carries the topic id, partition count, replication factor
+ * and every config, as Kafka's does.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { CreateTopicsRequestData, CreateTopicsResponseData, CreatableTopicResult, CreatableTopic } from '../../protocol/messages/create-topics.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../protocol/messages/runtime.js';
+import { StorageError } from '../../storage/errors.js';
+import { defineHandler, type RequestContext } from '../handler.js';
+import { topicConfigViews } from '../topic-config-view.js';
+
+function result(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
+  return { name, topicId: ZERO_UUID, errorCode, errorMessage, numPartitions: -1, replicationFactor: -1, configs: null };
+}
+
+function create(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
+  const { broker } = ctx;
+  const nodeId = broker.config.nodeId;
+  if (t.assignments.length > 0) {
+    if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
+      return result(t.name, ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+    }
+    const bad = t.assignments.find((a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== nodeId);
+    if (bad) return result(t.name, ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Partition ${bad.partitionIndex} may only be assigned to broker ${nodeId}.`);
+  }
+  const partitions = t.assignments.length > 0 ? t.assignments.length : t.numPartitions === -1 ? broker.config.numPartitions : t.numPartitions;
+  if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
+    return result(t.name, ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${t.replicationFactor} time(s): The target replication factor of ${t.replicationFactor} cannot be reached because only 1 broker(s) are registered.`);
+  }
+  if (partitions <= 0) return result(t.name, ErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.');
+  const configs: Record<string, string> = {};
+  for (const c of t.configs) {
+    if (c.value !== null) configs[c.name] = c.value;
+  }
+  if (broker.storage.topic(t.name)) return result(t.name, ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${t.name}' already exists.`);
+  let topicId = ZERO_UUID;
+  try {
+    if (validateOnly) broker.storage.validateTopic(t.name, partitions, configs);
+    else {
+      topicId = broker.storage.createTopic(t.name, partitions, configs).topicId;
+      broker.log.info('created topic', { topic: t.name, partitions });
+    }
+  } catch (err) {
+    if (err instanceof StorageError) return result(t.name, err.errorCode, err.message);
+    throw err;
+  }
+  return {
+    name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1,
+    configs: topicConfigViews(configs, broker.storage.topicDefaults).map((c) => ({
+      name: c.name, value: c.value, readOnly: false, configSource: c.source, isSensitive: false,
+    })),
+  };
+}
+
+export const createTopicsHandler = defineHandler<CreateTopicsRequestData, CreateTopicsResponseData>({
+  api: Api.CreateTopics,
+  minVersion: 0,
+  maxVersion: Api.CreateTopics.request.highestVersion,
+  handle(ctx, request) {
+    const counts = new Map<string, number>();
+    for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const topics = request.topics.map((t) =>
+      (counts.get(t.name)! > 1
+        ? result(t.name, ErrorCode.INVALID_REQUEST, 'Create topics request from client contains duplicate topic names.')
+        : create(ctx, t, request.validateOnly === true)));
+    return { throttleTimeMs: 0, topics };
+  },
+});

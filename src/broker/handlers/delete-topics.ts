@@ -1,0 +1,41 @@
+/**
+ * DeleteTopics: by name (v0-5) or by name or topic id (v6+). Data is removed with the
+ * topic; clients waiting on its partitions are woken so they see it gone.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { DeleteTopicsRequestData, DeleteTopicsResponseData, DeletableTopicResult } from '../../protocol/messages/delete-topics.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../protocol/messages/runtime.js';
+import { StorageError } from '../../storage/errors.js';
+import { defineHandler } from '../handler.js';
+
+export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, DeleteTopicsResponseData>({
+  api: Api.DeleteTopics,
+  minVersion: 0,
+  maxVersion: Api.DeleteTopics.request.highestVersion,
+  handle(ctx, request) {
+    const { storage, log } = ctx.broker;
+    const wanted = ctx.apiVersion >= 6
+      ? (request.topics ?? []).map((t) => ({ name: t.name, topicId: t.topicId }))
+      : (request.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
+    const responses: DeletableTopicResult[] = wanted.map(({ name, topicId }) => {
+      const byId = name === null;
+      const topic = byId ? storage.topicById(topicId) : storage.topic(name);
+      if (!topic) {
+        return {
+          name, topicId, errorMessage: null,
+          errorCode: byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        };
+      }
+      try {
+        storage.deleteTopic(topic.name);
+        log.info('deleted topic', { topic: topic.name });
+        return { name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
+      } catch (err) {
+        if (!(err instanceof StorageError)) throw err;
+        return { name: topic.name, topicId: topic.topicId, errorCode: err.errorCode, errorMessage: err.message };
+      }
+    });
+    return { throttleTimeMs: 0, responses };
+  },
+});

@@ -1,0 +1,117 @@
+/**
+ * Fetch: stored batch bytes straight from the log, never re-encoded. A fetch that finds
+ * fewer than `minBytes` parks until an append to one of its partitions or `maxWaitMs`,
+ * then reads again (Kafka's DelayedFetch).
+ *
+ * Fetch sessions (KIP-227) are declined the way Kafka allows: a request for a new session
+ * (epoch 0) gets session id 0, which tells the client no session exists and it keeps
+ * sending full requests; an incremental request for a session id we never gave gets
+ * FETCH_SESSION_ID_NOT_FOUND.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { FetchRequestData, FetchResponseData, FetchableTopicResponse, PartitionData } from '../../protocol/messages/fetch.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { EMPTY_BUFFER, ZERO_UUID } from '../../protocol/messages/runtime.js';
+import { StorageError } from '../../storage/errors.js';
+import { defineHandler, type RequestContext } from '../handler.js';
+import { partitionKey } from '../append-notifier.js';
+
+const READ_COMMITTED = 1;
+const DEFAULT_MAX_BYTES = 0x7fffffff;
+
+interface Wanted {
+  readonly topic: string | undefined;
+  readonly topicId: string;
+  readonly partitions: FetchRequestData['topics'][number]['partitions'];
+}
+
+function emptyPartition(partitionIndex: number, errorCode: number): PartitionData {
+  return {
+    partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
+    // Kafka sends empty records, never null; librdkafka rejects a null record set.
+    abortedTransactions: null, preferredReadReplica: -1, records: EMPTY_BUFFER,
+  };
+}
+
+/** One pass over every requested partition; returns the response and the bytes it carries. */
+function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[]): { topics: FetchableTopicResponse[]; bytes: number; anyError: boolean } {
+  const { storage } = ctx.broker;
+  const readCommitted = (request.isolationLevel ?? 0) === READ_COMMITTED;
+  let remaining = ctx.apiVersion >= 3 ? (request.maxBytes ?? DEFAULT_MAX_BYTES) : DEFAULT_MAX_BYTES;
+  let bytes = 0;
+  let anyError = false;
+  const topics = wanted.map((w): FetchableTopicResponse => {
+    const name = w.topic ?? (w.topicId !== ZERO_UUID ? storage.topicById(w.topicId)?.name : undefined);
+    const unknown = ctx.apiVersion >= 13 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    const partitions = w.partitions.map((p): PartitionData => {
+      const log = name === undefined ? undefined : storage.partition(name, p.partition);
+      if (!log) {
+        anyError = true;
+        return emptyPartition(p.partition, name === undefined ? unknown : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      }
+      // Brook's single leader is always at epoch 0.
+      if ((p.currentLeaderEpoch ?? -1) > 0) {
+        anyError = true;
+        return emptyPartition(p.partition, ErrorCode.UNKNOWN_LEADER_EPOCH);
+      }
+      try {
+        const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, remaining), { minOneBatch: bytes === 0 });
+        remaining -= result.bytes;
+        bytes += result.bytes;
+        const records = result.records.length === 0 ? EMPTY_BUFFER : result.records.length === 1 ? result.records[0]! : Buffer.concat(result.records);
+        return {
+          partitionIndex: p.partition, errorCode: ErrorCode.NONE, highWatermark: result.highWatermark,
+          lastStableOffset: result.lastStableOffset, logStartOffset: result.logStartOffset,
+          abortedTransactions: readCommitted ? [] : null, preferredReadReplica: -1, records,
+        };
+      } catch (err) {
+        if (!(err instanceof StorageError)) throw err;
+        anyError = true;
+        return {
+          ...emptyPartition(p.partition, err.errorCode),
+          highWatermark: log.highWatermark, lastStableOffset: log.highWatermark, logStartOffset: log.logStartOffset,
+        };
+      }
+    });
+    return ctx.apiVersion >= 13 ? { topicId: w.topicId, partitions } : { topic: w.topic ?? '', partitions };
+  });
+  return { topics, bytes, anyError };
+}
+
+export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
+  api: Api.Fetch,
+  // v0-3 return the legacy message formats (down-conversion), which Kafka 4 dropped too.
+  minVersion: 4,
+  maxVersion: Api.Fetch.request.highestVersion,
+  async handle(ctx, request) {
+    const sessionId = request.sessionId ?? 0;
+    const sessionEpoch = request.sessionEpoch ?? -1;
+    if (sessionId !== 0 && sessionEpoch !== -1) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
+    }
+    const wanted: Wanted[] = request.topics.map((t) => ({ topic: t.topic, topicId: t.topicId ?? ZERO_UUID, partitions: t.partitions }));
+    const respond = (topics: FetchableTopicResponse[]): FetchResponseData =>
+      ({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: topics });
+
+    let pass = readAll(ctx, request, wanted);
+    if (pass.bytes >= request.minBytes || pass.anyError || request.maxWaitMs <= 0 || wanted.length === 0) return respond(pass.topics);
+
+    // Park until data arrives on one of our partitions or the wait is over.
+    const deadline = ctx.broker.clock.nowMs() + request.maxWaitMs;
+    const keys = wanted.flatMap((w) => w.partitions.map((p) => partitionKey(w.topic ?? ctx.broker.storage.topicById(w.topicId)?.name ?? '', p.partition)));
+    for (;;) {
+      const left = deadline - ctx.broker.clock.nowMs();
+      if (left <= 0 || ctx.signal.aborted) break;
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(), left);
+      const onClose = (): void => timeout.abort();
+      ctx.signal.addEventListener('abort', onClose, { once: true });
+      await ctx.broker.appends.waitForAppend(keys, timeout.signal);
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onClose);
+      pass = readAll(ctx, request, wanted);
+      if (pass.bytes >= request.minBytes || pass.anyError) break;
+    }
+    return respond(pass.topics);
+  },
+});

@@ -1,0 +1,23 @@
+/**
+ * InitProducerId for idempotent producers: every call gets a producer id never used
+ * before (ids are reserved in persisted blocks), epoch 0 — what Kafka does for a producer
+ * without a transactional id. Transactions are not supported (no transaction coordinator
+ * exists): a transactional id is refused with INVALID_REQUEST and a log line.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+
+export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, InitProducerIdResponseData>({
+  api: Api.InitProducerId,
+  minVersion: 0,
+  maxVersion: Api.InitProducerId.request.highestVersion,
+  handle(ctx, request) {
+    if (request.transactionalId !== null) {
+      ctx.broker.log.info('transactional producer refused: transactions are not supported', { transactionalId: request.transactionalId });
+      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.storage.allocateProducerId(), producerEpoch: 0 };
+  },
+});

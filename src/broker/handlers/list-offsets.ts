@@ -1,0 +1,56 @@
+/**
+ * ListOffsets: earliest (-2), latest (-1), max timestamp (-3), earliest local (-4, the same
+ * as earliest: nothing is tiered), latest tiered (-5: no tiered storage, so "none"), or
+ * the first offset whose timestamp is at or after a given time. v0 (the old multi-offset
+ * form) is not served, as in Kafka 4.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsPartitionResponse } from '../../protocol/messages/list-offsets.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { PartitionLog } from '../../storage/types.js';
+import { defineHandler } from '../handler.js';
+
+const LATEST = -1n;
+const EARLIEST = -2n;
+const MAX_TIMESTAMP = -3n;
+const EARLIEST_LOCAL = -4n;
+const LATEST_TIERED = -5n;
+
+function lookup(log: PartitionLog, timestamp: bigint): { offset: bigint; timestamp: bigint } | null {
+  switch (timestamp) {
+    case LATEST: return { offset: log.highWatermark, timestamp: -1n };
+    case EARLIEST: case EARLIEST_LOCAL: return { offset: log.logStartOffset, timestamp: -1n };
+    case MAX_TIMESTAMP: return log.maxTimestamp();
+    case LATEST_TIERED: return null;
+    default: return timestamp < 0n ? null : log.offsetForTimestamp(timestamp);
+  }
+}
+
+export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffsetsResponseData>({
+  api: Api.ListOffsets,
+  minVersion: 1,
+  maxVersion: Api.ListOffsets.request.highestVersion,
+  handle(ctx, request) {
+    const { storage } = ctx.broker;
+    const seen = new Set<string>();
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p): ListOffsetsPartitionResponse => {
+          const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          const key = `${t.name}/${p.partitionIndex}`;
+          if (seen.has(key)) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
+          seen.add(key);
+          const log = storage.partition(t.name, p.partitionIndex);
+          if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+          if ((p.currentLeaderEpoch ?? -1) > 0) return { ...base, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
+          const found = lookup(log, p.timestamp);
+          if (!found) return { ...base, errorCode: ErrorCode.NONE };
+          // The leader epoch field exists from v4; earlier versions must leave it at its default.
+          return { ...base, errorCode: ErrorCode.NONE, offset: found.offset, timestamp: found.timestamp, leaderEpoch: ctx.apiVersion >= 4 ? 0 : -1 };
+        }),
+      })),
+    };
+  },
+});

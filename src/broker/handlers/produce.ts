@@ -1,0 +1,101 @@
+/**
+ * Produce: appends each partition's batches (validated by storage, base offsets rewritten
+ * in place, never re-encoded). acks=all answers once the appended bytes are durable,
+ * acks=1 once they are in the log, acks=0 not at all; with acks=0 an error closes the
+ * connection, which is how Kafka tells such a producer something went wrong.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { ProduceRequestData, ProduceResponseData, PartitionProduceResponse, TopicProduceResponse } from '../../protocol/messages/produce.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { StorageError } from '../../storage/errors.js';
+import type { AppendResult } from '../../storage/types.js';
+import { defineHandler, NO_RESPONSE, type RequestContext } from '../handler.js';
+
+const ACKS_ALL = -1;
+
+function failed(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
+  return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage };
+}
+
+function appended(index: number, result: AppendResult): PartitionProduceResponse {
+  return {
+    index, errorCode: ErrorCode.NONE, baseOffset: result.baseOffset, logAppendTimeMs: result.logAppendTimeMs,
+    logStartOffset: result.logStartOffset, recordErrors: [], errorMessage: null,
+  };
+}
+
+function appendPartition(ctx: RequestContext, topicName: string, index: number, records: Buffer | null): { response: PartitionProduceResponse; durable?: Promise<void> } {
+  const { broker } = ctx;
+  let topic;
+  try {
+    topic = broker.topicForProduceOrMetadata(topicName, true);
+  } catch (err) {
+    if (err instanceof StorageError) return { response: failed(index, err.errorCode, err.message) };
+    throw err;
+  }
+  const log = topic ? broker.storage.partition(topicName, index) : undefined;
+  if (!log) return { response: failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+  if (records === null || records.length === 0) return { response: failed(index, ErrorCode.INVALID_RECORD, 'no records') };
+  try {
+    const result = log.append(records, { nowMs: broker.clock.nowMs() });
+    broker.appends.notifyAppend(topicName, index);
+    return { response: appended(index, result), durable: result.durable };
+  } catch (err) {
+    if (err instanceof StorageError) {
+      broker.log.debug('produce rejected', { topic: topicName, partition: index, errorCode: err.errorCode, reason: err.message });
+      return { response: failed(index, err.errorCode, err.message) };
+    }
+    throw err;
+  }
+}
+
+export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseData>({
+  api: Api.Produce,
+  // v0-2 carry the legacy message formats, which Brook does not store (Kafka 4 dropped them too).
+  minVersion: 3,
+  maxVersion: Api.Produce.request.highestVersion,
+  handle(ctx, request) {
+    const acks = request.acks;
+    if (acks !== 0 && acks !== 1 && acks !== ACKS_ALL) {
+      return {
+        throttleTimeMs: 0,
+        responses: request.topicData.map((t) => ({
+          name: t.name,
+          partitionResponses: t.partitionData.map((p) => failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS)),
+        })),
+      };
+    }
+    const durables: Promise<void>[] = [];
+    let anyError = false;
+    const responses: TopicProduceResponse[] = request.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) => {
+        const { response, durable } = appendPartition(ctx, t.name, p.index, p.records);
+        if (response.errorCode !== ErrorCode.NONE) anyError = true;
+        if (durable && acks === ACKS_ALL) {
+          durables.push(durable.catch((err: unknown) => {
+            ctx.broker.log.error('append not durable', { topic: t.name, partition: p.index, err });
+            response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+            response.errorMessage = 'the append could not be made durable';
+          }));
+        }
+        return response;
+      }),
+    }));
+    if (acks === 0) {
+      if (anyError) ctx.broker.log.info('acks=0 produce failed; closing the connection as Kafka does');
+      return anyError ? Promise.reject(new AcksZeroProduceError()) : NO_RESPONSE;
+    }
+    const body: ProduceResponseData = { throttleTimeMs: 0, responses };
+    if (durables.length === 0) return body;
+    return Promise.all(durables).then(() => body);
+  },
+});
+
+/** Rejecting with this makes the connection close without an "internal error" log. */
+export class AcksZeroProduceError extends Error {
+  readonly code = 'ERR_ACKS_ZERO_PRODUCE_FAILED' as const;
+  constructor() {
+    super('acks=0 produce request failed');
+  }
+}

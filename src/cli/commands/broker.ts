@@ -1,0 +1,131 @@
+/**
+ * `brook broker`: runs the broker until SIGTERM/SIGINT. The contract (../shared/INTERFACES.md):
+ * prints one line containing `listening on HOST:PORT` when ready; shuts down cleanly with
+ * exit code 0 on a signal.
+ */
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { Broker } from '../../broker/broker.js';
+import type { BrokerConfig } from '../../broker/config.js';
+import type { Command } from '../command.js';
+import { topicDefaultsFromBrokerConfig, TOPIC_CONFIG_DEFS } from '../../storage/topic-configs.js';
+
+function isTopicDefaultSetting(key: string): boolean {
+  for (const d of TOPIC_CONFIG_DEFS.values()) if (d.synonyms.some((s) => s.name === key)) return true;
+  return false;
+}
+
+const HELP = `Usage: brook broker [options]
+
+Runs a Kafka-compatible broker.
+
+Options:
+  --host HOST                              address to listen on (default 127.0.0.1)
+  --port PORT                              port to listen on (default 9092; 0 = any free port)
+  --data-dir DIR                           where data lives (default ./data)
+  --group-initial-rebalance-delay-ms MS    Kafka's group.initial.rebalance.delay.ms (default 3000)
+  --config FILE                            a Kafka-style properties file (key=value lines)
+  -h, --help                               show this help
+
+Properties understood in --config: host, port, advertised.host.name, node.id, log.dirs,
+num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
+socket.request.max.bytes, connections.max.idle.ms, max.connections,
+log.retention.check.interval.ms, log.flush.policy (always|never|<ms>), and the broker
+settings that are topic defaults (log.retention.hours/ms/bytes, log.segment.bytes,
+log.roll.ms, message.max.bytes, log.message.timestamp.type, ...).`;
+
+/** Kafka-style properties: `key=value`, `#` comments. */
+export function parseProperties(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
+    const eq = line.search(/[=:]/);
+    if (eq < 0) throw new Error(`bad property line: ${line}`);
+    out.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+function int(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new Error(`${name} must be an integer, got '${value}'`);
+  return n;
+}
+
+type BrokerSettings = { -readonly [K in keyof BrokerConfig]?: BrokerConfig[K] };
+
+export function configFromProperties(props: Map<string, string>): BrokerSettings {
+  const config: BrokerSettings = {};
+  const unhandled: Record<string, string> = {};
+  for (const [key, value] of props) {
+    switch (key) {
+      case 'host': config.host = value; break;
+      case 'port': config.port = int(key, value); break;
+      case 'advertised.host.name': config.advertisedHost = value; break;
+      case 'log.dirs': case 'log.dir': config.dataDir = value.split(',')[0]!; break;
+      case 'node.id': case 'broker.id': config.nodeId = int(key, value); break;
+      case 'num.partitions': config.numPartitions = int(key, value); break;
+      case 'auto.create.topics.enable': config.autoCreateTopics = value === 'true'; break;
+      case 'group.initial.rebalance.delay.ms': config.groupInitialRebalanceDelayMs = int(key, value); break;
+      case 'socket.request.max.bytes': config.maxRequestBytes = int(key, value); break;
+      case 'connections.max.idle.ms': config.connectionsMaxIdleMs = int(key, value); break;
+      case 'max.connections': config.maxConnections = int(key, value); break;
+      case 'log.retention.check.interval.ms': config.retentionCheckIntervalMs = int(key, value); break;
+      case 'log.flush.policy':
+        config.flush = value === 'always' || value === 'never' ? value : { intervalMs: int(key, value) };
+        break;
+      default:
+        unhandled[key] = value;
+    }
+  }
+  // Broker settings that are topic defaults (log.retention.hours, message.max.bytes, ...).
+  const topicDefaults = topicDefaultsFromBrokerConfig(unhandled);
+  const unknown = Object.keys(unhandled).filter((k) => !isTopicDefaultSetting(k));
+  if (unknown.length > 0) throw new Error(`unknown broker properties: ${unknown.join(', ')}`);
+  if (Object.keys(topicDefaults).length > 0) config.topicDefaults = topicDefaults;
+  return config;
+}
+
+export const brokerCommand: Command = {
+  name: 'broker',
+  summary: 'run a Kafka-compatible broker',
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'group-initial-rebalance-delay-ms': { type: 'string' },
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help) {
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    const config: BrokerSettings = values.config ? configFromProperties(parseProperties(readFileSync(values.config, 'utf8'))) : {};
+    if (values.host !== undefined) config.host = values.host;
+    if (values.port !== undefined) config.port = int('--port', values.port);
+    if (values['data-dir'] !== undefined) config.dataDir = values['data-dir'];
+    if (values['group-initial-rebalance-delay-ms'] !== undefined) {
+      config.groupInitialRebalanceDelayMs = int('--group-initial-rebalance-delay-ms', values['group-initial-rebalance-delay-ms']);
+    }
+    const broker = await Broker.start(config);
+    process.stdout.write(`brook broker listening on ${broker.host}:${broker.port}\n`);
+    return new Promise<number>((resolve) => {
+      const shutdown = (signal: string): void => {
+        process.stderr.write(`brook broker: ${signal}, shutting down\n`);
+        broker.stop().then(() => resolve(0), (err: unknown) => {
+          process.stderr.write(`brook broker: shutdown failed: ${(err as Error).message}\n`);
+          resolve(1);
+        });
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+  },
+};

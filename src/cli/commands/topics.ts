@@ -1,0 +1,90 @@
+/**
+ * `brook topics create|list|describe`: what `kafka-topics.sh` does, over the admin client.
+ */
+import { parseArgs } from 'node:util';
+import { Admin } from '../../client/admin.js';
+import type { Command } from '../command.js';
+import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+
+const HELP = `Usage:
+  brook topics create NAME --partitions N [--replication-factor N] [--config KEY=VALUE ...]
+  brook topics list [--json]
+  brook topics describe NAME [--json]
+
+Options:
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --json                                   machine-readable output
+  -h, --help                               show this help`;
+
+async function withAdmin<T>(bootstrap: string, work: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = await Admin.connect({ bootstrapServers: bootstrap, clientId: 'brook-cli' });
+  try {
+    return await work(admin);
+  } finally {
+    admin.close();
+  }
+}
+
+export const topicsCommand: Command = {
+  name: 'topics',
+  summary: 'create, list and describe topics',
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        ...BOOTSTRAP_OPTIONS,
+        partitions: { type: 'string' },
+        'replication-factor': { type: 'string' },
+        config: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    const [action, name] = positionals;
+    if (values.help || action === undefined) {
+      process.stdout.write(`${HELP}\n`);
+      return values.help ? 0 : 2;
+    }
+    const bootstrap = bootstrapFrom(values);
+    switch (action) {
+      case 'create': {
+        if (!name) throw new UsageError('topics create needs a topic NAME');
+        const partitions = values.partitions === undefined ? -1 : Number(values.partitions);
+        if (!Number.isInteger(partitions) || (partitions < 1 && partitions !== -1)) throw new UsageError('--partitions must be a positive integer');
+        const replicationFactor = values['replication-factor'] === undefined ? -1 : Number(values['replication-factor']);
+        const configs: Record<string, string> = {};
+        for (const kv of values.config ?? []) {
+          const eq = kv.indexOf('=');
+          if (eq <= 0) throw new UsageError(`--config expects KEY=VALUE, got '${kv}'`);
+          configs[kv.slice(0, eq)] = kv.slice(eq + 1);
+        }
+        await withAdmin(bootstrap, (admin) => admin.createTopic({ name, partitions, replicationFactor, configs }));
+        process.stdout.write(`Created topic ${name}.\n`);
+        return 0;
+      }
+      case 'list': {
+        const names = await withAdmin(bootstrap, (admin) => admin.listTopics());
+        process.stdout.write(values.json ? `${JSON.stringify(names)}\n` : names.map((n) => `${n}\n`).join(''));
+        return 0;
+      }
+      case 'describe': {
+        if (!name) throw new UsageError('topics describe needs a topic NAME');
+        const topic = await withAdmin(bootstrap, (admin) => admin.describeTopic(name));
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify(topic)}\n`);
+          return 0;
+        }
+        const rf = topic.partitions[0]?.replicas.length ?? 0;
+        const lines = [`Topic: ${topic.name}\tTopicId: ${topic.topicId}\tPartitionCount: ${topic.partitions.length}\tReplicationFactor: ${rf}`];
+        for (const p of topic.partitions) {
+          lines.push(`\tTopic: ${topic.name}\tPartition: ${p.partition}\tLeader: ${p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}`);
+        }
+        process.stdout.write(`${lines.join('\n')}\n`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown topics action '${action}' (create, list, describe)`);
+    }
+  },
+};

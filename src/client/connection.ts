@@ -1,0 +1,235 @@
+/**
+ * One connection to one Kafka broker (Brook's, Apache Kafka, Redpanda, ...): TCP, the
+ * ApiVersions handshake, version negotiation per API, pipelined requests matched to
+ * responses by correlation id, timeouts, and cancellation by AbortSignal.
+ */
+import { connect as netConnect, type Socket } from 'node:net';
+import { Api, type ApiCodecs } from '../protocol/messages/index.js';
+import type { MessageCodec } from '../protocol/messages/runtime.js';
+import { FrameDecoder, decodeResponse, encodeRequest, responseCorrelationId } from '../protocol/frame.js';
+import { BrookError, ErrorCode } from '../protocol/errors.js';
+
+export type RequestOf<A> = A extends { request: MessageCodec<infer R> } ? R : never;
+export type ResponseOf<A> = A extends { response: MessageCodec<infer R> } ? R : never;
+
+export class ConnectionError extends BrookError {
+  readonly code = 'ERR_CONNECTION' as const;
+}
+
+export class RequestTimeoutError extends BrookError {
+  readonly code = 'ERR_REQUEST_TIMEOUT' as const;
+}
+
+export class UnsupportedApiVersionError extends BrookError {
+  readonly code = 'ERR_UNSUPPORTED_API_VERSION' as const;
+}
+
+export interface ConnectionOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly clientId?: string;
+  readonly connectTimeoutMs?: number;
+  /** Kafka's `request.timeout.ms` default. */
+  readonly requestTimeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+interface Pending {
+  readonly api: ApiCodecs;
+  readonly version: number;
+  readonly resolve: (body: unknown) => void;
+  readonly reject: (err: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export interface RequestOptions {
+  /** Use this version instead of the highest both sides support. */
+  readonly version?: number;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+const CLIENT_SOFTWARE_NAME = 'brook';
+const CLIENT_SOFTWARE_VERSION = '0.1.0';
+
+export class KafkaConnection {
+  private readonly pending = new Map<number, Pending>();
+  private readonly decoder = new FrameDecoder();
+  private nextCorrelationId = 1;
+  private closedError: Error | null = null;
+  /** Broker's version range per API key, from ApiVersions. */
+  private brokerVersions = new Map<number, { min: number; max: number }>();
+
+  private constructor(
+    private readonly socket: Socket,
+    readonly host: string,
+    readonly port: number,
+    private readonly clientId: string,
+    private readonly requestTimeoutMs: number,
+  ) {
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err) => this.fail(new ConnectionError(`connection to ${host}:${port} failed: ${err.message}`, { cause: err })));
+    socket.on('close', () => this.fail(new ConnectionError(`connection to ${host}:${port} closed`)));
+  }
+
+  static async connect(options: ConnectionOptions): Promise<KafkaConnection> {
+    const { host, port } = options;
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const s = netConnect({ host, port });
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new ConnectionError(`connection to ${host}:${port} timed out`));
+      }, options.connectTimeoutMs ?? 10_000);
+      const onAbort = (): void => {
+        s.destroy();
+        reject(new ConnectionError('connect aborted', { cause: options.signal?.reason }));
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      s.once('connect', () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        resolve(s);
+      });
+      s.once('error', (err) => {
+        clearTimeout(timer);
+        reject(new ConnectionError(`cannot connect to ${host}:${port}: ${err.message}`, { cause: err }));
+      });
+    });
+    const connection = new KafkaConnection(socket, host, port, options.clientId ?? 'brook', options.requestTimeoutMs ?? 30_000);
+    try {
+      await connection.negotiate();
+    } catch (err) {
+      connection.close();
+      throw err;
+    }
+    return connection;
+  }
+
+  /** ApiVersions at our newest version; a broker that does not know it answers v0 with its ranges. */
+  private async negotiate(): Promise<void> {
+    const api = Api.ApiVersions;
+    const body = { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION };
+    let response = await this.send(api, api.request.highestVersion, body);
+    if (response.errorCode === ErrorCode.UNSUPPORTED_VERSION) {
+      const theirs = response.apiKeys.find((k) => k.apiKey === api.apiKey);
+      const version = Math.min(theirs?.maxVersion ?? 0, api.request.highestVersion);
+      response = await this.send(api, version, body);
+    }
+    if (response.errorCode !== ErrorCode.NONE) {
+      throw new ConnectionError(`ApiVersions failed with error ${response.errorCode}`);
+    }
+    this.brokerVersions = new Map(response.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
+  }
+
+  /** Highest version of `api` both sides support, or undefined when there is none. */
+  supportedVersion(api: ApiCodecs): number | undefined {
+    const theirs = this.brokerVersions.get(api.apiKey);
+    if (!theirs) return undefined;
+    const high = Math.min(theirs.max, api.request.highestVersion);
+    const low = Math.max(theirs.min, api.request.lowestVersion);
+    return high >= low ? high : undefined;
+  }
+
+  async request<A extends ApiCodecs>(api: A, body: RequestOf<A>, options: RequestOptions = {}): Promise<ResponseOf<A>> {
+    const version = options.version ?? this.supportedVersion(api);
+    if (version === undefined) {
+      throw new UnsupportedApiVersionError(`the broker at ${this.host}:${this.port} does not support ${api.name}`);
+    }
+    return this.send(api, version, body, options) as Promise<ResponseOf<A>>;
+  }
+
+  private send<A extends ApiCodecs>(api: A, version: number, body: RequestOf<A>, options: RequestOptions = {}): Promise<ResponseOf<A>> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const correlationId = this.nextCorrelationId++ & 0x7fffffff;
+    const chunks = encodeRequest({ api, apiVersion: version, correlationId, clientId: this.clientId, body });
+    return new Promise<ResponseOf<A>>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+      const timer = setTimeout(() => {
+        this.pending.delete(correlationId);
+        reject(new RequestTimeoutError(`${api.name} to ${this.host}:${this.port} timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const signal = options.signal;
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        this.pending.delete(correlationId);
+        reject(new ConnectionError(`${api.name} aborted`, { cause: signal?.reason }));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(correlationId, {
+        api, version, timer,
+        resolve: (v) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(v as ResponseOf<A>);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      });
+      this.socket.cork();
+      for (const chunk of chunks) this.socket.write(chunk);
+      this.socket.uncork();
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    let frames: Buffer[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (err) {
+      this.fail(new ConnectionError(`bad frame from ${this.host}:${this.port}: ${(err as Error).message}`));
+      this.socket.destroy();
+      return;
+    }
+    for (const frame of frames) {
+      let correlationId: number;
+      try {
+        correlationId = responseCorrelationId(frame);
+      } catch (err) {
+        this.fail(err as Error);
+        return;
+      }
+      const p = this.pending.get(correlationId);
+      if (!p) continue; // timed out or aborted: its response is dropped
+      this.pending.delete(correlationId);
+      clearTimeout(p.timer);
+      try {
+        p.resolve(decodeResponse(frame, p.api, p.version).body);
+      } catch (err) {
+        p.reject(err as Error);
+      }
+    }
+  }
+
+  private fail(err: Error): void {
+    if (this.closedError) return;
+    this.closedError = err;
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+    this.pending.clear();
+  }
+
+  get closed(): boolean {
+    return this.closedError !== null;
+  }
+
+  close(): void {
+    this.fail(new ConnectionError(`connection to ${this.host}:${this.port} closed by the client`));
+    this.socket.destroy();
+  }
+}
+
+/** `host:port[,host:port...]` as Kafka's bootstrap.servers. */
+export function parseBootstrap(servers: string): { host: string; port: number }[] {
+  return servers.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => {
+    const colon = s.lastIndexOf(':');
+    const host = colon > 0 ? s.slice(0, colon).replace(/^\[|\]$/g, '') : s;
+    const port = colon > 0 ? Number(s.slice(colon + 1)) : 9092;
+    if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`bad bootstrap server '${s}'`);
+    return { host, port };
+  });
+}

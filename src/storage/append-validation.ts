@@ -1,0 +1,139 @@
+/**
+ * The checks Kafka 4.x makes on one partition's records in a Produce request before it
+ * assigns offsets, with the same error codes, in the same order:
+ *   1. ProduceRequest.validateRecords (v3+): at least one batch, magic v2, exactly one batch
+ *      → INVALID_RECORD. A partial trailing batch is ignored (UnifiedLog.trimInvalidBytes).
+ *   2. UnifiedLog.analyzeAndValidateRecords: client base offset must be 0 → INVALID_RECORD;
+ *      size > max.message.bytes → MESSAGE_TOO_LARGE; bad CRC or length → CORRUPT_MESSAGE.
+ *   3. LogValidator.validateBatch (client origin): lastOffsetDelta/recordCount consistency,
+ *      no control batches, idempotent batches carry a sequence → INVALID_RECORD.
+ *   4. LogValidator.validateTimestamp → INVALID_TIMESTAMP.
+ *   5. UnifiedLog.append: batch larger than segment.bytes → RECORD_LIST_TOO_LARGE.
+ * Records are never decoded: timestamp bounds are checked on the batch's base (first
+ * record) and max timestamps, where Kafka checks every record. Producer state is checked
+ * afterwards by the log.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  CorruptRecordError,
+  LENGTH_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAGIC_V2,
+  MIN_BATCH_LENGTH,
+  NO_TIMESTAMP,
+  TimestampType,
+  validateBatch,
+  type RecordBatchHeader,
+} from '../protocol/records/index.js';
+import { StorageError } from './errors.js';
+import type { LogConfig } from './topic-configs.js';
+import type { AppendOrigin } from './types.js';
+
+/** Kafka's LegacyRecord.RECORD_OVERHEAD_V0: no entry of any magic is shorter. */
+const MIN_ENTRY_LENGTH = 14;
+/** Kafka's HEADER_SIZE_UP_TO_MAGIC: below this the magic byte cannot be read. */
+const HEADER_UP_TO_MAGIC = MAGIC_OFFSET + 1;
+
+/**
+ * Kafka's ByteBufferLogInputStream.nextBatch: the size of the complete entry at `position`,
+ * or -1 when the bytes left do not hold one. Throws CORRUPT_MESSAGE for an impossible
+ * length or magic.
+ */
+function entrySizeAt(records: Buffer, position: number): number {
+  const remaining = records.length - position;
+  if (remaining < LOG_OVERHEAD) return -1;
+  const length = records.readInt32BE(position + LENGTH_OFFSET);
+  if (length < MIN_ENTRY_LENGTH) throw corrupt(`record size ${length} is less than the minimum record overhead (${MIN_ENTRY_LENGTH})`);
+  if (remaining < HEADER_UP_TO_MAGIC) return -1;
+  const magic = records.readInt8(position + MAGIC_OFFSET);
+  if (magic < 0 || magic > MAGIC_V2) throw corrupt(`invalid magic found in record: ${magic}`);
+  return remaining < LOG_OVERHEAD + length ? -1 : LOG_OVERHEAD + length;
+}
+
+function corrupt(message: string): StorageError {
+  return new StorageError(ErrorCode.CORRUPT_MESSAGE, message);
+}
+
+function invalidRecord(message: string): StorageError {
+  return new StorageError(ErrorCode.INVALID_RECORD, message);
+}
+
+/** Maps the records module's batch faults onto the codes Kafka answers with. */
+function fromCorruptRecord(err: CorruptRecordError): StorageError {
+  if (err.reason === 'invalid-record-count') return invalidRecord(err.message);
+  return corrupt(err.message);
+}
+
+/**
+ * Validates `records` as the single batch of a produce request for a partition with
+ * `config`. Returns its header (whose `sizeInBytes` says how much of `records` to append).
+ * Throws StorageError; changes nothing.
+ */
+export function validateAppend(records: Buffer, config: LogConfig, origin: AppendOrigin, nowMs: number): RecordBatchHeader {
+  const size = entrySizeAt(records, 0);
+  if (size < 0) throw invalidRecord('produce requests must have at least one record batch per partition');
+  if (records.readInt8(MAGIC_OFFSET) !== MAGIC_V2) throw invalidRecord('produce requests may only contain record batches with magic version 2');
+  if (entrySizeAt(records, size) >= 0) throw invalidRecord('produce requests may contain exactly one record batch per partition');
+  // DefaultRecordBatch.isValid: a v2 batch shorter than its header fails validation as corrupt.
+  if (records.readInt32BE(LENGTH_OFFSET) < MIN_BATCH_LENGTH) throw corrupt(`record batch of ${size} bytes is shorter than a batch header`);
+  if (origin === 'client' && records.readBigInt64BE(0) !== 0n) {
+    throw invalidRecord(`the base offset of a produced record batch must be 0, not ${records.readBigInt64BE(0)}`);
+  }
+  if (size > config.maxMessageBytes) {
+    throw new StorageError(ErrorCode.MESSAGE_TOO_LARGE,
+      `the record batch is ${size} bytes, more than the maximum configured (max.message.bytes) of ${config.maxMessageBytes}`);
+  }
+  let header: RecordBatchHeader;
+  try {
+    header = validateBatch(records, 0);
+  } catch (err) {
+    if (err instanceof CorruptRecordError) throw fromCorruptRecord(err);
+    throw err;
+  }
+  checkBatch(header, origin);
+  checkTimestamps(header, config, nowMs);
+  if (size > config.segmentBytes) {
+    throw new StorageError(ErrorCode.RECORD_LIST_TOO_LARGE,
+      `the record batch is ${size} bytes, more than the maximum configured segment size of ${config.segmentBytes}`);
+  }
+  return header;
+}
+
+function checkBatch(header: RecordBatchHeader, origin: AppendOrigin): void {
+  if (header.lastOffsetDelta < 0) {
+    throw invalidRecord(`batch has an invalid offset range: last offset delta ${header.lastOffsetDelta}`);
+  }
+  if (origin !== 'client') return;
+  if (header.recordCount <= 0) throw invalidRecord(`invalid reported count for record batch: ${header.recordCount}`);
+  if (header.lastOffsetDelta + 1 !== header.recordCount) {
+    throw invalidRecord(`inconsistent batch offset range [0, ${header.lastOffsetDelta}] and count of records ${header.recordCount}`);
+  }
+  if (header.isControl) throw invalidRecord('clients are not allowed to write control records');
+  if (header.producerId >= 0n && header.baseSequence < 0) {
+    throw invalidRecord(`invalid sequence number ${header.baseSequence} in record batch with producerId ${header.producerId}`);
+  }
+}
+
+function checkTimestamps(header: RecordBatchHeader, config: LogConfig, nowMs: number): void {
+  if (config.timestampType === TimestampType.LogAppendTime) {
+    if (header.timestampType === TimestampType.LogAppendTime) {
+      throw new StorageError(ErrorCode.INVALID_TIMESTAMP, 'producers must not set the timestamp type to LogAppendTime');
+    }
+    return;
+  }
+  const now = BigInt(nowMs);
+  // The base timestamp is the first record's (as producers write it); a LogAppendTime-flagged
+  // batch gives every record its max timestamp.
+  if (header.timestampType === TimestampType.CreateTime) checkTimestamp(header.baseTimestamp, now, config);
+  checkTimestamp(header.maxTimestamp, now, config);
+}
+
+function checkTimestamp(timestamp: bigint, now: bigint, config: LogConfig): void {
+  if (timestamp === NO_TIMESTAMP) return;
+  const diff = now - timestamp;
+  if (diff > config.timestampBeforeMaxMs || -diff > config.timestampAfterMaxMs) {
+    throw new StorageError(ErrorCode.INVALID_TIMESTAMP,
+      `timestamp ${timestamp} is out of range: it must be within [${now - config.timestampBeforeMaxMs}, ${now + config.timestampAfterMaxMs}]`);
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * The file engine's byte storage, in Kafka's layout:
+ *   <dataDir>/<topic>-<partition>/<20-digit base offset>.log | .index | .timeindex | .snapshot
+ *   <dataDir>/<topic>-<partition>/partition.metadata   (the topic id, as Kafka writes it)
+ * Log appends are plain writes to a descriptor opened for append (the page cache); fsyncs
+ * go through the storage's group-commit scheduler. Indexes live in memory and are written
+ * whole when a segment is sealed (roll, recovery) and at clean shutdown.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ioError } from './errors.js';
+import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
+import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists } from './fs-util.js';
+import type { LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
+
+function fsyncTarget(fd: number, fn: typeof fs.fdatasync = fs.fdatasync): Promise<void> {
+  return new Promise((resolve, reject) => fn(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+/** A descriptor the scheduler may fsync and then close. */
+class FdTarget implements SyncTarget {
+  private closed = false;
+  constructor(readonly fd: number, private readonly directory = false) {}
+  sync(): Promise<void> {
+    // Directories need fsync (their entries are metadata); data files only fdatasync.
+    return fsyncTarget(this.fd, this.directory ? fs.fsync : fs.fdatasync);
+  }
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
+  }
+}
+
+export class FileLog implements LogBytes, SyncTarget {
+  private length: number;
+  private closed = false;
+
+  constructor(readonly path: string, private readonly fd: number) {
+    this.length = fs.fstatSync(fd).size;
+  }
+
+  get size(): number {
+    return this.length;
+  }
+
+  append(data: Buffer): void {
+    let written = 0;
+    try {
+      // The descriptor is O_APPEND: each write lands at the end of the file.
+      while (written < data.length) written += fs.writeSync(this.fd, data, written, data.length - written);
+    } catch (err) {
+      // Undo a partial write so the next append does not land after garbage.
+      if (written > 0) {
+        try {
+          fs.ftruncateSync(this.fd, this.length);
+        } catch {
+          // Recovery at the next start truncates the torn tail instead.
+        }
+      }
+      throw ioError(`append to ${this.path} failed`, err);
+    }
+    this.length += data.length;
+  }
+
+  read(position: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    try {
+      preadFully(this.fd, buf, length, position);
+    } catch (err) {
+      throw ioError(`read of ${this.path} failed`, err);
+    }
+    return buf;
+  }
+
+  peek(position: number, length: number, scratch: Buffer): Buffer {
+    const n = Math.min(length, scratch.length, this.length - position);
+    if (n <= 0) return scratch.subarray(0, 0);
+    try {
+      preadFully(this.fd, scratch, n, position);
+    } catch (err) {
+      throw ioError(`read of ${this.path} failed`, err);
+    }
+    return scratch.subarray(0, n);
+  }
+
+  truncate(size: number): void {
+    try {
+      fs.ftruncateSync(this.fd, size);
+    } catch (err) {
+      throw ioError(`truncation of ${this.path} failed`, err);
+    }
+    this.length = size;
+  }
+
+  sync(): Promise<void> {
+    return fsyncTarget(this.fd);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
+  }
+}
+
+export function segmentName(baseOffset: bigint): string {
+  return baseOffset.toString().padStart(20, '0');
+}
+
+const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex|snapshot)$/;
+
+class FileSegmentFiles implements SegmentFiles {
+  constructor(readonly baseOffset: bigint, readonly log: FileLog, readonly lastModifiedMs: number, private readonly stem: string) {}
+
+  loadOffsetIndex(): Buffer | null {
+    return readIfExists(`${this.stem}.index`);
+  }
+
+  loadTimeIndex(): Buffer | null {
+    return readIfExists(`${this.stem}.timeindex`);
+  }
+}
+
+export interface FileStoreContext {
+  readonly scheduler: FlushScheduler;
+  /** The previous run of this data directory shut down cleanly. */
+  readonly cleanShutdown: boolean;
+  /** Persisted checkpoints of this partition (-1 when none). */
+  readonly recoveryPoint: bigint;
+  readonly logStartOffset: bigint;
+  /** The log start offset or recovery point moved: rewrite the checkpoint files. */
+  checkpointsChanged(): void;
+}
+
+export class FilePartitionStore implements PartitionStore {
+  /** Segments below this base offset were fsynced with their indexes. */
+  recoveryPoint: bigint;
+  logStartOffset: bigint;
+  private dirTarget: FdTarget | null = null;
+  private readonly logs = new Set<FileLog>();
+
+  constructor(readonly dir: string, private readonly ctx: FileStoreContext) {
+    this.recoveryPoint = ctx.recoveryPoint < 0n ? 0n : ctx.recoveryPoint;
+    this.logStartOffset = ctx.logStartOffset;
+  }
+
+  open(): PartitionState {
+    fs.mkdirSync(this.dir, { recursive: true });
+    this.dirTarget = new FdTarget(fs.openSync(this.dir, 'r'), true);
+    const names = fs.readdirSync(this.dir);
+    const logs = new Set<string>();
+    const snapshots: ProducerSnapshotFile[] = [];
+    for (const name of names) {
+      const m = SEGMENT_FILE.exec(name);
+      if (m?.[2] === 'log') logs.add(m[1]!);
+    }
+    for (const name of names) {
+      const m = SEGMENT_FILE.exec(name);
+      if (!m) {
+        // Leftovers of interrupted atomic writes.
+        if (name.endsWith('.tmp')) unlinkIfExists(join(this.dir, name));
+        continue;
+      }
+      const path = join(this.dir, name);
+      if (m[2] === 'snapshot') snapshots.push({ offset: BigInt(m[1]!), load: () => readIfExists(path) });
+      else if (m[2] !== 'log' && !logs.has(m[1]!)) unlinkIfExists(path); // indexes of a deleted segment
+    }
+    const segments = [...logs].sort().map((stem) => this.openSegment(BigInt(stem), false));
+    snapshots.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
+    return { segments, cleanShutdown: this.ctx.cleanShutdown, recoveryPoint: this.recoveryPoint, logStartOffset: this.logStartOffset, snapshots };
+  }
+
+  private stem(baseOffset: bigint): string {
+    return join(this.dir, segmentName(baseOffset));
+  }
+
+  private openSegment(baseOffset: bigint, create: boolean): FileSegmentFiles {
+    const stem = this.stem(baseOffset);
+    const path = `${stem}.log`;
+    const fd = fs.openSync(path, 'a+');
+    const log = new FileLog(path, fd);
+    if (create && log.size > 0) log.truncate(0);
+    this.logs.add(log);
+    return new FileSegmentFiles(baseOffset, log, create ? -1 : fs.fstatSync(fd).mtimeMs, stem);
+  }
+
+  createSegment(baseOffset: bigint): SegmentFiles {
+    const files = this.openSegment(baseOffset, true);
+    // Empty index files from the start, so the directory always looks like Kafka's.
+    for (const ext of ['index', 'timeindex']) fs.closeSync(fs.openSync(`${this.stem(baseOffset)}.${ext}`, 'w'));
+    this.ctx.scheduler.markDirty(this.dirTarget!);
+    return files;
+  }
+
+  deleteSegment(segment: SegmentFiles): void {
+    const log = (segment as FileSegmentFiles).log;
+    this.logs.delete(log);
+    this.ctx.scheduler.release(log);
+    const stem = this.stem(segment.baseOffset);
+    // The log first: an index without its log is cleaned up at the next start.
+    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(`${stem}.${ext}`);
+    this.ctx.scheduler.markDirty(this.dirTarget!);
+  }
+
+  /** Writes a whole file and has the next round fsync it, closing it afterwards. */
+  private writeWhole(path: string, data: Buffer): void {
+    const target = new FdTarget(fs.openSync(path, 'w'));
+    try {
+      fs.writeFileSync(target.fd, data);
+    } catch (err) {
+      target.close();
+      throw ioError(`writing ${path} failed`, err);
+    }
+    this.ctx.scheduler.markDirty(target);
+    this.ctx.scheduler.afterNextRound(() => this.ctx.scheduler.release(target));
+  }
+
+  sealSegment(segment: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer, nextBase: bigint): void {
+    const stem = this.stem(segment.baseOffset);
+    this.writeWhole(`${stem}.index`, offsetIndex);
+    this.writeWhole(`${stem}.timeindex`, timeIndex);
+    this.ctx.scheduler.markDirty((segment as FileSegmentFiles).log);
+    this.ctx.scheduler.markDirty(this.dirTarget!);
+    // Only once the segment and its indexes are on disk may a restart skip recovering it.
+    this.ctx.scheduler.afterNextRound((ok) => {
+      if (!ok || nextBase <= this.recoveryPoint) return;
+      this.recoveryPoint = nextBase;
+      this.ctx.checkpointsChanged();
+    });
+  }
+
+  appended(segment: SegmentFiles): Promise<void> {
+    return this.ctx.scheduler.written((segment as FileSegmentFiles).log);
+  }
+
+  durableNow(segment: SegmentFiles): Promise<void> {
+    return this.ctx.scheduler.waitFor((segment as FileSegmentFiles).log);
+  }
+
+  writeProducerSnapshot(offset: bigint, data: Buffer): void {
+    this.writeWhole(`${this.stem(offset)}.snapshot`, data);
+    this.ctx.scheduler.markDirty(this.dirTarget!);
+  }
+
+  deleteProducerSnapshot(offset: bigint): void {
+    unlinkIfExists(`${this.stem(offset)}.snapshot`);
+    if (this.dirTarget) this.ctx.scheduler.markDirty(this.dirTarget);
+  }
+
+  logStartOffsetChanged(logStartOffset: bigint): void {
+    if (logStartOffset === this.logStartOffset) return;
+    this.logStartOffset = logStartOffset;
+    this.ctx.checkpointsChanged();
+  }
+
+  prepareClose(active: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): void {
+    const stem = this.stem(active.baseOffset);
+    this.writeWhole(`${stem}.index`, offsetIndex);
+    this.writeWhole(`${stem}.timeindex`, timeIndex);
+    this.ctx.scheduler.markDirty((active as FileSegmentFiles).log);
+    this.ctx.scheduler.markDirty(this.dirTarget!);
+    // After a clean shutdown only the active segment is recovered if the next run crashes.
+    if (active.baseOffset > this.recoveryPoint) this.recoveryPoint = active.baseOffset;
+  }
+
+  close(): void {
+    for (const log of this.logs) this.ctx.scheduler.release(log);
+    this.logs.clear();
+    if (this.dirTarget) this.ctx.scheduler.release(this.dirTarget);
+    this.dirTarget = null;
+  }
+
+  /**
+   * Kafka's way: rename the directory to `<topic>-<partition>.<id>-delete` first (atomic, so
+   * a crash never leaves a half-deleted partition under the live name), then remove it;
+   * leftovers are removed at the next open.
+   */
+  destroy(): void {
+    this.close();
+    const parent = dirname(this.dir);
+    const suffix = `.${randomBytes(16).toString('hex')}-delete`;
+    const name = basename(this.dir);
+    const doomed = join(parent, `${name.slice(0, 255 - suffix.length)}${suffix}`);
+    fs.renameSync(this.dir, doomed);
+    fsyncDirSync(parent);
+    fs.rmSync(doomed, { recursive: true, force: true });
+  }
+}

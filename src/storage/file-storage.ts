@@ -1,0 +1,198 @@
+/**
+ * The file engine. A data directory holds, besides one directory per partition:
+ *   catalog.json                        topics and the cluster id (replaced atomically)
+ *   log-start-offset-checkpoint         Kafka's checkpoint files (see checkpoints.ts)
+ *   recovery-point-offset-checkpoint
+ *   .kafka_cleanshutdown                present only between a clean close and the next open
+ * At open, a missing clean-shutdown marker means the last run crashed: partitions recover
+ * every segment from their recovery point on (see log-loader.ts).
+ */
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { ErrorCode } from '../protocol/errors.js';
+import type { Logger } from '../util/log.js';
+import { StorageError } from './errors.js';
+import { Catalog, fileCatalogPersistence } from './catalog.js';
+import { checkpointKey, CheckpointWriter, LOG_START_OFFSET_CHECKPOINT, readCheckpoint, RECOVERY_POINT_CHECKPOINT, type CheckpointSource } from './checkpoints.js';
+import { FilePartitionStore } from './file-segment.js';
+import { FlushScheduler } from './flush-scheduler.js';
+import { fsyncDirSync, readIfExists, unlinkIfExists, writeAtomicSync } from './fs-util.js';
+import { BaseStorage, type StorageEngine } from './storage-base.js';
+import type { FlushPolicy, Storage, StorageOptions, StorageStats, TopicMetadata } from './types.js';
+
+export const CLEAN_SHUTDOWN_MARKER = '.kafka_cleanshutdown';
+/** Kafka's lock file name; here it holds the owner's pid (Node has no portable flock). */
+export const LOCK_FILE = '.lock';
+export const CATALOG_FILE = 'catalog.json';
+const PARTITION_METADATA = 'partition.metadata';
+const PARTITION_DIR = /^(.+)-(\d+)$/;
+
+/** Kafka's PartitionMetadataFile: which topic (by id) a partition directory belongs to. */
+function partitionMetadata(topicId: string): string {
+  return `version: 0\ntopic_id: ${topicId}\n`;
+}
+
+function topicIdOf(dir: string): string | null {
+  const text = readIfExists(join(dir, PARTITION_METADATA))?.toString('utf8');
+  return text ? (/^topic_id: (\S+)$/m.exec(text)?.[1] ?? null) : null;
+}
+
+const openInThisProcess = new Set<string>();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Best-effort exclusive use of a data directory: refused while another live process (by
+ * the pid in `.lock`) or this process has it open; a lock left by a killed process is taken
+ * over. Returns the release function.
+ */
+function acquireLock(dataDir: string): () => void {
+  const real = fs.realpathSync(dataDir);
+  if (openInThisProcess.has(real)) throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `${dataDir} is already open in this process`);
+  const path = join(dataDir, LOCK_FILE);
+  const holder = Number(readIfExists(path)?.toString('utf8').trim());
+  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+    throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `${dataDir} is in use by process ${holder}`);
+  }
+  fs.writeFileSync(path, `${process.pid}\n`);
+  openInThisProcess.add(real);
+  return () => {
+    openInThisProcess.delete(real);
+    unlinkIfExists(path);
+  };
+}
+
+class FileEngine implements StorageEngine, CheckpointSource {
+  readonly checkpoints: CheckpointWriter;
+  private readonly stores = new Map<string, FilePartitionStore>();
+
+  constructor(
+    private readonly dataDir: string,
+    readonly scheduler: FlushScheduler,
+    private readonly cleanShutdown: boolean,
+    private readonly logStartOffsets: Map<string, bigint>,
+    private readonly recoveryPoints: Map<string, bigint>,
+    private readonly log: Logger | undefined,
+    private readonly releaseLock: () => void,
+  ) {
+    this.checkpoints = new CheckpointWriter(dataDir, this, log);
+  }
+
+  get stats(): StorageStats {
+    return this.scheduler.stats;
+  }
+
+  partitionStore(topic: TopicMetadata, partition: number, created: boolean): FilePartitionStore {
+    const dir = join(this.dataDir, `${topic.name}-${partition}`);
+    // A directory under a new topic's name is a leftover of a deleted topic of that name.
+    if (created) fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    if (topicIdOf(dir) !== topic.topicId) writeAtomicSync(join(dir, PARTITION_METADATA), partitionMetadata(topic.topicId));
+    const key = checkpointKey(topic.name, partition);
+    const store = new FilePartitionStore(dir, {
+      scheduler: this.scheduler,
+      cleanShutdown: created || this.cleanShutdown,
+      recoveryPoint: created ? 0n : (this.recoveryPoints.get(key) ?? -1n),
+      logStartOffset: created ? -1n : (this.logStartOffsets.get(key) ?? -1n),
+      checkpointsChanged: () => this.checkpoints.changed(),
+    });
+    this.stores.set(key, store);
+    return store;
+  }
+
+  topicCreated(): void {
+    fsyncDirSync(this.dataDir);
+  }
+
+  topicDeleted(topic: TopicMetadata): void {
+    for (let p = 0; p < topic.partitions; p++) this.stores.delete(checkpointKey(topic.name, p));
+    fsyncDirSync(this.dataDir);
+    this.checkpoints.changed();
+  }
+
+  *checkpointEntries(): Iterable<readonly [string, bigint, bigint]> {
+    for (const [key, store] of this.stores) {
+      yield [key, store.logStartOffset < 0n ? 0n : store.logStartOffset, store.recoveryPoint];
+    }
+  }
+
+  flush(): Promise<void> {
+    return this.scheduler.flushAll();
+  }
+
+  async close(closeLogs: () => void): Promise<void> {
+    await this.scheduler.flushAll();
+    await this.checkpoints.idle();
+    this.checkpoints.writeSync();
+    closeLogs();
+    this.scheduler.stop();
+    fs.closeSync(fs.openSync(join(this.dataDir, CLEAN_SHUTDOWN_MARKER), 'w'));
+    fsyncDirSync(this.dataDir);
+    this.releaseLock();
+    this.log?.info('storage closed cleanly', { dataDir: this.dataDir });
+  }
+
+  /** Removes directories of deleted topics (renamed "-delete", or holding a topic id no topic has). */
+  removeStale(liveTopicIds: ReadonlySet<string>): void {
+    for (const name of fs.readdirSync(this.dataDir)) {
+      const path = join(this.dataDir, name);
+      if (!PARTITION_DIR.test(name) && !name.endsWith('-delete')) continue;
+      if (!fs.statSync(path).isDirectory()) continue;
+      const topicId = name.endsWith('-delete') ? null : topicIdOf(path);
+      if (name.endsWith('-delete') || (topicId !== null && !liveTopicIds.has(topicId))) {
+        this.log?.info('removing the directory of a deleted topic', { dir: name });
+        fs.rmSync(path, { recursive: true, force: true });
+      } else if (topicId === null) {
+        this.log?.warn('leaving a partition directory without partition.metadata alone', { dir: name });
+      }
+    }
+  }
+}
+
+/**
+ * Opens (creating if needed) the data directory, recovering after a crash. The directory
+ * must not be used by another process at the same time.
+ */
+export async function openFileStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const releaseLock = acquireLock(dataDir);
+  try {
+    return await open(dataDir, options, releaseLock);
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
+}
+
+async function open(dataDir: string, options: StorageOptions, releaseLock: () => void): Promise<Storage> {
+  const log = options.log;
+  const cleanShutdown = fs.existsSync(join(dataDir, CLEAN_SHUTDOWN_MARKER));
+  if (!cleanShutdown && fs.existsSync(join(dataDir, CATALOG_FILE))) log?.warn('no clean shutdown marker: recovering logs', { dataDir });
+  const flush: FlushPolicy = options.flush ?? 'always';
+  const scheduler = new FlushScheduler(flush, (err) => log?.error('fsync failed', { err }));
+  const engine = new FileEngine(
+    dataDir, scheduler, cleanShutdown,
+    readCheckpoint(join(dataDir, LOG_START_OFFSET_CHECKPOINT), log),
+    readCheckpoint(join(dataDir, RECOVERY_POINT_CHECKPOINT), log),
+    log,
+    releaseLock,
+  );
+  const catalog = new Catalog(fileCatalogPersistence(join(dataDir, CATALOG_FILE)));
+  engine.removeStale(new Set(catalog.topics().map((t) => t.topicId)));
+  const storage = new BaseStorage(catalog, engine, options);
+  // From here on this run may crash: the next open must not trust the logs blindly.
+  if (cleanShutdown) {
+    unlinkIfExists(join(dataDir, CLEAN_SHUTDOWN_MARKER));
+    fsyncDirSync(dataDir);
+  }
+  engine.checkpoints.changed();
+  await engine.checkpoints.idle();
+  return storage;
+}

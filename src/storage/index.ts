@@ -1,0 +1,33 @@
+export { StorageError } from './errors.js';
+export { openFileStorage, CLEAN_SHUTDOWN_MARKER, CATALOG_FILE } from './file-storage.js';
+export { openMemoryStorage } from './memory-storage.js';
+export { MAX_TOPIC_NAME_LENGTH, randomUuid, validateTopicName } from './catalog.js';
+export { LEADER_EPOCH } from './partition-log.js';
+export {
+  describeTopicConfigs,
+  effectiveTopicConfigs,
+  TOPIC_CONFIG_DEFAULTS,
+  TOPIC_CONFIG_DEFS,
+  topicDefaultsFromBrokerConfig,
+  validateTopicConfigs,
+  type ConfigType,
+  type TopicConfigDef,
+  type TopicConfigEntry,
+} from './topic-configs.js';
+export type {
+  AppendOptions,
+  AppendOrigin,
+  AppendResult,
+  CreateTopicOptions,
+  FlushPolicy,
+  OffsetAndTimestamp,
+  PartitionLog,
+  ReadOptions,
+  ReadResult,
+  SegmentInfo,
+  Storage,
+  StorageOptions,
+  StorageStats,
+  TopicConfigs,
+  TopicMetadata,
+} from './types.js';

@@ -1,0 +1,34 @@
+/**
+ * The memory engine: the same catalog and partition logs as the file engine, with segments
+ * in buffers. Nothing survives close; every append is "durable" at once. For tests and
+ * `--data-dir` unset.
+ */
+import { Catalog, NO_PERSISTENCE } from './catalog.js';
+import { RESOLVED } from './flush-scheduler.js';
+import { MemoryPartitionStore } from './memory-segment.js';
+import { BaseStorage, type StorageEngine } from './storage-base.js';
+import type { PartitionStore } from './segment-store.js';
+import type { Storage, StorageOptions, StorageStats } from './types.js';
+
+class MemoryEngine implements StorageEngine {
+  readonly stats: StorageStats = Object.freeze({ fsyncs: 0, flushRounds: 0 });
+
+  partitionStore(): PartitionStore {
+    return new MemoryPartitionStore();
+  }
+
+  topicCreated(): void {}
+  topicDeleted(): void {}
+
+  flush(): Promise<void> {
+    return RESOLVED;
+  }
+
+  async close(closeLogs: () => void): Promise<void> {
+    closeLogs();
+  }
+}
+
+export function openMemoryStorage(options: StorageOptions = {}): Storage {
+  return new BaseStorage(new Catalog(NO_PERSISTENCE), new MemoryEngine(), options);
+}

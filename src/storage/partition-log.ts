@@ -1,0 +1,385 @@
+/**
+ * The one implementation of PartitionLog: Kafka's UnifiedLog/LocalLog logic over a
+ * PartitionStore (files or memory). Appends are validated on the batch header and CRC only,
+ * get their offsets by rewriting the header in place, and are written as received; reads
+ * find whole batches through the sparse offset index and return the stored bytes.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import {
+  decodeRecordBatch,
+  LAST_OFFSET_DELTA_OFFSET,
+  LENGTH_OFFSET,
+  LOG_OVERHEAD,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  BASE_OFFSET_OFFSET,
+  readBatchHeader,
+  setLogAppendTime,
+  setMaxTimestamp,
+  TimestampType,
+  type RecordBatchHeader,
+} from '../protocol/records/index.js';
+import type { Logger } from '../util/log.js';
+import { validateAppend } from './append-validation.js';
+import { ioError, StorageError } from './errors.js';
+import { loadLog } from './log-loader.js';
+import { lastSequence, type ProducerStateManager } from './producer-state.js';
+import { BatchWalker, HEADER_PREFIX, Segment } from './segment.js';
+import type { PartitionStore } from './segment-store.js';
+import type { LogConfig } from './topic-configs.js';
+import type { AppendOptions, AppendResult, OffsetAndTimestamp, PartitionLog, ReadOptions, ReadResult, SegmentInfo } from './types.js';
+
+/** Brook is the only replica and never changes leader: every batch is stamped with epoch 0. */
+export const LEADER_EPOCH = 0;
+const NO_RECORDS: Buffer[] = [];
+const TWO_32 = 4294967296;
+
+/** An int64 offset as a number, without allocating a bigint (exact below 2^53, far beyond any real offset). */
+function readOffset(buf: Buffer, at: number): number {
+  return buf.readInt32BE(at) * TWO_32 + buf.readUInt32BE(at + 4);
+}
+
+export interface PartitionLogDeps {
+  readonly store: PartitionStore;
+  readonly config: LogConfig;
+  /** Scratch shared by every log of the storage for header walks (all reads are synchronous). */
+  readonly scratch: Buffer;
+  readonly producerIdExpirationMs: number;
+  readonly log?: Logger;
+}
+
+export class PartitionLogImpl implements PartitionLog {
+  private config: LogConfig;
+  private state: 'open' | 'closed' | 'deleted' = 'open';
+
+  private constructor(
+    readonly topic: string,
+    readonly partition: number,
+    private readonly deps: PartitionLogDeps,
+    private readonly segmentList: Segment[],
+    private lso: bigint,
+    private readonly producers: ProducerStateManager,
+    private readonly snapshotOffsets: bigint[],
+  ) {
+    this.config = deps.config;
+  }
+
+  /** Opens (and if needed recovers) the partition's log; `recoveryScratch` is a large reusable buffer. */
+  static open(topic: string, partition: number, deps: PartitionLogDeps, nowMs: number, recoveryScratch: Buffer): PartitionLogImpl {
+    const loaded = loadLog(deps.store, {
+      name: `${topic}-${partition}`, config: deps.config, nowMs, producerIdExpirationMs: deps.producerIdExpirationMs,
+      scratch: recoveryScratch, log: deps.log,
+    });
+    deps.store.logStartOffsetChanged(loaded.logStartOffset);
+    return new PartitionLogImpl(topic, partition, deps, loaded.segments, loaded.logStartOffset, loaded.producers, loaded.snapshotOffsets);
+  }
+
+  get logStartOffset(): bigint {
+    return this.lso;
+  }
+
+  get logEndOffset(): bigint {
+    return this.active.nextOffset;
+  }
+
+  get highWatermark(): bigint {
+    return this.active.nextOffset;
+  }
+
+  get sizeInBytes(): number {
+    let total = 0;
+    for (const s of this.segmentList) total += s.size;
+    return total;
+  }
+
+  private get active(): Segment {
+    return this.segmentList[this.segmentList.length - 1]!;
+  }
+
+  updateConfig(config: LogConfig): void {
+    this.config = config;
+  }
+
+  segments(): SegmentInfo[] {
+    return this.segmentList.map((s) => ({ baseOffset: s.baseOffset, sizeInBytes: s.size }));
+  }
+
+  append(records: Buffer, options: AppendOptions): AppendResult {
+    this.ensureOpen();
+    const origin = options.origin ?? 'client';
+    const nowMs = options.nowMs;
+    const config = this.config;
+    const header = validateAppend(records, config, origin, nowMs);
+    const logAppendTime = config.timestampType === TimestampType.LogAppendTime;
+    const hasProducer = header.producerId >= 0n;
+    const lastSeq = hasProducer ? lastSequence(header.baseSequence, header.lastOffsetDelta) : -1;
+    if (hasProducer) {
+      const dup = this.producers.check(header.producerId, header.producerEpoch, header.baseSequence, lastSeq, header.isControl, origin);
+      if (dup) {
+        return {
+          baseOffset: dup.firstOffset, lastOffset: dup.lastOffset, logAppendTimeMs: logAppendTime ? dup.timestamp : -1n,
+          logStartOffset: this.lso, duplicate: true, durable: this.deps.store.durableNow(this.active.files),
+        };
+      }
+    }
+    const baseOffset = this.active.nextOffset;
+    const lastOffset = baseOffset + BigInt(header.lastOffsetDelta);
+    const maxTimestamp = logAppendTime ? BigInt(nowMs) : header.maxTimestamp;
+    const size = header.sizeInBytes;
+    if (this.active.shouldRoll({
+      batchSize: size, lastOffset, maxTimestamp, nowMs,
+      segmentBytes: config.segmentBytes, segmentMs: config.segmentMs, segmentIndexBytes: config.segmentIndexBytes,
+    })) {
+      this.roll(nowMs);
+    }
+    const batch = size === records.length ? records : records.subarray(0, size);
+    this.stamp(batch, header, baseOffset, logAppendTime, maxTimestamp);
+    const segment = this.active;
+    const position = segment.size;
+    segment.log.append(batch);
+    segment.lastModifiedMs = nowMs;
+    segment.onAppended(position, size, lastOffset, maxTimestamp, config.indexIntervalBytes);
+    if (hasProducer) {
+      const meta = header.isControl ? null : { firstSeq: header.baseSequence, lastSeq, firstOffset: baseOffset, lastOffset, timestamp: maxTimestamp };
+      this.producers.update(header.producerId, header.producerEpoch, meta, maxTimestamp);
+    }
+    return {
+      baseOffset, lastOffset, logAppendTimeMs: logAppendTime ? maxTimestamp : -1n, logStartOffset: this.lso,
+      duplicate: false, durable: this.deps.store.appended(segment.files),
+    };
+  }
+
+  /**
+   * The broker's edits before storing (LogValidator's in-place path). Offset and leader epoch
+   * sit outside the CRC and are written directly: the batch was validated, so the helpers'
+   * re-parsing of the header would be wasted. Timestamp changes go through the helpers,
+   * which recompute the CRC.
+   */
+  private stamp(batch: Buffer, header: RecordBatchHeader, baseOffset: bigint, logAppendTime: boolean, maxTimestamp: bigint): void {
+    batch.writeBigInt64BE(baseOffset, BASE_OFFSET_OFFSET);
+    batch.writeInt32BE(LEADER_EPOCH, PARTITION_LEADER_EPOCH_OFFSET);
+    if (logAppendTime) setLogAppendTime(batch, 0, maxTimestamp);
+    // On a CreateTime topic Kafka rewrites the batch as CreateTime whatever the producer set.
+    else if (header.timestampType === TimestampType.LogAppendTime) setMaxTimestamp(batch, 0, TimestampType.CreateTime, header.maxTimestamp);
+  }
+
+  /** Kafka's roll: a new active segment at the log end; the old one is sealed (indexes persisted, fsynced). */
+  private roll(nowMs: number): void {
+    const old = this.active;
+    const base = old.nextOffset;
+    try {
+      old.finalizeTimeIndex();
+      const segment = new Segment(this.deps.store.createSegment(base), nowMs);
+      this.segmentList.push(segment);
+      this.writeSnapshot(base);
+      this.deps.store.sealSegment(old.files, old.offsetIndex.bytes(), old.timeIndex.bytes(), base);
+    } catch (err) {
+      throw err instanceof StorageError ? err : ioError(`rolling ${this.topic}-${this.partition} at offset ${base} failed`, err);
+    }
+  }
+
+  private writeSnapshot(offset: bigint): void {
+    this.deps.store.writeProducerSnapshot(offset, this.producers.snapshot());
+    if (this.snapshotOffsets.at(-1) !== offset) this.snapshotOffsets.push(offset);
+  }
+
+  read(fetchOffset: bigint, maxBytes: number, options: ReadOptions): ReadResult {
+    this.ensureOpen();
+    const leo = this.logEndOffset;
+    if (fetchOffset < this.lso || fetchOffset > leo) {
+      throw new StorageError(ErrorCode.OFFSET_OUT_OF_RANGE,
+        `offset ${fetchOffset} of ${this.topic}-${this.partition} is outside [${this.lso}, ${leo}]`);
+    }
+    let records = NO_RECORDS;
+    if (fetchOffset < leo) {
+      const target = Number(fetchOffset);
+      for (let i = this.segmentIndexFor(fetchOffset); i < this.segmentList.length; i++) {
+        const found = this.readSegment(this.segmentList[i]!, target, maxBytes, options.minOneBatch);
+        if (found) {
+          records = found.length > 0 ? [found] : NO_RECORDS;
+          break;
+        }
+      }
+    }
+    const bytes = records.length > 0 ? records[0]!.length : 0;
+    return { records, bytes, highWatermark: leo, logStartOffset: this.lso, lastStableOffset: leo };
+  }
+
+  /** Whole batches from the one holding `target`, within `maxBytes`; null when the segment ends before `target`. */
+  private readSegment(segment: Segment, target: number, maxBytes: number, minOneBatch: boolean): Buffer | null {
+    if (Number(segment.nextOffset) <= target) return null;
+    const walker = new BatchWalker(segment.log, this.deps.scratch);
+    const size = segment.size;
+    let position = segment.offsetIndex.lookup(target - Number(segment.baseOffset));
+    let start = -1;
+    let firstSize = 0;
+    while (position < size) {
+      const at = walker.ensure(position, LAST_OFFSET_DELTA_OFFSET + 4);
+      if (at < 0) break;
+      const v = walker.view;
+      const batchSize = LOG_OVERHEAD + v.readInt32BE(at + LENGTH_OFFSET);
+      if (readOffset(v, at) + v.readInt32BE(at + LAST_OFFSET_DELTA_OFFSET) >= target) {
+        start = position;
+        firstSize = batchSize;
+        break;
+      }
+      position += batchSize;
+    }
+    if (start < 0) return null;
+    const limit = start + Math.max(0, maxBytes);
+    let end = size;
+    if (limit < size) {
+      // Jump close to the limit through the index, then walk the last few headers.
+      end = Math.max(start, segment.offsetIndex.floorPosition(limit));
+      for (;;) {
+        const at = walker.ensure(end, LOG_OVERHEAD);
+        if (at < 0) break;
+        const batchSize = LOG_OVERHEAD + walker.view.readInt32BE(at + LENGTH_OFFSET);
+        if (end + batchSize > limit) break;
+        end += batchSize;
+      }
+    }
+    if (end === start) {
+      if (!minOneBatch) return Buffer.alloc(0);
+      end = start + firstSize;
+    }
+    return segment.log.read(start, end - start);
+  }
+
+  /** The segment holding `offset` (the last one whose base offset is <= it). */
+  private segmentIndexFor(offset: bigint): number {
+    let lo = 0;
+    let hi = this.segmentList.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.segmentList[mid]!.baseOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  offsetForTimestamp(timestampMs: bigint): OffsetAndTimestamp | null {
+    this.ensureOpen();
+    for (const segment of this.segmentList) {
+      if (segment.maxTimestamp < timestampMs) continue;
+      const rel = segment.timeIndex.offsetBefore(timestampMs);
+      const from = rel < 0 ? 0 : segment.offsetIndex.lookup(rel);
+      const found = this.findInSegment(segment, from, (ts) => ts >= timestampMs);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  maxTimestamp(): OffsetAndTimestamp | null {
+    this.ensureOpen();
+    let best: Segment | null = null;
+    for (const s of this.segmentList) if (s.maxTimestamp >= 0n && (!best || s.maxTimestamp > best.maxTimestamp)) best = s;
+    if (!best) return null;
+    const max = best.maxTimestamp;
+    const from = best.offsetIndex.lookup(best.relative(best.offsetOfMaxTimestamp));
+    return this.findInSegment(best, from, (ts) => ts === max);
+  }
+
+  /**
+   * Walks batch headers from `position` to the first batch whose max timestamp `matches`,
+   * then (as Kafka, which reads that batch) returns its first record at or after the log
+   * start whose timestamp `matches`. LogAppendTime batches need no decoding: every record
+   * carries the batch time.
+   */
+  private findInSegment(segment: Segment, position: number, matches: (ts: bigint) => boolean): OffsetAndTimestamp | null {
+    const walker = new BatchWalker(segment.log, this.deps.scratch);
+    while (position < segment.size) {
+      const at = walker.ensure(position, HEADER_PREFIX);
+      if (at < 0) return null;
+      const batchSize = LOG_OVERHEAD + walker.view.readInt32BE(at + LENGTH_OFFSET);
+      const maxTs = walker.view.readBigInt64BE(at + MAX_TIMESTAMP_OFFSET);
+      if (maxTs >= 0n && matches(maxTs)) {
+        const bytes = segment.log.read(position, batchSize);
+        const header = readBatchHeader(bytes);
+        if (header.lastOffset >= this.lso) {
+          if (header.timestampType === TimestampType.LogAppendTime) return { offset: header.baseOffset, timestamp: header.maxTimestamp };
+          try {
+            for (const record of decodeRecordBatch(bytes).records) {
+              if (record.offset >= this.lso && matches(record.timestamp)) return { offset: record.offset, timestamp: record.timestamp };
+            }
+          } catch (err) {
+            this.deps.log?.warn('cannot decode a stored batch', { partition: `${this.topic}-${this.partition}`, position, err });
+          }
+        }
+      }
+      position += batchSize;
+    }
+    return null;
+  }
+
+  /**
+   * Kafka's deleteOldSegments for cleanup.policy=delete: first segments whose largest
+   * timestamp is older than retention.ms, then oldest segments while the log exceeds
+   * retention.bytes. When every segment would go, a new empty one is rolled first, as
+   * Kafka does, so the log start offset becomes the log end offset.
+   */
+  enforceRetention(nowMs: number): void {
+    if (this.state !== 'open') return;
+    const config = this.config;
+    if (config.deleteRetention) {
+      if (config.retentionMs >= 0) this.deleteOldest(nowMs, (s) => nowMs - s.largestTimestamp() > config.retentionMs);
+      if (config.retentionBytes >= 0) {
+        let excess = this.sizeInBytes - config.retentionBytes;
+        this.deleteOldest(nowMs, (s) => {
+          if (excess - s.size < 0) return false;
+          excess -= s.size;
+          return true;
+        });
+      }
+    }
+    this.producers.expire(nowMs, this.deps.producerIdExpirationMs);
+  }
+
+  private deleteOldest(nowMs: number, deletable: (s: Segment) => boolean): void {
+    let count = 0;
+    while (count < this.segmentList.length) {
+      const s = this.segmentList[count]!;
+      if (count === this.segmentList.length - 1 && s.size === 0) break;
+      if (!deletable(s)) break;
+      count++;
+    }
+    if (count === 0) return;
+    if (count === this.segmentList.length) this.roll(nowMs);
+    for (const s of this.segmentList.splice(0, count)) this.deps.store.deleteSegment(s.files);
+    const start = this.segmentList[0]!.baseOffset;
+    if (start > this.lso) this.lso = start;
+    this.deps.store.logStartOffsetChanged(this.lso);
+    while (this.snapshotOffsets.length > 0 && this.snapshotOffsets[0]! < this.lso) {
+      this.deps.store.deleteProducerSnapshot(this.snapshotOffsets.shift()!);
+    }
+  }
+
+  /** Clean shutdown, step one: final time index entry, indexes and producer snapshot at the log end. */
+  prepareClose(): void {
+    if (this.state !== 'open') return;
+    const active = this.active;
+    active.finalizeTimeIndex();
+    this.writeSnapshot(active.nextOffset);
+    this.deps.store.prepareClose(active.files, active.offsetIndex.bytes(), active.timeIndex.bytes());
+  }
+
+  close(): void {
+    if (this.state !== 'open') return;
+    this.state = 'closed';
+    this.deps.store.close();
+  }
+
+  /** The topic was deleted: later calls fail with UNKNOWN_TOPIC_OR_PARTITION. */
+  destroy(): void {
+    if (this.state === 'deleted') return;
+    this.state = 'deleted';
+    this.deps.store.destroy();
+  }
+
+  private ensureOpen(): void {
+    if (this.state === 'deleted') {
+      throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${this.topic}-${this.partition} was deleted`);
+    }
+    if (this.state === 'closed') throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'storage is closed');
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Idempotent-producer state of one partition, after Kafka's ProducerStateManager,
+ * ProducerStateEntry and ProducerAppendInfo (Kafka 4.x): per producer id, the current epoch
+ * and the metadata of its last five batches, which is what duplicate detection and sequence
+ * checks need. Snapshots (taken at roll and clean shutdown) let a restart replay only the
+ * log written after them.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { crc32c, NO_PRODUCER_EPOCH, NO_SEQUENCE } from '../protocol/records/index.js';
+import { StorageError } from './errors.js';
+import type { AppendOrigin } from './types.js';
+
+/** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN, matching max.in.flight.requests.per.connection <= 5. */
+export const BATCHES_TO_RETAIN = 5;
+
+export interface BatchMetadata {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly firstOffset: bigint;
+  readonly lastOffset: bigint;
+  /** The batch's max timestamp as stored (the append time on LogAppendTime topics). */
+  readonly timestamp: bigint;
+}
+
+interface ProducerEntry {
+  epoch: number;
+  batches: BatchMetadata[];
+  lastTimestamp: bigint;
+}
+
+/** The batch's last sequence: base + lastOffsetDelta, wrapping past Int32 max to 0 (DefaultRecordBatch.incrementSequence). */
+export function lastSequence(baseSequence: number, lastOffsetDelta: number): number {
+  if (baseSequence > 0x7fffffff - lastOffsetDelta) return lastOffsetDelta - (0x7fffffff - baseSequence) - 1;
+  return baseSequence + lastOffsetDelta;
+}
+
+function inSequence(lastSeq: number, nextSeq: number): boolean {
+  return nextSeq === lastSeq + 1 || (nextSeq === 0 && lastSeq === 0x7fffffff);
+}
+
+const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_HEADER = 2 + 4 + 4;
+const ENTRY_FIXED = 8 + 2 + 8 + 1;
+const BATCH_SIZE = 4 + 4 + 8 + 8 + 8;
+
+export class ProducerStateManager {
+  private readonly producers = new Map<bigint, ProducerEntry>();
+
+  get producerCount(): number {
+    return this.producers.size;
+  }
+
+  /**
+   * Checks a batch of producer `producerId` before it is appended. Returns the metadata of
+   * the original when the batch duplicates one of the producer's retained batches (client
+   * appends only; not to be appended again), else null. Throws INVALID_PRODUCER_EPOCH for
+   * a stale epoch and OUT_OF_ORDER_SEQUENCE_NUMBER for a gap. As in Kafka 4.x, a producer
+   * with no state here (new, expired, or deleted by retention) may start at any sequence:
+   * brokers no longer answer UNKNOWN_PRODUCER_ID (KIP-360).
+   */
+  check(producerId: bigint, epoch: number, firstSeq: number, lastSeq: number, isControl: boolean, origin: AppendOrigin): BatchMetadata | null {
+    const entry = this.producers.get(producerId);
+    if (origin === 'client' && entry && entry.epoch === epoch) {
+      for (const b of entry.batches) if (b.firstSeq === firstSeq && b.lastSeq === lastSeq) return b;
+    }
+    const currentEpoch = entry ? entry.epoch : NO_PRODUCER_EPOCH;
+    if (epoch < currentEpoch) {
+      throw new StorageError(ErrorCode.INVALID_PRODUCER_EPOCH,
+        `epoch ${epoch} of producer ${producerId} is smaller than the last seen epoch ${currentEpoch}`);
+    }
+    // The coordinator's writes carry no sequences; Kafka checks only their epoch.
+    if (origin !== 'client' || isControl) return null;
+    if (epoch !== currentEpoch) {
+      if (firstSeq !== 0 && currentEpoch !== NO_PRODUCER_EPOCH) {
+        throw new StorageError(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+          `invalid sequence number ${firstSeq} for new epoch ${epoch} of producer ${producerId} (current epoch ${currentEpoch})`);
+      }
+    } else {
+      const last = entry!.batches.at(-1);
+      const currentLastSeq = last ? last.lastSeq : NO_SEQUENCE;
+      if (currentEpoch !== NO_PRODUCER_EPOCH && !inSequence(currentLastSeq, firstSeq)) {
+        throw new StorageError(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+          `out of order sequence number for producer ${producerId}: ${firstSeq} (incoming), ${currentLastSeq} (current end)`);
+      }
+    }
+    return null;
+  }
+
+  /** Records an appended (or replayed, unchecked) batch of a producer. */
+  update(producerId: bigint, epoch: number, batch: BatchMetadata | null, timestamp: bigint): void {
+    let entry = this.producers.get(producerId);
+    if (!entry) {
+      entry = { epoch, batches: [], lastTimestamp: timestamp };
+      this.producers.set(producerId, entry);
+    } else if (entry.epoch !== epoch) {
+      // A new epoch starts a new sequence space (ProducerStateEntry.maybeUpdateProducerEpoch).
+      entry.epoch = epoch;
+      entry.batches = [];
+    }
+    if (batch) {
+      if (entry.batches.length === BATCHES_TO_RETAIN) entry.batches.shift();
+      entry.batches.push(batch);
+    }
+    entry.lastTimestamp = timestamp;
+  }
+
+  /** Forgets producers idle for `expirationMs` (by their last batch timestamp), as Kafka's removeExpiredProducers. */
+  expire(nowMs: number, expirationMs: number): void {
+    const now = BigInt(nowMs);
+    const limit = BigInt(expirationMs);
+    for (const [id, entry] of this.producers) if (now - entry.lastTimestamp >= limit) this.producers.delete(id);
+  }
+
+  /** Binary snapshot: version int16, crc32c uint32 of the rest, count int32, then the entries. */
+  snapshot(): Buffer {
+    let size = SNAPSHOT_HEADER;
+    for (const entry of this.producers.values()) size += ENTRY_FIXED + entry.batches.length * BATCH_SIZE;
+    const buf = Buffer.allocUnsafe(size);
+    buf.writeInt16BE(SNAPSHOT_VERSION, 0);
+    buf.writeInt32BE(this.producers.size, 6);
+    let at = SNAPSHOT_HEADER;
+    for (const [id, entry] of this.producers) {
+      at = buf.writeBigInt64BE(id, at);
+      at = buf.writeInt16BE(entry.epoch, at);
+      at = buf.writeBigInt64BE(entry.lastTimestamp, at);
+      at = buf.writeInt8(entry.batches.length, at);
+      for (const b of entry.batches) {
+        at = buf.writeInt32BE(b.firstSeq, at);
+        at = buf.writeInt32BE(b.lastSeq, at);
+        at = buf.writeBigInt64BE(b.firstOffset, at);
+        at = buf.writeBigInt64BE(b.lastOffset, at);
+        at = buf.writeBigInt64BE(b.timestamp, at);
+      }
+    }
+    buf.writeUInt32BE(crc32c(buf.subarray(6)), 2);
+    return buf;
+  }
+
+  /** Loads a snapshot; null when it is torn or corrupt (the caller replays the log instead). */
+  static fromSnapshot(buf: Buffer): ProducerStateManager | null {
+    if (buf.length < SNAPSHOT_HEADER || buf.readInt16BE(0) !== SNAPSHOT_VERSION) return null;
+    if (buf.readUInt32BE(2) !== crc32c(buf.subarray(6))) return null;
+    const state = new ProducerStateManager();
+    const count = buf.readInt32BE(6);
+    let at = SNAPSHOT_HEADER;
+    for (let i = 0; i < count; i++) {
+      if (buf.length - at < ENTRY_FIXED) return null;
+      const id = buf.readBigInt64BE(at);
+      const epoch = buf.readInt16BE(at + 8);
+      const lastTimestamp = buf.readBigInt64BE(at + 10);
+      const n = buf.readInt8(at + 18);
+      at += ENTRY_FIXED;
+      if (n < 0 || n > BATCHES_TO_RETAIN || buf.length - at < n * BATCH_SIZE) return null;
+      const batches: BatchMetadata[] = [];
+      for (let j = 0; j < n; j++, at += BATCH_SIZE) {
+        batches.push({
+          firstSeq: buf.readInt32BE(at),
+          lastSeq: buf.readInt32BE(at + 4),
+          firstOffset: buf.readBigInt64BE(at + 8),
+          lastOffset: buf.readBigInt64BE(at + 16),
+          timestamp: buf.readBigInt64BE(at + 24),
+        });
+      }
+      state.producers.set(id, { epoch, batches, lastTimestamp });
+    }
+    return at === buf.length ? state : null;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The small byte-storage abstraction under the partition log. All Kafka logic (validation,
+ * offsets, indexes, producer state, roll, retention, recovery) lives in PartitionLogImpl;
+ * an engine only stores bytes: `file-segment.ts` in Kafka's on-disk layout,
+ * `memory-segment.ts` in buffers. So the memory engine runs the same log code as the file one.
+ */
+
+/** A segment's log: bytes appended at the end, read at any position. */
+export interface LogBytes {
+  readonly size: number;
+  /** Appends all of `data`. On failure the size is unchanged and StorageError(KAFKA_STORAGE_ERROR) is thrown. */
+  append(data: Buffer): void;
+  /** Exactly the bytes [position, position + length), in one buffer (a copy or an immutable view). */
+  read(position: number, length: number): Buffer;
+  /**
+   * Up to `length` bytes from `position` (fewer at the end of the log), possibly in
+   * `scratch`: valid until the next call. For walking batch headers without allocating.
+   */
+  peek(position: number, length: number, scratch: Buffer): Buffer;
+  /** Drops everything from `size` on (recovery of a torn tail). */
+  truncate(size: number): void;
+}
+
+/** One segment's persisted pieces, named by its base offset. */
+export interface SegmentFiles {
+  readonly baseOffset: bigint;
+  readonly log: LogBytes;
+  /** When the log was last written (file mtime when loaded; -1 for a new segment), for time retention of segments without timestamps. */
+  readonly lastModifiedMs: number;
+  /** The stored offset / time index (Kafka's file format), or null when missing. */
+  loadOffsetIndex(): Buffer | null;
+  loadTimeIndex(): Buffer | null;
+}
+
+/** What an engine found when it opened a partition. */
+export interface PartitionState {
+  /** Segments oldest first (by base offset). */
+  readonly segments: SegmentFiles[];
+  /** The previous run closed cleanly: every segment and index can be trusted. */
+  readonly cleanShutdown: boolean;
+  /** Segments below this base offset were fsynced with their indexes (Kafka's recovery point). */
+  readonly recoveryPoint: bigint;
+  /** The persisted log start offset, or -1 when none. */
+  readonly logStartOffset: bigint;
+  /** Producer state snapshots by offset, newest last. */
+  readonly snapshots: readonly ProducerSnapshotFile[];
+}
+
+export interface ProducerSnapshotFile {
+  readonly offset: bigint;
+  load(): Buffer | null;
+}
+
+/** One partition's storage: segments plus the small files that let a restart skip work. */
+export interface PartitionStore {
+  open(): PartitionState;
+  createSegment(baseOffset: bigint): SegmentFiles;
+  deleteSegment(segment: SegmentFiles): void;
+  /**
+   * A segment stopped being active (roll) or was recovered: persist its final indexes,
+   * fsync it, and only then let restarts skip it by moving the recovery point to `nextBase`.
+   */
+  sealSegment(segment: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer, nextBase: bigint): void;
+  /** Durability of what was appended to `segment` so far, under the flush policy. */
+  appended(segment: SegmentFiles): Promise<void>;
+  /** Settles when everything appended to `segment` so far is durable, whatever the policy. */
+  durableNow(segment: SegmentFiles): Promise<void>;
+  writeProducerSnapshot(offset: bigint, data: Buffer): void;
+  deleteProducerSnapshot(offset: bigint): void;
+  logStartOffsetChanged(logStartOffset: bigint): void;
+  /** Clean shutdown, step one: persist the active segment's indexes (synced by the storage's final flush). */
+  prepareClose(active: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): void;
+  /** Closes every file (after the final flush). */
+  close(): void;
+  /** The topic was deleted: close and remove everything. */
+  destroy(): void;
+}

@@ -1,0 +1,152 @@
+/**
+ * The Storage both engines share: the catalog, one PartitionLogImpl per partition, and the
+ * topic-level configs. An engine only decides where bytes go (StorageEngine).
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { Logger } from '../util/log.js';
+import type { Catalog } from './catalog.js';
+import { StorageError } from './errors.js';
+import { PartitionLogImpl } from './partition-log.js';
+import type { PartitionStore } from './segment-store.js';
+import { describeTopicConfigs, effectiveTopicConfigs, logConfig, validateTopicConfigs, type TopicConfigEntry } from './topic-configs.js';
+import type { CreateTopicOptions, PartitionLog, Storage, StorageOptions, StorageStats, TopicConfigs, TopicMetadata } from './types.js';
+
+export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
+/** Header walks of reads need a few KiB (an index interval); recovery reads whole batches in bulk. */
+const READ_SCRATCH_BYTES = 16 * 1024;
+const RECOVERY_SCRATCH_BYTES = 1024 * 1024;
+
+export interface StorageEngine {
+  readonly stats: StorageStats;
+  /** Storage for one partition; `created`: the topic is new (remove anything left under its name). */
+  partitionStore(topic: TopicMetadata, partition: number, created: boolean): PartitionStore;
+  /** After a new topic's partitions were opened (make their directories durable). */
+  topicCreated(topic: TopicMetadata): void;
+  topicDeleted(topic: TopicMetadata): void;
+  flush(): Promise<void>;
+  /** Clean shutdown once every log has persisted its state: sync, `closeLogs()`, mark clean. */
+  close(closeLogs: () => void): Promise<void>;
+}
+
+export class BaseStorage implements Storage {
+  readonly topicDefaults: TopicConfigs;
+  private readonly logs = new Map<string, PartitionLogImpl[]>();
+  private readonly scratch = Buffer.allocUnsafe(READ_SCRATCH_BYTES);
+  private readonly clock: () => number;
+  private readonly producerIdExpirationMs: number;
+  private readonly log: Logger | undefined;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly catalog: Catalog, private readonly engine: StorageEngine, options: StorageOptions) {
+    this.topicDefaults = Object.freeze({ ...(options.topicDefaults ?? {}) });
+    validateTopicConfigs(this.topicDefaults);
+    this.clock = options.clock ?? Date.now;
+    this.producerIdExpirationMs = options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS;
+    this.log = options.log;
+    const recoveryScratch = Buffer.allocUnsafe(RECOVERY_SCRATCH_BYTES);
+    for (const topic of catalog.topics()) this.openLogs(topic, false, recoveryScratch);
+  }
+
+  get clusterId(): string {
+    return this.catalog.clusterId;
+  }
+
+  get stats(): StorageStats {
+    return this.engine.stats;
+  }
+
+  private openLogs(topic: TopicMetadata, created: boolean, recoveryScratch: Buffer): void {
+    const config = logConfig(effectiveTopicConfigs(topic.configs, this.topicDefaults));
+    const nowMs = this.clock();
+    const logs: PartitionLogImpl[] = [];
+    for (let p = 0; p < topic.partitions; p++) {
+      const deps = {
+        store: this.engine.partitionStore(topic, p, created), config, scratch: this.scratch,
+        producerIdExpirationMs: this.producerIdExpirationMs, log: this.log,
+      };
+      logs.push(PartitionLogImpl.open(topic.name, p, deps, nowMs, recoveryScratch));
+    }
+    this.logs.set(topic.name, logs);
+  }
+
+  createTopic(name: string, partitions: number, configs: TopicConfigs = {}, options: CreateTopicOptions = {}): TopicMetadata {
+    this.ensureOpen();
+    const topic = this.catalog.prepare(name, partitions, configs, options.isInternal ?? false, this.topicDefaults);
+    if (options.validateOnly) return topic;
+    this.catalog.commit(topic);
+    this.openLogs(topic, true, this.scratch);
+    this.engine.topicCreated(topic);
+    return topic;
+  }
+
+  validateTopic(name: string, partitions: number, configs: TopicConfigs = {}, options: { isInternal?: boolean } = {}): void {
+    this.createTopic(name, partitions, configs, { ...options, validateOnly: true });
+  }
+
+  allocateProducerId(): bigint {
+    this.ensureOpen();
+    return this.catalog.allocateProducerId();
+  }
+
+  deleteTopic(name: string): void {
+    this.ensureOpen();
+    const topic = this.catalog.remove(name);
+    for (const log of this.logs.get(name) ?? []) log.destroy();
+    this.logs.delete(name);
+    this.engine.topicDeleted(topic);
+  }
+
+  topic(name: string): TopicMetadata | undefined {
+    return this.catalog.topic(name);
+  }
+
+  topicById(topicId: string): TopicMetadata | undefined {
+    return this.catalog.topicById(topicId);
+  }
+
+  topics(): TopicMetadata[] {
+    return this.catalog.topics();
+  }
+
+  partition(topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(topic)?.[partition];
+  }
+
+  /** DescribeConfigs for a topic: every config with its value and source; undefined for an unknown topic. */
+  describeTopicConfigs(name: string): TopicConfigEntry[] | undefined {
+    const topic = this.catalog.topic(name);
+    return topic ? describeTopicConfigs(topic.configs, this.topicDefaults) : undefined;
+  }
+
+  enforceRetention(nowMs: number): void {
+    if (this.closing) return;
+    for (const [topic, logs] of this.logs) {
+      for (const log of logs) {
+        try {
+          log.enforceRetention(nowMs);
+        } catch (err) {
+          // One partition's disk trouble must not stop retention of the others.
+          this.log?.error('retention failed', { topic, partition: log.partition, err });
+        }
+      }
+    }
+  }
+
+  flush(): Promise<void> {
+    return this.engine.flush();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const logs of this.logs.values()) for (const log of logs) log.prepareClose();
+      await this.engine.close(() => {
+        for (const logs of this.logs.values()) for (const log of logs) log.close();
+      });
+    })();
+    return this.closing;
+  }
+
+  private ensureOpen(): void {
+    if (this.closing) throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'storage is closed');
+  }
+}

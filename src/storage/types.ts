@@ -1,0 +1,190 @@
+/**
+ * What the broker asks of storage: a catalog of topics and, per partition, an append-only
+ * log of record batches. Two engines implement it: files on disk (the default, durable)
+ * and memory (fast tests). Both run the same partition-log logic over a different segment
+ * store. The broker never decodes records; storage works on batch headers and stored bytes.
+ */
+import type { Logger } from '../util/log.js';
+import type { TopicConfigEntry } from './topic-configs.js';
+
+/** Topic-level settings, with Kafka's names and defaults (see `TOPIC_CONFIG_DEFAULTS`). */
+export type TopicConfigs = Readonly<Record<string, string>>;
+
+export interface TopicMetadata {
+  readonly name: string;
+  /** Kafka's topic id, base64url text of 16 bytes. */
+  readonly topicId: string;
+  readonly partitions: number;
+  /** Only the configs set explicitly for this topic; defaults come from the broker. */
+  readonly configs: TopicConfigs;
+  readonly isInternal: boolean;
+}
+
+/**
+ * Who is appending, as Kafka's AppendOrigin: a client's Produce request gets every check
+ * (base offset 0, no control batches, sequence numbers); the coordinator (Brook's own writes
+ * to internal topics) only the structural ones and the producer epoch.
+ */
+export type AppendOrigin = 'client' | 'coordinator';
+
+export interface AppendOptions {
+  /** The broker's clock, used for LogAppendTime, timestamp bounds and segment age. */
+  readonly nowMs: number;
+  /** Default 'client'. */
+  readonly origin?: AppendOrigin;
+}
+
+export interface AppendResult {
+  /** Offset assigned to the first record of the appended batch. */
+  readonly baseOffset: bigint;
+  readonly lastOffset: bigint;
+  /** The append time when the topic uses LogAppendTime, otherwise -1. */
+  readonly logAppendTimeMs: bigint;
+  readonly logStartOffset: bigint;
+  /** True when the batch repeated one of its producer's last five: nothing was appended. */
+  readonly duplicate: boolean;
+  /**
+   * Settles when the appended bytes are durable under the flush policy: with 'always' after
+   * the fsync that covers them (group commit), otherwise at once. acks=all replies wait for
+   * it; acks=1 does not. Rejects with StorageError(KAFKA_STORAGE_ERROR) when the fsync fails.
+   * Never an unhandled rejection: ignoring it is fine.
+   */
+  readonly durable: Promise<void>;
+}
+
+export interface ReadOptions {
+  /** Return the first batch even when it is larger than `maxBytes` (Kafka's KIP-74). */
+  readonly minOneBatch: boolean;
+}
+
+export interface ReadResult {
+  /**
+   * Whole stored batches, starting with the one that contains the fetch offset (which may
+   * hold earlier offsets too, as in Kafka); may be empty. From one segment per call.
+   */
+  readonly records: Buffer[];
+  readonly bytes: number;
+  readonly highWatermark: bigint;
+  readonly logStartOffset: bigint;
+  /** No transactions: equals the high watermark. */
+  readonly lastStableOffset: bigint;
+}
+
+export interface OffsetAndTimestamp {
+  readonly offset: bigint;
+  readonly timestamp: bigint;
+}
+
+export interface SegmentInfo {
+  readonly baseOffset: bigint;
+  readonly sizeInBytes: number;
+}
+
+/** One partition's log. All offsets are absolute. */
+export interface PartitionLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly logStartOffset: bigint;
+  /** Next offset to be assigned. */
+  readonly logEndOffset: bigint;
+  /** Single node: every appended record is "replicated", so this equals the log end offset. */
+  readonly highWatermark: bigint;
+  /** Bytes in all segments. */
+  readonly sizeInBytes: number;
+
+  /**
+   * Validates (one magic v2 batch, lengths, CRC, size, timestamps, producer sequence) and
+   * appends one produce request's records for this partition, rewriting the base offset and
+   * leader epoch in place (and the timestamp for LogAppendTime topics).
+   * Throws `StorageError` with a Kafka error code on rejection; nothing is appended then.
+   * A duplicate of one of a producer's last five batches is not appended again: the
+   * result carries the offsets it got the first time.
+   */
+  append(records: Buffer, options: AppendOptions): AppendResult;
+
+  /** Throws `StorageError(OFFSET_OUT_OF_RANGE)` outside [logStartOffset, logEndOffset]. */
+  read(fetchOffset: bigint, maxBytes: number, options: ReadOptions): ReadResult;
+
+  /**
+   * ListOffsets by timestamp, as Kafka: the first record (not batch) whose timestamp is
+   * >= `timestampMs`, with that record's timestamp; null when there is none.
+   */
+  offsetForTimestamp(timestampMs: bigint): OffsetAndTimestamp | null;
+
+  /**
+   * ListOffsets MAX_TIMESTAMP, as Kafka: the first record carrying the largest timestamp
+   * in the log, or null when the log is empty.
+   */
+  maxTimestamp(): OffsetAndTimestamp | null;
+
+  /** The segments, oldest first (diagnostics and tests). */
+  segments(): SegmentInfo[];
+}
+
+/**
+ * When appended data is fsynced. 'always': an append's `durable` settles after the fsync
+ * that covers it, one fsync round shared by all concurrent appends (group commit).
+ * `{ intervalMs }`: dirty files are fsynced every intervalMs and `durable` settles at once
+ * (Kafka's flush.ms semantics). 'never': the OS decides; fsync only at flush()/close().
+ * Rolled segments are fsynced under every policy before recovery skips them.
+ */
+export type FlushPolicy = 'always' | 'never' | { readonly intervalMs: number };
+
+export interface StorageOptions {
+  /** File engine only; default 'always'. */
+  readonly flush?: FlushPolicy;
+  /** Broker-level defaults for topic configs, by topic config name (see `topicDefaultsFromBrokerConfig`). */
+  readonly topicDefaults?: TopicConfigs;
+  readonly log?: Logger;
+  /** Wall clock for work outside appends (producer expiry at open); default Date.now. */
+  readonly clock?: () => number;
+  /** Kafka's producer.id.expiration.ms (default one day): idle producers are forgotten. */
+  readonly producerIdExpirationMs?: number;
+}
+
+export interface StorageStats {
+  /** fsync/fdatasync calls made (files and directories). */
+  readonly fsyncs: number;
+  /** Group-commit rounds: each fsyncs every dirty file once, in parallel. */
+  readonly flushRounds: number;
+}
+
+export interface CreateTopicOptions {
+  readonly isInternal?: boolean;
+  /** Validate and return what would be created, changing nothing (CreateTopics validateOnly). */
+  readonly validateOnly?: boolean;
+}
+
+export interface Storage {
+  /** Persisted at first start; Metadata and DescribeCluster report it. */
+  readonly clusterId: string;
+  readonly stats: StorageStats;
+  /** The broker-level topic defaults in force (validated). */
+  readonly topicDefaults: TopicConfigs;
+
+  /** Throws `StorageError(TOPIC_ALREADY_EXISTS | INVALID_PARTITIONS | INVALID_TOPIC_EXCEPTION | INVALID_CONFIG)`. */
+  createTopic(name: string, partitions: number, configs?: TopicConfigs, options?: CreateTopicOptions): TopicMetadata;
+  /** The checks of createTopic without creating anything (CreateTopics validateOnly); throws the same errors. */
+  validateTopic(name: string, partitions: number, configs?: TopicConfigs, options?: { isInternal?: boolean }): void;
+  /** Throws `StorageError(UNKNOWN_TOPIC_OR_PARTITION)`. */
+  deleteTopic(name: string): void;
+  /**
+   * A producer id never handed out before, across restarts too (InitProducerId). Ids are
+   * reserved in persisted blocks of 1000, as Kafka's ProducerIdManager does, so a crash
+   * skips the rest of a block rather than reusing ids.
+   */
+  allocateProducerId(): bigint;
+  topic(name: string): TopicMetadata | undefined;
+  topicById(topicId: string): TopicMetadata | undefined;
+  topics(): TopicMetadata[];
+  partition(topic: string, partition: number): PartitionLog | undefined;
+  /** DescribeConfigs: every topic config with its value and where it comes from; undefined for an unknown topic. */
+  describeTopicConfigs(name: string): TopicConfigEntry[] | undefined;
+
+  /** Deletes segments past retention (time and size) and advances log start offsets. */
+  enforceRetention(nowMs: number): void;
+  /** Makes everything appended so far durable (fsync), whatever the flush policy. */
+  flush(): Promise<void>;
+  /** Flushes, writes indexes and producer snapshots, marks a clean shutdown, closes files. */
+  close(): Promise<void>;
+}
