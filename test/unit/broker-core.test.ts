@@ -1,0 +1,198 @@
+/**
+ * The broker's own behaviour, driven over real sockets with Brook's client connection:
+ * version negotiation, ordered pipelined responses, long-poll fetch, acks semantics,
+ * topic administration and bad input.
+ */
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { KafkaConnection } from '../../src/client/connection.js';
+import { Admin } from '../../src/client/admin.js';
+import { Api } from '../../src/protocol/messages/index.js';
+import { encodeRecordBatch, decodeRecordBatch, iterateBatches } from '../../src/protocol/records/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { startBrook } from '../support/brook.js';
+
+let broker: Awaited<ReturnType<typeof startBrook>>;
+let conn: KafkaConnection;
+
+before(async () => {
+  broker = await startBrook();
+  conn = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port, clientId: 'core-test' });
+});
+
+after(async () => {
+  conn.close();
+  await broker.stop();
+});
+
+function batch(values: string[], producerId = -1n, baseSequence = -1): Buffer {
+  return encodeRecordBatch({
+    producerId, producerEpoch: producerId >= 0n ? 0 : -1, baseSequence,
+    records: values.map((v, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(v), headers: [], timestamp: BigInt(Date.now()) })),
+  });
+}
+
+async function produce(topic: string, partition: number, records: Buffer, acks = -1) {
+  return conn.request(Api.Produce, { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+}
+
+/** Fetch v12: the newest version that names topics (v13+ use topic ids). */
+const FETCH_BY_NAME = { version: 12 };
+
+function fetchRequest(topic: string, offset: bigint, maxWaitMs = 0, minBytes = 1) {
+  return {
+    replicaId: -1, maxWaitMs, minBytes, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+    topics: [{ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: offset, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+    forgottenTopicsData: [], rackId: '',
+  };
+}
+
+test('ApiVersions advertises exactly the served APIs, negotiated to the newest common version', () => {
+  assert.equal(conn.supportedVersion(Api.Metadata), Api.Metadata.request.highestVersion);
+  assert.equal(conn.supportedVersion(Api.JoinGroup), undefined, 'group APIs are not served yet');
+  assert.ok((conn.supportedVersion(Api.Produce) ?? 0) >= 3);
+});
+
+test('Metadata auto-creates a topic with num.partitions and describes this broker', async () => {
+  const md = await conn.request(Api.Metadata, { topics: [{ name: 'auto-1', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  assert.deepEqual(md.brokers.map((b) => [b.host, b.port]), [['127.0.0.1', broker.port]]);
+  assert.equal(md.topics[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(md.topics[0]!.partitions.length, 1);
+  const no = await conn.request(Api.Metadata, { topics: [{ name: 'not-created', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  assert.equal(no.topics[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+});
+
+test('produce then fetch returns the stored batch bytes with assigned offsets', async () => {
+  const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+  await admin.createTopic({ name: 'pf', partitions: 2 });
+  admin.close();
+  const first = await produce('pf', 0, batch(['a', 'b', 'c']));
+  const p0 = first.responses[0]!.partitionResponses[0]!;
+  assert.equal(p0.errorCode, ErrorCode.NONE);
+  assert.equal(p0.baseOffset, 0n);
+  const second = await produce('pf', 0, batch(['d']));
+  assert.equal(second.responses[0]!.partitionResponses[0]!.baseOffset, 3n);
+  const fetched = await conn.request(Api.Fetch, fetchRequest('pf', 1n), FETCH_BY_NAME);
+  const part = fetched.responses[0]!.partitions[0]!;
+  assert.equal(part.highWatermark, 4n);
+  const values = [...iterateBatches(part.records!)].flatMap((b) => decodeRecordBatch(b.buffer).records.map((r) => [r.offset, r.value!.toString()]));
+  assert.deepEqual(values, [[0n, 'a'], [1n, 'b'], [2n, 'c'], [3n, 'd']], 'the batch containing offset 1 comes whole');
+  const out = await conn.request(Api.Fetch, fetchRequest('pf', 99n), FETCH_BY_NAME);
+  assert.equal(out.responses[0]!.partitions[0]!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
+});
+
+test('a fetch parked at the log end wakes when a record arrives', async () => {
+  await produce('wake', 0, batch(['x']));
+  const started = Date.now();
+  const parked = conn.request(Api.Fetch, fetchRequest('wake', 1n, 5000), FETCH_BY_NAME);
+  await new Promise((r) => setTimeout(r, 100));
+  const other = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
+  await other.request(Api.Produce, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'wake', partitionData: [{ index: 0, records: batch(['y']) }] }] });
+  other.close();
+  const response = await parked;
+  assert.ok(Date.now() - started < 4000, 'woken long before max wait');
+  assert.ok(response.responses[0]!.partitions[0]!.records!.length > 0);
+});
+
+test('a fetch with nothing to return waits maxWaitMs, and later requests are still answered in order', async () => {
+  await produce('wait', 0, batch(['x']));
+  const started = Date.now();
+  const slow = conn.request(Api.Fetch, fetchRequest('wait', 1n, 300), FETCH_BY_NAME);
+  const quick = conn.request(Api.Metadata, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  let slowDone = false;
+  void slow.then(() => { slowDone = true; });
+  await quick;
+  assert.ok(slowDone, 'responses come in request order on one connection');
+  assert.ok(Date.now() - started >= 250);
+});
+
+test('acks=0 gets no response; a failing acks=0 produce closes the connection', async () => {
+  const c = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
+  const version = c.supportedVersion(Api.Produce)!;
+  // No response expected: send and then check the data arrived.
+  void c.request(Api.Produce, { transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 'acks0', partitionData: [{ index: 0, records: batch(['z']) }] }] }, { version, timeoutMs: 300 }).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 200));
+  const lo = await conn.request(Api.ListOffsets, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'acks0', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }] });
+  assert.equal(lo.topics[0]!.partitions[0]!.offset, 1n);
+  const corrupt = batch(['bad']);
+  corrupt[corrupt.length - 1] ^= 0xff;
+  const failing = c.request(Api.Produce, { transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 'acks0', partitionData: [{ index: 0, records: corrupt }] }] }, { timeoutMs: 2000 });
+  await assert.rejects(failing, { code: 'ERR_CONNECTION' });
+});
+
+test('invalid acks and corrupt batches get per-partition errors', async () => {
+  const bad = await produce('errs', 0, batch(['a']), 2);
+  assert.equal(bad.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.INVALID_REQUIRED_ACKS);
+  const corrupt = batch(['a']);
+  corrupt[corrupt.length - 1] ^= 0xff;
+  const r = await produce('errs', 0, corrupt);
+  assert.equal(r.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.CORRUPT_MESSAGE);
+  const unknown = await produce('errs', 7, batch(['a']));
+  assert.equal(unknown.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+});
+
+test('idempotent producer: duplicates are acknowledged with their first offsets, gaps are refused', async () => {
+  const init = await conn.request(Api.InitProducerId, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  assert.equal(init.errorCode, ErrorCode.NONE);
+  const pid = init.producerId;
+  const first = await produce('idem', 0, batch(['a', 'b'], pid, 0));
+  const dup = await produce('idem', 0, batch(['a', 'b'], pid, 0));
+  assert.equal(dup.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(dup.responses[0]!.partitionResponses[0]!.baseOffset, first.responses[0]!.partitionResponses[0]!.baseOffset);
+  const gap = await produce('idem', 0, batch(['c'], pid, 5));
+  assert.equal(gap.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  const next = await conn.request(Api.InitProducerId, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  assert.notEqual(next.producerId, pid, 'every InitProducerId gets a fresh id');
+});
+
+test('topics can be created, listed, described and deleted through the admin client', async () => {
+  const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+  try {
+    await admin.createTopic({ name: 'adm', partitions: 3, configs: { 'retention.ms': '1000' } });
+    await assert.rejects(admin.createTopic({ name: 'adm', partitions: 3 }), { errorCode: ErrorCode.TOPIC_ALREADY_EXISTS });
+    await assert.rejects(admin.createTopic({ name: 'bad name!', partitions: 1 }), { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION });
+    await assert.rejects(admin.createTopic({ name: 'rf', partitions: 1, replicationFactor: 3 }), { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR });
+    assert.ok((await admin.listTopics()).includes('adm'));
+    const d = await admin.describeTopic('adm');
+    assert.equal(d.partitions.length, 3);
+    await admin.deleteTopic('adm');
+    assert.ok(!(await admin.listTopics()).includes('adm'));
+  } finally {
+    admin.close();
+  }
+});
+
+test('bad input closes only the offending connection', async () => {
+  const garbage = async (bytes: Buffer): Promise<void> => {
+    const s = connect({ host: '127.0.0.1', port: broker.port });
+    await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+    const closed = new Promise<void>((resolve) => s.once('close', () => resolve()));
+    s.on('error', () => undefined);
+    s.write(bytes);
+    await closed;
+  };
+  await garbage(Buffer.from('7fffffff00000000', 'hex')); // absurd size: refused before allocation
+  await garbage(Buffer.from('ffffffff', 'hex')); // negative size
+  await garbage(Buffer.from('0000000a7fff0000000000010000', 'hex')); // unknown API key 32767
+  await garbage(Buffer.from('0000000a000300ff00000001ffff', 'hex')); // Metadata v255
+  await garbage(Buffer.from('00000006000300010000', 'hex')); // truncated header
+  const md = await conn.request(Api.Metadata, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  assert.equal(md.brokers.length, 1, 'other connections keep working');
+});
+
+test('a too-new ApiVersions request gets UNSUPPORTED_VERSION with the ranges, in v0', async () => {
+  const s = connect({ host: '127.0.0.1', port: broker.port });
+  await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+  const reply = new Promise<Buffer>((resolve, reject) => {
+    s.once('data', (d: Buffer) => resolve(d));
+    s.once('close', () => reject(new Error('connection closed without an answer')));
+  });
+  // size, api key 18, version 99, correlation 7, client id "x", no header tagged fields
+  s.write(Buffer.from('0000000c001200630000000700017800', 'hex'));
+  const data = await reply;
+  s.destroy();
+  assert.equal(data.readInt32BE(4), 7);
+  assert.equal(data.readInt16BE(8), ErrorCode.UNSUPPORTED_VERSION);
+  assert.ok(data.readInt32BE(10) > 0, 'the supported ranges follow');
+});
