@@ -8,12 +8,12 @@ const bits = (...ops: number[]): number => ops.reduce((acc, op) => acc | (1 << o
 
 // Kafka's AclOperation codes.
 const READ = 3, WRITE = 4, CREATE = 5, DELETE = 6, ALTER = 7, DESCRIBE = 8, CLUSTER_ACTION = 9;
-const DESCRIBE_CONFIGS = 10, ALTER_CONFIGS = 11, IDEMPOTENT_WRITE = 12, CREATE_TOKENS = 13, DESCRIBE_TOKENS = 14;
+const DESCRIBE_CONFIGS = 10, ALTER_CONFIGS = 11, IDEMPOTENT_WRITE = 12;
 
 export const TOPIC_OPERATIONS = bits(READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS);
-export const CLUSTER_OPERATIONS = bits(
-  CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, CREATE_TOKENS, DESCRIBE_TOKENS,
-);
+// Kafka's AclEntry.supportedOperations(CLUSTER): the token operations belong to USER and
+// DELEGATION_TOKEN resources, not to the cluster.
+export const CLUSTER_OPERATIONS = bits(CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE);
 export const GROUP_OPERATIONS = bits(READ, DELETE, DESCRIBE);
 
 /** Kafka's value for "not requested". */

@@ -13,38 +13,52 @@ export interface BrokerConfigEntry {
   readonly type: number;
   /** True when the value is Kafka's default rather than one set for this broker. */
   readonly isDefault: boolean;
+  /**
+   * Kafka's own default for the setting (its DEFAULT_CONFIG synonym), or null when Kafka has
+   * none (log.dirs, log.retention.ms: Kafka then reports no default synonym).
+   */
+  readonly kafkaDefault: string | null;
 }
 
-export function brokerConfigEntries(config: BrokerConfig): BrokerConfigEntry[] {
+/**
+ * The reported broker configs. `port` is the port the listener is bound to (the configured
+ * one may be 0). Settings Kafka leaves unset by default (log.retention.ms, log.roll.ms: their
+ * effect comes from log.retention.hours, log.roll.hours) are reported as Kafka reports them,
+ * null, unless a topic default was set for this broker.
+ */
+export function brokerConfigEntries(config: BrokerConfig, port: number = config.port): BrokerConfigEntry[] {
   const topicDefault = (topicName: string): string => config.topicDefaults[topicName] ?? TOPIC_CONFIG_DEFAULTS[topicName] ?? '';
+  const setTopicDefault = (topicName: string): string | null => config.topicDefaults[topicName] ?? null;
+  const unset = (topicName: string): boolean => config.topicDefaults[topicName] === undefined;
   const flushMs = config.flush === 'always' ? '0' : config.flush === 'never' ? '9223372036854775807' : String(config.flush.intervalMs);
-  const entries: [string, string | null, number, boolean][] = [
-    ['node.id', String(config.nodeId), ConfigType.INT, false],
-    ['broker.id', String(config.nodeId), ConfigType.INT, false],
-    ['process.roles', 'broker,controller', ConfigType.LIST, false],
-    ['listeners', `PLAINTEXT://${config.host}:${config.port}`, ConfigType.STRING, false],
-    ['advertised.listeners', `PLAINTEXT://${advertisedHost(config)}:${config.port}`, ConfigType.STRING, false],
-    ['log.dirs', config.dataDir, ConfigType.STRING, false],
-    ['auto.create.topics.enable', String(config.autoCreateTopics), ConfigType.BOOLEAN, config.autoCreateTopics],
-    ['num.partitions', String(config.numPartitions), ConfigType.INT, config.numPartitions === 1],
-    ['default.replication.factor', '1', ConfigType.INT, true],
-    ['min.insync.replicas', '1', ConfigType.INT, true],
-    ['offsets.topic.replication.factor', '1', ConfigType.SHORT, false],
-    ['transaction.state.log.replication.factor', '1', ConfigType.SHORT, false],
-    ['group.initial.rebalance.delay.ms', String(config.groupInitialRebalanceDelayMs), ConfigType.INT, config.groupInitialRebalanceDelayMs === 3000],
-    ['socket.request.max.bytes', String(config.maxRequestBytes), ConfigType.INT, config.maxRequestBytes === 104857600],
-    ['connections.max.idle.ms', String(config.connectionsMaxIdleMs), ConfigType.LONG, config.connectionsMaxIdleMs === 600000],
-    ['max.connections', String(config.maxConnections), ConfigType.INT, false],
-    ['message.max.bytes', topicDefault('max.message.bytes'), ConfigType.INT, config.topicDefaults['max.message.bytes'] === undefined],
-    ['log.retention.ms', topicDefault('retention.ms'), ConfigType.LONG, config.topicDefaults['retention.ms'] === undefined],
-    ['log.retention.bytes', topicDefault('retention.bytes'), ConfigType.LONG, config.topicDefaults['retention.bytes'] === undefined],
-    ['log.segment.bytes', topicDefault('segment.bytes'), ConfigType.INT, config.topicDefaults['segment.bytes'] === undefined],
-    ['log.roll.ms', topicDefault('segment.ms'), ConfigType.LONG, config.topicDefaults['segment.ms'] === undefined],
-    ['log.message.timestamp.type', topicDefault('message.timestamp.type'), ConfigType.STRING, config.topicDefaults['message.timestamp.type'] === undefined],
-    ['log.retention.check.interval.ms', String(config.retentionCheckIntervalMs), ConfigType.LONG, config.retentionCheckIntervalMs === 300000],
-    ['log.flush.interval.ms', flushMs, ConfigType.LONG, false],
-    ['compression.type', 'producer', ConfigType.STRING, true],
-    ['unclean.leader.election.enable', 'false', ConfigType.BOOLEAN, true],
+  const entries: [string, string | null, number, boolean, string | null][] = [
+    ['node.id', String(config.nodeId), ConfigType.INT, false, null],
+    ['broker.id', String(config.nodeId), ConfigType.INT, false, '-1'],
+    ['process.roles', 'broker,controller', ConfigType.LIST, false, null],
+    ['listeners', `PLAINTEXT://${config.host}:${port}`, ConfigType.STRING, false, 'PLAINTEXT://:9092'],
+    ['advertised.listeners', `PLAINTEXT://${advertisedHost(config)}:${port}`, ConfigType.STRING, false, null],
+    ['log.dirs', config.dataDir, ConfigType.STRING, false, null],
+    ['auto.create.topics.enable', String(config.autoCreateTopics), ConfigType.BOOLEAN, config.autoCreateTopics, 'true'],
+    ['num.partitions', String(config.numPartitions), ConfigType.INT, config.numPartitions === 1, '1'],
+    ['default.replication.factor', '1', ConfigType.INT, true, '1'],
+    ['min.insync.replicas', '1', ConfigType.INT, true, '1'],
+    ['offsets.topic.replication.factor', '1', ConfigType.SHORT, false, '3'],
+    ['transaction.state.log.replication.factor', '1', ConfigType.SHORT, false, '3'],
+    ['group.initial.rebalance.delay.ms', String(config.groupInitialRebalanceDelayMs), ConfigType.INT, config.groupInitialRebalanceDelayMs === 3000, '3000'],
+    ['socket.request.max.bytes', String(config.maxRequestBytes), ConfigType.INT, config.maxRequestBytes === 104857600, '104857600'],
+    ['connections.max.idle.ms', String(config.connectionsMaxIdleMs), ConfigType.LONG, config.connectionsMaxIdleMs === 600000, '600000'],
+    ['max.connections', String(config.maxConnections), ConfigType.INT, config.maxConnections === 2147483647, '2147483647'],
+    ['message.max.bytes', topicDefault('max.message.bytes'), ConfigType.INT, unset('max.message.bytes'), '1048588'],
+    ['log.retention.ms', setTopicDefault('retention.ms'), ConfigType.LONG, unset('retention.ms'), null],
+    ['log.retention.bytes', topicDefault('retention.bytes'), ConfigType.LONG, unset('retention.bytes'), '-1'],
+    ['log.segment.bytes', topicDefault('segment.bytes'), ConfigType.INT, unset('segment.bytes'), '1073741824'],
+    ['log.roll.ms', setTopicDefault('segment.ms'), ConfigType.LONG, unset('segment.ms'), null],
+    ['log.message.timestamp.type', topicDefault('message.timestamp.type'), ConfigType.STRING, unset('message.timestamp.type'), 'CreateTime'],
+    ['log.retention.check.interval.ms', String(config.retentionCheckIntervalMs), ConfigType.LONG, config.retentionCheckIntervalMs === 300000, '300000'],
+    // Brook's flush policy, which Kafka does not have: 'always' (fsync before acks=all) reads as 0.
+    ['log.flush.interval.ms', flushMs, ConfigType.LONG, false, null],
+    ['compression.type', 'producer', ConfigType.STRING, true, 'producer'],
+    ['unclean.leader.election.enable', 'false', ConfigType.BOOLEAN, true, 'false'],
   ];
-  return entries.map(([name, value, type, isDefault]) => ({ name, value, type, isDefault }));
+  return entries.map(([name, value, type, isDefault, kafkaDefault]) => ({ name, value, type, isDefault, kafkaDefault }));
 }

@@ -11,11 +11,10 @@
 import type { Socket } from 'node:net';
 import { FrameDecoder, FrameTooLargeError, UnknownApiError, decodeRequestHeader, encodeResponse } from '../protocol/frame.js';
 import { ProtocolDecodeError } from '../protocol/primitives/decode-error.js';
-import { ErrorCode } from '../protocol/errors.js';
 import type { ApiCodecs } from '../protocol/messages/index.js';
 import type { BrokerContext } from './broker-context.js';
 import { NO_RESPONSE, type RequestContext } from './handler.js';
-import { apiVersionsResponse } from './handlers/api-versions.js';
+import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 
 /** Stop reading from a client with this many requests awaiting their responses. */
 const MAX_IN_FLIGHT = 100;
@@ -99,8 +98,8 @@ export class Connection {
     }
     if (version < handler.minVersion || version > handler.maxVersion) {
       if (api.name === 'ApiVersions') {
-        // Kafka answers a too-new ApiVersions with v0 and the supported ranges.
-        this.enqueue(api, 0, header.correlationId, apiVersionsResponse(this.broker, ErrorCode.UNSUPPORTED_VERSION));
+        // Kafka answers a too-new ApiVersions with v0, UNSUPPORTED_VERSION and ApiVersions' own range.
+        this.enqueue(api, 0, header.correlationId, unsupportedApiVersionsResponse());
       } else {
         this.close(`unsupported version ${version} of ${api.name}`);
       }

@@ -21,6 +21,13 @@ export const ConfigType = { UNKNOWN: 0, BOOLEAN: 1, STRING: 2, INT: 3, SHORT: 4,
 
 const TYPE_CODES = { int: ConfigType.INT, long: ConfigType.LONG, double: ConfigType.DOUBLE, boolean: ConfigType.BOOLEAN, string: ConfigType.STRING, list: ConfigType.LIST } as const;
 
+/**
+ * Broker settings that have no default in Kafka (the value in force comes from another
+ * synonym, e.g. log.retention.hours, or from a built-in): Kafka lists no DEFAULT_CONFIG
+ * synonym under them.
+ */
+const NO_SERVER_DEFAULT: ReadonlySet<string> = new Set(['log.retention.ms', 'log.roll.ms', 'log.roll.jitter.ms', 'log.flush.interval.ms']);
+
 export interface TopicConfigView {
   readonly name: string;
   readonly value: string;
@@ -40,7 +47,9 @@ function view(entry: TopicConfigEntry, explicit: TopicConfigs, brokerDefaults: T
     if (brokerDefaults[entry.name] !== undefined) {
       synonyms.push({ name: entry.serverDefaultName, value: brokerDefaults[entry.name]!, source: ConfigSource.STATIC_BROKER_CONFIG });
     }
-    if (def?.default != null) synonyms.push({ name: entry.serverDefaultName, value: def.default, source: ConfigSource.DEFAULT_CONFIG });
+    if (def?.default != null && !NO_SERVER_DEFAULT.has(entry.serverDefaultName)) {
+      synonyms.push({ name: entry.serverDefaultName, value: def.default, source: ConfigSource.DEFAULT_CONFIG });
+    }
   }
   return { name: entry.name, value: entry.value, source, type: def ? TYPE_CODES[def.type] : ConfigType.STRING, synonyms };
 }

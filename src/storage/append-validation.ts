@@ -71,10 +71,7 @@ function fromCorruptRecord(err: CorruptRecordError): StorageError {
  * Throws StorageError; changes nothing.
  */
 export function validateAppend(records: Buffer, config: LogConfig, origin: AppendOrigin, nowMs: number): RecordBatchHeader {
-  const size = entrySizeAt(records, 0);
-  if (size < 0) throw invalidRecord('produce requests must have at least one record batch per partition');
-  if (records.readInt8(MAGIC_OFFSET) !== MAGIC_V2) throw invalidRecord('produce requests may only contain record batches with magic version 2');
-  if (entrySizeAt(records, size) >= 0) throw invalidRecord('produce requests may contain exactly one record batch per partition');
+  const size = validateProduceRecords(records);
   // DefaultRecordBatch.isValid: a v2 batch shorter than its header fails validation as corrupt.
   if (records.readInt32BE(LENGTH_OFFSET) < MIN_BATCH_LENGTH) throw corrupt(`record batch of ${size} bytes is shorter than a batch header`);
   if (origin === 'client' && records.readBigInt64BE(0) !== 0n) {
@@ -98,6 +95,20 @@ export function validateAppend(records: Buffer, config: LogConfig, origin: Appen
       `the record batch is ${size} bytes, more than the maximum configured segment size of ${config.segmentBytes}`);
   }
   return header;
+}
+
+/**
+ * Step 1 alone (ProduceRequest.validateRecords), which Kafka runs in the request handler
+ * before the log is involved: at least one entry, magic v2, exactly one batch. Returns the
+ * size of the batch; throws StorageError(INVALID_RECORD) or (for an impossible length or
+ * magic) CORRUPT_MESSAGE.
+ */
+export function validateProduceRecords(records: Buffer): number {
+  const size = entrySizeAt(records, 0);
+  if (size < 0) throw invalidRecord('produce requests must have at least one record batch per partition');
+  if (records.readInt8(MAGIC_OFFSET) !== MAGIC_V2) throw invalidRecord('produce requests may only contain record batches with magic version 2');
+  if (entrySizeAt(records, size) >= 0) throw invalidRecord('produce requests may contain exactly one record batch per partition');
+  return size;
 }
 
 function checkBatch(header: RecordBatchHeader, origin: AppendOrigin): void {

@@ -116,8 +116,10 @@ export class PartitionLogImpl implements PartitionLog {
     if (hasProducer) {
       const dup = this.producers.check(header.producerId, header.producerEpoch, header.baseSequence, lastSeq, header.isControl, origin);
       if (dup) {
+        // As Kafka (UnifiedLog.append), a duplicate answers with the original batch's timestamp
+        // as its append time, whatever the topic's timestamp type.
         return {
-          baseOffset: dup.firstOffset, lastOffset: dup.lastOffset, logAppendTimeMs: logAppendTime ? dup.timestamp : -1n,
+          baseOffset: dup.firstOffset, lastOffset: dup.lastOffset, logAppendTimeMs: dup.timestamp,
           logStartOffset: this.lso, duplicate: true, durable: this.deps.store.durableNow(this.active.files),
         };
       }

@@ -38,7 +38,10 @@ export interface AppendResult {
   /** Offset assigned to the first record of the appended batch. */
   readonly baseOffset: bigint;
   readonly lastOffset: bigint;
-  /** The append time when the topic uses LogAppendTime, otherwise -1. */
+  /**
+   * The append time when the topic uses LogAppendTime, otherwise -1. For a duplicate, as in
+   * Kafka, the original batch's (max) timestamp whatever the timestamp type.
+   */
   readonly logAppendTimeMs: bigint;
   readonly logStartOffset: bigint;
   /** True when the batch repeated one of its producer's last five: nothing was appended. */

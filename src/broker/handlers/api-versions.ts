@@ -18,6 +18,19 @@ export function apiVersionsResponse(broker: BrokerContext, errorCode: number = E
   return { errorCode, apiKeys, throttleTimeMs: 0 };
 }
 
+/**
+ * The v0 answer to an ApiVersions request of a version this broker does not serve. As
+ * Kafka's (ApiVersionsRequest.getErrorResponse), it lists only ApiVersions' own range: all a
+ * client needs to retry with a version both sides speak.
+ */
+export function unsupportedApiVersionsResponse(): ApiVersionsResponseData {
+  return {
+    errorCode: ErrorCode.UNSUPPORTED_VERSION,
+    apiKeys: [{ apiKey: Api.ApiVersions.apiKey, minVersion: apiVersionsHandler.minVersion, maxVersion: apiVersionsHandler.maxVersion }],
+    throttleTimeMs: 0,
+  };
+}
+
 export const apiVersionsHandler = defineHandler<ApiVersionsRequestData, ApiVersionsResponseData>({
   api: Api.ApiVersions,
   minVersion: 0,

@@ -12,8 +12,9 @@ import { StorageError } from '../../storage/errors.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { topicConfigViews } from '../topic-config-view.js';
 
+/** A failed topic, with Kafka's schema defaults (an empty configs list, not null). */
 function result(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
-  return { name, topicId: ZERO_UUID, errorCode, errorMessage, numPartitions: -1, replicationFactor: -1, configs: null };
+  return { name, topicId: ZERO_UUID, errorCode, errorMessage, numPartitions: -1, replicationFactor: -1, configs: [] };
 }
 
 function create(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
@@ -62,10 +63,14 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequestData, Create
   handle(ctx, request) {
     const counts = new Map<string, number>();
     for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const topics = request.topics.map((t) =>
-      (counts.get(t.name)! > 1
-        ? result(t.name, ErrorCode.INVALID_REQUEST, 'Create topics request from client contains duplicate topic names.')
-        : create(ctx, t, request.validateOnly === true)));
+    // As Kafka (ControllerApis.createTopics): the unique names are created, then each name
+    // given more than once gets one INVALID_REQUEST result, at the end.
+    const topics = request.topics
+      .filter((t) => counts.get(t.name) === 1)
+      .map((t) => create(ctx, t, request.validateOnly === true));
+    for (const [name, count] of counts) {
+      if (count > 1) topics.push(result(name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+    }
     return { throttleTimeMs: 0, topics };
   },
 });

@@ -4,7 +4,7 @@
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { DeleteTopicsRequestData, DeleteTopicsResponseData, DeletableTopicResult } from '../../protocol/messages/delete-topics.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
 import { defineHandler } from '../handler.js';
@@ -22,10 +22,9 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, Delete
       const byId = name === null;
       const topic = byId ? storage.topicById(topicId) : storage.topic(name);
       if (!topic) {
-        return {
-          name, topicId, errorMessage: null,
-          errorCode: byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        };
+        // Kafka explains these with its error's default message.
+        const errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        return { name, topicId, errorCode, errorMessage: errorInfo(errorCode).message };
       }
       try {
         storage.deleteTopic(topic.name);

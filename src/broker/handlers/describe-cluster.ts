@@ -1,7 +1,8 @@
 /**
  * DescribeCluster: the one broker, which is also the controller. Endpoint type 1 asks for
- * brokers; type 2 (controllers, KIP-919) is answered as Kafka's brokers answer it:
- * UNSUPPORTED_ENDPOINT_TYPE.
+ * brokers; type 2 (controllers, KIP-919) is answered as Kafka's brokers answer it
+ * (AuthHelper.computeDescribeClusterResponse): MISMATCHED_ENDPOINT_TYPE, any other type
+ * UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST in v0), with every other field at its default.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeClusterRequestData, DescribeClusterResponseData } from '../../protocol/messages/describe-cluster.js';
@@ -10,6 +11,14 @@ import { defineHandler } from '../handler.js';
 import { CLUSTER_OPERATIONS, OPERATIONS_NOT_REQUESTED } from '../authorized-operations.js';
 
 const BROKERS_ENDPOINT = 1;
+const CONTROLLERS_ENDPOINT = 2;
+
+function failed(errorCode: number, errorMessage: string): DescribeClusterResponseData {
+  return {
+    throttleTimeMs: 0, errorCode, errorMessage, endpointType: BROKERS_ENDPOINT, clusterId: '', controllerId: -1, brokers: [],
+    clusterAuthorizedOperations: OPERATIONS_NOT_REQUESTED,
+  };
+}
 
 export const describeClusterHandler = defineHandler<DescribeClusterRequestData, DescribeClusterResponseData>({
   api: Api.DescribeCluster,
@@ -18,21 +27,22 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequestData, 
   handle(ctx, request) {
     const { broker } = ctx;
     const endpointType = request.endpointType ?? BROKERS_ENDPOINT;
-    const base = {
+    if (endpointType === CONTROLLERS_ENDPOINT) {
+      return failed(ctx.apiVersion === 0 ? ErrorCode.INVALID_REQUEST : ErrorCode.MISMATCHED_ENDPOINT_TYPE,
+        'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER');
+    }
+    if (endpointType !== BROKERS_ENDPOINT) {
+      return failed(ctx.apiVersion === 0 ? ErrorCode.INVALID_REQUEST : ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, `Unsupported endpoint type ${endpointType}`);
+    }
+    return {
       throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
       endpointType,
       clusterId: broker.storage.clusterId,
       controllerId: broker.config.nodeId,
-      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
-    };
-    if (endpointType !== BROKERS_ENDPOINT) {
-      return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: 'The request was sent to a broker; only brokers can be described', brokers: [] };
-    }
-    return {
-      ...base,
-      errorCode: ErrorCode.NONE,
-      errorMessage: null,
       brokers: [{ brokerId: broker.config.nodeId, host: broker.advertisedHost, port: broker.advertisedPort, rack: null }],
+      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
     };
   },
 });

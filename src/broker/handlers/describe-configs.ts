@@ -11,17 +11,24 @@ import { defineHandler, type RequestContext } from '../handler.js';
 import { ConfigSource, topicConfigViews } from '../topic-config-view.js';
 import { brokerConfigEntries } from '../broker-config-view.js';
 
+/** Kafka answers a described resource with an empty error message, not null. */
+const NO_ERROR_MESSAGE = '';
+
 const TOPIC = 2;
 const BROKER = 4;
 const BROKER_LOGGER = 8;
 
-/** Topic configs are not read-only (Kafka lets them be altered); Brook's broker configs are static. */
+/**
+ * Topic configs are not read-only (Kafka lets them be altered); Brook's broker configs are
+ * static. `isDefault` exists in v0 only (v1 replaced it with the config source): a later
+ * version must leave it false or the response cannot be encoded.
+ */
 function entry(
-  name: string, value: string | null, source: number, type: number, readOnly: boolean,
+  version: number, name: string, value: string | null, source: number, type: number, readOnly: boolean,
   synonyms: NonNullable<DescribeConfigsResourceResult['synonyms']>,
 ): DescribeConfigsResourceResult {
   return {
-    name, value, readOnly, isDefault: source === ConfigSource.DEFAULT_CONFIG, configSource: source, isSensitive: false,
+    name, value, readOnly, isDefault: version === 0 && source === ConfigSource.DEFAULT_CONFIG, configSource: source, isSensitive: false,
     synonyms, configType: type, documentation: null,
   };
 }
@@ -37,21 +44,25 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
       if (!topic) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic '${resource.resourceName}' does not exist.`, configs: [] };
       const configs = topicConfigViews(topic.configs, broker.storage.topicDefaults)
         .filter((c) => wanted(c.name))
-        .map((c) => entry(c.name, c.value, c.source, c.type, false, includeSynonyms ? c.synonyms : []));
-      return { ...base, errorCode: ErrorCode.NONE, configs };
+        .map((c) => entry(ctx.apiVersion, c.name, c.value, c.source, c.type, false, includeSynonyms ? c.synonyms : []));
+      return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
     }
     case BROKER: case BROKER_LOGGER: {
       if (resource.resourceName !== String(broker.config.nodeId) && resource.resourceName !== '') {
         return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${broker.config.nodeId} but received ${resource.resourceName}`, configs: [] };
       }
-      if (resource.resourceType === BROKER_LOGGER || resource.resourceName === '') return { ...base, errorCode: ErrorCode.NONE, configs: [] };
-      const configs = brokerConfigEntries(broker.config)
+      if (resource.resourceType === BROKER_LOGGER || resource.resourceName === '') return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs: [] };
+      const configs = brokerConfigEntries(broker.config, broker.advertisedPort)
         .filter((c) => wanted(c.name))
         .map((c) => {
           const source = c.isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG;
-          return entry(c.name, c.value, source, c.type, true, includeSynonyms ? [{ name: c.name, value: c.value, source }] : []);
+          // As Kafka: the value in force first, then Kafka's default when there is one.
+          const synonyms = [];
+          if (c.value !== null && !c.isDefault) synonyms.push({ name: c.name, value: c.value, source });
+          if (c.kafkaDefault !== null) synonyms.push({ name: c.name, value: c.kafkaDefault, source: ConfigSource.DEFAULT_CONFIG });
+          return entry(ctx.apiVersion, c.name, c.value, source, c.type, true, includeSynonyms ? synonyms : []);
         });
-      return { ...base, errorCode: ErrorCode.NONE, configs };
+      return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
     }
     default:
       return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resource.resourceType}`, configs: [] };

@@ -25,12 +25,25 @@ interface Wanted {
   readonly partitions: FetchRequestData['topics'][number]['partitions'];
 }
 
-function emptyPartition(partitionIndex: number, errorCode: number): PartitionData {
+/**
+ * A partition answered with an error and no data. Kafka answers a partition it cannot find
+ * (unknown topic, topic id or partition) before reading, with its schema defaults: an empty
+ * aborted-transactions list. An error met while reading (offset out of range, leader epoch)
+ * comes from its log read result instead: null aborted transactions. The offsets are -1
+ * either way.
+ */
+function emptyPartition(partitionIndex: number, errorCode: number, whileReading: boolean): PartitionData {
   return {
     partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
     // Kafka sends empty records, never null; librdkafka rejects a null record set.
-    abortedTransactions: null, preferredReadReplica: -1, records: EMPTY_BUFFER,
+    abortedTransactions: whileReading ? null : [], preferredReadReplica: -1, records: EMPTY_BUFFER,
   };
+}
+
+/** The topic a fetched topic entry names: by name up to v12, by topic id from v13 (whose `topic` decodes as ''). */
+function topicName(ctx: RequestContext, w: Wanted): string | undefined {
+  if (ctx.apiVersion < 13) return w.topic;
+  return w.topicId === ZERO_UUID ? undefined : ctx.broker.storage.topicById(w.topicId)?.name;
 }
 
 /** One pass over every requested partition; returns the response and the bytes it carries. */
@@ -41,18 +54,18 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
   let bytes = 0;
   let anyError = false;
   const topics = wanted.map((w): FetchableTopicResponse => {
-    const name = w.topic ?? (w.topicId !== ZERO_UUID ? storage.topicById(w.topicId)?.name : undefined);
+    const name = topicName(ctx, w);
     const unknown = ctx.apiVersion >= 13 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     const partitions = w.partitions.map((p): PartitionData => {
       const log = name === undefined ? undefined : storage.partition(name, p.partition);
       if (!log) {
         anyError = true;
-        return emptyPartition(p.partition, name === undefined ? unknown : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        return emptyPartition(p.partition, name === undefined ? unknown : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, false);
       }
       // Brook's single leader is always at epoch 0.
       if ((p.currentLeaderEpoch ?? -1) > 0) {
         anyError = true;
-        return emptyPartition(p.partition, ErrorCode.UNKNOWN_LEADER_EPOCH);
+        return emptyPartition(p.partition, ErrorCode.UNKNOWN_LEADER_EPOCH, true);
       }
       try {
         const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, remaining), { minOneBatch: bytes === 0 });
@@ -67,10 +80,8 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
       } catch (err) {
         if (!(err instanceof StorageError)) throw err;
         anyError = true;
-        return {
-          ...emptyPartition(p.partition, err.errorCode),
-          highWatermark: log.highWatermark, lastStableOffset: log.highWatermark, logStartOffset: log.logStartOffset,
-        };
+        // As Kafka: an error read result carries no offsets (-1), not the log's.
+        return emptyPartition(p.partition, err.errorCode, true);
       }
     });
     return ctx.apiVersion >= 13 ? { topicId: w.topicId, partitions } : { topic: w.topic ?? '', partitions };
@@ -98,7 +109,7 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
 
     // Park until data arrives on one of our partitions or the wait is over.
     const deadline = ctx.broker.clock.nowMs() + request.maxWaitMs;
-    const keys = wanted.flatMap((w) => w.partitions.map((p) => partitionKey(w.topic ?? ctx.broker.storage.topicById(w.topicId)?.name ?? '', p.partition)));
+    const keys = wanted.flatMap((w) => w.partitions.map((p) => partitionKey(topicName(ctx, w) ?? '', p.partition)));
     for (;;) {
       const left = deadline - ctx.broker.clock.nowMs();
       if (left <= 0 || ctx.signal.aborted) break;

@@ -5,7 +5,7 @@
  * form) is not served, as in Kafka 4.
  */
 import { Api } from '../../protocol/messages/index.js';
-import type { ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsPartitionResponse } from '../../protocol/messages/list-offsets.js';
+import type { ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsPartition, ListOffsetsPartitionResponse } from '../../protocol/messages/list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { PartitionLog } from '../../storage/types.js';
 import { defineHandler } from '../handler.js';
@@ -32,25 +32,35 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffs
   maxVersion: Api.ListOffsets.request.highestVersion,
   handle(ctx, request) {
     const { storage } = ctx.broker;
-    const seen = new Set<string>();
-    return {
-      throttleTimeMs: 0,
-      topics: request.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p): ListOffsetsPartitionResponse => {
-          const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
-          const key = `${t.name}/${p.partitionIndex}`;
-          if (seen.has(key)) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
-          seen.add(key);
-          const log = storage.partition(t.name, p.partitionIndex);
-          if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          if ((p.currentLeaderEpoch ?? -1) > 0) return { ...base, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
-          const found = lookup(log, p.timestamp);
-          if (!found) return { ...base, errorCode: ErrorCode.NONE };
-          // The leader epoch field exists from v4; earlier versions must leave it at its default.
-          return { ...base, errorCode: ErrorCode.NONE, offset: found.offset, timestamp: found.timestamp, leaderEpoch: ctx.apiVersion >= 4 ? 0 : -1 };
-        }),
-      })),
-    };
+    // As Kafka (ReplicaManager.fetchOffset keeps one status per partition): a partition named
+    // more than once gets one answer, INVALID_REQUEST.
+    const counts = new Map<string, number>();
+    for (const t of request.topics) {
+      for (const p of t.partitions) counts.set(`${t.name}/${p.partitionIndex}`, (counts.get(`${t.name}/${p.partitionIndex}`) ?? 0) + 1);
+    }
+    const answered = new Set<string>();
+    const byTopic = new Map<string, ListOffsetsPartitionResponse[]>();
+    for (const t of request.topics) {
+      let partitions = byTopic.get(t.name);
+      if (!partitions) byTopic.set(t.name, (partitions = []));
+      for (const p of t.partitions) {
+        const key = `${t.name}/${p.partitionIndex}`;
+        if (answered.has(key)) continue;
+        answered.add(key);
+        partitions.push(answer(ctx.apiVersion, storage.partition(t.name, p.partitionIndex), p, counts.get(key)! > 1));
+      }
+    }
+    return { throttleTimeMs: 0, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
   },
 });
+
+function answer(version: number, log: PartitionLog | undefined, p: ListOffsetsPartition, duplicate: boolean): ListOffsetsPartitionResponse {
+  const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+  if (duplicate) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
+  if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+  if ((p.currentLeaderEpoch ?? -1) > 0) return { ...base, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
+  const found = lookup(log, p.timestamp);
+  if (!found) return { ...base, errorCode: ErrorCode.NONE };
+  // The leader epoch field exists from v4; earlier versions must leave it at its default.
+  return { ...base, errorCode: ErrorCode.NONE, offset: found.offset, timestamp: found.timestamp, leaderEpoch: version >= 4 ? 0 : -1 };
+}

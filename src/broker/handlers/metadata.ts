@@ -2,9 +2,11 @@
  * Metadata: the one broker (also the controller), and each requested topic with its
  * partitions, all led by this broker. Unknown topics are created when auto-creation is on
  * and the request allows it (v4+; earlier versions always allow it, as in Kafka).
- * Deliberate difference: Kafka answers a topic it just auto-created with
- * LEADER_NOT_AVAILABLE and no partitions, because creation goes through its controller;
- * Brook creates topics synchronously and describes them at once.
+ * Deliberate difference: Kafka (4.x, KRaft) answers the request that triggers an
+ * auto-creation with UNKNOWN_TOPIC_OR_PARTITION (retriable), a zero topic id and no
+ * partitions, because creation goes through its controller asynchronously (ZooKeeper-era
+ * Kafka said LEADER_NOT_AVAILABLE); Brook creates topics synchronously and describes them
+ * at once. Clients retry on either error, so they only see the topic sooner.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { MetadataRequestData, MetadataResponseData, MetadataResponseTopic } from '../../protocol/messages/metadata.js';
@@ -12,6 +14,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import type { TopicMetadata } from '../../storage/types.js';
 import { StorageError } from '../../storage/errors.js';
+import { validateTopicName } from '../../storage/catalog.js';
 import { defineHandler } from '../handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { CLUSTER_OPERATIONS, OPERATIONS_NOT_REQUESTED, TOPIC_OPERATIONS } from '../authorized-operations.js';
@@ -35,8 +38,12 @@ export function describeTopic(broker: BrokerContext, topic: TopicMetadata, inclu
   };
 }
 
+/** Kafka's Topic.isInternal: by name, whether or not the topic exists yet. */
+const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
+
 function missingTopic(name: string | null, topicId: string, errorCode: number): MetadataResponseTopic {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED };
+  const isInternal = name !== null && INTERNAL_TOPIC_NAMES.has(name);
+  return { errorCode, name, topicId, isInternal, partitions: [], topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED };
 }
 
 export const metadataHandler = defineHandler<MetadataRequestData, MetadataResponseData>({
@@ -60,7 +67,10 @@ export const metadataHandler = defineHandler<MetadataRequestData, MetadataRespon
         }
         try {
           const topic = broker.topicForProduceOrMetadata(wanted.name, allowAutoCreate);
-          return topic ? describeTopic(broker, topic, includeTopicOps) : missingTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          if (topic) return describeTopic(broker, topic, includeTopicOps);
+          // As Kafka: a name that could never exist is INVALID_TOPIC_EXCEPTION, auto-creation or not.
+          validateTopicName(wanted.name);
+          return missingTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         } catch (err) {
           if (err instanceof StorageError) return missingTopic(wanted.name, ZERO_UUID, err.errorCode);
           throw err;

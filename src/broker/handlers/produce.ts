@@ -8,6 +8,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { ProduceRequestData, ProduceResponseData, PartitionProduceResponse, TopicProduceResponse } from '../../protocol/messages/produce.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
+import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
 import { defineHandler, NO_RESPONSE, type RequestContext } from '../handler.js';
 
@@ -36,18 +37,33 @@ function appendPartition(ctx: RequestContext, topicName: string, index: number, 
   const log = topic ? broker.storage.partition(topicName, index) : undefined;
   if (!log) return { response: failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
   if (records === null || records.length === 0) return { response: failed(index, ErrorCode.INVALID_RECORD, 'no records') };
+  let checkedByRequest = false;
   try {
+    validateProduceRecords(records);
+    checkedByRequest = true;
     const result = log.append(records, { nowMs: broker.clock.nowMs() });
     broker.appends.notifyAppend(topicName, index);
     return { response: appended(index, result), durable: result.durable };
   } catch (err) {
     if (err instanceof StorageError) {
       broker.log.debug('produce rejected', { topic: topicName, partition: index, errorCode: err.errorCode, reason: err.message });
-      return { response: failed(index, err.errorCode, err.message) };
+      const response = failed(index, err.errorCode, err.message);
+      if (checkedByRequest && !NO_LOG_START_OFFSET.has(err.errorCode)) response.logStartOffset = log.logStartOffset;
+      return { response };
     }
     throw err;
   }
 }
+
+/**
+ * Kafka (ReplicaManager.appendToLocalLog) answers a rejected append with the log start
+ * offset, except for these errors, and for the checks ProduceRequest.validateRecords makes
+ * before the log is involved (-1 then).
+ */
+const NO_LOG_START_OFFSET: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.CORRUPT_MESSAGE, ErrorCode.KAFKA_STORAGE_ERROR,
+]);
 
 export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseData>({
   api: Api.Produce,
