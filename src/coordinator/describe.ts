@@ -1,0 +1,136 @@
+/**
+ * The admin side: DescribeGroups, ListGroups and DeleteGroups, after Kafka's
+ * GroupMetadataManager.describeGroups / listGroups and GroupCoordinatorShard.deleteGroups.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { DeleteGroupsRequestData, DeleteGroupsResponseData } from '../protocol/messages/delete-groups.js';
+import type {
+  DescribeGroupsRequestData,
+  DescribeGroupsResponseData,
+  DescribeGroupsResponseDescribedGroup,
+  DescribedGroupMember,
+} from '../protocol/messages/describe-groups.js';
+import type { ListGroupsRequestData, ListGroupsResponseData, ListedGroup } from '../protocol/messages/list-groups.js';
+import type { CoordinatorState } from './coordinator-state.js';
+import type { ClassicGroup } from './group.js';
+import type { Operation } from './operation.js';
+import { groupMetadataTombstone, offsetCommitTombstone } from './records.js';
+import { stateFromFilter, type GroupState } from './state.js';
+import { assertNever, type CoordinatorRecord, type RequestContext } from './types.js';
+import { applyRecord } from './load.js';
+
+/** Kafka's authorizedOperations value for "not requested". */
+const OPERATIONS_NOT_REQUESTED = -2147483648;
+
+/** The only group type the classic coordinator has (ListGroups v5's groupType). */
+const CLASSIC_GROUP_TYPE = 'classic';
+
+function describeGroup(group: ClassicGroup): DescribeGroupsResponseDescribedGroup {
+  // Member metadata is only meaningful once a protocol is chosen and stable; in other
+  // states Kafka sends the members without it.
+  const stable = group.is('Stable') && group.protocolName !== null;
+  const members: DescribedGroupMember[] = [...group.members.values()].map((m) => ({
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    memberMetadata: stable ? m.metadata(group.protocolName!) : Buffer.alloc(0),
+    memberAssignment: m.assignment,
+  }));
+  return {
+    errorCode: ErrorCode.NONE,
+    groupId: group.groupId,
+    groupState: group.state,
+    protocolType: group.protocolType ?? '',
+    protocolData: stable ? group.protocolName! : '',
+    members,
+    authorizedOperations: OPERATIONS_NOT_REQUESTED,
+  };
+}
+
+/** An unknown group is described as Dead with no error (DescribeGroups v0-5). */
+function deadGroup(groupId: string): DescribeGroupsResponseDescribedGroup {
+  const dead: GroupState = 'Dead';
+  return {
+    errorCode: ErrorCode.NONE,
+    groupId,
+    groupState: dead,
+    protocolType: '',
+    protocolData: '',
+    members: [],
+    authorizedOperations: OPERATIONS_NOT_REQUESTED,
+  };
+}
+
+export function describeGroups(s: CoordinatorState, op: Operation, ctx: RequestContext, req: DescribeGroupsRequestData): void {
+  const withOperations = ctx.apiVersion >= 3 && (req.includeAuthorizedOperations ?? false);
+  const groups = req.groups.map((groupId) => {
+    const group = s.groups.get(groupId);
+    const described = group === undefined ? deadGroup(groupId) : describeGroup(group);
+    if (withOperations && described.errorCode === ErrorCode.NONE) described.authorizedOperations = s.config.groupAuthorizedOperations;
+    // groupInstanceId exists from v4 (ignorable, but keep the body faithful to the version).
+    if (ctx.apiVersion < 4) for (const m of described.members) m.groupInstanceId = null;
+    return described;
+  });
+  op.reply(ctx.requestId, { throttleTimeMs: 0, groups } satisfies DescribeGroupsResponseData);
+}
+
+/**
+ * v4+ may filter by state (case-insensitive), v5+ by type. An unknown state or type in a
+ * filter matches nothing, as in Kafka.
+ */
+export function listGroups(s: CoordinatorState, op: Operation, ctx: RequestContext, req: ListGroupsRequestData): void {
+  const statesFilter = ctx.apiVersion >= 4 ? (req.statesFilter ?? []) : [];
+  const typesFilter = ctx.apiVersion >= 5 ? (req.typesFilter ?? []) : [];
+  const states = new Set(statesFilter.map(stateFromFilter));
+  const typeMatches = typesFilter.length === 0 || typesFilter.some((t) => t.trim().toLowerCase() === CLASSIC_GROUP_TYPE);
+  const groups: ListedGroup[] = [];
+  for (const group of s.groups.values()) {
+    if (statesFilter.length > 0 && !states.has(group.state)) continue;
+    if (!typeMatches) continue;
+    groups.push({
+      groupId: group.groupId,
+      protocolType: group.protocolType ?? '',
+      groupState: ctx.apiVersion >= 4 ? group.state : '',
+      groupType: ctx.apiVersion >= 5 ? CLASSIC_GROUP_TYPE : '',
+    });
+  }
+  op.reply(ctx.requestId, { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups } satisfies ListGroupsResponseData);
+}
+
+function deleteGroupError(group: ClassicGroup | undefined): number {
+  if (group === undefined) return ErrorCode.GROUP_ID_NOT_FOUND;
+  switch (group.state) {
+    case 'Dead':
+      return ErrorCode.GROUP_ID_NOT_FOUND;
+    case 'Stable':
+    case 'PreparingRebalance':
+    case 'CompletingRebalance':
+      return ErrorCode.NON_EMPTY_GROUP;
+    case 'Empty':
+      return ErrorCode.NONE;
+    default:
+      return assertNever(group.state, 'group state');
+  }
+}
+
+/** Only Empty groups can go: tombstones for every offset, then for the group. */
+export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestContext, req: DeleteGroupsRequestData): void {
+  const results: DeleteGroupsResponseData['results'] = [];
+  // Kafka's KafkaApis drops duplicate names.
+  for (const groupId of new Set(req.groupsNames)) {
+    const error = deleteGroupError(s.groups.get(groupId));
+    if (error === ErrorCode.NONE) {
+      const records: CoordinatorRecord[] = s.offsets
+        .partitionsOf(groupId)
+        .map(({ topic, partition }) => offsetCommitTombstone(groupId, topic, partition));
+      records.push(groupMetadataTombstone(groupId));
+      for (const r of records) {
+        applyRecord(s, r, op.nowMs);
+        op.record(r);
+      }
+    }
+    results.push({ groupId, errorCode: error });
+  }
+  op.reply(ctx.requestId, { throttleTimeMs: 0, results } satisfies DeleteGroupsResponseData);
+}

@@ -1,0 +1,360 @@
+/**
+ * A classic group's bookkeeping, as Kafka's `ClassicGroup`: members (in join order),
+ * static members by group.instance.id, members that were given an id but have not
+ * rejoined yet (KIP-394 "pending" members), members that owe a SyncGroup, the protocol
+ * votes, the leader, the generation and the state machine.
+ *
+ * It never answers requests itself: methods that end a parked request hand it back to the
+ * caller, which shapes and sends the reply.
+ */
+import { Reader } from '../protocol/primitives/reader.js';
+import { ConsumerProtocolSubscription } from '../protocol/messages/consumer-protocol-subscription.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { JoinGroupResponseMember } from '../protocol/messages/join-group.js';
+import { ClassicGroupMember, type MemberProtocol, type ParkedRequest } from './member.js';
+import { VALID_PREVIOUS_STATES, type GroupState } from './state.js';
+
+export class ClassicGroup {
+  state: GroupState;
+  previousState: GroupState = 'Dead';
+  /** When the group entered its current state; null for groups loaded from old records. */
+  currentStateTimestampMs: number | null;
+  protocolType: string | null;
+  protocolName: string | null;
+  generationId: number;
+  leaderId: string | null;
+  /** Insertion-ordered: the oldest member comes first, which makes leader re-election stable. */
+  readonly members = new Map<string, ClassicGroupMember>();
+  /** group.instance.id → member id. */
+  readonly staticMembers = new Map<string, string>();
+  /** Ids handed out with MEMBER_ID_REQUIRED whose owners have not joined with them yet. */
+  readonly pendingJoinMembers = new Set<string>();
+  /** Members that received the JoinGroup response of this generation but have not synced. */
+  readonly pendingSyncMembers = new Set<string>();
+  /** Protocol name → how many members support it. */
+  private readonly supportedProtocols = new Map<string, number>();
+  private numMembersAwaitingJoin = 0;
+  /** Topics the members subscribe to (consumer protocol only); null when unknown. */
+  subscribedTopics: Set<string> | null = null;
+  /** Set when a member joins during the initial rebalance delay, which extends the delay. */
+  newMemberAdded = false;
+
+  constructor(
+    readonly groupId: string,
+    initialState: GroupState,
+    nowMs: number | null,
+    loaded?: { generationId: number; protocolType: string | null; protocolName: string | null; leaderId: string | null },
+  ) {
+    this.state = initialState;
+    this.currentStateTimestampMs = nowMs;
+    this.generationId = loaded?.generationId ?? 0;
+    this.protocolType = loaded?.protocolType ?? null;
+    this.protocolName = loaded?.protocolName ?? null;
+    this.leaderId = loaded?.leaderId ?? null;
+  }
+
+  is(state: GroupState): boolean {
+    return this.state === state;
+  }
+
+  transitionTo(target: GroupState, nowMs: number): void {
+    if (!VALID_PREVIOUS_STATES[target].has(this.state)) {
+      throw new Error(`group ${this.groupId}: invalid transition ${this.state} → ${target}`);
+    }
+    this.previousState = this.state;
+    this.state = target;
+    this.currentStateTimestampMs = nowMs;
+  }
+
+  /** Whether a rebalance may start from the current state. */
+  canRebalance(): boolean {
+    return VALID_PREVIOUS_STATES.PreparingRebalance.has(this.state);
+  }
+
+  get numMembers(): number {
+    return this.members.size;
+  }
+
+  get numAwaitingJoinResponse(): number {
+    return this.numMembersAwaitingJoin;
+  }
+
+  member(memberId: string): ClassicGroupMember | undefined {
+    return this.members.get(memberId);
+  }
+
+  hasMember(memberId: string): boolean {
+    return this.members.has(memberId);
+  }
+
+  isLeader(memberId: string): boolean {
+    return this.leaderId !== null && this.leaderId === memberId;
+  }
+
+  staticMemberId(groupInstanceId: string): string | undefined {
+    return this.staticMembers.get(groupInstanceId);
+  }
+
+  isPendingMember(memberId: string): boolean {
+    return this.pendingJoinMembers.has(memberId);
+  }
+
+  addPendingMember(memberId: string): void {
+    if (this.hasMember(memberId)) throw new Error(`pending member ${memberId} is already a member`);
+    this.pendingJoinMembers.add(memberId);
+  }
+
+  add(member: ClassicGroupMember, parkedJoin: ParkedRequest | null): void {
+    if (member.groupInstanceId !== null) {
+      if (this.staticMembers.has(member.groupInstanceId)) {
+        throw new Error(`static member ${member.groupInstanceId} is already in group ${this.groupId}`);
+      }
+      this.staticMembers.set(member.groupInstanceId, member.memberId);
+    }
+    if (this.members.size === 0) this.protocolType = member.protocolType;
+    if (this.protocolType !== member.protocolType) throw new Error('member and group protocol types differ');
+    if (!this.supportsProtocols(member.protocolType, member.protocolNames())) {
+      throw new Error('the group supports none of the member protocols');
+    }
+    if (this.leaderId === null) this.leaderId = member.memberId;
+    this.members.set(member.memberId, member);
+    this.countProtocols(member, +1);
+    member.awaitingJoin = parkedJoin;
+    if (parkedJoin !== null) this.numMembersAwaitingJoin++;
+    this.pendingJoinMembers.delete(member.memberId);
+  }
+
+  /** Removes a member (or pending member id); re-elects the oldest remaining member as leader. */
+  remove(memberId: string): ClassicGroupMember | undefined {
+    const removed = this.members.get(memberId);
+    if (removed !== undefined) {
+      this.members.delete(memberId);
+      this.countProtocols(removed, -1);
+      if (removed.isAwaitingJoin) this.numMembersAwaitingJoin--;
+      if (removed.groupInstanceId !== null) this.staticMembers.delete(removed.groupInstanceId);
+    }
+    if (this.isLeader(memberId)) {
+      const next = this.members.keys().next();
+      this.leaderId = next.done ? null : next.value;
+    }
+    this.pendingJoinMembers.delete(memberId);
+    this.pendingSyncMembers.delete(memberId);
+    return removed;
+  }
+
+  /** Ends the member's parked JoinGroup, returning it for the caller to answer. */
+  takeAwaitingJoin(member: ClassicGroupMember): ParkedRequest | null {
+    const parked = member.awaitingJoin;
+    if (parked !== null) {
+      member.awaitingJoin = null;
+      this.numMembersAwaitingJoin--;
+    }
+    return parked;
+  }
+
+  takeAwaitingSync(member: ClassicGroupMember): ParkedRequest | null {
+    const parked = member.awaitingSync;
+    member.awaitingSync = null;
+    return parked;
+  }
+
+  /**
+   * Records a rejoin: new protocols and timeouts, and the new parked JoinGroup. Returns the
+   * member's previous parked JoinGroup when this one supersedes it.
+   */
+  updateMember(
+    member: ClassicGroupMember,
+    protocols: MemberProtocol[],
+    rebalanceTimeoutMs: number,
+    sessionTimeoutMs: number,
+    parkedJoin: ParkedRequest | null,
+  ): ParkedRequest | null {
+    this.countProtocols(member, -1);
+    member.supportedProtocols = protocols;
+    this.countProtocols(member, +1);
+    member.rebalanceTimeoutMs = rebalanceTimeoutMs;
+    member.sessionTimeoutMs = sessionTimeoutMs;
+    const superseded = member.awaitingJoin;
+    if (parkedJoin !== null && superseded === null) this.numMembersAwaitingJoin++;
+    else if (parkedJoin === null && superseded !== null) this.numMembersAwaitingJoin--;
+    member.awaitingJoin = parkedJoin;
+    return parkedJoin !== null ? superseded : null;
+  }
+
+  /**
+   * A static member restarted with a new member id: the new id takes the old member's
+   * place (protocols, assignment, leadership). The caller fences the old id's parked
+   * requests before calling this.
+   */
+  replaceStaticMember(groupInstanceId: string, oldMemberId: string, newMemberId: string): ClassicGroupMember {
+    const old = this.members.get(oldMemberId);
+    if (old === undefined) throw new Error(`cannot replace unknown member ${oldMemberId}`);
+    if (old.isAwaitingJoin) this.numMembersAwaitingJoin--;
+    this.members.delete(oldMemberId);
+    const replacement = new ClassicGroupMember(
+      newMemberId,
+      old.groupInstanceId,
+      old.clientId,
+      old.clientHost,
+      old.rebalanceTimeoutMs,
+      old.sessionTimeoutMs,
+      old.protocolType,
+      old.supportedProtocols,
+      old.assignment,
+    );
+    this.members.set(newMemberId, replacement);
+    if (this.isLeader(oldMemberId)) this.leaderId = newMemberId;
+    this.staticMembers.set(groupInstanceId, newMemberId);
+    return replacement;
+  }
+
+  /**
+   * At the end of a join phase whose leader did not rejoin, the first member that did
+   * becomes leader. False when nobody rejoined (the phase cannot complete yet).
+   */
+  maybeElectNewJoinedLeader(): boolean {
+    if (this.leaderId === null) return false;
+    const leader = this.members.get(this.leaderId);
+    if (leader !== undefined && leader.isAwaitingJoin) return true;
+    for (const m of this.members.values()) {
+      if (m.isAwaitingJoin) {
+        this.leaderId = m.memberId;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  hasAllMembersJoined(): boolean {
+    return this.members.size === this.numMembersAwaitingJoin && this.pendingJoinMembers.size === 0;
+  }
+
+  notYetRejoinedMembers(): ClassicGroupMember[] {
+    return [...this.members.values()].filter((m) => !m.isAwaitingJoin);
+  }
+
+  /** The group's rebalance timeout: the largest of its members'. */
+  rebalanceTimeoutMs(): number {
+    let max = 0;
+    for (const m of this.members.values()) max = Math.max(max, m.rebalanceTimeoutMs);
+    return max;
+  }
+
+  /**
+   * Kafka's `validateMember`: with a group.instance.id, the id must be the one currently
+   * mapped to it (FENCED_INSTANCE_ID otherwise); and the member must exist.
+   */
+  validateMember(memberId: string, groupInstanceId: string | null | undefined): number {
+    if (groupInstanceId !== null && groupInstanceId !== undefined) {
+      const existing = this.staticMembers.get(groupInstanceId);
+      if (existing === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (existing !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
+    }
+    return this.hasMember(memberId) ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
+  }
+
+  /**
+   * Whether a member with these protocols may join: any non-empty set when the group is
+   * Empty, otherwise the same protocol type and at least one protocol every member has.
+   */
+  supportsProtocols(memberProtocolType: string, memberProtocols: ReadonlySet<string>): boolean {
+    if (this.is('Empty')) return memberProtocolType !== '' && memberProtocols.size > 0;
+    if (this.protocolType !== memberProtocolType) return false;
+    for (const name of memberProtocols) {
+      if ((this.supportedProtocols.get(name) ?? 0) === this.members.size) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Kafka's vote: the candidates are the protocols every member supports; each member votes
+   * for its most preferred candidate; the most votes win. Kafka breaks ties by hash order;
+   * Brook picks, among the tied, the protocol voted first in join order, so it is stable.
+   */
+  selectProtocol(): string {
+    if (this.members.size === 0) throw new Error(`cannot select a protocol for empty group ${this.groupId}`);
+    const candidates = new Set<string>();
+    for (const [name, count] of this.supportedProtocols) if (count === this.members.size) candidates.add(name);
+    const votes = new Map<string, number>();
+    for (const m of this.members.values()) {
+      const choice = m.vote(candidates);
+      votes.set(choice, (votes.get(choice) ?? 0) + 1);
+    }
+    let best = '';
+    let bestVotes = -1;
+    for (const [name, count] of votes) {
+      if (count > bestVotes) {
+        best = name;
+        bestVotes = count;
+      }
+    }
+    return best;
+  }
+
+  /** Next generation: a protocol is chosen for a non-empty group, otherwise the group is Empty. */
+  initNextGeneration(nowMs: number): void {
+    this.generationId++;
+    if (this.members.size > 0) {
+      this.protocolName = this.selectProtocol();
+      this.subscribedTopics = this.computeSubscribedTopics();
+      this.transitionTo('CompletingRebalance', nowMs);
+    } else {
+      this.protocolName = null;
+      this.subscribedTopics = this.computeSubscribedTopics();
+      this.transitionTo('Empty', nowMs);
+    }
+    this.pendingSyncMembers.clear();
+  }
+
+  /** What the leader receives in its JoinGroup response: every member with its metadata. */
+  currentMembersForLeader(): JoinGroupResponseMember[] {
+    if (this.is('Dead') || this.is('PreparingRebalance') || this.protocolName === null) {
+      throw new Error(`group ${this.groupId} has no member metadata in state ${this.state}`);
+    }
+    const protocol = this.protocolName;
+    return [...this.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      metadata: m.metadata(protocol),
+    }));
+  }
+
+  usesConsumerProtocol(): boolean {
+    return this.protocolType === CONSUMER_PROTOCOL_TYPE;
+  }
+
+  /**
+   * The union of the members' subscribed topics, decoded from their consumer-protocol
+   * metadata with the version-0 layout (a prefix of every later version), as Kafka does.
+   * Null when the group does not use the consumer protocol or a subscription is unreadable.
+   */
+  computeSubscribedTopics(): Set<string> | null {
+    if (this.protocolType !== CONSUMER_PROTOCOL_TYPE) return null;
+    if (this.members.size === 0) return new Set();
+    if (this.protocolName === null) return null;
+    const topics = new Set<string>();
+    try {
+      for (const m of this.members.values()) {
+        const r = new Reader(m.metadata(this.protocolName));
+        if (r.readInt16() < 0) return null;
+        for (const t of ConsumerProtocolSubscription.read(r, 0).topics) topics.add(t);
+      }
+    } catch {
+      return null;
+    }
+    return topics;
+  }
+
+  /** When the subscriptions are unknown, a consumer group counts as subscribed to everything. */
+  isSubscribedToTopic(topic: string): boolean {
+    if (this.subscribedTopics !== null) return this.subscribedTopics.has(topic);
+    return this.usesConsumerProtocol();
+  }
+
+  private countProtocols(member: ClassicGroupMember, delta: number): void {
+    for (const p of member.supportedProtocols) {
+      this.supportedProtocols.set(p.name, (this.supportedProtocols.get(p.name) ?? 0) + delta);
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/** The group coordinator (classic protocol and committed offsets) as a pure state machine. */
+export { GroupCoordinator, type GroupSnapshot } from './coordinator.js';
+export { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
+export { GROUP_STATES, VALID_PREVIOUS_STATES, type GroupState } from './state.js';
+export {
+  DEFAULT_GROUP_COORDINATOR_CONFIG,
+  groupCoordinatorConfig,
+  type CoordinatorRecord,
+  type CoordinatorReply,
+  type CoordinatorResult,
+  type GroupCoordinatorConfig,
+  type RequestContext,
+  type RequestId,
+  type TimerKey,
+  type TimerOp,
+} from './types.js';

@@ -1,0 +1,274 @@
+/**
+ * Committed offsets, after Kafka's OffsetMetadataManager: OffsetCommit (validated against
+ * the group's generation and members), OffsetFetch (every form), OffsetDelete and the
+ * expiration of old offsets.
+ *
+ * Topic and partition existence (UNKNOWN_TOPIC_OR_PARTITION) and authorization are the
+ * broker's checks, as in Kafka's KafkaApis: the broker removes such partitions from the
+ * request, answers them itself and merges its answers with the coordinator's.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { OffsetCommitRequestData, OffsetCommitResponseData } from '../protocol/messages/offset-commit.js';
+import type {
+  OffsetFetchRequestData,
+  OffsetFetchResponseData,
+  OffsetFetchResponseGroup,
+  OffsetFetchResponsePartitions,
+  OffsetFetchResponseTopics,
+} from '../protocol/messages/offset-fetch.js';
+import type { OffsetDeleteRequestData, OffsetDeleteResponseData } from '../protocol/messages/offset-delete.js';
+import type { CoordinatorState } from './coordinator-state.js';
+import type { ClassicGroup } from './group.js';
+import type { Operation } from './operation.js';
+import { rescheduleHeartbeat } from './rebalance.js';
+import { groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone, type OffsetAndMetadata } from './records.js';
+import type { CoordinatorRecord, RequestContext } from './types.js';
+import { applyRecord } from './load.js';
+
+/** "No retention time given" in OffsetCommit v2-4, and "no commit timestamp" in v1. */
+const DEFAULT_RETENTION_TIME = -1n;
+const DEFAULT_TIMESTAMP = -1n;
+
+/** Returns the error for the whole request, or NONE; may create a simple group. */
+function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetCommitRequestData): number {
+  const generationId = req.generationIdOrMemberEpoch ?? -1;
+  const memberId = req.memberId ?? '';
+  const groupInstanceId = req.groupInstanceId ?? null;
+  let group = s.groups.get(req.groupId);
+  if (group === undefined) {
+    // Generation -1: a consumer without group management, or an admin. The commit creates
+    // a "simple" group (Empty, no protocol type) to hold the offsets.
+    if (generationId < 0) group = s.getOrCreateGroup(req.groupId, op.nowMs);
+    else return ctx.apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+  }
+
+  if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  if (generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
+  if (generationId >= 0 || memberId !== '' || groupInstanceId !== null) {
+    const memberError = group.validateMember(memberId, groupInstanceId);
+    if (memberError !== ErrorCode.NONE) return memberError;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+  } else if (!group.is('Empty')) {
+    // No member id and no generation (e.g. v0): only an Empty group takes such commits.
+    return ErrorCode.UNKNOWN_MEMBER_ID;
+  }
+  // The member has this generation's JoinGroup response but not its assignment yet.
+  if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+  return ErrorCode.NONE;
+}
+
+export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetCommitRequestData): void {
+  const error = validateOffsetCommit(s, op, ctx, req);
+  if (error !== ErrorCode.NONE) {
+    op.reply(ctx.requestId, offsetCommitResponse(req, () => error));
+    return;
+  }
+  const group = s.groups.get(req.groupId)!;
+  // In the classic protocol a commit also keeps the member's session alive.
+  const member = group.member(req.memberId ?? '');
+  if ((group.is('Stable') || group.is('PreparingRebalance')) && member !== undefined) rescheduleHeartbeat(op, group, member);
+
+  const retention = req.retentionTimeMs ?? DEFAULT_RETENTION_TIME;
+  const expireTimestampMs = retention === DEFAULT_RETENTION_TIME ? null : op.nowMs + Number(retention);
+  const records: CoordinatorRecord[] = [];
+  const response = offsetCommitResponse(req, (topic, p) => {
+    const metadata = p.committedMetadata ?? '';
+    if (metadata.length > s.config.offsetMetadataMaxBytes) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    const commitTimestamp = p.commitTimestamp ?? DEFAULT_TIMESTAMP;
+    records.push(
+      offsetCommitRecord(req.groupId, topic, p.partitionIndex, {
+        committedOffset: p.committedOffset,
+        leaderEpoch: p.committedLeaderEpoch ?? -1,
+        metadata,
+        commitTimestampMs: commitTimestamp === DEFAULT_TIMESTAMP ? op.nowMs : Number(commitTimestamp),
+        expireTimestampMs,
+      }),
+    );
+    return ErrorCode.NONE;
+  });
+  // The offsets change through the same path as a replay, so replaying what was written
+  // rebuilds exactly this state.
+  for (const r of records) {
+    applyRecord(s, r, op.nowMs);
+    op.record(r);
+  }
+  op.reply(ctx.requestId, response);
+}
+
+function offsetCommitResponse(
+  req: OffsetCommitRequestData,
+  errorFor: (topic: string, p: OffsetCommitRequestData['topics'][number]['partitions'][number]) => number,
+): OffsetCommitResponseData {
+  return {
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errorFor(t.name, p) })),
+    })),
+  };
+}
+
+/** Kafka's "no offset" answer for a partition. */
+function noOffset(partitionIndex: number): OffsetFetchResponsePartitions {
+  return { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
+}
+
+function fetchedOffset(partitionIndex: number, o: OffsetAndMetadata): OffsetFetchResponsePartitions {
+  return {
+    partitionIndex,
+    committedOffset: o.committedOffset,
+    committedLeaderEpoch: o.leaderEpoch,
+    metadata: o.metadata,
+    errorCode: ErrorCode.NONE,
+  };
+}
+
+/** One group's offsets; topics null means every partition the group has an offset for. */
+function fetchGroupOffsets(
+  s: CoordinatorState,
+  groupId: string,
+  topics: { name: string; partitionIndexes: number[] }[] | null,
+): OffsetFetchResponseGroup {
+  const group = s.groups.get(groupId);
+  // An unknown group is not an error: it simply has no offsets.
+  const known = group !== undefined && !group.is('Dead');
+  if (topics === null) {
+    const all: OffsetFetchResponseTopics[] = [];
+    for (const [name, partitions] of (known ? s.offsets.ofGroup(groupId) : undefined) ?? []) {
+      all.push({ name, partitions: [...partitions].map(([p, o]) => fetchedOffset(p, o)) });
+    }
+    return { groupId, topics: all, errorCode: ErrorCode.NONE };
+  }
+  return {
+    groupId,
+    errorCode: ErrorCode.NONE,
+    topics: topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitionIndexes.map((p) => {
+        const o = known ? s.offsets.get(groupId, t.name, p) : undefined;
+        return o === undefined ? noOffset(p) : fetchedOffset(p, o);
+      }),
+    })),
+  };
+}
+
+/**
+ * v8+ asks for several groups; v0-7 for one, reshaped as Kafka's OffsetFetchResponse does
+ * (v2+ carries the group error at the top, v0-1 in every partition). requireStable needs
+ * no wait: Brook has no pending transactional offsets.
+ */
+export function offsetFetch(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetFetchRequestData): void {
+  if (ctx.apiVersion >= 8) {
+    const groups = (req.groups ?? []).map((g) => fetchGroupOffsets(s, g.groupId, g.topics));
+    op.reply(ctx.requestId, { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups } satisfies OffsetFetchResponseData);
+    return;
+  }
+  const topics = ctx.apiVersion >= 2 ? (req.topics ?? null) : (req.topics ?? []);
+  const g = fetchGroupOffsets(s, req.groupId ?? '', topics);
+  const response: OffsetFetchResponseData = {
+    throttleTimeMs: 0,
+    errorCode: ctx.apiVersion >= 2 ? g.errorCode : ErrorCode.NONE,
+    topics: g.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) =>
+        ctx.apiVersion < 2 && g.errorCode !== ErrorCode.NONE
+          ? { ...noOffset(p.partitionIndex), errorCode: g.errorCode }
+          : { ...p, committedLeaderEpoch: ctx.apiVersion >= 5 ? p.committedLeaderEpoch : -1 },
+      ),
+    })),
+    groups: [],
+  };
+  op.reply(ctx.requestId, response);
+}
+
+function offsetDeleteError(group: ClassicGroup | undefined): number {
+  if (group === undefined || group.is('Dead')) return ErrorCode.GROUP_ID_NOT_FOUND;
+  switch (group.state) {
+    case 'Stable':
+    case 'PreparingRebalance':
+    case 'CompletingRebalance':
+      // Offsets of an active group may go only if it is a consumer group (then per topic).
+      return group.usesConsumerProtocol() ? ErrorCode.NONE : ErrorCode.NON_EMPTY_GROUP;
+    default:
+      return ErrorCode.NONE;
+  }
+}
+
+export function offsetDelete(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetDeleteRequestData): void {
+  const empty: OffsetDeleteResponseData = { errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [] };
+  if (req.groupId === '') return op.reply(ctx.requestId, { ...empty, errorCode: ErrorCode.INVALID_GROUP_ID });
+  const group = s.groups.get(req.groupId);
+  const error = offsetDeleteError(group);
+  if (group === undefined || error !== ErrorCode.NONE) return op.reply(ctx.requestId, { ...empty, errorCode: error });
+
+  const records: CoordinatorRecord[] = [];
+  const topics = req.topics.map((t) => {
+    // A topic the consumers subscribe to would just be committed again.
+    const subscribed = group.isSubscribedToTopic(t.name);
+    return {
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        if (subscribed) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
+        if (s.offsets.get(req.groupId, t.name, p.partitionIndex) !== undefined) {
+          records.push(offsetCommitTombstone(req.groupId, t.name, p.partitionIndex));
+        }
+        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
+      }),
+    };
+  });
+  for (const r of records) {
+    applyRecord(s, r, op.nowMs);
+    op.record(r);
+  }
+  op.reply(ctx.requestId, { ...empty, topics });
+}
+
+/**
+ * Kafka's OffsetExpirationCondition: which timestamp an offset's age counts from, or null
+ * when the group's offsets do not expire now.
+ */
+function expirationBase(group: ClassicGroup): ((o: OffsetAndMetadata) => number) | null {
+  if (group.protocolType === null) return (o) => o.commitTimestampMs; // a simple group
+  if (group.is('Empty')) return (o) => group.currentStateTimestampMs ?? o.commitTimestampMs;
+  if (group.usesConsumerProtocol() && group.subscribedTopics !== null && group.is('Stable')) {
+    return (o) => o.commitTimestampMs; // only topics nobody subscribes to (checked by the caller)
+  }
+  return null;
+}
+
+/**
+ * Kafka's cleanupGroupMetadata: tombstones for expired offsets, and for Empty groups left
+ * with no offsets at all.
+ */
+export function expireOffsets(s: CoordinatorState, op: Operation): void {
+  const retentionMs = s.config.offsetsRetentionMs;
+  const records: CoordinatorRecord[] = [];
+  for (const group of s.groups.values()) {
+    const byTopic = s.offsets.ofGroup(group.groupId);
+    let allExpired = true;
+    if (byTopic !== undefined) {
+      const base = expirationBase(group);
+      if (base === null) {
+        allExpired = false;
+      } else {
+        for (const [topic, partitions] of byTopic) {
+          if (group.isSubscribedToTopic(topic)) {
+            allExpired = false;
+            continue;
+          }
+          for (const [partition, o] of partitions) {
+            const expired =
+              o.expireTimestampMs !== null ? op.nowMs >= o.expireTimestampMs : op.nowMs - base(o) >= retentionMs;
+            if (expired) records.push(offsetCommitTombstone(group.groupId, topic, partition));
+            else allExpired = false;
+          }
+        }
+      }
+    }
+    if (allExpired && group.is('Empty')) records.push(groupMetadataTombstone(group.groupId));
+  }
+  for (const r of records) {
+    applyRecord(s, r, op.nowMs);
+    op.record(r);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The coordinator's contract with the broker runtime that drives it.
+ *
+ * The coordinator is a pure state machine: every call takes a decoded request (or a timer
+ * key) and the current time, mutates its in-memory state and returns a CoordinatorResult.
+ * It never reads a clock, never sets a timer and never writes a file; the runtime does all
+ * three from the result.
+ */
+import { randomUUID } from 'node:crypto';
+
+/** The broker's handle for a request the coordinator may answer later (a parked request). */
+export type RequestId = number;
+
+/**
+ * Names a timer. Scheduling a key that is already scheduled replaces it (Kafka's timer has
+ * the same rule), so a key is pending at most once.
+ */
+export type TimerKey = string;
+
+/** One record for `__consumer_offsets`: framed key and value bytes, value null for a tombstone. */
+export interface CoordinatorRecord {
+  key: Buffer;
+  value: Buffer | null;
+}
+
+export type TimerOp = { schedule: TimerKey; atMs: number } | { cancel: TimerKey };
+
+export interface CoordinatorReply {
+  requestId: RequestId;
+  /** The generated *ResponseData for the request's API, valid at the request's apiVersion. */
+  response: unknown;
+}
+
+export interface CoordinatorResult {
+  /** Answers, to this request and possibly to requests parked earlier. */
+  replies: CoordinatorReply[];
+  /** Timer operations, to be applied in order. */
+  timers: TimerOp[];
+  /**
+   * Records to append to `__consumer_offsets`. When there are any, the runtime releases the
+   * replies of this result only once the records are durable.
+   */
+  records: CoordinatorRecord[];
+}
+
+export interface RequestContext {
+  requestId: RequestId;
+  apiVersion: number;
+  clientId: string;
+  /** As Kafka reports it in DescribeGroups, e.g. "/127.0.0.1". */
+  clientHost: string;
+  nowMs: number;
+}
+
+/** Settings, named after Kafka's broker configs (in the comments), with Kafka's defaults. */
+export interface GroupCoordinatorConfig {
+  /** `group.initial.rebalance.delay.ms` */
+  initialRebalanceDelayMs: number;
+  /** `group.min.session.timeout.ms` */
+  minSessionTimeoutMs: number;
+  /** `group.max.session.timeout.ms` */
+  maxSessionTimeoutMs: number;
+  /** `group.max.size` */
+  maxGroupSize: number;
+  /** `offsets.retention.minutes`, in milliseconds */
+  offsetsRetentionMs: number;
+  /** `offsets.retention.check.interval.ms` */
+  offsetsRetentionCheckIntervalMs: number;
+  /** `offset.metadata.max.bytes` (compared, as Kafka does, with the string's length) */
+  offsetMetadataMaxBytes: number;
+  /**
+   * How long a new member's JoinGroup may stay parked (Kafka's internal
+   * `classicGroupNewMemberJoinTimeoutMs`, 5 minutes).
+   */
+  newMemberJoinTimeoutMs: number;
+  /** AclOperation bit set reported by DescribeGroups v3+ when asked (Brook has no authorizer). */
+  groupAuthorizedOperations: number;
+  /** Source of the UUID part of member ids; tests inject a deterministic one. */
+  generateUuid: () => string;
+}
+
+// Kafka's AclOperation codes READ (3), DELETE (6), DESCRIBE (8): what a group supports.
+const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+
+export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
+  initialRebalanceDelayMs: 3000,
+  minSessionTimeoutMs: 6000,
+  maxSessionTimeoutMs: 1_800_000,
+  maxGroupSize: 2_147_483_647,
+  offsetsRetentionMs: 7 * 24 * 60 * 60 * 1000,
+  offsetsRetentionCheckIntervalMs: 600_000,
+  offsetMetadataMaxBytes: 4096,
+  newMemberJoinTimeoutMs: 5 * 60 * 1000,
+  groupAuthorizedOperations: GROUP_OPERATIONS,
+  generateUuid: () => randomUUID(),
+};
+
+export function groupCoordinatorConfig(overrides: Partial<GroupCoordinatorConfig> = {}): GroupCoordinatorConfig {
+  return { ...DEFAULT_GROUP_COORDINATOR_CONFIG, ...overrides };
+}
+
+/** For exhaustive switches: a compile error when a case is missing, a throw if reached. */
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${String(value)}`);
+}

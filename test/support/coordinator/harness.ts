@@ -1,0 +1,221 @@
+/**
+ * Drives a GroupCoordinator the way the broker runtime will, deterministically: a manual
+ * clock, a fake timer table (`advance(ms)` fires due keys into onTimer, in time order), an
+ * in-memory `__consumer_offsets` log (records are "durable" at once), and a table of
+ * answers by request id.
+ *
+ * Every request goes through its codec (encoded and decoded at the request's version), so
+ * the coordinator sees exactly what the broker would hand it; every reply is encoded with
+ * its response codec at that version and decoded back, so a reply a version cannot carry
+ * fails the test that produced it.
+ */
+import assert from 'node:assert/strict';
+import { Api } from '../../../src/protocol/messages/index.js';
+import { encodeAssignment, encodeSubscription } from '../../../src/protocol/consumer-protocol.js';
+import { GroupCoordinator } from '../../../src/coordinator/coordinator.js';
+import type {
+  CoordinatorRecord,
+  CoordinatorResult,
+  GroupCoordinatorConfig,
+  RequestId,
+  TimerKey,
+  TimerOp,
+} from '../../../src/coordinator/types.js';
+
+export const START_MS = 1_700_000_000_000;
+
+/** The APIs the coordinator answers, by their names in `Api`. */
+export type GroupApi =
+  | 'JoinGroup'
+  | 'SyncGroup'
+  | 'Heartbeat'
+  | 'LeaveGroup'
+  | 'OffsetCommit'
+  | 'OffsetFetch'
+  | 'OffsetDelete'
+  | 'DeleteGroups'
+  | 'DescribeGroups'
+  | 'ListGroups'
+  | 'FindCoordinator';
+
+type RequestOf<A extends GroupApi> = Parameters<(typeof Api)[A]['request']['encode']>[0];
+type ResponseOf<A extends GroupApi> = ReturnType<(typeof Api)[A]['response']['decode']>;
+
+/** Deterministic member ids: "<client.id>-uuid-1", "-uuid-2", ... */
+export function counterUuids(): () => string {
+  let n = 0;
+  return () => `uuid-${++n}`;
+}
+
+/** The runtime's timer table, faked: key → due time. Scheduling a key replaces it. */
+export class FakeTimers {
+  private readonly due = new Map<TimerKey, number>();
+
+  apply(ops: readonly TimerOp[]): void {
+    for (const op of ops) {
+      if ('schedule' in op) {
+        this.due.delete(op.schedule); // re-insert: ties fire in scheduling order
+        this.due.set(op.schedule, op.atMs);
+      } else {
+        this.due.delete(op.cancel);
+      }
+    }
+  }
+
+  /** The earliest timer due at or before `limitMs`. */
+  nextDue(limitMs: number): [TimerKey, number] | undefined {
+    let best: [TimerKey, number] | undefined;
+    for (const [key, at] of this.due) if (at <= limitMs && (best === undefined || at < best[1])) best = [key, at];
+    return best;
+  }
+
+  take(key: TimerKey): void {
+    this.due.delete(key);
+  }
+
+  has(key: TimerKey): boolean {
+    return this.due.has(key);
+  }
+
+  dueAt(key: TimerKey): number | undefined {
+    return this.due.get(key);
+  }
+
+  keys(): TimerKey[] {
+    return [...this.due.keys()];
+  }
+}
+
+/** A request sent to the coordinator; `response` is set once it is answered. */
+export interface Sent<R> {
+  readonly id: RequestId;
+  readonly version: number;
+  readonly response: R | undefined;
+  /** The response, failing the test if the request is still parked. */
+  readonly answer: R;
+}
+
+export class CoordinatorHarness {
+  nowMs: number;
+  readonly timers = new FakeTimers();
+  /** Every record the coordinator asked to append, in order: our `__consumer_offsets`. */
+  readonly log: CoordinatorRecord[] = [];
+  /** Versions each API's replies were encoded at (for coverage assertions). */
+  readonly encodedVersions = new Map<GroupApi, Set<number>>();
+  private readonly inFlight = new Map<RequestId, { api: GroupApi; version: number }>();
+  private readonly answers = new Map<RequestId, unknown>();
+  private nextRequestId = 1;
+
+  constructor(
+    readonly coordinator: GroupCoordinator = new GroupCoordinator(testConfig()),
+    startMs: number = START_MS,
+  ) {
+    this.nowMs = startMs;
+  }
+
+  /** Carries out a result as the runtime would (records are durable at once here). */
+  apply(result: CoordinatorResult): CoordinatorResult {
+    this.timers.apply(result.timers);
+    this.log.push(...result.records);
+    for (const { requestId, response } of result.replies) {
+      const req = this.inFlight.get(requestId);
+      assert.ok(req !== undefined, `reply to unknown or already answered request ${requestId}`);
+      this.inFlight.delete(requestId);
+      const codec = Api[req.api].response;
+      // Throws if the reply carries a field its version cannot.
+      const bytes = (codec.encode as (v: unknown, version: number) => Buffer)(response, req.version);
+      codec.decode(bytes, req.version);
+      let versions = this.encodedVersions.get(req.api);
+      if (versions === undefined) this.encodedVersions.set(req.api, (versions = new Set()));
+      versions.add(req.version);
+      this.answers.set(requestId, response);
+    }
+    return result;
+  }
+
+  send<A extends GroupApi>(api: A, version: number, request: RequestOf<A>, clientId = 'consumer', clientHost = '/127.0.0.1'): Sent<ResponseOf<A>> {
+    const codecs = Api[api];
+    const encode = codecs.request.encode as (v: unknown, version: number) => Buffer;
+    const decoded = codecs.request.decode(encode(request, version), version) as RequestOf<A>;
+    const id = this.nextRequestId++;
+    this.inFlight.set(id, { api, version });
+    const ctx = { requestId: id, apiVersion: version, clientId, clientHost, nowMs: this.nowMs };
+    const c = this.coordinator;
+    const run = (): CoordinatorResult => {
+      switch (api) {
+        case 'JoinGroup': return c.joinGroup(ctx, decoded as RequestOf<'JoinGroup'>);
+        case 'SyncGroup': return c.syncGroup(ctx, decoded as RequestOf<'SyncGroup'>);
+        case 'Heartbeat': return c.heartbeat(ctx, decoded as RequestOf<'Heartbeat'>);
+        case 'LeaveGroup': return c.leaveGroup(ctx, decoded as RequestOf<'LeaveGroup'>);
+        case 'OffsetCommit': return c.offsetCommit(ctx, decoded as RequestOf<'OffsetCommit'>);
+        case 'OffsetFetch': return c.offsetFetch(ctx, decoded as RequestOf<'OffsetFetch'>);
+        case 'OffsetDelete': return c.offsetDelete(ctx, decoded as RequestOf<'OffsetDelete'>);
+        case 'DeleteGroups': return c.deleteGroups(ctx, decoded as RequestOf<'DeleteGroups'>);
+        case 'DescribeGroups': return c.describeGroups(ctx, decoded as RequestOf<'DescribeGroups'>);
+        case 'ListGroups': return c.listGroups(ctx, decoded as RequestOf<'ListGroups'>);
+        case 'FindCoordinator':
+          return c.findCoordinator(ctx, decoded as RequestOf<'FindCoordinator'>, { nodeId: 1, host: 'localhost', port: 9092 });
+        default: throw new Error(`unknown API ${String(api)}`);
+      }
+    };
+    this.apply(run());
+    const answers = this.answers;
+    return {
+      id,
+      version,
+      get response() {
+        return answers.get(id) as ResponseOf<A> | undefined;
+      },
+      get answer() {
+        assert.ok(answers.has(id), `request ${id} (${api} v${version}) is still parked`);
+        return answers.get(id) as ResponseOf<A>;
+      },
+    };
+  }
+
+  /** Moves the clock, firing every timer that comes due, in time order. */
+  advance(ms: number): void {
+    const target = this.nowMs + ms;
+    for (;;) {
+      const next = this.timers.nextDue(target);
+      if (next === undefined) break;
+      const [key, at] = next;
+      this.timers.take(key);
+      this.nowMs = Math.max(this.nowMs, at);
+      this.apply(this.coordinator.onTimer(key, this.nowMs));
+    }
+    this.nowMs = target;
+  }
+
+  /** Requests not answered yet. */
+  parked(): RequestId[] {
+    return [...this.inFlight.keys()];
+  }
+
+  /** A new coordinator rebuilt from this log (a broker restart), driven by a new harness. */
+  restart(config: Partial<GroupCoordinatorConfig> = {}): CoordinatorHarness {
+    const coordinator = new GroupCoordinator(testConfig(config));
+    for (const record of this.log) coordinator.replay(record);
+    const next = new CoordinatorHarness(coordinator, this.nowMs);
+    next.log.push(...this.log);
+    next.apply(coordinator.loaded(this.nowMs));
+    return next;
+  }
+}
+
+export function testConfig(overrides: Partial<GroupCoordinatorConfig> = {}): Partial<GroupCoordinatorConfig> {
+  return { generateUuid: counterUuids(), ...overrides };
+}
+
+/** Consumer-protocol subscription bytes, as a Java consumer sends in JoinGroup. */
+export function subscription(topics: string[], version = 3): Buffer {
+  return encodeSubscription({ topics, userData: null, ownedPartitions: [], generationId: -1, rackId: null }, version);
+}
+
+/** Consumer-protocol assignment bytes, as a leader sends in SyncGroup. */
+export function assignment(partitions: Record<string, number[]>): Buffer {
+  return encodeAssignment({
+    assignedPartitions: Object.entries(partitions).map(([topic, ps]) => ({ topic, partitions: ps })),
+    userData: null,
+  });
+}
