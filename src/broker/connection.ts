@@ -6,7 +6,9 @@
  *
  * Bad input never escapes: an undecodable frame, an unknown API or an unsupported version
  * closes this connection with a log line (ApiVersions answers UNSUPPORTED_VERSION instead,
- * as Kafka does, so clients can fall back).
+ * as Kafka does, so clients can fall back). As in Kafka, which handles one request at a time
+ * per connection, the requests that came before the bad input are still answered first;
+ * nothing after it is read.
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder, FrameTooLargeError, UnknownApiError, decodeRequestHeader, encodeResponse } from '../protocol/frame.js';
@@ -33,6 +35,8 @@ export class Connection {
   private readonly clientHost: string;
   private readingPaused = false;
   private closed = false;
+  /** Set by bad input: the connection closes once the responses before it are written. */
+  private closingReason: string | null = null;
 
   constructor(
     private readonly socket: Socket,
@@ -64,17 +68,53 @@ export class Connection {
     this.socket.destroy();
   }
 
+  /**
+   * Bad input: every request before it still gets its response, then the connection closes
+   * (Kafka reads a connection's next request only once the previous one is answered).
+   */
+  private closeAfterPending(reason: string): void {
+    if (this.closed || this.closingReason !== null) return;
+    this.closingReason = reason;
+    // Keep draining (and ignoring) what the client sends: closing a socket with unread bytes
+    // resets it, which can destroy the responses on their way to the client.
+    if (this.readingPaused) {
+      this.readingPaused = false;
+      this.socket.resume();
+    }
+    this.flush();
+  }
+
+  private finishClosing(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.broker.log.info('closing connection', { client: this.clientHost, reason: this.closingReason });
+    this.abort.abort();
+    // end() writes what is still corked, then FIN; destroy once it is handed to the kernel.
+    const timer = setTimeout(() => this.socket.destroy(), 5_000);
+    timer.unref();
+    this.socket.end(() => {
+      clearTimeout(timer);
+      this.socket.destroy();
+    });
+  }
+
   private onData(chunk: Buffer): void {
+    if (this.closed || this.closingReason !== null) return;
     let frames: Buffer[];
     try {
       frames = this.decoder.push(chunk);
     } catch (err) {
       const reason = err instanceof FrameTooLargeError ? err.message : `bad frame: ${(err as Error).message}`;
-      this.close(reason);
+      // The complete requests before the bad size prefix are handled first.
+      for (const frame of err instanceof FrameTooLargeError ? err.frames : []) {
+        if (this.closed || this.closingReason !== null) break;
+        this.onFrame(frame);
+      }
+      this.closeAfterPending(reason);
       return;
     }
     for (const frame of frames) {
-      if (this.closed) return;
+      if (this.closed || this.closingReason !== null) return;
       this.onFrame(frame);
     }
     this.maybePause();
@@ -85,15 +125,15 @@ export class Connection {
     try {
       decoded = decodeRequestHeader(frame);
     } catch (err) {
-      if (err instanceof UnknownApiError) this.close(`unknown API key ${err.apiKey}`);
-      else this.close(`undecodable request header: ${(err as Error).message}`);
+      if (err instanceof UnknownApiError) this.closeAfterPending(`unknown API key ${err.apiKey}`);
+      else this.closeAfterPending(`undecodable request header: ${(err as Error).message}`);
       return;
     }
     const { header, api, body } = decoded;
     const version = header.requestApiVersion;
     const handler = this.broker.handlers.get(api.apiKey);
     if (handler === undefined) {
-      this.close(`API ${api.name} is not served by this broker`);
+      this.closeAfterPending(`API ${api.name} is not served by this broker`);
       return;
     }
     if (version < handler.minVersion || version > handler.maxVersion) {
@@ -101,7 +141,7 @@ export class Connection {
         // Kafka answers a too-new ApiVersions with v0, UNSUPPORTED_VERSION and ApiVersions' own range.
         this.enqueue(api, 0, header.correlationId, unsupportedApiVersionsResponse());
       } else {
-        this.close(`unsupported version ${version} of ${api.name}`);
+        this.closeAfterPending(`unsupported version ${version} of ${api.name}`);
       }
       return;
     }
@@ -109,8 +149,8 @@ export class Connection {
     try {
       request = api.request.read(body, version);
     } catch (err) {
-      if (err instanceof ProtocolDecodeError) this.close(`malformed ${api.name} v${version}: ${err.message}`);
-      else this.close(`failed to read ${api.name} v${version}: ${(err as Error).message}`);
+      if (err instanceof ProtocolDecodeError) this.closeAfterPending(`malformed ${api.name} v${version}: ${err.message}`);
+      else this.closeAfterPending(`failed to read ${api.name} v${version}: ${(err as Error).message}`);
       return;
     }
     const ctx: RequestContext = {
@@ -151,7 +191,11 @@ export class Connection {
       result.then(complete, (err: unknown) => {
         if (this.closed) return;
         if ((err as { code?: unknown }).code === 'ERR_ACKS_ZERO_PRODUCE_FAILED') {
-          this.close('acks=0 produce failed');
+          // No response for this request, none for the ones after it (Kafka would not have
+          // read them); the ones before it are still written.
+          const at = this.queue.indexOf(slot);
+          if (at >= 0) this.queue.length = at;
+          this.closeAfterPending('acks=0 produce failed');
           return;
         }
         this.broker.log.error('handler failed', { api: api.name, version, err });
@@ -172,11 +216,15 @@ export class Connection {
       for (const chunk of slot.chunks!) this.socket.write(chunk);
     }
     if (wrote) process.nextTick(() => this.socket.uncork());
+    if (this.closingReason !== null) {
+      if (this.queue.length === 0) this.finishClosing();
+      return;
+    }
     this.maybeResume();
   }
 
   private maybePause(): void {
-    if (this.readingPaused || this.closed) return;
+    if (this.readingPaused || this.closed || this.closingReason !== null) return;
     if (this.queue.length >= MAX_IN_FLIGHT || this.socket.writableLength >= MAX_UNWRITTEN_BYTES) {
       this.readingPaused = true;
       this.socket.pause();

@@ -24,9 +24,15 @@ export interface RequestContext {
 
 export interface ApiHandler<Req = unknown, Res = unknown> {
   readonly api: ApiCodecs;
-  /** Versions Brook advertises and serves (a subset of what the codecs can read). */
+  /** Versions Brook serves (a subset of what the codecs can read). */
   readonly minVersion: number;
   readonly maxVersion: number;
+  /**
+   * Lowest version to advertise when it differs from the lowest served. Only Produce: like
+   * Kafka 4 (KAFKA-18659), Brook lists Produce from v0 because librdkafka turns compression
+   * off unless Produce v0 is listed, while requests below v3 are refused.
+   */
+  readonly advertisedMinVersion?: number;
   handle(ctx: RequestContext, request: Req): HandlerResult<Res>;
 }
 

@@ -127,10 +127,13 @@ export function decodeResponse(frame: Buffer, api: ApiCodecs, apiVersion: number
 export class FrameTooLargeError extends Error {
   readonly code = 'ERR_FRAME_TOO_LARGE' as const;
   readonly size: number;
-  constructor(size: number, max: number) {
+  /** The complete frames that came before the bad size prefix (a peer handles them first, as Kafka does). */
+  readonly frames: Buffer[];
+  constructor(size: number, max: number, frames: Buffer[] = []) {
     super(`frame of ${size} bytes exceeds the limit of ${max}`);
     this.name = 'FrameTooLargeError';
     this.size = size;
+    this.frames = frames;
   }
 }
 
@@ -167,7 +170,7 @@ export class FrameDecoder {
     this.needed = 4;
     while (data.length - at >= 4) {
       const size = data.readInt32BE(at);
-      if (size < 0 || size > this.maxFrameBytes) throw new FrameTooLargeError(size, this.maxFrameBytes);
+      if (size < 0 || size > this.maxFrameBytes) throw new FrameTooLargeError(size, this.maxFrameBytes, frames);
       if (data.length - at - 4 < size) {
         this.needed = 4 + size;
         break;

