@@ -7,6 +7,7 @@ import type { BrokerConfig } from './config.js';
 import type { Storage, TopicMetadata } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
+import type { CoordinatorRuntime } from './coordinator-runtime.js';
 
 export interface Clock {
   nowMs(): number;
@@ -31,6 +32,8 @@ export interface BrokerContext {
   topicForProduceOrMetadata(name: string, allowAutoCreate: boolean): TopicMetadata | undefined;
   /** Long-poll fetches park here; produce calls `notifyAppend` after each append. */
   readonly appends: AppendNotifier;
+  /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
+  readonly groups: CoordinatorRuntime;
 }
 
 export interface AppendNotifier {

@@ -8,6 +8,7 @@ import { brokerConfig, advertisedHost, type BrokerConfig } from './config.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
 import { createAppendNotifier } from './append-notifier.js';
 import { Connection } from './connection.js';
+import { CoordinatorRuntime } from './coordinator-runtime.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import type { ApiHandler } from './handler.js';
 import type { Storage, TopicMetadata } from '../storage/types.js';
@@ -53,6 +54,16 @@ export class Broker {
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
 
+    let groups: CoordinatorRuntime;
+    try {
+      groups = CoordinatorRuntime.start({
+        storage, clock, log: log.child('coordinator'), initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+      });
+    } catch (err) {
+      if (givenStorage === undefined) await storage.close();
+      throw err;
+    }
+
     const server = createServer({ noDelay: true });
     server.maxConnections = config.maxConnections;
     await new Promise<void>((resolve, reject) => {
@@ -75,6 +86,7 @@ export class Broker {
       advertisedPort: port,
       handlers,
       appends: createAppendNotifier(),
+      groups,
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
     };
     const broker = new Broker(config, server, context);
@@ -100,6 +112,8 @@ export class Broker {
     this.stopping ??= (async () => {
       if (this.retentionTimer) clearInterval(this.retentionTimer);
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
+      await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');
       await closed;
       await this.context.storage.flush();

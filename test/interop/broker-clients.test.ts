@@ -1,7 +1,7 @@
 /**
  * Acceptance tests of the broker with third-party runtimes: kcat (librdkafka) and Apache
- * Kafka's Java clients 4.1.2 (KafkaProducer, and KafkaConsumer with assign() and no group:
- * Brook has no group coordinator yet), plus cross-checks between them and KafkaJS. Every
+ * Kafka's Java clients 4.1.2 (KafkaProducer, and KafkaConsumer with assign() and no group;
+ * groups are in broker-groups.test.ts), plus cross-checks between them and KafkaJS. Every
  * test starts its own broker (in process, or `bin/brook broker` when it gets killed) on a port
  * the OS picks, with a temp data dir, and removes everything afterwards (also on failure).
  *

@@ -9,7 +9,7 @@
  * Where Brook deliberately differs from Kafka (each asserted explicitly below; the same list
  * is in docs/ARCHITECTURE.md):
  *   D1  ApiVersions: fewer APIs; older maxima (Produce 11, Fetch 17, Metadata 12,
- *       DescribeCluster 1); Produce v0-2 advertised but refused, exactly as Kafka 4.1
+ *       DescribeCluster 1, DescribeGroups 5); Produce v0-2 advertised but refused, exactly as Kafka 4.1
  *       (KAFKA-18659, librdkafka needs v0 listed to compress); CreateTopics v0-1, DeleteTopics v0 and
  *       DescribeConfigs v0, which Kafka 4 removed (KIP-896), are still served; no feature
  *       flags (supportedFeatures, finalizedFeatures).
@@ -149,6 +149,7 @@ describe('Brook vs Apache Kafka 4.1: the same requests get the same answers', { 
       '0: brook 0-11 kafka 0-13', // Produce: v12-13 not generated (v0-2 advertised, refused, as Kafka)
       '1: brook 4-17 kafka 4-18', // Fetch
       '3: brook 0-12 kafka 0-13', // Metadata
+      '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
       '60: brook 0-1 kafka 0-2', // DescribeCluster
     ]);
     // D1: no feature flags.

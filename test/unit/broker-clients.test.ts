@@ -5,7 +5,7 @@
  * command-line contract. Every test starts its own broker on a port the OS picks, with a temp
  * data dir, and removes everything afterwards (also on failure).
  *
- * Reading without a consumer group: Brook has no group coordinator yet, KafkaJS has no
+ * Reading without a consumer group (groups are tested in broker-groups.test.ts): KafkaJS has no
  * group-less consumer, and @platformatic/kafka's `consume()` always joins a group. So records
  * are read back through KafkaJS's own Fetch path below its group logic (support/clients/
  * kafkajs.ts) and through @platformatic/kafka's group-less `Consumer.fetch()`.

@@ -50,7 +50,8 @@ function fetchRequest(topic: string, offset: bigint, maxWaitMs = 0, minBytes = 1
 
 test('ApiVersions advertises exactly the served APIs, negotiated to the newest common version', () => {
   assert.equal(conn.supportedVersion(Api.Metadata), Api.Metadata.request.highestVersion);
-  assert.equal(conn.supportedVersion(Api.JoinGroup), undefined, 'group APIs are not served yet');
+  assert.equal(conn.supportedVersion(Api.JoinGroup), Api.JoinGroup.request.highestVersion);
+  assert.equal(conn.supportedVersion(Api.ConsumerGroupHeartbeat), undefined, 'the KIP-848 consumer protocol is not served');
   assert.ok((conn.supportedVersion(Api.Produce) ?? 0) >= 3);
 });
 

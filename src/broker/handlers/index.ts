@@ -10,6 +10,17 @@ import { listOffsetsHandler } from './list-offsets.js';
 import { initProducerIdHandler } from './init-producer-id.js';
 import { createTopicsHandler } from './create-topics.js';
 import { describeConfigsHandler } from './describe-configs.js';
+import { findCoordinatorHandler } from './find-coordinator.js';
+import { joinGroupHandler } from './join-group.js';
+import { syncGroupHandler } from './sync-group.js';
+import { heartbeatHandler } from './heartbeat.js';
+import { leaveGroupHandler } from './leave-group.js';
+import { offsetCommitHandler } from './offset-commit.js';
+import { offsetFetchHandler } from './offset-fetch.js';
+import { describeGroupsHandler } from './describe-groups.js';
+import { listGroupsHandler } from './list-groups.js';
+import { deleteGroupsHandler } from './delete-groups.js';
+import { offsetDeleteHandler } from './offset-delete.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -22,4 +33,15 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   initProducerIdHandler,
   describeConfigsHandler,
   describeClusterHandler,
+  findCoordinatorHandler,
+  joinGroupHandler,
+  syncGroupHandler,
+  heartbeatHandler,
+  leaveGroupHandler,
+  offsetCommitHandler,
+  offsetFetchHandler,
+  describeGroupsHandler,
+  listGroupsHandler,
+  deleteGroupsHandler,
+  offsetDeleteHandler,
 ];

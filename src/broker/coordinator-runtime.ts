@@ -1,0 +1,279 @@
+/**
+ * The runtime around the group coordinator (src/coordinator/, a pure state machine): it
+ * gives the coordinator the broker's clock, runs its timers, appends its records to
+ * `__consumer_offsets` and releases its replies once those records are durable, answering
+ * the handlers' parked promises by request id. See src/coordinator/README.md, "What
+ * `run(result)` must do".
+ *
+ * Deliberate differences from Kafka:
+ * - `__consumer_offsets` has a single partition (Kafka: offsets.topic.num.partitions = 50,
+ *   group to partition by abs(hashCode(groupId)) % 50). With one node coordinating every
+ *   group there is nothing to spread; one partition keeps replay in plain log order.
+ * - The topic is created (cleanup.policy=compact, internal) at the first group
+ *   FindCoordinator or the first coordinator write, not at start-up, so a broker that never
+ *   served a group has no `__consumer_offsets`, as in Kafka. Creation is synchronous, so
+ *   FindCoordinator never answers COORDINATOR_NOT_AVAILABLE while it loads.
+ * - Storage does not compact yet: the log keeps every record (replay applies them in order,
+ *   so the result is the same).
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { decodeRecordBatch, encodeRecordBatch, iterateBatches } from '../protocol/records/index.js';
+import { GroupCoordinator } from '../coordinator/index.js';
+import type {
+  CoordinatorRecord,
+  CoordinatorReply,
+  CoordinatorResult,
+  RequestContext as CoordinatorRequestContext,
+  RequestId,
+  TimerKey,
+} from '../coordinator/index.js';
+import type { Storage } from '../storage/types.js';
+import type { Logger } from '../util/log.js';
+import type { Clock } from './broker-context.js';
+import type { RequestContext } from './handler.js';
+
+export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
+/** See the module comment: one partition instead of Kafka's 50. */
+export const CONSUMER_OFFSETS_PARTITIONS = 1;
+const CONSUMER_OFFSETS_CONFIGS = { 'cleanup.policy': 'compact' };
+
+/** setTimeout's largest delay (about 24.8 days). */
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
+const REPLAY_READ_BYTES = 8 * 1024 * 1024;
+
+interface Parked {
+  resolve(response: unknown): void;
+  /** The request's answer with this error everywhere (append failure, internal error). */
+  errorResponse(errorCode: number): unknown;
+  detach(): void;
+}
+
+export interface CoordinatorRuntimeOptions {
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly initialRebalanceDelayMs: number;
+}
+
+export class CoordinatorRuntime {
+  readonly coordinator: GroupCoordinator;
+  private readonly storage: Storage;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly timers = new Map<TimerKey, NodeJS.Timeout>();
+  private readonly parked = new Map<RequestId, Parked>();
+  private readonly bySignal = new WeakMap<AbortSignal, Set<RequestId>>();
+  private nextRequestId = 1;
+  /** Settles (never rejects) when every append so far is durable or failed. */
+  private tail: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  private constructor(options: CoordinatorRuntimeOptions) {
+    this.storage = options.storage;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.coordinator = new GroupCoordinator({ initialRebalanceDelayMs: options.initialRebalanceDelayMs });
+  }
+
+  /** Replays `__consumer_offsets` (when it exists) and arms the coordinator's timers. */
+  static start(options: CoordinatorRuntimeOptions): CoordinatorRuntime {
+    const runtime = new CoordinatorRuntime(options);
+    const replayed = runtime.replay();
+    runtime.run(runtime.coordinator.loaded(runtime.clock.nowMs()));
+    if (replayed > 0) runtime.log.info('group coordinator loaded', { records: replayed, groups: runtime.coordinator.groupIds().length });
+    return runtime;
+  }
+
+  /** Creates `__consumer_offsets` when missing (FindCoordinator for a group, first write). */
+  ensureTopic(): void {
+    if (this.storage.topic(CONSUMER_OFFSETS_TOPIC) !== undefined) return;
+    this.storage.createTopic(CONSUMER_OFFSETS_TOPIC, CONSUMER_OFFSETS_PARTITIONS, CONSUMER_OFFSETS_CONFIGS, { isInternal: true });
+    this.log.info('created internal topic', { topic: CONSUMER_OFFSETS_TOPIC, partitions: CONSUMER_OFFSETS_PARTITIONS });
+  }
+
+  /**
+   * Runs one request through the coordinator. The promise resolves with the response when
+   * the coordinator answers (possibly in a later result, for parked JoinGroup/SyncGroup)
+   * and everything appended so far is durable. When the connection closes first, the
+   * request is forgotten and the promise never settles (the connection drops it anyway).
+   */
+  submit<Res>(
+    ctx: RequestContext,
+    call: (coordinator: GroupCoordinator, cctx: CoordinatorRequestContext) => CoordinatorResult,
+    errorResponse: (errorCode: number) => Res,
+  ): Promise<Res> {
+    const requestId = this.nextRequestId++;
+    return new Promise<Res>((resolve) => {
+      if (this.stopped) {
+        resolve(errorResponse(ErrorCode.NOT_COORDINATOR));
+        return;
+      }
+      const ids = this.parkedOn(ctx.signal);
+      ids.add(requestId);
+      this.parked.set(requestId, {
+        resolve: resolve as (response: unknown) => void,
+        errorResponse,
+        detach: () => ids.delete(requestId),
+      });
+      if (ctx.signal.aborted) this.take(requestId);
+      const cctx: CoordinatorRequestContext = {
+        requestId,
+        apiVersion: ctx.apiVersion,
+        clientId: ctx.header.clientId ?? '',
+        clientHost: ctx.clientHost,
+        nowMs: this.clock.nowMs(),
+      };
+      let result: CoordinatorResult;
+      try {
+        result = call(this.coordinator, cctx);
+      } catch (err) {
+        this.log.error('group coordinator failed', { api: ctx.header.requestApiKey, err });
+        // Behind earlier replies, like any other answer.
+        const parked = this.take(requestId);
+        if (parked) void this.tail.then(() => parked.resolve(parked.errorResponse(ErrorCode.UNKNOWN_SERVER_ERROR)));
+        return;
+      }
+      this.run(result);
+    });
+  }
+
+  /** Shutdown: parked requests get NOT_COORDINATOR, timers stop; resolves once appends settle. */
+  async stop(): Promise<void> {
+    if (this.stopped) return this.tail;
+    try {
+      this.run(this.coordinator.unload(this.clock.nowMs()));
+    } catch (err) {
+      this.log.error('group coordinator unload failed', { err });
+    }
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await this.tail;
+  }
+
+  /** Carries out one result: timers at once, records appended, replies after durability. */
+  private run(result: CoordinatorResult): void {
+    for (const t of result.timers) {
+      if ('schedule' in t) this.schedule(t.schedule, t.atMs);
+      else this.cancel(t.cancel);
+    }
+    let appended: Promise<boolean> = Promise.resolve(true);
+    if (result.records.length > 0) appended = this.append(result.records);
+    const previous = this.tail;
+    const ready = previous.then(() => appended);
+    this.tail = ready.then(() => undefined);
+    if (result.replies.length === 0) return;
+    void ready.then((ok) => this.deliver(result.replies, ok));
+  }
+
+  private append(records: CoordinatorRecord[]): Promise<boolean> {
+    try {
+      this.ensureTopic();
+      const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
+      if (log === undefined) throw new Error(`${CONSUMER_OFFSETS_TOPIC} partition 0 is missing`);
+      const nowMs = this.clock.nowMs();
+      const batch = encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
+      const { durable } = log.append(batch, { nowMs, origin: 'coordinator' });
+      return durable.then(
+        () => true,
+        (err: unknown) => {
+          this.log.error('group coordinator records are not durable', { err });
+          return false;
+        },
+      );
+    } catch (err) {
+      // The coordinator's state now runs ahead of the log: a restart replays the log.
+      this.log.error('group coordinator append failed', { err });
+      return Promise.resolve(false);
+    }
+  }
+
+  private deliver(replies: CoordinatorReply[], ok: boolean): void {
+    for (const reply of replies) {
+      const parked = this.take(reply.requestId);
+      if (parked === undefined) continue; // its connection closed
+      parked.resolve(ok ? reply.response : parked.errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    }
+  }
+
+  /**
+   * The ids parked by one connection, forgotten together when it closes: one abort listener
+   * per connection, not one per request (pipelined requests would pile listeners up).
+   */
+  private parkedOn(signal: AbortSignal): Set<RequestId> {
+    let ids = this.bySignal.get(signal);
+    if (ids === undefined) {
+      const set = new Set<RequestId>();
+      ids = set;
+      this.bySignal.set(signal, set);
+      signal.addEventListener('abort', () => {
+        for (const id of set) this.parked.delete(id);
+        set.clear();
+      }, { once: true });
+    }
+    return ids;
+  }
+
+  private take(requestId: RequestId): Parked | undefined {
+    const parked = this.parked.get(requestId);
+    if (parked === undefined) return undefined;
+    this.parked.delete(requestId);
+    parked.detach();
+    return parked;
+  }
+
+  private schedule(key: TimerKey, atMs: number): void {
+    if (this.stopped) return;
+    this.cancel(key);
+    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, atMs - this.clock.nowMs()));
+    const timer = setTimeout(() => {
+      if (this.timers.get(key) !== timer) return;
+      this.timers.delete(key);
+      if (this.stopped) return;
+      try {
+        this.run(this.coordinator.onTimer(key, this.clock.nowMs()));
+      } catch (err) {
+        this.log.error('group coordinator timer failed', { key, err });
+      }
+    }, delay);
+    timer.unref();
+    this.timers.set(key, timer);
+  }
+
+  private cancel(key: TimerKey): void {
+    const timer = this.timers.get(key);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.timers.delete(key);
+  }
+
+  /** Applies every record of `__consumer_offsets` in log order; returns how many. */
+  private replay(): number {
+    const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
+    if (log === undefined) return 0;
+    let offset = log.logStartOffset;
+    let count = 0;
+    while (offset < log.logEndOffset) {
+      const read = log.read(offset, REPLAY_READ_BYTES, { minOneBatch: true });
+      if (read.records.length === 0) break;
+      let advanced = false;
+      for (const chunk of read.records) {
+        for (const view of iterateBatches(chunk)) {
+          const batch = decodeRecordBatch(view.buffer);
+          if (batch.header.lastOffset < offset) continue;
+          if (!batch.header.isControl) {
+            for (const record of batch.records) {
+              if (record.offset < offset || record.key === null) continue;
+              this.coordinator.replay({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
+              count++;
+            }
+          }
+          offset = batch.header.lastOffset + 1n;
+          advanced = true;
+        }
+      }
+      if (!advanced) break;
+    }
+    return count;
+  }
+}

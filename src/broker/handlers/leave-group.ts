@@ -1,0 +1,14 @@
+/** LeaveGroup: one member (v0-2) or a batch of members, possibly by group instance id (v3+). */
+import { Api } from '../../protocol/messages/index.js';
+import type { LeaveGroupRequestData, LeaveGroupResponseData } from '../../protocol/messages/leave-group.js';
+import { leaveGroupResponse } from '../../coordinator/responses.js';
+import { defineHandler } from '../handler.js';
+
+export const leaveGroupHandler = defineHandler<LeaveGroupRequestData, LeaveGroupResponseData>({
+  api: Api.LeaveGroup,
+  minVersion: 0,
+  maxVersion: Api.LeaveGroup.request.highestVersion,
+  handle(ctx, request) {
+    return ctx.broker.groups.submit(ctx, (c, cctx) => c.leaveGroup(cctx, request), (code) => leaveGroupResponse(ctx.apiVersion, code, []));
+  },
+});
