@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""One member of a consumer group (classic protocol) with librdkafka, through confluent-kafka.
+
+    group_consumer.py <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin> <expectedTotal> <timeoutMs>
+
+The same contract as test/support/java/.../GroupConsumer.java: subscribes
+(enable.auto.commit=false, auto.offset.reset=earliest), commits synchronously after every poll
+that returned records and, for offsets processed but not yet committed, in the revoke callback.
+Stops (and leaves the group with close()) once the end offsets add up to at least expectedTotal
+and the group's committed offset of every partition equals its end offset (checked every
+250 ms), or after timeoutMs. Prints one JSON line:
+{"clientId","assignor","timedOut","ms","events":[{"t","type","gen","partitions","owned"}],
+ "records":[[partition,offset],...],"committed":{..},"endOffsets":{..},"errors":[..]}
+("gen" is -1: librdkafka does not expose the generation). Exit code 0 whenever the summary was
+printed, 2 on bad arguments.
+"""
+import json
+import os
+import sys
+import time
+
+from confluent_kafka import Consumer, KafkaException, TopicPartition
+
+CHECK_EVERY_S = 0.25
+
+
+def main() -> int:
+    if len(sys.argv) != 7:
+        print(__doc__, file=sys.stderr)
+        return 2
+    bootstrap, topic, group, assignor, expected_total, timeout_ms = sys.argv[1:]
+    if assignor not in ('range', 'cooperative-sticky', 'roundrobin'):
+        print(f'group_consumer.py: unknown assignor {assignor}', file=sys.stderr)
+        return 2
+    expected_total = int(expected_total)
+    timeout_s = int(timeout_ms) / 1000
+    start = time.time()
+    client_id = f'brook-group-consumer-py-{os.getpid()}'
+    events: list = []
+    records: list = []
+    errors: list = []
+    warnings: list = []
+    pending: dict = {}  # partition -> next offset, processed but not known committed
+
+    def error(message: str) -> None:
+        if len(errors) < 20:
+            errors.append(message)
+
+    consumer = Consumer({
+        'bootstrap.servers': bootstrap,
+        'client.id': client_id,
+        'group.id': group,
+        'group.protocol': 'classic',
+        'partition.assignment.strategy': assignor,
+        'enable.auto.commit': False,
+        'auto.offset.reset': 'earliest',
+        'session.timeout.ms': 10000,
+        'heartbeat.interval.ms': 300,
+        'max.poll.interval.ms': 20000,
+        'fetch.wait.max.ms': 100,
+        'topic.metadata.refresh.interval.ms': 1000,
+    })
+
+    def owned() -> list:
+        try:
+            return sorted(tp.partition for tp in consumer.assignment())
+        except KafkaException:
+            return []
+
+    def event(kind: str, partitions: list) -> None:
+        events.append({'t': int(time.time() * 1000), 'type': kind, 'gen': -1,
+                       'partitions': sorted(tp.partition for tp in partitions), 'owned': owned()})
+
+    def commit_pending(only) -> None:
+        offsets = [TopicPartition(topic, p, pending[p]) for p in only if p in pending]
+        if not offsets:
+            return
+        try:
+            consumer.commit(offsets=offsets, asynchronous=False)
+            for tp in offsets:
+                pending.pop(tp.partition, None)
+        except KafkaException as e:
+            error(f'commit {[(tp.partition, tp.offset) for tp in offsets]}: {e}')
+
+    # confluent-kafka (incrementally) assigns / unassigns after these callbacks return.
+    def on_assign(_c, partitions):
+        event('assigned', partitions)
+
+    def on_revoke(_c, partitions):
+        commit_pending([tp.partition for tp in partitions])
+        event('revoked', partitions)
+
+    def on_lost(_c, partitions):
+        event('lost', partitions)
+
+    consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+    timed_out = True
+    last_committed: dict = {}
+    last_ends: dict = {}
+    all_partitions: list = []
+    next_check = 0.0
+    try:
+        while time.time() - start < timeout_s:
+            batch = consumer.consume(num_messages=200, timeout=0.1)
+            for m in batch:
+                if m.error():
+                    error(f'message error: {m.error()}')
+                    continue
+                records.append([m.partition(), m.offset()])
+                pending[m.partition()] = m.offset() + 1
+            if pending:
+                commit_pending(list(pending))
+            now = time.time()
+            if now < next_check:
+                continue
+            next_check = now + CHECK_EVERY_S
+            try:
+                if not all_partitions:
+                    md = consumer.list_topics(topic, timeout=5)
+                    t = md.topics.get(topic)
+                    if t is None or t.error is not None or not t.partitions:
+                        continue
+                    all_partitions = sorted(t.partitions)
+                last_ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=5)[1] for p in all_partitions}
+                if sum(last_ends.values()) < expected_total:
+                    continue
+                committed = consumer.committed([TopicPartition(topic, p) for p in all_partitions], timeout=5)
+                last_committed = {tp.partition: tp.offset for tp in committed}
+                if all(last_committed.get(p) == last_ends[p] for p in all_partitions):
+                    timed_out = False
+                    break
+            except KafkaException as e:
+                warnings.append(f'progress check: {e}')  # retried at the next check
+        events.append({'t': int(time.time() * 1000), 'type': 'closing', 'gen': -1, 'partitions': owned(), 'owned': owned()})
+        consumer.close()  # leaves the group (revoke callback first)
+        events.append({'t': int(time.time() * 1000), 'type': 'closed', 'gen': -1, 'partitions': [], 'owned': []})
+    except Exception as e:  # noqa: BLE001 - reported in the summary
+        error(f'consumer: {e!r}')
+
+    print(json.dumps({
+        'clientId': client_id, 'assignor': assignor, 'timedOut': timed_out,
+        'ms': int((time.time() - start) * 1000), 'events': events, 'records': records,
+        'committed': {str(p): o for p, o in last_committed.items()},
+        'endOffsets': {str(p): o for p, o in last_ends.items()}, 'errors': errors,
+        'warnings': warnings[:20],
+    }), flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
