@@ -145,7 +145,10 @@ test('kcat -z gzip/snappy/lz4/zstd: librdkafka compresses its batches for Brook 
     // the group APIs (the coordinator issue) its lz4 batches arrive uncompressed.
     const lz4Usable = broker.context.handlers.has(Api.FindCoordinator.apiKey);
     const expected = codec === 'lz4' && !lz4Usable ? 0 : CODEC_ID[codec];
-    if (stored.length !== 1 || stored[0] !== expected) wrong.push(`-z ${codec}: stored batches have codec ids ${JSON.stringify(stored)}, expected [${expected}]`);
+    // librdkafka sends a batch uncompressed when compressing does not make it smaller (small
+    // batches, frame overhead), so codec 0 may appear beside the requested one.
+    const ok = stored.includes(expected) && stored.every((id) => id === expected || id === 0);
+    if (!ok) wrong.push(`-z ${codec}: stored batches have codec ids ${JSON.stringify(stored)}, expected [${expected}] (or also 0)`);
   }
   assert.deepEqual(wrong, [], 'batches not compressed as asked');
 });
