@@ -17,25 +17,10 @@ import { Api } from '../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { kafkaJs, createTopicWithKafkaJs, topicOffsets } from '../support/clients/kafkajs.js';
 import { Cleanup } from '../support/clients/cleanup.js';
-import { within } from '../support/clients/run.js';
+import { until, within } from '../support/clients/run.js';
 
 const PARTITIONS = 4;
 const RECORDS = 200;
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('KafkaJS consumer group: 2 members share 4 partitions, consume every record once, commit; offsets survive a restart', { timeout: 60_000 }, async (t) => {
   const cleanup = new Cleanup();

@@ -18,24 +18,10 @@ import { AssignerProtocol, Partitioners, type Admin as KafkaJsAdmin, type Consum
 import { startBrook, tempDir } from '../support/brook.js';
 import { kafkaJs, createTopicWithKafkaJs, topicOffsets } from '../support/clients/kafkajs.js';
 import { Cleanup } from '../support/clients/cleanup.js';
+import { until } from '../support/clients/run.js';
 
 const PARTITIONS = 6;
 const SESSION_TIMEOUT_MS = 10_000;
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface Seen { member: number; partition: number; offset: number; value: string }
 

@@ -68,3 +68,19 @@ export async function within<T>(ms: number, what: string, promise: Promise<T>): 
     clearTimeout(timer);
   }
 }
+
+/** Polls `probe` every `intervalMs` until it returns a value (not undefined); errors count as "not yet". */
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
