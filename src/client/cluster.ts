@@ -1,0 +1,248 @@
+/**
+ * The client's view of a Kafka cluster, shared by the consumer, producer and admin client:
+ * bootstrap, cached metadata (brokers, partition leaders, topic ids), one connection per
+ * broker opened on demand and reopened after a failure, and coordinator lookup.
+ * It works against any Kafka-compatible cluster: leaders and coordinators may live on
+ * different brokers, and every answer is taken from the cluster, never assumed.
+ */
+import { Api } from '../protocol/messages/index.js';
+import { BrookError, ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
+import { KafkaConnection, parseBootstrap } from './connection.js';
+import { systemScheduler, type Scheduler } from '../util/clock.js';
+import { silentLogger, type Logger } from '../util/log.js';
+
+export class NoBrokerReachableError extends BrookError {
+  readonly code = 'ERR_NO_BROKER' as const;
+}
+
+export interface ClusterOptions {
+  /** Kafka's `bootstrap.servers`: "host:port[,host:port...]". */
+  readonly bootstrapServers: string;
+  readonly clientId?: string;
+  /** Kafka's `request.timeout.ms` (default 30000). */
+  readonly requestTimeoutMs?: number;
+  /** Kafka's `socket.connection.setup.timeout.ms` (default 10000). */
+  readonly connectTimeoutMs?: number;
+  /** Kafka's `retry.backoff.ms` (default 100). */
+  readonly retryBackoffMs?: number;
+  readonly scheduler?: Scheduler;
+  readonly logger?: Logger;
+}
+
+export interface BrokerAddress {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface PartitionMetadata {
+  readonly partition: number;
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  readonly errorCode: number;
+}
+
+export interface TopicMetadata {
+  readonly name: string;
+  readonly topicId: string;
+  readonly errorCode: number;
+  readonly internal: boolean;
+  /** Indexed by partition number. */
+  readonly partitions: readonly PartitionMetadata[];
+}
+
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** FindCoordinator key types. */
+export const CoordinatorType = Object.freeze({ GROUP: 0, TRANSACTION: 1 } as const);
+
+export class Cluster {
+  readonly clientId: string;
+  readonly requestTimeoutMs: number;
+  readonly retryBackoffMs: number;
+  readonly scheduler: Scheduler;
+  readonly logger: Logger;
+  private readonly bootstrap: { host: string; port: number }[];
+  private readonly connectTimeoutMs: number;
+  private readonly connections = new Map<string, Promise<KafkaConnection>>();
+  private readonly brokers = new Map<number, BrokerAddress>();
+  private readonly topics = new Map<string, TopicMetadata>();
+  private clusterIdValue: string | null = null;
+  private controllerIdValue = -1;
+  private closed = false;
+
+  constructor(options: ClusterOptions) {
+    this.bootstrap = parseBootstrap(options.bootstrapServers);
+    if (this.bootstrap.length === 0) throw new NoBrokerReachableError('bootstrap.servers is empty');
+    this.clientId = options.clientId ?? 'brook';
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.retryBackoffMs = options.retryBackoffMs ?? 100;
+    this.scheduler = options.scheduler ?? systemScheduler;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  get clusterId(): string | null {
+    return this.clusterIdValue;
+  }
+
+  get controllerId(): number {
+    return this.controllerIdValue;
+  }
+
+  /** Brokers known from the last metadata response. */
+  knownBrokers(): BrokerAddress[] {
+    return [...this.brokers.values()];
+  }
+
+  broker(nodeId: number): BrokerAddress | undefined {
+    return this.brokers.get(nodeId);
+  }
+
+  /** Cached metadata of a topic (undefined until a refresh included it). */
+  topic(name: string): TopicMetadata | undefined {
+    return this.topics.get(name);
+  }
+
+  cachedTopics(): TopicMetadata[] {
+    return [...this.topics.values()];
+  }
+
+  /** A connection to `host:port`, opened on first use and reopened after it closed. */
+  async connectionTo(address: { host: string; port: number }, signal?: AbortSignal): Promise<KafkaConnection> {
+    const key = `${address.host}:${address.port}`;
+    for (let tries = 0; ; tries++) {
+      if (this.closed) throw new NoBrokerReachableError('the client is closed');
+      const attempt = this.connections.get(key) ?? this.open(key, address, signal);
+      const connection = await attempt.catch(() => null);
+      if (connection && !connection.closed) return connection;
+      // Failed or closed: forget it (unless someone already replaced it) and try once more
+      // with a fresh attempt; a second failure is the caller's to handle.
+      if (this.connections.get(key) === attempt) this.connections.delete(key);
+      if (!connection) return attempt;
+      if (tries >= 1) throw new NoBrokerReachableError(`connection to ${key} closed right after it opened`);
+    }
+  }
+
+  private open(key: string, address: { host: string; port: number }, signal?: AbortSignal): Promise<KafkaConnection> {
+    const attempt = KafkaConnection.connect({
+      host: address.host, port: address.port, clientId: this.clientId,
+      requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal,
+    });
+    this.connections.set(key, attempt);
+    attempt.then((connection) => { if (this.closed) connection.close(); }, () => undefined);
+    return attempt;
+  }
+
+  /** A connection to the broker with this node id (metadata must know it). */
+  async connectionToNode(nodeId: number, signal?: AbortSignal): Promise<KafkaConnection> {
+    let address = this.brokers.get(nodeId);
+    if (!address) {
+      await this.refreshMetadata([], signal);
+      address = this.brokers.get(nodeId);
+    }
+    if (!address) throw new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `broker ${nodeId} is not in the cluster metadata`);
+    return this.connectionTo(address, signal);
+  }
+
+  /** Any reachable broker: known brokers first, then the bootstrap list. */
+  async anyConnection(signal?: AbortSignal): Promise<KafkaConnection> {
+    const errors: string[] = [];
+    const candidates = [...this.brokers.values(), ...this.bootstrap];
+    for (const address of candidates) {
+      try {
+        return await this.connectionTo(address, signal);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        errors.push((err as Error).message);
+      }
+    }
+    const servers = this.bootstrap.map((b) => `${b.host}:${b.port}`).join(',');
+    throw new NoBrokerReachableError(`no broker reachable at ${servers}: ${errors.join('; ')}`);
+  }
+
+  /**
+   * Refreshes brokers and the given topics' metadata (`null`: every topic; `[]`: brokers
+   * only). Returns the topics from this response.
+   */
+  async refreshMetadata(topicNames: readonly string[] | null, signal?: AbortSignal, allowAutoTopicCreation = false): Promise<TopicMetadata[]> {
+    const connection = await this.anyConnection(signal);
+    const response = await connection.request(Api.Metadata, {
+      topics: topicNames === null ? null : topicNames.map((name) => ({ name, topicId: ZERO_UUID })),
+      allowAutoTopicCreation,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    }, { signal });
+    if (response.brokers.length > 0) {
+      this.brokers.clear();
+      for (const b of response.brokers) this.brokers.set(b.nodeId, { nodeId: b.nodeId, host: b.host, port: b.port });
+    }
+    this.clusterIdValue = response.clusterId ?? this.clusterIdValue;
+    this.controllerIdValue = response.controllerId ?? this.controllerIdValue;
+    const result: TopicMetadata[] = [];
+    for (const t of response.topics) {
+      if (t.name === null) continue;
+      const partitions: PartitionMetadata[] = [];
+      for (const p of t.partitions) {
+        partitions[p.partitionIndex] = { partition: p.partitionIndex, leaderId: p.leaderId, leaderEpoch: p.leaderEpoch ?? -1, errorCode: p.errorCode };
+      }
+      const topic: TopicMetadata = {
+        name: t.name, topicId: t.topicId ?? ZERO_UUID, errorCode: t.errorCode, internal: t.isInternal ?? false,
+        partitions: Array.from(partitions, (p, i) => p ?? { partition: i, leaderId: -1, leaderEpoch: -1, errorCode: ErrorCode.LEADER_NOT_AVAILABLE }),
+      };
+      if (t.errorCode === ErrorCode.NONE) this.topics.set(t.name, topic);
+      else this.topics.delete(t.name);
+      result.push(topic);
+    }
+    return result;
+  }
+
+  /** Forgets a topic's cached leaders so the next lookup refreshes them. */
+  invalidateTopic(name: string): void {
+    this.topics.delete(name);
+  }
+
+  /** Leader broker id of a partition from the cache, refreshing once when unknown. */
+  async leaderFor(topic: string, partition: number, signal?: AbortSignal): Promise<number> {
+    let meta = this.topics.get(topic);
+    if (!meta || !(meta.partitions[partition]?.leaderId >= 0)) {
+      await this.refreshMetadata([topic], signal);
+      meta = this.topics.get(topic);
+    }
+    const leader = meta?.partitions[partition]?.leaderId ?? -1;
+    if (!meta) throw new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, topic);
+    if (partition >= meta.partitions.length) throw new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${topic}-${partition}`);
+    if (leader < 0) throw new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `${topic}-${partition}`);
+    return leader;
+  }
+
+  /** FindCoordinator for a group (or transactional id); throws the broker's error when it has one. */
+  async findCoordinator(key: string, keyType: number = CoordinatorType.GROUP, signal?: AbortSignal): Promise<BrokerAddress> {
+    const connection = await this.anyConnection(signal);
+    const version = connection.supportedVersion(Api.FindCoordinator);
+    if (version === undefined) throw new KafkaProtocolError(ErrorCode.UNSUPPORTED_VERSION, 'FindCoordinator');
+    const response = await connection.request(Api.FindCoordinator, version >= 4
+      ? { keyType, coordinatorKeys: [key] }
+      : { key, keyType }, { signal });
+    const c = version >= 4
+      ? response.coordinators?.[0]
+      : { nodeId: response.nodeId ?? -1, host: response.host ?? '', port: response.port ?? -1, errorCode: response.errorCode ?? 0, errorMessage: response.errorMessage ?? null };
+    if (!c) throw new KafkaProtocolError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `empty FindCoordinator response for ${key}`);
+    if (c.errorCode !== ErrorCode.NONE) throw new KafkaProtocolError(c.errorCode, c.errorMessage ?? key);
+    return { nodeId: c.nodeId, host: c.host, port: c.port };
+  }
+
+  /** Waits `retry.backoff.ms` (or `ms`), honouring the signal. */
+  backoff(signal?: AbortSignal, ms = this.retryBackoffMs): Promise<void> {
+    return this.scheduler.sleep(ms, signal);
+  }
+
+  /** Closes every connection; later calls fail. */
+  close(): void {
+    this.closed = true;
+    for (const attempt of this.connections.values()) {
+      attempt.then((c) => c.close(), () => undefined);
+    }
+    this.connections.clear();
+  }
+}

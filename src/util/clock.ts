@@ -1,0 +1,133 @@
+/**
+ * Time as an injectable dependency. Code with timing logic (heartbeats, session and poll
+ * timeouts, auto-commit, linger) takes a `Scheduler` instead of calling Date.now and
+ * setTimeout, so tests drive it with a ManualScheduler and advance time instead of sleeping.
+ */
+
+export interface Clock {
+  /** Milliseconds since the epoch (or any fixed origin for manual clocks). */
+  nowMs(): number;
+}
+
+export interface TimerHandle {
+  /** Cancels the timer; harmless when it already fired. */
+  cancel(): void;
+}
+
+export interface Scheduler extends Clock {
+  /** Runs `fn` once after `delayMs` (clamped to >= 0). */
+  schedule(delayMs: number, fn: () => void): TimerHandle;
+  /** Resolves after `delayMs`, or rejects with the signal's reason when aborted first. */
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** setTimeout's largest delay (about 24.8 days); longer waits are re-armed. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+export const systemScheduler: Scheduler = {
+  nowMs: () => Date.now(),
+  schedule(delayMs, fn) {
+    const due = Date.now() + Math.max(0, delayMs);
+    let timer: NodeJS.Timeout;
+    const arm = (): void => {
+      const remaining = due - Date.now();
+      timer = setTimeout(remaining > MAX_TIMER_DELAY_MS ? arm : fn, Math.min(Math.max(0, remaining), MAX_TIMER_DELAY_MS));
+    };
+    arm();
+    return { cancel: () => clearTimeout(timer) };
+  },
+  sleep: (delayMs, signal) => sleepWith(systemScheduler, delayMs, signal),
+};
+
+function sleepWith(scheduler: Scheduler, delayMs: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      handle.cancel();
+      reject(signal?.reason);
+    };
+    const handle = scheduler.schedule(delayMs, () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+interface ManualTimer {
+  readonly dueMs: number;
+  readonly seq: number;
+  readonly fn: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * A scheduler whose time moves only when told. Timers fire in due-time order (ties in
+ * scheduling order); `advance` lets promise callbacks settle between timers so code that
+ * awaits inside timer callbacks behaves as it would with real time.
+ */
+export class ManualScheduler implements Scheduler {
+  private now: number;
+  private seq = 0;
+  private readonly timers: ManualTimer[] = [];
+
+  constructor(startMs = 0) {
+    this.now = startMs;
+  }
+
+  nowMs(): number {
+    return this.now;
+  }
+
+  schedule(delayMs: number, fn: () => void): TimerHandle {
+    const timer: ManualTimer = { dueMs: this.now + Math.max(0, delayMs), seq: this.seq++, fn, cancelled: false };
+    this.timers.push(timer);
+    return { cancel: () => { timer.cancelled = true; } };
+  }
+
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, delayMs, signal);
+  }
+
+  /** Number of timers still waiting to fire. */
+  get pendingTimers(): number {
+    return this.timers.filter((t) => !t.cancelled).length;
+  }
+
+  /** Moves time forward by `ms`, firing due timers in order and settling promises between them. */
+  async advance(ms: number): Promise<void> {
+    const target = this.now + ms;
+    await settle();
+    for (;;) {
+      const next = this.nextDue();
+      if (!next || next.dueMs > target) break;
+      this.timers.splice(this.timers.indexOf(next), 1);
+      this.now = Math.max(this.now, next.dueMs);
+      next.fn();
+      await settle();
+    }
+    this.now = target;
+    await settle();
+  }
+
+  private nextDue(): ManualTimer | undefined {
+    let best: ManualTimer | undefined;
+    for (let i = this.timers.length - 1; i >= 0; i--) {
+      const t = this.timers[i];
+      if (t.cancelled) {
+        this.timers.splice(i, 1);
+        continue;
+      }
+      if (!best || t.dueMs < best.dueMs || (t.dueMs === best.dueMs && t.seq < best.seq)) best = t;
+    }
+    return best;
+  }
+}
+
+/** Lets every already-resolved promise chain run (a few macrotask turns). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
