@@ -13,18 +13,17 @@
  * under `setpriv --pdeathsig SIGKILL` when setpriv exists, and killed from 'exit' and
  * signal handlers otherwise.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { RawConnection } from './raw-client.js';
+import {
+  HOST, defaultJvmOptions, errorsSince, failureReport, fileSize, freePorts, kafkaClasspath, log4j2Properties, logTailOf, propertiesText,
+  randomClusterId, releaseTempDir, runJava, cdsOptions, sleep, spawnKafkaJvm, trackTempDir, type KafkaExit,
+} from './kafka-jvm.js';
 
-const kafkaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'test', 'support', 'kafka');
+export { kafkaAvailable, kafkaClasspath, type KafkaExit } from './kafka-jvm.js';
 
-const HOST = '127.0.0.1';
 const NODE_ID = 1;
 /** Written into dataDir: what a later start on the same directory must reuse. */
 const STATE_FILE = 'brook-kafka.json';
@@ -42,15 +41,6 @@ export interface KafkaBrokerOptions {
   startTimeoutMs?: number;
   /** Extra JVM options, after the defaults (so `-Xmx1g` here wins). */
   jvmOptions?: string[];
-}
-
-/** How the JVM ended. */
-export interface KafkaExit {
-  /** Exit code: 0 or 143 after SIGTERM (Kafka's shutdown hook ran), null if killed by a signal. */
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** stop() gave up waiting for SIGTERM and sent SIGKILL. */
-  forced: boolean;
 }
 
 export interface KafkaBroker {
@@ -97,156 +87,12 @@ export interface KafkaBroker {
 }
 
 // ---------------------------------------------------------------------------------------
-// Availability and the classpath
-
-const javaBin = (): string => process.env['BROOK_KAFKA_JAVA'] ?? 'java';
-
-let availability: boolean | undefined;
-
-/**
- * True when a Kafka broker can be started here: a Java 17+ on PATH (or in
- * BROOK_KAFKA_JAVA) and either the resolved classpath or Maven to resolve it.
- * `BROOK_KAFKA=0` forces false.
- */
-export function kafkaAvailable(): boolean {
-  if (availability === undefined) {
-    availability = process.env['BROOK_KAFKA'] !== '0' && javaMajorVersion() >= 17 && (existsSync(join(kafkaDir, 'target', 'classpath.txt')) || commandRuns('mvn', ['-v']));
-  }
-  return availability;
-}
-
-function commandRuns(command: string, args: string[]): boolean {
-  const result = spawnSync(command, args, { stdio: 'ignore', timeout: 30_000 });
-  return result.status === 0;
-}
-
-let javaVersion: string | undefined;
-
-/** `java -version` output ('' when java does not run). */
-function javaVersionText(): string {
-  if (javaVersion === undefined) {
-    const result = spawnSync(javaBin(), ['-version'], { encoding: 'utf8', timeout: 30_000 });
-    javaVersion = result.status === 0 ? result.stderr : '';
-  }
-  return javaVersion;
-}
-
-function javaMajorVersion(): number {
-  const match = /version "(\d+)(?:\.(\d+))?/.exec(javaVersionText());
-  if (match === null) return 0;
-  const major = Number(match[1]);
-  return major === 1 ? Number(match[2]) : major;
-}
-
-let classpath: string | undefined;
-
-/** Resolves the broker's classpath when missing or stale (build.sh); returns it. */
-export function kafkaClasspath(): string {
-  if (classpath === undefined) {
-    const result = spawnSync('bash', [join(kafkaDir, 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (result.status !== 0) throw new Error(`test/support/kafka/build.sh failed (${result.status})`);
-    classpath = readFileSync(result.stdout.trim(), 'utf8').trim();
-  }
-  return classpath;
-}
-
-// ---------------------------------------------------------------------------------------
-// Class data sharing: start-up about 1.5 s faster, formatting about 0.6 s
-
-/**
- * The JVM options for a dynamic AppCDS archive of the broker's classes, in
- * test/support/kafka/target/cds/, one per classpath and Java build. When there is none yet,
- * the first broker writes one as it exits after stop() (which then takes a few seconds
- * longer, once). A missing, stale or unreadable archive only costs speed: the JVM ignores
- * it (`-Xshare:auto`, the default), and `-Xlog:cds*=off` keeps it quiet about that.
- * `BROOK_KAFKA_CDS=0` turns this off.
- */
-function cdsOptions(cp: string, dump: boolean): { options: string[]; dumpTo: string | null; archive: string | null } {
-  if (process.env['BROOK_KAFKA_CDS'] === '0') return { options: [], dumpTo: null, archive: null };
-  const key = createHash('sha256').update(`${javaBin()}\n${javaVersionText()}\n${cp}`).digest('hex').slice(0, 16);
-  const dir = join(kafkaDir, 'target', 'cds');
-  const archive = join(dir, `kafka-${key}.jsa`);
-  if (existsSync(archive)) return { options: [`-XX:SharedArchiveFile=${archive}`, '-Xlog:cds*=off'], dumpTo: null, archive };
-  if (!dump) return { options: [], dumpTo: null, archive: null };
-  mkdirSync(dir, { recursive: true });
-  const dumpTo = `${archive}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  return { options: [`-XX:ArchiveClassesAtExit=${dumpTo}`, '-Xlog:cds*=off'], dumpTo, archive };
-}
-
-// ---------------------------------------------------------------------------------------
-// Clean-up when this process ends
-
-const live = new Set<ChildProcess>();
-const ownedDirs = new Set<string>();
-let exitHooksInstalled = false;
-
-function killEverything(): void {
-  for (const child of live) child.kill('SIGKILL');
-  live.clear();
-  for (const dir of ownedDirs) rmSync(dir, { recursive: true, force: true });
-  ownedDirs.clear();
-}
-
-function installExitHooks(): void {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  process.on('exit', killEverything);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = (): void => {
-      killEverything();
-      process.off(signal, onSignal);
-      // Nobody else listening: die of the signal as we would have without this handler.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-    };
-    process.on(signal, onSignal);
-  }
-}
-
-let setprivWorks: boolean | undefined;
-
-/** `setpriv --pdeathsig SIGKILL`: the JVM gets SIGKILL when this process dies, however it dies. */
-function deathSignalPrefix(): string[] {
-  setprivWorks ??= commandRuns('setpriv', ['--pdeathsig', 'SIGKILL', '--', 'true']);
-  return setprivWorks ? ['setpriv', '--pdeathsig', 'SIGKILL', '--'] : [];
-}
-
-// ---------------------------------------------------------------------------------------
 // Configuration files
 
 interface BrokerState {
   clusterId: string;
   port: number;
   controllerPort: number;
-}
-
-/** Two distinct ports the OS considers free right now (closed again: a small race, accepted). */
-async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, HOST, () => resolve());
-      });
-      const address = server.address();
-      if (address === null || typeof address === 'string') throw new Error('no port from listen(0)');
-      ports.push(address.port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  }
-}
-
-/** A random cluster id as Kafka writes one: 16 bytes, base64url without padding, not starting with '-'. */
-function randomClusterId(): string {
-  for (;;) {
-    const id = randomBytes(16).toString('base64url');
-    if (!id.startsWith('-')) return id;
-  }
 }
 
 function serverProperties(dataDir: string, state: BrokerState, extra: Record<string, string>): string {
@@ -272,116 +118,9 @@ function serverProperties(dataDir: string, state: BrokerState, extra: Record<str
     'log.cleaner.dedupe.buffer.size': String(16 * 1024 * 1024),
     ...extra,
   };
-  const escape = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-  return `# written by test/support/kafka/kafka-broker.ts\n${Object.entries(props).map(([k, v]) => `${escape(k)}=${escape(v)}`).join('\n')}\n`;
+  return propertiesText(props, 'test/support/kafka/kafka-broker.ts');
 }
 
-function log4j2Properties(dataDir: string): string {
-  const file = join(dataDir, 'server.log').replace(/\\/g, '\\\\');
-  return [
-    '# written by test/support/kafka/kafka-broker.ts: everything to server.log, nothing to stdout',
-    'status = warn',
-    // Kafka still logs while its shutdown hook runs; log4j's own hook would stop logging first.
-    'shutdownHook = disable',
-    'appender.file.type = File',
-    'appender.file.name = file',
-    `appender.file.fileName = ${file}`,
-    'appender.file.append = true',
-    'appender.file.layout.type = PatternLayout',
-    'appender.file.layout.pattern = [%d] %p %m (%c)%n',
-    'rootLogger.level = INFO',
-    'rootLogger.appenderRef.file.ref = file',
-    // The request log at INFO would be noise; state changes are worth keeping.
-    'logger.request.name = kafka.request.logger',
-    'logger.request.level = WARN',
-    '',
-  ].join('\n');
-}
-
-const defaultJvmOptions = [
-  '-Xms256m',
-  '-Xmx512m',
-  // One GC thread and no concurrent GC work: the test machine has 2 cores.
-  '-XX:+UseSerialGC',
-  // C1 only: less compilation CPU at start-up; plenty fast for tests.
-  '-XX:TieredStopAtLevel=1',
-  '-XX:+ExitOnOutOfMemoryError',
-  '-Djava.awt.headless=true',
-];
-
-// ---------------------------------------------------------------------------------------
-// Starting
-
-function runJava(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(javaBin(), args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
-function tailOfFile(path: string, lines: number): string {
-  if (!existsSync(path)) return '';
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const want = Math.min(size, 256 * 1024);
-    const buf = Buffer.alloc(want);
-    readSync(fd, buf, 0, want, size - want);
-    const all = buf.toString('utf8').split('\n');
-    if (all[all.length - 1] === '') all.pop();
-    return all.slice(-lines).join('\n');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The ERROR and FATAL lines (each with the line after it) logged since `fromOffset`. */
-function errorsSince(dataDir: string, fromOffset: number): string[] {
-  const path = join(dataDir, 'server.log');
-  if (!existsSync(path)) return [];
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const want = Math.min(Math.max(0, size - fromOffset), 8 * 1024 * 1024);
-    const buf = Buffer.alloc(want);
-    readSync(fd, buf, 0, want, size - want);
-    const lines = buf.toString('utf8').split('\n');
-    const errors: string[] = [];
-    lines.forEach((line, i) => {
-      if (/^\[[^\]]*\] (ERROR|FATAL) /.test(line)) errors.push(lines[i + 1]?.startsWith('[') === false ? `${line}\n    ${lines[i + 1]}` : line);
-    });
-    return errors;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function fileSize(path: string): number {
-  return existsSync(path) ? statSync(path).size : 0;
-}
-
-/** A start-up failure message: the first errors of this run, then the log's last lines. */
-function failureReport(dataDir: string, fromOffset: number): string {
-  const errors = errorsSince(dataDir, fromOffset);
-  const first = errors.length === 0 ? '' : `errors logged (first ${Math.min(errors.length, 8)} of ${errors.length}):\n${errors.slice(0, 8).join('\n')}\n`;
-  return `${first}log tail (${join(dataDir, 'server.log')}):\n${logTailOf(dataDir, 40)}`;
-}
-
-function logTailOf(dataDir: string, lines: number): string {
-  const server = tailOfFile(join(dataDir, 'server.log'), lines);
-  const jvm = tailOfFile(join(dataDir, 'jvm.out'), lines);
-  return jvm === '' ? server : `${server}\n--- jvm.out (stdout/stderr) ---\n${jvm}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Ready: ApiVersions answered and Metadata lists this broker at its advertised port. */
 async function probe(port: number): Promise<boolean> {
   let conn: RawConnection;
   try {
@@ -405,10 +144,9 @@ class BindError extends Error {}
 
 export async function startKafka(options: KafkaBrokerOptions = {}): Promise<KafkaBroker> {
   const cp = kafkaClasspath();
-  installExitHooks();
   const owned = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'brook-kafka-'));
-  if (owned) ownedDirs.add(dataDir);
+  if (owned) trackTempDir(dataDir);
   mkdirSync(dataDir, { recursive: true });
   try {
     const statePath = join(dataDir, STATE_FILE);
@@ -433,10 +171,7 @@ export async function startKafka(options: KafkaBrokerOptions = {}): Promise<Kafk
       }
     }
   } catch (err) {
-    if (owned) {
-      rmSync(dataDir, { recursive: true, force: true });
-      ownedDirs.delete(dataDir);
-    }
+    if (owned) releaseTempDir(dataDir);
     throw err;
   }
 }
@@ -461,53 +196,23 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
     writeFileSync(join(dataDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
   }
 
-  const cds = cdsOptions(cp, true);
-  const command = [...deathSignalPrefix(), javaBin(), ...cds.options, ...jvmArgs, 'kafka.Kafka', propertiesPath];
-  const out = openSync(join(dataDir, 'jvm.out'), 'a');
   const spawnedAt = performance.now();
-  let child: ChildProcess;
-  try {
-    child = spawn(command[0]!, command.slice(1), { cwd: dataDir, stdio: ['ignore', out, out] });
-  } finally {
-    closeSync(out);
-  }
-  live.add(child);
-  // (an object, so that TypeScript does not narrow `exit` to null in the loop below)
-  const status: { exit: KafkaExit | null; forced: boolean } = { exit: null, forced: false };
-  const exited = new Promise<KafkaExit>((resolve) => {
-    const ended = (code: number | null, signal: NodeJS.Signals | null): void => {
-      if (status.exit !== null) return;
-      live.delete(child);
-      status.exit = { code, signal, forced: status.forced };
-      if (cds.dumpTo !== null) {
-        // The JVM wrote the archive as it exited; keep it only after a clean exit.
-        const clean = (code === 0 || code === 143) && !status.forced;
-        try {
-          if (clean && existsSync(cds.dumpTo)) renameSync(cds.dumpTo, cds.archive!);
-          else rmSync(cds.dumpTo, { force: true });
-        } catch {
-          rmSync(cds.dumpTo, { force: true });
-        }
-      }
-      resolve(status.exit);
-    };
-    child.once('exit', ended);
-    child.once('error', () => ended(null, null));
-  });
+  const jvm = spawnKafkaJvm(cp, dataDir, propertiesPath, jvmArgs, true);
+  const { command, exited } = jvm;
 
   const timeoutMs = options.startTimeoutMs ?? 60_000;
   const deadline = spawnedAt + timeoutMs;
   for (;;) {
-    if (status.exit !== null) {
+    const exit = jvm.exit();
+    if (exit !== null) {
       const report = failureReport(dataDir, logStart);
-      const message = `Kafka exited during start-up (code ${status.exit.code}, signal ${status.exit.signal}); ${report}`;
+      const message = `Kafka exited during start-up (code ${exit.code}, signal ${exit.signal}); ${report}`;
       if (format && errorsSince(dataDir, logStart).some((e) => e.includes('Address already in use'))) throw new BindError(message);
       throw new Error(message);
     }
     if (await probe(state.port)) break;
     if (performance.now() > deadline) {
-      child.kill('SIGKILL');
-      await exited;
+      await jvm.kill();
       throw new Error(`Kafka was not ready within ${timeoutMs} ms (${HOST}:${state.port}); ${failureReport(dataDir, logStart)}`);
     }
     await sleep(200);
@@ -516,10 +221,7 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
 
   let stopping: Promise<KafkaExit> | null = null;
   const removeOwnedDir = (): void => {
-    if (owned) {
-      rmSync(dataDir, { recursive: true, force: true });
-      ownedDirs.delete(dataDir);
-    }
+    if (owned) releaseTempDir(dataDir);
   };
   return {
     host: HOST,
@@ -531,41 +233,21 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
     dataDir,
     startupMs,
     formatMs,
-    pid: child.pid!,
+    pid: jvm.pid,
     command,
     exited,
     stop(): Promise<KafkaExit> {
       stopping ??= (async () => {
-        if (status.exit === null) {
-          child.kill('SIGTERM');
-          const timer = setTimeout(() => {
-            status.forced = true;
-            child.kill('SIGKILL');
-          }, 20_000);
-          await exited;
-          clearTimeout(timer);
-        }
-        const exit = await exited;
+        const exit = await jvm.terminate(20_000);
         removeOwnedDir();
         return exit;
       })();
       return stopping;
     },
-    async kill(): Promise<KafkaExit> {
-      if (status.exit === null) child.kill('SIGKILL');
-      return exited;
-    },
+    kill: () => jvm.kill(),
     logTail(lines = 50): string {
       return logTailOf(dataDir, lines);
     },
-    rssBytes(): number | null {
-      if (status.exit !== null) return null;
-      try {
-        const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        return match === null ? null : Number(match[1]) * 1024;
-      } catch {
-        return null;
-      }
-    },
+    rssBytes: () => jvm.rssBytes(),
   };
 }
