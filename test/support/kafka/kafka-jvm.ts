@@ -307,6 +307,8 @@ export interface KafkaJvm {
   kill(): Promise<KafkaExit>;
   /** Resident set size in bytes (from /proc), or null once it has exited. */
   rssBytes(): number | null;
+  /** It writes the CDS archive on a clean exit (there was none yet). */
+  readonly dumpsCds: boolean;
 }
 
 /**
@@ -352,6 +354,7 @@ export function spawnKafkaJvm(cp: string, dataDir: string, propertiesPath: strin
     pid: child.pid!,
     command,
     exited,
+    dumpsCds: cds.dumpTo !== null,
     exit: () => status.exit,
     async terminate(graceMs = 20_000): Promise<KafkaExit> {
       if (status.exit === null) {
