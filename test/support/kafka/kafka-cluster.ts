@@ -12,17 +12,18 @@
  *   await kafka.startBroker(coordinator);          // same data, same ports
  *   await kafka.close();
  *
- * Storage is formatted once (kafka.tools.StorageTool) and copied to the other nodes with
- * their own node.id and directory.id in meta.properties: one format JVM instead of N.
+ * Storage: the first cluster on a machine formats node 1 (kafka.tools.StorageTool) and keeps
+ * its bootstrap.checkpoint (feature levels only) in target/kraft-bootstrap/; every node gets
+ * that file and its own meta.properties, so later clusters start no format JVM at all.
  * Cluster queries (leaderOf, coordinatorOf, createTopic) use the raw wire client
  * (raw-client.ts), not Brook's client, so the harness does not depend on what it tests.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
 import {
-  HOST, defaultJvmOptions, failureReport, fileSize, freePorts, kafkaClasspath, log4j2Properties, logTailOf, propertiesText,
+  HOST, kafkaDir, javaVersionText, defaultJvmOptions, failureReport, fileSize, freePorts, kafkaClasspath, log4j2Properties, logTailOf, propertiesText,
   randomClusterId, releaseTempDir, runJava, cdsOptions, spawnKafkaJvm, trackTempDir, type KafkaExit, type KafkaJvm,
 } from './kafka-jvm.js';
 import { waitFor, type ClusterMetadata, describeCluster, findCoordinatorOnce, createTopicOnce } from './kafka-cluster-queries.js';
@@ -62,7 +63,7 @@ export interface KafkaCluster {
   readonly bootstrap: string;
   readonly nodes: readonly KafkaClusterNode[];
   readonly clusterId: string;
-  /** Time spent formatting storage (one StorageTool run, then copies). */
+  /** Time spent writing storage (a StorageTool run only when no checkpoint is cached). */
   readonly formatMs: number;
   /** Time from spawning the JVMs to every node listing every broker in Metadata. */
   readonly startupMs: number;
@@ -130,14 +131,17 @@ function nodeProperties(node: KafkaClusterNode, voters: string, options: KafkaCl
   return propertiesText(props, 'test/support/kafka/kafka-cluster.ts');
 }
 
-/** meta.properties of a copied node: its own node.id and a fresh directory.id. */
-function rewriteMetaProperties(path: string, nodeId: number): void {
-  const lines = readFileSync(path, 'utf8').split('\n').map((line) => {
-    if (line.startsWith('node.id=')) return `node.id=${nodeId}`;
-    if (line.startsWith('directory.id=')) return `directory.id=${randomBytes(16).toString('base64url').replace(/^-/, 'A')}`;
-    return line;
-  });
-  writeFileSync(path, lines.join('\n'));
+/** What `kafka-storage format` writes as meta.properties (version 1: KRaft). */
+function metaProperties(clusterId: string, nodeId: number): string {
+  // A directory id as Kafka makes one: a random UUID, base64url, not starting with '-'.
+  const directoryId = randomBytes(16).toString('base64url').replace(/^-/, 'A');
+  return `#\n#written by test/support/kafka/kafka-cluster.ts\nnode.id=${nodeId}\ndirectory.id=${directoryId}\nversion=1\ncluster.id=${clusterId}\n`;
+}
+
+/** Where a formatted bootstrap.checkpoint is kept, per classpath and Java build. */
+function checkpointCachePath(cp: string): string {
+  const key = createHash('sha256').update(`${javaVersionText()}\n${cp}`).digest('hex').slice(0, 16);
+  return join(kafkaDir, 'target', 'kraft-bootstrap', `bootstrap-${key}.checkpoint`);
 }
 
 export async function startKafkaCluster(options: KafkaClusterOptions = {}): Promise<KafkaCluster> {
@@ -165,14 +169,26 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
       writeFileSync(join(node.dataDir, 'log4j2.properties'), log4j2Properties(node.dataDir));
     }
 
-    // Format node 1 (a static quorum: no --standalone), copy its storage to the others.
+    // Storage: meta.properties (per node) and bootstrap.checkpoint (the feature levels, the
+    // same for every node and cluster of this Kafka build). The checkpoint comes from the
+    // cache when a previous cluster formatted one; otherwise node 1 is formatted (a static
+    // quorum: no --standalone), its checkpoint cached, and copied to the others.
     const formatStart = performance.now();
-    const first = nodes[0]!;
-    const formatted = await runJava([...cdsOptions(cp, false).options, ...jvmArgsOf(first), 'kafka.tools.StorageTool', 'format', '--cluster-id', clusterId, '--config', join(first.dataDir, 'server.properties')], first.dataDir);
-    if (formatted.code !== 0) throw new Error(`kafka-storage format failed (exit ${formatted.code}):\n${formatted.output}`);
-    for (const node of nodes.slice(1)) {
-      cpSync(join(first.dataDir, 'logs'), join(node.dataDir, 'logs'), { recursive: true });
-      rewriteMetaProperties(join(node.dataDir, 'logs', 'meta.properties'), node.nodeId);
+    const cached = checkpointCachePath(cp);
+    if (!existsSync(cached)) {
+      const first = nodes[0]!;
+      const formatted = await runJava([...cdsOptions(cp, false).options, ...jvmArgsOf(first), 'kafka.tools.StorageTool', 'format', '--cluster-id', clusterId, '--config', join(first.dataDir, 'server.properties')], first.dataDir);
+      if (formatted.code !== 0) throw new Error(`kafka-storage format failed (exit ${formatted.code}):\n${formatted.output}`);
+      mkdirSync(dirname(cached), { recursive: true });
+      const tmp = `${cached}.${process.pid}.tmp`;
+      copyFileSync(join(first.dataDir, 'logs', 'bootstrap.checkpoint'), tmp);
+      renameSync(tmp, cached);
+    }
+    for (const node of nodes) {
+      const logs = join(node.dataDir, 'logs');
+      mkdirSync(logs, { recursive: true });
+      writeFileSync(join(logs, 'meta.properties'), metaProperties(clusterId, node.nodeId));
+      copyFileSync(cached, join(logs, 'bootstrap.checkpoint'));
     }
     const formatMs = Math.round(performance.now() - formatStart);
 

@@ -51,7 +51,7 @@ export function commandRuns(command: string, args: string[]): boolean {
 let javaVersion: string | undefined;
 
 /** `java -version` output ('' when java does not run). */
-function javaVersionText(): string {
+export function javaVersionText(): string {
   if (javaVersion === undefined) {
     const result = spawnSync(javaBin(), ['-version'], { encoding: 'utf8', timeout: 30_000 });
     javaVersion = result.status === 0 ? result.stderr : '';
