@@ -167,9 +167,13 @@ export class Cluster {
    */
   async refreshMetadata(topicNames: readonly string[] | null, signal?: AbortSignal, allowAutoTopicCreation = false): Promise<TopicMetadata[]> {
     const connection = await this.anyConnection(signal);
+    // Before v4 the field does not exist and brokers decide for themselves (librdkafka's
+    // mock cluster only speaks v0-2), so the request simply leaves it out there.
+    const version = connection.supportedVersion(Api.Metadata) ?? 0;
     const response = await connection.request(Api.Metadata, {
-      topics: topicNames === null ? null : topicNames.map((name) => ({ name, topicId: ZERO_UUID })),
-      allowAutoTopicCreation,
+      // v0 has no null ("all topics") and reads an empty list as all topics.
+      topics: topicNames === null ? (version >= 1 ? null : []) : topicNames.map((name) => ({ name, topicId: ZERO_UUID })),
+      allowAutoTopicCreation: version >= 4 ? allowAutoTopicCreation : true,
       includeClusterAuthorizedOperations: false,
       includeTopicAuthorizedOperations: false,
     }, { signal });

@@ -56,23 +56,23 @@ test('librdkafka mock cluster: metadata, coordinator, leader moves, outages, err
     // (AllowAutoTopicCreation is v4+): Brook's Cluster, like Kafka's Java client, refuses to
     // send allowAutoTopicCreation=false below v4, so metadata is asked for with `true`.
     // Brokers: Brook's Cluster sees ids 1..3 at the addresses the bootstrap line named.
-    await cluster.refreshMetadata([], undefined, true);
+    await cluster.refreshMetadata([]);
     const seen = cluster.knownBrokers().map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port })).sort((a, b) => a.nodeId - b.nodeId);
     assert.deepEqual(seen, mock.brokers.map((b) => ({ ...b })));
 
     // Topic creation and leader moves.
     await mock.createTopic(TOPIC, 6, 3);
-    const [created] = await cluster.refreshMetadata([TOPIC], undefined, true);
+    const [created] = await cluster.refreshMetadata([TOPIC]);
     assert.equal(created?.errorCode, 0);
     assert.equal(created.partitions.length, 6);
     for (let p = 0; p < 6; p++) await mock.setPartitionLeader(TOPIC, p, (p % 3) + 1);
-    await cluster.refreshMetadata([TOPIC], undefined, true);
+    await cluster.refreshMetadata([TOPIC]);
     // (leaderFor only reads the cache here: refreshing would ask with allowAutoTopicCreation=false)
     const leaders = [];
     for (let p = 0; p < 6; p++) leaders.push(await cluster.leaderFor(TOPIC, p));
     assert.deepEqual(leaders, [1, 2, 3, 1, 2, 3]);
     await mock.setPartitionLeader(TOPIC, 0, 3);
-    await cluster.refreshMetadata([TOPIC], undefined, true);
+    await cluster.refreshMetadata([TOPIC]);
     assert.equal(await cluster.leaderFor(TOPIC, 0), 3);
 
     // Coordinator: the one the test chose, then another one.
