@@ -53,8 +53,7 @@ test('librdkafka mock cluster: metadata, coordinator, leader moves, outages, err
     }
 
     // The mock knows Metadata v0-2 only, which cannot say "do not auto-create topics"
-    // (AllowAutoTopicCreation is v4+): Brook's Cluster, like Kafka's Java client, refuses to
-    // send allowAutoTopicCreation=false below v4, so metadata is asked for with `true`.
+    // (AllowAutoTopicCreation is v4+): Brook's Cluster leaves the field out there, as librdkafka does.
     // Brokers: Brook's Cluster sees ids 1..3 at the addresses the bootstrap line named.
     await cluster.refreshMetadata([]);
     const seen = cluster.knownBrokers().map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port })).sort((a, b) => a.nodeId - b.nodeId);
@@ -67,7 +66,6 @@ test('librdkafka mock cluster: metadata, coordinator, leader moves, outages, err
     assert.equal(created.partitions.length, 6);
     for (let p = 0; p < 6; p++) await mock.setPartitionLeader(TOPIC, p, (p % 3) + 1);
     await cluster.refreshMetadata([TOPIC]);
-    // (leaderFor only reads the cache here: refreshing would ask with allowAutoTopicCreation=false)
     const leaders = [];
     for (let p = 0; p < 6; p++) leaders.push(await cluster.leaderFor(TOPIC, p));
     assert.deepEqual(leaders, [1, 2, 3, 1, 2, 3]);
