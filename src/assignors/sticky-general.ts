@@ -9,10 +9,10 @@
  * 1. every standing claim is kept;
  * 2. topics with the fewest subscribers first, each free partition goes to the subscriber
  *    holding the fewest partitions (ties: lowest member id), from a heap per topic;
- * 3. until nothing changes: per topic, while its busiest holder has two or more partitions
- *    more than its least loaded subscriber, one partition moves between them — the one the
- *    holder received most recently, so newly assigned partitions move before kept ones.
- *    Each move lowers the sum of squared counts, so this ends.
+ * 3. until nothing changes: the busiest member gives one partition to the least loaded
+ *    subscriber of a topic it holds, when that one holds two or more fewer — the partition
+ *    it received most recently, so newly assigned partitions move before kept ones. Each
+ *    move lowers the sum of squared counts, so this ends.
  */
 import { NumberHeap } from './heap.js';
 import type { PartitionSpace } from './partition-space.js';
@@ -65,42 +65,54 @@ export function assignGeneral(space: PartitionSpace, order: Int32Array, kept: re
     }
   }
 
+  // Lazy heaps: an entry is current while key(m) still equals it; every change of a count
+  // pushes fresh entries, stale ones are dropped when they reach the top.
+  const leastByTopic = subscribers.map((subs) => {
+    const heap = new NumberHeap();
+    for (const m of subs) heap.push(key(m));
+    return heap;
+  });
+  const counted = (m: number): void => {
+    for (const t of space.memberTopics[m]!) leastByTopic[t]!.push(key(m));
+  };
+  const leastSubscriber = (t: number): number => {
+    const heap = leastByTopic[t]!;
+    while (key(order[heap.peek() % members]!) !== heap.peek()) heap.pop();
+    return order[heap.peek() % members]!;
+  };
+
+  // Busiest members give first, each to the least loaded subscriber among the topics it
+  // holds, so a joining member is filled from the most loaded ones rather than in chains.
   let changed = true;
   while (changed) {
     changed = false;
-    for (const t of topicOrder) {
-      const subs = subscribers[t]!;
-      if (subs.length < 2) continue;
-      // Lazy heaps: an entry is current while key(m) still equals it; a change pushes a new one.
-      const least = new NumberHeap();
-      const busiest = new NumberHeap(); // negated keys
-      for (const m of subs) {
-        least.push(key(m));
-        if (stack(m, t).length > 0) busiest.push(-key(m));
-      }
-      for (;;) {
-        while (key(order[least.peek() % members]!) !== least.peek()) least.pop();
-        while (busiest.size > 0) {
-          const k = -busiest.peek();
-          const m = order[k % members]!;
-          if (key(m) === k && stack(m, t).length > 0) break;
-          busiest.pop();
+    const busiest = new NumberHeap(); // negated keys
+    for (let m = 0; m < members; m++) busiest.push(-key(m));
+    while (busiest.size > 0) {
+      const k = -busiest.pop();
+      const from = order[k % members]!;
+      if (key(from) !== k) continue;
+      let to = -1;
+      let topic = -1;
+      for (const t of space.memberTopics[from]!) {
+        if (subscribers[t]!.length < 2 || stack(from, t).length === 0) continue;
+        const r = leastSubscriber(t);
+        if (to === -1 || counts[r]! < counts[to]!) {
+          to = r;
+          topic = t;
         }
-        if (busiest.size === 0) break;
-        const to = order[least.peek() % members]!;
-        const from = order[-busiest.peek() % members]!;
-        if (counts[from]! <= counts[to]! + 1) break;
-        const g = stack(from, t).pop()!;
-        stack(to, t).push(g);
-        owner[g] = to;
-        counts[from]!--;
-        counts[to]!++;
-        least.push(key(to));
-        least.push(key(from));
-        busiest.push(-key(to));
-        if (stack(from, t).length > 0) busiest.push(-key(from));
-        changed = true;
       }
+      if (to === -1 || counts[from]! < counts[to]! + 2) continue;
+      const g = stack(from, topic).pop()!;
+      stack(to, topic).push(g);
+      owner[g] = to;
+      counts[from]!--;
+      counts[to]!++;
+      counted(from);
+      counted(to);
+      busiest.push(-key(from));
+      busiest.push(-key(to));
+      changed = true;
     }
   }
 }
