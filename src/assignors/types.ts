@@ -1,9 +1,9 @@
 /**
- * The partition assignor interface: what the group leader runs over every member's
- * subscription (seed 000, `performAssignment`). Built-in assignors and custom ones
- * implement it; names and user data must match Java's and librdkafka's so mixed groups work.
+ * The contract between the consumer and its partition assignors, in Kafka's terms
+ * (Java's ConsumerPartitionAssignor). The group leader runs `assign` over every member's
+ * subscription; every member gets `onAssignment` with its own share after SyncGroup, and
+ * `subscriptionUserData` before each JoinGroup.
  */
-
 export interface TopicPartition {
   readonly topic: string;
   readonly partition: number;
@@ -14,7 +14,7 @@ export type RebalanceProtocol = 'eager' | 'cooperative';
 export interface MemberSubscription {
   readonly memberId: string;
   readonly groupInstanceId: string | null;
-  /** Assignors must not depend on the order. */
+  /** Sorted or not; assignors must not depend on order. */
   readonly topics: readonly string[];
   readonly userData: Buffer | null;
   /** From ConsumerProtocolSubscription v1+. */
@@ -32,7 +32,7 @@ export interface MemberAssignment {
 
 export interface AssignmentInput {
   readonly members: readonly MemberSubscription[];
-  /** topic → partition count, only topics that exist. */
+  /** topic → partition count, only topics that exist */
   readonly partitionsPerTopic: ReadonlyMap<string, number>;
 }
 
@@ -43,13 +43,16 @@ export interface SubscriptionContext {
 }
 
 export interface PartitionAssignor {
-  /** Protocol name in JoinGroup, exactly as Java/librdkafka: 'range', 'roundrobin', 'sticky', 'cooperative-sticky'. */
+  /** protocol name in JoinGroup, exactly as Java/librdkafka: 'range', 'roundrobin', 'sticky', 'cooperative-sticky' */
   readonly name: string;
-  /** Rebalance protocols this assignor supports, preferred first (Java's supportedProtocols()). */
+  /** Protocols this assignor supports, preferred first (Java's supportedProtocols()). */
   readonly supportedProtocols: readonly RebalanceProtocol[];
-  /** User data to put in this member's subscription (null if none). */
+  /** user data to put in this member's subscription (null if none) */
   subscriptionUserData(context: SubscriptionContext): Buffer | null;
   assign(input: AssignmentInput): Map<string, MemberAssignment>;
-  /** Called on every member after SyncGroup with its own assignment (sticky assignors keep state). */
+  /** called on every member after SyncGroup with its own assignment (sticky keeps state) */
   onAssignment(assignment: MemberAssignment, generationId: number): void;
 }
+
+/** Java's AbstractStickyAssignor.DEFAULT_GENERATION: "no generation known". */
+export const DEFAULT_GENERATION = -1;

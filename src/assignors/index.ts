@@ -1,0 +1,25 @@
+/** Partition assignors: pure assignment functions the consumer's group leader runs. */
+export type {
+  TopicPartition,
+  RebalanceProtocol,
+  MemberSubscription,
+  MemberAssignment,
+  AssignmentInput,
+  SubscriptionContext,
+  PartitionAssignor,
+} from './types.js';
+export { DEFAULT_GENERATION } from './types.js';
+export { AssignorError } from './errors.js';
+export { RangeAssignor, assignRange } from './range.js';
+export { RoundRobinAssignor, assignRoundRobin } from './roundrobin.js';
+export { StickyAssignor } from './sticky.js';
+export { CooperativeStickyAssignor } from './cooperative-sticky.js';
+export { assignSticky } from './sticky-core.js';
+export {
+  encodeStickyUserData,
+  decodeStickyUserData,
+  encodeCooperativeStickyUserData,
+  decodeCooperativeStickyUserData,
+  type StickyMemberData,
+} from './sticky-user-data.js';
+export { assignorByName, builtInAssignors, BUILT_IN_ASSIGNOR_NAMES } from './registry.js';
