@@ -61,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     // One clear line on stderr and a non-zero exit: the command-line contract.
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`brook ${name}: ${message}\n`);
-    return (err as { code?: unknown }).code === 'ERR_USAGE' || (err as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1;
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' && (code === 'ERR_USAGE' || code.startsWith('ERR_PARSE_ARGS_')) ? 2 : 1;
   }
 }

@@ -65,9 +65,27 @@ export function planTable(group: string, plan: readonly PlannedOffset[]): string
   return rows.map((r) => formatRow(r, widths)).join('\n');
 }
 
+/** Options whose value may be a negative number: `--shift-by -2` must not read as an option. */
+const NUMERIC_OPTIONS = new Set(['--shift-by', '--to-offset']);
+
+/** `--shift-by -2` → `--shift-by=-2` (node's parseArgs calls the first form ambiguous). */
+function joinNegativeValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const next = args[i + 1];
+    if (NUMERIC_OPTIONS.has(args[i]!) && next !== undefined && /^-\d+$/.test(next)) {
+      out.push(`${args[i]}=${next}`);
+      i++;
+    } else {
+      out.push(args[i]!);
+    }
+  }
+  return out;
+}
+
 export async function groupsResetOffsets(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
-    args, allowPositionals: true,
+    args: joinNegativeValues(args), allowPositionals: true,
     options: {
       ...BOOTSTRAP_OPTIONS,
       topic: { type: 'string', multiple: true },
