@@ -1,2 +1,5 @@
 /** Brook's public API. */
 export * from './protocol/index.js';
+export { Admin } from './client/admin/index.js';
+export type * from './client/admin/types.js';
+export { GroupNotFoundError, GroupNotInactiveError, ResetOffsetsError } from './client/admin/errors.js';

@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs';
 import type { Command } from './command.js';
 import { brokerCommand } from './commands/broker.js';
 import { topicsCommand } from './commands/topics.js';
+import { groupsCommand } from './commands/groups.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand];
+const commands: Command[] = [brokerCommand, topicsCommand, groupsCommand];
 
 /** Commands the command-line contract promises that have not landed yet. */
-const PLANNED = new Set(['produce', 'consume', 'groups']);
+const PLANNED = new Set(['produce', 'consume']);
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -60,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     // One clear line on stderr and a non-zero exit: the command-line contract.
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`brook ${name}: ${message}\n`);
-    return (err as { code?: unknown }).code === 'ERR_USAGE' || (err as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1;
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' && (code === 'ERR_USAGE' || code.startsWith('ERR_PARSE_ARGS_')) ? 2 : 1;
   }
 }

@@ -1,33 +1,25 @@
 /**
- * `brook topics create|list|describe`: what `kafka-topics.sh` does, over the admin client.
+ * `brook topics create|list|describe|delete`: what `kafka-topics.sh` does, over the admin client.
  */
 import { parseArgs } from 'node:util';
-import { Admin } from '../../client/admin.js';
 import type { Command } from '../command.js';
+import { withAdmin } from '../admin-session.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 
 const HELP = `Usage:
   brook topics create NAME --partitions N [--replication-factor N] [--config KEY=VALUE ...]
   brook topics list [--json]
   brook topics describe NAME [--json]
+  brook topics delete NAME
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
   --json                                   machine-readable output
   -h, --help                               show this help`;
 
-async function withAdmin<T>(bootstrap: string, work: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = await Admin.connect({ bootstrapServers: bootstrap, clientId: 'brook-cli' });
-  try {
-    return await work(admin);
-  } finally {
-    admin.close();
-  }
-}
-
 export const topicsCommand: Command = {
   name: 'topics',
-  summary: 'create, list and describe topics',
+  summary: 'create, list, describe and delete topics',
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
@@ -83,8 +75,14 @@ export const topicsCommand: Command = {
         process.stdout.write(`${lines.join('\n')}\n`);
         return 0;
       }
+      case 'delete': {
+        if (!name) throw new UsageError('topics delete needs a topic NAME');
+        await withAdmin(bootstrap, (admin) => admin.deleteTopic(name));
+        process.stdout.write(`Deleted topic ${name}.\n`);
+        return 0;
+      }
       default:
-        throw new UsageError(`unknown topics action '${action}' (create, list, describe)`);
+        throw new UsageError(`unknown topics action '${action}' (create, list, describe, delete)`);
     }
   },
 };

@@ -1,0 +1,11 @@
+/** The CLI's admin client: one per command run, closed when the work is done. */
+import { Admin } from '../client/admin/index.js';
+
+export async function withAdmin<T>(bootstrap: string, work: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = await Admin.connect({ bootstrapServers: bootstrap, clientId: 'brook-cli' });
+  try {
+    return await work(admin);
+  } finally {
+    admin.close();
+  }
+}

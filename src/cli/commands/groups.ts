@@ -1,0 +1,43 @@
+/**
+ * `brook groups list|describe|reset-offsets|delete`: what `kafka-consumer-groups.sh` does,
+ * over the admin client. Each action lives in its own groups-*.ts file.
+ */
+import type { Command } from '../command.js';
+import { UsageError } from '../options.js';
+import { groupsList } from './groups-list.js';
+import { groupsDescribe } from './groups-describe.js';
+import { groupsResetOffsets } from './groups-reset.js';
+import { groupsDelete } from './groups-delete.js';
+
+const HELP = `Usage:
+  brook groups list [--json]
+  brook groups describe GROUP [--json]
+  brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
+      (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601) [--execute]
+  brook groups delete GROUP
+
+Common options:
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show help (also per action: brook groups describe --help)`;
+
+const ACTIONS: Record<string, (args: string[]) => Promise<number>> = {
+  list: groupsList,
+  describe: groupsDescribe,
+  'reset-offsets': groupsResetOffsets,
+  delete: groupsDelete,
+};
+
+export const groupsCommand: Command = {
+  name: 'groups',
+  summary: 'list, describe, reset offsets of and delete consumer groups',
+  async run(args) {
+    const [action, ...rest] = args;
+    if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
+      process.stdout.write(`${HELP}\n`);
+      return action === undefined ? 2 : 0;
+    }
+    const run = ACTIONS[action];
+    if (!run) throw new UsageError(`unknown groups action '${action}' (${Object.keys(ACTIONS).join(', ')})`);
+    return run(rest);
+  },
+};

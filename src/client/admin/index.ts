@@ -1,0 +1,5 @@
+/** The admin client: `Admin` and its types and errors. */
+export { Admin } from './admin.js';
+export * from './types.js';
+export * from './errors.js';
+export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './offsets.js';

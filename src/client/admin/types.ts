@@ -1,0 +1,146 @@
+/** The admin client's value types, in Kafka's terms (org.apache.kafka.clients.admin). */
+
+export interface AdminOptions {
+  /** Kafka's `bootstrap.servers`: "host:port[,host:port...]". */
+  readonly bootstrapServers: string;
+  readonly clientId?: string;
+  /** Kafka's `request.timeout.ms` (default 30000). */
+  readonly requestTimeoutMs?: number;
+  /** Kafka's `default.api.timeout.ms`: how long an operation retries retriable errors (default 60000). */
+  readonly defaultApiTimeoutMs?: number;
+  /** Kafka's `socket.connection.setup.timeout.ms` (default 10000). */
+  readonly connectTimeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+export interface NewTopic {
+  readonly name: string;
+  /** -1 for the broker's default. */
+  readonly partitions?: number;
+  /** -1 for the broker's default. */
+  readonly replicationFactor?: number;
+  readonly configs?: Readonly<Record<string, string>>;
+}
+
+export interface TopicPartitionInfo {
+  readonly partition: number;
+  readonly leader: number;
+  readonly replicas: number[];
+  readonly isr: number[];
+}
+
+export interface TopicDescription {
+  readonly name: string;
+  readonly topicId: string;
+  readonly internal: boolean;
+  readonly partitions: TopicPartitionInfo[];
+}
+
+/** One group as ListGroups reports it. */
+export interface GroupListing {
+  readonly group: string;
+  /** '' when the broker's ListGroups version has no state (v0-3). */
+  readonly state: string;
+  /** 'classic' or 'consumer'; '' when the broker's ListGroups version has no type (v0-4). */
+  readonly type: string;
+  /** JoinGroup's protocol type ('consumer' for consumer groups; '' for a group with offsets only). */
+  readonly protocolType: string;
+}
+
+export interface MemberDescription {
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly clientId: string;
+  readonly host: string;
+  /** Decoded from the consumer protocol; empty when the member has none yet or the group is not a consumer group. */
+  readonly assignment: TopicPartition[];
+}
+
+export interface GroupDescription {
+  readonly group: string;
+  /** Kafka's group state: Empty, PreparingRebalance, CompletingRebalance, Stable, Dead, ... */
+  readonly state: string;
+  readonly protocolType: string;
+  /** The chosen protocol (the assignor's name for consumer groups); '' unless Stable. */
+  readonly protocol: string;
+  /**
+   * The group's generation when the broker reports one. DescribeGroups (the classic
+   * protocol's describe) carries no generation, so this is null for classic groups.
+   */
+  readonly generation: number | null;
+  readonly members: MemberDescription[];
+  /** The coordinator that answered. */
+  readonly coordinator: { readonly nodeId: number; readonly host: string; readonly port: number };
+}
+
+/** A committed offset (OffsetFetch). */
+export interface CommittedOffset extends TopicPartition {
+  readonly offset: bigint;
+  readonly leaderEpoch: number;
+  readonly metadata: string | null;
+}
+
+/** One row of a group's offsets: Kafka's `kafka-consumer-groups --describe`. */
+export interface GroupOffsetRow extends TopicPartition {
+  /** null: the group has no committed offset for the partition. */
+  readonly committed: bigint | null;
+  /** null: the partition's end offset could not be read (no leader). */
+  readonly logEndOffset: bigint | null;
+  /** logEndOffset - committed; null when either is unknown. */
+  readonly lag: bigint | null;
+  /** The member the partition is assigned to, or null. */
+  readonly memberId: string | null;
+  readonly host: string | null;
+  readonly clientId: string | null;
+}
+
+export interface GroupOffsets {
+  readonly description: GroupDescription;
+  /**
+   * Assigned partitions ∪ committed partitions. Order as Kafka's tool: members with more
+   * partitions first, each member's partitions by topic and partition, then committed
+   * partitions nobody is assigned, by topic and partition.
+   */
+  readonly rows: GroupOffsetRow[];
+  /** Sum of the known lags. */
+  readonly totalLag: bigint;
+}
+
+/** What `reset-offsets` resets to (kafka-consumer-groups' scenarios). */
+export type ResetSpec =
+  | { readonly kind: 'earliest' }
+  | { readonly kind: 'latest' }
+  /** Clamped into [log start, log end]. */
+  | { readonly kind: 'offset'; readonly offset: bigint }
+  /** committed + by, clamped into [log start, log end]; needs a committed offset. */
+  | { readonly kind: 'shift'; readonly by: bigint }
+  /** First offset with timestamp >= this; log end when there is none. */
+  | { readonly kind: 'datetime'; readonly timestampMs: bigint };
+
+/** Which partitions a reset covers. */
+export type ResetScope =
+  /** Every partition of each topic, or only the listed ones. */
+  | { readonly kind: 'topics'; readonly topics: readonly { readonly topic: string; readonly partitions?: readonly number[] }[] }
+  /** Every partition the group has a committed offset for (`--all-topics`). */
+  | { readonly kind: 'all-topics' };
+
+export interface ResetOffsetsOptions {
+  readonly scope: ResetScope;
+  readonly spec: ResetSpec;
+  /** false: compute the plan only (Kafka's dry run, the default). */
+  readonly execute: boolean;
+}
+
+export interface PlannedOffset extends TopicPartition {
+  readonly offset: bigint;
+}
+
+/** Result of OffsetDelete per partition: null when deleted, else the Kafka error name. */
+export interface DeletedOffset extends TopicPartition {
+  readonly error: string | null;
+}

@@ -1,0 +1,180 @@
+/**
+ * Brook's admin client and `brook groups` next to Apache Kafka's own tools:
+ *  1. against Brook's broker, `kafka-consumer-groups` (ConsumerGroupCommand from Kafka 4.1.2's
+ *     tools jar) and `brook groups` agree on describe (offsets, log end, lag, consumer id,
+ *     host, client id) and on reset-offsets plans, for an active and an Empty group, and
+ *     print the same sentences for an unknown group and for resetting an active group;
+ *  2. against Apache Kafka 4.1.2 (KRaft), Brook's CLI agrees with Kafka's tool on describe,
+ *     lag and reset plans, and its resets are what Kafka's tool then reads back.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { startBrook } from '../support/brook.js';
+import { Cleanup } from '../support/clients/cleanup.js';
+import { runProcess, until, type RunResult } from '../support/clients/run.js';
+import { brookCli, runGroup, seedTopic } from '../support/admin-fixture.js';
+import { kafkaAvailable, kafkaClasspath, startKafka } from '../support/kafka/kafka-broker.js';
+
+const CONSUMER_GROUP_COMMAND = 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand';
+
+function java(mainClass: string, args: readonly string[], input?: string): Promise<RunResult> {
+  return runProcess('java', ['-Xshare:auto', '-cp', kafkaClasspath(), mainClass, ...args], { timeoutMs: 60_000, input });
+}
+
+const kafkaGroups = (bootstrap: string, args: readonly string[]): Promise<RunResult> =>
+  java(CONSUMER_GROUP_COMMAND, ['--bootstrap-server', bootstrap, ...args]);
+
+/** The data rows of a Kafka-style table (after the `GROUP ...` header), split on blanks, sorted. */
+function rows(stdout: string): string[][] {
+  const lines = stdout.split('\n');
+  const header = lines.findIndex((l) => l.startsWith('GROUP '));
+  assert.ok(header >= 0, `no table in: ${stdout}`);
+  return lines.slice(header + 1).filter((l) => l.trim() !== '' && !l.startsWith('Consumer group')).map((l) => l.trim().split(/\s+/))
+    .sort((a, b) => (a.join(' ') < b.join(' ') ? -1 : 1));
+}
+
+async function sameDescribe(bootstrap: string, group: string, what: string): Promise<string[][]> {
+  const kafka = await kafkaGroups(bootstrap, ['--describe', '--group', group]);
+  assert.equal(kafka.code, 0, `kafka-consumer-groups --describe: ${kafka.stderr}`);
+  const brook = await brookCli(['groups', 'describe', group, '-b', bootstrap]);
+  assert.equal(brook.code, 0, brook.stderr);
+  assert.deepEqual(rows(brook.stdout), rows(kafka.stdout), `${what}: brook groups describe = kafka-consumer-groups --describe`);
+  return rows(kafka.stdout);
+}
+
+async function samePlan(bootstrap: string, group: string, scenario: readonly string[], execute: boolean): Promise<string[][]> {
+  const kafka = await kafkaGroups(bootstrap, ['--reset-offsets', '--group', group, ...scenario, execute ? '--execute' : '--dry-run']);
+  assert.equal(kafka.code, 0, `kafka-consumer-groups --reset-offsets ${scenario.join(' ')}: ${kafka.stderr}`);
+  // Brook plans the same reset as a dry run (Kafka's run may just have executed it).
+  const brook = await brookCli(['groups', 'reset-offsets', group, ...scenario, '-b', bootstrap]);
+  assert.equal(brook.code, 0, brook.stderr);
+  assert.deepEqual(rows(brook.stdout), rows(kafka.stdout), `plan for ${scenario.join(' ')}`);
+  return rows(kafka.stdout);
+}
+
+/** The sentence after "Error: " in Kafka's tool output. */
+function kafkaError(r: RunResult): string {
+  const m = /Error: (.*)/.exec(r.stdout + r.stderr);
+  assert.ok(m, `an error from Kafka's tool: ${r.stdout} ${r.stderr}`);
+  return m[1]!.trim();
+}
+
+test('kafka-consumer-groups and brook groups agree against Brook\'s broker', { timeout: 300_000 }, async (t) => {
+  assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  kafkaClasspath();
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const bootstrap = broker.bootstrap;
+  const topic = 'interop-admin-topic';
+  const group = 'interop-admin-group';
+  await seedTopic(bootstrap, topic, 3, 10);
+  const running = await runGroup(bootstrap, group, topic, 2, 30, 'interop-admin-client');
+  cleanup.add('stop consumers', () => running.stop());
+  await until('Stable, all committed', 20_000, async () => {
+    const r = JSON.parse((await brookCli(['groups', 'describe', group, '--json', '-b', bootstrap])).stdout) as { state: string; offsets: { lag: number | null }[] };
+    return r.state === 'Stable' && r.offsets.length === 3 && r.offsets.every((o) => o.lag === 0) ? true : undefined;
+  });
+
+  const activeRows = await sameDescribe(bootstrap, group, 'active group');
+  assert.ok(activeRows.every((r) => r[5] === '0' && r[6] !== '-' && r[8] === 'interop-admin-client'), 'lag 0 and a consumer per row');
+
+  const kafkaRefusal = await kafkaGroups(bootstrap, ['--reset-offsets', '--group', group, '--topic', topic, '--to-earliest', '--execute']);
+  const brookRefusal = await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-earliest', '--execute', '-b', bootstrap]);
+  assert.notEqual(brookRefusal.code, 0);
+  assert.ok(brookRefusal.stderr.includes(kafkaError(kafkaRefusal)), `same refusal: ${brookRefusal.stderr} / ${kafkaError(kafkaRefusal)}`);
+
+  await running.stop();
+  await until('Empty', 15_000, async () => ((await brookCli(['groups', 'describe', group, '--json', '-b', bootstrap])).stdout.includes('"state":"Empty"') ? true : undefined));
+  await sameDescribe(bootstrap, group, 'Empty group');
+
+  assert.deepEqual((await samePlan(bootstrap, group, ['--topic', topic, '--to-earliest'], false)).map((r) => r[3]), ['0', '0', '0']);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-earliest'], true);
+  const rewound = await sameDescribe(bootstrap, group, 'after Kafka reset to earliest');
+  assert.deepEqual(rewound.map((r) => r[5]), ['10', '10', '10'], 'lag = records');
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-offset', '4'], true);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-offset', '99'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--shift-by', '-2'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--shift-by', '-20'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-latest'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-datetime', '2024-01-01T00:00:06.000'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-datetime', '2030-01-01T00:00:00.000'], false);
+  await samePlan(bootstrap, group, ['--topic', `${topic}:0,2`, '--to-earliest'], false);
+  await samePlan(bootstrap, group, ['--all-topics', '--to-latest'], false);
+  // Brook executes, Kafka's tool reads it back.
+  assert.equal((await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-offset', '6', '--execute', '-b', bootstrap])).code, 0);
+  assert.deepEqual((await sameDescribe(bootstrap, group, 'after Brook reset to 6')).map((r) => [r[3], r[5]]), [['6', '4'], ['6', '4'], ['6', '4']]);
+
+  const kafkaUnknown = await kafkaGroups(bootstrap, ['--describe', '--group', 'interop-no-such-group']);
+  const brookUnknown = await brookCli(['groups', 'describe', 'interop-no-such-group', '-b', bootstrap]);
+  t.diagnostic(`Kafka's tool on an unknown group: ${kafkaError(kafkaUnknown)}`);
+  assert.notEqual(brookUnknown.code, 0);
+  assert.ok(brookUnknown.stderr.includes(kafkaError(kafkaUnknown)), `same sentence: ${brookUnknown.stderr} / ${kafkaError(kafkaUnknown)}`);
+});
+
+test('brook groups against Apache Kafka 4.1.2 agrees with kafka-consumer-groups', { timeout: 300_000 }, async (t) => {
+  assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const kafka = await startKafka({ config: { 'group.initial.rebalance.delay.ms': '0', 'num.partitions': '1', 'offsets.topic.replication.factor': '1' } });
+  cleanup.add('stop kafka', () => kafka.stop());
+  const bootstrap = kafka.bootstrap;
+  const topic = 'kafka-admin-topic';
+  const group = 'kafka-admin-group';
+  const b = ['-b', bootstrap];
+
+  assert.equal((await brookCli(['topics', 'create', topic, '--partitions', '3', ...b])).code, 0);
+  const described = JSON.parse((await brookCli(['topics', 'describe', topic, '--json', ...b])).stdout) as { partitions: unknown[] };
+  assert.equal(described.partitions.length, 3);
+  // 60 keyed records through Kafka's console producer.
+  const lines = Array.from({ length: 60 }, (_, i) => `key-${i}:value-${i}`).join('\n');
+  const produced = await java('org.apache.kafka.tools.ConsoleProducer', ['--bootstrap-server', bootstrap, '--topic', topic, '--property', 'parse.key=true', '--property', 'key.separator=:'], `${lines}\n`);
+  assert.equal(produced.code, 0, produced.stderr);
+
+  // A live member: Kafka's console consumer in the group (classic protocol), committing often.
+  const consumer = spawn('java', ['-cp', kafkaClasspath(), 'org.apache.kafka.tools.consumer.ConsoleConsumer', '--bootstrap-server', bootstrap,
+    '--topic', topic, '--group', group, '--from-beginning', '--consumer-property', 'auto.commit.interval.ms=200',
+    '--consumer-property', 'client.id=kafka-console-member'], { stdio: ['ignore', 'ignore', 'ignore'] });
+  const consumerExited = new Promise((resolve) => consumer.on('exit', resolve));
+  cleanup.add('stop console consumer', async () => { consumer.kill('SIGKILL'); await consumerExited; });
+  await until('the console consumer Stable with lag 0', 60_000, async () => {
+    const r = JSON.parse((await brookCli(['groups', 'describe', group, '--json', ...b])).stdout) as { state: string; offsets: { lag: number | null }[]; members: unknown[] };
+    return r.state === 'Stable' && r.members.length === 1 && r.offsets.length === 3 && r.offsets.every((o) => o.lag === 0) ? true : undefined;
+  }, 500);
+  const listed = JSON.parse((await brookCli(['groups', 'list', '--json', ...b])).stdout) as { group: string; state: string; type: string }[];
+  assert.deepEqual(listed.find((g) => g.group === group), { group, state: 'Stable', type: 'classic', protocolType: 'consumer' });
+  const active = await sameDescribe(bootstrap, group, 'Kafka: active group');
+  assert.ok(active.every((r) => r[5] === '0' && r[8] === 'kafka-console-member'));
+
+  const refused = await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-earliest', '--execute', ...b]);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, new RegExp(`Assignments can only be reset if the group '${group}' is inactive, but the current state is Stable\\.`));
+
+  consumer.kill('SIGTERM');
+  await consumerExited;
+  await until('Empty', 30_000, async () => ((await brookCli(['groups', 'describe', group, '--json', ...b])).stdout.includes('"state":"Empty"') ? true : undefined), 500);
+  await sameDescribe(bootstrap, group, 'Kafka: Empty group');
+
+  // Brook resets, Kafka's tool reads the result: lag = all 60 records.
+  assert.equal((await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-earliest', '--execute', ...b])).code, 0);
+  const rewound = await sameDescribe(bootstrap, group, 'Kafka: after Brook reset to earliest');
+  assert.equal(rewound.reduce((sum, r) => sum + Number(r[5]), 0), 60, 'total lag = records');
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-offset', '5'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--shift-by', '3'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-latest'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-datetime', '2000-01-01T00:00:00.000'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-datetime', '2100-01-01T00:00:00.000'], false);
+  await samePlan(bootstrap, group, ['--topic', `${topic}:1`, '--to-latest'], false);
+
+  // Delete: the group, then it is gone for both tools.
+  const deleted = await brookCli(['groups', 'delete', group, ...b]);
+  assert.equal(deleted.code, 0, deleted.stderr);
+  const kafkaAfter = await kafkaGroups(bootstrap, ['--describe', '--group', group]);
+  const brookAfter = await brookCli(['groups', 'describe', group, ...b]);
+  t.diagnostic(`Kafka's tool after delete: ${kafkaError(kafkaAfter)}`);
+  assert.notEqual(brookAfter.code, 0);
+  assert.match(brookAfter.stderr, /does not exist/);
+  assert.equal((await brookCli(['topics', 'delete', topic, ...b])).code, 0);
+});
