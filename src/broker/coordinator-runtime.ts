@@ -13,8 +13,8 @@
  *   FindCoordinator or the first coordinator write, not at start-up, so a broker that never
  *   served a group has no `__consumer_offsets`, as in Kafka. Creation is synchronous, so
  *   FindCoordinator never answers COORDINATOR_NOT_AVAILABLE while it loads.
- * - Storage does not compact yet: the log keeps every record (replay applies them in order,
- *   so the result is the same).
+ * - The storage's log cleaner compacts the topic (the broker runs it every
+ *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecordBatch, encodeRecordBatch, iterateBatches } from '../protocol/records/index.js';
@@ -22,6 +22,7 @@ import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorRecord,
   CoordinatorReply,
+  GroupCoordinatorConfig,
   CoordinatorResult,
   RequestContext as CoordinatorRequestContext,
   RequestId,
@@ -35,7 +36,13 @@ import type { RequestContext } from './handler.js';
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 /** See the module comment: one partition instead of Kafka's 50. */
 export const CONSUMER_OFFSETS_PARTITIONS = 1;
-const CONSUMER_OFFSETS_CONFIGS = { 'cleanup.policy': 'compact' };
+/** Kafka's segment.bytes minimum (KIP-1030); smaller sizes (tests) go through internal.segment.bytes. */
+const MIN_SEGMENT_BYTES = 1024 * 1024;
+
+function consumerOffsetsConfigs(segmentBytes: number): Record<string, string> {
+  const key = segmentBytes >= MIN_SEGMENT_BYTES ? 'segment.bytes' : 'internal.segment.bytes';
+  return { 'cleanup.policy': 'compact', [key]: String(segmentBytes) };
+}
 
 /** setTimeout's largest delay (about 24.8 days). */
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
@@ -52,7 +59,10 @@ export interface CoordinatorRuntimeOptions {
   readonly storage: Storage;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly initialRebalanceDelayMs: number;
+  /** The coordinator's settings (group.*, offsets.retention.*); Kafka's defaults for the rest. */
+  readonly coordinator: Partial<GroupCoordinatorConfig>;
+  /** offsets.topic.segment.bytes for `__consumer_offsets` when this runtime creates it. */
+  readonly offsetsTopicSegmentBytes: number;
 }
 
 export class CoordinatorRuntime {
@@ -60,6 +70,7 @@ export class CoordinatorRuntime {
   private readonly storage: Storage;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly offsetsTopicSegmentBytes: number;
   private readonly timers = new Map<TimerKey, NodeJS.Timeout>();
   private readonly parked = new Map<RequestId, Parked>();
   private readonly bySignal = new WeakMap<AbortSignal, Set<RequestId>>();
@@ -72,7 +83,8 @@ export class CoordinatorRuntime {
     this.storage = options.storage;
     this.clock = options.clock;
     this.log = options.log;
-    this.coordinator = new GroupCoordinator({ initialRebalanceDelayMs: options.initialRebalanceDelayMs });
+    this.offsetsTopicSegmentBytes = options.offsetsTopicSegmentBytes;
+    this.coordinator = new GroupCoordinator(options.coordinator);
   }
 
   /** Replays `__consumer_offsets` (when it exists) and arms the coordinator's timers. */
@@ -87,7 +99,9 @@ export class CoordinatorRuntime {
   /** Creates `__consumer_offsets` when missing (FindCoordinator for a group, first write). */
   ensureTopic(): void {
     if (this.storage.topic(CONSUMER_OFFSETS_TOPIC) !== undefined) return;
-    this.storage.createTopic(CONSUMER_OFFSETS_TOPIC, CONSUMER_OFFSETS_PARTITIONS, CONSUMER_OFFSETS_CONFIGS, { isInternal: true });
+    this.storage.createTopic(CONSUMER_OFFSETS_TOPIC, CONSUMER_OFFSETS_PARTITIONS, consumerOffsetsConfigs(this.offsetsTopicSegmentBytes), {
+      isInternal: true,
+    });
     this.log.info('created internal topic', { topic: CONSUMER_OFFSETS_TOPIC, partitions: CONSUMER_OFFSETS_PARTITIONS });
   }
 
