@@ -28,6 +28,7 @@ import type {
   RequestId,
   TimerKey,
 } from '../coordinator/index.js';
+import { StorageError } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
 import type { Clock } from './broker-context.js';
@@ -42,6 +43,28 @@ const MIN_SEGMENT_BYTES = 1024 * 1024;
 function consumerOffsetsConfigs(segmentBytes: number): Record<string, string> {
   const key = segmentBytes >= MIN_SEGMENT_BYTES ? 'segment.bytes' : 'internal.segment.bytes';
   return { 'cleanup.policy': 'compact', [key]: String(segmentBytes) };
+}
+
+/**
+ * What a failed `__consumer_offsets` append answers, as Kafka's coordinator maps log append
+ * errors (GroupCoordinatorService / GroupMetadataManager): a storage error makes the
+ * client look for the coordinator again; a missing partition is "not available"; anything
+ * else is an internal error.
+ */
+export function coordinatorError(err: unknown): number {
+  if (!(err instanceof StorageError)) return ErrorCode.UNKNOWN_SERVER_ERROR;
+  switch (err.errorCode) {
+    case ErrorCode.KAFKA_STORAGE_ERROR:
+    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
+      return ErrorCode.NOT_COORDINATOR;
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode.NOT_ENOUGH_REPLICAS:
+    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+    case ErrorCode.REQUEST_TIMED_OUT:
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    default:
+      return ErrorCode.UNKNOWN_SERVER_ERROR;
+  }
 }
 
 /** setTimeout's largest delay (about 24.8 days). */
@@ -77,6 +100,10 @@ export class CoordinatorRuntime {
   private nextRequestId = 1;
   /** Settles (never rejects) when every append so far is durable or failed. */
   private tail: Promise<void> = Promise.resolve();
+  /** The error code of the newest result's appends and of those before it (NONE when all durable). */
+  private chain: Promise<number> = Promise.resolve(ErrorCode.NONE);
+  /** Results whose appends (or earlier ones) are not settled yet. */
+  private inFlight = 0;
   private stopped = false;
 
   private constructor(options: CoordinatorRuntimeOptions) {
@@ -165,22 +192,34 @@ export class CoordinatorRuntime {
     await this.tail;
   }
 
-  /** Carries out one result: timers at once, records appended, replies after durability. */
+  /**
+   * Carries out one result: timers at once, records appended, replies after durability.
+   * Replies wait for every earlier append too. An append that fails fails its own replies
+   * and those of every result that came while it was pending: their state was built on
+   * records that may be lost (Kafka's runtime reverts the shard to its last committed state,
+   * failing the writes in flight).
+   */
   private run(result: CoordinatorResult): void {
     for (const t of result.timers) {
       if ('schedule' in t) this.schedule(t.schedule, t.atMs);
       else this.cancel(t.cancel);
     }
-    let appended: Promise<boolean> = Promise.resolve(true);
-    if (result.records.length > 0) appended = this.append(result.records);
-    const previous = this.tail;
-    const ready = previous.then(() => appended);
-    this.tail = ready.then(() => undefined);
+    if (result.records.length === 0 && result.replies.length === 0) return;
+    const appended = result.records.length > 0 ? this.append(result.records) : Promise.resolve(ErrorCode.NONE);
+    // Nothing in flight: an old failure does not concern this result.
+    const previous = this.inFlight === 0 ? Promise.resolve(ErrorCode.NONE) : this.chain;
+    this.inFlight++;
+    const ready = previous.then((earlier) => appended.then((own) => (earlier !== ErrorCode.NONE ? earlier : own)));
+    this.chain = ready;
+    this.tail = ready.then(() => {
+      this.inFlight--;
+    });
     if (result.replies.length === 0) return;
-    void ready.then((ok) => this.deliver(result.replies, ok));
+    void ready.then((errorCode) => this.deliver(result.replies, errorCode));
   }
 
-  private append(records: CoordinatorRecord[]): Promise<boolean> {
+  /** Appends the records; resolves with NONE once durable, else the error the replies carry. */
+  private append(records: CoordinatorRecord[]): Promise<number> {
     try {
       this.ensureTopic();
       const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
@@ -189,24 +228,24 @@ export class CoordinatorRuntime {
       const batch = encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
       const { durable } = log.append(batch, { nowMs, origin: 'coordinator' });
       return durable.then(
-        () => true,
+        () => ErrorCode.NONE,
         (err: unknown) => {
           this.log.error('group coordinator records are not durable', { err });
-          return false;
+          return coordinatorError(err);
         },
       );
     } catch (err) {
       // The coordinator's state now runs ahead of the log: a restart replays the log.
       this.log.error('group coordinator append failed', { err });
-      return Promise.resolve(false);
+      return Promise.resolve(coordinatorError(err));
     }
   }
 
-  private deliver(replies: CoordinatorReply[], ok: boolean): void {
+  private deliver(replies: CoordinatorReply[], errorCode: number): void {
     for (const reply of replies) {
       const parked = this.take(reply.requestId);
       if (parked === undefined) continue; // its connection closed
-      parked.resolve(ok ? reply.response : parked.errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE));
+      parked.resolve(errorCode === ErrorCode.NONE ? reply.response : parked.errorResponse(errorCode));
     }
   }
 
