@@ -1,6 +1,6 @@
 /**
  * The broker: a TCP listener, the handler table, storage, and the periodic work
- * (retention). `Broker.start` returns once it accepts connections; `stop` closes the
+ * (retention, the log cleaner). `Broker.start` returns once it accepts connections; `stop` closes the
  * listener and connections, then flushes and closes storage.
  */
 import { createServer, type Server } from 'node:net';
@@ -11,7 +11,7 @@ import { Connection } from './connection.js';
 import { CoordinatorRuntime } from './coordinator-runtime.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import type { ApiHandler } from './handler.js';
-import type { Storage, TopicMetadata } from '../storage/types.js';
+import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
 import { openFileStorage, openMemoryStorage } from '../storage/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 
@@ -25,6 +25,7 @@ export interface BrokerOptions extends Partial<BrokerConfig> {
 export class Broker {
   private readonly connections = new Set<Connection>();
   private retentionTimer: NodeJS.Timeout | null = null;
+  private cleanerTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -57,7 +58,15 @@ export class Broker {
     let groups: CoordinatorRuntime;
     try {
       groups = CoordinatorRuntime.start({
-        storage, clock, log: log.child('coordinator'), initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+        storage, clock, log: log.child('coordinator'), offsetsTopicSegmentBytes: config.offsetsTopicSegmentBytes,
+        coordinator: {
+          initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+          minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
+          maxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
+          maxGroupSize: config.groupMaxSize,
+          offsetsRetentionMs: config.offsetsRetentionMs,
+          offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
+        },
       });
     } catch (err) {
       if (givenStorage === undefined) await storage.close();
@@ -103,14 +112,41 @@ export class Broker {
       }
     }, config.retentionCheckIntervalMs);
     broker.retentionTimer.unref();
+    if (config.logCleanerEnable) broker.scheduleCleaner();
     log.info('started', { host: config.host, port, dataDir: config.dataDir ?? '(memory)', clusterId: storage.clusterId });
     return broker;
+  }
+
+  /**
+   * Kafka's log cleaner thread, as a timer: a pass over the compacted partitions (including
+   * `__consumer_offsets`), then log.cleaner.backoff.ms of rest. The pass yields to the event
+   * loop between segments; swaps are synchronous, so appends and fetches never see half of one.
+   */
+  private scheduleCleaner(): void {
+    this.cleanerTimer = setTimeout(() => {
+      this.cleanerTimer = null;
+      void this.runCleaner().then(() => {
+        if (!this.stopping) this.scheduleCleaner();
+      });
+    }, this.config.logCleanerBackoffMs);
+    this.cleanerTimer.unref();
+  }
+
+  /** One pass of the log cleaner now (also what the timer runs). */
+  async runCleaner(): Promise<LogCleanerStats> {
+    try {
+      return await this.context.storage.cleanLogs(this.context.clock.nowMs());
+    } catch (err) {
+      this.context.log.error('log cleaner failed', { err });
+      return { partitionsCleaned: 0, recordsRemoved: 0, bytesBefore: 0, bytesAfter: 0 };
+    }
   }
 
   /** Stops accepting, closes connections, makes everything durable and closes files. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.retentionTimer) clearInterval(this.retentionTimer);
+      if (this.cleanerTimer) clearTimeout(this.cleanerTimer);
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
       await this.context.groups.stop();

@@ -20,6 +20,26 @@ export interface BrokerConfig {
   readonly numPartitions: number;
   /** Kafka's `group.initial.rebalance.delay.ms`. */
   readonly groupInitialRebalanceDelayMs: number;
+  /** Kafka's `group.min.session.timeout.ms`. */
+  readonly groupMinSessionTimeoutMs: number;
+  /** Kafka's `group.max.session.timeout.ms`. */
+  readonly groupMaxSessionTimeoutMs: number;
+  /** Kafka's `group.max.size`. */
+  readonly groupMaxSize: number;
+  /** Kafka's `offsets.retention.minutes`, in milliseconds. */
+  readonly offsetsRetentionMs: number;
+  /** Kafka's `offsets.retention.check.interval.ms`. */
+  readonly offsetsRetentionCheckIntervalMs: number;
+  /**
+   * Kafka's `offsets.topic.segment.bytes` (Kafka: 100 MiB). Brook: 10 MiB. The cleaner
+   * never touches the active segment, so smaller segments let `__consumer_offsets` shrink
+   * sooner; below 1 MiB (tests) it becomes the topic's internal.segment.bytes.
+   */
+  readonly offsetsTopicSegmentBytes: number;
+  /** Kafka's `log.cleaner.enable`. */
+  readonly logCleanerEnable: boolean;
+  /** Kafka's `log.cleaner.backoff.ms`: the pause between passes of the log cleaner. */
+  readonly logCleanerBackoffMs: number;
   /** Kafka's `socket.request.max.bytes`. */
   readonly maxRequestBytes: number;
   /** Kafka's `connections.max.idle.ms`. */
@@ -42,6 +62,14 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   autoCreateTopics: true,
   numPartitions: 1,
   groupInitialRebalanceDelayMs: 3000,
+  groupMinSessionTimeoutMs: 6000,
+  groupMaxSessionTimeoutMs: 1_800_000,
+  groupMaxSize: 2_147_483_647,
+  offsetsRetentionMs: 10_080 * 60_000,
+  offsetsRetentionCheckIntervalMs: 600_000,
+  offsetsTopicSegmentBytes: 10 * 1024 * 1024,
+  logCleanerEnable: true,
+  logCleanerBackoffMs: 15_000,
   maxRequestBytes: 100 * 1024 * 1024,
   connectionsMaxIdleMs: 10 * 60 * 1000,
   maxConnections: 10_000,

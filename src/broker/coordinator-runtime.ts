@@ -13,8 +13,8 @@
  *   FindCoordinator or the first coordinator write, not at start-up, so a broker that never
  *   served a group has no `__consumer_offsets`, as in Kafka. Creation is synchronous, so
  *   FindCoordinator never answers COORDINATOR_NOT_AVAILABLE while it loads.
- * - Storage does not compact yet: the log keeps every record (replay applies them in order,
- *   so the result is the same).
+ * - The storage's log cleaner compacts the topic (the broker runs it every
+ *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRecordBatch, encodeRecordBatch, iterateBatches } from '../protocol/records/index.js';
@@ -22,11 +22,13 @@ import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorRecord,
   CoordinatorReply,
+  GroupCoordinatorConfig,
   CoordinatorResult,
   RequestContext as CoordinatorRequestContext,
   RequestId,
   TimerKey,
 } from '../coordinator/index.js';
+import { StorageError } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
 import type { Clock } from './broker-context.js';
@@ -35,7 +37,35 @@ import type { RequestContext } from './handler.js';
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 /** See the module comment: one partition instead of Kafka's 50. */
 export const CONSUMER_OFFSETS_PARTITIONS = 1;
-const CONSUMER_OFFSETS_CONFIGS = { 'cleanup.policy': 'compact' };
+/** Kafka's segment.bytes minimum (KIP-1030); smaller sizes (tests) go through internal.segment.bytes. */
+const MIN_SEGMENT_BYTES = 1024 * 1024;
+
+function consumerOffsetsConfigs(segmentBytes: number): Record<string, string> {
+  const key = segmentBytes >= MIN_SEGMENT_BYTES ? 'segment.bytes' : 'internal.segment.bytes';
+  return { 'cleanup.policy': 'compact', [key]: String(segmentBytes) };
+}
+
+/**
+ * What a failed `__consumer_offsets` append answers, as Kafka's coordinator maps log append
+ * errors (GroupCoordinatorService / GroupMetadataManager): a storage error makes the
+ * client look for the coordinator again; a missing partition is "not available"; anything
+ * else is an internal error.
+ */
+export function coordinatorError(err: unknown): number {
+  if (!(err instanceof StorageError)) return ErrorCode.UNKNOWN_SERVER_ERROR;
+  switch (err.errorCode) {
+    case ErrorCode.KAFKA_STORAGE_ERROR:
+    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
+      return ErrorCode.NOT_COORDINATOR;
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode.NOT_ENOUGH_REPLICAS:
+    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+    case ErrorCode.REQUEST_TIMED_OUT:
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    default:
+      return ErrorCode.UNKNOWN_SERVER_ERROR;
+  }
+}
 
 /** setTimeout's largest delay (about 24.8 days). */
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
@@ -52,7 +82,10 @@ export interface CoordinatorRuntimeOptions {
   readonly storage: Storage;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly initialRebalanceDelayMs: number;
+  /** The coordinator's settings (group.*, offsets.retention.*); Kafka's defaults for the rest. */
+  readonly coordinator: Partial<GroupCoordinatorConfig>;
+  /** offsets.topic.segment.bytes for `__consumer_offsets` when this runtime creates it. */
+  readonly offsetsTopicSegmentBytes: number;
 }
 
 export class CoordinatorRuntime {
@@ -60,19 +93,25 @@ export class CoordinatorRuntime {
   private readonly storage: Storage;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly offsetsTopicSegmentBytes: number;
   private readonly timers = new Map<TimerKey, NodeJS.Timeout>();
   private readonly parked = new Map<RequestId, Parked>();
   private readonly bySignal = new WeakMap<AbortSignal, Set<RequestId>>();
   private nextRequestId = 1;
   /** Settles (never rejects) when every append so far is durable or failed. */
   private tail: Promise<void> = Promise.resolve();
+  /** The error code of the newest result's appends and of those before it (NONE when all durable). */
+  private chain: Promise<number> = Promise.resolve(ErrorCode.NONE);
+  /** Results whose appends (or earlier ones) are not settled yet. */
+  private inFlight = 0;
   private stopped = false;
 
   private constructor(options: CoordinatorRuntimeOptions) {
     this.storage = options.storage;
     this.clock = options.clock;
     this.log = options.log;
-    this.coordinator = new GroupCoordinator({ initialRebalanceDelayMs: options.initialRebalanceDelayMs });
+    this.offsetsTopicSegmentBytes = options.offsetsTopicSegmentBytes;
+    this.coordinator = new GroupCoordinator(options.coordinator);
   }
 
   /** Replays `__consumer_offsets` (when it exists) and arms the coordinator's timers. */
@@ -87,7 +126,9 @@ export class CoordinatorRuntime {
   /** Creates `__consumer_offsets` when missing (FindCoordinator for a group, first write). */
   ensureTopic(): void {
     if (this.storage.topic(CONSUMER_OFFSETS_TOPIC) !== undefined) return;
-    this.storage.createTopic(CONSUMER_OFFSETS_TOPIC, CONSUMER_OFFSETS_PARTITIONS, CONSUMER_OFFSETS_CONFIGS, { isInternal: true });
+    this.storage.createTopic(CONSUMER_OFFSETS_TOPIC, CONSUMER_OFFSETS_PARTITIONS, consumerOffsetsConfigs(this.offsetsTopicSegmentBytes), {
+      isInternal: true,
+    });
     this.log.info('created internal topic', { topic: CONSUMER_OFFSETS_TOPIC, partitions: CONSUMER_OFFSETS_PARTITIONS });
   }
 
@@ -151,22 +192,34 @@ export class CoordinatorRuntime {
     await this.tail;
   }
 
-  /** Carries out one result: timers at once, records appended, replies after durability. */
+  /**
+   * Carries out one result: timers at once, records appended, replies after durability.
+   * Replies wait for every earlier append too. An append that fails fails its own replies
+   * and those of every result that came while it was pending: their state was built on
+   * records that may be lost (Kafka's runtime reverts the shard to its last committed state,
+   * failing the writes in flight).
+   */
   private run(result: CoordinatorResult): void {
     for (const t of result.timers) {
       if ('schedule' in t) this.schedule(t.schedule, t.atMs);
       else this.cancel(t.cancel);
     }
-    let appended: Promise<boolean> = Promise.resolve(true);
-    if (result.records.length > 0) appended = this.append(result.records);
-    const previous = this.tail;
-    const ready = previous.then(() => appended);
-    this.tail = ready.then(() => undefined);
+    if (result.records.length === 0 && result.replies.length === 0) return;
+    const appended = result.records.length > 0 ? this.append(result.records) : Promise.resolve(ErrorCode.NONE);
+    // Nothing in flight: an old failure does not concern this result.
+    const previous = this.inFlight === 0 ? Promise.resolve(ErrorCode.NONE) : this.chain;
+    this.inFlight++;
+    const ready = previous.then((earlier) => appended.then((own) => (earlier !== ErrorCode.NONE ? earlier : own)));
+    this.chain = ready;
+    this.tail = ready.then(() => {
+      this.inFlight--;
+    });
     if (result.replies.length === 0) return;
-    void ready.then((ok) => this.deliver(result.replies, ok));
+    void ready.then((errorCode) => this.deliver(result.replies, errorCode));
   }
 
-  private append(records: CoordinatorRecord[]): Promise<boolean> {
+  /** Appends the records; resolves with NONE once durable, else the error the replies carry. */
+  private append(records: CoordinatorRecord[]): Promise<number> {
     try {
       this.ensureTopic();
       const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
@@ -175,24 +228,24 @@ export class CoordinatorRuntime {
       const batch = encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
       const { durable } = log.append(batch, { nowMs, origin: 'coordinator' });
       return durable.then(
-        () => true,
+        () => ErrorCode.NONE,
         (err: unknown) => {
           this.log.error('group coordinator records are not durable', { err });
-          return false;
+          return coordinatorError(err);
         },
       );
     } catch (err) {
       // The coordinator's state now runs ahead of the log: a restart replays the log.
       this.log.error('group coordinator append failed', { err });
-      return Promise.resolve(false);
+      return Promise.resolve(coordinatorError(err));
     }
   }
 
-  private deliver(replies: CoordinatorReply[], ok: boolean): void {
+  private deliver(replies: CoordinatorReply[], errorCode: number): void {
     for (const reply of replies) {
       const parked = this.take(reply.requestId);
       if (parked === undefined) continue; // its connection closed
-      parked.resolve(ok ? reply.response : parked.errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE));
+      parked.resolve(errorCode === ErrorCode.NONE ? reply.response : parked.errorResponse(errorCode));
     }
   }
 

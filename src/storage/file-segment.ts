@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ioError } from './errors.js';
 import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
+import { CLEANED_SUFFIX, completeSwaps, swapIntoPlace, writeDurable } from './file-swap.js';
 import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists } from './fs-util.js';
 import type { LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
 
@@ -37,7 +38,8 @@ export class FileLog implements LogBytes, SyncTarget {
   private length: number;
   private closed = false;
 
-  constructor(readonly path: string, private readonly fd: number) {
+  /** `path` changes when a cleaned segment is swapped into place (the descriptor stays). */
+  constructor(public path: string, private readonly fd: number) {
     this.length = fs.fstatSync(fd).size;
   }
 
@@ -112,7 +114,7 @@ export function segmentName(baseOffset: bigint): string {
 const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex|snapshot)$/;
 
 class FileSegmentFiles implements SegmentFiles {
-  constructor(readonly baseOffset: bigint, readonly log: FileLog, readonly lastModifiedMs: number, private readonly stem: string) {}
+  constructor(readonly baseOffset: bigint, readonly log: FileLog, readonly lastModifiedMs: number, readonly stem: string) {}
 
   loadOffsetIndex(): Buffer | null {
     return readIfExists(`${this.stem}.index`);
@@ -149,6 +151,8 @@ export class FilePartitionStore implements PartitionStore {
   open(): PartitionState {
     fs.mkdirSync(this.dir, { recursive: true });
     this.dirTarget = new FdTarget(fs.openSync(this.dir, 'r'), true);
+    // Before anything else: finish or undo a log cleaner swap a crash interrupted.
+    completeSwaps(this.dir);
     const names = fs.readdirSync(this.dir);
     const logs = new Set<string>();
     const snapshots: ProducerSnapshotFile[] = [];
@@ -202,6 +206,51 @@ export class FilePartitionStore implements PartitionStore {
     // The log first: an index without its log is cleaned up at the next start.
     for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(`${stem}.${ext}`);
     this.ctx.scheduler.markDirty(this.dirTarget!);
+  }
+
+  createCleanedSegment(baseOffset: bigint, lastModifiedMs: number): SegmentFiles {
+    const stem = this.stem(baseOffset);
+    const path = `${stem}.log${CLEANED_SUFFIX}`;
+    unlinkIfExists(path);
+    return new FileSegmentFiles(baseOffset, new FileLog(path, fs.openSync(path, 'a+')), lastModifiedMs, stem);
+  }
+
+  async finishCleanedSegment(cleaned: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): Promise<void> {
+    const files = cleaned as FileSegmentFiles;
+    // The replaced group's modification time, as Kafka keeps it (time retention reads it).
+    if (files.lastModifiedMs >= 0) fs.utimesSync(files.log.path, new Date(), new Date(files.lastModifiedMs));
+    try {
+      await Promise.all([
+        writeDurable(`${files.stem}.index${CLEANED_SUFFIX}`, offsetIndex),
+        writeDurable(`${files.stem}.timeindex${CLEANED_SUFFIX}`, timeIndex),
+        files.log.sync(),
+      ]);
+    } catch (err) {
+      throw ioError(`writing the cleaned segment ${files.log.path} failed`, err);
+    }
+  }
+
+  replaceSegments(old: readonly SegmentFiles[], cleaned: SegmentFiles): void {
+    const files = cleaned as FileSegmentFiles;
+    try {
+      swapIntoPlace(this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem));
+    } catch (err) {
+      // The old segments' descriptors stay open, so reads go on; the next open completes or undoes the swap.
+      throw ioError(`swapping the cleaned segment ${files.stem} into place failed`, err);
+    }
+    for (const o of old) {
+      const log = (o as FileSegmentFiles).log;
+      this.logs.delete(log);
+      this.ctx.scheduler.release(log);
+    }
+    files.log.path = `${files.stem}.log`;
+    this.logs.add(files.log);
+  }
+
+  discardCleanedSegment(cleaned: SegmentFiles): void {
+    const files = cleaned as FileSegmentFiles;
+    files.log.close();
+    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(`${files.stem}.${ext}${CLEANED_SUFFIX}`);
   }
 
   /** Writes a whole file and has the next round fsync it, closing it afterwards. */

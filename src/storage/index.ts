@@ -20,6 +20,7 @@ export type {
   AppendResult,
   CreateTopicOptions,
   FlushPolicy,
+  LogCleanerStats,
   OffsetAndTimestamp,
   PartitionLog,
   ReadOptions,

@@ -1,7 +1,8 @@
 /**
  * The memory engine's byte storage: each segment's log is one growable buffer. Reads return
  * views of it (no copy); stored bytes are never rewritten (the memory engine has nothing to
- * recover, and retention drops whole segments), so a view stays valid after later appends.
+ * recover, retention drops whole segments and the cleaner writes new ones), so a view stays
+ * valid after later appends.
  */
 import { RESOLVED } from './flush-scheduler.js';
 import type { LogBytes, PartitionState, PartitionStore, SegmentFiles } from './segment-store.js';
@@ -43,9 +44,8 @@ export class MemoryLog implements LogBytes {
 
 class MemorySegmentFiles implements SegmentFiles {
   readonly log = new MemoryLog();
-  readonly lastModifiedMs = -1;
 
-  constructor(readonly baseOffset: bigint) {}
+  constructor(readonly baseOffset: bigint, readonly lastModifiedMs = -1) {}
 
   loadOffsetIndex(): Buffer | null {
     return null;
@@ -68,8 +68,18 @@ export class MemoryPartitionStore implements PartitionStore {
     return new MemorySegmentFiles(baseOffset);
   }
 
+  createCleanedSegment(baseOffset: bigint, lastModifiedMs: number): SegmentFiles {
+    return new MemorySegmentFiles(baseOffset, lastModifiedMs);
+  }
+
+  finishCleanedSegment(): Promise<void> {
+    return RESOLVED;
+  }
+
   deleteSegment(): void {}
   sealSegment(): void {}
+  replaceSegments(): void {}
+  discardCleanedSegment(): void {}
 
   appended(): Promise<void> {
     return RESOLVED;

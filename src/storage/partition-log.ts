@@ -22,6 +22,7 @@ import {
 import type { Logger } from '../util/log.js';
 import { validateAppend } from './append-validation.js';
 import { ioError, StorageError } from './errors.js';
+import type { CleanerView } from './log-cleaner.js';
 import { loadLog } from './log-loader.js';
 import { lastSequence, type ProducerStateManager } from './producer-state.js';
 import { BatchWalker, HEADER_PREFIX, Segment } from './segment.js';
@@ -354,6 +355,30 @@ export class PartitionLogImpl implements PartitionLog {
     while (this.snapshotOffsets.length > 0 && this.snapshotOffsets[0]! < this.lso) {
       this.deps.store.deleteProducerSnapshot(this.snapshotOffsets.shift()!);
     }
+  }
+
+  /** What the log cleaner (log-cleaner.ts) works from; null once closed or deleted. */
+  cleanerView(): CleanerView | null {
+    if (this.state !== 'open') return null;
+    return {
+      segments: [...this.segmentList], config: this.config, store: this.deps.store, logStartOffset: this.lso,
+      activeProducers: this.producers.lastDataOffsets(), scratch: this.deps.scratch,
+    };
+  }
+
+  /**
+   * The cleaner's swap: `cleaned` takes the place of `old`, consecutive sealed segments,
+   * unless the log changed meanwhile (retention, roll of what was active is fine, close).
+   */
+  replaceSegments(old: readonly Segment[], cleaned: Segment): boolean {
+    if (this.state !== 'open' || old.length === 0) return false;
+    const at = this.segmentList.indexOf(old[0]!);
+    // The active segment is never replaced.
+    if (at < 0 || at + old.length >= this.segmentList.length) return false;
+    for (let i = 0; i < old.length; i++) if (this.segmentList[at + i] !== old[i]) return false;
+    this.deps.store.replaceSegments(old.map((s) => s.files), cleaned.files);
+    this.segmentList.splice(at, old.length, cleaned);
+    return true;
   }
 
   /** Clean shutdown, step one: final time index entry, indexes and producer snapshot at the log end. */

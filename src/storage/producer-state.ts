@@ -104,6 +104,20 @@ export class ProducerStateManager {
     entry.lastTimestamp = timestamp;
   }
 
+  /**
+   * The last offset of each producer's newest data batch: the log cleaner keeps those
+   * batches (empty if need be) so sequence checks survive compaction, as Kafka's cleaner
+   * does with lastRecordsOfActiveProducers.
+   */
+  lastDataOffsets(): Map<bigint, bigint> {
+    const out = new Map<bigint, bigint>();
+    for (const [id, entry] of this.producers) {
+      const last = entry.batches.at(-1);
+      if (last) out.set(id, last.lastOffset);
+    }
+    return out;
+  }
+
   /** Forgets producers idle for `expirationMs` (by their last batch timestamp), as Kafka's removeExpiredProducers. */
   expire(nowMs: number, expirationMs: number): void {
     const now = BigInt(nowMs);

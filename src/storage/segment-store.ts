@@ -61,6 +61,21 @@ export interface PartitionStore {
    * fsync it, and only then let restarts skip it by moving the recovery point to `nextBase`.
    */
   sealSegment(segment: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer, nextBase: bigint): void;
+  /**
+   * Log cleaner, step one: a segment for a cleaned group, outside the live set (Kafka's
+   * `.cleaned` files); `lastModifiedMs` is the replaced group's, as Kafka keeps it.
+   */
+  createCleanedSegment(baseOffset: bigint, lastModifiedMs: number): SegmentFiles;
+  /** Step two: persist the cleaned segment's indexes and make it all durable. */
+  finishCleanedSegment(cleaned: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): Promise<void>;
+  /**
+   * Step three: `cleaned` takes the place of `old` (which it may share a base offset with),
+   * so that a crash at any moment leaves either the old or the new segments. `cleaned`
+   * becomes a live segment; the old ones are closed and removed.
+   */
+  replaceSegments(old: readonly SegmentFiles[], cleaned: SegmentFiles): void;
+  /** The cleaning was abandoned: remove the cleaned segment's files. */
+  discardCleanedSegment(cleaned: SegmentFiles): void;
   /** Durability of what was appended to `segment` so far, under the flush policy. */
   appended(segment: SegmentFiles): Promise<void>;
   /** Settles when everything appended to `segment` so far is durable, whatever the policy. */

@@ -6,10 +6,11 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { Logger } from '../util/log.js';
 import type { Catalog } from './catalog.js';
 import { StorageError } from './errors.js';
+import { LogCleaner } from './log-cleaner.js';
 import { PartitionLogImpl } from './partition-log.js';
 import type { PartitionStore } from './segment-store.js';
 import { describeTopicConfigs, effectiveTopicConfigs, logConfig, validateTopicConfigs, type TopicConfigEntry } from './topic-configs.js';
-import type { CreateTopicOptions, PartitionLog, Storage, StorageOptions, StorageStats, TopicConfigs, TopicMetadata } from './types.js';
+import type { CreateTopicOptions, LogCleanerStats, PartitionLog, Storage, StorageOptions, StorageStats, TopicConfigs, TopicMetadata } from './types.js';
 
 export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 /** Header walks of reads need a few KiB (an index interval); recovery reads whole batches in bulk. */
@@ -36,6 +37,8 @@ export class BaseStorage implements Storage {
   private readonly producerIdExpirationMs: number;
   private readonly log: Logger | undefined;
   private closing: Promise<void> | null = null;
+  private readonly cleaner = new LogCleaner({ aborted: () => this.closing !== null });
+  private cleaning: Promise<LogCleanerStats> | null = null;
 
   constructor(private readonly catalog: Catalog, private readonly engine: StorageEngine, options: StorageOptions) {
     this.topicDefaults = Object.freeze({ ...(options.topicDefaults ?? {}) });
@@ -132,12 +135,43 @@ export class BaseStorage implements Storage {
     }
   }
 
+  cleanLogs(nowMs: number): Promise<LogCleanerStats> {
+    this.cleaning ??= this.runCleaner(nowMs).finally(() => {
+      this.cleaning = null;
+    });
+    return this.cleaning;
+  }
+
+  private async runCleaner(nowMs: number): Promise<LogCleanerStats> {
+    const stats = { partitionsCleaned: 0, recordsRemoved: 0, bytesBefore: 0, bytesAfter: 0 };
+    for (const [topic, logs] of [...this.logs]) {
+      for (const log of logs) {
+        if (this.closing) return stats;
+        try {
+          const result = await this.cleaner.clean(log, nowMs);
+          if (!result) continue;
+          stats.partitionsCleaned++;
+          stats.recordsRemoved += result.recordsRemoved;
+          stats.bytesBefore += result.bytesBefore;
+          stats.bytesAfter += result.bytesAfter;
+          this.log?.info('cleaned log', { topic, partition: log.partition, ...result, firstDirtyOffset: String(result.firstDirtyOffset) });
+        } catch (err) {
+          // One partition's trouble must not stop the cleaning of the others.
+          this.log?.error('log cleaning failed', { topic, partition: log.partition, err });
+        }
+      }
+    }
+    return stats;
+  }
+
   flush(): Promise<void> {
     return this.engine.flush();
   }
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      // The cleaner stops at its next step; a swap is synchronous, so none is half done.
+      await this.cleaning;
       for (const logs of this.logs.values()) for (const log of logs) log.prepareClose();
       await this.engine.close(() => {
         for (const logs of this.logs.values()) for (const log of logs) log.close();

@@ -83,7 +83,7 @@ export const TOPIC_CONFIG_DEFS: ReadonlyMap<string, TopicConfigDef> = new Map(
     def('compression.type', 'string', 'producer', [{ name: 'compression.type' }], false,
       oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer')),
     def('compression.zstd.level', 'int', '3', [{ name: 'compression.zstd.level' }], false, between(-131072n, 22n)),
-    def('delete.retention.ms', 'long', '86400000', [log('cleaner.delete.retention.ms')], false, atLeast(0n)),
+    def('delete.retention.ms', 'long', '86400000', [log('cleaner.delete.retention.ms')], true, atLeast(0n)),
     def('file.delete.delay.ms', 'long', '60000', [log('segment.delete.delay.ms')], false, atLeast(0n)),
     def('flush.messages', 'long', LONG_MAX_TEXT, [log('flush.interval.messages')], false, atLeast(1n)),
     def('flush.ms', 'long', LONG_MAX_TEXT, [log('flush.interval.ms'), log('flush.scheduler.interval.ms')], false, atLeast(0n)),
@@ -92,14 +92,14 @@ export const TOPIC_CONFIG_DEFS: ReadonlyMap<string, TopicConfigDef> = new Map(
     def('leader.replication.throttled.replicas', 'list', '', [], false, throttledReplicas),
     def('local.retention.bytes', 'long', '-2', [log('local.retention.bytes')], false, atLeast(-2n)),
     def('local.retention.ms', 'long', '-2', [log('local.retention.ms')], false, atLeast(-2n)),
-    def('max.compaction.lag.ms', 'long', LONG_MAX_TEXT, [log('cleaner.max.compaction.lag.ms')], false, atLeast(1n)),
+    def('max.compaction.lag.ms', 'long', LONG_MAX_TEXT, [log('cleaner.max.compaction.lag.ms')], true, atLeast(1n)),
     def('max.message.bytes', 'int', '1048588', [{ name: 'message.max.bytes' }], true, atLeast(0n)),
     // Kafka 4.0 changed this default from Long.MAX_VALUE to one hour (KIP-1030).
     def('message.timestamp.after.max.ms', 'long', '3600000', [log('message.timestamp.after.max.ms')], true, atLeast(0n)),
     def('message.timestamp.before.max.ms', 'long', LONG_MAX_TEXT, [log('message.timestamp.before.max.ms')], true, atLeast(0n)),
     def('message.timestamp.type', 'string', 'CreateTime', [log('message.timestamp.type')], true, oneOf('CreateTime', 'LogAppendTime')),
-    def('min.cleanable.dirty.ratio', 'double', '0.5', [log('cleaner.min.cleanable.ratio')], false, ratio),
-    def('min.compaction.lag.ms', 'long', '0', [log('cleaner.min.compaction.lag.ms')], false, atLeast(0n)),
+    def('min.cleanable.dirty.ratio', 'double', '0.5', [log('cleaner.min.cleanable.ratio')], true, ratio),
+    def('min.compaction.lag.ms', 'long', '0', [log('cleaner.min.compaction.lag.ms')], true, atLeast(0n)),
     def('min.insync.replicas', 'int', '1', [{ name: 'min.insync.replicas' }], false, atLeast(1n)),
     def('preallocate', 'boolean', 'false', [log('preallocate')], false),
     def('remote.log.copy.disable', 'boolean', 'false', [], false),
@@ -254,6 +254,13 @@ export interface LogConfig {
   readonly retentionBytes: number;
   /** cleanup.policy contains "delete": retention applies. */
   readonly deleteRetention: boolean;
+  /** cleanup.policy contains "compact": the log cleaner keeps the newest record per key. */
+  readonly compact: boolean;
+  /** How long the cleaner keeps tombstones after it first saw them (delete.retention.ms). */
+  readonly deleteRetentionMs: number;
+  readonly minCleanableDirtyRatio: number;
+  readonly minCompactionLagMs: number;
+  readonly maxCompactionLagMs: number;
   readonly timestampType: TimestampType;
   /** Kept as bigint: compared exactly with int64 batch timestamps (defaults reach Long.MAX_VALUE). */
   readonly timestampBeforeMaxMs: bigint;
@@ -276,6 +283,11 @@ export function logConfig(effective: Record<string, string>): LogConfig {
     retentionMs: num(effective, 'retention.ms'),
     retentionBytes: num(effective, 'retention.bytes'),
     deleteRetention: effective['cleanup.policy']!.split(',').some((p) => p.trim() === 'delete'),
+    compact: effective['cleanup.policy']!.split(',').some((p) => p.trim() === 'compact'),
+    deleteRetentionMs: num(effective, 'delete.retention.ms'),
+    minCleanableDirtyRatio: Number(effective['min.cleanable.dirty.ratio']!.trim()),
+    minCompactionLagMs: num(effective, 'min.compaction.lag.ms'),
+    maxCompactionLagMs: num(effective, 'max.compaction.lag.ms'),
     timestampType: effective['message.timestamp.type']!.trim() === 'LogAppendTime' ? TimestampType.LogAppendTime : TimestampType.CreateTime,
     timestampBeforeMaxMs: BigInt(effective['message.timestamp.before.max.ms']!.trim()),
     timestampAfterMaxMs: BigInt(effective['message.timestamp.after.max.ms']!.trim()),

@@ -152,6 +152,14 @@ export interface StorageStats {
   readonly flushRounds: number;
 }
 
+export interface LogCleanerStats {
+  readonly partitionsCleaned: number;
+  readonly recordsRemoved: number;
+  /** Sizes of the cleaned partitions before and after. */
+  readonly bytesBefore: number;
+  readonly bytesAfter: number;
+}
+
 export interface CreateTopicOptions {
   readonly isInternal?: boolean;
   /** Validate and return what would be created, changing nothing (CreateTopics validateOnly). */
@@ -186,6 +194,14 @@ export interface Storage {
 
   /** Deletes segments past retention (time and size) and advances log start offsets. */
   enforceRetention(nowMs: number): void;
+  /**
+   * One pass of the log cleaner over partitions with cleanup.policy=compact (Kafka's
+   * LogCleaner): each partition that is due (min.cleanable.dirty.ratio,
+   * max.compaction.lag.ms, an expired tombstone) keeps only the newest record per key in
+   * its sealed segments. Yields to the event loop as it goes; one pass at a time (a call
+   * during a pass gets that pass).
+   */
+  cleanLogs(nowMs: number): Promise<LogCleanerStats>;
   /** Makes everything appended so far durable (fsync), whatever the flush policy. */
   flush(): Promise<void>;
   /** Flushes, writes indexes and producer snapshots, marks a clean shutdown, closes files. */

@@ -24,13 +24,19 @@ Options:
   --port PORT                              port to listen on (default 9092; 0 = any free port)
   --data-dir DIR                           where data lives (default ./data)
   --group-initial-rebalance-delay-ms MS    Kafka's group.initial.rebalance.delay.ms (default 3000)
+  --group-min-session-timeout-ms MS        Kafka's group.min.session.timeout.ms (default 6000)
+  --group-max-session-timeout-ms MS        Kafka's group.max.session.timeout.ms (default 1800000)
+  --group-max-size N                       Kafka's group.max.size (default unbounded)
   --config FILE                            a Kafka-style properties file (key=value lines)
   -h, --help                               show this help
 
 Properties understood in --config: host, port, advertised.host.name, node.id, log.dirs,
 num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
-socket.request.max.bytes, connections.max.idle.ms, max.connections,
-log.retention.check.interval.ms, log.flush.policy (always|never|<ms>), and the broker
+group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
+offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
+log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
+connections.max.idle.ms, max.connections, log.retention.check.interval.ms,
+log.flush.policy (always|never|<ms>), and the broker
 settings that are topic defaults (log.retention.hours/ms/bytes, log.segment.bytes,
 log.roll.ms, message.max.bytes, log.message.timestamp.type, ...).`;
 
@@ -53,6 +59,13 @@ function int(name: string, value: string): number {
   return n;
 }
 
+/** Kafka's atLeast(1) settings (group.max.size, offsets.retention.minutes, ...). */
+function positive(name: string, value: string): number {
+  const n = int(name, value);
+  if (n < 1) throw new Error(`${name} must be at least 1, got '${value}'`);
+  return n;
+}
+
 type BrokerSettings = { -readonly [K in keyof BrokerConfig]?: BrokerConfig[K] };
 
 export function configFromProperties(props: Map<string, string>): BrokerSettings {
@@ -68,6 +81,14 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'num.partitions': config.numPartitions = int(key, value); break;
       case 'auto.create.topics.enable': config.autoCreateTopics = value === 'true'; break;
       case 'group.initial.rebalance.delay.ms': config.groupInitialRebalanceDelayMs = int(key, value); break;
+      case 'group.min.session.timeout.ms': config.groupMinSessionTimeoutMs = int(key, value); break;
+      case 'group.max.session.timeout.ms': config.groupMaxSessionTimeoutMs = int(key, value); break;
+      case 'group.max.size': config.groupMaxSize = positive(key, value); break;
+      case 'offsets.retention.minutes': config.offsetsRetentionMs = positive(key, value) * 60_000; break;
+      case 'offsets.retention.check.interval.ms': config.offsetsRetentionCheckIntervalMs = positive(key, value); break;
+      case 'offsets.topic.segment.bytes': config.offsetsTopicSegmentBytes = positive(key, value); break;
+      case 'log.cleaner.enable': config.logCleanerEnable = value === 'true'; break;
+      case 'log.cleaner.backoff.ms': config.logCleanerBackoffMs = int(key, value); break;
       case 'socket.request.max.bytes': config.maxRequestBytes = int(key, value); break;
       case 'connections.max.idle.ms': config.connectionsMaxIdleMs = int(key, value); break;
       case 'max.connections': config.maxConnections = int(key, value); break;
@@ -98,6 +119,9 @@ export const brokerCommand: Command = {
         port: { type: 'string' },
         'data-dir': { type: 'string' },
         'group-initial-rebalance-delay-ms': { type: 'string' },
+        'group-min-session-timeout-ms': { type: 'string' },
+        'group-max-session-timeout-ms': { type: 'string' },
+        'group-max-size': { type: 'string' },
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -114,6 +138,11 @@ export const brokerCommand: Command = {
     if (values['group-initial-rebalance-delay-ms'] !== undefined) {
       config.groupInitialRebalanceDelayMs = int('--group-initial-rebalance-delay-ms', values['group-initial-rebalance-delay-ms']);
     }
+    const minSession = values['group-min-session-timeout-ms'];
+    if (minSession !== undefined) config.groupMinSessionTimeoutMs = int('--group-min-session-timeout-ms', minSession);
+    const maxSession = values['group-max-session-timeout-ms'];
+    if (maxSession !== undefined) config.groupMaxSessionTimeoutMs = int('--group-max-session-timeout-ms', maxSession);
+    if (values['group-max-size'] !== undefined) config.groupMaxSize = positive('--group-max-size', values['group-max-size']);
     const broker = await Broker.start(config);
     process.stdout.write(`brook broker listening on ${broker.host}:${broker.port}\n`);
     return new Promise<number>((resolve) => {

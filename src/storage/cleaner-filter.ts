@@ -1,0 +1,107 @@
+/**
+ * What the log cleaner does to one stored batch (Kafka's MemoryRecords.filterTo with the
+ * LogCleaner's record filter): keep a record when no later record of the dirty section has
+ * its key; drop a kept tombstone once the batch's delete horizon has passed. A batch that
+ * keeps every record (and needs no delete horizon) is written back byte for byte; otherwise
+ * it is re-encoded with the same base offset, last offset delta, producer id, epoch, base
+ * sequence, attributes and codec, so offsets and sequence numbers never change.
+ */
+import {
+  decodeRecordBatch,
+  encodeRecordBatch,
+  readBatchHeader,
+  TimestampType,
+  type BatchRecord,
+  type RecordBatchHeader,
+} from '../protocol/records/index.js';
+
+/** Key → offset of its newest record in the dirty section (Kafka's SkimpyOffsetMap, exact here). */
+export class OffsetMap {
+  private readonly offsets = new Map<string, bigint>();
+  /** The last offset the map covers: records after it are kept whatever their key. */
+  latestOffset = -1n;
+
+  get size(): number {
+    return this.offsets.size;
+  }
+
+  put(key: Buffer, offset: bigint): void {
+    this.offsets.set(key.toString('latin1'), offset);
+  }
+
+  get(key: Buffer): bigint | undefined {
+    return this.offsets.get(key.toString('latin1'));
+  }
+}
+
+export interface FilterContext {
+  readonly map: OffsetMap;
+  readonly nowMs: number;
+  /** delete.retention.ms: a tombstone's batch gets the horizon now + this at its first clean. */
+  readonly deleteRetentionMs: number;
+  /** Last data offset of each active producer: that batch is kept, empty if need be. */
+  readonly activeProducers: ReadonlyMap<bigint, bigint>;
+}
+
+export interface FilterResult {
+  /** The batch to write (the original bytes or a rewrite), or null to drop it. */
+  readonly bytes: Buffer | null;
+  readonly recordsRemoved: number;
+  /** The delete horizon of a written batch that still holds tombstones, else null. */
+  readonly deleteHorizonMs: bigint | null;
+}
+
+function shouldRetain(record: BatchRecord, horizon: bigint | null, ctx: FilterContext): boolean {
+  if (record.offset > ctx.map.latestOffset) return true;
+  // Kafka refuses keyless records on compacted topics and its cleaner drops any it finds;
+  // Brook keeps those already stored (it does not refuse them at produce time).
+  if (record.key === null) return true;
+  const newest = ctx.map.get(record.key);
+  if (newest !== undefined && record.offset < newest) return false;
+  return record.value !== null || horizon === null || BigInt(ctx.nowMs) < horizon;
+}
+
+/** Kafka's writeEmptyHeader: the producer's last batch with its records gone, offsets and sequence kept. */
+function emptyBatch(h: RecordBatchHeader): Buffer {
+  return encodeRecordBatch({
+    records: [], baseOffset: h.baseOffset, lastOffsetDelta: h.lastOffsetDelta, partitionLeaderEpoch: h.partitionLeaderEpoch,
+    timestampType: h.timestampType, isTransactional: h.isTransactional, producerId: h.producerId, producerEpoch: h.producerEpoch,
+    baseSequence: h.baseSequence, baseTimestamp: h.maxTimestamp, maxTimestamp: h.maxTimestamp,
+  });
+}
+
+export function filterBatch(batch: Buffer, ctx: FilterContext): FilterResult {
+  const h = readBatchHeader(batch);
+  // Control batches (transaction markers) are kept as they are.
+  if (h.isControl) return { bytes: batch, recordsRemoved: 0, deleteHorizonMs: null };
+  const { records } = decodeRecordBatch(batch);
+  const horizon = h.hasDeleteHorizonMs ? h.baseTimestamp : null;
+  const retained = records.filter((r) => shouldRetain(r, horizon, ctx));
+  const removed = records.length - retained.length;
+  const tombstones = retained.some((r) => r.value === null);
+  const needsHorizon = tombstones && horizon === null;
+  if (removed === 0 && !needsHorizon) return { bytes: batch, recordsRemoved: 0, deleteHorizonMs: tombstones ? horizon : null };
+  if (retained.length === 0) {
+    const keep = h.producerId >= 0n && ctx.activeProducers.get(h.producerId) === h.lastOffset;
+    return { bytes: keep ? emptyBatch(h) : null, recordsRemoved: removed, deleteHorizonMs: null };
+  }
+  const deleteHorizonMs = needsHorizon ? BigInt(ctx.nowMs) + BigInt(ctx.deleteRetentionMs) : (horizon ?? undefined);
+  const bytes = encodeRecordBatch({
+    records: retained.map((r) => ({
+      key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp, offsetDelta: Number(r.offset - h.baseOffset),
+    })),
+    baseOffset: h.baseOffset,
+    // The last offset (hence the last sequence) stays, as Kafka's overrideLastOffset.
+    lastOffsetDelta: h.lastOffsetDelta,
+    partitionLeaderEpoch: h.partitionLeaderEpoch,
+    compression: h.compression,
+    timestampType: h.timestampType,
+    isTransactional: h.isTransactional,
+    producerId: h.producerId,
+    producerEpoch: h.producerEpoch,
+    baseSequence: h.baseSequence,
+    maxTimestamp: h.timestampType === TimestampType.LogAppendTime ? h.maxTimestamp : undefined,
+    deleteHorizonMs,
+  });
+  return { bytes, recordsRemoved: removed, deleteHorizonMs: tombstones ? (deleteHorizonMs ?? null) : null };
+}

@@ -1,0 +1,122 @@
+/**
+ * The file engine's side of log cleaning, after Kafka's LocalLog.replaceSegments and the
+ * swap handling of its LogLoader. A cleaned segment is written as
+ * `<base>.log.cleaned` (with `.index.cleaned`, `.timeindex.cleaned`) and fsynced; then:
+ *   1. its files are renamed `.cleaned` → `.swap` (from here a restart completes the swap);
+ *   2. the replaced segments' files are renamed `.deleted`;
+ *   3. the `.swap` files get their live names;
+ *   4. the `.deleted` files are removed.
+ * Every step is a rename or unlink, so a kill -9 between any two system calls leaves a
+ * directory that `completeSwaps` (run at open) turns into either the old segments or the
+ * new one: `.cleaned` and `.deleted` files are removed; a `.log.swap` replaces the live
+ * segments whose base offsets fall in its offset range and takes its live name; `.swap`
+ * index files without their `.log.swap` are leftovers of an interrupted step 1.
+ */
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MIN_BATCH_LENGTH } from '../protocol/records/index.js';
+import { fsyncDirSync, unlinkIfExists } from './fs-util.js';
+
+export const CLEANED_SUFFIX = '.cleaned';
+export const SWAP_SUFFIX = '.swap';
+export const DELETED_SUFFIX = '.deleted';
+const EXTS = ['log', 'index', 'timeindex'] as const;
+const SWAP_LOG = /^(\d{20})\.log\.swap$/;
+const LIVE_LOG = /^(\d{20})\.log$/;
+
+/**
+ * Test hook: called after each step of a replacement with the step's name
+ * ('cleaned', 'swap', 'deleted', 'live', 'done'); crash tests copy the directory there.
+ */
+export const swapSteps: { onStep: ((step: string, dir: string) => void) | null } = { onStep: null };
+
+function renameIfExists(from: string, to: string): void {
+  try {
+    fs.renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+/** Writes a whole file and fsyncs it, off the event loop. */
+export async function writeDurable(path: string, data: Buffer): Promise<void> {
+  const handle = await fs.promises.open(path, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Steps 1-4 above. `cleanedStem` and `oldStems` are paths without extension. */
+export function swapIntoPlace(dir: string, cleanedStem: string, oldStems: readonly string[]): void {
+  swapSteps.onStep?.('cleaned', dir);
+  for (const ext of ['index', 'timeindex', 'log']) fs.renameSync(`${cleanedStem}.${ext}${CLEANED_SUFFIX}`, `${cleanedStem}.${ext}${SWAP_SUFFIX}`);
+  fsyncDirSync(dir);
+  swapSteps.onStep?.('swap', dir);
+  for (const stem of oldStems) for (const ext of EXTS) renameIfExists(`${stem}.${ext}`, `${stem}.${ext}${DELETED_SUFFIX}`);
+  swapSteps.onStep?.('deleted', dir);
+  for (const ext of EXTS) fs.renameSync(`${cleanedStem}.${ext}${SWAP_SUFFIX}`, `${cleanedStem}.${ext}`);
+  fsyncDirSync(dir);
+  swapSteps.onStep?.('live', dir);
+  for (const stem of oldStems) for (const ext of EXTS) unlinkIfExists(`${stem}.${ext}${DELETED_SUFFIX}`);
+  fsyncDirSync(dir);
+  swapSteps.onStep?.('done', dir);
+}
+
+/** The offset after the last whole batch of a log file (its base offset + 1 when it holds none). */
+function nextOffsetOf(path: string, baseOffset: bigint): bigint {
+  const fd = fs.openSync(path, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const header = Buffer.alloc(LAST_OFFSET_DELTA_OFFSET + 4);
+    let next = baseOffset + 1n;
+    let position = 0;
+    while (position + header.length <= size) {
+      if (fs.readSync(fd, header, 0, header.length, position) < header.length) break;
+      const length = header.readInt32BE(LENGTH_OFFSET);
+      if (length < MIN_BATCH_LENGTH || position + LOG_OVERHEAD + length > size) break;
+      next = header.readBigInt64BE(0) + BigInt(header.readInt32BE(LAST_OFFSET_DELTA_OFFSET)) + 1n;
+      position += LOG_OVERHEAD + length;
+    }
+    return next;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Finishes or undoes a replacement interrupted by a crash (see the module comment). Returns whether anything was done. */
+export function completeSwaps(dir: string): boolean {
+  let changed = false;
+  const names = fs.readdirSync(dir);
+  for (const name of names) {
+    if (name.endsWith(CLEANED_SUFFIX) || name.endsWith(DELETED_SUFFIX)) {
+      unlinkIfExists(join(dir, name));
+      changed = true;
+    }
+  }
+  const live = names.map((n) => LIVE_LOG.exec(n)?.[1]).filter((s): s is string => s !== undefined);
+  for (const name of names) {
+    const m = SWAP_LOG.exec(name);
+    if (!m) continue;
+    const stem = join(dir, m[1]!);
+    const base = BigInt(m[1]!);
+    const next = nextOffsetOf(`${stem}.log${SWAP_SUFFIX}`, base);
+    for (const other of live) {
+      const offset = BigInt(other);
+      if (offset >= base && offset < next) for (const ext of EXTS) unlinkIfExists(join(dir, `${other}.${ext}`));
+    }
+    for (const ext of ['index', 'timeindex']) renameIfExists(`${stem}.${ext}${SWAP_SUFFIX}`, `${stem}.${ext}`);
+    fs.renameSync(`${stem}.log${SWAP_SUFFIX}`, `${stem}.log`);
+    changed = true;
+  }
+  for (const name of fs.readdirSync(dir)) {
+    if (name.endsWith(SWAP_SUFFIX)) {
+      unlinkIfExists(join(dir, name));
+      changed = true;
+    }
+  }
+  if (changed) fsyncDirSync(dir);
+  return changed;
+}

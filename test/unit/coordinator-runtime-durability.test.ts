@@ -1,0 +1,140 @@
+/**
+ * The coordinator runtime's durability ordering: a reply is released only once every
+ * earlier `__consumer_offsets` append is durable, and a failed append fails its commit
+ * (and the results that came while it was pending) with Kafka's error for a storage
+ * failure, NOT_COORDINATOR. Driven by a memory storage whose `__consumer_offsets` appends
+ * get a `durable` promise the test settles.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CoordinatorRuntime, coordinatorError } from '../../src/broker/coordinator-runtime.js';
+import type { RequestContext } from '../../src/broker/handler.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type { OffsetCommitResponseData } from '../../src/protocol/messages/offset-commit.js';
+import { openMemoryStorage, StorageError, type PartitionLog, type Storage } from '../../src/storage/index.js';
+import { silentLogger } from '../../src/util/log.js';
+
+interface Deferred {
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** Memory storage; while `hold` is set, `__consumer_offsets` appends wait in `pending` for the test. */
+function gatedStorage(): { storage: Storage; gate: { hold: boolean; pending: Deferred[] } } {
+  const inner = openMemoryStorage({ clock: () => 0 });
+  const gate = { hold: false, pending: [] as Deferred[] };
+  const gated = (log: PartitionLog): PartitionLog => new Proxy(log, {
+    get(target, prop) {
+      if (prop === 'append') {
+        return (records: Buffer, options: Parameters<PartitionLog['append']>[1]) => {
+          const result = target.append(records, options);
+          if (!gate.hold) return result;
+          const durable = new Promise<void>((resolve, reject) => gate.pending.push({ resolve, reject }));
+          return { ...result, durable };
+        };
+      }
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const storage = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'partition') {
+        return (topic: string, partition: number) => {
+          const log = target.partition(topic, partition);
+          return log && topic === '__consumer_offsets' ? gated(log) : log;
+        };
+      }
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { storage, gate };
+}
+
+function requestContext(signal: AbortSignal): RequestContext {
+  return {
+    header: { requestApiKey: 8, requestApiVersion: 8, correlationId: 1, clientId: 'test' },
+    apiVersion: 8,
+    clientHost: '/127.0.0.1',
+    signal,
+  } as unknown as RequestContext;
+}
+
+/** Lets promise chains and immediates run. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+function setup() {
+  const { storage, gate } = gatedStorage();
+  storage.createTopic('t', 1);
+  const runtime = CoordinatorRuntime.start({ storage, clock: { nowMs: () => 1000 }, log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
+  const controller = new AbortController();
+  const answered: string[] = [];
+  const commit = (name: string, groupId: string, offset: bigint): Promise<number> =>
+    runtime.submit<OffsetCommitResponseData>(
+      requestContext(controller.signal),
+      (c, cctx) => c.offsetCommit(cctx, {
+        groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      }),
+      (errorCode) => ({ throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode }] }] }),
+    ).then((res) => {
+      answered.push(name);
+      return res.topics[0]!.partitions[0]!.errorCode;
+    });
+  return { storage, gate, runtime, commit, answered };
+}
+
+describe('coordinator runtime durability', () => {
+  it('releases a reply only after every earlier append is durable, in order', async () => {
+    const { gate, runtime, commit, answered } = setup();
+    gate.hold = true;
+    const a = commit('a', 'g1', 1n);
+    const b = commit('b', 'g2', 2n);
+    gate.hold = false;
+    const c = commit('c', 'g3', 3n); // durable at once, behind a and b
+    await settle();
+    assert.deepEqual(answered, []);
+    assert.equal(gate.pending.length, 2);
+    gate.pending[1]!.resolve(); // b's fsync first: still behind a
+    await settle();
+    assert.deepEqual(answered, []);
+    gate.pending[0]!.resolve();
+    assert.deepEqual(await Promise.all([a, b, c]), [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.NONE]);
+    assert.deepEqual(answered, ['a', 'b', 'c']);
+    await runtime.stop();
+  });
+
+  it('fails a commit whose append is not durable, and those issued while it was pending, with NOT_COORDINATOR', async () => {
+    const { gate, runtime, commit, answered } = setup();
+    gate.hold = true;
+    const a = commit('a', 'g1', 1n);
+    gate.hold = false;
+    const b = commit('b', 'g2', 2n);
+    await settle();
+    assert.deepEqual(answered, []);
+    gate.pending[0]!.reject(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'fsync failed'));
+    assert.deepEqual(await Promise.all([a, b]), [ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR]);
+    // Once nothing is pending, a new commit does not inherit the old failure.
+    assert.equal(await commit('c', 'g3', 3n), ErrorCode.NONE);
+    await runtime.stop();
+  });
+
+  it('fails a commit whose append throws', async () => {
+    const { storage, runtime, commit } = setup();
+    assert.equal(await commit('a', 'g1', 1n), ErrorCode.NONE);
+    // A closed storage refuses the append with KAFKA_STORAGE_ERROR.
+    await storage.close();
+    assert.equal(await commit('b', 'g1', 2n), ErrorCode.NOT_COORDINATOR);
+    await runtime.stop();
+  });
+
+  it("maps storage errors as Kafka's coordinator does", () => {
+    assert.equal(coordinatorError(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'x')), ErrorCode.NOT_COORDINATOR);
+    assert.equal(coordinatorError(new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'x')), ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    assert.equal(coordinatorError(new StorageError(ErrorCode.MESSAGE_TOO_LARGE, 'x')), ErrorCode.UNKNOWN_SERVER_ERROR);
+    assert.equal(coordinatorError(new Error('bug')), ErrorCode.UNKNOWN_SERVER_ERROR);
+  });
+});
