@@ -1,2 +1,3 @@
 /** Brook's public API. */
 export * from './protocol/index.js';
+export * from './client/producer/index.js';
