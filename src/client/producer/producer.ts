@@ -17,6 +17,7 @@ import { partitionForKeyInput, StickyPartitioner, type PartitionerFunction } fro
 import type { RecordMetadata } from './producer-batch.js';
 import { byteLength, recordSizeUpperBound, sizeOfHeaders, type Bytes, type HeadersInput, type MeasuredRecord } from './record-writer.js';
 import { Sender } from './sender.js';
+import { Fifo } from './fifo.js';
 
 export interface ProducerRecord {
   readonly topic: string;
@@ -47,11 +48,15 @@ export class Producer {
   private readonly sender: Sender;
   private readonly sticky: StickyPartitioner;
   private readonly partitioner: PartitionerFunction | undefined;
-  private readonly blocked: Blocked[] = [];
+  private readonly blocked = new Fifo<Blocked>();
+  /** Sends that left the blocked queue so far (flush waits for a count). */
+  private blockedDone = 0;
+  private blockedTotal = 0;
   private blockedTimer: TimerHandle | null = null;
   private blockedTimerFor: Blocked | null = null;
   private readonly topicErrors = new Map<string, KafkaProtocolError>();
   private closing: Promise<void> | null = null;
+  private readonly scratch: MeasuredRecord = { key: null, value: null, headers: undefined, keyLength: -1, valueLength: -1, headersSize: 1 };
 
   constructor(options: ProducerOptions) {
     this.options = resolveOptions(options);
@@ -98,9 +103,14 @@ export class Producer {
       if (typeof record?.topic !== 'string' || record.topic === '') throw new TypeError('record.topic must be a non-empty string');
       const key = record.key ?? null;
       const value = record.value ?? null;
-      const measured: MeasuredRecord = {
-        key, value, headers: record.headers, keyLength: byteLength(key), valueLength: byteLength(value), headersSize: sizeOfHeaders(record.headers),
-      };
+      // Appending is synchronous, so one scratch object serves every fast-path send.
+      const measured = this.scratch;
+      measured.key = key;
+      measured.value = value;
+      measured.headers = record.headers;
+      measured.keyLength = byteLength(key);
+      measured.valueLength = byteLength(value);
+      measured.headersSize = sizeOfHeaders(record.headers);
       const upperBound = recordSizeUpperBound(measured);
       if (upperBound > this.options.maxRequestSize || upperBound > this.options.bufferMemory) {
         throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
@@ -108,7 +118,8 @@ export class Producer {
       const now = this.cluster.scheduler.nowMs();
       const timestamp = toMillis(record.timestamp, now);
       if (this.blocked.length === 0 && this.tryAppend(record, measured, upperBound, timestamp, resolve, reject)) return;
-      this.blocked.push({ record, measured, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, resolve, reject });
+      this.blocked.push({ record, measured: { ...measured }, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, resolve, reject });
+      this.blockedTotal++;
       this.drainBlocked();
     });
   }
@@ -159,21 +170,21 @@ export class Producer {
   private drainBlocked(): void {
     const now = this.cluster.scheduler.nowMs();
     while (this.blocked.length > 0) {
-      const head = this.blocked[0]!;
+      const head = this.blocked.peek()!;
       let appended: boolean;
       try {
         appended = this.tryAppend(head.record, head.measured, head.upperBound, head.timestamp, head.resolve, head.reject);
       } catch (err) {
-        this.blocked.shift();
+        this.leaveBlocked();
         head.reject(err as Error);
         continue;
       }
       if (appended) {
-        this.blocked.shift();
+        this.leaveBlocked();
         continue;
       }
       if (now >= head.deadlineMs) {
-        this.blocked.shift();
+        this.leaveBlocked();
         head.reject(this.blockedError(head));
         continue;
       }
@@ -184,6 +195,18 @@ export class Producer {
     }
     this.armBlockedTimer(now);
   }
+
+  private leaveBlocked(): void {
+    this.blocked.shift();
+    this.blockedDone++;
+    if (this.blockedWaiters.length > 0) {
+      const still = this.blockedWaiters.filter((w) => w.until > this.blockedDone);
+      for (const w of this.blockedWaiters) if (w.until <= this.blockedDone) w.resolve();
+      this.blockedWaiters = still;
+    }
+  }
+
+  private blockedWaiters: { until: number; resolve: () => void }[] = [];
 
   private blockedError(b: Blocked): Error {
     const topic = b.record.topic;
@@ -196,7 +219,7 @@ export class Producer {
   }
 
   private armBlockedTimer(now: number): void {
-    const head = this.blocked[0];
+    const head = this.blocked.peek();
     if (head === this.blockedTimerFor) return;
     this.blockedTimer?.cancel();
     this.blockedTimer = null;
@@ -223,15 +246,9 @@ export class Producer {
 
   /** Resolves once the sends waiting now have been appended or failed. */
   private waitForBlocked(): Promise<void> {
-    const last = this.blocked[this.blocked.length - 1];
-    if (!last) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = (): void => {
-        if (!this.blocked.includes(last)) resolve();
-        else this.cluster.scheduler.schedule(this.options.retryBackoffMs, check);
-      };
-      check();
-    });
+    if (this.blocked.length === 0) return Promise.resolve();
+    const until = this.blockedTotal;
+    return new Promise((resolve) => this.blockedWaiters.push({ until, resolve }));
   }
 
   /**
@@ -252,7 +269,8 @@ export class Producer {
         timer?.cancel();
         if (done) {
           const err = new ProducerClosedError(`the producer was closed with records still pending after ${timeoutMs} ms`);
-          for (const b of this.blocked.splice(0)) b.reject(err);
+          for (const b of this.blocked.drain()) b.reject(err);
+          for (const w of this.blockedWaiters.splice(0)) w.resolve();
           this.sender.abort(err);
         }
       }

@@ -11,7 +11,26 @@ export type HeadersInput = Readonly<Record<string, Bytes | undefined>> | Readonl
 
 export function byteLength(b: Bytes): number {
   if (b === null) return -1;
-  return typeof b === 'string' ? Buffer.byteLength(b, 'utf8') : b.length;
+  return typeof b === 'string' ? utf8Length(b) : b.length;
+}
+
+/** Short strings are measured and written in JS: Buffer's native calls cost more than the bytes. */
+const SHORT_STRING = 64;
+
+function utf8Length(s: string): number {
+  if (s.length <= SHORT_STRING) {
+    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s, 'utf8');
+    return s.length;
+  }
+  return Buffer.byteLength(s, 'utf8');
+}
+
+function writeString(buf: Buffer, pos: number, s: string, length: number): void {
+  if (length === s.length && length <= SHORT_STRING) {
+    for (let i = 0; i < length; i++) buf[pos + i] = s.charCodeAt(i);
+    return;
+  }
+  buf.write(s, pos, length, 'utf8');
 }
 
 export function sizeOfVarint(value: number): number {
@@ -67,7 +86,7 @@ function writeBytes(buf: Buffer, pos: number, b: Bytes, length: number): number 
     return pos + 1;
   }
   pos = writeVarint(buf, pos, length);
-  if (typeof b === 'string') buf.write(b, pos, length, 'utf8');
+  if (typeof b === 'string') writeString(buf, pos, b, length);
   else b.copy(buf, pos);
   return pos + length;
 }
@@ -89,7 +108,7 @@ export function sizeOfHeaders(headers: HeadersInput | undefined): number {
   let size = 0;
   forEachHeader(headers, (key, value) => {
     count++;
-    size += sizeOfBytes(Buffer.byteLength(key, 'utf8')) + sizeOfBytes(byteLength(value));
+    size += sizeOfBytes(utf8Length(key)) + sizeOfBytes(byteLength(value));
   });
   return sizeOfVarint(count) + size;
 }
@@ -135,7 +154,7 @@ export function writeRecordAt(buf: Buffer, pos: number, r: MeasuredRecord, bodyS
   }
   pos = writeVarint(buf, pos, headerCount(headers));
   forEachHeader(headers, (key, value) => {
-    pos = writeBytes(buf, pos, key, Buffer.byteLength(key, 'utf8'));
+    pos = writeBytes(buf, pos, key, utf8Length(key));
     pos = writeBytes(buf, pos, value, byteLength(value));
   });
   return pos;
