@@ -3,3 +3,4 @@ export * from './protocol/index.js';
 export { Admin } from './client/admin/index.js';
 export type * from './client/admin/types.js';
 export { GroupNotFoundError, GroupNotInactiveError, ResetOffsetsError } from './client/admin/errors.js';
+export * from './client/producer/index.js';

@@ -9,11 +9,12 @@ import type { Command } from './command.js';
 import { brokerCommand } from './commands/broker.js';
 import { topicsCommand } from './commands/topics.js';
 import { groupsCommand } from './commands/groups.js';
+import { produceCommand } from './commands/produce.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand, groupsCommand];
+const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, groupsCommand];
 
 /** Commands the command-line contract promises that have not landed yet. */
-const PLANNED = new Set(['produce', 'consume']);
+const PLANNED = new Set(['consume']);
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };

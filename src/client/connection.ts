@@ -139,6 +139,28 @@ export class KafkaConnection {
     return this.send(api, version, body, options) as Promise<ResponseOf<A>>;
   }
 
+  /**
+   * Writes a request the broker never answers (Produce with acks=0: Kafka sends no
+   * response). Resolves once the bytes are handed to the socket.
+   */
+  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options: { version?: number } = {}): Promise<void> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const version = options.version ?? this.supportedVersion(api);
+    if (version === undefined) {
+      return Promise.reject(new UnsupportedApiVersionError(`the broker at ${this.host}:${this.port} does not support ${api.name}`));
+    }
+    const correlationId = this.nextCorrelationId++ & 0x7fffffff;
+    const chunks = encodeRequest({ api, apiVersion: version, correlationId, clientId: this.clientId, body });
+    return new Promise<void>((resolve, reject) => {
+      this.socket.cork();
+      for (let i = 0; i < chunks.length; i++) {
+        if (i < chunks.length - 1) this.socket.write(chunks[i]!);
+        else this.socket.write(chunks[i]!, (err) => (err ? reject(new ConnectionError(`${api.name} write failed: ${err.message}`, { cause: err })) : resolve()));
+      }
+      this.socket.uncork();
+    });
+  }
+
   private send<A extends ApiCodecs>(api: A, version: number, body: RequestOf<A>, options: RequestOptions = {}): Promise<ResponseOf<A>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const correlationId = this.nextCorrelationId++ & 0x7fffffff;

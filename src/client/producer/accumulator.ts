@@ -1,0 +1,129 @@
+/**
+ * Kafka's RecordAccumulator: a queue of batches per partition, the bytes they hold
+ * against `bufferMemory`, and the batches that were sent and await an answer. The sender
+ * drains the front of each queue; a batch to retry goes back to the front in sequence
+ * order, so a partition's records keep their order.
+ */
+import type { CompressionType } from '../../protocol/records/compression.js';
+import { HEADER_SIZE } from '../../protocol/records/record-batch.js';
+import { ProducerBatch, type RecordMetadata } from './producer-batch.js';
+import type { MeasuredRecord } from './record-writer.js';
+
+export class PartitionQueue {
+  /** Waiting to be sent, oldest first. */
+  readonly batches: ProducerBatch[] = [];
+  /** Sent and not yet answered, in the order sent. */
+  readonly inFlight: ProducerBatch[] = [];
+  /** Sequence the next new batch gets (idempotence). */
+  nextSequence = 0;
+
+  constructor(readonly topic: string, readonly partition: number) {}
+
+  /** Puts a batch back to be resent: before every unsent batch, ordered by sequence among retries. */
+  requeue(batch: ProducerBatch): void {
+    const i = this.inFlight.indexOf(batch);
+    if (i >= 0) this.inFlight.splice(i, 1);
+    let at = 0;
+    while (at < this.batches.length) {
+      const b = this.batches[at]!;
+      if (b.attempts === 0 || (batch.baseSequence >= 0 && b.baseSequence > batch.baseSequence)) break;
+      at++;
+    }
+    this.batches.splice(at, 0, batch);
+  }
+
+  removeInFlight(batch: ProducerBatch): void {
+    const i = this.inFlight.indexOf(batch);
+    if (i >= 0) this.inFlight.splice(i, 1);
+  }
+}
+
+export interface AccumulatorOptions {
+  readonly batchSize: number;
+  readonly bufferMemory: number;
+  readonly compression: CompressionType;
+}
+
+export interface AppendResult {
+  readonly batch: ProducerBatch;
+  /** The batch just became full or a new one was started behind a full one: wake the sender. */
+  readonly wakeSender: boolean;
+  readonly bytes: number;
+}
+
+export class RecordAccumulator {
+  private readonly topics = new Map<string, PartitionQueue[]>();
+  /** Queues that hold batches waiting to be sent. */
+  readonly pending = new Set<PartitionQueue>();
+  usedBytes = 0;
+
+  constructor(private readonly options: AccumulatorOptions) {}
+
+  queue(topic: string, partition: number): PartitionQueue {
+    let list = this.topics.get(topic);
+    if (!list) {
+      list = [];
+      this.topics.set(topic, list);
+    }
+    let q = list[partition];
+    if (!q) {
+      q = new PartitionQueue(topic, partition);
+      list[partition] = q;
+    }
+    return q;
+  }
+
+  *queues(): IterableIterator<PartitionQueue> {
+    for (const list of this.topics.values()) for (const q of list) if (q) yield q;
+  }
+
+  /** Room for `bytes` more (an empty accumulator always takes one record, as a lone large record must pass). */
+  hasRoom(bytes: number): boolean {
+    return this.usedBytes === 0 || this.usedBytes + bytes <= this.options.bufferMemory;
+  }
+
+  append(
+    topic: string, partition: number, record: MeasuredRecord, timestamp: number, nowMs: number,
+    resolve: (m: RecordMetadata) => void, reject: (e: Error) => void,
+  ): AppendResult {
+    const q = this.queue(topic, partition);
+    const last = q.batches[q.batches.length - 1];
+    if (last && last.attempts === 0) {
+      const bytes = last.tryAppend(record, timestamp, resolve, reject);
+      if (bytes > 0) {
+        this.charge(last, bytes);
+        return { batch: last, wakeSender: last.isFull, bytes };
+      }
+    }
+    const batch = new ProducerBatch(topic, partition, nowMs, this.options.batchSize);
+    const bytes = batch.tryAppend(record, timestamp, resolve, reject);
+    this.charge(batch, bytes + HEADER_SIZE);
+    q.batches.push(batch);
+    this.pending.add(q);
+    return { batch, wakeSender: q.batches.length > 1 || batch.isFull, bytes };
+  }
+
+  private charge(batch: ProducerBatch, bytes: number): void {
+    batch.reservedBytes += bytes;
+    this.usedBytes += bytes;
+  }
+
+  /** Gives a finished batch's bytes back to bufferMemory. */
+  release(batch: ProducerBatch): void {
+    this.usedBytes -= batch.reservedBytes;
+    batch.reservedBytes = 0;
+  }
+
+  /** Every batch not yet finished (waiting or in flight). */
+  *incomplete(): IterableIterator<ProducerBatch> {
+    for (const q of this.queues()) {
+      yield* q.inFlight;
+      yield* q.batches;
+    }
+  }
+
+  get hasIncomplete(): boolean {
+    for (const q of this.queues()) if (q.batches.length > 0 || q.inFlight.length > 0) return true;
+    return false;
+  }
+}

@@ -1,0 +1,37 @@
+/** The producer's own errors; broker error codes arrive as KafkaProtocolError. */
+import { BrookError } from '../../protocol/errors.js';
+
+/** Kafka's BufferExhaustedException: no room in `bufferMemory` within `maxBlockMs`. */
+export class BufferExhaustedError extends BrookError {
+  readonly code = 'ERR_BUFFER_EXHAUSTED' as const;
+}
+
+/** Kafka's TimeoutException from waitOnMetadata: the topic (or partition) did not appear within `maxBlockMs`. */
+export class MetadataTimeoutError extends BrookError {
+  readonly code = 'ERR_METADATA_TIMEOUT' as const;
+}
+
+/** A record stayed unacknowledged past `deliveryTimeoutMs` (Kafka's "Expiring N record(s)" TimeoutException). */
+export class DeliveryTimeoutError extends BrookError {
+  readonly code = 'ERR_DELIVERY_TIMEOUT' as const;
+}
+
+/** Kafka's RecordTooLargeException, raised before sending. */
+export class RecordTooLargeError extends BrookError {
+  readonly code = 'ERR_RECORD_TOO_LARGE' as const;
+}
+
+/** The record names a partition the topic does not have, or the partitioner returned one. */
+export class InvalidPartitionError extends BrookError {
+  readonly code = 'ERR_INVALID_PARTITION' as const;
+}
+
+/** send() after close(), or records still pending when close() gave up. */
+export class ProducerClosedError extends BrookError {
+  readonly code = 'ERR_PRODUCER_CLOSED' as const;
+}
+
+/** Contradictory or out-of-range options (Kafka's ConfigException). */
+export class ProducerConfigError extends BrookError {
+  readonly code = 'ERR_PRODUCER_CONFIG' as const;
+}

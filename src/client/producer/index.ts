@@ -1,0 +1,9 @@
+export { Producer, type ProducerRecord } from './producer.js';
+export type { RecordMetadata } from './producer-batch.js';
+export type { ProducerOptions, CompressionName, Acks } from './options.js';
+export type { PartitionerFunction, PartitionerInput } from './partitioner.js';
+export type { Bytes, HeadersInput } from './record-writer.js';
+export { murmur2, toPositive, partitionForKey } from './murmur2.js';
+export {
+  BufferExhaustedError, DeliveryTimeoutError, InvalidPartitionError, MetadataTimeoutError, ProducerClosedError, ProducerConfigError, RecordTooLargeError,
+} from './errors.js';

@@ -1,0 +1,69 @@
+/**
+ * The producer's metadata needs on top of the shared Cluster cache: topics asked for with
+ * allowAutoTopicCreation=true (as Java's producer does), refreshed in the background after
+ * leader errors, coalesced so one Metadata request carries every topic that needs it, and
+ * spaced by `retryBackoffMs`.
+ */
+import type { Cluster, TopicMetadata } from '../cluster.js';
+import { ErrorCode, isRetriable, KafkaProtocolError } from '../../protocol/errors.js';
+
+export class ProducerMetadata {
+  private readonly wanted = new Set<string>();
+  private running = false;
+  private lastRefreshMs = -Infinity;
+
+  constructor(
+    private readonly cluster: Cluster,
+    /** Called after every refresh (the sender and blocked sends look again). */
+    private readonly onUpdate: () => void,
+    /** Called when a topic's metadata carries an error that retrying will not cure. */
+    private readonly onTopicError: (topic: string, err: KafkaProtocolError) => void,
+  ) {}
+
+  /** Partition count from the cache, or -1 when the topic is not known (yet). */
+  partitionCount(topic: string): number {
+    return this.cluster.topic(topic)?.partitions.length ?? -1;
+  }
+
+  leaderOf(topic: string, partition: number): number {
+    return this.cluster.topic(topic)?.partitions[partition]?.leaderId ?? -1;
+  }
+
+  topic(name: string): TopicMetadata | undefined {
+    return this.cluster.topic(name);
+  }
+
+  /** Asks for a refresh that includes `topic`; requests coalesce. */
+  request(topic: string): void {
+    this.wanted.add(topic);
+    if (!this.running) {
+      this.running = true;
+      void this.loop();
+    }
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (this.wanted.size > 0) {
+        const wait = this.lastRefreshMs + this.cluster.retryBackoffMs - this.cluster.scheduler.nowMs();
+        if (wait > 0) await this.cluster.backoff(undefined, wait);
+        const topics = [...this.wanted];
+        this.wanted.clear();
+        this.lastRefreshMs = this.cluster.scheduler.nowMs();
+        try {
+          const result = await this.cluster.refreshMetadata(topics, undefined, true);
+          for (const t of result) {
+            if (t.errorCode !== ErrorCode.NONE && !isRetriable(t.errorCode) && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) {
+              this.onTopicError(t.name, new KafkaProtocolError(t.errorCode, `metadata of topic ${t.name}`));
+            }
+          }
+        } catch (err) {
+          this.cluster.logger.debug('producer metadata refresh failed', { error: err as Error });
+        }
+        this.onUpdate();
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * One record batch being filled for one partition (Kafka's ProducerBatch with its
+ * MemoryRecordsBuilder): records are written straight into one buffer after a reserved
+ * v2 header, each record's promise callbacks kept beside it. When the sender drains the
+ * batch it is sealed (compressed once) and stamped with the producer id, epoch and base
+ * sequence; a retry resends the same bytes, so the broker can recognise a duplicate.
+ */
+import { compress, CompressionType } from '../../protocol/records/compression.js';
+import { writeBatchHeader } from '../../protocol/records/batch-header-writer.js';
+import { batchAttributes } from '../../protocol/records/batch-header-writer.js';
+import { HEADER_SIZE, TimestampType } from '../../protocol/records/record-batch.js';
+import { sizeOfRecordBody, sizeOfVarint, writeRecordAt, type MeasuredRecord } from './record-writer.js';
+
+export interface RecordMetadata {
+  readonly topic: string;
+  readonly partition: number;
+  /** -1n when unknown: acks=0, or a duplicate the broker no longer has offsets for. */
+  readonly offset: bigint;
+  /** CreateTime given or assigned at send, or the broker's LogAppendTime. */
+  readonly timestamp: number;
+}
+
+type Resolve = (metadata: RecordMetadata) => void;
+type Reject = (err: Error) => void;
+
+export class ProducerBatch {
+  private buffer: Buffer;
+  private position = HEADER_SIZE;
+  private baseTimestamp = 0;
+  private maxTimestamp = 0;
+  private readonly resolves: Resolve[] = [];
+  private readonly rejects: Reject[] = [];
+  private readonly timestamps: number[] = [];
+  private wire: Buffer | null = null;
+  private attributes = 0;
+  recordCount = 0;
+  /** Bytes charged to the accumulator's bufferMemory. */
+  reservedBytes = 0;
+  /** Sends so far (0 until first drained). */
+  attempts = 0;
+  /** Not to be resent before this time (retry backoff). */
+  retryAtMs = 0;
+  baseSequence = -1;
+  producerId = -1n;
+  producerEpoch = -1;
+  done = false;
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly createdMs: number,
+    private readonly capacity: number,
+  ) {
+    this.buffer = Buffer.allocUnsafe(Math.max(capacity, HEADER_SIZE));
+  }
+
+  /** The sealed batch as sent. */
+  get wireBytes(): Buffer {
+    if (this.wire === null) throw new Error('batch read before it was sealed');
+    return this.wire;
+  }
+
+  get sealed(): boolean {
+    return this.wire !== null;
+  }
+
+  /** Uncompressed size so far, header included. */
+  get sizeInBytes(): number {
+    return this.wire?.length ?? this.position;
+  }
+
+  /** No further record of at least a few bytes fits. */
+  get isFull(): boolean {
+    return this.wire !== null || this.position + 8 > this.capacity;
+  }
+
+  /**
+   * Appends when the record fits (an empty batch takes any record, growing its buffer);
+   * returns the bytes written, or 0 when it does not fit.
+   */
+  tryAppend(record: MeasuredRecord, timestamp: number, resolve: Resolve, reject: Reject): number {
+    if (this.wire !== null) return 0;
+    const first = this.recordCount === 0;
+    if (first) this.baseTimestamp = timestamp;
+    const offsetDelta = this.recordCount;
+    const timestampDelta = timestamp - this.baseTimestamp;
+    const bodySize = sizeOfRecordBody(record, offsetDelta, timestampDelta);
+    const size = sizeOfVarint(bodySize) + bodySize;
+    if (this.position + size > this.buffer.length) {
+      if (!first) return 0;
+      this.buffer = Buffer.allocUnsafe(HEADER_SIZE + size);
+    }
+    this.position = writeRecordAt(this.buffer, this.position, record, bodySize, offsetDelta, timestampDelta);
+    if (first || timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
+    this.recordCount++;
+    this.resolves.push(resolve);
+    this.rejects.push(reject);
+    this.timestamps.push(timestamp);
+    return size;
+  }
+
+  /** Freezes the records (compressing them once); later appends go to a new batch. */
+  seal(compression: CompressionType, compressionLevel?: number): void {
+    if (this.wire !== null) return;
+    if (compression === CompressionType.None) {
+      this.wire = this.buffer.subarray(0, this.position);
+    } else {
+      const compressed = compress(compression, this.buffer.subarray(HEADER_SIZE, this.position), { level: compressionLevel });
+      const wire = Buffer.allocUnsafe(HEADER_SIZE + compressed.length);
+      compressed.copy(wire, HEADER_SIZE);
+      this.wire = wire;
+      this.buffer = wire;
+    }
+    this.attributes = batchAttributes({
+      compression, timestampType: TimestampType.CreateTime, isTransactional: false, isControl: false, hasDeleteHorizonMs: false,
+    });
+  }
+
+  /** Writes the header with the idempotence fields (also after an epoch bump re-sequenced it). */
+  stamp(producerId: bigint, producerEpoch: number, baseSequence: number): Buffer {
+    const wire = this.wire;
+    if (wire === null) throw new Error('batch stamped before it was sealed');
+    this.producerId = producerId;
+    this.producerEpoch = producerEpoch;
+    this.baseSequence = baseSequence;
+    writeBatchHeader(wire, 0, wire.length, {
+      baseOffset: 0n,
+      partitionLeaderEpoch: -1,
+      attributes: this.attributes,
+      lastOffsetDelta: this.recordCount - 1,
+      baseTimestamp: BigInt(this.baseTimestamp),
+      maxTimestamp: BigInt(this.maxTimestamp),
+      producerId,
+      producerEpoch,
+      baseSequence,
+      recordCount: this.recordCount,
+    });
+    return wire;
+  }
+
+  /** Resolves every record's promise; `logAppendTime` < 0 means CreateTime. */
+  complete(baseOffset: bigint, logAppendTime: bigint): void {
+    if (this.done) return;
+    this.done = true;
+    const appendTime = logAppendTime >= 0n ? Number(logAppendTime) : -1;
+    for (let i = 0; i < this.recordCount; i++) {
+      this.resolves[i]!({
+        topic: this.topic,
+        partition: this.partition,
+        offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
+        timestamp: appendTime >= 0 ? appendTime : this.timestamps[i]!,
+      });
+    }
+    this.release();
+  }
+
+  fail(err: Error): void {
+    if (this.done) return;
+    this.done = true;
+    for (let i = 0; i < this.recordCount; i++) this.rejects[i]!(err);
+    this.release();
+  }
+
+  private release(): void {
+    this.resolves.length = 0;
+    this.rejects.length = 0;
+    this.timestamps.length = 0;
+    this.wire = null;
+    this.buffer = EMPTY;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);

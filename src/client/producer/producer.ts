@@ -1,0 +1,291 @@
+/**
+ * Brook's producer (Kafka's KafkaProducer): `send` returns a promise per record, settled
+ * when the broker acknowledged the record's batch (or it failed for good). Records are
+ * written straight into per-partition batches; a background sender ships them (see
+ * sender.ts). A send that cannot be appended at once — its topic's metadata is unknown or
+ * `bufferMemory` is full — waits in a FIFO (so records keep their order) for at most
+ * `maxBlockMs`, then fails with MetadataTimeoutError or BufferExhaustedError.
+ */
+import { Cluster } from '../cluster.js';
+import type { KafkaProtocolError } from '../../protocol/errors.js';
+import type { TimerHandle } from '../../util/clock.js';
+import { RecordAccumulator } from './accumulator.js';
+import { BufferExhaustedError, InvalidPartitionError, MetadataTimeoutError, ProducerClosedError, RecordTooLargeError } from './errors.js';
+import { ProducerMetadata } from './metadata.js';
+import { resolveOptions, type ProducerOptions, type ResolvedOptions } from './options.js';
+import { partitionForKeyInput, StickyPartitioner, type PartitionerFunction } from './partitioner.js';
+import type { RecordMetadata } from './producer-batch.js';
+import { byteLength, recordSizeUpperBound, sizeOfHeaders, type Bytes, type HeadersInput, type MeasuredRecord } from './record-writer.js';
+import { Sender } from './sender.js';
+import { Fifo } from './fifo.js';
+
+export interface ProducerRecord {
+  readonly topic: string;
+  readonly key?: Bytes;
+  readonly value?: Bytes;
+  readonly headers?: HeadersInput;
+  /** Explicit partition; otherwise the partitioner decides. */
+  readonly partition?: number;
+  /** CreateTime in ms since the epoch; default: now. */
+  readonly timestamp?: number | bigint | Date;
+}
+
+interface Blocked {
+  readonly record: ProducerRecord;
+  readonly measured: MeasuredRecord;
+  readonly upperBound: number;
+  readonly timestamp: number;
+  readonly deadlineMs: number;
+  readonly resolve: (m: RecordMetadata) => void;
+  readonly reject: (e: Error) => void;
+}
+
+export class Producer {
+  private readonly cluster: Cluster;
+  private readonly options: ResolvedOptions;
+  private readonly accumulator: RecordAccumulator;
+  private readonly metadata: ProducerMetadata;
+  private readonly sender: Sender;
+  private readonly sticky: StickyPartitioner;
+  private readonly partitioner: PartitionerFunction | undefined;
+  private readonly blocked = new Fifo<Blocked>();
+  /** Sends that left the blocked queue so far (flush waits for a count). */
+  private blockedDone = 0;
+  private blockedTotal = 0;
+  private blockedTimer: TimerHandle | null = null;
+  private blockedTimerFor: Blocked | null = null;
+  private readonly topicErrors = new Map<string, KafkaProtocolError>();
+  private closing: Promise<void> | null = null;
+  private readonly scratch: MeasuredRecord = { key: null, value: null, headers: undefined, keyLength: -1, valueLength: -1, headersSize: 1 };
+
+  constructor(options: ProducerOptions) {
+    this.options = resolveOptions(options);
+    this.cluster = new Cluster({
+      bootstrapServers: options.bootstrapServers, clientId: options.clientId ?? 'brook-producer', requestTimeoutMs: this.options.requestTimeoutMs,
+      retryBackoffMs: this.options.retryBackoffMs, scheduler: options.scheduler, logger: options.logger,
+    });
+    this.partitioner = options.partitioner;
+    this.sticky = new StickyPartitioner(this.options.batchSize);
+    this.accumulator = new RecordAccumulator({ batchSize: this.options.batchSize, bufferMemory: this.options.bufferMemory, compression: this.options.compression });
+    this.metadata = new ProducerMetadata(this.cluster, () => {
+      this.drainBlocked();
+      this.sender.wakeup();
+    }, (topic, err) => {
+      this.topicErrors.set(topic, err);
+      this.drainBlocked();
+    });
+    this.sender = new Sender(this.cluster, this.accumulator, this.metadata, {
+      acks: this.options.acks, lingerMs: this.options.lingerMs, requestTimeoutMs: this.options.requestTimeoutMs,
+      deliveryTimeoutMs: this.options.deliveryTimeoutMs, retries: this.options.retries, retryBackoffMs: this.options.retryBackoffMs,
+      retryBackoffMaxMs: this.options.retryBackoffMaxMs, maxInFlight: this.options.maxInFlight, maxRequestSize: this.options.maxRequestSize,
+      compression: this.options.compression, compressionLevel: this.options.compressionLevel, idempotent: this.options.idempotent,
+    }, () => this.drainBlocked());
+  }
+
+  /** Whether this producer uses idempotence (the broker deduplicates retries). */
+  get idempotent(): boolean {
+    return this.options.idempotent;
+  }
+
+  /** Producer id and epoch once InitProducerId answered (-1 before, or without idempotence). */
+  get producerIdAndEpoch(): { producerId: bigint; producerEpoch: number } {
+    return this.sender.producerIdAndEpoch;
+  }
+
+  /** Optional: reaches a broker and loads cluster metadata now instead of on the first send. */
+  async connect(): Promise<void> {
+    await this.cluster.refreshMetadata([]);
+  }
+
+  send(record: ProducerRecord): Promise<RecordMetadata> {
+    return new Promise<RecordMetadata>((resolve, reject) => {
+      if (this.closing) throw new ProducerClosedError('the producer is closed');
+      if (typeof record?.topic !== 'string' || record.topic === '') throw new TypeError('record.topic must be a non-empty string');
+      const key = record.key ?? null;
+      const value = record.value ?? null;
+      // Appending is synchronous, so one scratch object serves every fast-path send.
+      const measured = this.scratch;
+      measured.key = key;
+      measured.value = value;
+      measured.headers = record.headers;
+      measured.keyLength = byteLength(key);
+      measured.valueLength = byteLength(value);
+      measured.headersSize = sizeOfHeaders(record.headers);
+      const upperBound = recordSizeUpperBound(measured);
+      if (upperBound > this.options.maxRequestSize || upperBound > this.options.bufferMemory) {
+        throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
+      }
+      const now = this.cluster.scheduler.nowMs();
+      const timestamp = toMillis(record.timestamp, now);
+      if (this.blocked.length === 0 && this.tryAppend(record, measured, upperBound, timestamp, resolve, reject)) return;
+      this.blocked.push({ record, measured: { ...measured }, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, resolve, reject });
+      this.blockedTotal++;
+      this.drainBlocked();
+    });
+  }
+
+  /** Sends every record; resolves with their metadata in order, or rejects with the first failure. */
+  sendBatch(records: readonly ProducerRecord[]): Promise<RecordMetadata[]> {
+    return Promise.all(records.map((r) => this.send(r)));
+  }
+
+  /**
+   * Appends now when the topic's metadata is known and memory allows; false to wait.
+   * Throws for records that can never be appended (the caller's promise rejects).
+   */
+  private tryAppend(
+    record: ProducerRecord, measured: MeasuredRecord, upperBound: number, timestamp: number,
+    resolve: (m: RecordMetadata) => void, reject: (e: Error) => void,
+  ): boolean {
+    const topicError = this.topicErrors.get(record.topic);
+    if (topicError) throw topicError;
+    const count = this.metadata.partitionCount(record.topic);
+    if (count <= 0) return false;
+    const partition = this.choosePartition(record, count);
+    if (partition >= count) return false; // an explicit partition the metadata does not show (yet)
+    if (!this.accumulator.hasRoom(upperBound)) return false;
+    const result = this.accumulator.append(record.topic, partition, measured, timestamp, this.cluster.scheduler.nowMs(), resolve, reject);
+    if (record.partition === undefined && measured.key === null && !this.partitioner) this.sticky.onAppend(record.topic, partition, result.bytes);
+    if (result.wakeSender || result.batch.recordCount === 1) this.sender.wakeup();
+    return true;
+  }
+
+  private choosePartition(record: ProducerRecord, count: number): number {
+    if (record.partition !== undefined) {
+      if (!Number.isInteger(record.partition) || record.partition < 0) throw new InvalidPartitionError(`invalid partition ${record.partition}`);
+      return record.partition;
+    }
+    const key = record.key ?? null;
+    if (this.partitioner) {
+      const keyBytes = key === null ? null : typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
+      const p = this.partitioner({ topic: record.topic, key: keyBytes, value: record.value ?? null, partitionCount: count });
+      if (!Number.isInteger(p) || p < 0 || p >= count) throw new InvalidPartitionError(`the partitioner returned ${p} for a topic with ${count} partitions`);
+      return p;
+    }
+    if (key !== null) return partitionForKeyInput(key, count);
+    return this.sticky.partition(record.topic, count, (p) => this.metadata.leaderOf(record.topic, p) >= 0);
+  }
+
+  /** Appends waiting sends in order while their metadata is known and memory allows. */
+  private drainBlocked(): void {
+    const now = this.cluster.scheduler.nowMs();
+    while (this.blocked.length > 0) {
+      const head = this.blocked.peek()!;
+      let appended: boolean;
+      try {
+        appended = this.tryAppend(head.record, head.measured, head.upperBound, head.timestamp, head.resolve, head.reject);
+      } catch (err) {
+        this.leaveBlocked();
+        head.reject(err as Error);
+        continue;
+      }
+      if (appended) {
+        this.leaveBlocked();
+        continue;
+      }
+      if (now >= head.deadlineMs) {
+        this.leaveBlocked();
+        head.reject(this.blockedError(head));
+        continue;
+      }
+      if (this.metadata.partitionCount(head.record.topic) <= 0 || (head.record.partition ?? 0) >= this.metadata.partitionCount(head.record.topic)) {
+        this.metadata.request(head.record.topic);
+      }
+      break;
+    }
+    this.armBlockedTimer(now);
+  }
+
+  private leaveBlocked(): void {
+    this.blocked.shift();
+    this.blockedDone++;
+    if (this.blockedWaiters.length > 0) {
+      const still = this.blockedWaiters.filter((w) => w.until > this.blockedDone);
+      for (const w of this.blockedWaiters) if (w.until <= this.blockedDone) w.resolve();
+      this.blockedWaiters = still;
+    }
+  }
+
+  private blockedWaiters: { until: number; resolve: () => void }[] = [];
+
+  private blockedError(b: Blocked): Error {
+    const topic = b.record.topic;
+    const count = this.metadata.partitionCount(topic);
+    if (count <= 0) return new MetadataTimeoutError(`Topic ${topic} not present in metadata after ${this.options.maxBlockMs} ms.`);
+    if ((b.record.partition ?? 0) >= count) {
+      return new MetadataTimeoutError(`Partition ${b.record.partition} of topic ${topic} with partition count ${count} is not present in metadata after ${this.options.maxBlockMs} ms.`);
+    }
+    return new BufferExhaustedError(`Failed to allocate ${b.upperBound} bytes within the configured max blocking time ${this.options.maxBlockMs} ms. Total memory: ${this.options.bufferMemory} bytes.`);
+  }
+
+  private armBlockedTimer(now: number): void {
+    const head = this.blocked.peek();
+    if (head === this.blockedTimerFor) return;
+    this.blockedTimer?.cancel();
+    this.blockedTimer = null;
+    this.blockedTimerFor = head ?? null;
+    if (!head) return;
+    this.blockedTimer = this.cluster.scheduler.schedule(head.deadlineMs - now, () => {
+      this.blockedTimerFor = null;
+      this.blockedTimer = null;
+      this.drainBlocked();
+    });
+  }
+
+  /** Sends everything buffered now (ignoring lingerMs) and resolves when all of it is acknowledged or failed. */
+  async flush(): Promise<void> {
+    await this.waitForBlocked();
+    this.sender.drainAll++;
+    try {
+      this.sender.wakeup();
+      await this.sender.awaitIncomplete();
+    } finally {
+      this.sender.drainAll--;
+    }
+  }
+
+  /** Resolves once the sends waiting now have been appended or failed. */
+  private waitForBlocked(): Promise<void> {
+    if (this.blocked.length === 0) return Promise.resolve();
+    const until = this.blockedTotal;
+    return new Promise((resolve) => this.blockedWaiters.push({ until, resolve }));
+  }
+
+  /**
+   * Stops accepting sends, flushes, and closes the connections. After `timeoutMs`
+   * (default: wait as long as delivery takes) records still pending fail with
+   * ProducerClosedError, as Java's close(timeout) aborts them.
+   */
+  close(timeoutMs?: number): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = (async () => {
+      const flushed = this.flush();
+      if (timeoutMs === undefined) {
+        await flushed;
+      } else {
+        let timer: TimerHandle | undefined;
+        const timedOut = new Promise<boolean>((resolve) => { timer = this.cluster.scheduler.schedule(timeoutMs, () => resolve(true)); });
+        const done = await Promise.race([flushed.then(() => false), timedOut]);
+        timer?.cancel();
+        if (done) {
+          const err = new ProducerClosedError(`the producer was closed with records still pending after ${timeoutMs} ms`);
+          for (const b of this.blocked.drain()) b.reject(err);
+          for (const w of this.blockedWaiters.splice(0)) w.resolve();
+          this.sender.abort(err);
+        }
+      }
+      this.blockedTimer?.cancel();
+      this.sender.stop();
+      this.cluster.close();
+    })();
+    return this.closing;
+  }
+}
+
+function toMillis(t: number | bigint | Date | undefined, now: number): number {
+  if (t === undefined) return now;
+  if (t instanceof Date) return t.getTime();
+  const ms = Number(t);
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new TypeError(`invalid record timestamp ${String(t)}`);
+  return ms;
+}
