@@ -11,7 +11,7 @@
  * committed offsets are the end offsets. Last, committed offsets survive `kill -9` of a broker
  * process (KafkaJS admin.fetchOffsets after the restart).
  *
- * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka (.ci/run installs it).
+ * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka and kafka-python (.ci/run installs them).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,13 +35,13 @@ interface MemberSummary {
   committed: Record<string, number>; endOffsets: Record<string, number>; errors: string[]; warnings?: string[];
 }
 
-type Runner = 'java' | 'python';
+type Runner = 'java' | 'python' | 'kafka-python';
 
 function memberCommand(runner: Runner, bootstrap: string, topic: string, group: string, assignor: string): [string, string[]] {
   const args = [bootstrap, topic, group, assignor, String(RECORDS), String(MEMBER_TIMEOUT_MS)];
   return runner === 'java'
     ? ['java', ['-cp', javaJar(), 'brook.conformance.GroupConsumer', ...args]]
-    : ['python3', [join(projectRoot, 'test', 'support', 'python', 'group_consumer.py'), ...args]];
+    : ['python3', [join(projectRoot, 'test', 'support', 'python', runner === 'python' ? 'group_consumer.py' : 'kafka_python_group.py'), ...args]];
 }
 
 /** Ownership intervals [from, to) per partition of one member, from its rebalance callbacks. */
@@ -158,6 +158,7 @@ async function runGroup(runner: Runner, assignor: string): Promise<void> {
 
 const javaReady = javaAvailable();
 const pythonReady = commandWorks('python3', ['-c', 'import confluent_kafka']);
+const kafkaPythonReady = commandWorks('python3', ['-c', 'import kafka']);
 
 for (const assignor of ['range', 'cooperative-sticky']) {
   test(`Java KafkaConsumer x3, ${assignor}: every record once, one owner per partition, commits at the end offsets`, { timeout: 90_000 }, async () => {
@@ -170,6 +171,13 @@ for (const assignor of ['range', 'cooperative-sticky']) {
   test(`librdkafka (confluent-kafka) x3, ${assignor}: every record once, one owner per partition, commits at the end offsets`, { timeout: 90_000 }, async () => {
     assert.ok(pythonReady, 'python3 with confluent-kafka is required (pip install confluent-kafka)');
     await runGroup('python', assignor);
+  });
+}
+
+for (const assignor of ['range', 'roundrobin']) {
+  test(`kafka-python x3, ${assignor}: every record once, one owner per partition, commits at the end offsets`, { timeout: 90_000 }, async () => {
+    assert.ok(kafkaPythonReady, 'python3 with kafka-python is required (pip install kafka-python)');
+    await runGroup('kafka-python', assignor);
   });
 }
 
