@@ -33,7 +33,7 @@ export function franzBinary(): string {
   return binary;
 }
 
-interface FranzResult { records: number; ms: number; bytes: number; timedOut: boolean; errors: number; firstError?: string }
+interface FranzResult { records: number; ms: number; firstMs: number; bytes: number; timedOut: boolean; errors: number; firstError?: string }
 
 function check(r: FranzResult, what: string): FranzResult {
   if (r.timedOut) throw new Error(`${what} timed out after ${r.records} records`);
@@ -49,7 +49,7 @@ export const franzClient: ThroughputClient = {
     const result = await runChild(franzBinary(), ['consume', spec.bootstrap, spec.topic, spec.group, String(spec.records), String(spec.timeoutMs)],
       { timeoutMs: spec.timeoutMs + 30_000, onPid: spec.onPid });
     const r = check(lastJsonLine<FranzResult>(result, 'franzbench consume'), 'franzbench consume');
-    return { records: r.records, ms: r.ms, clientRssBytes: result.peakRssBytes };
+    return { records: r.records, ms: r.ms, firstRecordMs: r.firstMs, clientRssBytes: result.peakRssBytes };
   },
   async produce(spec): Promise<ThroughputRun> {
     const result = await runChild(franzBinary(), ['produce', spec.bootstrap, spec.topic, String(spec.records), String(spec.valueBytes), spec.acks === -1 ? 'all' : '1'],

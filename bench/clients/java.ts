@@ -46,6 +46,7 @@ export async function javaProduce(spec: ProduceSpec): Promise<JavaProduceResult 
 export interface JavaConsumeResult {
   records: number;
   ms: number;
+  firstMs: number;
   bytes: number;
   timedOut: boolean;
 }
@@ -66,7 +67,7 @@ export const javaClient: ThroughputClient = {
   unavailable: javaUnavailable,
   async consume(spec): Promise<ThroughputRun> {
     const r = await javaConsume(spec);
-    return { records: r.records, ms: r.ms, clientRssBytes: r.clientRssBytes };
+    return { records: r.records, ms: r.ms, firstRecordMs: r.firstMs, clientRssBytes: r.clientRssBytes };
   },
   async produce(spec): Promise<ThroughputRun> {
     const r = await javaProduce(spec);

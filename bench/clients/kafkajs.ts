@@ -22,6 +22,7 @@ export const kafkajsClient: ThroughputClient = {
     const consumer = kafka(spec.bootstrap).consumer({ groupId: spec.group });
     const start = performance.now();
     let count = 0;
+    let first: number | null = null;
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [spec.topic], fromBeginning: true });
@@ -29,6 +30,7 @@ export const kafkajsClient: ThroughputClient = {
         const timer = setTimeout(() => reject(new Error(`kafkajs consumed ${count} of ${spec.records} in ${spec.timeoutMs} ms`)), spec.timeoutMs);
         consumer.run({
           eachBatch: async ({ batch }) => {
+            first ??= performance.now() - start;
             count += batch.messages.length;
             if (count >= spec.records) {
               clearTimeout(timer);
@@ -37,7 +39,7 @@ export const kafkajsClient: ThroughputClient = {
           },
         }).catch(reject);
       });
-      return { records: count, ms, clientRssBytes: null };
+      return { records: count, ms, firstRecordMs: first, clientRssBytes: null };
     } finally {
       await consumer.disconnect();
     }

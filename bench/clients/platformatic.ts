@@ -15,11 +15,13 @@ export const platformaticClient: ThroughputClient = {
     const consumer = new Consumer({ clientId: 'brook-bench-platformatic', groupId: spec.group, bootstrapBrokers: [spec.bootstrap] });
     const start = performance.now();
     let count = 0;
+    let first: number | null = null;
     try {
       const stream = await consumer.consume({ topics: [spec.topic], mode: MessagesStreamModes.EARLIEST, autocommit: true });
       const ms = await new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`platformatic consumed ${count} of ${spec.records} in ${spec.timeoutMs} ms`)), spec.timeoutMs);
         stream.on('data', () => {
+          first ??= performance.now() - start;
           count++;
           if (count === spec.records) {
             clearTimeout(timer);
@@ -29,7 +31,7 @@ export const platformaticClient: ThroughputClient = {
         stream.on('error', reject);
       });
       await stream.close();
-      return { records: count, ms, clientRssBytes: null };
+      return { records: count, ms, firstRecordMs: first, clientRssBytes: null };
     } finally {
       await consumer.close(true);
     }

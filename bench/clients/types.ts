@@ -13,6 +13,8 @@ export interface ThroughputRun {
   records: number;
   /** From the client's start of work (subscribe / first send) to the last record (or ack). */
   ms: number;
+  /** Consume: from the start of work to the first record (group join included); null when the client cannot tell (kcat). */
+  firstRecordMs?: number | null;
   /** Peak RSS of the client process (tree) while it ran, bytes; null when not measurable. */
   clientRssBytes: number | null;
 }

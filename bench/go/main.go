@@ -6,9 +6,10 @@
 // consume joins a fresh group (classic protocol, earliest offsets) and polls until it has
 // <records> records; produce sends <records> records with a nil key, as fast as the client
 // buffers allow, and flushes. Both print one JSON line:
-// {"records":N,"ms":..,"bytes":..,"timedOut":false,"errors":N,"firstError":".."}
+// {"records":N,"ms":..,"firstMs":..,"bytes":..,"timedOut":false,"errors":N,"firstError":".."}
 // with ms from the start of work (client creation and subscription included for consume, the
-// first send for produce) to the last record or acknowledgement.
+// first send for produce) to the last record or acknowledgement; firstMs (consume) to the
+// first record.
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 type result struct {
 	Records    int64   `json:"records"`
 	Ms         float64 `json:"ms"`
+	FirstMs    float64 `json:"firstMs"`
 	Bytes      int64   `json:"bytes"`
 	TimedOut   bool    `json:"timedOut"`
 	Errors     int64   `json:"errors"`
@@ -80,7 +82,7 @@ func consume(bootstrap, topic, group string, wanted, timeoutMs int64) (result, e
 	defer client.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(timeoutMs)*time.Millisecond)
 	defer cancel()
-	var r result
+	r := result{FirstMs: -1}
 	last := start
 	for r.Records < wanted {
 		fetches := client.PollFetches(ctx)
@@ -102,6 +104,9 @@ func consume(bootstrap, topic, group string, wanted, timeoutMs int64) (result, e
 		if n > 0 {
 			r.Records += int64(n)
 			last = time.Now()
+			if r.FirstMs < 0 {
+				r.FirstMs = float64(last.Sub(start).Microseconds()) / 1000
+			}
 		}
 	}
 	r.Ms = float64(last.Sub(start).Microseconds()) / 1000

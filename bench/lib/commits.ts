@@ -13,28 +13,67 @@ export async function connect(bootstrap: string, clientId = 'brook-bench-commits
   return KafkaConnection.connect({ host, port, clientId, requestTimeoutMs: 60_000 });
 }
 
+const RETRIABLE = new Set([14, 15, 16]); // COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+
+/**
+ * Waits until the broker coordinates `group` (FindCoordinator answers without error). On a
+ * fresh Kafka this creates __consumer_offsets, which takes a few seconds; Brook answers at once.
+ */
+export async function ensureCoordinator(conn: KafkaConnection, group: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await conn.request(Api.FindCoordinator, { key: group, keyType: 0, coordinatorKeys: [group] });
+    const code = r.coordinators?.[0]?.errorCode ?? r.errorCode ?? 0;
+    if (code === 0) return;
+    if (Date.now() > deadline) throw new Error(`FindCoordinator(${group}): error ${code} after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 /** One OffsetCommit of `partitions` partitions (0..partitions-1) of `topic` at `offset`. */
 export async function commit(conn: KafkaConnection, group: string, topic: string, partitions: number, offset: bigint): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await commitOnce(conn, group, topic, partitions, offset);
+    } catch (err) {
+      if (!(err instanceof CommitError) || !RETRIABLE.has(err.errorCode) || attempt >= 100) throw err;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+}
+
+class CommitError extends Error {
+  constructor(message: string, readonly errorCode: number) {
+    super(message);
+  }
+}
+
+async function commitOnce(conn: KafkaConnection, group: string, topic: string, partitions: number, offset: bigint): Promise<void> {
   const response = await conn.request(Api.OffsetCommit, {
     groupId: group, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
     topics: [{ name: topic, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' })) }],
   }, { version: 8 });
   for (const t of response.topics) {
-    for (const p of t.partitions) if (p.errorCode !== 0) throw new Error(`OffsetCommit ${t.name}-${p.partitionIndex}: error ${p.errorCode}`);
+    for (const p of t.partitions) if (p.errorCode !== 0) throw new CommitError(`OffsetCommit ${t.name}-${p.partitionIndex}: error ${p.errorCode}`, p.errorCode);
   }
 }
 
-/** Commits as fast as `inFlight` pipelined requests allow, `count` requests; returns requests/s. */
-export async function commitThroughput(conn: KafkaConnection, group: string, topic: string, partitionsPerCommit: number, count: number, inFlight: number): Promise<number> {
+/**
+ * Commits as fast as `inFlight` pipelined requests on each of `conns` allow, `count` requests
+ * in all, each connection committing for its own group; returns requests/s. (Kafka handles
+ * one request per connection at a time, so pipelining alone does not load its coordinator.)
+ */
+export async function commitThroughput(conns: readonly KafkaConnection[], group: string, topic: string, partitionsPerCommit: number, count: number, inFlight: number): Promise<number> {
   let next = 0;
+  await Promise.all(conns.map((c, i) => ensureCoordinator(c, `${group}-${i}`)));
   const start = performance.now();
-  const worker = async (): Promise<void> => {
+  const worker = async (conn: KafkaConnection, g: string): Promise<void> => {
     while (next < count) {
       const i = next++;
-      await commit(conn, group, topic, partitionsPerCommit, BigInt(i));
+      await commit(conn, g, topic, partitionsPerCommit, BigInt(i));
     }
   };
-  await Promise.all(Array.from({ length: inFlight }, worker));
+  await Promise.all(conns.flatMap((c, i) => Array.from({ length: inFlight }, () => worker(c, `${group}-${i}`))));
   return count / ((performance.now() - start) / 1000);
 }
 
@@ -44,6 +83,7 @@ export async function commitThroughput(conn: KafkaConnection, group: string, top
  * from that scheduled time (so a stalled broker shows up as latency, not as a slower rate).
  */
 export async function commitLatency(conn: KafkaConnection, group: string, topic: string, ratePerSec: number, durationMs: number): Promise<{ p50: number; p99: number; sent: number }> {
+  await ensureCoordinator(conn, group);
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   const interval = 1000 / ratePerSec;

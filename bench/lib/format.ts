@@ -36,10 +36,10 @@ export function formatRatio(r: number | null): string {
   return `${r >= 10 ? r.toFixed(0) : r.toFixed(2)}x`;
 }
 
-/** A plain-text table with right-aligned numeric-looking columns. */
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** A plain-text table; the columns from `firstNumeric` on are right-aligned. */
+export function renderTable(header: readonly string[], rows: readonly (readonly string[])[], firstNumeric = 0): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const numeric = header.map((_, i) => rows.every((r) => /^[-\d.,]+[a-zA-Z%/ ]*$|^-$/.test(r[i] ?? '-')));
+  const numeric = header.map((_, i) => i >= firstNumeric);
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

@@ -36,7 +36,7 @@ export function renderReport(report: ScenarioReport): string {
       if (hasClientRatio) row.push(formatRatio(clientRatio(m, ms)));
       return row;
     });
-    out.push(renderTable(header, rows));
+    out.push(renderTable(header, rows, 4));
     out.push('(ratios: above 1x means Brook is better; for time, latency and memory the ratio is theirs/ours)');
   }
   for (const t of report.targets) {

@@ -143,6 +143,15 @@ export function usableBrokers(ctx: ScenarioContext, rec: Recorder): BrokerKind[]
   });
 }
 
+/**
+ * Whether client `clientIndex` runs on broker `brokerIndex` (of this run's brokers). Full runs
+ * take every pair; quick runs (CI: does the harness still work?) take client i on broker
+ * i mod brokers only, so every adapter and every broker is exercised once in little time.
+ */
+export function pairWanted(ctx: RunOptions, clientIndex: number, brokerIndex: number): boolean {
+  return !ctx.quick || clientIndex % ctx.brokers.length === brokerIndex;
+}
+
 /** A target check from a measurement (null when it was not measured). */
 export function checkTarget(text: string, m: Measurement | undefined, ok: (median: number) => boolean, show: (median: number) => string): TargetCheck {
   if (m === undefined) return { text, met: null, detail: 'not measured' };

@@ -73,11 +73,17 @@ export async function loadTopic(bootstrap: string, topic: string, options: LoadO
         // One request carries one batch for each partition.
         const partitionData = [];
         for (let p = 0; p < options.partitions && next < batches; p++) partitionData.push({ index: p, records: makeBatch(next++) });
-        const response = await conn.request(Api.Produce, { transactionalId: null, acks: 1, timeoutMs: 60_000, topicData: [{ name: topic, partitionData }] });
-        for (const t of response?.responses ?? []) {
-          for (const p of t.partitionResponses) {
-            if (p.errorCode !== 0) throw new Error(`loading ${topic}-${p.index}: error ${p.errorCode}`);
+        for (let attempt = 1; ; attempt++) {
+          const response = await conn.request(Api.Produce, { transactionalId: null, acks: 1, timeoutMs: 60_000, topicData: [{ name: topic, partitionData }] });
+          const failed = (response?.responses ?? []).flatMap((t) => t.partitionResponses.filter((p) => p.errorCode !== 0));
+          if (failed.length === 0) break;
+          // Right after CreateTopics, Kafka may not lead the partitions yet (3, 6): retry those.
+          if (attempt >= 50 || !failed.every((p) => p.errorCode === 3 || p.errorCode === 6)) {
+            throw new Error(`loading ${topic}-${failed[0]!.index}: error ${failed[0]!.errorCode}`);
           }
+          const retry = new Set(failed.map((p) => p.index));
+          partitionData.splice(0, partitionData.length, ...partitionData.filter((d) => retry.has(d.index)));
+          await new Promise((r) => setTimeout(r, 100));
         }
       }
     };

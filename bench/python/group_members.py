@@ -51,6 +51,7 @@ def main() -> int:
             'partition.assignment.strategy': assignor,
             'enable.auto.commit': False,
             'session.timeout.ms': 45000,
+            'heartbeat.interval.ms': 500,
             'log_level': 3,
         })
 

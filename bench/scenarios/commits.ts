@@ -8,7 +8,8 @@ import { progress } from '../lib/progress.js';
 import { Recorder, checkTarget, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
 import { createTopic, uniqueName } from '../lib/topics.js';
 
-const IN_FLIGHT = 64;
+const CONNECTIONS = 8;
+const IN_FLIGHT = 8;
 
 export const commitsScenario: Scenario = {
   name: 'commits',
@@ -17,19 +18,20 @@ export const commitsScenario: Scenario = {
     const rec = new Recorder(this.name, this.title);
     const count = ctx.quick ? { 1: 2_000, 100: 200 } : { 1: 50_000, 100: 5_000 };
     const latencyMs = ctx.quick ? 1_000 : 10_000;
-    rec.notes.push(`one connection, ${IN_FLIGHT} OffsetCommit v8 requests in flight, simple group (generation -1); ${count[1]} / ${count[100]} commits per run; latency: open loop at 1,000/s for ${latencyMs / 1000} s`);
+    rec.notes.push(`${CONNECTIONS} connections x ${IN_FLIGHT} OffsetCommit v8 requests in flight, a simple group (generation -1) per connection; latency on one connection; ${count[1]} / ${count[100]} commits per run; latency: open loop at 1,000/s for ${latencyMs / 1000} s`);
     for (const kind of usableBrokers(ctx, rec)) {
       await rec.attempt(`${kind} broker`, async () => {
         const broker = await ctx.pool.get(kind);
         const topic = uniqueName('bench-commits');
         await createTopic(broker.bootstrap, topic, 100);
-        const conn = await connect(broker.bootstrap);
+        const conns = await Promise.all(Array.from({ length: CONNECTIONS }, () => connect(broker.bootstrap)));
+        const conn = conns[0]!;
         try {
           for (const per of [1, 100] as const) {
             const commitsPerSec: number[] = [];
             for (let run = 1; run <= ctx.runs; run++) {
               progress(`commits: ${per} partition(s) per commit on ${kind}, run ${run}/${ctx.runs}`);
-              commitsPerSec.push(await commitThroughput(conn, uniqueName('bench-commit-group'), topic, per, count[per], IN_FLIGHT));
+              commitsPerSec.push(await commitThroughput(conns, uniqueName('bench-commit-group'), topic, per, count[per], IN_FLIGHT));
               progress(`commits: ${per}/commit on ${kind}: ${commitsPerSec.at(-1)!.toFixed(0)} commits/s`);
             }
             const where = { case: `${per} partition${per === 1 ? '' : 's'}/commit`, client: 'raw', broker: kind };
@@ -48,7 +50,7 @@ export const commitsScenario: Scenario = {
           rec.add(where, { name: 'p50', unit: 'ms', lowerIsBetter: true }, p50);
           rec.add(where, { name: 'p99', unit: 'ms', lowerIsBetter: true }, p99);
         } finally {
-          conn.close();
+          for (const c of conns) c.close();
         }
       });
     }

@@ -8,7 +8,7 @@ import { groupClients } from '../clients/registry.js';
 import type { GroupClient, GroupSession } from '../clients/types.js';
 import { firstStable } from '../lib/group-events.js';
 import { progress } from '../lib/progress.js';
-import { Recorder, checkTarget, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
+import { Recorder, checkTarget, pairWanted, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
 import { createTopic, uniqueName } from '../lib/topics.js';
 
 /** Waits until the session's events show a stable group after `fromUs`; returns it. */
@@ -52,7 +52,8 @@ export const groupScenario: Scenario = {
         for (const n of sizes) {
           const topic = uniqueName(`bench-group-${n}`);
           await createTopic(broker.bootstrap, topic, n);
-          for (const client of clients) {
+          for (const [ci, client] of clients.entries()) {
+            if (!pairWanted(ctx, ci, ctx.brokers.indexOf(kind))) continue;
             await rec.attempt(`${client.name} N=${n} on ${kind}`, async () => {
               const times: number[] = [];
               const rss: number[] = [];

@@ -24,18 +24,19 @@ export const memoryScenario: Scenario = {
         const rss: number[] = [];
         for (let run = 1; run <= ctx.runs; run++) {
           progress(`memory: ${kind} ${idleCase}, run ${run}/${ctx.runs}`);
-          const broker = await startBroker(kind);
+          // Quick: the shared broker (not fresh; no extra broker start).
+          const broker = ctx.quick ? await ctx.pool.get(kind) : await startBroker(kind);
           try {
             for (let t = 0; t < topics; t++) await createTopic(broker.bootstrap, uniqueName('bench-memory'), 100);
             await new Promise((r) => setTimeout(r, ctx.quick ? 500 : 5000));
             rss.push((broker.rssBytes() ?? Number.NaN) / MiB);
           } finally {
-            await broker.stop();
+            if (!ctx.quick) await broker.stop();
           }
         }
         rec.add({ case: idleCase, client: '-', broker: kind }, { name: 'RSS', unit: 'MiB', lowerIsBetter: true }, rss);
       });
-      const why = javaUnavailable();
+      const why = javaUnavailable() ?? (ctx.quick && kind !== 'brook' ? 'not in quick mode' : null);
       if (why !== null) {
         rec.skipped.push(`under load: ${why}`);
         continue;

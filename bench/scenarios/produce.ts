@@ -6,7 +6,7 @@ import { throughputClients } from '../clients/registry.js';
 import { createTopic, uniqueName } from '../lib/topics.js';
 import { progress } from '../lib/progress.js';
 import { sampleRss } from '../lib/rss.js';
-import { Recorder, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
+import { Recorder, pairWanted, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
 import { PARTITIONS, VALUE_BYTES, recordCount } from './consume.js';
 import { throughputTargets } from './targets.js';
 
@@ -22,7 +22,8 @@ export const produceScenario: Scenario = {
     for (const kind of usableBrokers(ctx, rec)) {
       await rec.attempt(`${kind} broker`, async () => {
         const broker = await ctx.pool.get(kind);
-        for (const client of clients) {
+        for (const [ci, client] of clients.entries()) {
+          if (!pairWanted(ctx, ci, ctx.brokers.indexOf(kind))) continue;
           const why = client.unavailable();
           if (why !== null) {
             rec.skipped.push(`${client.name} on ${kind}: ${why}`);

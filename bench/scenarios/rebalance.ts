@@ -8,9 +8,16 @@
 import type { AssignorName } from '../clients/types.js';
 import { moved } from '../lib/group-events.js';
 import { progress } from '../lib/progress.js';
-import { Recorder, checkTarget, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
+import { Recorder, checkTarget, pairWanted, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
 import { createTopic, uniqueName } from '../lib/topics.js';
 import { selectedGroupClients, startEvent, waitStable } from './group.js';
+
+const ALL_VARIANTS: [AssignorName, 'leave' | 'join'][] = [['range', 'leave'], ['range', 'join'], ['cooperative-sticky', 'leave'], ['cooperative-sticky', 'join']];
+
+/** Full runs: every variant; quick runs: one per client, alternating. */
+function variants(quick: boolean, clientIndex: number): [AssignorName, 'leave' | 'join'][] {
+  return quick ? [clientIndex % 2 === 0 ? ALL_VARIANTS[0]! : ALL_VARIANTS[3]!] : ALL_VARIANTS;
+}
 
 export const rebalanceScenario: Scenario = {
   name: 'rebalance',
@@ -25,9 +32,10 @@ export const rebalanceScenario: Scenario = {
         const broker = await ctx.pool.get(kind);
         const topic = uniqueName(`bench-rebalance-${n}`);
         await createTopic(broker.bootstrap, topic, n);
-        for (const client of clients) {
-          for (const assignor of ['range', 'cooperative-sticky'] as AssignorName[]) {
-            for (const change of ['leave', 'join'] as const) {
+        for (const [ci, client] of clients.entries()) {
+          if (!pairWanted(ctx, ci, ctx.brokers.indexOf(kind))) continue;
+          for (const [assignor, change] of variants(ctx.quick, ci)) {
+            {
               const label = `${change}, ${assignor === 'range' ? 'eager (range)' : assignor}`;
               await rec.attempt(`${client.name} ${label} on ${kind}`, async () => {
                 const times: number[] = [];

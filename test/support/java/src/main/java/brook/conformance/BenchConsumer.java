@@ -18,8 +18,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *     &lt;group&gt; &lt;records&gt; &lt;timeoutMs&gt;</pre>
  *
  * Subscribes and polls until {@code records} records arrived or {@code timeoutMs} passed.
- * Prints one JSON line {@code {"records":N,"ms":..,"bytes":..,"timedOut":false}}, ms from
- * subscribe() to the last record (group join included, as an application sees it).
+ * Prints one JSON line {@code {"records":N,"ms":..,"firstMs":..,"bytes":..,"timedOut":false}},
+ * ms from subscribe() to the last record (group join included, as an application sees it),
+ * firstMs from subscribe() to the first poll that returned records.
  */
 public final class BenchConsumer {
     private BenchConsumer() {}
@@ -44,6 +45,7 @@ public final class BenchConsumer {
         boolean timedOut = false;
         long start;
         long last;
+        long first = -1;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             start = System.nanoTime();
             last = start;
@@ -59,10 +61,13 @@ public final class BenchConsumer {
                     count++;
                     if (r.value() != null) bytes += r.value().length;
                 }
-                if (!polled.isEmpty()) last = System.nanoTime();
+                if (!polled.isEmpty()) {
+                    last = System.nanoTime();
+                    if (first < 0) first = last;
+                }
             }
         }
-        System.out.println("{\"records\":" + count + ",\"ms\":" + (last - start) / 1e6 + ",\"bytes\":" + bytes + ",\"timedOut\":" + timedOut + "}");
+        System.out.println("{\"records\":" + count + ",\"ms\":" + (last - start) / 1e6 + ",\"firstMs\":" + (first < 0 ? -1 : (first - start) / 1e6) + ",\"bytes\":" + bytes + ",\"timedOut\":" + timedOut + "}");
         System.exit(0);
     }
 }
