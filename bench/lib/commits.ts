@@ -22,7 +22,7 @@ const RETRIABLE = new Set([14, 15, 16]); // COORDINATOR_LOAD_IN_PROGRESS, COORDI
 export async function ensureCoordinator(conn: KafkaConnection, group: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const r = await conn.request(Api.FindCoordinator, { key: group, keyType: 0, coordinatorKeys: [group] });
+    const r = await conn.request(Api.FindCoordinator, { keyType: 0, coordinatorKeys: [group] }, { version: 4 });
     const code = r.coordinators?.[0]?.errorCode ?? r.errorCode ?? 0;
     if (code === 0) return;
     if (Date.now() > deadline) throw new Error(`FindCoordinator(${group}): error ${code} after ${timeoutMs} ms`);
@@ -81,9 +81,10 @@ export async function commitThroughput(conns: readonly KafkaConnection[], group:
  * Open-loop commits at `ratePerSec` for `durationMs` (one partition each): every commit is
  * sent at its scheduled time, whether or not earlier ones were answered, and its latency runs
  * from that scheduled time (so a stalled broker shows up as latency, not as a slower rate).
+ * Commits go round-robin over `conns`, each for its own group, as many consumers would send them.
  */
-export async function commitLatency(conn: KafkaConnection, group: string, topic: string, ratePerSec: number, durationMs: number): Promise<{ p50: number; p99: number; sent: number }> {
-  await ensureCoordinator(conn, group);
+export async function commitLatency(conns: readonly KafkaConnection[], group: string, topic: string, ratePerSec: number, durationMs: number): Promise<{ p50: number; p99: number; sent: number }> {
+  await Promise.all(conns.map((c, k) => ensureCoordinator(c, `${group}-${k}`)));
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   const interval = 1000 / ratePerSec;
@@ -95,7 +96,8 @@ export async function commitLatency(conn: KafkaConnection, group: string, topic:
     // Send every commit whose time has come (timers are coarse: catch up in bursts).
     while (i < total && start + i * interval <= now) {
       const scheduled = start + i * interval;
-      pending.push(commit(conn, group, topic, 1, BigInt(i)).then(() => { latencies.push(performance.now() - scheduled); }));
+      const k = i % conns.length;
+      pending.push(commit(conns[k]!, `${group}-${k}`, topic, 1, BigInt(i)).then(() => { latencies.push(performance.now() - scheduled); }));
       i++;
     }
     await new Promise((r) => setTimeout(r, 1));
