@@ -1,0 +1,159 @@
+/**
+ * What a scenario is and what it reports. A scenario measures metrics for (case, client,
+ * broker) triples over several runs; the report shows medians and the two ratios the issue
+ * asks for, computed the same way everywhere:
+ *   - broker ratio: on Brook's broker vs on Kafka's, same case/client/metric;
+ *   - client ratio: Brook's client vs each peer client, same case/broker/metric (appears
+ *     once Brook's adapters are registered).
+ * Ratios are oriented so that above 1x means Brook is better.
+ */
+import type { BrokerKind, BrokerUnderTest } from './brokers.js';
+import { brokerUnavailable, startBroker } from './brokers.js';
+import { progress } from './progress.js';
+import { spread } from './stats.js';
+
+export interface Metric {
+  name: string;
+  unit: string;
+  lowerIsBetter: boolean;
+}
+
+export interface Measurement {
+  case: string;
+  client: string;
+  broker: BrokerKind | 'none';
+  metric: string;
+  unit: string;
+  lowerIsBetter: boolean;
+  /** One value per run. */
+  values: number[];
+  median: number;
+  min: number;
+  max: number;
+}
+
+export interface TargetCheck {
+  /** The issue's target, in words. */
+  text: string;
+  /** true met, false missed, null not measurable in this run. */
+  met: boolean | null;
+  detail: string;
+}
+
+export interface ScenarioReport {
+  name: string;
+  title: string;
+  measurements: Measurement[];
+  targets: TargetCheck[];
+  /** Lines printed under the table (settings, caveats). */
+  notes: string[];
+  /** Parts that could not run, with why. */
+  skipped: string[];
+  /** Parts that failed, with the error. */
+  errors: string[];
+}
+
+export interface RunOptions {
+  quick: boolean;
+  runs: number;
+  /** Brokers to run against (default both). */
+  brokers: BrokerKind[];
+  /** Restrict client adapters by name (default all). */
+  clients: string[] | null;
+}
+
+/** Brokers shared by the scenarios of one run, started on first use. */
+export class BrokerPool {
+  private readonly live = new Map<BrokerKind, Promise<BrokerUnderTest>>();
+
+  get(kind: BrokerKind): Promise<BrokerUnderTest> {
+    let b = this.live.get(kind);
+    if (b === undefined) {
+      progress(`starting ${kind} broker`);
+      b = startBroker(kind).then((broker) => {
+        progress(`${kind} broker up at ${broker.bootstrap} in ${broker.startupMs.toFixed(0)} ms`);
+        return broker;
+      });
+      this.live.set(kind, b);
+    }
+    return b;
+  }
+
+  async stopAll(): Promise<void> {
+    for (const [kind, b] of this.live) {
+      progress(`stopping ${kind} broker`);
+      await (await b).stop().catch(() => undefined);
+    }
+    this.live.clear();
+  }
+}
+
+export interface ScenarioContext extends RunOptions {
+  pool: BrokerPool;
+}
+
+export interface Scenario {
+  name: string;
+  title: string;
+  run(ctx: ScenarioContext): Promise<ScenarioReport>;
+}
+
+/** Collects measurements, skips and errors while a scenario runs. */
+export class Recorder {
+  readonly measurements: Measurement[] = [];
+  readonly skipped: string[] = [];
+  readonly errors: string[] = [];
+  readonly notes: string[] = [];
+
+  constructor(readonly name: string, readonly title: string) {}
+
+  add(where: { case: string; client: string; broker: BrokerKind | 'none' }, metric: Metric, values: number[]): void {
+    const clean = values.filter((v) => Number.isFinite(v));
+    if (clean.length === 0) return;
+    const s = spread(clean);
+    this.measurements.push({ ...where, metric: metric.name, unit: metric.unit, lowerIsBetter: metric.lowerIsBetter, values: clean, median: s.median, min: s.min, max: s.max });
+  }
+
+  find(where: Partial<Pick<Measurement, 'case' | 'client' | 'broker' | 'metric'>>): Measurement | undefined {
+    return this.measurements.find((m) => (Object.keys(where) as (keyof typeof where)[]).every((k) => m[k] === where[k]));
+  }
+
+  /** Runs `body`; a failure is recorded (and shown) instead of ending the scenario. */
+  async attempt(what: string, body: () => Promise<void>): Promise<void> {
+    try {
+      await body();
+    } catch (err) {
+      const message = `${what}: ${(err as Error).message}`.slice(0, 1500);
+      progress(`FAILED ${message}`);
+      this.errors.push(message);
+    }
+  }
+
+  report(targets: TargetCheck[] = []): ScenarioReport {
+    return { name: this.name, title: this.title, measurements: this.measurements, targets, notes: this.notes, skipped: this.skipped, errors: this.errors };
+  }
+}
+
+/** The brokers of this run that can start here; the others are recorded as skipped. */
+export function usableBrokers(ctx: ScenarioContext, rec: Recorder): BrokerKind[] {
+  return ctx.brokers.filter((kind) => {
+    const why = brokerUnavailable(kind);
+    if (why !== null) rec.skipped.push(`${kind} broker: ${why}`);
+    return why === null;
+  });
+}
+
+/**
+ * Whether client `clientIndex` runs on broker `brokerIndex` (of this run's brokers). Full runs
+ * take every pair; quick runs (CI: does the harness still work?) take client i on broker
+ * i mod brokers only, so every adapter and every broker is exercised once in little time.
+ */
+export function pairWanted(ctx: RunOptions, clientIndex: number, brokerIndex: number): boolean {
+  return !ctx.quick || clientIndex % ctx.brokers.length === brokerIndex;
+}
+
+/** A target check from a measurement (null when it was not measured). */
+export function checkTarget(text: string, m: Measurement | undefined, ok: (median: number) => boolean, show: (median: number) => string): TargetCheck {
+  if (m === undefined) return { text, met: null, detail: 'not measured' };
+  return { text, met: ok(m.median), detail: show(m.median) };
+}

@@ -1,0 +1,107 @@
+/**
+ * The benchmark runner: `npm run bench -- [scenario ...] [--quick] [--runs N]
+ * [--brokers brook,kafka] [--clients kafkajs,java,...] [--out DIR]`.
+ *
+ * Runs the chosen scenarios (all by default; names: consume produce broker group rebalance
+ * assignors commits restart memory), each several times, prints a table of medians with the
+ * ratios to the peers measured in the same run, and writes bench/results/<time>.json.
+ * Progress goes to stderr. --quick runs every scenario at a small size once: it checks that
+ * the harness works and produces numbers, not that targets are met (exit code 1 only when a
+ * scenario failed to produce numbers).
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { projectRoot } from '../test/support/brook.js';
+import type { BrokerKind } from './lib/brokers.js';
+import { progress } from './lib/progress.js';
+import { machineInfo, renderReport, writeResults, type ResultsFile } from './lib/report.js';
+import { BrokerPool, type RunOptions, type ScenarioReport } from './lib/scenario.js';
+import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
+import { allScenarios } from './scenarios/index.js';
+
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--out DIR]
+scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'restart', 'memory'].join(' ')}`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      brokers: { type: 'string' },
+      clients: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const known = allScenarios();
+  const names = positionals.length > 0 ? positionals : [...known.map((s) => s.name), 'assignors'];
+  const unknown = names.filter((n) => n !== 'assignors' && !known.some((s) => s.name === n));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}\n${USAGE}\n`);
+    return 2;
+  }
+  const quick = values.quick ?? false;
+  const runs = values.runs !== undefined ? Number(values.runs) : quick ? 1 : 3;
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
+  const brokers = (values.brokers?.split(',') ?? ['brook', 'kafka']) as BrokerKind[];
+  if (brokers.some((b) => b !== 'brook' && b !== 'kafka')) throw new Error(`--brokers takes brook and/or kafka, got ${values.brokers}`);
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null };
+
+  const startedAt = new Date().toISOString();
+  const pool = new BrokerPool();
+  const reports: ScenarioReport[] = [];
+  const external: ResultsFile['external'] = [];
+  progress(`running ${names.join(', ')} (${quick ? 'quick, ' : ''}${runs} run${runs === 1 ? '' : 's'} each, brokers ${brokers.join(', ')})`);
+  try {
+    for (const name of names) {
+      if (name === 'assignors') {
+        if (assignorsPresent()) {
+          const r = await runAssignors(quick);
+          external.push(r);
+          process.stdout.write(`== assignors (bench/assignors.ts)\n${r.output}${r.code === 0 ? '' : `ERROR: exited ${r.code}\n`}\n`);
+        } else {
+          progress('assignors: bench/assignors.ts not present, skipped');
+        }
+        continue;
+      }
+      const scenario = known.find((s) => s.name === name)!;
+      progress(`--- ${scenario.name}: ${scenario.title}`);
+      const started = performance.now();
+      let report: ScenarioReport;
+      try {
+        report = await scenario.run({ ...options, pool });
+      } catch (err) {
+        report = { name, title: scenario.title, measurements: [], targets: [], notes: [], skipped: [], errors: [(err as Error).stack ?? String(err)] };
+      }
+      progress(`--- ${scenario.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      reports.push(report);
+      process.stdout.write(`${renderReport(report)}\n\n`);
+    }
+  } finally {
+    await pool.stopAll();
+  }
+  const results: ResultsFile = { startedAt, finishedAt: new Date().toISOString(), options, machine: machineInfo(), scenarios: reports, external };
+  const path = writeResults(values.out ?? join(projectRoot, 'bench', 'results'), results, quick);
+  progress(`results written to ${path}`);
+  // A scenario "works" when it produced numbers; errors in part of it are reported above.
+  const broken = reports.filter((r) => r.measurements.length === 0 && r.skipped.length === 0);
+  const failedExternal = external.filter((e) => e.code !== 0);
+  for (const r of broken) progress(`scenario ${r.name} produced no numbers`);
+  const partial = reports.filter((r) => r.errors.length > 0);
+  if (partial.length > 0) progress(`errors in: ${partial.map((r) => r.name).join(', ')}`);
+  return broken.length > 0 || failedExternal.length > 0 || (quick && partial.length > 0) ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,14 @@
+/** Every scenario the runner knows, in the order they run (scenario 6 is external: assignors-slot.ts). */
+import type { Scenario } from '../lib/scenario.js';
+import { brokerScenario } from './broker.js';
+import { commitsScenario } from './commits.js';
+import { consumeScenario } from './consume.js';
+import { groupScenario } from './group.js';
+import { memoryScenario } from './memory.js';
+import { produceScenario } from './produce.js';
+import { rebalanceScenario } from './rebalance.js';
+import { restartScenario } from './restart.js';
+
+export function allScenarios(): Scenario[] {
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, commitsScenario, restartScenario, memoryScenario];
+}
