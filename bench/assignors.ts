@@ -1,11 +1,18 @@
 /**
  * Assignor compute times (median of several runs), for the sizes the consumer must handle:
- *   node dist/bench/assignors.js [runs]
+ *   node dist/bench/assignors.js [--runs N] [--quick]
+ * (--quick: one run of each at a tenth of the sizes, so CI checks the script still works.)
  * Not part of npm test: timings depend on the machine.
  */
 import { assignorByName, type AssignmentInput, type MemberAssignment, type MemberSubscription, type TopicPartition } from '../src/assignors/index.js';
 
-const runs = Number(process.argv[2] ?? 5);
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const runsArg = args.indexOf('--runs');
+const runs = runsArg >= 0 ? Number(args[runsArg + 1]) : quick ? 1 : 5;
+if (!Number.isInteger(runs) || runs < 1) throw new Error(`bad --runs: ${args[runsArg + 1]}`);
+/** Sizes are divided by this in quick mode. */
+const scale = quick ? 10 : 1;
 
 function member(i: number, topics: string[], ownedPartitions: readonly TopicPartition[] = [], generationId = -1): MemberSubscription {
   return { memberId: `consumer-${String(i).padStart(5, '0')}-${(i * 2654435761) % 1000003}`, groupInstanceId: null, topics, userData: null, ownedPartitions, generationId, rackId: null };
@@ -20,15 +27,16 @@ function equalCase(members: number, partitions: number, topicCount: number): Ass
 /** 1,000 members, 100,000 partitions over 100 topics; member i subscribes to a pseudo-random 5..30 of them. */
 function unequalCase(): AssignmentInput {
   const topics = Array.from({ length: 100 }, (_, t) => `topic-${t}`);
+  const membersCount = 1000 / scale;
   let seed = 42;
   const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
-  const members = Array.from({ length: 1000 }, (_, i) => {
+  const members = Array.from({ length: membersCount }, (_, i) => {
     const mine = new Set<string>();
     const want = 5 + rand(26);
     while (mine.size < want) mine.add(topics[rand(topics.length)]!);
     return member(i, [...mine]);
   });
-  return { members, partitionsPerTopic: new Map(topics.map((t) => [t, 1000])) };
+  return { members, partitionsPerTopic: new Map(topics.map((t) => [t, 1000 / scale])) };
 }
 
 /** The same group one rebalance later: every member owns what it was given, and one member joins. */
@@ -49,11 +57,13 @@ function median(name: string, compute: () => unknown): void {
   console.log(`${name.padEnd(64)} ${times[Math.floor(times.length / 2)]!.toFixed(0).padStart(6)} ms`);
 }
 
+const n = (x: number): string => (x / scale).toLocaleString('en-US');
 const cases: [string, AssignmentInput][] = [
-  ['2,000 members x 1,000,000 partitions, 1 topic', equalCase(2000, 1_000_000, 1)],
-  ['2,000 members x 1,000,000 partitions, 10 topics', equalCase(2000, 1_000_000, 10)],
-  ['1,000 members x 100,000 partitions, unequal subscriptions', unequalCase()],
+  [`${n(2000)} members x ${n(1_000_000)} partitions, 1 topic`, equalCase(2000 / scale, 1_000_000 / scale, 1)],
+  [`${n(2000)} members x ${n(1_000_000)} partitions, 10 topics`, equalCase(2000 / scale, 1_000_000 / scale, 10)],
+  [`${n(1000)} members x ${n(100_000)} partitions, unequal subscriptions`, unequalCase()],
 ];
+console.log(`targets (full size): range/roundrobin <= 1000 ms, sticky/cooperative-sticky <= 2000 ms on the first case${quick ? ' (quick mode: a tenth of the sizes, one run)' : ''}`);
 for (const [label, input] of cases) {
   for (const name of ['range', 'roundrobin', 'sticky', 'cooperative-sticky']) {
     median(`${name}: ${label}`, () => assignorByName(name).assign(input));
