@@ -17,7 +17,8 @@
  *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { decodeRecordBatch, encodeRecordBatch, iterateBatches } from '../protocol/records/index.js';
+import { decodeRecordBatch, encodeRecordBatch, forEachRecordView, iterateBatches, MAGIC_V2, readBatchHeader } from '../protocol/records/index.js';
+import { GROUP_METADATA_RECORD_TYPE } from '../protocol/coordinator-records/index.js';
 import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorRecord,
@@ -349,28 +350,46 @@ export class CoordinatorRuntime {
     this.timers.delete(key);
   }
 
-  /** Applies every record of `__consumer_offsets` in log order; returns how many. */
+  /**
+   * Applies every record of `__consumer_offsets` in log order; returns how many. Records are
+   * walked as views of the read buffer (forEachRecordView: no per-record objects or copies);
+   * only group-metadata values, which the coordinator keeps parts of, are copied out so
+   * the 8 MiB read buffers can go.
+   */
   private replay(): number {
     const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
     if (log === undefined) return 0;
     let offset = log.logStartOffset;
     let count = 0;
+    let baseOffset = 0n;
+    let partial = false;
+    const apply = (offsetDelta: number, key: Buffer | null, value: Buffer | null): void => {
+      if (key === null) return;
+      if (partial && baseOffset + BigInt(offsetDelta) < offset) return;
+      const copyValue = value !== null && key.length >= 2 && key.readInt16BE(0) === GROUP_METADATA_RECORD_TYPE;
+      this.coordinator.replay({ key, value: copyValue ? Buffer.from(value) : value });
+      count++;
+    };
     while (offset < log.logEndOffset) {
       const read = log.read(offset, REPLAY_READ_BYTES, { minOneBatch: true });
       if (read.records.length === 0) break;
       let advanced = false;
       for (const chunk of read.records) {
         for (const view of iterateBatches(chunk)) {
-          const batch = decodeRecordBatch(view.buffer);
-          if (batch.header.lastOffset < offset) continue;
-          if (!batch.header.isControl) {
-            for (const record of batch.records) {
-              if (record.offset < offset || record.key === null) continue;
-              this.coordinator.replay({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
-              count++;
+          const header = view.magic === MAGIC_V2 ? readBatchHeader(view.buffer) : decodeRecordBatch(view.buffer).header;
+          if (header.lastOffset < offset) continue;
+          if (!header.isControl) {
+            baseOffset = header.baseOffset;
+            partial = baseOffset < offset;
+            if (view.magic !== MAGIC_V2 || !forEachRecordView(view.buffer, header, apply)) {
+              for (const record of decodeRecordBatch(view.buffer).records) {
+                if (record.offset < offset || record.key === null) continue;
+                this.coordinator.replay({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
+                count++;
+              }
             }
           }
-          offset = batch.header.lastOffset + 1n;
+          offset = header.lastOffset + 1n;
           advanced = true;
         }
       }

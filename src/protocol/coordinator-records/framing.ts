@@ -65,7 +65,52 @@ export function encodeGroupMetadataKey(key: GroupMetadataKey): Buffer {
   return encodePrefixed(GroupMetadataKey, GROUP_METADATA_RECORD_TYPE, GROUP_METADATA_RECORD_TYPE, key);
 }
 
+/**
+ * Strings that repeat from one key to the next (the group and topic of a commit's
+ * partitions, one record each): the last bytes read and their string, so a replay of a
+ * million records does not decode the same names a million times.
+ */
+class StringCache {
+  private bytes = Buffer.alloc(0);
+  private value = '';
+
+  read(buf: Buffer, start: number, end: number): string {
+    const n = end - start;
+    if (n === this.bytes.length) {
+      // A byte loop: names are short, and Buffer.compare's argument checks cost more.
+      let i = 0;
+      while (i < n && buf[start + i] === this.bytes[i]) i++;
+      if (i === n) return this.value;
+    }
+    this.value = buf.toString('utf8', start, end);
+    this.bytes = Buffer.from(buf.subarray(start, end));
+    return this.value;
+  }
+}
+
+const keyGroups = new StringCache();
+const keyTopics = new StringCache();
+
+/** An offset-commit key read directly (the replay's hottest path); null when it is not a plain one (the codec then decides). */
+function readOffsetCommitKeyDirect(buf: Buffer): OffsetCommitKey | null {
+  if (buf.length < 10) return null;
+  const g = buf.readInt16BE(2);
+  if (g < 0 || 4 + g + 2 > buf.length) return null;
+  const t = buf.readInt16BE(4 + g);
+  const topicStart = 6 + g;
+  if (t < 0 || topicStart + t + 4 !== buf.length) return null;
+  return {
+    group: keyGroups.read(buf, 4, 4 + g),
+    topic: keyTopics.read(buf, topicStart, topicStart + t),
+    partition: buf.readInt32BE(topicStart + t),
+  };
+}
+
 export function decodeCoordinatorKey(buf: Buffer): CoordinatorKey {
+  if (buf.length >= 2 && (buf.readInt16BE(0) === 0 || buf.readInt16BE(0) === 1)) {
+    const key = readOffsetCommitKeyDirect(buf);
+    if (key !== null) return { kind: 'offset-commit', key };
+  }
   const r = new Reader(buf);
   const recordType = r.readInt16();
   if (recordType === 0 || recordType === 1) return { kind: 'offset-commit', key: OffsetCommitKey.read(r, recordType) };
@@ -88,6 +133,19 @@ export function encodeOffsetCommitValue(value: OffsetCommitValue, version = OFFS
 }
 
 export function decodeOffsetCommitValue(buf: Buffer): OffsetCommitValue {
+  if (buf.length >= 24 && buf.readInt16BE(0) === 3) {
+    // v3, what Brook and Kafka 2.1+ write: direct, as readOffsetCommitKeyDirect.
+    const m = buf.readInt16BE(14);
+    if (m >= 0 && 16 + m + 8 === buf.length) {
+      return {
+        offset: buf.readBigInt64BE(2),
+        leaderEpoch: buf.readInt32BE(10),
+        metadata: m === 0 ? '' : buf.toString('utf8', 16, 16 + m),
+        commitTimestamp: buf.readBigInt64BE(16 + m),
+        expireTimestamp: -1n,
+      };
+    }
+  }
   const r = new Reader(buf);
   return OffsetCommitValue.read(r, r.readInt16());
 }
