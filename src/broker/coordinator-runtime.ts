@@ -17,7 +17,8 @@
  *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { decodeRecordBatch, encodeRecordBatch, iterateBatches } from '../protocol/records/index.js';
+import { decodeRecordBatch, encodeRecordBatch, forEachRecordView, iterateBatches, MAGIC_V2, readBatchHeader } from '../protocol/records/index.js';
+import { GROUP_METADATA_RECORD_TYPE } from '../protocol/coordinator-records/index.js';
 import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorRecord,
@@ -71,6 +72,21 @@ export function coordinatorError(err: unknown): number {
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
 const REPLAY_READ_BYTES = 8 * 1024 * 1024;
 
+/**
+ * A lingering batch holding about this many key and value bytes is appended at once rather
+ * than at the end of the turn (Kafka's coordinator caps its batches by the topic's
+ * max.message.bytes, 1 MiB by default).
+ */
+const MAX_LINGER_BATCH_BYTES = 512 * 1024;
+
+/** Records of the results run in this turn, appended together (see append()). */
+interface LingerBatch {
+  readonly records: CoordinatorRecord[];
+  bytes: number;
+  readonly outcome: Promise<number>;
+  resolve(errorCode: number): void;
+}
+
 interface Parked {
   resolve(response: unknown): void;
   /** The request's answer with this error everywhere (append failure, internal error). */
@@ -104,6 +120,7 @@ export class CoordinatorRuntime {
   private chain: Promise<number> = Promise.resolve(ErrorCode.NONE);
   /** Results whose appends (or earlier ones) are not settled yet. */
   private inFlight = 0;
+  private lingering: LingerBatch | null = null;
   private stopped = false;
 
   private constructor(options: CoordinatorRuntimeOptions) {
@@ -187,6 +204,8 @@ export class CoordinatorRuntime {
       this.log.error('group coordinator unload failed', { err });
     }
     this.stopped = true;
+    // Unload's records (and any lingering ones) go now, not at the next turn.
+    if (this.lingering !== null) this.appendLingering(this.lingering);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await this.tail;
@@ -218,26 +237,57 @@ export class CoordinatorRuntime {
     void ready.then((errorCode) => this.deliver(result.replies, errorCode));
   }
 
-  /** Appends the records; resolves with NONE once durable, else the error the replies carry. */
+  /**
+   * Queues the records for the next `__consumer_offsets` append; resolves with NONE once
+   * they are durable, else the error the replies carry. Results that come in the same turn
+   * of the event loop (the requests read from every connection) share one batch, one write
+   * and one fsync, as Kafka's coordinator runtime accumulates records into one batch per
+   * append (its append linger): per-commit writes and batch framing otherwise cost more than
+   * the commits themselves. Order is unchanged: a batch holds results in run() order, and
+   * replies still wait for every earlier batch (the chain in run()).
+   */
   private append(records: CoordinatorRecord[]): Promise<number> {
+    let batch = this.lingering;
+    if (batch === null) {
+      let resolve!: (errorCode: number) => void;
+      const outcome = new Promise<number>((res) => {
+        resolve = res;
+      });
+      const created: LingerBatch = { records: [], bytes: 0, outcome, resolve };
+      this.lingering = batch = created;
+      setImmediate(() => this.appendLingering(created));
+    }
+    for (const r of records) {
+      batch.records.push(r);
+      batch.bytes += r.key.length + (r.value?.length ?? 0);
+    }
+    const outcome = batch.outcome;
+    if (batch.bytes >= MAX_LINGER_BATCH_BYTES) this.appendLingering(batch);
+    return outcome;
+  }
+
+  /** Appends a lingering batch (once: at its immediate, or earlier when it grew full). */
+  private appendLingering(batch: LingerBatch): void {
+    if (this.lingering !== batch) return;
+    this.lingering = null;
     try {
       this.ensureTopic();
       const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
       if (log === undefined) throw new Error(`${CONSUMER_OFFSETS_TOPIC} partition 0 is missing`);
       const nowMs = this.clock.nowMs();
-      const batch = encodeRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
-      const { durable } = log.append(batch, { nowMs, origin: 'coordinator' });
-      return durable.then(
-        () => ErrorCode.NONE,
+      const encoded = encodeRecordBatch({ records: batch.records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
+      const { durable } = log.append(encoded, { nowMs, origin: 'coordinator' });
+      durable.then(
+        () => batch.resolve(ErrorCode.NONE),
         (err: unknown) => {
           this.log.error('group coordinator records are not durable', { err });
-          return coordinatorError(err);
+          batch.resolve(coordinatorError(err));
         },
       );
     } catch (err) {
       // The coordinator's state now runs ahead of the log: a restart replays the log.
       this.log.error('group coordinator append failed', { err });
-      return Promise.resolve(coordinatorError(err));
+      batch.resolve(coordinatorError(err));
     }
   }
 
@@ -300,28 +350,46 @@ export class CoordinatorRuntime {
     this.timers.delete(key);
   }
 
-  /** Applies every record of `__consumer_offsets` in log order; returns how many. */
+  /**
+   * Applies every record of `__consumer_offsets` in log order; returns how many. Records are
+   * walked as views of the read buffer (forEachRecordView: no per-record objects or copies);
+   * only group-metadata values, which the coordinator keeps parts of, are copied out so
+   * the 8 MiB read buffers can go.
+   */
   private replay(): number {
     const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
     if (log === undefined) return 0;
     let offset = log.logStartOffset;
     let count = 0;
+    let baseOffset = 0n;
+    let partial = false;
+    const apply = (offsetDelta: number, key: Buffer | null, value: Buffer | null): void => {
+      if (key === null) return;
+      if (partial && baseOffset + BigInt(offsetDelta) < offset) return;
+      const copyValue = value !== null && key.length >= 2 && key.readInt16BE(0) === GROUP_METADATA_RECORD_TYPE;
+      this.coordinator.replay({ key, value: copyValue ? Buffer.from(value) : value });
+      count++;
+    };
     while (offset < log.logEndOffset) {
       const read = log.read(offset, REPLAY_READ_BYTES, { minOneBatch: true });
       if (read.records.length === 0) break;
       let advanced = false;
       for (const chunk of read.records) {
         for (const view of iterateBatches(chunk)) {
-          const batch = decodeRecordBatch(view.buffer);
-          if (batch.header.lastOffset < offset) continue;
-          if (!batch.header.isControl) {
-            for (const record of batch.records) {
-              if (record.offset < offset || record.key === null) continue;
-              this.coordinator.replay({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
-              count++;
+          const header = view.magic === MAGIC_V2 ? readBatchHeader(view.buffer) : decodeRecordBatch(view.buffer).header;
+          if (header.lastOffset < offset) continue;
+          if (!header.isControl) {
+            baseOffset = header.baseOffset;
+            partial = baseOffset < offset;
+            if (view.magic !== MAGIC_V2 || !forEachRecordView(view.buffer, header, apply)) {
+              for (const record of decodeRecordBatch(view.buffer).records) {
+                if (record.offset < offset || record.key === null) continue;
+                this.coordinator.replay({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
+                count++;
+              }
             }
           }
-          offset = batch.header.lastOffset + 1n;
+          offset = header.lastOffset + 1n;
           advanced = true;
         }
       }

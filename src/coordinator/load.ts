@@ -15,6 +15,7 @@ import { ClassicGroup } from './group.js';
 import { ClassicGroupMember } from './member.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from './rebalance.js';
+import type { OffsetAndMetadata } from './records.js';
 import { assertNever, type CoordinatorRecord } from './types.js';
 
 /**
@@ -32,16 +33,13 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
         return;
       }
       const v = decodeOffsetCommitValue(record.value);
-      // Offsets without a group come from consumers that do not use group management:
-      // their group is a "simple" one, created here as on commit.
-      s.getOrCreateGroup(group, nowMs);
-      s.offsets.put(group, topic, partition, {
+      applyOffset(s, group, topic, partition, {
         committedOffset: v.offset,
         leaderEpoch: v.leaderEpoch ?? -1,
         metadata: v.metadata,
         commitTimestampMs: Number(v.commitTimestamp),
         expireTimestampMs: v.expireTimestamp === undefined || v.expireTimestamp === -1n ? null : Number(v.expireTimestamp),
-      });
+      }, nowMs);
       return;
     }
     case 'group-metadata':
@@ -53,6 +51,18 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
     default:
       assertNever(key, 'coordinator record key');
   }
+}
+
+/**
+ * What an offset-commit record does to the state; OffsetCommit calls it with the offset it
+ * encodes into that record, so replaying the record rebuilds the same state (without
+ * decoding the bytes it has just written).
+ */
+export function applyOffset(s: CoordinatorState, group: string, topic: string, partition: number, o: OffsetAndMetadata, nowMs: number | null): void {
+  // Offsets without a group come from consumers that do not use group management:
+  // their group is a "simple" one, created here as on commit.
+  s.getOrCreateGroup(group, nowMs);
+  s.offsets.put(group, topic, partition, o);
 }
 
 /** A group as Kafka loads it: Stable with its members when it had any, else Empty. */

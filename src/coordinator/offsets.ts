@@ -23,7 +23,7 @@ import type { Operation } from './operation.js';
 import { rescheduleHeartbeat } from './rebalance.js';
 import { groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone, type OffsetAndMetadata } from './records.js';
 import type { CoordinatorRecord, RequestContext } from './types.js';
-import { applyRecord } from './load.js';
+import { applyOffset, applyRecord } from './load.js';
 
 /** "No retention time given" in OffsetCommit v2-4, and "no commit timestamp" in v1. */
 const DEFAULT_RETENTION_TIME = -1n;
@@ -70,28 +70,22 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
 
   const retention = req.retentionTimeMs ?? DEFAULT_RETENTION_TIME;
   const expireTimestampMs = retention === DEFAULT_RETENTION_TIME ? null : op.nowMs + Number(retention);
-  const records: CoordinatorRecord[] = [];
   const response = offsetCommitResponse(req, (topic, p) => {
     const metadata = p.committedMetadata ?? '';
     if (metadata.length > s.config.offsetMetadataMaxBytes) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
     const commitTimestamp = p.commitTimestamp ?? DEFAULT_TIMESTAMP;
-    records.push(
-      offsetCommitRecord(req.groupId, topic, p.partitionIndex, {
-        committedOffset: p.committedOffset,
-        leaderEpoch: p.committedLeaderEpoch ?? -1,
-        metadata,
-        commitTimestampMs: commitTimestamp === DEFAULT_TIMESTAMP ? op.nowMs : Number(commitTimestamp),
-        expireTimestampMs,
-      }),
-    );
+    const offset: OffsetAndMetadata = {
+      committedOffset: p.committedOffset,
+      leaderEpoch: p.committedLeaderEpoch ?? -1,
+      metadata,
+      commitTimestampMs: commitTimestamp === DEFAULT_TIMESTAMP ? op.nowMs : Number(commitTimestamp),
+      expireTimestampMs,
+    };
+    // The state changes as a replay of the record would change it (applyOffset is replay's path).
+    op.record(offsetCommitRecord(req.groupId, topic, p.partitionIndex, offset));
+    applyOffset(s, req.groupId, topic, p.partitionIndex, offset, op.nowMs);
     return ErrorCode.NONE;
   });
-  // The offsets change through the same path as a replay, so replaying what was written
-  // rebuilds exactly this state.
-  for (const r of records) {
-    applyRecord(s, r, op.nowMs);
-    op.record(r);
-  }
   op.reply(ctx.requestId, response);
 }
 

@@ -66,6 +66,8 @@ interface LogState {
 }
 
 const DEFAULT_MAX_MAP_ENTRIES = 1_000_000;
+/** Bytes of batches read between yields to the event loop. */
+const YIELD_BYTES = 256 * 1024;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class LogCleaner {
@@ -109,7 +111,7 @@ export class LogCleaner {
     const maxEntries = this.options.maxMapEntries ?? DEFAULT_MAX_MAP_ENTRIES;
     let endIdx = dirtyIdx;
     while (endIdx < uncleanableIdx && (endIdx === dirtyIdx || map.size < maxEntries)) {
-      this.addToMap(map, segments[endIdx]!, firstDirty, view.scratch);
+      if (!(await this.addToMap(log, map, segments[endIdx]!, firstDirty, view.scratch))) return null;
       endIdx++;
       await yieldToEventLoop();
       if (this.options.aborted?.()) return null;
@@ -136,8 +138,8 @@ export class LogCleaner {
     };
   }
 
-  private addToMap(map: OffsetMap, segment: Segment, from: bigint, scratch: Buffer): void {
-    forEachBatch(segment, scratch, (bytes) => {
+  private addToMap(log: CleanableLog, map: OffsetMap, segment: Segment, from: bigint, scratch: Buffer): Promise<boolean> {
+    return this.forEachBatch(log, [segment], segment, scratch, (bytes) => {
       const { header, records } = decodeRecordBatch(bytes);
       if (header.isControl || header.lastOffset < from) return;
       for (const r of records) if (r.key !== null && r.offset >= from) map.put(r.key, r.offset);
@@ -155,7 +157,7 @@ export class LogCleaner {
       let removed = 0;
       let horizon = Infinity;
       for (const old of group) {
-        forEachBatch(old, view.scratch, (bytes) => {
+        const completed = await this.forEachBatch(log, group, old, view.scratch, (bytes) => {
           const result = filterBatch(bytes, ctx);
           removed += result.recordsRemoved;
           if (result.deleteHorizonMs !== null) horizon = Math.min(horizon, Number(result.deleteHorizonMs));
@@ -166,6 +168,7 @@ export class LogCleaner {
           const lastOffset = out.readBigInt64BE(0) + BigInt(out.readInt32BE(LAST_OFFSET_DELTA_OFFSET));
           cleaned.onAppended(position, out.length, lastOffset, out.readBigInt64BE(MAX_TIMESTAMP_OFFSET), view.config.indexIntervalBytes);
         });
+        if (!completed) return null;
       }
       cleaned.finalizeTimeIndex();
       await view.store.finishCleanedSegment(files, cleaned.offsetIndex.bytes(), cleaned.timeIndex.bytes());
@@ -178,20 +181,42 @@ export class LogCleaner {
       if (!swapped) view.store.discardCleanedSegment(files);
     }
   }
+
+  /**
+   * Calls `fn` with every whole batch of a sealed segment, in order, yielding to the event
+   * loop every YIELD_BYTES (a 100 MB `__consumer_offsets` segment would otherwise stall the
+   * broker for a second). False when it stopped early: storage closing, or the segment left
+   * the log (retention, deletion) while it yielded; `inUse` are the segments whose
+   * removal abandons the work.
+   */
+  private async forEachBatch(
+    log: CleanableLog, inUse: readonly Segment[], segment: Segment, scratch: Buffer, fn: (bytes: Buffer) => void,
+  ): Promise<boolean> {
+    const walker = new BatchWalker(segment.log, scratch);
+    const size = segment.size;
+    let position = 0;
+    let sinceYield = 0;
+    while (position < size) {
+      if (sinceYield >= YIELD_BYTES) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+        if (this.options.aborted?.() || !stillPresent(log, inUse)) return false;
+      }
+      const at = walker.ensure(position, HEADER_PREFIX);
+      if (at < 0) break;
+      const batchSize = LOG_OVERHEAD + walker.view.readInt32BE(at + LENGTH_OFFSET);
+      fn(segment.log.read(position, batchSize));
+      position += batchSize;
+      sinceYield += batchSize;
+    }
+    return true;
+  }
 }
 
-/** Calls `fn` with every whole batch of a sealed segment, in order. */
-function forEachBatch(segment: Segment, scratch: Buffer, fn: (bytes: Buffer) => void): void {
-  const walker = new BatchWalker(segment.log, scratch);
-  const size = segment.size;
-  let position = 0;
-  while (position < size) {
-    const at = walker.ensure(position, HEADER_PREFIX);
-    if (at < 0) break;
-    const batchSize = LOG_OVERHEAD + walker.view.readInt32BE(at + LENGTH_OFFSET);
-    fn(segment.log.read(position, batchSize));
-    position += batchSize;
-  }
+/** Whether every segment of `group` is still in the log (nothing replaced or removed them meanwhile). */
+function stillPresent(log: CleanableLog, group: readonly Segment[]): boolean {
+  const segments = log.cleanerView()?.segments;
+  return segments !== undefined && group.every((s) => segments.includes(s));
 }
 
 /**

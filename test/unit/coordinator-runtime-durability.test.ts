@@ -91,8 +91,11 @@ describe('coordinator runtime durability', () => {
   it('releases a reply only after every earlier append is durable, in order', async () => {
     const { gate, runtime, commit, answered } = setup();
     gate.hold = true;
+    // Commits of one turn share an append: a settle between them gives each its own.
     const a = commit('a', 'g1', 1n);
+    await settle();
     const b = commit('b', 'g2', 2n);
+    await settle();
     gate.hold = false;
     const c = commit('c', 'g3', 3n); // durable at once, behind a and b
     await settle();
@@ -111,6 +114,7 @@ describe('coordinator runtime durability', () => {
     const { gate, runtime, commit, answered } = setup();
     gate.hold = true;
     const a = commit('a', 'g1', 1n);
+    await settle();
     gate.hold = false;
     const b = commit('b', 'g2', 2n);
     await settle();
@@ -119,6 +123,22 @@ describe('coordinator runtime durability', () => {
     assert.deepEqual(await Promise.all([a, b]), [ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR]);
     // Once nothing is pending, a new commit does not inherit the old failure.
     assert.equal(await commit('c', 'g3', 3n), ErrorCode.NONE);
+    await runtime.stop();
+  });
+
+  it('appends the commits of one turn as one batch, and fails them together', async () => {
+    const { storage, gate, runtime, commit, answered } = setup();
+    const before = storage.partition('__consumer_offsets', 0)?.logEndOffset ?? 0n;
+    gate.hold = true;
+    const a = commit('a', 'g1', 1n);
+    const b = commit('b', 'g2', 2n);
+    await settle();
+    assert.equal(gate.pending.length, 1);
+    const log = storage.partition('__consumer_offsets', 0)!;
+    assert.equal(log.logEndOffset - before, 2n);
+    assert.deepEqual(answered, []);
+    gate.pending[0]!.reject(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'fsync failed'));
+    assert.deepEqual(await Promise.all([a, b]), [ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR]);
     await runtime.stop();
   });
 

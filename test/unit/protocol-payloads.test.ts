@@ -9,8 +9,9 @@ import {
 } from '../../src/protocol/consumer-protocol.js';
 import {
   encodeOffsetCommitKey, encodeOffsetCommitValue, decodeCoordinatorKey, decodeOffsetCommitValue,
-  encodeGroupMetadataKey, encodeGroupMetadataValue, decodeGroupMetadataValue,
+  encodeGroupMetadataKey, encodeGroupMetadataValue, decodeGroupMetadataValue, OffsetCommitKey, OffsetCommitValue,
 } from '../../src/protocol/coordinator-records/index.js';
+import { Writer } from '../../src/protocol/primitives/writer.js';
 
 // Kafka: ConsumerProtocolSubscription v3 {topics [a,b], userData null, ownedPartitions [a:[0,1]], generationId 7, rackId "r1"}
 const KAFKA_SUBSCRIPTION_V3 = '00000002000161000162ffffffff000000010001610000000200000000000000010000000700027231';
@@ -53,6 +54,26 @@ test('offset commit records as Kafka writes them to __consumer_offsets', () => {
   const bytes = encodeOffsetCommitValue(value);
   assert.equal(bytes.toString('hex'), `0003${KAFKA_OFFSET_COMMIT_VALUE_V3}`);
   assert.deepStrictEqual(decodeOffsetCommitValue(bytes), value);
+});
+
+test('offset commit key and v3 value: the direct encoders write what the generated codecs write', () => {
+  const cases = [
+    { group: '', topic: '', partition: 0, offset: 0n, leaderEpoch: -1, metadata: '' },
+    { group: 'grüppe-ü', topic: 'tópic.名前', partition: 2147483647, offset: 9223372036854775807n, leaderEpoch: 7, metadata: 'mëta' },
+    { group: 'g'.repeat(300), topic: 't', partition: -1, offset: -1n, leaderEpoch: 0, metadata: 'x'.repeat(4096) },
+  ];
+  for (const c of cases) {
+    const key = { group: c.group, topic: c.topic, partition: c.partition };
+    const generic = new Writer(16).writeInt16(1);
+    OffsetCommitKey.write(generic, 1, key);
+    assert.deepStrictEqual(encodeOffsetCommitKey(key), generic.toBuffer());
+    const value = { offset: c.offset, leaderEpoch: c.leaderEpoch, metadata: c.metadata, commitTimestamp: 1700000000123n, expireTimestamp: -1n };
+    const w = new Writer(16).writeInt16(3);
+    OffsetCommitValue.write(w, 3, value);
+    assert.deepStrictEqual(encodeOffsetCommitValue(value), w.toBuffer());
+    assert.deepStrictEqual(decodeOffsetCommitValue(encodeOffsetCommitValue(value)), value);
+  }
+  assert.throws(() => encodeOffsetCommitKey({ group: 'g'.repeat(40000), topic: 't', partition: 0 }), RangeError);
 });
 
 test('group metadata records round trip; other record types are recognised, not misread', () => {

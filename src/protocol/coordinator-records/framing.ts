@@ -31,15 +31,86 @@ function encodePrefixed<T>(codec: MessageCodec<T>, prefix: number, version: numb
   return w.toBuffer();
 }
 
+/** Writes a non-flexible `string` (int16 length, UTF-8) at `at`; returns the next position. */
+function putString(buf: Buffer, at: number, v: string, byteLength: number): number {
+  buf.writeInt16BE(byteLength, at);
+  if (byteLength > 0) buf.write(v, at + 2, byteLength, 'utf8');
+  return at + 2 + byteLength;
+}
+
+function stringBytes(v: string): number {
+  const n = Buffer.byteLength(v, 'utf8');
+  if (n > 0x7fff) throw new RangeError(`string of ${n} bytes exceeds 32767`);
+  return n;
+}
+
+/**
+ * The offset-commit key (type 1: group, topic, partition), written directly: one key per
+ * committed partition makes this the coordinator's hottest encoder, and the generic codec
+ * (Writer growth, per-field dispatch) cost several times the bytes' worth. Same bytes as
+ * `OffsetCommitKey.write` (tests compare them).
+ */
 export function encodeOffsetCommitKey(key: OffsetCommitKey): Buffer {
-  return encodePrefixed(OffsetCommitKey, OFFSET_COMMIT_RECORD_TYPE, OFFSET_COMMIT_RECORD_TYPE, key);
+  const g = stringBytes(key.group);
+  const t = stringBytes(key.topic);
+  const buf = Buffer.allocUnsafe(2 + 2 + g + 2 + t + 4);
+  buf.writeInt16BE(OFFSET_COMMIT_RECORD_TYPE, 0);
+  let at = putString(buf, 2, key.group, g);
+  at = putString(buf, at, key.topic, t);
+  buf.writeInt32BE(key.partition, at);
+  return buf;
 }
 
 export function encodeGroupMetadataKey(key: GroupMetadataKey): Buffer {
   return encodePrefixed(GroupMetadataKey, GROUP_METADATA_RECORD_TYPE, GROUP_METADATA_RECORD_TYPE, key);
 }
 
+/**
+ * Strings that repeat from one key to the next (the group and topic of a commit's
+ * partitions, one record each): the last bytes read and their string, so a replay of a
+ * million records does not decode the same names a million times.
+ */
+class StringCache {
+  private bytes = Buffer.alloc(0);
+  private value = '';
+
+  read(buf: Buffer, start: number, end: number): string {
+    const n = end - start;
+    if (n === this.bytes.length) {
+      // A byte loop: names are short, and Buffer.compare's argument checks cost more.
+      let i = 0;
+      while (i < n && buf[start + i] === this.bytes[i]) i++;
+      if (i === n) return this.value;
+    }
+    this.value = buf.toString('utf8', start, end);
+    this.bytes = Buffer.from(buf.subarray(start, end));
+    return this.value;
+  }
+}
+
+const keyGroups = new StringCache();
+const keyTopics = new StringCache();
+
+/** An offset-commit key read directly (the replay's hottest path); null when it is not a plain one (the codec then decides). */
+function readOffsetCommitKeyDirect(buf: Buffer): OffsetCommitKey | null {
+  if (buf.length < 10) return null;
+  const g = buf.readInt16BE(2);
+  if (g < 0 || 4 + g + 2 > buf.length) return null;
+  const t = buf.readInt16BE(4 + g);
+  const topicStart = 6 + g;
+  if (t < 0 || topicStart + t + 4 !== buf.length) return null;
+  return {
+    group: keyGroups.read(buf, 4, 4 + g),
+    topic: keyTopics.read(buf, topicStart, topicStart + t),
+    partition: buf.readInt32BE(topicStart + t),
+  };
+}
+
 export function decodeCoordinatorKey(buf: Buffer): CoordinatorKey {
+  if (buf.length >= 2 && (buf.readInt16BE(0) === 0 || buf.readInt16BE(0) === 1)) {
+    const key = readOffsetCommitKeyDirect(buf);
+    if (key !== null) return { kind: 'offset-commit', key };
+  }
   const r = new Reader(buf);
   const recordType = r.readInt16();
   if (recordType === 0 || recordType === 1) return { kind: 'offset-commit', key: OffsetCommitKey.read(r, recordType) };
@@ -49,10 +120,32 @@ export function decodeCoordinatorKey(buf: Buffer): CoordinatorKey {
 }
 
 export function encodeOffsetCommitValue(value: OffsetCommitValue, version = OFFSET_COMMIT_VALUE_VERSION): Buffer {
-  return encodePrefixed(OffsetCommitValue, version, version, value);
+  if (version !== 3 || value.unknownTaggedFields !== undefined) return encodePrefixed(OffsetCommitValue, version, version, value);
+  // v3, the version written for every commit: direct, as encodeOffsetCommitKey.
+  const m = stringBytes(value.metadata);
+  const buf = Buffer.allocUnsafe(2 + 8 + 4 + 2 + m + 8);
+  buf.writeInt16BE(3, 0);
+  buf.writeBigInt64BE(value.offset, 2);
+  buf.writeInt32BE(value.leaderEpoch ?? -1, 10);
+  const at = putString(buf, 14, value.metadata, m);
+  buf.writeBigInt64BE(value.commitTimestamp, at);
+  return buf;
 }
 
 export function decodeOffsetCommitValue(buf: Buffer): OffsetCommitValue {
+  if (buf.length >= 24 && buf.readInt16BE(0) === 3) {
+    // v3, what Brook and Kafka 2.1+ write: direct, as readOffsetCommitKeyDirect.
+    const m = buf.readInt16BE(14);
+    if (m >= 0 && 16 + m + 8 === buf.length) {
+      return {
+        offset: buf.readBigInt64BE(2),
+        leaderEpoch: buf.readInt32BE(10),
+        metadata: m === 0 ? '' : buf.toString('utf8', 16, 16 + m),
+        commitTimestamp: buf.readBigInt64BE(16 + m),
+        expireTimestamp: -1n,
+      };
+    }
+  }
   const r = new Reader(buf);
   return OffsetCommitValue.read(r, r.readInt16());
 }

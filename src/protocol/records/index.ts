@@ -85,3 +85,4 @@ export {
   type DecodeRecordsOptions,
   type RecordBatchInput,
 } from './batch-codec.js';
+export { forEachRecordView, type RecordViewVisitor } from './record-views.js';
