@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs';
 import type { Command } from './command.js';
 import { brokerCommand } from './commands/broker.js';
 import { topicsCommand } from './commands/topics.js';
+import { consumeCommand } from './commands/consume.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand];
+const commands: Command[] = [brokerCommand, topicsCommand, consumeCommand];
 
 /** Commands the command-line contract promises that have not landed yet. */
-const PLANNED = new Set(['produce', 'consume', 'groups']);
+const PLANNED = new Set(['produce', 'groups']);
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };

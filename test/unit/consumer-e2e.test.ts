@@ -10,7 +10,6 @@ import { startBrook } from '../support/brook.js';
 import { Consumer, type ConsumerOptions } from '../../src/index.js';
 import { testRangeAssignor } from '../support/range-assignor.js';
 import { createTopic, produceSpread, valueOf } from '../support/consumer-helpers.js';
-import { until } from '../support/clients/run.js';
 
 function consumer(bootstrap: string, extra: Partial<ConsumerOptions> = {}): Consumer {
   return new Consumer({

@@ -42,6 +42,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   private readonly committer: OffsetCommitter | null;
   private readonly autoCommit: AutoCommitTask | null;
   private pendingError: Error | null = null;
+  private assignorError: Error | null = null;
   private closed = false;
   private readonly closeController = new AbortController();
   private waiters: (() => void)[] = [];
@@ -49,7 +50,13 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   constructor(options: ConsumerOptions) {
     const o = this.options = resolveConsumerOptions(options);
     this.logger = o.logger.child('consumer');
-    this.assignors = resolveAssignors(o.assignors);
+    // Assignors matter only to subscribe(): assign() and offset look-ups work without them (as Java ignores the strategy then).
+    try {
+      this.assignors = resolveAssignors(o.assignors);
+    } catch (err) {
+      this.assignors = [];
+      this.assignorError = err as Error;
+    }
     this.cluster = new Cluster({
       bootstrapServers: o.bootstrapServers, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs,
       retryBackoffMs: o.retryBackoffMs, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
@@ -96,6 +103,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   subscribe(topics: readonly string[] | RegExp, listener: RebalanceListener = {}): void {
     this.ensureOpen();
     if (!this.membership) throw new IllegalConsumerStateError('subscribe() needs a groupId; use assign() without a group');
+    if (this.assignorError) throw this.assignorError;
     if (topics instanceof RegExp) this.subscriptions.subscribePattern(topics, listener);
     else this.subscriptions.subscribe(topics, listener);
     this.membership.requestRejoin('subscription changed');
@@ -114,6 +122,14 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     if (this.subscriptions.usesGroup) void this.membership?.maybeLeaveGroup('the consumer unsubscribed');
     this.subscriptions.unsubscribe();
     this.fetcher.clearStale();
+  }
+
+  /** The partitions of a topic, from fresh metadata (Java's partitionsFor). */
+  async partitionsFor(topic: string, options: { signal?: AbortSignal } = {}): Promise<TopicPartition[]> {
+    this.ensureOpen();
+    const [meta] = await this.cluster.refreshMetadata([topic], options.signal);
+    if (!meta || meta.errorCode !== 0) return [];
+    return meta.partitions.map((p) => ({ topic, partition: p.partition }));
   }
 
   assignment(): TopicPartition[] {
