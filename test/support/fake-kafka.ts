@@ -9,6 +9,7 @@ import { Api, type ApiCodecs } from '../../src/protocol/messages/index.js';
 import type { BrokerConnection, ConnectionOptions, RequestOf, ResponseOf } from '../../src/client/connection.js';
 import type { ManualScheduler } from '../../src/util/clock.js';
 import { encodeRecordBatch } from '../../src/protocol/records/batch-codec.js';
+import { encodeAssignment } from '../../src/protocol/consumer-protocol.js';
 
 export interface SentRequest {
   readonly api: string;
@@ -123,3 +124,21 @@ export class FakeKafka {
     return { errorCode: 0, sessionId: 0, responses };
   }
 }
+
+/** Scripts a one-member group: MEMBER_ID_REQUIRED once, then this member leads and takes what it assigns. */
+export function soloGroup(fake: FakeKafka): void {
+  let generation = 0;
+  fake.handlers.set('JoinGroup', (body) => {
+    if (body['memberId'] === '') return { errorCode: 79, generationId: -1, protocolName: null, leader: '', memberId: 'm-1', members: [] };
+    const protocols = body['protocols'] as { name: string; metadata: Buffer }[];
+    return {
+      errorCode: 0, generationId: ++generation, protocolType: 'consumer', protocolName: protocols[0]!.name, leader: body['memberId'],
+      memberId: body['memberId'], members: [{ memberId: body['memberId'], groupInstanceId: null, metadata: protocols[0]!.metadata }],
+    };
+  });
+  fake.handlers.set('SyncGroup', (body) => {
+    const mine = (body['assignments'] as { memberId: string; assignment: Buffer }[]).find((a) => a.memberId === body['memberId']);
+    return { errorCode: 0, protocolType: 'consumer', protocolName: body['protocolName'], assignment: mine?.assignment ?? encodeAssignment({ assignedPartitions: [], userData: null }) };
+  });
+}
+

@@ -8,25 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualScheduler } from '../../src/util/clock.js';
 import { Consumer } from '../../src/index.js';
-import { encodeAssignment } from '../../src/protocol/consumer-protocol.js';
-import { FakeKafka } from '../support/fake-kafka.js';
+import { FakeKafka, soloGroup } from '../support/fake-kafka.js';
 import { testRangeAssignor } from '../support/range-assignor.js';
-
-export function soloGroup(fake: FakeKafka): void {
-  let generation = 0;
-  fake.handlers.set('JoinGroup', (body) => {
-    if (body['memberId'] === '') return { errorCode: 79, generationId: -1, protocolName: null, leader: '', memberId: 'm-1', members: [] };
-    const protocols = body['protocols'] as { name: string; metadata: Buffer }[];
-    return {
-      errorCode: 0, generationId: ++generation, protocolType: 'consumer', protocolName: protocols[0]!.name, leader: body['memberId'],
-      memberId: body['memberId'], members: [{ memberId: body['memberId'], groupInstanceId: null, metadata: protocols[0]!.metadata }],
-    };
-  });
-  fake.handlers.set('SyncGroup', (body) => {
-    const mine = (body['assignments'] as { memberId: string; assignment: Buffer }[]).find((a) => a.memberId === body['memberId']);
-    return { errorCode: 0, protocolType: 'consumer', protocolName: body['protocolName'], assignment: mine?.assignment ?? encodeAssignment({ assignedPartitions: [], userData: null }) };
-  });
-}
 
 function committedOf(consumer: Consumer, topic: string, partition: number): bigint | null {
   // The partition's local "committed" state (TopicPartitionState), which only commit responses update.
