@@ -35,12 +35,12 @@ export class FakeKafka {
   constructor(readonly scheduler: ManualScheduler) {}
 
   readonly connectionFactory = async (o: ConnectionOptions): Promise<BrokerConnection> => {
-    const fake = this;
+    const handle = (api: string, body: Record<string, unknown>): Promise<unknown> => this.handle(api, body);
     return {
       host: o.host, port: o.port, closed: false,
       supportedVersion: (api: ApiCodecs) => api.request.highestVersion,
       request<A extends ApiCodecs>(api: A, body: RequestOf<A>): Promise<ResponseOf<A>> {
-        return fake.handle(api.name, body as Record<string, unknown>) as Promise<ResponseOf<A>>;
+        return handle(api.name, body as Record<string, unknown>) as Promise<ResponseOf<A>>;
       },
       close: () => undefined,
     };
