@@ -10,11 +10,9 @@ import { brokerCommand } from './commands/broker.js';
 import { topicsCommand } from './commands/topics.js';
 import { groupsCommand } from './commands/groups.js';
 import { produceCommand } from './commands/produce.js';
+import { consumeCommand } from './commands/consume.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, groupsCommand];
-
-/** Commands the command-line contract promises that have not landed yet. */
-const PLANNED = new Set(['consume']);
+const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand];
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -48,10 +46,6 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = commands.find((c) => c.name === name);
-  if (!command && PLANNED.has(name)) {
-    process.stderr.write(`brook: '${name}' is not built yet; see README.md for what exists today\n`);
-    return 2;
-  }
   if (!command) {
     process.stderr.write(`brook: unknown command '${name}' (see 'brook --help')\n`);
     return 2;

@@ -7,7 +7,7 @@
  */
 import { Api } from '../protocol/messages/index.js';
 import { BrookError, ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
-import { KafkaConnection, parseBootstrap } from './connection.js';
+import { KafkaConnection, parseBootstrap, type BrokerConnection, type ConnectionOptions } from './connection.js';
 import { systemScheduler, type Scheduler } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
 
@@ -27,6 +27,8 @@ export interface ClusterOptions {
   readonly retryBackoffMs?: number;
   readonly scheduler?: Scheduler;
   readonly logger?: Logger;
+  /** Opens connections (default KafkaConnection.connect); tests inject scripted brokers. */
+  readonly connectionFactory?: (options: ConnectionOptions) => Promise<BrokerConnection>;
 }
 
 export interface BrokerAddress {
@@ -64,7 +66,8 @@ export class Cluster {
   readonly logger: Logger;
   private readonly bootstrap: { host: string; port: number }[];
   private readonly connectTimeoutMs: number;
-  private readonly connections = new Map<string, Promise<KafkaConnection>>();
+  private readonly connectionFactory: (options: ConnectionOptions) => Promise<BrokerConnection>;
+  private readonly connections = new Map<string, Promise<BrokerConnection>>();
   private readonly brokers = new Map<number, BrokerAddress>();
   private readonly topics = new Map<string, TopicMetadata>();
   private clusterIdValue: string | null = null;
@@ -80,6 +83,7 @@ export class Cluster {
     this.retryBackoffMs = options.retryBackoffMs ?? 100;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.logger = options.logger ?? silentLogger;
+    this.connectionFactory = options.connectionFactory ?? ((o) => KafkaConnection.connect(o));
   }
 
   get clusterId(): string | null {
@@ -109,7 +113,7 @@ export class Cluster {
   }
 
   /** A connection to `host:port`, opened on first use and reopened after it closed. */
-  async connectionTo(address: { host: string; port: number }, signal?: AbortSignal): Promise<KafkaConnection> {
+  async connectionTo(address: { host: string; port: number }, signal?: AbortSignal): Promise<BrokerConnection> {
     const key = `${address.host}:${address.port}`;
     for (let tries = 0; ; tries++) {
       if (this.closed) throw new NoBrokerReachableError('the client is closed');
@@ -124,8 +128,8 @@ export class Cluster {
     }
   }
 
-  private open(key: string, address: { host: string; port: number }, signal?: AbortSignal): Promise<KafkaConnection> {
-    const attempt = KafkaConnection.connect({
+  private open(key: string, address: { host: string; port: number }, signal?: AbortSignal): Promise<BrokerConnection> {
+    const attempt = this.connectionFactory({
       host: address.host, port: address.port, clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal,
     });
@@ -135,7 +139,7 @@ export class Cluster {
   }
 
   /** A connection to the broker with this node id (metadata must know it). */
-  async connectionToNode(nodeId: number, signal?: AbortSignal): Promise<KafkaConnection> {
+  async connectionToNode(nodeId: number, signal?: AbortSignal): Promise<BrokerConnection> {
     let address = this.brokers.get(nodeId);
     if (!address) {
       await this.refreshMetadata([], signal);
@@ -146,7 +150,7 @@ export class Cluster {
   }
 
   /** Any reachable broker: known brokers first, then the bootstrap list. */
-  async anyConnection(signal?: AbortSignal): Promise<KafkaConnection> {
+  async anyConnection(signal?: AbortSignal): Promise<BrokerConnection> {
     const errors: string[] = [];
     const candidates = [...this.brokers.values(), ...this.bootstrap];
     for (const address of candidates) {

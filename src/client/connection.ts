@@ -49,10 +49,25 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * What the client layers need from a broker connection. KafkaConnection implements it; unit
+ * tests inject fakes through ClusterOptions.connectionFactory to script a broker's answers.
+ */
+export interface BrokerConnection {
+  readonly host: string;
+  readonly port: number;
+  readonly closed: boolean;
+  supportedVersion(api: ApiCodecs): number | undefined;
+  request<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: RequestOptions): Promise<ResponseOf<A>>;
+  /** Writes a request the broker will not answer (Produce with acks=0). */
+  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number }): Promise<void>;
+  close(): void;
+}
+
 const CLIENT_SOFTWARE_NAME = 'brook';
 const CLIENT_SOFTWARE_VERSION = '0.1.0';
 
-export class KafkaConnection {
+export class KafkaConnection implements BrokerConnection {
   private readonly pending = new Map<number, Pending>();
   private readonly decoder = new FrameDecoder();
   private nextCorrelationId = 1;

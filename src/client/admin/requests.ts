@@ -5,7 +5,7 @@
  */
 import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import type { Cluster, BrokerAddress } from '../cluster.js';
-import type { KafkaConnection } from '../connection.js';
+import type { BrokerConnection } from '../connection.js';
 import type { TopicPartition } from './types.js';
 
 /** Errors after which a group request is retried with a fresh coordinator lookup. */
@@ -32,7 +32,7 @@ export function check(errorCode: number, detail?: string | null): void {
  */
 export async function withCoordinator<T>(
   ctx: AdminContext, group: string,
-  attempt: (connection: KafkaConnection, coordinator: BrokerAddress) => Promise<T>,
+  attempt: (connection: BrokerConnection, coordinator: BrokerAddress) => Promise<T>,
 ): Promise<T> {
   const { cluster, signal } = ctx;
   const deadline = cluster.scheduler.nowMs() + ctx.apiTimeoutMs;

@@ -18,7 +18,7 @@ import type { PartitionProduceResponse, ProduceRequestData, TopicProduceData } f
 import { ErrorCode, isRetriable, KafkaProtocolError } from '../../protocol/errors.js';
 import type { CompressionType } from '../../protocol/records/compression.js';
 import type { Cluster } from '../cluster.js';
-import { RequestTimeoutError, type KafkaConnection } from '../connection.js';
+import { RequestTimeoutError, type BrokerConnection } from '../connection.js';
 import type { TimerHandle } from '../../util/clock.js';
 import type { PartitionQueue, RecordAccumulator } from './accumulator.js';
 import type { ProducerBatch } from './producer-batch.js';
@@ -51,7 +51,7 @@ const MAX_EPOCH = 32767;
 
 export class Sender {
   private readonly inFlightPerNode = new Map<number, number>();
-  private readonly connections = new Map<number, KafkaConnection>();
+  private readonly connections = new Map<number, BrokerConnection>();
   private readonly connecting = new Set<number>();
   private readonly nodeBackoffUntil = new Map<number, number>();
   private wakePending = false;
@@ -243,7 +243,7 @@ export class Sender {
     b.stamp(this.producerId, this.producerEpoch, sequence);
   }
 
-  private send(node: number, connection: KafkaConnection, batches: ProducerBatch[]): void {
+  private send(node: number, connection: BrokerConnection, batches: ProducerBatch[]): void {
     const byTopic = new Map<string, TopicProduceData>();
     for (const b of batches) {
       let t = byTopic.get(b.topic);
@@ -282,7 +282,7 @@ export class Sender {
     this.wakeup();
   }
 
-  private requestFailed(node: number, connection: KafkaConnection, batches: ProducerBatch[], err: Error): void {
+  private requestFailed(node: number, connection: BrokerConnection, batches: ProducerBatch[], err: Error): void {
     this.requestDone(node);
     // As Java's NetworkClient: a timed-out request closes its connection, so every later
     // request on it fails too and all are retried in order.

@@ -1,0 +1,390 @@
+/**
+ * The public consumer: subscribe (topics or a pattern) or assign, poll / async iteration,
+ * commits, positions and seeks, pause/resume, close. It wires the pieces: Cluster
+ * (connections, metadata), GroupMembership + ConsumerCoordinator (join/sync/heartbeat),
+ * Fetcher (prefetch), OffsetCommitter and AutoCommitTask. All timing goes through the
+ * injected Scheduler. Errors from background work are thrown by the next poll().
+ */
+import type { PartitionAssignor, TopicPartition } from '../../assignors/types.js';
+import { Cluster } from '../cluster.js';
+import type { Logger } from '../../util/log.js';
+import { resolveAssignors } from './assignor-registry.js';
+import { AutoCommitTask } from './auto-commit.js';
+import { ConsumerCoordinator } from './consumer-coordinator.js';
+import { CoordinatorLookup } from './coordinator-lookup.js';
+import { CommitFailedError, ConsumerAbortedError, IllegalConsumerStateError } from './errors.js';
+import { Fetcher } from './fetcher.js';
+import { GroupMembership } from './group-membership.js';
+import { OffsetCommitter, type CommitCallback, type CommitIdentity, type OffsetToCommit } from './offset-committer.js';
+import { resetPositions } from './offset-reset.js';
+import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './options.js';
+import type { ConsumerRecord } from './record-decoding.js';
+import { SubscriptionState, tpKey, type RebalanceListener } from './subscription-state.js';
+
+export interface PollOptions {
+  /** How long to wait for records (default 1000 ms here; Java has no default). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+const NO_GENERATION: CommitIdentity = { generationId: -1, memberId: '', groupInstanceId: null };
+
+export class Consumer implements AsyncIterable<ConsumerRecord> {
+  readonly options: ResolvedConsumerOptions;
+  private readonly cluster: Cluster;
+  private readonly subscriptions: SubscriptionState;
+  private readonly logger: Logger;
+  private readonly fetcher: Fetcher;
+  private readonly assignors: PartitionAssignor[];
+  private readonly lookup: CoordinatorLookup | null;
+  private readonly membership: GroupMembership | null;
+  private readonly coordinator: ConsumerCoordinator | null;
+  private readonly committer: OffsetCommitter | null;
+  private readonly autoCommit: AutoCommitTask | null;
+  private pendingError: Error | null = null;
+  private assignorError: Error | null = null;
+  private closed = false;
+  private readonly closeController = new AbortController();
+  private waiters: (() => void)[] = [];
+
+  constructor(options: ConsumerOptions) {
+    const o = this.options = resolveConsumerOptions(options);
+    this.logger = o.logger.child('consumer');
+    // Assignors matter only to subscribe(): assign() and offset look-ups work without them (as Java ignores the strategy then).
+    try {
+      this.assignors = resolveAssignors(o.assignors);
+    } catch (err) {
+      this.assignors = [];
+      this.assignorError = err as Error;
+    }
+    this.cluster = new Cluster({
+      bootstrapServers: o.bootstrapServers, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs,
+      retryBackoffMs: o.retryBackoffMs, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
+    });
+    this.subscriptions = new SubscriptionState(o.autoOffsetReset);
+    const wake = (): void => this.wake();
+    this.fetcher = new Fetcher(this.cluster, this.subscriptions, o, this.logger, wake);
+    if (o.groupId === null) {
+      this.lookup = this.membership = this.coordinator = this.committer = this.autoCommit = null;
+    } else {
+      const lookup = this.lookup = new CoordinatorLookup(this.cluster, o.groupId, this.logger);
+      let membership: GroupMembership | null = null;
+      const committer = this.committer = new OffsetCommitter(this.cluster, lookup, this.subscriptions, {
+        identity: () => {
+          if (!this.subscriptions.usesGroup) return NO_GENERATION;
+          if (!membership || membership.generationId < 0) return new CommitFailedError('the consumer is not part of an active group generation; poll() to join');
+          return { generationId: membership.generationId, memberId: membership.memberId, groupInstanceId: o.groupInstanceId };
+        },
+        requestRejoin: (reason) => membership?.requestRejoin(reason),
+        resetGeneration: (reason) => membership?.resetGeneration(reason),
+        fatal: (err) => membership?.fail(err),
+      }, this.logger);
+      const coordinator = this.coordinator = new ConsumerCoordinator(this.cluster, this.subscriptions, this.assignors, o, {
+        commitAllConsumedSync: () => committer.commitSync([...this.subscriptions.allConsumed().values()], this.closeController.signal),
+        onAssigned: () => {
+          this.fetcher.clearStale();
+          if (o.enableAutoCommit) this.autoCommit?.start();
+        },
+        requestRejoin: (reason) => membership?.requestRejoin(reason),
+        wake,
+        listenerError: (err) => { this.pendingError ??= err; },
+      }, this.logger, () => membership?.generationId ?? -1, () => membership?.isLeader ?? false);
+      membership = this.membership = new GroupMembership(this.cluster, lookup, o, coordinator, this.logger);
+      this.autoCommit = o.enableAutoCommit
+        ? new AutoCommitTask(o.scheduler, o.autoCommitIntervalMs, committer, this.subscriptions, this.logger, () => membership.state === 'stable' || !this.subscriptions.usesGroup)
+        : null;
+    }
+    o.signal?.addEventListener('abort', () => { void this.close(); }, { once: true });
+  }
+
+  // ---- subscription -------------------------------------------------------------------
+
+  /** Subscribes to topics (or a pattern matched against all topics) with group management. */
+  subscribe(topics: readonly string[] | RegExp, listener: RebalanceListener = {}): void {
+    this.ensureOpen();
+    if (!this.membership) throw new IllegalConsumerStateError('subscribe() needs a groupId; use assign() without a group');
+    if (this.assignorError) throw this.assignorError;
+    if (topics instanceof RegExp) this.subscriptions.subscribePattern(topics, listener);
+    else this.subscriptions.subscribe(topics, listener);
+    this.membership.requestRejoin('subscription changed');
+  }
+
+  /** Manual assignment: no group membership; commits (with a groupId) are simple commits. */
+  assign(partitions: readonly TopicPartition[]): void {
+    this.ensureOpen();
+    this.subscriptions.assignManually(partitions);
+    this.fetcher.clearStale();
+    if (this.options.enableAutoCommit && partitions.length > 0) this.autoCommit?.start();
+  }
+
+  unsubscribe(): void {
+    this.ensureOpen();
+    if (this.subscriptions.usesGroup) void this.membership?.maybeLeaveGroup('the consumer unsubscribed');
+    this.subscriptions.unsubscribe();
+    this.fetcher.clearStale();
+  }
+
+  /** The partitions of a topic, from fresh metadata (Java's partitionsFor). */
+  async partitionsFor(topic: string, options: { signal?: AbortSignal } = {}): Promise<TopicPartition[]> {
+    this.ensureOpen();
+    const [meta] = await this.cluster.refreshMetadata([topic], options.signal);
+    if (!meta || meta.errorCode !== 0) return [];
+    return meta.partitions.map((p) => ({ topic, partition: p.partition }));
+  }
+
+  assignment(): TopicPartition[] {
+    return this.subscriptions.assignedPartitions();
+  }
+
+  subscription(): string[] {
+    return [...this.subscriptions.topics];
+  }
+
+  // ---- polling ------------------------------------------------------------------------
+
+  /**
+   * Records from assigned partitions, at most maxPollRecords; waits up to `timeoutMs` when
+   * none are buffered. Joins or rejoins the group when needed (the join keeps going in the
+   * background if the timeout ends first).
+   */
+  async poll(options: PollOptions = {}): Promise<ConsumerRecord[]> {
+    this.ensureOpen();
+    const scheduler = this.options.scheduler;
+    const deadline = scheduler.nowMs() + (options.timeoutMs ?? 1_000);
+    const signal = options.signal ? AbortSignal.any([options.signal, this.closeController.signal]) : this.closeController.signal;
+    this.membership?.recordPoll();
+    for (;;) {
+      this.throwPending();
+      if (signal.aborted) throw new ConsumerAbortedError('poll aborted', { cause: signal.reason });
+      if (this.membership && this.subscriptions.usesGroup && this.membership.needsRejoin) {
+        if (this.subscriptions.type === 'pattern' && this.subscriptions.topics.length === 0) await this.coordinator!.refreshSubscriptionMetadata(signal);
+        const joined = this.membership.ensureActiveGroup(this.closeController.signal).then(() => true, (err: unknown) => {
+          if (!this.closed) this.pendingError ??= err as Error;
+          return true;
+        });
+        if (!(await this.raceDeadline(joined, deadline, signal))) return [];
+        continue;
+      }
+      await this.updateFetchPositions(signal);
+      const records = this.fetcher.fetchedRecords(this.options.maxPollRecords);
+      if (records.length > 0) return records;
+      this.fetcher.sendFetches();
+      if (scheduler.nowMs() >= deadline) return [];
+      await this.raceDeadline(new Promise<boolean>((resolve) => this.waiters.push(() => resolve(true))), deadline, signal);
+    }
+  }
+
+  /** Async iteration over records: `for await (const record of consumer)`; ends when the consumer closes. */
+  async *records(options: { signal?: AbortSignal } = {}): AsyncGenerator<ConsumerRecord, void, undefined> {
+    while (!this.closed && !options.signal?.aborted) {
+      let batch: ConsumerRecord[];
+      try {
+        batch = await this.poll({ timeoutMs: 1_000, signal: options.signal });
+      } catch (err) {
+        if (this.closed || options.signal?.aborted) return;
+        throw err;
+      }
+      for (const record of batch) yield record;
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<ConsumerRecord> {
+    return this.records();
+  }
+
+  /** True when `promise` settled first, false at the deadline. */
+  private raceDeadline(promise: Promise<boolean>, deadline: number, signal: AbortSignal): Promise<boolean> {
+    const delay = deadline - this.options.scheduler.nowMs();
+    if (delay <= 0) return Promise.race([promise, Promise.resolve(false)]);
+    return new Promise<boolean>((resolve) => {
+      const timer = this.options.scheduler.schedule(delay, () => done(false));
+      const onAbort = (): void => done(true);
+      signal.addEventListener('abort', onAbort, { once: true });
+      function done(v: boolean): void {
+        timer.cancel();
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      }
+      void promise.then(done);
+    });
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Initial positions: the committed offset (OffsetFetch), else auto.offset.reset; then pending resets via ListOffsets. */
+  private async updateFetchPositions(signal?: AbortSignal): Promise<void> {
+    const missing = this.subscriptions.missingPositions();
+    if (missing.length > 0) {
+      if (this.committer) {
+        const committed = await this.committer.fetchCommitted(missing, signal);
+        for (const s of missing) {
+          if (this.subscriptions.stateOf(s.topic, s.partition) !== s || s.position !== null) continue;
+          const offset = committed.get(tpKey(s.topic, s.partition)) ?? null;
+          s.committed = offset;
+          if (offset !== null) s.seek(offset);
+          else this.subscriptions.requestDefaultReset(s);
+        }
+      } else {
+        for (const s of missing) this.subscriptions.requestDefaultReset(s);
+      }
+    }
+    const resets = this.subscriptions.needingReset();
+    if (resets.length > 0) {
+      try {
+        await resetPositions(this.cluster, this.options, resets, signal);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ERR_NO_OFFSET_FOR_PARTITION') throw err;
+        this.logger.debug('offset reset failed; retrying', { error: err as Error });
+        await this.cluster.backoff(signal);
+      }
+    }
+  }
+
+  private throwPending(): void {
+    const err = this.pendingError ?? this.membership?.fatalError ?? null;
+    if (err) {
+      this.pendingError = null;
+      throw err;
+    }
+  }
+
+  // ---- commits ------------------------------------------------------------------------
+
+  private offsetsOrConsumed(offsets?: readonly OffsetToCommit[]): OffsetToCommit[] {
+    return offsets ? [...offsets] : [...this.subscriptions.allConsumed().values()];
+  }
+
+  private requireCommitter(): OffsetCommitter {
+    if (!this.committer) throw new IllegalConsumerStateError('commits need a groupId');
+    return this.committer;
+  }
+
+  /** Commits (default: every position) and waits; retries retriable errors; CommitFailedError when the group moved on. */
+  async commitSync(offsets?: readonly OffsetToCommit[], options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.ensureOpen();
+    const signal = options.signal ? AbortSignal.any([options.signal, this.closeController.signal]) : this.closeController.signal;
+    await this.requireCommitter().commitSync(this.offsetsOrConsumed(offsets), signal);
+  }
+
+  /** Sends a commit without waiting; `callback` runs once it completes, in commit order. No retries. */
+  commitAsync(offsets?: readonly OffsetToCommit[] | CommitCallback, callback?: CommitCallback): void {
+    this.ensureOpen();
+    const list = typeof offsets === 'function' ? undefined : offsets;
+    const cb = typeof offsets === 'function' ? offsets : callback;
+    void this.requireCommitter().commitAsync(this.offsetsOrConsumed(list), cb);
+  }
+
+  /** Committed offsets of the partitions (null when none), from the coordinator. */
+  async committed(partitions: readonly TopicPartition[], options: { signal?: AbortSignal } = {}): Promise<Map<string, bigint | null>> {
+    this.ensureOpen();
+    const out = await this.requireCommitter().fetchCommitted(partitions, options.signal);
+    for (const tp of partitions) {
+      const s = this.subscriptions.stateOf(tp.topic, tp.partition);
+      if (s) s.committed = out.get(tpKey(tp.topic, tp.partition)) ?? null;
+    }
+    return out;
+  }
+
+  // ---- positions ----------------------------------------------------------------------
+
+  /** The offset of the next record poll() will give for this partition (looked up when unknown). */
+  async position(tp: TopicPartition, options: { signal?: AbortSignal } = {}): Promise<bigint> {
+    this.ensureOpen();
+    const s = this.subscriptions.assignedState(tp);
+    while (!s.hasValidPosition) {
+      await this.updateFetchPositions(options.signal);
+      if (this.subscriptions.stateOf(tp.topic, tp.partition) !== s) throw new IllegalConsumerStateError(`partition ${tp.topic}-${tp.partition} was unassigned`);
+    }
+    return s.position!;
+  }
+
+  seek(tp: TopicPartition, offset: bigint | number): void {
+    this.ensureOpen();
+    this.subscriptions.assignedState(tp).seek(BigInt(offset));
+    this.fetcher.clearStale();
+    this.wake();
+  }
+
+  seekToBeginning(partitions: readonly TopicPartition[] = this.assignment()): void {
+    for (const tp of partitions) this.subscriptions.assignedState(tp).requestReset('earliest');
+    this.fetcher.clearStale();
+    this.wake();
+  }
+
+  seekToEnd(partitions: readonly TopicPartition[] = this.assignment()): void {
+    for (const tp of partitions) this.subscriptions.assignedState(tp).requestReset('latest');
+    this.fetcher.clearStale();
+    this.wake();
+  }
+
+  pause(partitions: readonly TopicPartition[]): void {
+    for (const tp of partitions) this.subscriptions.assignedState(tp).paused = true;
+  }
+
+  resume(partitions: readonly TopicPartition[]): void {
+    for (const tp of partitions) this.subscriptions.assignedState(tp).paused = false;
+    this.fetcher.sendFetches();
+    this.wake();
+  }
+
+  paused(): TopicPartition[] {
+    return [...this.subscriptions.states()].filter((s) => s.paused).map((s) => ({ topic: s.topic, partition: s.partition }));
+  }
+
+  /** Member id and generation (for tests and diagnostics). */
+  groupMetadata(): { groupId: string | null; memberId: string; generationId: number; groupInstanceId: string | null; protocol: string | null } {
+    return {
+      groupId: this.options.groupId, memberId: this.membership?.memberId ?? '', generationId: this.membership?.generationId ?? -1,
+      groupInstanceId: this.options.groupInstanceId, protocol: this.membership?.protocolName ?? null,
+    };
+  }
+
+  // ---- closing ------------------------------------------------------------------------
+
+  /**
+   * Commits positions synchronously when auto-commit is on, revokes through the listener,
+   * sends LeaveGroup (not for static members, as Java), and closes connections.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.autoCommit?.stop();
+    this.fetcher.close();
+    this.coordinator?.close();
+    const membership = this.membership;
+    try {
+      if (membership && this.committer) {
+        const active = this.subscriptions.usesGroup ? membership.state === 'stable' && membership.generationId >= 0 : true;
+        if (this.options.enableAutoCommit && active && this.subscriptions.size > 0) {
+          const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
+          await this.committer.commitSync([...this.subscriptions.allConsumed().values()], timeout).catch((err: unknown) => {
+            this.logger.warn('commit on close failed', { error: err as Error });
+          });
+        }
+        await this.committer.flushAsync();
+        if (this.subscriptions.usesGroup && active) {
+          const owned = this.subscriptions.assignedPartitions();
+          try {
+            if (owned.length > 0) await this.subscriptions.listener.onPartitionsRevoked?.(owned);
+          } catch (err) {
+            this.logger.warn('onPartitionsRevoked threw during close', { error: err as Error });
+          }
+        }
+        if (this.subscriptions.usesGroup) await membership.maybeLeaveGroup('the consumer is being closed');
+      }
+    } finally {
+      membership?.close();
+      this.closeController.abort(new ConsumerAbortedError('the consumer was closed'));
+      this.wake();
+      this.cluster.close();
+    }
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new IllegalConsumerStateError('the consumer is closed');
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The prefetching fetcher (Java's Fetcher): while the application processes records, it
+ * keeps one Fetch in flight per leader broker for every assigned, unpaused partition with
+ * a valid position and no buffered data. Responses are buffered per partition as
+ * PartitionRecords (memory bounded: at most one response's data per partition, each at
+ * most max.partition.fetch.bytes / fetch.max.bytes); poll() drains them.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { Cluster } from '../cluster.js';
+import { ZERO_UUID } from '../cluster.js';
+import type { Logger } from '../../util/log.js';
+import type { ResolvedConsumerOptions } from './options.js';
+import { PartitionRecords, type ConsumerRecord } from './record-decoding.js';
+import { tpKey, type SubscriptionState, type TopicPartitionState } from './subscription-state.js';
+
+/** Errors after which the partition's leader must be looked up again. */
+const METADATA_ERRORS = new Set<number>([
+  ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.UNKNOWN_TOPIC_ID,
+  ErrorCode.INCONSISTENT_TOPIC_ID, ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.OFFSET_NOT_AVAILABLE,
+  ErrorCode.REPLICA_NOT_AVAILABLE,
+]);
+
+export class Fetcher {
+  /** Buffered responses, per partition key, in arrival order. */
+  private readonly buffered = new Map<string, PartitionRecords>();
+  private readonly inFlight = new Set<number>();
+  /** Partitions that are part of an in-flight fetch. */
+  private readonly fetching = new Set<string>();
+  private metadataRefresh: Promise<void> | null = null;
+  private backoffUntil = 0;
+  private backoffTimer = false;
+  private closed = false;
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly subscriptions: SubscriptionState,
+    private readonly options: ResolvedConsumerOptions,
+    private readonly logger: Logger,
+    /** Called when data arrives or a partition needs an offset reset. */
+    private readonly wake: () => void,
+  ) {}
+
+  get hasBufferedData(): boolean {
+    return this.buffered.size > 0;
+  }
+
+  /**
+   * Gives out up to `max` records from buffered responses, advancing positions. Data for a
+   * partition no longer assigned, or fetched before a seek, is dropped.
+   */
+  fetchedRecords(max: number): ConsumerRecord[] {
+    const out: ConsumerRecord[] = [];
+    for (const [key, pr] of this.buffered) {
+      if (out.length >= max) break;
+      const state = this.subscriptions.stateOf(pr.topic, pr.partition);
+      if (!state || state.epoch !== pr.stateEpoch || state.position !== pr.nextFetchOffset) {
+        this.buffered.delete(key);
+        continue;
+      }
+      if (state.paused) continue;
+      pr.take(max - out.length, out);
+      state.position = pr.nextFetchOffset;
+      if (pr.lastEpoch >= 0) state.positionLeaderEpoch = pr.lastEpoch;
+      state.highWatermark = pr.highWatermark;
+      if (pr.drained) this.buffered.delete(key);
+    }
+    if (this.buffered.size === 0 || out.length > 0) this.sendFetches();
+    return out;
+  }
+
+  /** Drops buffered data of partitions that are gone or were sought. */
+  clearStale(): void {
+    for (const [key, pr] of this.buffered) {
+      const state = this.subscriptions.stateOf(pr.topic, pr.partition);
+      if (!state || state.epoch !== pr.stateEpoch) this.buffered.delete(key);
+    }
+  }
+
+  /** Sends a Fetch to every leader that has fetchable partitions and no fetch in flight. */
+  sendFetches(): void {
+    if (this.closed) return;
+    const now = this.cluster.scheduler.nowMs();
+    if (now < this.backoffUntil) {
+      if (!this.backoffTimer) {
+        this.backoffTimer = true;
+        this.cluster.scheduler.schedule(this.backoffUntil - now, () => { this.backoffTimer = false; this.sendFetches(); });
+      }
+      return;
+    }
+    const byLeader = new Map<number, TopicPartitionState[]>();
+    let unknownLeader = false;
+    for (const s of this.subscriptions.states()) {
+      if (!this.subscriptions.fetchable(s)) continue;
+      const key = tpKey(s.topic, s.partition);
+      if (this.buffered.has(key) || this.fetching.has(key)) continue;
+      const leader = this.cluster.topic(s.topic)?.partitions[s.partition]?.leaderId ?? -1;
+      if (leader < 0) {
+        unknownLeader = true;
+        continue;
+      }
+      if (this.inFlight.has(leader)) continue;
+      let list = byLeader.get(leader);
+      if (!list) byLeader.set(leader, list = []);
+      list.push(s);
+    }
+    if (unknownLeader) this.refreshMetadata();
+    for (const [leader, partitions] of byLeader) void this.fetchFrom(leader, partitions);
+  }
+
+  private async fetchFrom(nodeId: number, partitions: TopicPartitionState[]): Promise<void> {
+    this.inFlight.add(nodeId);
+    const keys = partitions.map((s) => tpKey(s.topic, s.partition));
+    for (const k of keys) this.fetching.add(k);
+    const sent = partitions.map((s) => ({ state: s, offset: s.position!, epoch: s.epoch }));
+    try {
+      const connection = await this.cluster.connectionToNode(nodeId);
+      const version = connection.supportedVersion(Api.Fetch) ?? 4;
+      const useIds = version >= 13;
+      const topics = new Map<string, { topic: string; topicId: string; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number; currentLeaderEpoch: number; lastFetchedEpoch: number; logStartOffset: bigint }[] }>();
+      for (const { state, offset } of sent) {
+        let t = topics.get(state.topic);
+        if (!t) topics.set(state.topic, t = { topic: state.topic, topicId: this.cluster.topic(state.topic)?.topicId ?? ZERO_UUID, partitions: [] });
+        t.partitions.push({
+          partition: state.partition, fetchOffset: offset, partitionMaxBytes: this.options.maxPartitionFetchBytes,
+          currentLeaderEpoch: -1, lastFetchedEpoch: -1, logStartOffset: -1n,
+        });
+      }
+      const byId = new Map([...topics.values()].map((t) => [t.topicId, t.topic]));
+      const response = await connection.request(Api.Fetch, {
+        replicaId: -1,
+        maxWaitMs: this.options.fetchMaxWaitMs,
+        minBytes: this.options.fetchMinBytes,
+        maxBytes: this.options.fetchMaxBytes,
+        isolationLevel: this.options.isolationLevel === 'read_committed' ? 1 : 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [...topics.values()].map((t) => (useIds ? { topicId: t.topicId, partitions: t.partitions } : { topic: t.topic, partitions: t.partitions })),
+        forgottenTopicsData: [],
+        rackId: this.options.clientRack ?? '',
+      }, { version, timeoutMs: this.options.requestTimeoutMs + this.options.fetchMaxWaitMs });
+      if ((response.errorCode ?? 0) !== ErrorCode.NONE) throw new Error(`Fetch failed with error ${response.errorCode}`);
+      let needMetadata = false;
+      for (const t of response.responses) {
+        const topic = useIds ? byId.get(t.topicId ?? '') : t.topic;
+        if (topic === undefined) continue;
+        for (const p of t.partitions) {
+          const entry = sent.find((e) => e.state.topic === topic && e.state.partition === p.partitionIndex);
+          if (!entry) continue;
+          const current = this.subscriptions.stateOf(topic, p.partitionIndex);
+          // Stale: unassigned, sought, or reset while the fetch was in flight.
+          if (current !== entry.state || current.epoch !== entry.epoch || current.position !== entry.offset) continue;
+          if (p.errorCode === ErrorCode.NONE) {
+            current.highWatermark = p.highWatermark;
+            if (p.records && p.records.length > 0) {
+              this.buffered.set(tpKey(topic, p.partitionIndex), new PartitionRecords(
+                topic, p.partitionIndex, entry.offset, entry.epoch, p.records, p.highWatermark,
+                this.options.isolationLevel === 'read_committed', p.abortedTransactions ?? null,
+              ));
+            }
+          } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+            this.logger.info('fetch offset out of range, resetting', { topic, partition: p.partitionIndex, offset: entry.offset });
+            this.subscriptions.requestDefaultReset(current);
+          } else if (METADATA_ERRORS.has(p.errorCode)) {
+            needMetadata = true;
+          } else {
+            this.logger.warn('fetch error', { topic, partition: p.partitionIndex, errorCode: p.errorCode });
+            needMetadata = true;
+          }
+        }
+      }
+      if (needMetadata) {
+        this.backoffUntil = this.cluster.scheduler.nowMs() + this.options.retryBackoffMs;
+        this.refreshMetadata();
+      }
+    } catch (err) {
+      if (this.closed) return;
+      this.logger.debug('fetch failed; backing off', { nodeId, error: err as Error });
+      this.backoffUntil = this.cluster.scheduler.nowMs() + this.options.retryBackoffMs;
+      this.refreshMetadata();
+    } finally {
+      this.inFlight.delete(nodeId);
+      for (const k of keys) this.fetching.delete(k);
+    }
+    this.wake();
+    this.sendFetches();
+  }
+
+  /** One metadata refresh at a time for the assigned topics. */
+  refreshMetadata(): void {
+    if (this.metadataRefresh || this.closed) return;
+    const topics = [...new Set([...this.subscriptions.states()].map((s) => s.topic))];
+    this.metadataRefresh = this.cluster.refreshMetadata(topics).then(() => undefined, (err: unknown) => {
+      this.logger.debug('metadata refresh failed', { error: err as Error });
+      this.backoffUntil = this.cluster.scheduler.nowMs() + this.options.retryBackoffMs;
+    }).finally(() => {
+      this.metadataRefresh = null;
+      this.sendFetches();
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.buffered.clear();
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * Classic-protocol group membership (Java's AbstractCoordinator), seed 000: JoinGroup with
+ * our protocols, the leader assigns and SyncGroups the group assignment, followers SyncGroup
+ * empty, everyone takes its partitions from the SyncGroup response. Heartbeats run on the
+ * injected Scheduler while the application processes; if poll() is not called within
+ * max.poll.interval.ms the member leaves the group (LeaveGroup) and rejoins on the next poll.
+ *
+ * Node runs one thread: a handler that blocks the event loop also stalls heartbeats.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
+import type { Cluster } from '../cluster.js';
+import type { TimerHandle } from '../../util/clock.js';
+import type { Logger } from '../../util/log.js';
+import type { CoordinatorLookup } from './coordinator-lookup.js';
+import { FencedInstanceIdError, GroupError } from './errors.js';
+import type { ResolvedConsumerOptions } from './options.js';
+
+export type MemberState = 'unjoined' | 'rebalancing' | 'stable';
+
+export interface JoinedMember {
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly metadata: Buffer;
+}
+
+/** What the consumer side (ConsumerCoordinator) plugs into the membership protocol. */
+export interface MembershipHooks {
+  protocols(): { name: string; metadata: Buffer }[];
+  /** Before (re)joining; `generationValid` false means the partitions were lost. */
+  onJoinPrepare(generationValid: boolean): Promise<void>;
+  /** Leader only: member id → serialized assignment, for every member. */
+  performAssignment(protocol: string, members: readonly JoinedMember[]): Promise<Map<string, Buffer>>;
+  onJoinComplete(generationId: number, memberId: string, protocol: string, assignment: Buffer): Promise<void>;
+  /** Wakes a waiting poll() (rejoin needed, fatal error). */
+  wake(): void;
+}
+
+const COORDINATOR_ERRORS = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]);
+
+export class GroupMembership {
+  state: MemberState = 'unjoined';
+  memberId = '';
+  generationId = -1;
+  protocolName: string | null = null;
+  leaderId = '';
+  fatalError: Error | null = null;
+  private rejoinNeeded = true;
+  private needsJoinPrepare = true;
+  /** False after the generation was reset (member removed / left): owned partitions are lost. */
+  private generationValid = true;
+  private joining: Promise<void> | null = null;
+  private heartbeatTimer: TimerHandle | null = null;
+  private heartbeatInFlight = false;
+  private lastPollMs: number;
+  private closed = false;
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly lookup: CoordinatorLookup,
+    private readonly options: ResolvedConsumerOptions,
+    private readonly hooks: MembershipHooks,
+    private readonly logger: Logger,
+  ) {
+    this.lastPollMs = cluster.scheduler.nowMs();
+  }
+
+  get groupId(): string {
+    return this.lookup.groupId;
+  }
+
+  get isLeader(): boolean {
+    return this.memberId !== '' && this.memberId === this.leaderId;
+  }
+
+  get needsRejoin(): boolean {
+    return this.rejoinNeeded || this.state !== 'stable';
+  }
+
+  requestRejoin(reason: string): void {
+    if (!this.rejoinNeeded) this.logger.info('rejoin requested', { group: this.groupId, reason });
+    this.rejoinNeeded = true;
+    this.hooks.wake();
+  }
+
+  /** Forgets member id and generation (Java's resetGenerationOnResponseError): partitions count as lost. */
+  resetGeneration(reason: string): void {
+    this.logger.info('member generation reset', { group: this.groupId, reason, memberId: this.memberId });
+    this.memberId = '';
+    this.generationId = -1;
+    this.protocolName = null;
+    this.generationValid = false;
+    this.state = 'unjoined';
+    this.stopHeartbeat();
+    this.requestRejoin(reason);
+  }
+
+  fail(err: Error): void {
+    this.fatalError ??= err;
+    this.stopHeartbeat();
+    this.hooks.wake();
+  }
+
+  /** poll() was called: restarts the max.poll.interval.ms clock. */
+  recordPoll(): void {
+    this.lastPollMs = this.cluster.scheduler.nowMs();
+  }
+
+  /** Joins (or rejoins) until stable; one join runs at a time, concurrent callers share it. */
+  ensureActiveGroup(signal?: AbortSignal): Promise<void> {
+    if (!this.needsRejoin) return Promise.resolve();
+    this.joining ??= this.joinLoop(signal).finally(() => { this.joining = null; });
+    return this.joining;
+  }
+
+  private async joinLoop(signal?: AbortSignal): Promise<void> {
+    while (this.needsRejoin && !this.closed) {
+      if (this.fatalError) throw this.fatalError;
+      signal?.throwIfAborted();
+      const connection = await this.lookup.connection(signal);
+      if (this.needsJoinPrepare) {
+        this.stopHeartbeat();
+        await this.hooks.onJoinPrepare(this.generationValid);
+        this.needsJoinPrepare = false;
+      }
+      this.state = 'rebalancing';
+      this.rejoinNeeded = false;
+      try {
+        await this.joinAndSync(connection, signal);
+      } catch (err) {
+        if (signal?.aborted || this.closed) throw err;
+        if (err instanceof FencedInstanceIdError || err instanceof GroupError) {
+          this.fail(err);
+          throw err;
+        }
+        // Lost connection or coordinator moved: find it again after a backoff.
+        this.logger.debug('join failed; retrying', { group: this.groupId, error: err as Error });
+        this.lookup.markUnknown('join failed');
+        this.rejoinNeeded = true;
+        await this.cluster.backoff(signal);
+      }
+    }
+  }
+
+  private async joinAndSync(connection: Awaited<ReturnType<CoordinatorLookup['connection']>>, signal?: AbortSignal): Promise<void> {
+    const o = this.options;
+    const join = await connection.request(Api.JoinGroup, {
+      groupId: this.groupId,
+      sessionTimeoutMs: o.sessionTimeoutMs,
+      rebalanceTimeoutMs: o.rebalanceTimeoutMs,
+      memberId: this.memberId,
+      groupInstanceId: o.groupInstanceId,
+      protocolType: CONSUMER_PROTOCOL_TYPE,
+      protocols: this.hooks.protocols(),
+      reason: null,
+    }, { signal, timeoutMs: o.rebalanceTimeoutMs + 5_000 });
+    switch (join.errorCode) {
+      case ErrorCode.NONE:
+        break;
+      case ErrorCode.MEMBER_ID_REQUIRED:
+        this.memberId = join.memberId; // rejoin at once with the id the coordinator gave
+        this.rejoinNeeded = true;
+        return;
+      case ErrorCode.UNKNOWN_MEMBER_ID:
+      case ErrorCode.ILLEGAL_GENERATION:
+        this.resetGeneration(`JoinGroup error ${join.errorCode}`);
+        return;
+      case ErrorCode.REBALANCE_IN_PROGRESS:
+        this.rejoinNeeded = true;
+        return;
+      case ErrorCode.FENCED_INSTANCE_ID:
+        throw new FencedInstanceIdError(`group.instance.id ${o.groupInstanceId} was fenced by another member`);
+      default:
+        if (COORDINATOR_ERRORS.has(join.errorCode)) {
+          this.lookup.markUnknown(`JoinGroup error ${join.errorCode}`);
+          throw new KafkaProtocolError(join.errorCode, 'JoinGroup');
+        }
+        throw new GroupError(new KafkaProtocolError(join.errorCode, `JoinGroup ${this.groupId}`).message);
+    }
+    this.memberId = join.memberId;
+    this.generationId = join.generationId;
+    this.protocolName = join.protocolName;
+    this.leaderId = join.leader;
+    const protocol = join.protocolName ?? '';
+    let assignments: Map<string, Buffer> = new Map();
+    if (this.isLeader && !join.skipAssignment) {
+      assignments = await this.hooks.performAssignment(protocol, join.members.map((m) => ({
+        memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, metadata: m.metadata,
+      })));
+    }
+    const sync = await connection.request(Api.SyncGroup, {
+      groupId: this.groupId,
+      generationId: this.generationId,
+      memberId: this.memberId,
+      groupInstanceId: o.groupInstanceId,
+      protocolType: CONSUMER_PROTOCOL_TYPE,
+      protocolName: protocol,
+      assignments: [...assignments].map(([memberId, assignment]) => ({ memberId, assignment })),
+    }, { signal, timeoutMs: o.rebalanceTimeoutMs + 5_000 });
+    switch (sync.errorCode) {
+      case ErrorCode.NONE:
+        break;
+      case ErrorCode.REBALANCE_IN_PROGRESS:
+        this.rejoinNeeded = true;
+        return;
+      case ErrorCode.UNKNOWN_MEMBER_ID:
+      case ErrorCode.ILLEGAL_GENERATION:
+        this.resetGeneration(`SyncGroup error ${sync.errorCode}`);
+        return;
+      case ErrorCode.FENCED_INSTANCE_ID:
+        throw new FencedInstanceIdError(`group.instance.id ${o.groupInstanceId} was fenced by another member`);
+      default:
+        if (COORDINATOR_ERRORS.has(sync.errorCode)) {
+          this.lookup.markUnknown(`SyncGroup error ${sync.errorCode}`);
+          throw new KafkaProtocolError(sync.errorCode, 'SyncGroup');
+        }
+        throw new GroupError(new KafkaProtocolError(sync.errorCode, `SyncGroup ${this.groupId}`).message);
+    }
+    this.state = 'stable';
+    this.generationValid = true;
+    this.needsJoinPrepare = true;
+    this.logger.info('joined group', { group: this.groupId, memberId: this.memberId, generation: this.generationId, protocol, leader: this.isLeader });
+    this.startHeartbeat();
+    await this.hooks.onJoinComplete(this.generationId, this.memberId, protocol, sync.assignment);
+  }
+
+  private startHeartbeat(): void {
+    this.stopHeartbeat();
+    this.heartbeatTimer = this.cluster.scheduler.schedule(this.options.heartbeatIntervalMs, () => this.heartbeatTick());
+  }
+
+  private stopHeartbeat(): void {
+    this.heartbeatTimer?.cancel();
+    this.heartbeatTimer = null;
+  }
+
+  /** One heartbeat; the next is scheduled heartbeat.interval.ms after this one was sent. */
+  private heartbeatTick(): void {
+    this.heartbeatTimer = null;
+    if (this.closed || this.state !== 'stable' || this.heartbeatInFlight) return;
+    const now = this.cluster.scheduler.nowMs();
+    if (now - this.lastPollMs > this.options.maxPollIntervalMs) {
+      this.logger.warn('poll() not called within max.poll.interval.ms: leaving the group', { group: this.groupId, maxPollIntervalMs: this.options.maxPollIntervalMs });
+      void this.maybeLeaveGroup('consumer poll timeout has expired');
+      return;
+    }
+    this.heartbeatInFlight = true;
+    const next = (delay: number): void => {
+      this.heartbeatInFlight = false;
+      if (this.closed || this.state !== 'stable' || this.heartbeatTimer) return;
+      this.heartbeatTimer = this.cluster.scheduler.schedule(Math.max(0, delay), () => this.heartbeatTick());
+    };
+    void this.sendHeartbeat().then((ok) => {
+      const elapsed = this.cluster.scheduler.nowMs() - now;
+      next(ok ? this.options.heartbeatIntervalMs - elapsed : this.options.retryBackoffMs);
+    });
+  }
+
+  /** True when the heartbeat went through (whatever the group answered). */
+  private async sendHeartbeat(): Promise<boolean> {
+    const generationId = this.generationId;
+    try {
+      const connection = await this.lookup.connection();
+      const response = await connection.request(Api.Heartbeat, {
+        groupId: this.groupId, generationId, memberId: this.memberId, groupInstanceId: this.options.groupInstanceId,
+      });
+      if (generationId !== this.generationId) return true; // a rejoin happened meanwhile
+      switch (response.errorCode) {
+        case ErrorCode.NONE:
+          return true;
+        case ErrorCode.REBALANCE_IN_PROGRESS:
+          this.requestRejoin('heartbeat: group is rebalancing');
+          return true;
+        case ErrorCode.UNKNOWN_MEMBER_ID:
+        case ErrorCode.ILLEGAL_GENERATION:
+          this.resetGeneration(`heartbeat error ${response.errorCode}`);
+          return true;
+        case ErrorCode.FENCED_INSTANCE_ID:
+          this.fail(new FencedInstanceIdError(`group.instance.id ${this.options.groupInstanceId} was fenced by another member`));
+          return true;
+        default:
+          if (COORDINATOR_ERRORS.has(response.errorCode)) this.lookup.markUnknown(`heartbeat error ${response.errorCode}`);
+          else this.logger.warn('heartbeat error', { group: this.groupId, errorCode: response.errorCode });
+          return false;
+      }
+    } catch (err) {
+      if (this.closed) return false;
+      this.logger.debug('heartbeat failed', { group: this.groupId, error: err as Error });
+      this.lookup.markUnknown('heartbeat failed');
+      return false;
+    }
+  }
+
+  /**
+   * LeaveGroup (dynamic members only, as Java: a static member keeps its assignment across
+   * restarts and is removed by the session timeout), then forget the generation.
+   */
+  async maybeLeaveGroup(reason: string): Promise<void> {
+    this.stopHeartbeat();
+    const memberId = this.memberId;
+    if (this.options.groupInstanceId === null && memberId !== '' && this.state !== 'unjoined' && this.lookup.known) {
+      try {
+        const connection = await this.lookup.connection();
+        const version = connection.supportedVersion(Api.LeaveGroup) ?? 0;
+        const response = await connection.request(Api.LeaveGroup, version >= 3
+          ? { groupId: this.groupId, members: [{ memberId, groupInstanceId: null, reason }] }
+          : { groupId: this.groupId, memberId }, { version });
+        if (response.errorCode !== ErrorCode.NONE) this.logger.info('LeaveGroup answered with an error', { errorCode: response.errorCode });
+      } catch (err) {
+        this.logger.debug('LeaveGroup failed', { error: err as Error });
+      }
+    }
+    this.resetGeneration(reason);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopHeartbeat();
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * OffsetCommit and OffsetFetch against the group coordinator (Java's commitOffsetsSync /
+ * commitOffsetsAsync / fetchCommittedOffsets). Every response is handled, awaited or not:
+ * on success each partition's **committed** offset is updated.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
+import type { Cluster } from '../cluster.js';
+import { ConnectionError } from '../connection.js';
+import type { Logger } from '../../util/log.js';
+import type { CoordinatorLookup } from './coordinator-lookup.js';
+import { CommitFailedError, FencedInstanceIdError } from './errors.js';
+import type { SubscriptionState } from './subscription-state.js';
+
+export interface OffsetToCommit {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  readonly leaderEpoch?: number;
+  readonly metadata?: string;
+}
+
+/** The member identity a commit carries; generation -1 and '' for simple (assign()) commits. */
+export interface CommitIdentity {
+  readonly generationId: number;
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+}
+
+export interface CommitGroupHooks {
+  /** Identity to commit with, or an error when the group is rebalancing. */
+  identity(): CommitIdentity | Error;
+  /** REBALANCE_IN_PROGRESS: rejoin. */
+  requestRejoin(reason: string): void;
+  /** UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION: the membership is gone. */
+  resetGeneration(reason: string): void;
+  fatal(err: Error): void;
+}
+
+export type CommitCallback = (error: Error | null, offsets: readonly OffsetToCommit[]) => void;
+
+const COORDINATOR_MOVED = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.REQUEST_TIMED_OUT]);
+
+export class OffsetCommitter {
+  /** Completion chain of async commits: callbacks run in commit order. */
+  private lastAsync: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly lookup: CoordinatorLookup,
+    private readonly subscriptions: SubscriptionState,
+    private readonly group: CommitGroupHooks,
+    private readonly logger: Logger,
+  ) {}
+
+  /** One OffsetCommit attempt; throws the error classified (retriable ones as KafkaProtocolError with retriable set). */
+  async commitOnce(offsets: readonly OffsetToCommit[], signal?: AbortSignal): Promise<void> {
+    if (offsets.length === 0) return;
+    const identity = this.group.identity();
+    if (identity instanceof Error) throw identity;
+    let connection;
+    try {
+      connection = await this.lookup.connection(signal);
+    } catch (err) {
+      throw err instanceof KafkaProtocolError ? err : new ConnectionError(`no group coordinator: ${(err as Error).message}`, { cause: err });
+    }
+    const topics = new Map<string, { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string; commitTimestamp: bigint }[] }>();
+    for (const o of offsets) {
+      let t = topics.get(o.topic);
+      if (!t) topics.set(o.topic, t = { name: o.topic, partitions: [] });
+      t.partitions.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch ?? -1, committedMetadata: o.metadata ?? '', commitTimestamp: -1n });
+    }
+    let response;
+    try {
+      response = await connection.request(Api.OffsetCommit, {
+        groupId: this.lookup.groupId,
+        generationIdOrMemberEpoch: identity.generationId,
+        memberId: identity.memberId,
+        groupInstanceId: identity.groupInstanceId,
+        retentionTimeMs: -1n,
+        topics: [...topics.values()],
+      }, { signal });
+    } catch (err) {
+      if (err instanceof ConnectionError || (err as { code?: string }).code === 'ERR_REQUEST_TIMEOUT') this.lookup.markUnknown('OffsetCommit failed');
+      throw err;
+    }
+    let failure: Error | null = null;
+    for (const t of response.topics) {
+      for (const p of t.partitions) {
+        const code = p.errorCode;
+        if (code === ErrorCode.NONE) {
+          const committed = offsets.find((o) => o.topic === t.name && o.partition === p.partitionIndex);
+          const state = this.subscriptions.stateOf(t.name, p.partitionIndex);
+          if (committed && state) state.committed = committed.offset;
+          continue;
+        }
+        failure ??= this.classify(code, `${t.name}-${p.partitionIndex}`);
+      }
+    }
+    if (failure) throw failure;
+  }
+
+  private classify(code: number, where: string): Error {
+    if (COORDINATOR_MOVED.has(code)) this.lookup.markUnknown(`OffsetCommit: error ${code}`);
+    switch (code) {
+      case ErrorCode.REBALANCE_IN_PROGRESS:
+        this.group.requestRejoin('OffsetCommit: rebalance in progress');
+        return new CommitFailedError('the commit cannot be completed: the group is rebalancing; poll() to rejoin, then commit again');
+      case ErrorCode.UNKNOWN_MEMBER_ID:
+      case ErrorCode.ILLEGAL_GENERATION:
+        this.group.resetGeneration(`OffsetCommit: ${code === ErrorCode.UNKNOWN_MEMBER_ID ? 'unknown member id' : 'illegal generation'}`);
+        return new CommitFailedError('the commit cannot be completed: the group already rebalanced and assigned the partitions to another member (the time between polls may exceed max.poll.interval.ms)');
+      case ErrorCode.FENCED_INSTANCE_ID: {
+        const err = new FencedInstanceIdError(`another consumer with the same group.instance.id took over (${where})`);
+        this.group.fatal(err);
+        return err;
+      }
+      default:
+        return new KafkaProtocolError(code, `OffsetCommit ${where}`);
+    }
+  }
+
+  /** commitSync: retries retriable failures (after retry.backoff.ms) until success or a fatal error. */
+  async commitSync(offsets: readonly OffsetToCommit[], signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      try {
+        await this.commitOnce(offsets, signal);
+        return;
+      } catch (err) {
+        if (signal?.aborted || !isRetriable(err)) throw err;
+        this.logger.debug('commit failed; retrying', { error: err as Error });
+        await this.cluster.backoff(signal);
+      }
+    }
+  }
+
+  /** commitAsync: one attempt, not awaited by the caller; `callback` runs after every earlier async commit's. */
+  commitAsync(offsets: readonly OffsetToCommit[], callback?: CommitCallback): Promise<Error | null> {
+    const attempt = this.commitOnce(offsets).then(() => null, (err: unknown) => err as Error);
+    const done = Promise.all([attempt, this.lastAsync]).then(([err]) => {
+      try {
+        callback?.(err, offsets);
+      } catch (cbErr) {
+        this.logger.warn('offset commit callback threw', { error: cbErr as Error });
+      }
+      return err;
+    });
+    this.lastAsync = done.then(() => undefined);
+    return done;
+  }
+
+  /** Waits until every async commit sent so far has completed (and its callback ran). */
+  flushAsync(): Promise<void> {
+    return this.lastAsync;
+  }
+
+  /** OffsetFetch: the committed offset of each partition (null when none). */
+  async fetchCommitted(partitions: readonly { topic: string; partition: number }[], signal?: AbortSignal): Promise<Map<string, bigint | null>> {
+    const out = new Map<string, bigint | null>();
+    if (partitions.length === 0) return out;
+    const byTopic = new Map<string, number[]>();
+    for (const tp of partitions) {
+      let list = byTopic.get(tp.topic);
+      if (!list) byTopic.set(tp.topic, list = []);
+      list.push(tp.partition);
+    }
+    for (;;) {
+      const connection = await this.lookup.connection(signal);
+      const version = connection.supportedVersion(Api.OffsetFetch) ?? 1;
+      const topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+      let retry: number | null = null;
+      try {
+        const response = await connection.request(Api.OffsetFetch, version >= 8
+          ? { groups: [{ groupId: this.lookup.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: true }
+          : { groupId: this.lookup.groupId, topics, requireStable: true }, { version, signal });
+        const group = version >= 8 ? response.groups?.[0] : { errorCode: response.errorCode ?? 0, topics: response.topics ?? [] };
+        const groupError = group?.errorCode ?? ErrorCode.NONE;
+        if (groupError !== ErrorCode.NONE) {
+          if (!isRetriableCode(groupError)) throw new KafkaProtocolError(groupError, `OffsetFetch ${this.lookup.groupId}`);
+          retry = groupError;
+        } else {
+          for (const t of group?.topics ?? []) {
+            for (const p of t.partitions) {
+              if (p.errorCode !== ErrorCode.NONE) {
+                if (!isRetriableCode(p.errorCode)) throw new KafkaProtocolError(p.errorCode, `OffsetFetch ${t.name}-${p.partitionIndex}`);
+                retry = p.errorCode;
+                continue;
+              }
+              out.set(`${t.name}:${p.partitionIndex}`, p.committedOffset >= 0n ? p.committedOffset : null);
+            }
+          }
+        }
+      } catch (err) {
+        if (signal?.aborted || !isRetriable(err)) throw err;
+        this.lookup.markUnknown('OffsetFetch failed');
+        retry = -1;
+      }
+      if (retry === null) return out;
+      if (COORDINATOR_MOVED.has(retry)) this.lookup.markUnknown(`OffsetFetch: error ${retry}`);
+      await this.cluster.backoff(signal);
+    }
+  }
+}
+
+function isRetriableCode(code: number): boolean {
+  return COORDINATOR_MOVED.has(code) || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.UNSTABLE_OFFSET_COMMIT
+    || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.NETWORK_EXCEPTION;
+}
+
+export function isRetriable(err: unknown): boolean {
+  if (err instanceof KafkaProtocolError) return err.retriable || isRetriableCode(err.errorCode);
+  const code = (err as { code?: string }).code;
+  return code === 'ERR_CONNECTION' || code === 'ERR_REQUEST_TIMEOUT' || code === 'ERR_NO_BROKER';
+}

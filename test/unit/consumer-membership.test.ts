@@ -1,0 +1,152 @@
+/**
+ * Group membership on a ManualScheduler against a scripted coordinator (seed 000): the
+ * leader runs the assignor over every member's subscription and SyncGroups every member's
+ * assignment (empty ones included); a follower SyncGroups with no assignment and takes its
+ * partitions from the response; MEMBER_ID_REQUIRED; heartbeats every heartbeatIntervalMs;
+ * no poll within maxPollIntervalMs → LeaveGroup, and the next poll rejoins.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualScheduler } from '../../src/util/clock.js';
+import { Consumer } from '../../src/index.js';
+import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
+import type { AssignmentInput, PartitionAssignor } from '../../src/assignors/types.js';
+import { FakeKafka, soloGroup } from '../support/fake-kafka.js';
+import { testRangeAssignor } from '../support/range-assignor.js';
+
+function setup(extra: Record<string, unknown> = {}, assignor: PartitionAssignor = testRangeAssignor()) {
+  const scheduler = new ManualScheduler(0);
+  const fake = new FakeKafka(scheduler);
+  fake.topics.set('t', 4);
+  const consumer = new Consumer({
+    bootstrapServers: 'fake:9092', groupId: 'g', assignors: [assignor], scheduler, connectionFactory: fake.connectionFactory,
+    heartbeatIntervalMs: 3_000, sessionTimeoutMs: 45_000, ...extra,
+  });
+  return { scheduler, fake, consumer };
+}
+
+async function pollFor(consumer: Consumer, scheduler: ManualScheduler, ms: number): Promise<void> {
+  const p = consumer.poll({ timeoutMs: ms });
+  await scheduler.advance(ms);
+  await p;
+}
+
+test('leader: MEMBER_ID_REQUIRED then join; the assignor sees every member; SyncGroup carries every member, empty ones included', async () => {
+  const inputs: AssignmentInput[] = [];
+  const base = testRangeAssignor();
+  const spy: PartitionAssignor = { ...base, assign: (input) => { inputs.push(input); return base.assign(input); } };
+  const { scheduler, fake, consumer } = setup({}, spy);
+  const other = encodeSubscription({ topics: ['t'], userData: null, ownedPartitions: [], generationId: -1, rackId: null });
+  const idle = encodeSubscription({ topics: ['unrelated'], userData: null, ownedPartitions: [], generationId: -1, rackId: null });
+  fake.handlers.set('JoinGroup', (body) => {
+    if (body['memberId'] === '') return { errorCode: 79, generationId: -1, protocolName: null, leader: '', memberId: 'a-1', members: [] };
+    const mine = (body['protocols'] as { name: string; metadata: Buffer }[])[0]!;
+    return {
+      errorCode: 0, generationId: 5, protocolName: 'range', leader: 'a-1', memberId: 'a-1',
+      members: [{ memberId: 'a-1', groupInstanceId: null, metadata: mine.metadata }, { memberId: 'b-1', groupInstanceId: null, metadata: other }, { memberId: 'c-1', groupInstanceId: null, metadata: idle }],
+    };
+  });
+  let syncBody: Record<string, unknown> = {};
+  fake.handlers.set('SyncGroup', (body) => {
+    syncBody = body;
+    const mine = (body['assignments'] as { memberId: string; assignment: Buffer }[]).find((a) => a.memberId === 'a-1')!;
+    return { errorCode: 0, protocolName: 'range', assignment: mine.assignment };
+  });
+  consumer.subscribe(['t']);
+  await pollFor(consumer, scheduler, 100);
+  const joins = fake.requests('JoinGroup');
+  assert.equal(joins.length, 2);
+  assert.equal(joins[1]!.body['memberId'], 'a-1', 'rejoined with the id from MEMBER_ID_REQUIRED');
+  const sub = decodeSubscription((joins[1]!.body['protocols'] as { metadata: Buffer }[])[0]!.metadata).subscription;
+  assert.deepEqual(sub.topics, ['t']);
+  assert.equal(inputs.length, 1);
+  assert.deepEqual(inputs[0]!.members.map((m) => [m.memberId, m.topics]), [['a-1', ['t']], ['b-1', ['t']], ['c-1', ['unrelated']]]);
+  assert.deepEqual([...inputs[0]!.partitionsPerTopic], [['t', 4]]);
+  assert.equal(syncBody['generationId'], 5);
+  const assignments = new Map((syncBody['assignments'] as { memberId: string; assignment: Buffer }[]).map((a) => [a.memberId, decodeAssignment(a.assignment).assignment.assignedPartitions]));
+  assert.deepEqual([...assignments.keys()].sort(), ['a-1', 'b-1', 'c-1'], 'every member, empty assignments included');
+  assert.deepEqual(assignments.get('a-1'), [{ topic: 't', partitions: [0, 1] }]);
+  assert.deepEqual(assignments.get('b-1'), [{ topic: 't', partitions: [2, 3] }]);
+  assert.deepEqual(assignments.get('c-1'), []);
+  assert.deepEqual(consumer.assignment(), [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }]);
+  assert.deepEqual(consumer.groupMetadata().generationId, 5);
+  await closeNow(consumer, scheduler);
+});
+
+test('follower: SyncGroup with no assignment, partitions from the response; the assignor never runs', async () => {
+  let ran = false;
+  const base = testRangeAssignor();
+  const { scheduler, fake, consumer } = setup({}, { ...base, assign: (i) => { ran = true; return base.assign(i); } });
+  fake.handlers.set('JoinGroup', () => ({ errorCode: 0, generationId: 2, protocolName: 'range', leader: 'someone-else', memberId: 'f-1', members: [] }));
+  let syncBody: Record<string, unknown> = {};
+  fake.handlers.set('SyncGroup', (body) => {
+    syncBody = body;
+    return { errorCode: 0, protocolName: 'range', assignment: encodeAssignment({ assignedPartitions: [{ topic: 't', partitions: [3] }], userData: null }) };
+  });
+  const assigned: unknown[] = [];
+  consumer.subscribe(['t'], { onPartitionsAssigned: (tps) => { assigned.push(tps); } });
+  await pollFor(consumer, scheduler, 100);
+  assert.deepEqual(syncBody['assignments'], []);
+  assert.equal(ran, false);
+  assert.deepEqual(consumer.assignment(), [{ topic: 't', partition: 3 }]);
+  assert.deepEqual(assigned, [[{ topic: 't', partition: 3 }]]);
+  await closeNow(consumer, scheduler);
+});
+
+test('heartbeats every heartbeatIntervalMs while the application does not poll; REBALANCE_IN_PROGRESS makes the next poll rejoin', async () => {
+  const { scheduler, fake, consumer } = setup({ heartbeatIntervalMs: 3_000 });
+  soloGroup(fake);
+  consumer.subscribe(['t']);
+  await pollFor(consumer, scheduler, 10);
+  const joinedAt = fake.requests('SyncGroup').at(-1)!.atMs;
+  await scheduler.advance(10_000);
+  assert.deepEqual(fake.requests('Heartbeat').map((h) => h.atMs - joinedAt), [3_000, 6_000, 9_000]);
+  fake.handlers.set('Heartbeat', () => ({ errorCode: 27 }));
+  await scheduler.advance(3_000);
+  const joinsBefore = fake.requests('JoinGroup').length;
+  await pollFor(consumer, scheduler, 10);
+  assert.equal(fake.requests('JoinGroup').length, joinsBefore + 1, 'rejoined on the next poll');
+  await closeNow(consumer, scheduler);
+});
+
+test('max.poll.interval.ms without poll: LeaveGroup, partitions lost, and the next poll joins again', async () => {
+  const { scheduler, fake, consumer } = setup({ heartbeatIntervalMs: 1_000, maxPollIntervalMs: 10_000, sessionTimeoutMs: 30_000 });
+  soloGroup(fake);
+  const lost: unknown[] = [];
+  consumer.subscribe(['t'], { onPartitionsLost: (tps) => { lost.push(tps); } });
+  await pollFor(consumer, scheduler, 10);
+  assert.equal(consumer.assignment().length, 4);
+  await scheduler.advance(9_000);
+  assert.equal(fake.requests('LeaveGroup').length, 0);
+  await scheduler.advance(3_000);
+  const leaves = fake.requests('LeaveGroup');
+  assert.equal(leaves.length, 1);
+  assert.ok(leaves[0]!.atMs > 10_010 && leaves[0]!.atMs <= 11_010, `left at ${leaves[0]!.atMs}`);
+  assert.equal((leaves[0]!.body['members'] as { memberId: string }[])[0]!.memberId, 'm-1');
+  const heartbeats = fake.requests('Heartbeat').length;
+  await scheduler.advance(5_000);
+  assert.equal(fake.requests('Heartbeat').length, heartbeats, 'no heartbeats after leaving');
+  const joins = fake.requests('JoinGroup').length;
+  await pollFor(consumer, scheduler, 10);
+  assert.equal(fake.requests('JoinGroup').length, joins + 2, 'fresh join (MEMBER_ID_REQUIRED round included)');
+  assert.deepEqual(lost, [[0, 1, 2, 3].map((partition) => ({ topic: 't', partition }))], 'the old partitions were lost, not revoked');
+  assert.equal(consumer.assignment().length, 4);
+  await closeNow(consumer, scheduler);
+});
+
+test('FENCED_INSTANCE_ID is fatal and surfaces from poll() as a typed error', async () => {
+  const { scheduler, fake, consumer } = setup({ groupInstanceId: 'static-1' });
+  fake.handlers.set('JoinGroup', () => ({ errorCode: 82, generationId: -1, protocolName: null, leader: '', memberId: '', members: [] }));
+  consumer.subscribe(['t']);
+  const p = assert.rejects(consumer.poll({ timeoutMs: 100 }), { code: 'ERR_FENCED_INSTANCE_ID' });
+  await scheduler.advance(100);
+  await p;
+  await closeNow(consumer, scheduler);
+  assert.equal(fake.requests('LeaveGroup').length, 0);
+});
+
+async function closeNow(consumer: Consumer, scheduler: ManualScheduler): Promise<void> {
+  const closing = consumer.close();
+  await scheduler.advance(0);
+  await closing;
+}
