@@ -2,6 +2,7 @@
  * Produce throughput, acks=all, Brook's Producer vs KafkaJS vs @platformatic/kafka, in the
  * same run against the same broker (Brook's, in a child process; optionally Apache Kafka):
  *   node dist/bench/produce-compare.js [--records N] [--quick] [--reps R] [--kafka] [--only a,b]
+ *     [--keys | --no-keys] [--broker-arg ARG]... [--bootstrap HOST:PORT (a broker already running)]
  * Each client produces N records (~100 B values; with string keys, then without keys) to a
  * fresh 6-partition topic the way a throughput-oriented user would: batches of 1000 records,
  * several batches in flight, everything acknowledged before the clock stops. Runs alternate
@@ -11,13 +12,14 @@
  */
 import { Kafka, logLevel, CompressionTypes } from 'kafkajs';
 import { Producer as PlatformaticProducer, ProduceAcks } from '@platformatic/kafka';
+import { readFileSync } from 'node:fs';
 import { Producer, type ProducerRecord } from '../src/client/producer/index.js';
 import { spawnBrook, tempDir } from '../test/support/brook.js';
 
-interface Args { records: number; reps: number; kafka: boolean; only: string[] | null; keys: boolean[]; brokerArgs: string[] }
+interface Args { records: number; reps: number; kafka: boolean; only: string[] | null; keys: boolean[]; brokerArgs: string[]; bootstrap: string | null }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { records: 1_000_000, reps: 3, kafka: false, only: null, keys: [true, false], brokerArgs: [] };
+  const a: Args = { records: 1_000_000, reps: 3, kafka: false, only: null, keys: [true, false], brokerArgs: [], bootstrap: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') a.records = 200_000;
@@ -27,6 +29,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--only') a.only = argv[++i]!.split(',');
     else if (arg === '--keys') a.keys = [true];
     else if (arg === '--no-keys') a.keys = [false];
+    else if (arg === '--bootstrap') a.bootstrap = argv[++i]!;
     else if (arg === '--broker-arg') a.brokerArgs.push(argv[++i]!);
     else throw new Error(`unknown argument ${arg}`);
   }
@@ -159,24 +162,39 @@ async function deleteTopic(bootstrap: string, topic: string): Promise<void> {
   }
 }
 
+/** CPU time (user + system, ms) a process used so far, from /proc (Linux); NaN elsewhere. */
+function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return NaN;
+  }
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-async function compare(label: string, bootstrap: string, args: Args, names: string[], reps: number): Promise<void> {
+async function compare(label: string, bootstrap: string, args: Args, names: string[], reps: number, brokerPid?: number): Promise<void> {
   for (const withKeys of args.keys) {
     const rates = new Map<string, number[]>(names.map((n) => [n, []]));
+    const brokerCpu = new Map<string, number[]>(names.map((n) => [n, []]));
     for (let rep = 0; rep < reps; rep++) {
       // Rotate the order each repetition so no client always runs first.
       const order = names.map((_, i) => names[(i + rep) % names.length]!);
       for (const name of order) {
         const topic = await createTopic(bootstrap);
+        const cpuBefore = cpuMsOf(brokerPid);
         const ms = await CLIENTS[name]!(bootstrap, topic, args.records, withKeys);
+        const cpu = cpuMsOf(brokerPid) - cpuBefore;
         const rate = args.records / (ms / 1000);
         rates.get(name)!.push(rate);
-        console.error(`  ${label} ${withKeys ? 'keys' : 'no keys'} rep ${rep + 1} ${name}: ${Math.round(rate)} records/s`);
+        brokerCpu.get(name)!.push(cpu);
+        console.error(`  ${label} ${withKeys ? 'keys' : 'no keys'} rep ${rep + 1} ${name}: ${Math.round(rate)} records/s, broker CPU ${Math.round(cpu)} ms`);
         await deleteTopic(bootstrap, topic);
       }
     }
@@ -185,7 +203,9 @@ async function compare(label: string, bootstrap: string, args: Args, names: stri
     for (const n of names) {
       const r = med.get(n)!;
       const ratios = names.filter((o) => !o.startsWith('brook') && n.startsWith('brook')).map((o) => `${(r / med.get(o)!).toFixed(2)}x ${o}`);
-      console.log(`  ${n.padEnd(14)} ${String(Math.round(r)).padStart(9)} records/s  ${ratios.join('  ')}`);
+      const cpu = median(brokerCpu.get(n)!);
+      const cpuText = Number.isNaN(cpu) ? '' : `broker CPU ${String(Math.round(cpu)).padStart(5)} ms  `;
+      console.log(`  ${n.padEnd(14)} ${String(Math.round(r)).padStart(9)} records/s  ${cpuText}${ratios.join('  ')}`);
     }
   }
 }
@@ -195,10 +215,15 @@ async function main(): Promise<void> {
   const names = args.only ?? Object.keys(CLIENTS);
   for (const n of names) if (!CLIENTS[n]) throw new Error(`unknown client ${n} (${Object.keys(CLIENTS).join(', ')})`);
   process.on('unhandledRejection', (err) => { console.error('unhandled rejection', err); process.exitCode = 1; });
+  if (args.bootstrap !== null) {
+    // A broker started elsewhere (e.g. under --cpu-prof).
+    await compare(`broker at ${args.bootstrap}`, args.bootstrap, args, names, args.reps);
+    return;
+  }
   const dir = tempDir('brook-bench-');
   const brook = await spawnBrook(['--port', '0', '--data-dir', dir.path, ...args.brokerArgs]);
   try {
-    await compare('Brook broker', brook.bootstrap, args, names, args.reps);
+    await compare('Brook broker', brook.bootstrap, args, names, args.reps, brook.child.pid);
   } finally {
     await brook.stop();
     dir.remove();
@@ -207,7 +232,7 @@ async function main(): Promise<void> {
     const { startKafka } = await import('../test/support/kafka/kafka-broker.js');
     const kafka = await startKafka();
     try {
-      await compare('Apache Kafka 4.1.2', kafka.bootstrap, args, names, 1);
+      await compare('Apache Kafka 4.1.2', kafka.bootstrap, args, names, 1, kafka.pid);
     } finally {
       await kafka.stop();
     }
