@@ -14,6 +14,7 @@
  * of Kafka's contract.
  */
 import { partitionForKey } from './murmur2.js';
+import { writeString } from './record-writer.js';
 
 export interface PartitionerInput {
   readonly topic: string;
@@ -36,9 +37,19 @@ let scratch = Buffer.allocUnsafe(256);
 
 export function partitionForKeyInput(key: Buffer | string, partitionCount: number): number {
   if (typeof key !== 'string') return partitionForKey(key, partitionCount);
+  // Short ASCII keys (the usual ids) are copied in JS: Buffer's native calls cost more than the bytes.
+  if (key.length <= 24) {
+    let i = 0;
+    for (; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c >= 0x80) break;
+      scratch[i] = c;
+    }
+    if (i === key.length) return partitionForKey(scratch, partitionCount, 0, i);
+  }
   const length = Buffer.byteLength(key, 'utf8');
   if (length > scratch.length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2));
-  scratch.write(key, 0, length, 'utf8');
+  writeString(scratch, 0, key, length);
   return partitionForKey(scratch, partitionCount, 0, length);
 }
 
