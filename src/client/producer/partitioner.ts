@@ -58,6 +58,12 @@ export class StickyPartitioner {
 
   constructor(private readonly batchSize: number, private readonly random: () => number = Math.random) {}
 
+  /** The sticky partition while it takes more records, else -1 (then call `partition`). */
+  current(topic: string, partitionCount: number): number {
+    const state = this.sticky.get(topic);
+    return state && state.bytes < this.batchSize && state.partition < partitionCount ? state.partition : -1;
+  }
+
   /** The partition for an unkeyed record; `available` lists partitions with a leader. */
   partition(topic: string, partitionCount: number, available: (p: number) => boolean): number {
     const state = this.sticky.get(topic);

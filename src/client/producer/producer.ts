@@ -119,7 +119,7 @@ export class Producer {
   send(record: ProducerRecord, callback?: RecordCallback): Promise<RecordMetadata> | void {
     if (callback !== undefined) {
       try {
-        this.enqueue(record, callback, null);
+        this.enqueue(record, callback, null, this.cluster.scheduler.nowMs());
       } catch (err) {
         process.nextTick(callback, err as Error, null);
       }
@@ -129,7 +129,7 @@ export class Producer {
     const resolve = capturedResolve;
     const reject = capturedReject;
     try {
-      this.enqueue(record, resolve, reject);
+      this.enqueue(record, resolve, reject, this.cluster.scheduler.nowMs());
     } catch (err) {
       reject(err as Error);
     }
@@ -139,9 +139,11 @@ export class Producer {
   /** Sends every record; resolves with their metadata in order, or rejects with the first failure. One promise for all. */
   sendBatch(records: readonly ProducerRecord[]): Promise<RecordMetadata[]> {
     const delivery = new SendBatchDelivery(records.length);
+    // One clock reading for the batch: the records are appended in the same instant.
+    const now = this.cluster.scheduler.nowMs();
     for (let i = 0; i < records.length; i++) {
       try {
-        this.enqueue(records[i]!, delivery, i);
+        this.enqueue(records[i]!, delivery, i, now);
       } catch (err) {
         delivery.failed(i, err as Error);
       }
@@ -150,7 +152,7 @@ export class Producer {
   }
 
   /** Appends the record or queues it behind the blocked ones; throws for a record that can never be sent. */
-  private enqueue(record: ProducerRecord, target: DeliveryTarget, tag: DeliveryTag): void {
+  private enqueue(record: ProducerRecord, target: DeliveryTarget, tag: DeliveryTag, now: number): void {
     if (this.closing) throw new ProducerClosedError('the producer is closed');
     if (typeof record?.topic !== 'string' || record.topic === '') throw new TypeError('record.topic must be a non-empty string');
     const key = record.key ?? null;
@@ -167,7 +169,6 @@ export class Producer {
     if (upperBound > this.options.maxRequestSize || upperBound > this.options.bufferMemory) {
       throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
     }
-    const now = this.cluster.scheduler.nowMs();
     const timestamp = record.timestamp === undefined ? now : toMillis(record.timestamp);
     if (this.blocked.length === 0 && this.tryAppend(record, measured, upperBound, timestamp, now, target, tag)) return;
     this.blocked.push({ record, measured: { ...measured }, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, target, tag });
@@ -212,6 +213,8 @@ export class Producer {
       return p;
     }
     if (key !== null) return partitionForKeyInput(key, count);
+    const sticky = this.sticky.current(record.topic, count);
+    if (sticky >= 0) return sticky;
     return this.sticky.partition(record.topic, count, (p) => this.metadata.leaderOf(record.topic, p) >= 0);
   }
 

@@ -96,7 +96,7 @@ function writeBytes(buf: Buffer, pos: number, b: Bytes, length: number): number 
   }
   pos = writeVarint(buf, pos, length);
   if (typeof b === 'string') writeString(buf, pos, b, length);
-  else b.copy(buf, pos);
+  else buf.set(b, pos); // TypedArray#set: no argument checks in JS, unlike Buffer#copy
   return pos + length;
 }
 
