@@ -1,15 +1,17 @@
 /**
  * `brook produce TOPIC`: what `kafka-console-producer.sh` does. One record per stdin line,
  * read as a stream (huge inputs are fine: reading pauses while too many records await
- * their acknowledgement). With --key-separator each line is "KEY SEP VALUE", split at the
+ * their acknowledgement). Records go out with `send(record, callback)`: no promise per line. With --key-separator each line is "KEY SEP VALUE", split at the
  * first SEP; a line without it is an error, as Kafka's console producer's "No key
  * separator found on line number N" (records before it are still delivered).
  */
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import type { Readable } from 'node:stream';
 import { Producer } from '../../client/producer/producer.js';
 import { parseAcks, type CompressionName } from '../../client/producer/options.js';
 import type { Command } from '../command.js';
+import { LineSplitter } from '../line-splitter.js';
+import type { RecordCallback } from '../../client/producer/delivery.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 
 const HELP = `Usage:
@@ -86,44 +88,63 @@ export const produceCommand: Command = {
     let acked = 0;
     let outstanding = 0;
     let failure: Error | null = null;
-    let resume: (() => void) | null = null;
-    const onSettled = (): void => {
+    const input: Readable = process.stdin;
+    let paused = false;
+    // One callback for every record.
+    const onDelivery: RecordCallback = (err) => {
+      if (err) failure ??= err;
+      else acked++;
       outstanding--;
-      if (resume && (outstanding < MAX_OUTSTANDING / 2 || failure)) {
-        resume();
-        resume = null;
+      if (paused && (outstanding < MAX_OUTSTANDING / 2 || failure)) {
+        paused = false;
+        input.resume();
       }
     };
-    const progress = tty ? setInterval(() => process.stderr.write(`\r${acked} records acknowledged...`), 1000) : null;
-    const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
     let lineNumber = 0;
-    try {
-      for await (const line of input) {
-        lineNumber++;
-        if (failure) break;
-        let key: string | null = null;
-        let value = line;
-        if (separator !== undefined) {
-          const at = line.indexOf(separator);
-          if (at < 0) {
-            failure = new MissingKeySeparatorError(`No key separator found on line number ${lineNumber}: '${line}'`);
-            break;
-          }
-          key = line.slice(0, at);
-          value = line.slice(at + separator.length);
+    const splitter = new LineSplitter((line) => {
+      lineNumber++;
+      if (failure) return;
+      let key: string | null = null;
+      let value = line;
+      if (separator !== undefined) {
+        const at = line.indexOf(separator);
+        if (at < 0) {
+          failure = new MissingKeySeparatorError(`No key separator found on line number ${lineNumber}: '${line}'`);
+          return;
         }
-        outstanding++;
-        sent++;
-        producer.send({ topic, key, value }).then(() => {
-          acked++;
-          onSettled();
-        }, (err: Error) => {
-          failure ??= err;
-          onSettled();
-        });
-        if (outstanding >= MAX_OUTSTANDING) await new Promise<void>((r) => { resume = r; });
+        key = line.slice(0, at);
+        value = line.slice(at + separator.length);
       }
-      input.close();
+      outstanding++;
+      sent++;
+      producer.send({ topic, key, value }, onDelivery);
+    });
+    const progress = tty ? setInterval(() => process.stderr.write(`\r${acked} records acknowledged...`), 1000) : null;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const done = (): void => {
+          input.off('data', onData);
+          input.off('end', onEnd);
+          input.off('error', reject);
+          input.pause();
+          resolve();
+        };
+        const onData = (chunk: Buffer): void => {
+          splitter.push(chunk);
+          if (failure) done();
+          else if (outstanding >= MAX_OUTSTANDING && !paused) {
+            paused = true;
+            input.pause();
+          }
+        };
+        const onEnd = (): void => {
+          splitter.end();
+          done();
+        };
+        input.on('data', onData);
+        input.on('end', onEnd);
+        input.on('error', reject);
+      });
       await producer.flush();
     } finally {
       if (progress) clearInterval(progress);

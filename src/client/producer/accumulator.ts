@@ -6,7 +6,8 @@
  */
 import type { CompressionType } from '../../protocol/records/compression.js';
 import { HEADER_SIZE } from '../../protocol/records/record-batch.js';
-import { ProducerBatch, type RecordMetadata } from './producer-batch.js';
+import { ProducerBatch } from './producer-batch.js';
+import type { DeliveryTag, DeliveryTarget } from './delivery.js';
 import type { MeasuredRecord } from './record-writer.js';
 
 export class PartitionQueue {
@@ -44,22 +45,26 @@ export interface AccumulatorOptions {
   readonly compression: CompressionType;
 }
 
-export interface AppendResult {
-  readonly batch: ProducerBatch;
-  /** The batch just became full or a new one was started behind a full one: wake the sender. */
-  readonly wakeSender: boolean;
-  readonly bytes: number;
-}
-
 export class RecordAccumulator {
   private readonly topics = new Map<string, PartitionQueue[]>();
   /** Queues that hold batches waiting to be sent. */
   readonly pending = new Set<PartitionQueue>();
   usedBytes = 0;
+  /**
+   * What the last append did (fields, not a result object per record): whether the sender
+   * should wake (a batch filled up, or one was started: its linger timer must be armed)
+   * and the bytes written.
+   */
+  appendWakesSender = false;
+  appendedBytes = 0;
+  /** The last queue appended to: a run of records for one partition skips the lookup. */
+  private lastQueue: PartitionQueue | null = null;
 
   constructor(private readonly options: AccumulatorOptions) {}
 
   queue(topic: string, partition: number): PartitionQueue {
+    const last = this.lastQueue;
+    if (last !== null && last.partition === partition && last.topic === topic) return last;
     let list = this.topics.get(topic);
     if (!list) {
       list = [];
@@ -70,6 +75,7 @@ export class RecordAccumulator {
       q = new PartitionQueue(topic, partition);
       list[partition] = q;
     }
+    this.lastQueue = q;
     return q;
   }
 
@@ -82,25 +88,26 @@ export class RecordAccumulator {
     return this.usedBytes === 0 || this.usedBytes + bytes <= this.options.bufferMemory;
   }
 
-  append(
-    topic: string, partition: number, record: MeasuredRecord, timestamp: number, nowMs: number,
-    resolve: (m: RecordMetadata) => void, reject: (e: Error) => void,
-  ): AppendResult {
+  /** Appends to the partition's open batch or a new one; see appendWakesSender and appendedBytes. */
+  append(topic: string, partition: number, record: MeasuredRecord, timestamp: number, nowMs: number, target: DeliveryTarget, tag: DeliveryTag): void {
     const q = this.queue(topic, partition);
     const last = q.batches[q.batches.length - 1];
     if (last && last.attempts === 0) {
-      const bytes = last.tryAppend(record, timestamp, resolve, reject);
+      const bytes = last.tryAppend(record, timestamp, target, tag);
       if (bytes > 0) {
         this.charge(last, bytes);
-        return { batch: last, wakeSender: last.isFull, bytes };
+        this.appendWakesSender = last.isFull;
+        this.appendedBytes = bytes;
+        return;
       }
     }
     const batch = new ProducerBatch(topic, partition, nowMs, this.options.batchSize);
-    const bytes = batch.tryAppend(record, timestamp, resolve, reject);
+    const bytes = batch.tryAppend(record, timestamp, target, tag);
     this.charge(batch, bytes + HEADER_SIZE);
     q.batches.push(batch);
     this.pending.add(q);
-    return { batch, wakeSender: q.batches.length > 1 || batch.isFull, bytes };
+    this.appendWakesSender = true;
+    this.appendedBytes = bytes;
   }
 
   private charge(batch: ProducerBatch, bytes: number): void {

@@ -1,5 +1,6 @@
 export { Producer, type ProducerRecord } from './producer.js';
 export type { RecordMetadata } from './producer-batch.js';
+export type { RecordCallback } from './delivery.js';
 export type { ProducerOptions, CompressionName, Acks } from './options.js';
 export type { PartitionerFunction, PartitionerInput } from './partitioner.js';
 export type { Bytes, HeadersInput } from './record-writer.js';

@@ -14,6 +14,7 @@
  * of Kafka's contract.
  */
 import { partitionForKey } from './murmur2.js';
+import { writeString } from './record-writer.js';
 
 export interface PartitionerInput {
   readonly topic: string;
@@ -36,9 +37,19 @@ let scratch = Buffer.allocUnsafe(256);
 
 export function partitionForKeyInput(key: Buffer | string, partitionCount: number): number {
   if (typeof key !== 'string') return partitionForKey(key, partitionCount);
+  // Short ASCII keys (the usual ids) are copied in JS: Buffer's native calls cost more than the bytes.
+  if (key.length <= 24) {
+    let i = 0;
+    for (; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c >= 0x80) break;
+      scratch[i] = c;
+    }
+    if (i === key.length) return partitionForKey(scratch, partitionCount, 0, i);
+  }
   const length = Buffer.byteLength(key, 'utf8');
   if (length > scratch.length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2));
-  scratch.write(key, 0, length, 'utf8');
+  writeString(scratch, 0, key, length);
   return partitionForKey(scratch, partitionCount, 0, length);
 }
 
@@ -46,6 +57,12 @@ export class StickyPartitioner {
   private readonly sticky = new Map<string, StickyState>();
 
   constructor(private readonly batchSize: number, private readonly random: () => number = Math.random) {}
+
+  /** The sticky partition while it takes more records, else -1 (then call `partition`). */
+  current(topic: string, partitionCount: number): number {
+    const state = this.sticky.get(topic);
+    return state && state.bytes < this.batchSize && state.partition < partitionCount ? state.partition : -1;
+  }
 
   /** The partition for an unkeyed record; `available` lists partitions with a leader. */
   partition(topic: string, partitionCount: number, available: (p: number) => boolean): number {

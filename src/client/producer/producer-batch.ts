@@ -1,7 +1,7 @@
 /**
  * One record batch being filled for one partition (Kafka's ProducerBatch with its
  * MemoryRecordsBuilder): records are written straight into one buffer after a reserved
- * v2 header, each record's promise callbacks kept beside it. When the sender drains the
+ * v2 header, whom to tell of each record's fate kept beside it (delivery.ts). When the sender drains the
  * batch it is sealed (compressed once) and stamped with the producer id, epoch and base
  * sequence; a retry resends the same bytes, so the broker can recognise a duplicate.
  */
@@ -10,6 +10,7 @@ import { writeBatchHeader } from '../../protocol/records/batch-header-writer.js'
 import { batchAttributes } from '../../protocol/records/batch-header-writer.js';
 import { HEADER_SIZE, TimestampType } from '../../protocol/records/record-batch.js';
 import { sizeOfRecordBody, sizeOfVarint, writeRecordAt, type MeasuredRecord } from './record-writer.js';
+import { deliver, deliverError, type DeliveryTag, type DeliveryTarget } from './delivery.js';
 
 export interface RecordMetadata {
   readonly topic: string;
@@ -20,16 +21,25 @@ export interface RecordMetadata {
   readonly timestamp: number;
 }
 
-type Resolve = (metadata: RecordMetadata) => void;
-type Reject = (err: Error) => void;
+/** BigInt(i) for offset deltas, made once: completing a batch allocates only the sums. */
+const DELTAS: bigint[] = [];
+
+function delta(i: number): bigint {
+  let d = DELTAS[i];
+  if (d === undefined) {
+    while (DELTAS.length <= i) DELTAS.push(BigInt(DELTAS.length));
+    d = DELTAS[i]!;
+  }
+  return d;
+}
 
 export class ProducerBatch {
   private buffer: Buffer;
   private position = HEADER_SIZE;
   private baseTimestamp = 0;
   private maxTimestamp = 0;
-  private readonly resolves: Resolve[] = [];
-  private readonly rejects: Reject[] = [];
+  private readonly targets: DeliveryTarget[] = [];
+  private readonly tags: DeliveryTag[] = [];
   private readonly timestamps: number[] = [];
   private wire: Buffer | null = null;
   private attributes = 0;
@@ -78,7 +88,7 @@ export class ProducerBatch {
    * Appends when the record fits (an empty batch takes any record, growing its buffer);
    * returns the bytes written, or 0 when it does not fit.
    */
-  tryAppend(record: MeasuredRecord, timestamp: number, resolve: Resolve, reject: Reject): number {
+  tryAppend(record: MeasuredRecord, timestamp: number, target: DeliveryTarget, tag: DeliveryTag): number {
     if (this.wire !== null) return 0;
     const first = this.recordCount === 0;
     if (first) this.baseTimestamp = timestamp;
@@ -93,8 +103,8 @@ export class ProducerBatch {
     this.position = writeRecordAt(this.buffer, this.position, record, bodySize, offsetDelta, timestampDelta);
     if (first || timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
     this.recordCount++;
-    this.resolves.push(resolve);
-    this.rejects.push(reject);
+    this.targets.push(target);
+    this.tags.push(tag);
     this.timestamps.push(timestamp);
     return size;
   }
@@ -138,17 +148,18 @@ export class ProducerBatch {
     return wire;
   }
 
-  /** Resolves every record's promise; `logAppendTime` < 0 means CreateTime. */
+  /** Tells every record's sender; `logAppendTime` < 0 means CreateTime. */
   complete(baseOffset: bigint, logAppendTime: bigint): void {
     if (this.done) return;
     this.done = true;
     const appendTime = logAppendTime >= 0n ? Number(logAppendTime) : -1;
+    const { targets, tags, timestamps, topic, partition } = this;
     for (let i = 0; i < this.recordCount; i++) {
-      this.resolves[i]!({
-        topic: this.topic,
-        partition: this.partition,
-        offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
-        timestamp: appendTime >= 0 ? appendTime : this.timestamps[i]!,
+      deliver(targets[i]!, tags[i] as DeliveryTag, {
+        topic,
+        partition,
+        offset: baseOffset < 0n ? -1n : i === 0 ? baseOffset : baseOffset + delta(i),
+        timestamp: appendTime >= 0 ? appendTime : timestamps[i]!,
       });
     }
     this.release();
@@ -157,13 +168,13 @@ export class ProducerBatch {
   fail(err: Error): void {
     if (this.done) return;
     this.done = true;
-    for (let i = 0; i < this.recordCount; i++) this.rejects[i]!(err);
+    for (let i = 0; i < this.recordCount; i++) deliverError(this.targets[i]!, this.tags[i] as DeliveryTag, err);
     this.release();
   }
 
   private release(): void {
-    this.resolves.length = 0;
-    this.rejects.length = 0;
+    this.targets.length = 0;
+    this.tags.length = 0;
     this.timestamps.length = 0;
     this.wire = null;
     this.buffer = EMPTY;

@@ -1,6 +1,8 @@
 /**
  * Brook's producer (Kafka's KafkaProducer): `send` returns a promise per record, settled
- * when the broker acknowledged the record's batch (or it failed for good). Records are
+ * when the broker acknowledged the record's batch (or it failed for good); `send` with a
+ * callback (Java's `send(record, Callback)`) and `sendBatch` (one promise for many records)
+ * spare the promise per record, which is most of a small record's cost. Records are
  * written straight into per-partition batches; a background sender ships them (see
  * sender.ts). A send that cannot be appended at once — its topic's metadata is unknown or
  * `bufferMemory` is full — waits in a FIFO (so records keep their order) for at most
@@ -18,6 +20,7 @@ import type { RecordMetadata } from './producer-batch.js';
 import { byteLength, recordSizeUpperBound, sizeOfHeaders, type Bytes, type HeadersInput, type MeasuredRecord } from './record-writer.js';
 import { Sender } from './sender.js';
 import { Fifo } from './fifo.js';
+import { deliverError, SendBatchDelivery, type DeliveryTag, type DeliveryTarget, type RecordCallback } from './delivery.js';
 
 export interface ProducerRecord {
   readonly topic: string;
@@ -36,8 +39,16 @@ interface Blocked {
   readonly upperBound: number;
   readonly timestamp: number;
   readonly deadlineMs: number;
-  readonly resolve: (m: RecordMetadata) => void;
-  readonly reject: (e: Error) => void;
+  readonly target: DeliveryTarget;
+  readonly tag: DeliveryTag;
+}
+
+/** A shared promise executor: the resolvers are picked up right after `new Promise`, with no closure per send. */
+let capturedResolve: (m: RecordMetadata) => void = () => undefined;
+let capturedReject: (e: Error) => void = () => undefined;
+function captureResolvers(resolve: (m: RecordMetadata) => void, reject: (e: Error) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
 }
 
 export class Producer {
@@ -97,36 +108,72 @@ export class Producer {
     await this.cluster.refreshMetadata([]);
   }
 
-  send(record: ProducerRecord): Promise<RecordMetadata> {
-    return new Promise<RecordMetadata>((resolve, reject) => {
-      if (this.closing) throw new ProducerClosedError('the producer is closed');
-      if (typeof record?.topic !== 'string' || record.topic === '') throw new TypeError('record.topic must be a non-empty string');
-      const key = record.key ?? null;
-      const value = record.value ?? null;
-      // Appending is synchronous, so one scratch object serves every fast-path send.
-      const measured = this.scratch;
-      measured.key = key;
-      measured.value = value;
-      measured.headers = record.headers;
-      measured.keyLength = byteLength(key);
-      measured.valueLength = byteLength(value);
-      measured.headersSize = sizeOfHeaders(record.headers);
-      const upperBound = recordSizeUpperBound(measured);
-      if (upperBound > this.options.maxRequestSize || upperBound > this.options.bufferMemory) {
-        throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
+  /**
+   * Sends a record: the promise resolves with its metadata once the broker acknowledged it
+   * (as `acks` asks), or rejects when it failed for good. With a callback instead (Java's
+   * `send(record, Callback)`), nothing is returned and the callback is called once, with
+   * (null, metadata) or (error, null) — never synchronously.
+   */
+  send(record: ProducerRecord): Promise<RecordMetadata>;
+  send(record: ProducerRecord, callback: RecordCallback): void;
+  send(record: ProducerRecord, callback?: RecordCallback): Promise<RecordMetadata> | void {
+    if (callback !== undefined) {
+      try {
+        this.enqueue(record, callback, null, this.cluster.scheduler.nowMs());
+      } catch (err) {
+        process.nextTick(callback, err as Error, null);
       }
-      const now = this.cluster.scheduler.nowMs();
-      const timestamp = toMillis(record.timestamp, now);
-      if (this.blocked.length === 0 && this.tryAppend(record, measured, upperBound, timestamp, resolve, reject)) return;
-      this.blocked.push({ record, measured: { ...measured }, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, resolve, reject });
-      this.blockedTotal++;
-      this.drainBlocked();
-    });
+      return;
+    }
+    const promise = new Promise<RecordMetadata>(captureResolvers);
+    const resolve = capturedResolve;
+    const reject = capturedReject;
+    try {
+      this.enqueue(record, resolve, reject, this.cluster.scheduler.nowMs());
+    } catch (err) {
+      reject(err as Error);
+    }
+    return promise;
   }
 
-  /** Sends every record; resolves with their metadata in order, or rejects with the first failure. */
+  /** Sends every record; resolves with their metadata in order, or rejects with the first failure. One promise for all. */
   sendBatch(records: readonly ProducerRecord[]): Promise<RecordMetadata[]> {
-    return Promise.all(records.map((r) => this.send(r)));
+    const delivery = new SendBatchDelivery(records.length);
+    // One clock reading for the batch: the records are appended in the same instant.
+    const now = this.cluster.scheduler.nowMs();
+    for (let i = 0; i < records.length; i++) {
+      try {
+        this.enqueue(records[i]!, delivery, i, now);
+      } catch (err) {
+        delivery.failed(i, err as Error);
+      }
+    }
+    return delivery.promise;
+  }
+
+  /** Appends the record or queues it behind the blocked ones; throws for a record that can never be sent. */
+  private enqueue(record: ProducerRecord, target: DeliveryTarget, tag: DeliveryTag, now: number): void {
+    if (this.closing) throw new ProducerClosedError('the producer is closed');
+    if (typeof record?.topic !== 'string' || record.topic === '') throw new TypeError('record.topic must be a non-empty string');
+    const key = record.key ?? null;
+    const value = record.value ?? null;
+    // Appending is synchronous, so one scratch object serves every fast-path send.
+    const measured = this.scratch;
+    measured.key = key;
+    measured.value = value;
+    measured.headers = record.headers;
+    measured.keyLength = byteLength(key);
+    measured.valueLength = byteLength(value);
+    measured.headersSize = sizeOfHeaders(record.headers);
+    const upperBound = recordSizeUpperBound(measured);
+    if (upperBound > this.options.maxRequestSize || upperBound > this.options.bufferMemory) {
+      throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
+    }
+    const timestamp = record.timestamp === undefined ? now : toMillis(record.timestamp);
+    if (this.blocked.length === 0 && this.tryAppend(record, measured, upperBound, timestamp, now, target, tag)) return;
+    this.blocked.push({ record, measured: { ...measured }, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, target, tag });
+    this.blockedTotal++;
+    this.drainBlocked();
   }
 
   /**
@@ -134,19 +181,22 @@ export class Producer {
    * Throws for records that can never be appended (the caller's promise rejects).
    */
   private tryAppend(
-    record: ProducerRecord, measured: MeasuredRecord, upperBound: number, timestamp: number,
-    resolve: (m: RecordMetadata) => void, reject: (e: Error) => void,
+    record: ProducerRecord, measured: MeasuredRecord, upperBound: number, timestamp: number, now: number,
+    target: DeliveryTarget, tag: DeliveryTag,
   ): boolean {
-    const topicError = this.topicErrors.get(record.topic);
-    if (topicError) throw topicError;
+    if (this.topicErrors.size > 0) {
+      const topicError = this.topicErrors.get(record.topic);
+      if (topicError) throw topicError;
+    }
     const count = this.metadata.partitionCount(record.topic);
     if (count <= 0) return false;
     const partition = this.choosePartition(record, count);
     if (partition >= count) return false; // an explicit partition the metadata does not show (yet)
     if (!this.accumulator.hasRoom(upperBound)) return false;
-    const result = this.accumulator.append(record.topic, partition, measured, timestamp, this.cluster.scheduler.nowMs(), resolve, reject);
-    if (record.partition === undefined && measured.key === null && !this.partitioner) this.sticky.onAppend(record.topic, partition, result.bytes);
-    if (result.wakeSender || result.batch.recordCount === 1) this.sender.wakeup();
+    const accumulator = this.accumulator;
+    accumulator.append(record.topic, partition, measured, timestamp, now, target, tag);
+    if (record.partition === undefined && measured.key === null && !this.partitioner) this.sticky.onAppend(record.topic, partition, accumulator.appendedBytes);
+    if (accumulator.appendWakesSender) this.sender.wakeup();
     return true;
   }
 
@@ -163,6 +213,8 @@ export class Producer {
       return p;
     }
     if (key !== null) return partitionForKeyInput(key, count);
+    const sticky = this.sticky.current(record.topic, count);
+    if (sticky >= 0) return sticky;
     return this.sticky.partition(record.topic, count, (p) => this.metadata.leaderOf(record.topic, p) >= 0);
   }
 
@@ -173,10 +225,10 @@ export class Producer {
       const head = this.blocked.peek()!;
       let appended: boolean;
       try {
-        appended = this.tryAppend(head.record, head.measured, head.upperBound, head.timestamp, head.resolve, head.reject);
+        appended = this.tryAppend(head.record, head.measured, head.upperBound, head.timestamp, now, head.target, head.tag);
       } catch (err) {
         this.leaveBlocked();
-        head.reject(err as Error);
+        deliverError(head.target, head.tag, err as Error);
         continue;
       }
       if (appended) {
@@ -185,7 +237,7 @@ export class Producer {
       }
       if (now >= head.deadlineMs) {
         this.leaveBlocked();
-        head.reject(this.blockedError(head));
+        deliverError(head.target, head.tag, this.blockedError(head));
         continue;
       }
       if (this.metadata.partitionCount(head.record.topic) <= 0 || (head.record.partition ?? 0) >= this.metadata.partitionCount(head.record.topic)) {
@@ -269,7 +321,7 @@ export class Producer {
         timer?.cancel();
         if (done) {
           const err = new ProducerClosedError(`the producer was closed with records still pending after ${timeoutMs} ms`);
-          for (const b of this.blocked.drain()) b.reject(err);
+          for (const b of this.blocked.drain()) deliverError(b.target, b.tag, err);
           for (const w of this.blockedWaiters.splice(0)) w.resolve();
           this.sender.abort(err);
         }
@@ -282,8 +334,7 @@ export class Producer {
   }
 }
 
-function toMillis(t: number | bigint | Date | undefined, now: number): number {
-  if (t === undefined) return now;
+function toMillis(t: number | bigint | Date): number {
   if (t instanceof Date) return t.getTime();
   const ms = Number(t);
   if (!Number.isSafeInteger(ms) || ms < 0) throw new TypeError(`invalid record timestamp ${String(t)}`);

@@ -14,8 +14,12 @@ export function byteLength(b: Bytes): number {
   return typeof b === 'string' ? utf8Length(b) : b.length;
 }
 
-/** Short strings are measured and written in JS: Buffer's native calls cost more than the bytes. */
-const SHORT_STRING = 64;
+/**
+ * Strings up to this length are measured and written in JS; longer ones by Buffer's native
+ * code, whose call costs more than copying a few bytes in JS but less than copying many
+ * (measured: the crossover is around 24 ASCII characters).
+ */
+const SHORT_STRING = 24;
 
 function utf8Length(s: string): number {
   if (s.length <= SHORT_STRING) {
@@ -25,12 +29,17 @@ function utf8Length(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-function writeString(buf: Buffer, pos: number, s: string, length: number): void {
+/** Buffer's own utf8Write (what buf.write(s, 'utf8') calls after checking its arguments, which the callers here already did). */
+type Utf8Writer = { utf8Write?(s: string, offset: number, length: number): number };
+const nativeUtf8Write = (Buffer.prototype as Utf8Writer).utf8Write;
+
+export function writeString(buf: Buffer, pos: number, s: string, length: number): void {
   if (length === s.length && length <= SHORT_STRING) {
     for (let i = 0; i < length; i++) buf[pos + i] = s.charCodeAt(i);
     return;
   }
-  buf.write(s, pos, length, 'utf8');
+  if (nativeUtf8Write !== undefined) nativeUtf8Write.call(buf, s, pos, length);
+  else buf.write(s, pos, length, 'utf8');
 }
 
 export function sizeOfVarint(value: number): number {
@@ -87,7 +96,7 @@ function writeBytes(buf: Buffer, pos: number, b: Bytes, length: number): number 
   }
   pos = writeVarint(buf, pos, length);
   if (typeof b === 'string') writeString(buf, pos, b, length);
-  else b.copy(buf, pos);
+  else buf.set(b, pos); // TypedArray#set: no argument checks in JS, unlike Buffer#copy
   return pos + length;
 }
 
