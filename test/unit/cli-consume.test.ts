@@ -98,3 +98,19 @@ test('--help and usage errors', async () => {
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /no partition assignor named 'nope'/);
 });
+
+test('--group --timeout-ms counts from the first assignment: a join slower than the timeout still reads everything', async () => {
+  const slowDir = tempDir();
+  // The initial rebalance delay alone (2.5 s) is longer than --timeout-ms (1 s).
+  const slow = await spawnBrook(['--host', '127.0.0.1', '--port', '0', '--data-dir', slowDir.path, '--group-initial-rebalance-delay-ms', '2500']);
+  try {
+    await createTopic(slow.bootstrap, 'slow-join', 1);
+    await produce(slow.bootstrap, 'slow-join', 0, ['x0', 'x1', 'x2']);
+    const r = await runProcess(process.execPath, [BIN, 'consume', 'slow-join', '--group', 'slow', '--from-beginning', '--timeout-ms', '1000', '--format', 'value', '-b', slow.bootstrap], { timeoutMs: 30_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n'), ['x0', 'x1', 'x2']);
+  } finally {
+    await slow.stop();
+    slowDir.remove();
+  }
+});

@@ -10,6 +10,9 @@ import type { OffsetToCommit } from '../../client/consumer/offset-committer.js';
 import type { Command } from '../command.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 
+/** With --group, the longest wait for a first assignment before --timeout-ms starts counting anyway. */
+const JOIN_GRACE_MS = 30_000;
+
 const HELP = `Usage:
   brook consume TOPIC [--group G] [--from-beginning] [--max-messages N] [--timeout-ms N]
                       [--assignor NAME[,NAME...]] [--format json|value]
@@ -19,7 +22,8 @@ Options:
   --group G              consume as a member of group G and commit what was printed
   --from-beginning       start from the earliest offset when there is no committed offset
   --max-messages N       exit after N records
-  --timeout-ms N         exit after N ms without a new record
+  --timeout-ms N         exit after N ms without a new record (with --group, counted
+                         from the first assignment, so joining the group is not idle time)
   --assignor NAMES       partition assignors, preferred first (default range,cooperative-sticky)
   --format json|value    json: one object per record {"topic","partition","offset","key","value","timestamp"};
                          value: the value only (default)
@@ -92,18 +96,33 @@ export const consumeCommand: Command = {
     });
     const printed = new Map<string, OffsetToCommit>();
     let count = 0;
+    // With --group, --timeout-ms counts from the first assignment: joining a group takes the
+    // broker's initial rebalance delay (3 s by default) plus the join itself, and a consumer
+    // that gave up before it was given any partition would read nothing. A group that never
+    // assigns anything still ends: the idle clock starts after JOIN_GRACE_MS regardless.
+    let lastRecordAt = Date.now();
+    let assigned = values.group === undefined;
     try {
       if (values.group !== undefined) {
-        consumer.subscribe([topic]);
+        consumer.subscribe([topic], {
+          onPartitionsAssigned: () => {
+            if (!assigned) lastRecordAt = Date.now();
+            assigned = true;
+          },
+        });
       } else {
         const partitions = await consumer.partitionsFor(topic, { signal: stop.signal });
         if (partitions.length === 0) throw new Error(`topic '${topic}' does not exist`);
         consumer.assign(partitions);
       }
-      let lastRecordAt = Date.now();
       let lastCommitAt = Date.now();
+      const startedAt = Date.now();
       while (!stop.signal.aborted && (maxMessages === undefined || count < maxMessages)) {
-        const waitMs = timeoutMs === undefined ? 1_000 : Math.max(0, Math.min(1_000, lastRecordAt + timeoutMs - Date.now()));
+        if (!assigned && Date.now() - startedAt >= JOIN_GRACE_MS) {
+          assigned = true;
+          lastRecordAt = startedAt + JOIN_GRACE_MS;
+        }
+        const waitMs = timeoutMs === undefined || !assigned ? 1_000 : Math.max(0, Math.min(1_000, lastRecordAt + timeoutMs - Date.now()));
         let records: ConsumerRecord[];
         try {
           records = await consumer.poll({ timeoutMs: waitMs, signal: stop.signal });
@@ -117,7 +136,7 @@ export const consumeCommand: Command = {
           await write(take.map((r) => render(r, format)).join(''));
           for (const r of take) printed.set(`${r.topic}:${r.partition}`, { topic: r.topic, partition: r.partition, offset: r.offset + 1n, leaderEpoch: r.leaderEpoch });
           count += take.length;
-        } else if (timeoutMs !== undefined && Date.now() - lastRecordAt >= timeoutMs) {
+        } else if (assigned && timeoutMs !== undefined && Date.now() - lastRecordAt >= timeoutMs) {
           break;
         }
         if (values.group !== undefined && printed.size > 0 && Date.now() - lastCommitAt >= 5_000) {
