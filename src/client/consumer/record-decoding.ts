@@ -9,7 +9,7 @@ import { Reader } from '../../protocol/primitives/reader.js';
 import { CompressionType, decompress } from '../../protocol/records/compression.js';
 import { decodeControlRecordKey, ControlRecordType } from '../../protocol/records/control-record.js';
 import {
-  iterateBatches, MAGIC_V2, RECORDS_OFFSET, TimestampType, validateBatch, type RecordBatchHeader, type RecordBatchView,
+  iterateBatches, LAST_OFFSET_DELTA_OFFSET, MAGIC_V2, RECORDS_OFFSET, TimestampType, validateBatch, type RecordBatchHeader, type RecordBatchView,
 } from '../../protocol/records/record-batch.js';
 import { CorruptRecordError } from '../../protocol/records/errors.js';
 import { ProtocolDecodeError } from '../../protocol/primitives/decode-error.js';
@@ -99,7 +99,8 @@ function bytesView(buf: Buffer, end: number): Buffer | null {
   const to = from + length;
   if (to > end) throw corrupt(`field of ${length} bytes exceeds its record`, from);
   cursor.at = to;
-  return buf.subarray(from, to);
+  // Buffer.from(arrayBuffer, ...) makes the same view as subarray() but skips its species look-up.
+  return Buffer.from(buf.buffer, buf.byteOffset + from, length);
 }
 
 /** The records of one partition from one Fetch response, consumed in order. */
@@ -124,6 +125,7 @@ export class PartitionRecords {
   private readonly abortedProducers = new Set<bigint>();
   private readonly aborted: AbortedTransactionInfo[];
   private drainedFlag = false;
+  private endOffsetValue: bigint | null = null;
 
   constructor(
     readonly topic: string,
@@ -132,7 +134,7 @@ export class PartitionRecords {
     readonly fetchOffset: bigint,
     /** The partition state's epoch when the fetch was sent (a seek in between voids this data). */
     readonly stateEpoch: number,
-    records: Buffer,
+    private readonly records: Buffer,
     readonly highWatermark: bigint,
     private readonly readCommitted: boolean,
     aborted: readonly AbortedTransactionInfo[] | null,
@@ -144,6 +146,24 @@ export class PartitionRecords {
 
   get drained(): boolean {
     return this.drainedFlag;
+  }
+
+  /**
+   * The offset after the last complete batch of this response (from the batch headers
+   * only): where the next fetch for this partition can start while these records are still
+   * being given out. Never below the offset the fetch was sent for.
+   */
+  endOffset(): bigint {
+    if (this.endOffsetValue === null) {
+      let end = this.fetchOffset;
+      for (const view of iterateBatches(this.records)) {
+        if (view.magic !== MAGIC_V2 || view.buffer.length < RECORDS_OFFSET) break;
+        const after = view.baseOffset + BigInt(view.buffer.readInt32BE(LAST_OFFSET_DELTA_OFFSET)) + 1n;
+        if (after > end) end = after;
+      }
+      this.endOffsetValue = end;
+    }
+    return this.endOffsetValue;
   }
 
   /** Appends up to `max` records to `out`; returns how many. */
