@@ -1,7 +1,7 @@
 /**
- * The clients each scenario runs. Brook's own consumer and producer join here as one adapter
- * file each (a ThroughputClient, a GroupClient) and one entry below.
+ * The clients each scenario runs; Brook's own client (./brook.ts) first.
  */
+import { brookClient, brookGroupClient } from './brook.js';
 import { franzClient } from './franz.js';
 import { javaClient } from './java.js';
 import { javaGroupClient } from './java-group.js';
@@ -12,7 +12,7 @@ import { platformaticClient } from './platformatic.js';
 import type { GroupClient, ThroughputClient } from './types.js';
 
 /** Scenarios 1 (consume) and 2 (produce). */
-export const throughputClients: readonly ThroughputClient[] = [kafkajsClient, platformaticClient, javaClient, franzClient, kcatClient];
+export const throughputClients: readonly ThroughputClient[] = [brookClient, kafkajsClient, platformaticClient, javaClient, franzClient, kcatClient];
 
 /** Scenarios 4 (group formation) and 5 (rebalance). */
-export const groupClients: readonly GroupClient[] = [javaGroupClient, librdkafkaGroupClient];
+export const groupClients: readonly GroupClient[] = [brookGroupClient, javaGroupClient, librdkafkaGroupClient];

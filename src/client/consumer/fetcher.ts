@@ -1,9 +1,12 @@
 /**
  * The prefetching fetcher (Java's Fetcher): while the application processes records, it
  * keeps one Fetch in flight per leader broker for every assigned, unpaused partition with
- * a valid position and no buffered data. Responses are buffered per partition as
- * PartitionRecords (memory bounded: at most one response's data per partition, each at
- * most max.partition.fetch.bytes / fetch.max.bytes); poll() drains them.
+ * a valid position. Responses are buffered per partition as PartitionRecords; poll()
+ * drains them. Unlike Java, a partition whose data is still being given out is fetched
+ * again from the end of that data (as librdkafka and franz-go prefetch), so the next
+ * response is on its way while the application processes this one. Memory stays bounded:
+ * at most two responses per partition (each at most max.partition.fetch.bytes, each Fetch
+ * at most fetch.max.bytes).
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -25,6 +28,8 @@ const METADATA_ERRORS = new Set<number>([
 export class Fetcher {
   /** Buffered responses, per partition key, in arrival order. */
   private readonly buffered = new Map<string, PartitionRecords>();
+  /** Per partition key, the response fetched from the end of the buffered one (given out after it). */
+  private readonly following = new Map<string, PartitionRecords>();
   private readonly inFlight = new Set<number>();
   /** Partitions that are part of an in-flight fetch. */
   private readonly fetching = new Set<string>();
@@ -57,6 +62,7 @@ export class Fetcher {
       const state = this.subscriptions.stateOf(pr.topic, pr.partition);
       if (!state || state.epoch !== pr.stateEpoch || state.position !== pr.nextFetchOffset) {
         this.buffered.delete(key);
+        this.following.delete(key);
         continue;
       }
       if (state.paused) continue;
@@ -64,9 +70,17 @@ export class Fetcher {
       state.position = pr.nextFetchOffset;
       if (pr.lastEpoch >= 0) state.positionLeaderEpoch = pr.lastEpoch;
       state.highWatermark = pr.highWatermark;
-      if (pr.drained) this.buffered.delete(key);
+      if (pr.drained) {
+        // Re-inserted at the end: the Map's iteration goes on to the other partitions first.
+        this.buffered.delete(key);
+        const next = this.following.get(key);
+        if (next) {
+          this.following.delete(key);
+          this.buffered.set(key, next);
+        }
+      }
     }
-    if (this.buffered.size === 0 || out.length > 0) this.sendFetches();
+    if (out.length > 0 || this.buffered.size === 0) this.sendFetches();
     return out;
   }
 
@@ -75,6 +89,10 @@ export class Fetcher {
     for (const [key, pr] of this.buffered) {
       const state = this.subscriptions.stateOf(pr.topic, pr.partition);
       if (!state || state.epoch !== pr.stateEpoch) this.buffered.delete(key);
+    }
+    for (const [key, pr] of this.following) {
+      const state = this.subscriptions.stateOf(pr.topic, pr.partition);
+      if (!state || state.epoch !== pr.stateEpoch || !this.buffered.has(key)) this.following.delete(key);
     }
   }
 
@@ -89,12 +107,15 @@ export class Fetcher {
       }
       return;
     }
-    const byLeader = new Map<number, TopicPartitionState[]>();
+    const byLeader = new Map<number, { state: TopicPartitionState; offset: bigint; behind: PartitionRecords | null }[]>();
     let unknownLeader = false;
     for (const s of this.subscriptions.states()) {
       if (!this.subscriptions.fetchable(s)) continue;
       const key = tpKey(s.topic, s.partition);
-      if (this.buffered.has(key) || this.fetching.has(key)) continue;
+      if (this.fetching.has(key) || this.following.has(key)) continue;
+      const behind = this.buffered.get(key) ?? null;
+      // Buffered data that no longer matches the position is dropped by the next fetchedRecords().
+      if (behind !== null && (behind.stateEpoch !== s.epoch || behind.nextFetchOffset !== s.position)) continue;
       const leader = this.cluster.topic(s.topic)?.partitions[s.partition]?.leaderId ?? -1;
       if (leader < 0) {
         unknownLeader = true;
@@ -103,17 +124,17 @@ export class Fetcher {
       if (this.inFlight.has(leader)) continue;
       let list = byLeader.get(leader);
       if (!list) byLeader.set(leader, list = []);
-      list.push(s);
+      list.push({ state: s, offset: behind === null ? s.position! : behind.endOffset(), behind });
     }
     if (unknownLeader) this.refreshMetadata();
     for (const [leader, partitions] of byLeader) void this.fetchFrom(leader, partitions);
   }
 
-  private async fetchFrom(nodeId: number, partitions: TopicPartitionState[]): Promise<void> {
+  private async fetchFrom(nodeId: number, partitions: { state: TopicPartitionState; offset: bigint; behind: PartitionRecords | null }[]): Promise<void> {
     this.inFlight.add(nodeId);
-    const keys = partitions.map((s) => tpKey(s.topic, s.partition));
+    const keys = partitions.map((p) => tpKey(p.state.topic, p.state.partition));
     for (const k of keys) this.fetching.add(k);
-    const sent = partitions.map((s) => ({ state: s, offset: s.position!, epoch: s.epoch }));
+    const sent = partitions.map((p) => ({ ...p, epoch: p.state.epoch }));
     try {
       const connection = await this.cluster.connectionToNode(nodeId);
       const version = connection.supportedVersion(Api.Fetch) ?? 4;
@@ -149,16 +170,24 @@ export class Fetcher {
           const entry = sent.find((e) => e.state.topic === topic && e.state.partition === p.partitionIndex);
           if (!entry) continue;
           const current = this.subscriptions.stateOf(topic, p.partitionIndex);
+          const key = tpKey(topic, p.partitionIndex);
           // Stale: unassigned, sought, or reset while the fetch was in flight.
-          if (current !== entry.state || current.epoch !== entry.epoch || current.position !== entry.offset) continue;
+          if (current !== entry.state || current.epoch !== entry.epoch) continue;
+          // A fetch from the end of buffered data goes behind it while that is being given out;
+          // once it is drained, the response is usable only if the position got to where it starts.
+          const behind = entry.behind !== null && this.buffered.get(key) === entry.behind;
+          if (!behind && (current.position !== entry.offset || this.buffered.has(key))) continue;
           if (p.errorCode === ErrorCode.NONE) {
-            current.highWatermark = p.highWatermark;
+            if (!behind) current.highWatermark = p.highWatermark;
             if (p.records && p.records.length > 0) {
-              this.buffered.set(tpKey(topic, p.partitionIndex), new PartitionRecords(
+              (behind ? this.following : this.buffered).set(key, new PartitionRecords(
                 topic, p.partitionIndex, entry.offset, entry.epoch, p.records, p.highWatermark,
                 this.options.isolationLevel === 'read_committed', p.abortedTransactions ?? null,
               ));
             }
+          } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && behind) {
+            // Only the prefetch ahead of the position is out of range: the position is fine for now;
+            // the partition is fetched again from it once the buffered data is given out.
           } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
             this.logger.info('fetch offset out of range, resetting', { topic, partition: p.partitionIndex, offset: entry.offset });
             this.subscriptions.requestDefaultReset(current);
@@ -203,5 +232,6 @@ export class Fetcher {
   close(): void {
     this.closed = true;
     this.buffered.clear();
+    this.following.clear();
   }
 }

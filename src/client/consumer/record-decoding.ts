@@ -9,9 +9,10 @@ import { Reader } from '../../protocol/primitives/reader.js';
 import { CompressionType, decompress } from '../../protocol/records/compression.js';
 import { decodeControlRecordKey, ControlRecordType } from '../../protocol/records/control-record.js';
 import {
-  iterateBatches, MAGIC_V2, RECORDS_OFFSET, TimestampType, validateBatch, type RecordBatchHeader, type RecordBatchView,
+  iterateBatches, LAST_OFFSET_DELTA_OFFSET, MAGIC_V2, RECORDS_OFFSET, TimestampType, validateBatch, type RecordBatchHeader, type RecordBatchView,
 } from '../../protocol/records/record-batch.js';
 import { CorruptRecordError } from '../../protocol/records/errors.js';
+import { ProtocolDecodeError } from '../../protocol/primitives/decode-error.js';
 
 export interface ConsumerRecordHeader {
   readonly key: string;
@@ -37,11 +38,69 @@ export interface AbortedTransactionInfo {
   readonly firstOffset: bigint;
 }
 
-const NO_HEADERS: ConsumerRecordHeader[] = [];
-
 function nullableBytes(r: Reader): Buffer | null {
   const len = r.readVarint();
   return len < 0 ? null : r.readRaw(len);
+}
+
+const NO_HEADERS: ConsumerRecordHeader[] = [];
+
+/** The read position of the record decoding helpers below (one cursor: decoding is synchronous). */
+const cursor = { at: 0 };
+
+/** Malformed bytes inside a record (as Reader reports them; batch-level problems are CorruptRecordError). */
+function corrupt(message: string, position: number): ProtocolDecodeError {
+  return new ProtocolDecodeError(message, position);
+}
+
+/** Zig-zag varint (a Java int) at cursor.at, not reading at or past `end`. */
+function readVarint(buf: Buffer, end: number): number {
+  let at = cursor.at;
+  let raw = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (at >= end) throw corrupt('truncated varint', at);
+    const byte = buf[at++]!;
+    raw |= (byte & 0x7f) << shift;
+    if (byte < 0x80) {
+      if (shift === 28 && byte > 0x0f) break;
+      cursor.at = at;
+      return (raw >>> 1) ^ -(raw & 1);
+    }
+  }
+  throw corrupt('varint longer than 32 bits', at);
+}
+
+/** Zig-zag varlong as a number (timestamp deltas: small in practice; beyond 2^53 precision is lost, as Reader.readVarlongNumber). */
+function readVarlongNumber(buf: Buffer, end: number): number {
+  let at = cursor.at;
+  let raw = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    if (at >= end) throw corrupt('truncated varlong', at);
+    const byte = buf[at++]!;
+    raw += (byte & 0x7f) * scale;
+    if (byte < 0x80) {
+      cursor.at = at;
+      return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+    }
+    scale *= 128;
+  }
+  throw corrupt('varlong longer than 10 bytes', at);
+}
+
+/** A varint length then that many bytes, as a view (null for length -1). */
+function bytesView(buf: Buffer, end: number): Buffer | null {
+  const length = readVarint(buf, end);
+  if (length < 0) {
+    if (length !== -1) throw corrupt(`negative length ${length}`, cursor.at);
+    return null;
+  }
+  const from = cursor.at;
+  const to = from + length;
+  if (to > end) throw corrupt(`field of ${length} bytes exceeds its record`, from);
+  cursor.at = to;
+  // Buffer.from(arrayBuffer, ...) makes the same view as subarray() but skips its species look-up.
+  return Buffer.from(buf.buffer, buf.byteOffset + from, length);
 }
 
 /** The records of one partition from one Fetch response, consumed in order. */
@@ -51,13 +110,22 @@ export class PartitionRecords {
   /** Leader epoch of the last record taken. */
   lastEpoch = -1;
   private readonly batches: Generator<RecordBatchView, void, undefined>;
+  /** The batch being read (null between batches), its records section and where the next record starts. */
   private header: RecordBatchHeader | null = null;
-  private reader: Reader | null = null;
+  private body: Buffer | null = null;
+  private pos = 0;
   private left = 0;
-  private logAppendTime = 0;
+  // Per batch, as numbers: offsets and timestamps are computed per record without bigint arithmetic.
+  private baseOffsetNumber = 0;
+  private nextOffsetNumber = 0;
+  private baseTimestampNumber = 0;
+  private logAppendTime = -1;
+  private timestampTypeName: 'CreateTime' | 'LogAppendTime' = 'CreateTime';
+  private leaderEpoch = -1;
   private readonly abortedProducers = new Set<bigint>();
   private readonly aborted: AbortedTransactionInfo[];
   private drainedFlag = false;
+  private endOffsetValue: bigint | null = null;
 
   constructor(
     readonly topic: string,
@@ -66,7 +134,7 @@ export class PartitionRecords {
     readonly fetchOffset: bigint,
     /** The partition state's epoch when the fetch was sent (a seek in between voids this data). */
     readonly stateEpoch: number,
-    records: Buffer,
+    private readonly records: Buffer,
     readonly highWatermark: bigint,
     private readonly readCommitted: boolean,
     aborted: readonly AbortedTransactionInfo[] | null,
@@ -80,6 +148,24 @@ export class PartitionRecords {
     return this.drainedFlag;
   }
 
+  /**
+   * The offset after the last complete batch of this response (from the batch headers
+   * only): where the next fetch for this partition can start while these records are still
+   * being given out. Never below the offset the fetch was sent for.
+   */
+  endOffset(): bigint {
+    if (this.endOffsetValue === null) {
+      let end = this.fetchOffset;
+      for (const view of iterateBatches(this.records)) {
+        if (view.magic !== MAGIC_V2 || view.buffer.length < RECORDS_OFFSET) break;
+        const after = view.baseOffset + BigInt(view.buffer.readInt32BE(LAST_OFFSET_DELTA_OFFSET)) + 1n;
+        if (after > end) end = after;
+      }
+      this.endOffsetValue = end;
+    }
+    return this.endOffsetValue;
+  }
+
   /** Appends up to `max` records to `out`; returns how many. */
   take(max: number, out: ConsumerRecord[]): number {
     let n = 0;
@@ -88,8 +174,11 @@ export class PartitionRecords {
       const record = this.readOne();
       if (record === null) continue;
       out.push(record);
+      this.lastEpoch = this.leaderEpoch;
       n++;
     }
+    // Within a batch the position is tracked as a number; it becomes the bigint once per take().
+    if (this.header !== null && n > 0) this.nextFetchOffset = BigInt(this.nextOffsetNumber);
     return n;
   }
 
@@ -97,10 +186,9 @@ export class PartitionRecords {
   private nextBatch(): boolean {
     if (this.header) {
       // A finished batch moves the position past it even when its tail records were compacted away.
-      const after = this.header.lastOffset + 1n;
-      if (after > this.nextFetchOffset) this.nextFetchOffset = after;
+      this.nextFetchOffset = this.header.lastOffset + 1n;
       this.header = null;
-      this.reader = null;
+      this.body = null;
     }
     for (;;) {
       const next = this.batches.next();
@@ -117,16 +205,26 @@ export class PartitionRecords {
         if (after > this.nextFetchOffset) this.nextFetchOffset = after;
         continue;
       }
+      if (header.lastOffset > BigInt(Number.MAX_SAFE_INTEGER)) {
+        // Kafka allows int64 offsets; positions here are computed as numbers, exact up to 2^53.
+        throw corrupt(`record batch offsets up to ${header.lastOffset} exceed 2^53, which this consumer does not support`, view.position);
+      }
+      if (header.recordCount === 0) {
+        if (header.lastOffset + 1n > this.nextFetchOffset) this.nextFetchOffset = header.lastOffset + 1n;
+        continue;
+      }
       const section = view.buffer.subarray(RECORDS_OFFSET, header.sizeInBytes);
-      const body = header.compression === CompressionType.None ? section : decompress(header.compression, section);
+      this.body = header.compression === CompressionType.None ? section : decompress(header.compression, section);
+      this.pos = 0;
       this.header = header;
-      this.reader = new Reader(body);
       this.left = header.recordCount;
+      this.baseOffsetNumber = Number(header.baseOffset);
+      this.nextOffsetNumber = Number(this.nextFetchOffset);
+      this.baseTimestampNumber = Number(header.baseTimestamp);
       this.logAppendTime = header.timestampType === TimestampType.LogAppendTime ? Number(header.maxTimestamp) : -1;
-      if (this.left > 0) return true;
-      const after = header.lastOffset + 1n;
-      if (after > this.nextFetchOffset) this.nextFetchOffset = after;
-      this.header = null;
+      this.timestampTypeName = this.logAppendTime >= 0 ? 'LogAppendTime' : 'CreateTime';
+      this.leaderEpoch = header.partitionLeaderEpoch;
+      return true;
     }
   }
 
@@ -151,42 +249,49 @@ export class PartitionRecords {
 
   /** One record, or null when it lies below nextFetchOffset. */
   private readOne(): ConsumerRecord | null {
-    const r = this.reader!;
-    const h = this.header!;
+    // Decoded straight from the bytes (cursor.at) rather than through Reader: this runs
+    // once per record and its varints are almost always one byte.
+    const buf = this.body!;
+    const bodyEnd = buf.length;
     this.left--;
-    const length = r.readVarint();
-    const end = r.offset + length;
-    r.readInt8();
-    const timestampDelta = r.readVarlongNumber();
-    const offset = h.baseOffset + BigInt(r.readVarint());
-    if (offset < this.nextFetchOffset) {
-      r.offset = end;
+    cursor.at = this.pos;
+    const length = readVarint(buf, bodyEnd);
+    const end = cursor.at + length;
+    if (length < 0 || end > bodyEnd) throw corrupt(`record length ${length} exceeds its batch`, cursor.at);
+    cursor.at++; // attributes: unused in v2 records
+    const timestampDelta = readVarlongNumber(buf, end);
+    const offsetNumber = this.baseOffsetNumber + readVarint(buf, end);
+    if (offsetNumber < this.nextOffsetNumber) {
+      this.pos = end;
       return null;
     }
-    const key = nullableBytes(r);
-    const value = nullableBytes(r);
-    const headerCount = r.readVarint();
+    const key = bytesView(buf, end);
+    const value = bytesView(buf, end);
+    const headerCount = readVarint(buf, end);
     let headers = NO_HEADERS;
     if (headerCount > 0) {
       headers = [];
       for (let i = 0; i < headerCount; i++) {
-        const k = r.readRaw(r.readVarint()).toString('utf8');
-        headers.push({ key: k, value: nullableBytes(r) });
+        const k = bytesView(buf, end);
+        if (k === null) throw corrupt('null header key', cursor.at);
+        headers.push({ key: k.toString('utf8'), value: bytesView(buf, end) });
       }
+    } else if (headerCount < 0) {
+      throw corrupt(`negative header count ${headerCount}`, cursor.at);
     }
-    if (r.offset !== end) r.fail(`record at offset ${offset} declared ${length} bytes`);
-    this.nextFetchOffset = offset + 1n;
-    this.lastEpoch = h.partitionLeaderEpoch;
+    if (cursor.at !== end) throw corrupt(`record at offset ${offsetNumber} declared ${length} bytes`, cursor.at);
+    this.pos = end;
+    this.nextOffsetNumber = offsetNumber + 1;
     return {
       topic: this.topic,
       partition: this.partition,
-      offset,
+      offset: BigInt(offsetNumber),
       key,
       value,
       headers,
-      timestamp: this.logAppendTime >= 0 ? this.logAppendTime : Number(h.baseTimestamp) + timestampDelta,
-      timestampType: this.logAppendTime >= 0 ? 'LogAppendTime' : 'CreateTime',
-      leaderEpoch: h.partitionLeaderEpoch,
+      timestamp: this.logAppendTime >= 0 ? this.logAppendTime : this.baseTimestampNumber + timestampDelta,
+      timestampType: this.timestampTypeName,
+      leaderEpoch: this.leaderEpoch,
     };
   }
 }

@@ -1,0 +1,125 @@
+/**
+ * Brook's own client, in the benchmark's own process (like KafkaJS and @platformatic/kafka).
+ * Consume: one Consumer in a fresh group (earliest offsets), a poll loop with a large
+ * maxPollRecords, counting records. Produce: every record sent without awaiting it, then
+ * flush() (the producer batches by itself; bufferMemory bounds what is outstanding).
+ * Groups (scenarios 4, 5): N Consumers in this process, each polled in its own loop; each
+ * rebalance callback reports the member's assignment.
+ */
+import { Consumer } from '../../src/client/consumer/index.js';
+import { Producer } from '../../src/client/producer/index.js';
+import type { GroupClient, GroupEvent, GroupSession, GroupSpec, ThroughputClient, ThroughputRun } from './types.js';
+
+const nowUs = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000);
+
+export const brookClient: ThroughputClient = {
+  name: 'brook',
+  inProcess: true,
+  unavailable: () => null,
+  async consume(spec): Promise<ThroughputRun> {
+    const consumer = new Consumer({
+      bootstrapServers: spec.bootstrap, clientId: 'brook-bench-brook', groupId: spec.group,
+      autoOffsetReset: 'earliest', maxPollRecords: 10_000,
+    });
+    const start = performance.now();
+    let count = 0;
+    let first: number | null = null;
+    try {
+      consumer.subscribe([spec.topic]);
+      const deadline = start + spec.timeoutMs;
+      while (count < spec.records) {
+        if (performance.now() > deadline) throw new Error(`brook consumed ${count} of ${spec.records} in ${spec.timeoutMs} ms`);
+        const records = await consumer.poll({ timeoutMs: 1_000 });
+        if (records.length > 0) first ??= performance.now() - start;
+        count += records.length;
+      }
+      return { records: count, ms: performance.now() - start, firstRecordMs: first, clientRssBytes: null };
+    } finally {
+      await consumer.close();
+    }
+  },
+  async produce(spec): Promise<ThroughputRun> {
+    const producer = new Producer({ bootstrapServers: spec.bootstrap, clientId: 'brook-bench-brook', acks: spec.acks, idempotent: spec.acks === -1 });
+    try {
+      const value = Buffer.alloc(spec.valueBytes, 'x');
+      let failure: unknown = null;
+      const onError = (err: unknown): void => { failure ??= err; };
+      const start = performance.now();
+      for (let i = 0; i < spec.records; i++) producer.send({ topic: spec.topic, value }).catch(onError);
+      await producer.flush();
+      const ms = performance.now() - start;
+      if (failure !== null) throw failure;
+      return { records: spec.records, ms, clientRssBytes: null };
+    } finally {
+      await producer.close();
+    }
+  },
+};
+
+export const brookGroupClient: GroupClient = {
+  name: 'brook',
+  unavailable: () => null,
+  async start(spec: GroupSpec): Promise<GroupSession> {
+    const events: GroupEvent[] = [];
+    let waiters: (() => void)[] = [];
+    const emit = (e: GroupEvent): void => {
+      events.push(e);
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    };
+    const members: (Consumer | null)[] = [];
+    const loops: Promise<void>[] = [];
+    const make = (m: number): Consumer => new Consumer({
+      bootstrapServers: spec.bootstrap, clientId: `brook-bench-group-${m}`, groupId: spec.group,
+      assignors: [spec.assignor], enableAutoCommit: false, sessionTimeoutMs: 45_000, heartbeatIntervalMs: 500,
+    });
+    const run = (m: number, consumer: Consumer): void => {
+      const report = (): void => emit({ ev: 'owned', t: nowUs(), m, p: consumer.assignment().map((tp) => tp.partition).sort((a, b) => a - b) });
+      consumer.subscribe([spec.topic], { onPartitionsAssigned: report, onPartitionsRevoked: (p) => { if (p.length > 0) report(); }, onPartitionsLost: (p) => { if (p.length > 0) report(); } });
+      loops.push((async () => {
+        while (members[m] === consumer) {
+          try {
+            await consumer.poll({ timeoutMs: 100 });
+          } catch (err) {
+            if (members[m] !== consumer) return;
+            emit({ ev: 'error', t: nowUs(), m, message: (err as Error).message });
+            return;
+          }
+        }
+      })());
+    };
+    for (let m = 0; m < spec.members; m++) members.push(make(m));
+    emit({ ev: 'start', t: nowUs() });
+    for (let m = 0; m < spec.members; m++) run(m, members[m]!);
+    return {
+      events,
+      nextEvent: (ms) => new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        waiters.push(() => { clearTimeout(timer); resolve(); });
+      }),
+      leave: (m) => {
+        const consumer = members[m];
+        if (!consumer) return;
+        members[m] = null;
+        emit({ ev: 'leave', t: nowUs(), m });
+        void consumer.close().then(() => emit({ ev: 'left', t: nowUs(), m }), (err: unknown) => emit({ ev: 'error', t: nowUs(), m, message: (err as Error).message }));
+      },
+      join: () => {
+        const m = members.length;
+        const consumer = make(m);
+        members.push(consumer);
+        emit({ ev: 'join', t: nowUs(), m });
+        run(m, consumer);
+        return m;
+      },
+      rssBytes: () => null,
+      close: async () => {
+        const open = members.filter((c): c is Consumer => c !== null);
+        members.fill(null);
+        await Promise.allSettled(open.map((c) => c.close()));
+        await Promise.allSettled(loops);
+      },
+    };
+  },
+};
