@@ -74,11 +74,11 @@ test('Apache Kafka 4.1.2, 3-node KRaft: 3 Brook consumers, coordinator broker an
   const started = Date.now();
   try {
     t.diagnostic(`cluster up: ${kafka.bootstrap}`);
-    const topic = 'kc6';
-    await kafka.createTopic(topic, PARTITIONS, 3);
 
     // 1. The coordinator's broker dies under running consumers, then comes back.
     {
+      const topic = 'kc-coord-topic';
+      await kafka.createTopic(topic, PARTITIONS, 3);
       const groupId = 'kc-coord';
       const run = await startGroupRun({ bootstrap: kafka.bootstrap, topic, partitions: PARTITIONS, groupId, log: (l) => t.diagnostic(l) });
       await run.progress(300, 20_000);
@@ -94,9 +94,12 @@ test('Apache Kafka 4.1.2, 3-node KRaft: 3 Brook consumers, coordinator broker an
 
     // 2. A broker leading some partitions (not the coordinator's) dies, then comes back.
     {
+      // A fresh topic: leaders spread over the three nodes again. Cooperative this time.
+      const topic = 'kc-leader-topic';
+      await kafka.createTopic(topic, PARTITIONS, 3);
       const groupId = 'kc-leader';
       const coordinator = await kafka.coordinatorOf(groupId);
-      const run = await startGroupRun({ bootstrap: kafka.bootstrap, topic, partitions: PARTITIONS, groupId, log: (l) => t.diagnostic(l) });
+      const run = await startGroupRun({ bootstrap: kafka.bootstrap, topic, partitions: PARTITIONS, groupId, assignors: ['cooperative-sticky'], log: (l) => t.diagnostic(l) });
       await run.progress(300, 20_000);
       const leaders = [];
       for (let p = 0; p < PARTITIONS; p++) leaders.push(await kafka.leaderOf(topic, p));

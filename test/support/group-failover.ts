@@ -55,7 +55,9 @@ export async function startGroupRun(options: GroupRunOptions): Promise<GroupRun>
     heartbeatIntervalMs: 500, requestTimeoutMs: 5_000, retryBackoffMs: 100, metadataMaxAgeMs: 2_000,
   }));
   consumers.forEach((c) => c.subscribe([options.topic], {
-    onPartitionsAssigned(partitions) {
+    onPartitionsAssigned() {
+      // Everything the member owns now (cooperative: only the additions are passed in).
+      const partitions = c.assignment();
       const { generationId, memberId } = c.groupMetadata();
       let byPartition = owners.get(generationId);
       if (!byPartition) owners.set(generationId, byPartition = new Map());
@@ -100,7 +102,7 @@ export async function startGroupRun(options: GroupRunOptions): Promise<GroupRun>
   const producing = (async () => {
     for (let i = 0; !stopProducing; i++) {
       for (let p = 0; p < options.partitions; p++) {
-        const value = `p${p}-${i}`;
+        const value = `${options.groupId}/p${p}-${i}`;
         outstanding++;
         producer.send({ topic: options.topic, partition: p, value: Buffer.from(value) })
           .then(() => { acked.add(value); }, (e: Error) => { sendErrors.push(e.message); })
