@@ -13,6 +13,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startMockCluster, mockClusterAvailable } from '../support/mock-cluster/index.js';
 import { startKafkaCluster } from '../support/kafka/kafka-cluster.js';
 import { startGroupRun } from '../support/group-failover.js';
@@ -54,12 +55,27 @@ test('librdkafka mock cluster: 3 Brook consumers, leader and coordinator moves, 
     await mock.brokerUp(2);
     t.diagnostic(`after coordinator down/up: ${run.consumed.size} consumed`);
 
+    // The coordinator's broker goes down and comes back while it stays the coordinator:
+    // members lose their connection, retry with backoff and reconnect to the same node.
+    for (let p = 0; p < PARTITIONS; p++) await mock.setPartitionLeader(topic, p, p % 2 === 0 ? 1 : 2);
+    await mock.brokerDown(3);
+    await sleep(1_500);
+    await mock.brokerUp(3);
+    await run.progress(300, 20_000);
+    t.diagnostic(`after coordinator outage (same coordinator): ${run.consumed.size} consumed`);
+
     // Injected errors while the consumers run (numeric where librdkafka 2.0 uses older names).
     await mock.pushRequestErrors(Api.Heartbeat.apiKey, ['NOT_COORDINATOR', 'REBALANCE_IN_PROGRESS']);
     await mock.pushRequestErrors(Api.OffsetCommit.apiKey, ['NOT_COORDINATOR', 'REBALANCE_IN_PROGRESS', 'COORDINATOR_LOAD_IN_PROGRESS']);
     await mock.pushRequestErrors(Api.Fetch.apiKey, [ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.FENCED_LEADER_EPOCH]);
     await run.progress(300, 20_000);
     t.diagnostic(`after injected errors: ${run.consumed.size} consumed`);
+    // Dropped connections (librdkafka's _TRANSPORT) on Fetch, Heartbeat and OffsetCommit.
+    await mock.pushRequestErrors(Api.Fetch.apiKey, ['_TRANSPORT']);
+    await mock.pushRequestErrors(Api.Heartbeat.apiKey, ['_TRANSPORT']);
+    await mock.pushRequestErrors(Api.OffsetCommit.apiKey, ['_TRANSPORT']);
+    await run.progress(300, 20_000);
+    t.diagnostic(`after dropped connections: ${run.consumed.size} consumed`);
 
     const result = await run.finish(30_000);
     t.diagnostic(`mock: ${JSON.stringify(result)}, ${run.pollErrors.length} poll errors${run.pollErrors.length ? ` (e.g. ${run.pollErrors[0]})` : ''}, ${Date.now() - started} ms`);
