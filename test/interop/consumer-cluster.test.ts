@@ -101,9 +101,10 @@ test('Apache Kafka 4.1.2, 3-node KRaft: 3 Brook consumers, coordinator broker an
       const coordinator = await kafka.coordinatorOf(groupId);
       t.diagnostic(`killing coordinator node ${coordinator}`);
       await kafka.stopBroker(coordinator);
-      await run.progress(300, 30_000);
+      const afterKill = await run.progress(300, 30_000);
       await kafka.startBroker(coordinator);
-      await run.progress(300, 30_000);
+      const afterRestart = await run.progress(300, 30_000);
+      t.diagnostic(`300 more records ${afterKill} ms after the kill, ${afterRestart} ms after the restart; new coordinator ${await kafka.coordinatorOf(groupId)}`);
       const result = await run.finish(40_000);
       t.diagnostic(`coordinator kill: ${JSON.stringify(result)}, ${run.pollErrors.length} poll errors, ${Date.now() - started} ms`);
     }
@@ -122,9 +123,10 @@ test('Apache Kafka 4.1.2, 3-node KRaft: 3 Brook consumers, coordinator broker an
       const victim = leaders.find((n) => n !== coordinator && n > 0) ?? leaders[0]!;
       t.diagnostic(`leaders ${leaders.join(',')}, coordinator ${coordinator}: killing node ${victim}`);
       await kafka.stopBroker(victim);
-      await run.progress(300, 30_000);
+      const afterKill = await run.progress(300, 30_000);
       await kafka.startBroker(victim);
-      await run.progress(300, 30_000);
+      const afterRestart = await run.progress(300, 30_000);
+      t.diagnostic(`300 more records ${afterKill} ms after the kill, ${afterRestart} ms after the restart`);
       const result = await run.finish(40_000);
       t.diagnostic(`leader kill: ${JSON.stringify(result)}, ${run.pollErrors.length} poll errors, ${Date.now() - started} ms`);
     }

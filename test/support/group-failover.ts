@@ -20,8 +20,8 @@ export interface GroupRun {
   readonly consumers: Consumer[];
   /** Errors poll() threw, by message (they are retried). */
   readonly pollErrors: string[];
-  /** Resolves once `count` more records were consumed than when called. */
-  progress(count: number, timeoutMs: number): Promise<void>;
+  /** Resolves once `count` more records were consumed than when called, with the ms it took. */
+  progress(count: number, timeoutMs: number): Promise<number>;
   /** Stops producing, waits for every acked record, commits, checks offsets; returns counts. */
   finish(timeoutMs: number): Promise<{ acked: number; consumed: number; duplicates: number }>;
 }
@@ -119,9 +119,10 @@ export async function startGroupRun(options: GroupRunOptions): Promise<GroupRun>
     acked, consumed, consumers, pollErrors,
     progress(count, timeoutMs) {
       const target = consumed.size + count;
-      return new Promise<void>((resolve, reject) => {
+      const since = Date.now();
+      return new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no progress to ${target} in ${timeoutMs} ms (at ${consumed.size}, acked ${acked.size}, sends outstanding ${outstanding}); errors ${pollErrors.slice(-3).join(' | ')}`)), timeoutMs);
-        waiters.push({ target, resolve: () => { clearTimeout(timer); resolve(); } });
+        waiters.push({ target, resolve: () => { clearTimeout(timer); resolve(Date.now() - since); } });
       });
     },
     async finish(timeoutMs) {
