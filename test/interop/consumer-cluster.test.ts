@@ -2,9 +2,9 @@
  * Brook's consumer group against multi-broker clusters we did not write, with failures
  * (issue 5): three Brook consumers split a 6-partition topic while a Brook producer keeps
  * producing, and the cluster is disrupted under them.
- *  - librdkafka's mock cluster (3 brokers, old API versions only): partition leader moves,
- *    coordinator moves, the coordinator's broker down and up, injected errors on
- *    Heartbeat / OffsetCommit / Fetch.
+ *  - librdkafka's mock cluster (3 brokers, old API versions only), range then
+ *    cooperative-sticky: partition leader moves, coordinator moves, the coordinator's broker
+ *    down and up, injected errors and dropped connections on Heartbeat / OffsetCommit / Fetch.
  *  - Apache Kafka 4.1.2, 3-node KRaft (started once): SIGKILL of the group coordinator's
  *    broker then restart; SIGKILL of a broker leading partitions then restart.
  * Each run checks (test/support/group-failover.ts): every acked record consumed at least
@@ -22,7 +22,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 
 const PARTITIONS = 6;
 
-test('librdkafka mock cluster: 3 Brook consumers, leader and coordinator moves, coordinator down/up, injected errors', { timeout: 90_000 }, async (t) => {
+for (const assignor of ['range', 'cooperative-sticky']) test(`librdkafka mock cluster (${assignor}): 3 Brook consumers, leader and coordinator moves, coordinator down/up, injected errors`, { timeout: 90_000 }, async (t) => {
   assert.ok(mockClusterAvailable(), 'gcc, pkg-config and librdkafka-dev are needed for the interop suite');
   const mock = await startMockCluster({ brokers: 3 });
   const started = Date.now();
@@ -32,7 +32,7 @@ test('librdkafka mock cluster: 3 Brook consumers, leader and coordinator moves, 
     await mock.createTopic(topic, PARTITIONS, 3);
     for (let p = 0; p < PARTITIONS; p++) await mock.setPartitionLeader(topic, p, (p % 3) + 1);
     await mock.setCoordinator('group', groupId, 1);
-    const run = await startGroupRun({ bootstrap: mock.bootstrap, topic, partitions: PARTITIONS, groupId, log: (l) => t.diagnostic(l) });
+    const run = await startGroupRun({ bootstrap: mock.bootstrap, topic, partitions: PARTITIONS, groupId, assignors: [assignor], log: (l) => t.diagnostic(l) });
     await run.progress(300, 20_000);
 
     // Partition leaders move (the old leader answers NOT_LEADER_OR_FOLLOWER).
