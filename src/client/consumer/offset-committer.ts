@@ -172,7 +172,8 @@ export class OffsetCommitter {
       try {
         const response = await connection.request(Api.OffsetFetch, version >= 8
           ? { groups: [{ groupId: this.lookup.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: true }
-          : { groupId: this.lookup.groupId, topics, requireStable: true }, { version, signal });
+          // RequireStable is v7+; like Java's consumer, older brokers are asked without it.
+          : { groupId: this.lookup.groupId, topics, requireStable: version >= 7 }, { version, signal });
         const group = version >= 8 ? response.groups?.[0] : { errorCode: response.errorCode ?? 0, topics: response.topics ?? [] };
         const groupError = group?.errorCode ?? ErrorCode.NONE;
         if (groupError !== ErrorCode.NONE) {
