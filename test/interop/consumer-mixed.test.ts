@@ -8,9 +8,10 @@
  * Checked: once the three are in, the group's assignment (DescribeGroups) gives every
  * partition to one member, 2 each; for range/roundrobin it is exactly what Java's assignor
  * computes from the member ids (Brook's assignors are Java-exact for these, see
- * assignors-java.test.ts). Then 1,800 records are produced; every offset is consumed exactly
- * once across the three members, and ownership intervals (from the rebalance callbacks) of a
- * partition never overlap across members.
+ * assignors-java.test.ts). Then 900 records are produced, one Brook member leaves once it has
+ * read some (a rebalance in the middle of consumption, its commits handed over), and 900 more
+ * are produced. Every offset is consumed exactly once across the members, and ownership
+ * intervals (from the rebalance callbacks) of a partition never overlap across members.
  *
  * librdkafka has no eager 'sticky' ("Unsupported partition.assignment.strategy: sticky"), so
  * that combination is skipped.
@@ -158,13 +159,22 @@ async function runMixed(bootstrap: string, peer: Peer, assignor: string, tag: st
   const [cmd, args] = peerCommand(peer, bootstrap, topic, group, assignor);
   let peerDone = false;
   const peerRun = runProcess(cmd, args, { timeoutMs: PEER_TIMEOUT_MS + 20_000 }).finally(() => { peerDone = true; });
-  const loops = brook.map((m) => m.run(() => peerDone));
+  let leaving = false;
+  const loops = brook.map((m, i) => m.run(() => peerDone || (i === 1 && leaving)));
   try {
     const owned = await waitForBalancedGroup(bootstrap, group, Date.now() + 30_000, () => peerDone);
     const expected = expectedAssignment(assignor, [...owned.keys()], topic);
     if (expected) assert.deepEqual(owned, expected, `${assignor}: the mixed group's assignment is Java's`);
     const settledMs = Date.now() - started;
-    await produceSpread(bootstrap, topic, PARTITIONS, PER_PARTITION);
+    // Half the records; once the second Brook member has read some, it leaves (the others take
+    // its partitions from its commits); then the other half.
+    await produceSpread(bootstrap, topic, PARTITIONS, PER_PARTITION / 2, 'a');
+    const leaveBy = Date.now() + 10_000;
+    while (brook[1]!.records.length < 100 && Date.now() < leaveBy) await new Promise((r) => setTimeout(r, 20));
+    leaving = true;
+    await loops[1];
+    await brook[1]!.close();
+    await produceSpread(bootstrap, topic, PARTITIONS, PER_PARTITION / 2, 'b');
 
     const result = await peerRun;
     await Promise.all(loops);
