@@ -111,9 +111,10 @@ test('OFFSET_OUT_OF_RANGE: earliest resets to the start, latest to the end, none
 
   const none = consumer(bootstrap, { autoOffsetReset: 'none' });
   none.assign([tp]);
-  await assert.rejects(none.poll({ timeoutMs: 500 }), NoOffsetForPartitionError, 'no position and none: typed error');
+  await assert.rejects(none.poll({ timeoutMs: 500 }), (err: Error) => err instanceof NoOffsetForPartitionError && /t-0 \(no committed offset\)/.test(err.message), 'no position and none: typed error');
   none.seek(tp, 100);
-  await assert.rejects(async () => { for (let i = 0; i < 50; i++) await none.poll({ timeoutMs: 100 }); }, NoOffsetForPartitionError, 'out of range and none: typed error');
+  await assert.rejects(async () => { for (let i = 0; i < 50; i++) await none.poll({ timeoutMs: 100 }); },
+    (err: Error) => err instanceof NoOffsetForPartitionError && /t-0 \(fetch position 100 out of range\)/.test(err.message), 'out of range and none: typed error');
   none.seek(tp, 1);
   assert.deepEqual((await pollValues(none, 2)).slice(0, 2), ['v1', 'v2'], 'a seek recovers');
 }));
