@@ -20,7 +20,9 @@ const LATEST = -1n;
 export async function resetPositions(cluster: Cluster, options: ResolvedConsumerOptions, states: readonly TopicPartitionState[], signal?: AbortSignal): Promise<void> {
   const none = states.filter((s) => s.resetStrategy === 'none');
   if (none.length > 0) {
-    throw new NoOffsetForPartitionError(`no committed offset and auto.offset.reset=none for ${none.map((s) => `${s.topic}-${s.partition}`).join(', ')}`);
+    // A position that is set was rejected by the leader (OFFSET_OUT_OF_RANGE; Java's OffsetOutOfRangeException); say which case it is.
+    const why = (s: TopicPartitionState): string => s.position === null ? 'no committed offset' : `fetch position ${s.position} out of range`;
+    throw new NoOffsetForPartitionError(`auto.offset.reset=none: ${none.map((s) => `${s.topic}-${s.partition} (${why(s)})`).join(', ')}`);
   }
   const byLeader = new Map<number, TopicPartitionState[]>();
   for (const s of states) {
