@@ -19,9 +19,10 @@ import os
 import sys
 import time
 
-from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 CHECK_EVERY_S = 0.25
+RETRY_COMMIT_ERRORS = (KafkaError.REBALANCE_IN_PROGRESS,)
 
 
 def main() -> int:
@@ -80,7 +81,13 @@ def main() -> int:
             for tp in offsets:
                 pending.pop(tp.partition, None)
         except KafkaException as e:
-            error(f'commit {[(tp.partition, tp.offset) for tp in offsets]}: {e}')
+            # A commit that lands while the group completes a rebalance is refused with
+            # REBALANCE_IN_PROGRESS by Kafka and Brook alike (cooperative members keep consuming
+            # then); the offsets stay pending and are committed after the rebalance.
+            if e.args and e.args[0].code() in RETRY_COMMIT_ERRORS:
+                warnings.append(f'commit retried later: {e}')
+            else:
+                error(f'commit {[(tp.partition, tp.offset) for tp in offsets]}: {e}')
 
     # confluent-kafka (incrementally) assigns / unassigns after these callbacks return.
     def on_assign(_c, partitions):

@@ -19,6 +19,7 @@ from kafka.consumer.subscription_state import ConsumerRebalanceListener
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+from kafka.errors import RebalanceInProgressError
 from kafka.structs import OffsetAndMetadata
 
 CHECK_EVERY_S = 0.25
@@ -79,6 +80,10 @@ def main() -> int:
             consumer.commit(offsets=offsets)
             for tp in offsets:
                 pending.pop(tp.partition, None)
+        except RebalanceInProgressError as e:
+            # Refused while the group completes a rebalance (Kafka and Brook alike): the
+            # offsets stay pending and are committed after it.
+            warnings.append(f'commit retried later: {e!r}')
         except Exception as e:  # noqa: BLE001 - reported in the summary
             error(f'commit {[(tp.partition, o.offset) for tp, o in offsets.items()]}: {e!r}')
 
