@@ -112,9 +112,15 @@ export class Cluster {
     return [...this.topics.values()];
   }
 
-  /** A connection to `host:port`, opened on first use and reopened after it closed. */
-  async connectionTo(address: { host: string; port: number }, signal?: AbortSignal): Promise<BrokerConnection> {
-    const key = `${address.host}:${address.port}`;
+  /**
+   * A connection to `host:port`, opened on first use and reopened after it closed.
+   * `channel` 'coordinator' is a connection of its own, as Java's consumer keeps one for the
+   * group coordinator: brokers answer a connection's requests in order, so a Heartbeat or
+   * JoinGroup queued behind a long-polling Fetch on the same socket would wait up to
+   * fetch.max.wait.ms, and every rebalance would be that much slower.
+   */
+  async connectionTo(address: { host: string; port: number }, signal?: AbortSignal, channel: 'data' | 'coordinator' = 'data'): Promise<BrokerConnection> {
+    const key = `${channel === 'data' ? '' : `${channel}@`}${address.host}:${address.port}`;
     for (let tries = 0; ; tries++) {
       if (this.closed) throw new NoBrokerReachableError('the client is closed');
       const attempt = this.connections.get(key) ?? this.open(key, address, signal);

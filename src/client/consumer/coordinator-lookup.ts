@@ -23,7 +23,7 @@ export class CoordinatorLookup {
       signal?.throwIfAborted();
       try {
         this.address ??= await this.cluster.findCoordinator(this.groupId, 0, signal);
-        return await this.cluster.connectionTo(this.address, signal);
+        return await this.cluster.connectionTo(this.address, signal, 'coordinator');
       } catch (err) {
         if (signal?.aborted) throw err;
         // Authorization and invalid-group errors will not heal with retries.
