@@ -114,6 +114,20 @@ describe('topic catalog persistence (file)', () => {
     await storage.close();
   });
 
+  it('rewrites a lost or torn partition.metadata from the catalog (new partitions write it without fsync)', async () => {
+    let storage = await env.open();
+    const t = storage.createTopic('meta', 2);
+    await storage.close();
+    // As a crash could leave them: one file gone, one cut short.
+    fs.rmSync(join(partitionDir(env, 'meta', 0), 'partition.metadata'));
+    fs.writeFileSync(join(partitionDir(env, 'meta', 1), 'partition.metadata'), 'version: 0\ntopic_id: ');
+    storage = await env.open();
+    for (const p of [0, 1]) {
+      assert.match(fs.readFileSync(join(partitionDir(env, 'meta', p), 'partition.metadata'), 'utf8'), new RegExp(`topic_id: ${t.topicId}$`, 'm'));
+    }
+    await storage.close();
+  });
+
   it('refuses a data directory that is already open', async () => {
     const storage = await env.open();
     await assert.rejects(env.open(), (err: unknown) => errorCodeOf(() => {
