@@ -27,13 +27,13 @@ import { startKafka, type KafkaBroker } from '../support/kafka/kafka-broker.js';
 import { javaAvailable, javaJar } from '../support/clients/java.js';
 import { commandWorks, runProcess } from '../support/clients/run.js';
 import { createTopic, produceSpread } from '../support/consumer-helpers.js';
+import { ownershipIntervals, type OwnershipEvent } from '../support/ownership.js';
 
 const PARTITIONS = 6;
 const PER_PARTITION = 300;
 const TOTAL = PARTITIONS * PER_PARTITION;
 const PEER_TIMEOUT_MS = 40_000;
 
-interface OwnershipEvent { t: number; type: 'assigned' | 'revoked' | 'lost' | 'closing' | 'closed'; partitions: number[] }
 interface PeerSummary { events: OwnershipEvent[]; records: [number, number][]; errors: string[] }
 
 /** A Brook member with the same contract as GroupConsumer.java: commit after every poll and, for the rest, on revocation. */
@@ -89,25 +89,6 @@ class BrookMember {
     await this.consumer.close();
     this.event('closed', []);
   }
-}
-
-/** Ownership intervals [from, to) per partition of one member. */
-function intervals(events: readonly OwnershipEvent[]): Map<number, [number, number][]> {
-  const out = new Map<number, [number, number][]>();
-  const open = new Map<number, number>();
-  const close = (p: number, t: number): void => {
-    const from = open.get(p);
-    if (from === undefined) return;
-    open.delete(p);
-    out.set(p, [...(out.get(p) ?? []), [from, t]]);
-  };
-  for (const e of events) {
-    if (e.type === 'assigned') for (const p of e.partitions) if (!open.has(p)) open.set(p, e.t);
-    if (e.type === 'revoked' || e.type === 'lost') for (const p of e.partitions) close(p, e.t);
-    if (e.type === 'closed') for (const p of [...open.keys()]) close(p, e.t);
-  }
-  for (const p of [...open.keys()]) close(p, Number.MAX_SAFE_INTEGER);
-  return out;
 }
 
 type Peer = 'java' | 'librdkafka';
@@ -189,7 +170,7 @@ async function runMixed(bootstrap: string, peer: Peer, assignor: string, tag: st
       const offsets = members.flatMap((m) => m.records.filter(([rp]) => rp === p).map(([, o]) => o)).sort((a, b) => a - b);
       assert.deepEqual(offsets, Array.from({ length: PER_PARTITION }, (_, o) => o), `partition ${p}: every offset consumed once across the group`);
     }
-    const owners = members.map((m) => intervals(m.events));
+    const owners = members.map((m) => ownershipIntervals(m.events));
     for (let p = 0; p < PARTITIONS; p++) {
       const all = owners.flatMap((o, i) => (o.get(p) ?? []).map(([from, to]) => ({ member: i, from, to }))).sort((a, b) => a.from - b.from);
       for (let k = 1; k < all.length; k++) assert.ok(all[k - 1]!.to <= all[k]!.from, `partition ${p} owned by two members at once: ${JSON.stringify(all)}`);

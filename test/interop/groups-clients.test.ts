@@ -22,6 +22,7 @@ import { Cleanup } from '../support/clients/cleanup.js';
 import { kafkaJs, createTopicWithKafkaJs, topicOffsets } from '../support/clients/kafkajs.js';
 import { javaAvailable, javaJar } from '../support/clients/java.js';
 import { commandWorks, runProcess, within } from '../support/clients/run.js';
+import { ownershipIntervals } from '../support/ownership.js';
 
 const PARTITIONS = 6;
 const RECORDS = 3_000;
@@ -42,25 +43,6 @@ function memberCommand(runner: Runner, bootstrap: string, topic: string, group: 
   return runner === 'java'
     ? ['java', ['-cp', javaJar(), 'brook.conformance.GroupConsumer', ...args]]
     : ['python3', [join(projectRoot, 'test', 'support', 'python', runner === 'python' ? 'group_consumer.py' : 'kafka_python_group.py'), ...args]];
-}
-
-/** Ownership intervals [from, to) per partition of one member, from its rebalance callbacks. */
-function intervals(events: readonly MemberEvent[]): Map<number, [number, number][]> {
-  const out = new Map<number, [number, number][]>();
-  const open = new Map<number, number>();
-  const close = (p: number, t: number): void => {
-    const from = open.get(p);
-    if (from === undefined) return;
-    open.delete(p);
-    out.set(p, [...(out.get(p) ?? []), [from, t]]);
-  };
-  for (const e of events) {
-    if (e.type === 'assigned') for (const p of e.partitions) if (!open.has(p)) open.set(p, e.t);
-    if (e.type === 'revoked' || e.type === 'lost') for (const p of e.partitions) close(p, e.t);
-    if (e.type === 'closed') for (const p of [...open.keys()]) close(p, e.t);
-  }
-  for (const p of [...open.keys()]) close(p, Number.MAX_SAFE_INTEGER);
-  return out;
 }
 
 async function runGroup(runner: Runner, assignor: string): Promise<void> {
@@ -111,7 +93,7 @@ async function runGroup(runner: Runner, assignor: string): Promise<void> {
     }
 
     // One owner at a time per partition.
-    const owned = summaries.map((s) => intervals(s.events));
+    const owned = summaries.map((s) => ownershipIntervals(s.events));
     for (let p = 0; p < PARTITIONS; p++) {
       const all = owned.flatMap((m, i) => (m.get(p) ?? []).map(([from, to]) => ({ member: i, from, to }))).sort((a, b) => a.from - b.from);
       for (let k = 1; k < all.length; k++) {
