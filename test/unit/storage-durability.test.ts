@@ -33,6 +33,39 @@ describe('flush scheduler', () => {
     assert.deepEqual(closed, ['bad']);
     assert.deepEqual(scheduler.stats, { fsyncs: 3, flushRounds: 2 });
   });
+
+  it('overlaps two rounds at most, and settles them in the order they started', async () => {
+    // Each sync() hands back a resolver, so the test decides when every fsync ends.
+    const pending: { name: string; finish: () => void }[] = [];
+    const target = (name: string) => ({
+      sync: () => new Promise<void>((resolve) => void pending.push({ name, finish: resolve })),
+      close: () => undefined,
+    });
+    const scheduler = new FlushScheduler('always');
+    const settled: string[] = [];
+    const a = target('a');
+    void scheduler.written(a).then(() => settled.push('first'));
+    await tick();
+    assert.deepEqual(pending.map((p) => p.name), ['a'], 'the first round is in flight');
+    void scheduler.written(a).then(() => settled.push('second'));
+    await tick();
+    assert.deepEqual(pending.map((p) => p.name), ['a', 'a'], 'a second round starts without waiting for the first');
+    void scheduler.written(a).then(() => settled.push('third'));
+    await tick();
+    assert.equal(pending.length, 2, 'no third round while two are in flight');
+    pending[1]!.finish(); // the second fsync ends first
+    await tick();
+    await tick(); // the freed slot starts the next round on the turn after
+    assert.deepEqual(settled, [], 'the second round waits for the first to settle');
+    assert.equal(pending.length, 3, 'its slot goes to the third round');
+    pending[0]!.finish();
+    await tick();
+    assert.deepEqual(settled, ['first', 'second']);
+    pending[2]!.finish();
+    await tick();
+    assert.deepEqual(settled, ['first', 'second', 'third']);
+    assert.deepEqual(scheduler.stats, { fsyncs: 3, flushRounds: 3 });
+  });
 });
 
 describe('durability (file)', () => {
