@@ -17,8 +17,7 @@
  *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { decodeRecordBatch, encodeRecordBatch, forEachRecordView, iterateBatches, MAGIC_V2, readBatchHeader } from '../protocol/records/index.js';
-import { GROUP_METADATA_RECORD_TYPE } from '../protocol/coordinator-records/index.js';
+import { encodeRecordBatch } from '../protocol/records/index.js';
 import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorRecord,
@@ -34,6 +33,7 @@ import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
 import type { Clock } from './broker-context.js';
 import type { RequestContext } from './handler.js';
+import { readForReplay } from './offsets-replay.js';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 /** See the module comment: one partition instead of Kafka's 50. */
@@ -70,7 +70,6 @@ export function coordinatorError(err: unknown): number {
 
 /** setTimeout's largest delay (about 24.8 days). */
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
-const REPLAY_READ_BYTES = 8 * 1024 * 1024;
 
 /**
  * A lingering batch holding about this many key and value bytes is appended at once rather
@@ -351,50 +350,14 @@ export class CoordinatorRuntime {
   }
 
   /**
-   * Applies every record of `__consumer_offsets` in log order; returns how many. Records are
-   * walked as views of the read buffer (forEachRecordView: no per-record objects or copies);
-   * only group-metadata values, which the coordinator keeps parts of, are copied out so
-   * the 8 MiB read buffers can go.
+   * Replays `__consumer_offsets`: the last record of each key, in log order (offsets-replay.ts
+   * says why that gives the same state); returns how many records the log held.
    */
   private replay(): number {
     const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
     if (log === undefined) return 0;
-    let offset = log.logStartOffset;
-    let count = 0;
-    let baseOffset = 0n;
-    let partial = false;
-    const apply = (offsetDelta: number, key: Buffer | null, value: Buffer | null): void => {
-      if (key === null) return;
-      if (partial && baseOffset + BigInt(offsetDelta) < offset) return;
-      const copyValue = value !== null && key.length >= 2 && key.readInt16BE(0) === GROUP_METADATA_RECORD_TYPE;
-      this.coordinator.replay({ key, value: copyValue ? Buffer.from(value) : value });
-      count++;
-    };
-    while (offset < log.logEndOffset) {
-      const read = log.read(offset, REPLAY_READ_BYTES, { minOneBatch: true });
-      if (read.records.length === 0) break;
-      let advanced = false;
-      for (const chunk of read.records) {
-        for (const view of iterateBatches(chunk)) {
-          const header = view.magic === MAGIC_V2 ? readBatchHeader(view.buffer) : decodeRecordBatch(view.buffer).header;
-          if (header.lastOffset < offset) continue;
-          if (!header.isControl) {
-            baseOffset = header.baseOffset;
-            partial = baseOffset < offset;
-            if (view.magic !== MAGIC_V2 || !forEachRecordView(view.buffer, header, apply)) {
-              for (const record of decodeRecordBatch(view.buffer).records) {
-                if (record.offset < offset || record.key === null) continue;
-                this.coordinator.replay({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
-                count++;
-              }
-            }
-          }
-          offset = header.lastOffset + 1n;
-          advanced = true;
-        }
-      }
-      if (!advanced) break;
-    }
-    return count;
+    const latest = readForReplay(log);
+    for (const record of latest.toReplay()) this.coordinator.replay(record);
+    return latest.records;
   }
 }

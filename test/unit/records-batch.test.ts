@@ -9,6 +9,7 @@ import {
   crc32c,
   decodeRecords,
   encodeRecordBatch,
+  forEachRecordSpan,
   HEADER_SIZE,
   isLegacyMagic,
   iterateBatches,
@@ -131,6 +132,24 @@ test('readBatchHeader needs only the 61 header bytes', () => {
   assert.equal(header.sizeInBytes, 84);
   rejects(() => readBatchHeader(batch.subarray(0, HEADER_SIZE - 1)), 'truncated');
   rejects(() => validateBatch(batch.subarray(0, 83)), 'truncated');
+});
+
+test('forEachRecordSpan finds every key and value where decodeRecords puts them, nulls as -1', () => {
+  const records = [
+    { key: Buffer.from('k0'), value: Buffer.from('value-0'), timestamp: 5 },
+    { key: null, value: Buffer.from('v1'), timestamp: 6, headers: [{ key: 'h', value: Buffer.from('x') }] },
+    { key: Buffer.from('k2'), value: null, timestamp: 7 },
+    { key: Buffer.alloc(0), value: Buffer.alloc(300, 1), timestamp: 8 },
+  ];
+  const batch = encodeRecordBatch({ baseOffset: 10n, records });
+  const seen: [number, string | null, string | null][] = [];
+  const walked = forEachRecordSpan(batch, readBatchHeader(batch), (delta, buf, ks, kl, vs, vl) => {
+    seen.push([delta, kl < 0 ? null : buf.toString('hex', ks, ks + kl), vl < 0 ? null : buf.toString('hex', vs, vs + vl)]);
+  });
+  assert.equal(walked, true);
+  assert.deepEqual(seen, decodeRecords(batch).map((r) => [Number(r.offset - 10n), r.key?.toString('hex') ?? null, r.value?.toString('hex') ?? null]));
+  const gzip = encodeRecordBatch({ records, compression: 1 });
+  assert.equal(forEachRecordSpan(gzip, readBatchHeader(gzip), () => assert.fail('compressed batches are not walked')), false);
 });
 
 test('every byte the CRC covers is protected; the others are checked or free to change', () => {

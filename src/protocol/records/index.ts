@@ -85,4 +85,4 @@ export {
   type DecodeRecordsOptions,
   type RecordBatchInput,
 } from './batch-codec.js';
-export { forEachRecordView, type RecordViewVisitor } from './record-views.js';
+export { forEachRecordSpan, type RecordSpanVisitor } from './record-views.js';

@@ -1,8 +1,8 @@
 /**
  * Walking the records of an uncompressed v2 batch without building them: each record's
- * offset delta, key and value as views of the batch's buffer (no copies, no header
- * objects). For bulk readers that decode every key at once and keep nothing of the
- * buffer, such as the group coordinator replaying `__consumer_offsets` at start-up, where
+ * offset delta and where its key and value lie in the batch's buffer (no copies, no
+ * objects, not even views). For bulk readers that look at every key once and keep almost
+ * nothing, such as the group coordinator replaying `__consumer_offsets` at start-up, where
  * decodeRecordBatch's per-record objects, copies and CRC check dominated the load time.
  * No CRC check here: the caller reads batches the log has already validated.
  */
@@ -10,10 +10,11 @@ import { Reader } from '../primitives/reader.js';
 import { CompressionType } from './compression.js';
 import { RECORDS_OFFSET, type RecordBatchHeader } from './record-batch.js';
 
-export type RecordViewVisitor = (offsetDelta: number, key: Buffer | null, value: Buffer | null) => void;
+/** One record: its key is `batch[keyStart, keyStart + keyLength)`, length -1 for null; the same for the value. */
+export type RecordSpanVisitor = (offsetDelta: number, batch: Buffer, keyStart: number, keyLength: number, valueStart: number, valueLength: number) => void;
 
 /** Calls `visit` for every record of `batch` (whose header is `header`); false when the batch is compressed (not walked). */
-export function forEachRecordView(batch: Buffer, header: RecordBatchHeader, visit: RecordViewVisitor): boolean {
+export function forEachRecordSpan(batch: Buffer, header: RecordBatchHeader, visit: RecordSpanVisitor): boolean {
   if (header.compression !== CompressionType.None) return false;
   const r = new Reader(batch, RECORDS_OFFSET, header.sizeInBytes);
   for (let i = 0; i < header.recordCount; i++) {
@@ -24,11 +25,14 @@ export function forEachRecordView(batch: Buffer, header: RecordBatchHeader, visi
     r.readVarlongNumber();
     const offsetDelta = r.readVarint();
     const keyLength = r.readVarint();
-    const key = keyLength < 0 ? null : r.readRaw(keyLength);
+    const keyStart = r.offset;
+    if (keyLength > end - keyStart) r.fail(`key of ${keyLength} bytes in a record of ${length}`);
+    if (keyLength > 0) r.offset += keyLength;
     const valueLength = r.readVarint();
-    const value = valueLength < 0 ? null : r.readRaw(valueLength);
+    const valueStart = r.offset;
+    if (valueLength > end - valueStart) r.fail(`value of ${valueLength} bytes in a record of ${length}`);
     r.offset = end; // headers: not needed by the callers
-    visit(offsetDelta, key, value);
+    visit(offsetDelta, batch, keyStart, keyLength < 0 ? -1 : keyLength, valueStart, valueLength < 0 ? -1 : valueLength);
   }
   return true;
 }
