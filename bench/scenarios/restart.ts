@@ -26,7 +26,9 @@ export function restartSize(quick: boolean): RestartSize {
 
 /** Fills a fresh data dir for `kind`; returns the group and topic whose commit shows readiness. */
 export async function prepareDataDir(kind: BrokerKind, dataDir: string, size: RestartSize): Promise<{ group: string; topic: string; lastOffset: bigint }> {
-  const broker = await startBroker(kind, { dataDir });
+  // Without the log cleaner, so the restart replays all the offset-commit records written
+  // (Brook's 10 MiB __consumer_offsets segments would otherwise be compacted to ~10k keys).
+  const broker = await startBroker(kind, { dataDir, config: { 'log.cleaner.enable': 'false' } });
   try {
     const topic = uniqueName('bench-restart');
     await createTopic(broker.bootstrap, topic, COMMIT_PARTITIONS);
