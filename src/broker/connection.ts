@@ -2,7 +2,12 @@
  * One client connection: cuts frames, decodes headers and bodies, runs handlers, and writes
  * responses in request order (clients match responses to requests by order as well as by
  * correlation id). Requests are processed as they arrive, so a parked request (a long-poll
- * fetch) does not stop later ones from being worked on, only from being answered early.
+ * fetch) does not stop later ones from being worked on; and once a later response is ready,
+ * the parked request is told to answer now (`answerSoon`), so it does not hold it back.
+ * Kafka reads a connection's next request only after answering the previous one, so there a
+ * JoinGroup or Heartbeat queued behind a long poll on a client's single connection (librdkafka)
+ * waits up to fetch.max.wait.ms; here the Fetch comes back early, possibly empty, and the
+ * client simply fetches again.
  *
  * Bad input never escapes: an undecodable frame, an unknown API or an unsupported version
  * closes this connection with a log line (ApiVersions answers UNSUPPORTED_VERSION instead,
@@ -26,6 +31,8 @@ const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024;
 interface Slot {
   done: boolean;
   chunks: Buffer[] | null;
+  /** Created when the handler looked at `answerSoon` (parked requests do). */
+  hurry: AbortController | null;
 }
 
 export class Connection {
@@ -153,12 +160,17 @@ export class Connection {
       else this.closeAfterPending(`failed to read ${api.name} v${version}: ${(err as Error).message}`);
       return;
     }
+    const slot: Slot = { done: false, chunks: null, hurry: null };
     const ctx: RequestContext = {
       broker: this.broker,
       header,
       apiVersion: version,
       clientHost: this.clientHost,
       signal: this.abort.signal,
+      get answerSoon(): AbortSignal {
+        slot.hurry ??= new AbortController();
+        return slot.hurry.signal;
+      },
     };
     let result;
     try {
@@ -169,11 +181,10 @@ export class Connection {
       return;
     }
     if (result === NO_RESPONSE) return;
-    this.enqueue(api, version, header.correlationId, result);
+    this.enqueue(api, version, header.correlationId, result, slot);
   }
 
-  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown): void {
-    const slot: Slot = { done: false, chunks: null };
+  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: Slot = { done: false, chunks: null, hurry: null }): void {
     this.queue.push(slot);
     const complete = (body: unknown): void => {
       if (this.closed) return;
@@ -185,6 +196,7 @@ export class Connection {
         return;
       }
       slot.done = true;
+      if (this.queue[0] !== slot) this.hurryAheadOf(slot);
       this.flush();
     };
     if (result instanceof Promise) {
@@ -203,6 +215,14 @@ export class Connection {
       });
     } else {
       complete(result);
+    }
+  }
+
+  /** `slot`'s response is ready but waits behind unanswered ones: parked ones answer now. */
+  private hurryAheadOf(slot: Slot): void {
+    for (const s of this.queue) {
+      if (s === slot) return;
+      if (!s.done && s.hurry !== null && !s.hurry.signal.aborted) s.hurry.abort();
     }
   }
 

@@ -20,6 +20,12 @@ export interface RequestContext {
   readonly clientHost: string;
   /** Aborted when the connection closes, so parked requests can give up. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when a later request on this connection has its response ready: responses go
+   * out in request order, so a parked request (a long-poll Fetch) should answer now with
+   * what it has rather than hold that response back.
+   */
+  readonly answerSoon: AbortSignal;
 }
 
 export interface ApiHandler<Req = unknown, Res = unknown> {

@@ -96,16 +96,29 @@ test('a fetch parked at the log end wakes when a record arrives', async () => {
   assert.ok(response.responses[0]!.partitions[0]!.records!.length > 0);
 });
 
-test('a fetch with nothing to return waits maxWaitMs, and later requests are still answered in order', async () => {
+test('a fetch with nothing to return waits maxWaitMs', async () => {
   await produce('wait', 0, batch(['x']));
   const started = Date.now();
-  const slow = conn.request(Api.Fetch, fetchRequest('wait', 1n, 300), FETCH_BY_NAME);
-  const quick = conn.request(Api.Metadata, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-  let slowDone = false;
-  void slow.then(() => { slowDone = true; });
-  await quick;
-  assert.ok(slowDone, 'responses come in request order on one connection');
+  const response = await conn.request(Api.Fetch, fetchRequest('wait', 1n, 300), FETCH_BY_NAME);
   assert.ok(Date.now() - started >= 250);
+  assert.equal(response.responses[0]!.partitions[0]!.records!.length, 0);
+});
+
+test('a parked fetch answers at once, empty, when a later request on its connection is answered; responses stay in order', { timeout: 10_000 }, async () => {
+  await produce('wait-behind', 0, batch(['x']));
+  // maxWaitMs far beyond the test's timeout: only the early answer lets this test pass.
+  const parked = conn.request(Api.Fetch, fetchRequest('wait-behind', 1n, 600_000), { ...FETCH_BY_NAME, timeoutMs: 700_000 });
+  const order: string[] = [];
+  void parked.then(() => order.push('fetch'));
+  await new Promise((r) => setTimeout(r, 50)); // the fetch is parked now
+  const behind = await conn.request(Api.Metadata, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  order.push('metadata');
+  assert.equal(behind.brokers.length, 1);
+  const fetched = await parked;
+  assert.deepEqual(order, ['fetch', 'metadata']);
+  assert.equal(fetched.responses[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(fetched.responses[0]!.partitions[0]!.records!.length, 0);
+  assert.equal(fetched.responses[0]!.partitions[0]!.highWatermark, 1n);
 });
 
 test('acks=0 gets no response; a failing acks=0 produce closes the connection', async () => {

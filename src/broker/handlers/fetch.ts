@@ -1,7 +1,8 @@
 /**
  * Fetch: stored batch bytes straight from the log, never re-encoded. A fetch that finds
  * fewer than `minBytes` parks until an append to one of its partitions or `maxWaitMs`,
- * then reads again (Kafka's DelayedFetch).
+ * then reads again (Kafka's DelayedFetch). It also answers, with what it has, as soon as a
+ * later request on the same connection has its response ready (see connection.ts).
  *
  * Fetch sessions (KIP-227) are declined the way Kafka allows: a request for a new session
  * (epoch 0) gets session id 0, which tells the client no session exists and it keeps
@@ -112,14 +113,17 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
     const keys = wanted.flatMap((w) => w.partitions.map((p) => partitionKey(topicName(ctx, w) ?? '', p.partition)));
     for (;;) {
       const left = deadline - ctx.broker.clock.nowMs();
-      if (left <= 0 || ctx.signal.aborted) break;
+      const answerSoon = ctx.answerSoon;
+      if (left <= 0 || ctx.signal.aborted || answerSoon.aborted) break;
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), left);
       const onClose = (): void => timeout.abort();
       ctx.signal.addEventListener('abort', onClose, { once: true });
+      answerSoon.addEventListener('abort', onClose, { once: true });
       await ctx.broker.appends.waitForAppend(keys, timeout.signal);
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onClose);
+      answerSoon.removeEventListener('abort', onClose);
       pass = readAll(ctx, request, wanted);
       if (pass.bytes >= request.minBytes || pass.anyError) break;
     }
