@@ -70,6 +70,8 @@ export class Cluster {
   private readonly connections = new Map<string, Promise<BrokerConnection>>();
   private readonly brokers = new Map<number, BrokerAddress>();
   private readonly topics = new Map<string, TopicMetadata>();
+  /** When each cached topic was last refreshed (scheduler time). */
+  private readonly refreshedAtMs = new Map<string, number>();
   private clusterIdValue: string | null = null;
   private controllerIdValue = -1;
   private closed = false;
@@ -110,6 +112,23 @@ export class Cluster {
 
   cachedTopics(): TopicMetadata[] {
     return [...this.topics.values()];
+  }
+
+  /**
+   * Cached metadata of every topic in `names`, or null when one of them is not cached or was
+   * refreshed more than `maxAgeMs` ago (Java's consumer leader assigns from its cache the
+   * same way, refreshing only when it lacks a topic or metadata.max.age.ms passed).
+   */
+  freshTopics(names: readonly string[], maxAgeMs: number): TopicMetadata[] | null {
+    const now = this.scheduler.nowMs();
+    const out: TopicMetadata[] = [];
+    for (const name of names) {
+      const topic = this.topics.get(name);
+      const at = this.refreshedAtMs.get(name);
+      if (topic === undefined || at === undefined || now - at > maxAgeMs) return null;
+      out.push(topic);
+    }
+    return out;
   }
 
   /**
@@ -204,8 +223,13 @@ export class Cluster {
         name: t.name, topicId: t.topicId ?? ZERO_UUID, errorCode: t.errorCode, internal: t.isInternal ?? false,
         partitions: Array.from(partitions, (p, i) => p ?? { partition: i, leaderId: -1, leaderEpoch: -1, errorCode: ErrorCode.LEADER_NOT_AVAILABLE }),
       };
-      if (t.errorCode === ErrorCode.NONE) this.topics.set(t.name, topic);
-      else this.topics.delete(t.name);
+      if (t.errorCode === ErrorCode.NONE) {
+        this.topics.set(t.name, topic);
+        this.refreshedAtMs.set(t.name, this.scheduler.nowMs());
+      } else {
+        this.topics.delete(t.name);
+        this.refreshedAtMs.delete(t.name);
+      }
       result.push(topic);
     }
     return result;

@@ -131,7 +131,10 @@ export class ConsumerCoordinator implements MembershipHooks {
       };
     });
     const allTopics = [...new Set(subscriptions.flatMap((s) => s.topics))].sort();
-    const metadata = await this.cluster.refreshMetadata(allTopics);
+    // From the cache when it is fresh: a Metadata request would wait behind the long-polling
+    // Fetch on the same connection (up to fetch.max.wait.ms) while the whole group waits for
+    // the leader's SyncGroup. Partitions added since are caught by the leader's metadata watch.
+    const metadata = this.cluster.freshTopics(allTopics, this.options.metadataMaxAgeMs) ?? await this.cluster.refreshMetadata(allTopics);
     const partitionsPerTopic = new Map<string, number>();
     for (const t of metadata) if (t.errorCode === 0 && t.partitions.length > 0) partitionsPerTopic.set(t.name, t.partitions.length);
     this.assignmentSnapshot = partitionsPerTopic;
