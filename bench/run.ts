@@ -15,11 +15,11 @@ import { projectRoot } from '../test/support/brook.js';
 import type { BrokerKind } from './lib/brokers.js';
 import { progress } from './lib/progress.js';
 import { machineInfo, renderReport, writeResults, type ResultsFile } from './lib/report.js';
-import { BrokerPool, type RunOptions, type ScenarioReport } from './lib/scenario.js';
+import { BrokerPool, DEFAULT_HEARTBEAT_INTERVAL_MS, type RunOptions, type ScenarioReport } from './lib/scenario.js';
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--out DIR]
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--out DIR]
 scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'restart', 'memory'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -31,6 +31,7 @@ export async function main(argv: string[]): Promise<number> {
       runs: { type: 'string' },
       brokers: { type: 'string' },
       clients: { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -51,7 +52,9 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
   const brokers = (values.brokers?.split(',') ?? ['brook', 'kafka']) as BrokerKind[];
   if (brokers.some((b) => b !== 'brook' && b !== 'kafka')) throw new Error(`--brokers takes brook and/or kafka, got ${values.brokers}`);
-  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null };
+  const heartbeatIntervalMs = Number(values['heartbeat-ms'] ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
+  if (!Number.isInteger(heartbeatIntervalMs) || heartbeatIntervalMs < 1) throw new Error(`--heartbeat-ms must be a positive integer, got ${values['heartbeat-ms']}`);
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs };
 
   const startedAt = new Date().toISOString();
   const pool = new BrokerPool();

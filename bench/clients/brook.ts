@@ -72,7 +72,7 @@ export const brookGroupClient: GroupClient = {
     const loops: Promise<void>[] = [];
     const make = (m: number): Consumer => new Consumer({
       bootstrapServers: spec.bootstrap, clientId: `brook-bench-group-${m}`, groupId: spec.group,
-      assignors: [spec.assignor], enableAutoCommit: false, sessionTimeoutMs: 45_000, heartbeatIntervalMs: 500,
+      assignors: [spec.assignor], enableAutoCommit: false, sessionTimeoutMs: 45_000, heartbeatIntervalMs: spec.heartbeatIntervalMs,
     });
     const run = (m: number, consumer: Consumer): void => {
       const report = (): void => emit({ ev: 'owned', t: nowUs(), m, p: consumer.assignment().map((tp) => tp.partition).sort((a, b) => a - b) });

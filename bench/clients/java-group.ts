@@ -9,7 +9,7 @@ export const javaGroupClient: GroupClient = {
   async start(spec: GroupSpec): Promise<GroupSession> {
     return eventProcess('java', [
       ...clientJvmOptions, '-Xss512k', '-cp', benchJar(), 'brook.conformance.BenchGroup',
-      spec.bootstrap, spec.topic, spec.group, String(spec.members), spec.assignor,
+      spec.bootstrap, spec.topic, spec.group, String(spec.members), spec.assignor, String(spec.heartbeatIntervalMs),
     ], spec.members);
   },
 };

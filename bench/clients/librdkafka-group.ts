@@ -11,7 +11,7 @@ export const librdkafkaGroupClient: GroupClient = {
   async start(spec: GroupSpec): Promise<GroupSession> {
     return eventProcess('python3', [
       join(projectRoot, 'bench', 'python', 'group_members.py'),
-      spec.bootstrap, spec.topic, spec.group, String(spec.members), spec.assignor,
+      spec.bootstrap, spec.topic, spec.group, String(spec.members), spec.assignor, String(spec.heartbeatIntervalMs),
     ], spec.members);
   },
 };

@@ -68,6 +68,8 @@ export interface GroupSpec {
   members: number;
   assignor: AssignorName;
   timeoutMs: number;
+  /** heartbeat.interval.ms (session.timeout.ms is 45 s for every client). */
+  heartbeatIntervalMs: number;
 }
 
 /** Events in epoch microseconds, as the client process saw them. */

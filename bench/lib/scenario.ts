@@ -60,7 +60,16 @@ export interface RunOptions {
   brokers: BrokerKind[];
   /** Restrict client adapters by name (default all). */
   clients: string[] | null;
+  /** heartbeat.interval.ms of every group member in the group and rebalance scenarios. */
+  heartbeatIntervalMs: number;
 }
+
+/**
+ * With the classic protocol a member learns of a rebalance from its next heartbeat's
+ * answer, so a rebalance cannot take less than about one interval: Kafka's default (3 s)
+ * would measure the client's timer, not the broker or the protocol. 100 ms for every client.
+ */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 100;
 
 /** Brokers shared by the scenarios of one run, started on first use. */
 export class BrokerPool {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Many librdkafka consumers (confluent-kafka) of one group in ONE process (bench/, scenarios 4, 5).
 
-    group_members.py <bootstrap> <topic> <group> <members> <range|cooperative-sticky>
+    group_members.py <bootstrap> <topic> <group> <members> <range|cooperative-sticky> <heartbeat.interval.ms>
 
 The same contract as test/support/java/.../BenchGroup.java: all consumers are constructed
 first, then subscribed together after a {"ev":"start","t":us} line; each change of a member's
@@ -30,10 +30,10 @@ def emit(obj: dict) -> None:
 
 
 def main() -> int:
-    if len(sys.argv) != 6:
+    if len(sys.argv) != 7:
         print(__doc__, file=sys.stderr)
         return 2
-    bootstrap, topic, group, count, assignor = sys.argv[1:]
+    bootstrap, topic, group, count, assignor, heartbeat_ms = sys.argv[1:]
     if assignor not in ('range', 'cooperative-sticky'):
         print(f'group_members.py: unknown assignor {assignor}', file=sys.stderr)
         return 2
@@ -51,7 +51,7 @@ def main() -> int:
             'partition.assignment.strategy': assignor,
             'enable.auto.commit': False,
             'session.timeout.ms': 45000,
-            'heartbeat.interval.ms': 500,
+            'heartbeat.interval.ms': int(heartbeat_ms),
             'log_level': 3,
         })
 

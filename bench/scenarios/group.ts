@@ -45,7 +45,7 @@ export const groupScenario: Scenario = {
     const rec = new Recorder(this.name, this.title);
     const sizes = ctx.quick ? [10] : [10, 100, 500];
     const clients = selectedGroupClients(ctx, rec);
-    rec.notes.push('classic protocol, range assignor, topic with N partitions, session.timeout.ms=45000; start = all members constructed, then subscribed at once');
+    rec.notes.push(`classic protocol, range assignor, topic with N partitions, session.timeout.ms=45000, heartbeat.interval.ms=${ctx.heartbeatIntervalMs}; start = all members constructed, then subscribed at once`);
     for (const kind of usableBrokers(ctx, rec)) {
       await rec.attempt(`${kind} broker`, async () => {
         const broker = await ctx.pool.get(kind);
@@ -59,7 +59,7 @@ export const groupScenario: Scenario = {
               const rss: number[] = [];
               for (let run = 1; run <= ctx.runs; run++) {
                 progress(`group: ${client.name} N=${n} on ${kind}, run ${run}/${ctx.runs}`);
-                const session = await client.start({ bootstrap: broker.bootstrap, topic, group: uniqueName('bench-group'), members: n, assignor: 'range', timeoutMs: 120_000 });
+                const session = await client.start({ bootstrap: broker.bootstrap, topic, group: uniqueName('bench-group'), members: n, assignor: 'range', timeoutMs: 120_000, heartbeatIntervalMs: ctx.heartbeatIntervalMs });
                 try {
                   const startDeadline = Date.now() + 120_000;
                   while (startEvent(session) === null) {

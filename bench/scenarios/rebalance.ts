@@ -42,7 +42,7 @@ export const rebalanceScenario: Scenario = {
                 const movedCounts: number[] = [];
                 for (let run = 1; run <= ctx.runs; run++) {
                   progress(`rebalance: ${client.name} ${label} on ${kind}, run ${run}/${ctx.runs}`);
-                  const session = await client.start({ bootstrap: broker.bootstrap, topic, group: uniqueName('bench-rebalance'), members: n, assignor, timeoutMs: 120_000 });
+                  const session = await client.start({ bootstrap: broker.bootstrap, topic, group: uniqueName('bench-rebalance'), members: n, assignor, timeoutMs: 120_000, heartbeatIntervalMs: ctx.heartbeatIntervalMs });
                   try {
                     while (startEvent(session) === null) await session.nextEvent(500);
                     const before = await waitStable(session, n, n, startEvent(session)!, 180_000);

@@ -26,7 +26,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@link KafkaConsumer}, classic protocol.
  *
  * <pre>java -cp brook-conformance.jar brook.conformance.BenchGroup &lt;bootstrap&gt; &lt;topic&gt;
- *     &lt;group&gt; &lt;members&gt; &lt;range|cooperative-sticky&gt;</pre>
+ *     &lt;group&gt; &lt;members&gt; &lt;range|cooperative-sticky&gt; &lt;heartbeat.interval.ms&gt;</pre>
  *
  * All consumers are constructed first; then every thread subscribes at once (a latch), after
  * a {@code {"ev":"start","t":us}} line. Each change of a member's owned partitions (from the
@@ -40,13 +40,15 @@ public final class BenchGroup {
     private final String topic;
     private final String group;
     private final String assignorClass;
+    private final String heartbeatIntervalMs;
     private final Map<Integer, Member> members = new ConcurrentHashMap<>();
 
-    private BenchGroup(String bootstrap, String topic, String group, String assignorClass) {
+    private BenchGroup(String bootstrap, String topic, String group, String assignorClass, String heartbeatIntervalMs) {
         this.bootstrap = bootstrap;
         this.topic = topic;
         this.group = group;
         this.assignorClass = assignorClass;
+        this.heartbeatIntervalMs = heartbeatIntervalMs;
     }
 
     static synchronized void emit(String line) {
@@ -72,9 +74,9 @@ public final class BenchGroup {
             props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClass);
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "45000");
-            // Members learn of a rebalance from a heartbeat response: 500 ms instead of 3 s
-            // makes the measurement show the broker more than the client's timer.
-            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+            // Members learn of a rebalance from a heartbeat response: the bench's interval
+            // (100 ms unless told) instead of 3 s shows the broker more than the client's timer.
+            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, heartbeatIntervalMs);
             props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             consumer = new KafkaConsumer<>(props);
@@ -129,8 +131,8 @@ public final class BenchGroup {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: BenchGroup <bootstrap> <topic> <group> <members> <range|cooperative-sticky>");
+        if (args.length != 6) {
+            System.err.println("usage: BenchGroup <bootstrap> <topic> <group> <members> <range|cooperative-sticky> <heartbeat.interval.ms>");
             System.exit(2);
         }
         String assignorClass = switch (args[4]) {
@@ -142,7 +144,7 @@ public final class BenchGroup {
             System.err.println("BenchGroup: unknown assignor " + args[4]);
             System.exit(2);
         }
-        BenchGroup run = new BenchGroup(args[0], args[1], args[2], assignorClass);
+        BenchGroup run = new BenchGroup(args[0], args[1], args[2], assignorClass, String.valueOf(Integer.parseInt(args[5])));
         int count = Integer.parseInt(args[3]);
         CountDownLatch go = new CountDownLatch(1);
         List<Member> initial = new ArrayList<>();
