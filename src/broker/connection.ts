@@ -5,9 +5,9 @@
  * fetch) does not stop later ones from being worked on; and once a later response is ready,
  * the parked request is told to answer now (`answerSoon`), so it does not hold it back.
  * Kafka reads a connection's next request only after answering the previous one, so there a
- * JoinGroup or Heartbeat queued behind a long poll on a client's single connection (librdkafka)
- * waits up to fetch.max.wait.ms; here the Fetch comes back early, possibly empty, and the
- * client simply fetches again.
+ * Heartbeat, JoinGroup or Metadata request that a client sends on the connection where its
+ * Fetch is long-polling waits up to fetch.max.wait.ms; here the Fetch comes back early,
+ * possibly empty, and the client simply fetches again.
  *
  * Bad input never escapes: an undecodable frame, an unknown API or an unsupported version
  * closes this connection with a log line (ApiVersions answers UNSUPPORTED_VERSION instead,
