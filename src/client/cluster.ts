@@ -70,8 +70,6 @@ export class Cluster {
   private readonly connections = new Map<string, Promise<BrokerConnection>>();
   private readonly brokers = new Map<number, BrokerAddress>();
   private readonly topics = new Map<string, TopicMetadata>();
-  /** When each cached topic was last refreshed (scheduler time). */
-  private readonly refreshedAtMs = new Map<string, number>();
   private clusterIdValue: string | null = null;
   private controllerIdValue = -1;
   private closed = false;
@@ -112,23 +110,6 @@ export class Cluster {
 
   cachedTopics(): TopicMetadata[] {
     return [...this.topics.values()];
-  }
-
-  /**
-   * Cached metadata of every topic in `names`, or null when one of them is not cached or was
-   * refreshed more than `maxAgeMs` ago (Java's consumer leader assigns from its cache the
-   * same way, refreshing only when it lacks a topic or metadata.max.age.ms passed).
-   */
-  freshTopics(names: readonly string[], maxAgeMs: number): TopicMetadata[] | null {
-    const now = this.scheduler.nowMs();
-    const out: TopicMetadata[] = [];
-    for (const name of names) {
-      const topic = this.topics.get(name);
-      const at = this.refreshedAtMs.get(name);
-      if (topic === undefined || at === undefined || now - at > maxAgeMs) return null;
-      out.push(topic);
-    }
-    return out;
   }
 
   /**
@@ -192,10 +173,10 @@ export class Cluster {
 
   /**
    * Refreshes brokers and the given topics' metadata (`null`: every topic; `[]`: brokers
-   * only). Returns the topics from this response.
+   * only), asking `via` or else any broker. Returns the topics from this response.
    */
-  async refreshMetadata(topicNames: readonly string[] | null, signal?: AbortSignal, allowAutoTopicCreation = false): Promise<TopicMetadata[]> {
-    const connection = await this.anyConnection(signal);
+  async refreshMetadata(topicNames: readonly string[] | null, signal?: AbortSignal, allowAutoTopicCreation = false, via?: BrokerConnection): Promise<TopicMetadata[]> {
+    const connection = via !== undefined && !via.closed ? via : await this.anyConnection(signal);
     // Before v4 the field does not exist and brokers decide for themselves (librdkafka's
     // mock cluster only speaks v0-2), so the request simply leaves it out there.
     const version = connection.supportedVersion(Api.Metadata) ?? 0;
@@ -223,13 +204,8 @@ export class Cluster {
         name: t.name, topicId: t.topicId ?? ZERO_UUID, errorCode: t.errorCode, internal: t.isInternal ?? false,
         partitions: Array.from(partitions, (p, i) => p ?? { partition: i, leaderId: -1, leaderEpoch: -1, errorCode: ErrorCode.LEADER_NOT_AVAILABLE }),
       };
-      if (t.errorCode === ErrorCode.NONE) {
-        this.topics.set(t.name, topic);
-        this.refreshedAtMs.set(t.name, this.scheduler.nowMs());
-      } else {
-        this.topics.delete(t.name);
-        this.refreshedAtMs.delete(t.name);
-      }
+      if (t.errorCode === ErrorCode.NONE) this.topics.set(t.name, topic);
+      else this.topics.delete(t.name);
       result.push(topic);
     }
     return result;

@@ -15,6 +15,8 @@ export interface SentRequest {
   readonly api: string;
   readonly atMs: number;
   readonly body: Record<string, unknown>;
+  /** Which connection carried it: 0 for the first the client opened, 1 for the next... */
+  readonly connection: number;
 }
 
 type Handler = (body: Record<string, unknown>) => unknown | Promise<unknown>;
@@ -34,8 +36,11 @@ export class FakeKafka {
 
   constructor(readonly scheduler: ManualScheduler) {}
 
+  private connectionsOpened = 0;
+
   readonly connectionFactory = async (o: ConnectionOptions): Promise<BrokerConnection> => {
-    const handle = (api: string, body: Record<string, unknown>): Promise<unknown> => this.handle(api, body);
+    const connection = this.connectionsOpened++;
+    const handle = (api: string, body: Record<string, unknown>): Promise<unknown> => this.handle(api, body, connection);
     return {
       host: o.host, port: o.port, closed: false,
       supportedVersion: (api: ApiCodecs) => api.request.highestVersion,
@@ -63,8 +68,8 @@ export class FakeKafka {
     return this.sent.filter((r) => r.api === api);
   }
 
-  private async handle(api: string, body: Record<string, unknown>): Promise<unknown> {
-    this.sent.push({ api, atMs: this.scheduler.nowMs(), body });
+  private async handle(api: string, body: Record<string, unknown>, connection: number): Promise<unknown> {
+    this.sent.push({ api, atMs: this.scheduler.nowMs(), body, connection });
     const gate = this.gates.get(api);
     if (gate) await gate;
     const custom = this.handlers.get(api);

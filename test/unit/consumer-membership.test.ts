@@ -151,34 +151,23 @@ async function closeNow(consumer: Consumer, scheduler: ManualScheduler): Promise
   await closing;
 }
 
-test('the leader assigns from metadata cached within metadata.max.age.ms, and fetches what it lacks or what is older', async () => {
-  // A Metadata request between JoinGroup and SyncGroup would wait behind the long-polling
-  // Fetch on the same connection while the whole group waits for the leader (Java's leader
-  // uses its cache the same way).
-  const { scheduler, fake, consumer } = setup({ heartbeatIntervalMs: 3_000, metadataMaxAgeMs: 60_000 });
+test('the leader refreshes metadata on the coordinator connection between JoinGroup and SyncGroup, not behind its Fetch', async () => {
+  // On the data connection the Metadata request would wait behind the long-polling Fetch
+  // (brokers answer a connection in order) while the whole group waits for the leader.
+  const { scheduler, fake, consumer } = setup({ heartbeatIntervalMs: 3_000 });
   soloGroup(fake);
   consumer.subscribe(['t']);
   await pollFor(consumer, scheduler, 10);
-  const betweenJoinAndSync = (): string[] => {
-    const joinAt = fake.sent.map((r) => r.api).lastIndexOf('JoinGroup');
-    const syncAt = fake.sent.map((r) => r.api).lastIndexOf('SyncGroup');
-    assert.ok(joinAt >= 0 && syncAt > joinAt);
-    return fake.sent.slice(joinAt + 1, syncAt).map((r) => r.api);
-  };
-  const rebalance = async (): Promise<void> => {
-    fake.handlers.set('Heartbeat', () => ({ errorCode: 27 }));
-    await scheduler.advance(3_000);
-    fake.handlers.delete('Heartbeat');
-    await pollFor(consumer, scheduler, 10);
-  };
-  await scheduler.advance(10_000);
-  await rebalance();
-  assert.deepEqual(betweenJoinAndSync(), [], 'fresh cache: no Metadata request');
-  fake.handlers.set('Metadata', () => { throw new Error('no broker answers'); }); // the watch's refreshes fail from now on
-  await scheduler.advance(61_000);
-  fake.handlers.delete('Metadata');
-  await rebalance();
-  assert.deepEqual(betweenJoinAndSync(), ['Metadata'], 'cache older than metadata.max.age.ms: refreshed');
+  fake.handlers.set('Heartbeat', () => ({ errorCode: 27 }));
+  await scheduler.advance(3_000);
+  fake.handlers.delete('Heartbeat');
+  await pollFor(consumer, scheduler, 10);
+  const apis = fake.sent.map((r) => r.api);
+  const join = fake.sent[apis.lastIndexOf('JoinGroup')]!;
+  const between = fake.sent.slice(apis.lastIndexOf('JoinGroup') + 1, apis.lastIndexOf('SyncGroup'));
+  assert.deepEqual(between.map((r) => [r.api, r.connection]), [['Metadata', join.connection]]);
+  const fetches = fake.requests('Fetch');
+  assert.ok(fetches.length > 0 && fetches.every((f) => f.connection !== join.connection), 'Fetch has a connection of its own');
   assert.deepEqual(consumer.assignment().map((tp) => tp.partition), [0, 1, 2, 3]);
   await closeNow(consumer, scheduler);
 });

@@ -9,6 +9,7 @@
 import type { MemberSubscription, PartitionAssignor, RebalanceProtocol, TopicPartition } from '../../assignors/types.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../protocol/consumer-protocol.js';
 import type { Cluster } from '../cluster.js';
+import type { BrokerConnection } from '../connection.js';
 import type { TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { commonRebalanceProtocol } from './assignor-registry.js';
@@ -115,7 +116,7 @@ export class ConsumerCoordinator implements MembershipHooks {
     }
   }
 
-  async performAssignment(protocol: string, members: readonly JoinedMember[]): Promise<Map<string, Buffer>> {
+  async performAssignment(protocol: string, members: readonly JoinedMember[], coordinator: BrokerConnection): Promise<Map<string, Buffer>> {
     const assignor = this.assignors.find((a) => a.name === protocol);
     if (!assignor) throw new GroupError(`the coordinator chose protocol '${protocol}', which this consumer did not offer`);
     const subscriptions: MemberSubscription[] = members.map((m) => {
@@ -131,10 +132,10 @@ export class ConsumerCoordinator implements MembershipHooks {
       };
     });
     const allTopics = [...new Set(subscriptions.flatMap((s) => s.topics))].sort();
-    // From the cache when it is fresh: a Metadata request would wait behind the long-polling
-    // Fetch on the same connection (up to fetch.max.wait.ms) while the whole group waits for
-    // the leader's SyncGroup. Partitions added since are caught by the leader's metadata watch.
-    const metadata = this.cluster.freshTopics(allTopics, this.options.metadataMaxAgeMs) ?? await this.cluster.refreshMetadata(allTopics);
+    // Fresh metadata, asked on the coordinator connection: on the data connection the request
+    // would wait behind the long-polling Fetch (up to fetch.max.wait.ms) while the whole group
+    // waits for the leader's SyncGroup.
+    const metadata = await this.cluster.refreshMetadata(allTopics, undefined, false, coordinator);
     const partitionsPerTopic = new Map<string, number>();
     for (const t of metadata) if (t.errorCode === 0 && t.partitions.length > 0) partitionsPerTopic.set(t.name, t.partitions.length);
     this.assignmentSnapshot = partitionsPerTopic;

@@ -11,6 +11,7 @@ import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
 import type { Cluster } from '../cluster.js';
+import type { BrokerConnection } from '../connection.js';
 import type { TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { CoordinatorLookup } from './coordinator-lookup.js';
@@ -30,8 +31,12 @@ export interface MembershipHooks {
   protocols(): { name: string; metadata: Buffer }[];
   /** Before (re)joining; `generationValid` false means the partitions were lost. */
   onJoinPrepare(generationValid: boolean): Promise<void>;
-  /** Leader only: member id → serialized assignment, for every member. */
-  performAssignment(protocol: string, members: readonly JoinedMember[]): Promise<Map<string, Buffer>>;
+  /**
+   * Leader only: member id → serialized assignment, for every member. `coordinator` is the
+   * connection the join runs on, idle until SyncGroup: requests the leader needs meanwhile
+   * go there rather than behind a long-polling Fetch.
+   */
+  performAssignment(protocol: string, members: readonly JoinedMember[], coordinator: BrokerConnection): Promise<Map<string, Buffer>>;
   onJoinComplete(generationId: number, memberId: string, protocol: string, assignment: Buffer): Promise<void>;
   /** Wakes a waiting poll() (rejoin needed, fatal error). */
   wake(): void;
@@ -187,7 +192,7 @@ export class GroupMembership {
     if (this.isLeader && !join.skipAssignment) {
       assignments = await this.hooks.performAssignment(protocol, join.members.map((m) => ({
         memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, metadata: m.metadata,
-      })));
+      })), connection);
     }
     const sync = await connection.request(Api.SyncGroup, {
       groupId: this.groupId,
