@@ -126,35 +126,39 @@ export async function startGroupRun(options: GroupRunOptions): Promise<GroupRun>
       });
     },
     async finish(timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      stopProducing = true;
-      await producing;
-      await producer.close();
-      log(`produced ${acked.size} acked, ${sendErrors.length} send errors${sendErrors.length ? `: ${sendErrors[0]}` : ''}`);
-      while ([...acked].some((v) => !consumed.has(v))) {
-        if (Date.now() > deadline) {
-          const missing = [...acked].filter((v) => !consumed.has(v));
-          throw new Error(`${missing.length} acked records never consumed (e.g. ${missing.slice(0, 5).join(',')}); errors ${pollErrors.slice(-3).join(' | ')}`);
+      try {
+        const deadline = Date.now() + timeoutMs;
+        stopProducing = true;
+        await producing;
+        await producer.close();
+        log(`produced ${acked.size} acked, ${sendErrors.length} send errors${sendErrors.length ? `: ${sendErrors[0]}` : ''}`);
+        while ([...acked].some((v) => !consumed.has(v))) {
+          if (Date.now() > deadline) {
+            const missing = [...acked].filter((v) => !consumed.has(v));
+            throw new Error(`${missing.length} acked records never consumed (e.g. ${missing.slice(0, 5).join(',')}); errors ${pollErrors.slice(-3).join(' | ')}`);
+          }
+          await sleep(50);
         }
-        await sleep(50);
+        // The group settles: everyone has a stable assignment covering the topic, then commits.
+        const all: TopicPartition[] = Array.from({ length: options.partitions }, (_, partition) => ({ topic: options.topic, partition }));
+        const ends = await endOffsets(options.bootstrap, all);
+        let committed = new Map<string, bigint | null>();
+        for (;;) {
+          await Promise.all(consumers.map((c) => c.commitSync().catch((e: Error) => { pollErrors.push(`commit: ${e.message}`); })));
+          committed = await consumers[0]!.committed(all).catch((e: Error) => { pollErrors.push(`committed: ${e.message}`); return new Map(); });
+          if (all.every((tp) => committed.get(key(tp)) === ends.get(key(tp)))) break;
+          if (Date.now() > deadline) break;
+          await sleep(200);
+        }
+        for (const tp of all) assert.equal(committed.get(key(tp)), ends.get(key(tp)), `committed offset of ${key(tp)} = end offset; errors ${pollErrors.slice(-3).join(' | ')}`);
+        assert.deepEqual(violations, [], 'no partition owned by two members in one generation');
+        return { acked: acked.size, consumed: consumed.size, duplicates };
+      } finally {
+        // Also when a check failed: consumers left running would keep the test process alive.
+        stopConsuming = true;
+        await Promise.all(loops);
+        for (const c of consumers) await c.close().catch(() => undefined);
       }
-      // The group settles: everyone has a stable assignment covering the topic, then commits.
-      const all: TopicPartition[] = Array.from({ length: options.partitions }, (_, partition) => ({ topic: options.topic, partition }));
-      const ends = await endOffsets(options.bootstrap, all);
-      let committed = new Map<string, bigint | null>();
-      for (;;) {
-        await Promise.all(consumers.map((c) => c.commitSync().catch((e: Error) => { pollErrors.push(`commit: ${e.message}`); })));
-        committed = await consumers[0]!.committed(all).catch((e: Error) => { pollErrors.push(`committed: ${e.message}`); return new Map(); });
-        if (all.every((tp) => committed.get(key(tp)) === ends.get(key(tp)))) break;
-        if (Date.now() > deadline) break;
-        await sleep(200);
-      }
-      stopConsuming = true;
-      await Promise.all(loops);
-      for (const tp of all) assert.equal(committed.get(key(tp)), ends.get(key(tp)), `committed offset of ${key(tp)} = end offset; errors ${pollErrors.slice(-3).join(' | ')}`);
-      for (const c of consumers) await c.close();
-      assert.deepEqual(violations, [], 'no partition owned by two members in one generation');
-      return { acked: acked.size, consumed: consumed.size, duplicates };
     },
   };
   return run;
