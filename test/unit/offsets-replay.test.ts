@@ -10,18 +10,7 @@ import { GroupCoordinator, type CoordinatorRecord } from '../../src/coordinator/
 import { encodeGroupMetadataKey, encodeOffsetCommitKey } from '../../src/protocol/coordinator-records/index.js';
 import { CoordinatorHarness, testConfig } from '../support/coordinator/harness.js';
 import { commit, fetchOffsets, formGroup, leave } from '../support/coordinator/requests.js';
-
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/random-message.js';
 
 const GROUPS = ['g0', 'g1', 'g2', 'g3'];
 const TOPICS = ['a', 'b'];
@@ -32,7 +21,7 @@ const TOPICS = ['a', 'b'];
  * mixed in at random places.
  */
 function randomLog(seed: number): CoordinatorRecord[] {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const h = new CoordinatorHarness();
   const stable = new Map<string, { generationId: number; leader: string; members: string[] }>();
