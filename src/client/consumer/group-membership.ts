@@ -148,6 +148,30 @@ export class GroupMembership {
     }
   }
 
+  /**
+   * The errors JoinGroup and SyncGroup share: returns when a rejoin will follow (generation
+   * reset, rebalance in progress), throws otherwise (fenced, coordinator moved, fatal).
+   */
+  private onGroupError(api: 'JoinGroup' | 'SyncGroup', errorCode: number): void {
+    switch (errorCode) {
+      case ErrorCode.UNKNOWN_MEMBER_ID:
+      case ErrorCode.ILLEGAL_GENERATION:
+        this.resetGeneration(`${api} error ${errorCode}`);
+        return;
+      case ErrorCode.REBALANCE_IN_PROGRESS:
+        this.rejoinNeeded = true;
+        return;
+      case ErrorCode.FENCED_INSTANCE_ID:
+        throw new FencedInstanceIdError(`group.instance.id ${this.options.groupInstanceId} was fenced by another member`);
+      default:
+        if (COORDINATOR_ERRORS.has(errorCode)) {
+          this.lookup.markUnknown(`${api} error ${errorCode}`);
+          throw new KafkaProtocolError(errorCode, api);
+        }
+        throw new GroupError(new KafkaProtocolError(errorCode, `${api} ${this.groupId}`).message);
+    }
+  }
+
   private async joinAndSync(connection: Awaited<ReturnType<CoordinatorLookup['connection']>>, signal?: AbortSignal): Promise<void> {
     const o = this.options;
     const join = await connection.request(Api.JoinGroup, {
@@ -167,21 +191,9 @@ export class GroupMembership {
         this.memberId = join.memberId; // rejoin at once with the id the coordinator gave
         this.rejoinNeeded = true;
         return;
-      case ErrorCode.UNKNOWN_MEMBER_ID:
-      case ErrorCode.ILLEGAL_GENERATION:
-        this.resetGeneration(`JoinGroup error ${join.errorCode}`);
-        return;
-      case ErrorCode.REBALANCE_IN_PROGRESS:
-        this.rejoinNeeded = true;
-        return;
-      case ErrorCode.FENCED_INSTANCE_ID:
-        throw new FencedInstanceIdError(`group.instance.id ${o.groupInstanceId} was fenced by another member`);
       default:
-        if (COORDINATOR_ERRORS.has(join.errorCode)) {
-          this.lookup.markUnknown(`JoinGroup error ${join.errorCode}`);
-          throw new KafkaProtocolError(join.errorCode, 'JoinGroup');
-        }
-        throw new GroupError(new KafkaProtocolError(join.errorCode, `JoinGroup ${this.groupId}`).message);
+        this.onGroupError('JoinGroup', join.errorCode);
+        return;
     }
     this.memberId = join.memberId;
     this.generationId = join.generationId;
@@ -206,21 +218,9 @@ export class GroupMembership {
     switch (sync.errorCode) {
       case ErrorCode.NONE:
         break;
-      case ErrorCode.REBALANCE_IN_PROGRESS:
-        this.rejoinNeeded = true;
-        return;
-      case ErrorCode.UNKNOWN_MEMBER_ID:
-      case ErrorCode.ILLEGAL_GENERATION:
-        this.resetGeneration(`SyncGroup error ${sync.errorCode}`);
-        return;
-      case ErrorCode.FENCED_INSTANCE_ID:
-        throw new FencedInstanceIdError(`group.instance.id ${o.groupInstanceId} was fenced by another member`);
       default:
-        if (COORDINATOR_ERRORS.has(sync.errorCode)) {
-          this.lookup.markUnknown(`SyncGroup error ${sync.errorCode}`);
-          throw new KafkaProtocolError(sync.errorCode, 'SyncGroup');
-        }
-        throw new GroupError(new KafkaProtocolError(sync.errorCode, `SyncGroup ${this.groupId}`).message);
+        this.onGroupError('SyncGroup', sync.errorCode);
+        return;
     }
     this.state = 'stable';
     this.generationValid = true;
