@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Producer, partitionForKey, type CompressionName, type RecordMetadata } from '../../src/index.js';
-import { createTopic } from '../support/consumer-helpers.js';
+import { Admin } from '../../src/client/admin.js';
 import { startBrook } from '../support/brook.js';
 import { javaAvailable, javaJar, runRoundTrip } from '../support/clients/java.js';
 import { runProcess } from '../support/clients/run.js';
@@ -41,6 +41,15 @@ async function java(args: string[], input: string): Promise<string[]> {
   const result = await runProcess('java', ['-cp', jar, 'brook.conformance.ProducerPartitions', ...args], { input, timeoutMs: 120_000 });
   assert.equal(result.code, 0, result.stderr.slice(-2000));
   return result.stdout.split('\n').filter((l) => l !== '');
+}
+
+async function createTopic(bootstrap: string, name: string, partitions: number): Promise<void> {
+  const admin = await Admin.connect({ bootstrapServers: bootstrap });
+  try {
+    await admin.createTopic({ name, partitions, replicationFactor: -1, configs: {} });
+  } finally {
+    admin.close();
+  }
 }
 
 const PARTITION_COUNTS = [1, 3, 6, 12, 100];

@@ -7,8 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Producer, partitionForKey, RecordTooLargeError, type RecordMetadata } from '../../src/index.js';
-import { createTopic } from '../support/consumer-helpers.js';
+import { Admin } from '../../src/client/admin.js';
 import { startBrook } from '../support/brook.js';
+
+async function createTopic(bootstrap: string, name: string, partitions: number): Promise<void> {
+  const admin = await Admin.connect({ bootstrapServers: bootstrap });
+  try {
+    await admin.createTopic({ name, partitions, replicationFactor: -1, configs: {} });
+  } finally {
+    admin.close();
+  }
+}
 
 /** Offsets per partition must be 0..n-1 in send order (one producer, one connection). */
 function assertDenseInOrder(metas: readonly RecordMetadata[]): void {

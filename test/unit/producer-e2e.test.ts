@@ -6,9 +6,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Producer, partitionForKey, type CompressionName, type RecordMetadata } from '../../src/index.js';
-import { createTopic } from '../support/consumer-helpers.js';
+import { Admin } from '../../src/client/admin.js';
 import { startBrook } from '../support/brook.js';
 import { readBack, readBatches } from '../support/producer/read-back.js';
+
+async function createTopic(bootstrap: string, name: string, partitions: number): Promise<void> {
+  const admin = await Admin.connect({ bootstrapServers: bootstrap });
+  try {
+    await admin.createTopic({ name, partitions, replicationFactor: -1, configs: {} });
+  } finally {
+    admin.close();
+  }
+}
 
 const CODECS: CompressionName[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 
