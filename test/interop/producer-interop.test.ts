@@ -143,6 +143,13 @@ test('Apache Kafka 4.1.2: the idempotent producer (zstd and none) writes 5,000 r
     const expected = sortRecords(metas.map((m, i) => ({ partition: m.partition, offset: m.offset, key: `k${i % 101}`, value: `v${i}`, headers: { seq: String(i) } })));
     assert.deepEqual(sortRecords(viaJava.records!), expected);
     metas.forEach((m, i) => assert.equal(m.partition, partitionForKey(Buffer.from(`k${i % 101}`), 4)));
+    // Idempotence keeps each partition's records in send order, even when the first batch
+    // to a just-created partition is refused (NOT_LEADER_OR_FOLLOWER) and retried.
+    const lastOffset = new Map<number, bigint>();
+    for (const m of metas) {
+      assert.ok(m.offset > (lastOffset.get(m.partition) ?? -1n), `send order kept on partition ${m.partition}`);
+      lastOffset.set(m.partition, m.offset);
+    }
   }
   // An unknown topic is created by the producer's metadata request (auto.create.topics.enable).
   const producer = new Producer({ bootstrapServers: kafka.bootstrap });

@@ -149,6 +149,48 @@ test('idempotence with requests in flight: a failed first batch makes the next o
   assert.deepEqual(broker.logOf('t', 0).map((x) => x.batch.records[0]!.value!.toString()), ['warm-up', 'a', 'b']);
 });
 
+test('idempotence on a partition not yet acknowledged: one batch in flight until the first lands, so a failed first batch cannot be overtaken', async (t) => {
+  // A broker with no state for the producer accepts any sequence (Kafka since KIP-360), so a
+  // second batch sent alongside a failed first one would be written first. Seen against
+  // Kafka 4.1 on a topic created a moment earlier (NOT_LEADER_OR_FOLLOWER on the first batch).
+  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
+  const before = broker.calls.length;
+  broker.holding = true;
+  broker.hook = (b, call) => (call === before ? 6 : undefined);
+  const a = producer.send({ topic: 't', partition: 1, value: 'a' });
+  await scheduler.advance(0);
+  await waitFor('first request', () => broker.calls.length === before + 1);
+  const b = producer.send({ topic: 't', partition: 1, value: 'b' });
+  await scheduler.advance(0);
+  await ioSettles();
+  assert.equal(broker.calls.length, before + 1, 'the second batch waits for the first answer');
+  broker.release();
+  for (let i = 0; i < 5; i++) {
+    await ioSettles();
+    await scheduler.advance(10);
+  }
+  const metas = await Promise.all([a, b]);
+  assert.deepEqual(metas.map((m) => m.offset), [0n, 1n], 'order kept');
+  assert.deepEqual(broker.logOf('t', 1).map((x) => x.batch.records[0]!.value!.toString()), ['a', 'b']);
+  assert.deepEqual(broker.logOf('t', 1).map((x) => x.batch.header.baseSequence), [0, 1]);
+});
+
+test('OUT_OF_ORDER_SEQUENCE_NUMBER with no earlier batch unresolved (a gap on the broker): the epoch is bumped and the batch retried from sequence 0, as Java does', async (t) => {
+  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
+  const before = broker.calls.length;
+  broker.hook = (b, call) => (call === before ? 45 : undefined);
+  const send = producer.send({ topic: 't', partition: 0, value: 'after-gap' });
+  await scheduler.advance(0);
+  await waitFor('first attempt', () => broker.calls.length === before + 1);
+  await ioSettles();
+  await scheduler.advance(10);
+  const meta = await send;
+  assert.equal(meta.offset, 1n);
+  const retry = broker.calls[broker.calls.length - 1]!.batches[0]!.batch.header;
+  assert.deepEqual([retry.producerEpoch, retry.baseSequence], [1, 0]);
+  assert.deepEqual(producer.producerIdAndEpoch, { producerId: 1000n, producerEpoch: 1 });
+});
+
 test('a retry of a batch the broker already wrote comes back DUPLICATE_SEQUENCE_NUMBER: success with offset -1, written once', async (t) => {
   const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
   const before = broker.calls.length;

@@ -17,6 +17,13 @@ export class PartitionQueue {
   readonly inFlight: ProducerBatch[] = [];
   /** Sequence the next new batch gets (idempotence). */
   nextSequence = 0;
+  /**
+   * True once the broker acknowledged a batch of this partition under the current producer
+   * id and epoch. Until then the partition has one batch in flight: a broker that holds no
+   * state for the producer accepts any sequence (KIP-360), so a second batch could be
+   * written ahead of a first one that failed, which could then never land in order.
+   */
+  sequenceAcknowledged = false;
 
   constructor(readonly topic: string, readonly partition: number) {}
 

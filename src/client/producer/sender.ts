@@ -212,7 +212,7 @@ export class Sender {
       const b = q.batches[0];
       if (!b) continue;
       if (!first && !this.readyAgain(q, b, now)) continue;
-      if (b.attempts > 0 && this.options.idempotent && q.inFlight.length > 0) continue;
+      if (this.options.idempotent && q.inFlight.length > 0 && (b.attempts > 0 || !q.sequenceAcknowledged)) continue;
       b.seal(this.options.compression, this.options.compressionLevel);
       if (drained.length > 0 && size + b.sizeInBytes > this.options.maxRequestSize) break;
       this.prepare(q, b);
@@ -295,6 +295,7 @@ export class Sender {
   private succeed(b: ProducerBatch, baseOffset: bigint, logAppendTime: bigint): void {
     const q = this.accumulator.queue(b.topic, b.partition);
     q.removeInFlight(b);
+    if (b.producerId === this.producerId && b.producerEpoch === this.producerEpoch) q.sequenceAcknowledged = true;
     this.accumulator.release(b);
     b.complete(baseOffset, logAppendTime);
     this.finished(b);
@@ -323,8 +324,11 @@ export class Sender {
     if (this.stopped || now >= b.createdMs + this.options.deliveryTimeoutMs || b.attempts > this.options.retries) return false;
     if (errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER || errorCode === ErrorCode.UNKNOWN_PRODUCER_ID) {
       if (!this.options.idempotent) return false;
-      // Retriable while a reset is pending or an earlier batch of this partition is still unresolved.
-      return this.epochBumpNeeded || this.hasEarlierUnresolved(q, b);
+      // As Java's idempotent producer: always retried. While an earlier batch of the partition
+      // is unresolved the error may be its echo; otherwise the broker's sequence has a gap (or
+      // it lost the producer's state), and only a new epoch, restarting at 0, gets past it.
+      if (b.producerEpoch === this.producerEpoch && b.producerId === this.producerId && !this.hasEarlierUnresolved(q, b)) this.epochBumpNeeded = true;
+      return true;
     }
     return isRetriable(errorCode);
   }
@@ -362,7 +366,10 @@ export class Sender {
     if (this.epochBumpNeeded) {
       for (const n of this.inFlightPerNode.values()) if (n > 0) return false;
       this.epochBumpNeeded = false;
-      for (const q of this.accumulator.queues()) q.nextSequence = 0;
+      for (const q of this.accumulator.queues()) {
+        q.nextSequence = 0;
+        q.sequenceAcknowledged = false;
+      }
       if (this.producerId >= 0n && this.producerEpoch < MAX_EPOCH - 1) {
         this.producerEpoch++;
         return true;
