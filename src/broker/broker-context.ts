@@ -5,6 +5,7 @@
  */
 import type { BrokerConfig } from './config.js';
 import type { Storage, TopicMetadata } from '../storage/types.js';
+import type { ReadBufferPool } from '../storage/read-buffer-pool.js';
 import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
 import type { CoordinatorRuntime } from './coordinator-runtime.js';
@@ -32,6 +33,8 @@ export interface BrokerContext {
   topicForProduceOrMetadata(name: string, allowAutoCreate: boolean): TopicMetadata | undefined;
   /** Long-poll fetches park here; produce calls `notifyAppend` after each append. */
   readonly appends: AppendNotifier;
+  /** Fetch reads are copied into these and released once the response is written. */
+  readonly readBuffers: ReadBufferPool;
   /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
   readonly groups: CoordinatorRuntime;
 }

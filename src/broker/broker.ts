@@ -12,7 +12,7 @@ import { CoordinatorRuntime } from './coordinator-runtime.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
-import { openFileStorage, openMemoryStorage } from '../storage/index.js';
+import { openFileStorage, openMemoryStorage, ReadBufferPool } from '../storage/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 
 export interface BrokerOptions extends Partial<BrokerConfig> {
@@ -95,6 +95,7 @@ export class Broker {
       advertisedPort: port,
       handlers,
       appends: createAppendNotifier(),
+      readBuffers: new ReadBufferPool(),
       groups,
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
     };

@@ -33,6 +33,8 @@ interface Slot {
   chunks: Buffer[] | null;
   /** Created when the handler looked at `answerSoon` (parked requests do). */
   hurry: AbortController | null;
+  /** Run when the response has been handed to the kernel (`onResponseWritten`). */
+  written: (() => void)[] | null;
 }
 
 export class Connection {
@@ -160,7 +162,7 @@ export class Connection {
       else this.closeAfterPending(`failed to read ${api.name} v${version}: ${(err as Error).message}`);
       return;
     }
-    const slot: Slot = { done: false, chunks: null, hurry: null };
+    const slot: Slot = { done: false, chunks: null, hurry: null, written: null };
     const ctx: RequestContext = {
       broker: this.broker,
       header,
@@ -170,6 +172,9 @@ export class Connection {
       get answerSoon(): AbortSignal {
         slot.hurry ??= new AbortController();
         return slot.hurry.signal;
+      },
+      onResponseWritten(callback: () => void): void {
+        (slot.written ??= []).push(callback);
       },
     };
     let result;
@@ -184,7 +189,7 @@ export class Connection {
     this.enqueue(api, version, header.correlationId, result, slot);
   }
 
-  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: Slot = { done: false, chunks: null, hurry: null }): void {
+  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: Slot = { done: false, chunks: null, hurry: null, written: null }): void {
     this.queue.push(slot);
     const complete = (body: unknown): void => {
       if (this.closed) return;
@@ -233,7 +238,17 @@ export class Connection {
       const slot = this.queue.shift()!;
       if (!wrote) this.socket.cork();
       wrote = true;
-      for (const chunk of slot.chunks!) this.socket.write(chunk);
+      const chunks = slot.chunks!;
+      const written = slot.written;
+      if (written === null) {
+        for (const chunk of chunks) this.socket.write(chunk);
+      } else {
+        // Node calls a write's callback once that write reached the kernel (or failed).
+        for (let i = 0; i < chunks.length - 1; i++) this.socket.write(chunks[i]!);
+        this.socket.write(chunks[chunks.length - 1]!, () => {
+          for (const callback of written) callback();
+        });
+      }
     }
     if (wrote) process.nextTick(() => this.socket.uncork());
     if (this.closingReason !== null) {

@@ -26,6 +26,12 @@ export interface RequestContext {
    * what it has rather than hold that response back.
    */
   readonly answerSoon: AbortSignal;
+  /**
+   * Runs `callback` once the response has been handed to the kernel (or its write failed),
+   * after which buffers it carries may be reused. Not run when the connection closes before
+   * the response is written.
+   */
+  onResponseWritten(callback: () => void): void;
 }
 
 export interface ApiHandler<Req = unknown, Res = unknown> {

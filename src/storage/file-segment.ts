@@ -66,8 +66,8 @@ export class FileLog implements LogBytes, SyncTarget {
     this.length += data.length;
   }
 
-  read(position: number, length: number): Buffer {
-    const buf = Buffer.allocUnsafe(length);
+  read(position: number, length: number, allocate?: (length: number) => Buffer): Buffer {
+    const buf = allocate === undefined ? Buffer.allocUnsafe(length) : allocate(length);
     try {
       preadFully(this.fd, buf, length, position);
     } catch (err) {

@@ -3,6 +3,7 @@ export { openFileStorage, CLEAN_SHUTDOWN_MARKER, CATALOG_FILE } from './file-sto
 export { openMemoryStorage } from './memory-storage.js';
 export { MAX_TOPIC_NAME_LENGTH, randomUuid, validateTopicName } from './catalog.js';
 export { LEADER_EPOCH } from './partition-log.js';
+export { ReadBufferPool, ReadLease } from './read-buffer-pool.js';
 export {
   describeTopicConfigs,
   effectiveTopicConfigs,

@@ -197,7 +197,7 @@ export class PartitionLogImpl implements PartitionLog {
     if (fetchOffset < leo) {
       const target = Number(fetchOffset);
       for (let i = this.segmentIndexFor(fetchOffset); i < this.segmentList.length; i++) {
-        const found = this.readSegment(this.segmentList[i]!, target, maxBytes, options.minOneBatch);
+        const found = this.readSegment(this.segmentList[i]!, target, maxBytes, options);
         if (found) {
           records = found.length > 0 ? [found] : NO_RECORDS;
           break;
@@ -209,7 +209,7 @@ export class PartitionLogImpl implements PartitionLog {
   }
 
   /** Whole batches from the one holding `target`, within `maxBytes`; null when the segment ends before `target`. */
-  private readSegment(segment: Segment, target: number, maxBytes: number, minOneBatch: boolean): Buffer | null {
+  private readSegment(segment: Segment, target: number, maxBytes: number, options: ReadOptions): Buffer | null {
     if (Number(segment.nextOffset) <= target) return null;
     const walker = new BatchWalker(segment.log, this.deps.scratch);
     const size = segment.size;
@@ -243,10 +243,10 @@ export class PartitionLogImpl implements PartitionLog {
       }
     }
     if (end === start) {
-      if (!minOneBatch) return Buffer.alloc(0);
+      if (!options.minOneBatch) return Buffer.alloc(0);
       end = start + firstSize;
     }
-    return segment.log.read(start, end - start);
+    return segment.log.read(start, end - start, options.allocate);
   }
 
   /** The segment holding `offset` (the last one whose base offset is <= it). */

@@ -10,8 +10,11 @@ export interface LogBytes {
   readonly size: number;
   /** Appends all of `data`. On failure the size is unchanged and StorageError(KAFKA_STORAGE_ERROR) is thrown. */
   append(data: Buffer): void;
-  /** Exactly the bytes [position, position + length), in one buffer (a copy or an immutable view). */
-  read(position: number, length: number): Buffer;
+  /**
+   * Exactly the bytes [position, position + length), in one buffer (a copy, into
+   * `allocate(length)` when given, or an immutable view).
+   */
+  read(position: number, length: number, allocate?: (length: number) => Buffer): Buffer;
   /**
    * Up to `length` bytes from `position` (fewer at the end of the log), possibly in
    * `scratch`: valid until the next call. For walking batch headers without allocating.

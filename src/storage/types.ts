@@ -58,6 +58,11 @@ export interface AppendResult {
 export interface ReadOptions {
   /** Return the first batch even when it is larger than `maxBytes` (Kafka's KIP-74). */
   readonly minOneBatch: boolean;
+  /**
+   * Where the file engine copies the bytes read (default: a new buffer each time), e.g. a
+   * `ReadLease` of a response, which must then outlive the use of the result.
+   */
+  readonly allocate?: (length: number) => Buffer;
 }
 
 export interface ReadResult {

@@ -6,11 +6,16 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KafkaConnection } from '../../src/client/connection.js';
 import { Admin } from '../../src/client/admin.js';
 import { Api } from '../../src/protocol/messages/index.js';
 import { encodeRecordBatch, decodeRecordBatch, iterateBatches } from '../../src/protocol/records/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { FrameDecoder, decodeResponse, encodeRequest } from '../../src/protocol/frame.js';
 import { startBrook } from '../support/brook.js';
 
 let broker: Awaited<ReturnType<typeof startBrook>>;
@@ -209,4 +214,68 @@ test('a too-new ApiVersions request gets UNSUPPORTED_VERSION with the ranges, in
   assert.equal(data.readInt32BE(4), 7);
   assert.equal(data.readInt16BE(8), ErrorCode.UNSUPPORTED_VERSION);
   assert.ok(data.readInt32BE(10) > 0, 'the supported ranges follow');
+});
+
+test('fetch reads share pooled buffers (file storage): 30 fetches of ~1.2 MB to a client that stops reading arrive intact', { timeout: 60_000 }, async (t) => {
+  // File storage: the memory engine hands out views of its buffers and reads nothing.
+  const dataDir = await mkdtemp(join(tmpdir(), 'brook-pool-'));
+  const fileBroker = await startBrook({ dataDir });
+  const conn = await KafkaConnection.connect({ host: '127.0.0.1', port: fileBroker.port });
+  t.after(async () => {
+    conn.close();
+    await fileBroker.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const produce = (topic: string, partition: number, records: Buffer) =>
+    conn.request(Api.Produce, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  const admin = await Admin.connect({ bootstrapServers: fileBroker.bootstrap });
+  await admin.createTopic({ name: 'pooled', partitions: 3 });
+  admin.close();
+  for (let p = 0; p < 3; p++) {
+    for (let b = 0; b < 12; b++) {
+      const records = encodeRecordBatch({ records: Array.from({ length: 100 }, () => ({ key: null, value: randomBytes(1000), headers: [], timestamp: 0n })) });
+      assert.equal((await produce('pooled', p, records)).responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.NONE);
+    }
+  }
+  const request = (partition: number) => ({
+    replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 4 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+    topics: [{ topic: 'pooled', partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 2 << 20 }] }],
+    forgottenTopicsData: [], rackId: '',
+  });
+  const expected: Buffer[] = [];
+  for (let p = 0; p < 3; p++) {
+    const r = await conn.request(Api.Fetch, request(p), FETCH_BY_NAME);
+    expected.push(Buffer.from(r.responses[0]!.partitions[0]!.records!));
+    assert.ok(expected[p]!.length > 1_000_000);
+  }
+  // A raw client that sends the fetches and does not read for a while: the responses back
+  // up in the broker's socket buffers while later fetches keep reading into the pool. A
+  // buffer reused before its response was written would show up as a changed response.
+  const s = connect({ host: '127.0.0.1', port: fileBroker.port });
+  await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+  s.pause();
+  const count = 30;
+  for (let i = 0; i < count; i++) {
+    // One at a time, so each is read after the earlier responses were queued for writing.
+    for (const chunk of encodeRequest({ api: Api.Fetch, apiVersion: 12, correlationId: i, clientId: 'slow', body: request(i % 3) })) s.write(chunk);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  const decoder = new FrameDecoder();
+  const frames: Buffer[] = [];
+  const all = new Promise<void>((resolve, reject) => {
+    s.on('data', (d: Buffer) => {
+      frames.push(...decoder.push(d));
+      if (frames.length === count) resolve();
+    });
+    s.once('close', () => reject(new Error(`closed after ${frames.length} responses`)));
+  });
+  s.resume();
+  await all;
+  s.destroy();
+  frames.forEach((frame, i) => {
+    const { correlationId, body } = decodeResponse(frame, Api.Fetch, 12) as { correlationId: number; body: { responses: { partitions: { records: Buffer }[] }[] } };
+    assert.equal(correlationId, i);
+    assert.ok(body.responses[0]!.partitions[0]!.records.equals(expected[i % 3]!), `response ${i} intact`);
+  });
 });

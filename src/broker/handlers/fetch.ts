@@ -1,5 +1,6 @@
 /**
- * Fetch: stored batch bytes straight from the log, never re-encoded. A fetch that finds
+ * Fetch: stored batch bytes straight from the log, never re-encoded, read into pooled
+ * buffers (storage/read-buffer-pool.ts) that are reused once the response is written. A fetch that finds
  * fewer than `minBytes` parks until an append to one of its partitions or `maxWaitMs`,
  * then reads again (Kafka's DelayedFetch). It also answers, with what it has, as soon as a
  * later request on the same connection has its response ready (see connection.ts).
@@ -48,7 +49,7 @@ function topicName(ctx: RequestContext, w: Wanted): string | undefined {
 }
 
 /** One pass over every requested partition; returns the response and the bytes it carries. */
-function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[]): { topics: FetchableTopicResponse[]; bytes: number; anyError: boolean } {
+function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[], allocate: (length: number) => Buffer): { topics: FetchableTopicResponse[]; bytes: number; anyError: boolean } {
   const { storage } = ctx.broker;
   const readCommitted = (request.isolationLevel ?? 0) === READ_COMMITTED;
   let remaining = ctx.apiVersion >= 3 ? (request.maxBytes ?? DEFAULT_MAX_BYTES) : DEFAULT_MAX_BYTES;
@@ -69,7 +70,7 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
         return emptyPartition(p.partition, ErrorCode.UNKNOWN_LEADER_EPOCH, true);
       }
       try {
-        const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, remaining), { minOneBatch: bytes === 0 });
+        const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, remaining), { minOneBatch: bytes === 0, allocate });
         remaining -= result.bytes;
         bytes += result.bytes;
         const records = result.records.length === 0 ? EMPTY_BUFFER : result.records.length === 1 ? result.records[0]! : Buffer.concat(result.records);
@@ -105,7 +106,10 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
     const respond = (topics: FetchableTopicResponse[]): FetchResponseData =>
       ({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: topics });
 
-    let pass = readAll(ctx, request, wanted);
+    // Reads are copied into pooled buffers, given back once the response is on its way.
+    const lease = ctx.broker.readBuffers.lease();
+    ctx.onResponseWritten(() => lease.release());
+    let pass = readAll(ctx, request, wanted, lease.allocate);
     if (pass.bytes >= request.minBytes || pass.anyError || request.maxWaitMs <= 0 || wanted.length === 0) return respond(pass.topics);
 
     // Park until data arrives on one of our partitions or the wait is over.
@@ -124,7 +128,7 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onClose);
       answerSoon.removeEventListener('abort', onClose);
-      pass = readAll(ctx, request, wanted);
+      pass = readAll(ctx, request, wanted, lease.allocate);
       if (pass.bytes >= request.minBytes || pass.anyError) break;
     }
     return respond(pass.topics);
