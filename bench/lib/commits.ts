@@ -83,9 +83,11 @@ export async function commitThroughput(conns: readonly KafkaConnection[], group:
  * from that scheduled time (so a stalled broker shows up as latency, not as a slower rate).
  * Commits go round-robin over `conns`, each for its own group, as many consumers would send them.
  */
-export async function commitLatency(conns: readonly KafkaConnection[], group: string, topic: string, ratePerSec: number, durationMs: number): Promise<{ p50: number; p99: number; sent: number }> {
+export async function commitLatency(conns: readonly KafkaConnection[], group: string, topic: string, ratePerSec: number, durationMs: number): Promise<{ p50: number; p99: number; sent: number; lateP99: number }> {
   await Promise.all(conns.map((c, k) => ensureCoordinator(c, `${group}-${k}`)));
   const latencies: number[] = [];
+  // How late the generator itself sends (timer granularity, its own GC): part of every latency.
+  const lateness: number[] = [];
   const pending: Promise<void>[] = [];
   const interval = 1000 / ratePerSec;
   const total = Math.floor((durationMs / 1000) * ratePerSec);
@@ -96,6 +98,7 @@ export async function commitLatency(conns: readonly KafkaConnection[], group: st
     // Send every commit whose time has come (timers are coarse: catch up in bursts).
     while (i < total && start + i * interval <= now) {
       const scheduled = start + i * interval;
+      lateness.push(now - scheduled);
       const k = i % conns.length;
       pending.push(commit(conns[k]!, `${group}-${k}`, topic, 1, BigInt(i)).then(() => { latencies.push(performance.now() - scheduled); }));
       i++;
@@ -103,7 +106,7 @@ export async function commitLatency(conns: readonly KafkaConnection[], group: st
     await new Promise((r) => setTimeout(r, 1));
   }
   await Promise.all(pending);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), sent: total };
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), sent: total, lateP99: percentile(lateness, 99) };
 }
 
 /** The committed offset of partition 0 of `topic` for `group` (OffsetFetch v7), or null while unavailable (loading, error). */

@@ -30,6 +30,7 @@ export const commitsScenario: Scenario = {
           // throughput runs' 1.6M commits (those would measure the burst, not the fixed rate).
           const p50: number[] = [];
           const p99: number[] = [];
+          const late: number[] = [];
           // Warm-up, not recorded (3 s): connections, JIT, and the new topic's files reaching disk.
           await commitLatency(conns, uniqueName('bench-commit-warmup'), topic, 1000, 3_000);
           for (let run = 1; run <= ctx.runs; run++) {
@@ -37,10 +38,12 @@ export const commitsScenario: Scenario = {
             const r = await commitLatency(conns, uniqueName('bench-commit-latency'), topic, 1000, latencyMs);
             p50.push(r.p50);
             p99.push(r.p99);
+            late.push(r.lateP99);
           }
           const where = { case: '1,000 commits/s', client: 'raw', broker: kind };
           rec.add(where, { name: 'p50', unit: 'ms', lowerIsBetter: true }, p50);
           rec.add(where, { name: 'p99', unit: 'ms', lowerIsBetter: true }, p99);
+          rec.add(where, { name: 'generator send lateness p99', unit: 'ms', lowerIsBetter: true }, late);
           for (const per of [1, 100] as const) {
             const commitsPerSec: number[] = [];
             for (let run = 1; run <= ctx.runs; run++) {
