@@ -30,6 +30,8 @@ export const commitsScenario: Scenario = {
           // throughput runs' 1.6M commits (those would measure the burst, not the fixed rate).
           const p50: number[] = [];
           const p99: number[] = [];
+          const sentP50: number[] = [];
+          const sentP99: number[] = [];
           const late: number[] = [];
           // Warm-up, not recorded (3 s): connections, JIT, and the new topic's files reaching disk.
           await commitLatency(conns, uniqueName('bench-commit-warmup'), topic, 1000, 3_000);
@@ -38,11 +40,15 @@ export const commitsScenario: Scenario = {
             const r = await commitLatency(conns, uniqueName('bench-commit-latency'), topic, 1000, latencyMs);
             p50.push(r.p50);
             p99.push(r.p99);
+            sentP50.push(r.sentP50);
+            sentP99.push(r.sentP99);
             late.push(r.lateP99);
           }
           const where = { case: '1,000 commits/s', client: 'raw', broker: kind };
-          rec.add(where, { name: 'p50', unit: 'ms', lowerIsBetter: true }, p50);
-          rec.add(where, { name: 'p99', unit: 'ms', lowerIsBetter: true }, p99);
+          rec.add(where, { name: 'p50 from send', unit: 'ms', lowerIsBetter: true }, sentP50);
+          rec.add(where, { name: 'p99 from send', unit: 'ms', lowerIsBetter: true }, sentP99);
+          rec.add(where, { name: 'p50 from schedule', unit: 'ms', lowerIsBetter: true }, p50);
+          rec.add(where, { name: 'p99 from schedule', unit: 'ms', lowerIsBetter: true }, p99);
           rec.add(where, { name: 'generator send lateness p99', unit: 'ms', lowerIsBetter: true }, late);
           for (const per of [1, 100] as const) {
             const commitsPerSec: number[] = [];
@@ -63,7 +69,8 @@ export const commitsScenario: Scenario = {
     const offsets = rec.measurements.filter((m) => m.broker === 'brook' && m.metric === 'partition-offsets').sort((a, b) => b.median - a.median)[0];
     return rec.report([
       checkTarget('commits >= 100,000 partition-offsets/s (Brook broker, best case)', offsets, (v) => v >= 100_000, (v) => `${Math.round(v)}/s (${offsets?.case})`),
-      checkTarget('commit p99 <= 5 ms at 1,000 commits/s (Brook broker)', rec.find({ case: '1,000 commits/s', broker: 'brook', metric: 'p99' }), (v) => v <= 5, (v) => `${v.toFixed(2)} ms`),
+      checkTarget('commit p99 <= 5 ms at 1,000 commits/s (Brook broker, from send)', rec.find({ case: '1,000 commits/s', broker: 'brook', metric: 'p99 from send' }), (v) => v <= 5, (v) => `${v.toFixed(2)} ms`),
+      checkTarget('commit p99 <= 5 ms at 1,000 commits/s (Brook broker, from schedule: generator lateness included)', rec.find({ case: '1,000 commits/s', broker: 'brook', metric: 'p99 from schedule' }), (v) => v <= 5, (v) => `${v.toFixed(2)} ms`),
     ]);
   },
 };
