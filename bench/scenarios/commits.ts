@@ -33,8 +33,8 @@ export const commitsScenario: Scenario = {
           const sentP50: number[] = [];
           const sentP99: number[] = [];
           const late: number[] = [];
-          // Warm-up, not recorded (3 s): connections, JIT, and the new topic's files reaching disk.
-          await commitLatency(conns, uniqueName('bench-commit-warmup'), topic, 1000, 3_000);
+          // Warm-up, not recorded (3 s; quick: 0.5 s): connections, JIT, the new topic's files reaching disk.
+          await commitLatency(conns, uniqueName('bench-commit-warmup'), topic, 1000, ctx.quick ? 500 : 3_000);
           for (let run = 1; run <= ctx.runs; run++) {
             progress(`commits: latency at 1,000/s on ${kind}, run ${run}/${ctx.runs}`);
             const r = await commitLatency(conns, uniqueName('bench-commit-latency'), topic, 1000, latencyMs);
