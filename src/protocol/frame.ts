@@ -119,6 +119,7 @@ export function responseCorrelationId(frame: Buffer): number {
 /** Decodes a response frame whose API and version the caller knows from the correlation id. */
 export function decodeResponse(frame: Buffer, api: ApiCodecs, apiVersion: number): { correlationId: number; body: unknown } {
   const r = new Reader(frame);
+  r.nullBytesAsEmpty = true;
   const header = ResponseHeader.read(r, responseHeaderVersion(api, apiVersion));
   return { correlationId: header.correlationId, body: api.response.read(r, apiVersion) };
 }

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Reader } from '../../src/protocol/primitives/reader.js';
 import { Writer } from '../../src/protocol/primitives/writer.js';
-import { FrameDecoder, FrameTooLargeError } from '../../src/protocol/frame.js';
+import { FrameDecoder, FrameTooLargeError, decodeResponse } from '../../src/protocol/frame.js';
+import { Api } from '../../src/protocol/messages/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 
 const hex = (w: Writer): string => w.toBuffer().toString('hex');
 
@@ -104,4 +106,23 @@ test('frame decoder rejects an oversized or negative size before buffering it', 
   assert.throws(() => new FrameDecoder(1000).push(Buffer.from('000003e9', 'hex')), FrameTooLargeError);
   assert.throws(() => new FrameDecoder(1000).push(Buffer.from('ffffffff', 'hex')), FrameTooLargeError);
   assert.throws(() => new FrameDecoder().push(Buffer.from('7fffffff', 'hex')), FrameTooLargeError);
+});
+
+test('a SyncGroup error response with a null assignment (librdkafka mock cluster) decodes with its error code; requests stay strict', () => {
+  // v0-v3 as the mock writes it: [throttle (v1+)] error code, bytes length -1.
+  for (const version of [0, 1, 2, 3]) {
+    const w = new Writer();
+    w.writeInt32(0); // size, patched below
+    w.writeInt32(42); // correlation id
+    if (version >= 1) w.writeInt32(0);
+    w.writeInt16(ErrorCode.REBALANCE_IN_PROGRESS);
+    w.writeInt32(-1);
+    const frame = w.toBuffer().subarray(4);
+    const { correlationId, body } = decodeResponse(frame, Api.SyncGroup, version) as { correlationId: number; body: { errorCode: number; assignment: Buffer } };
+    assert.equal(correlationId, 42);
+    assert.equal(body.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
+    assert.equal(body.assignment.length, 0);
+  }
+  const strict = new Reader(Buffer.from('ffffffff', 'hex'));
+  assert.throws(() => strict.readBytes(), /negative bytes length -1/);
 });

@@ -15,6 +15,12 @@ export class Reader {
    * Views are free. Tests use it to prove allocation is bounded by the frame size.
    */
   allocated = 0;
+  /**
+   * Read a null (length -1) where bytes are required as empty bytes instead of failing. Set
+   * for responses only, as librdkafka reads them: its mock cluster answers SyncGroup errors
+   * with a null assignment. Requests stay strict, as Kafka's broker is.
+   */
+  nullBytesAsEmpty = false;
 
   constructor(buf: Buffer, offset = 0, end = buf.length) {
     this.buf = buf;
@@ -184,6 +190,7 @@ export class Reader {
 
   readBytes(): Buffer {
     const length = this.readInt32();
+    if (length === -1 && this.nullBytesAsEmpty) return this.buf.subarray(0, 0);
     if (length < 0) this.fail(`negative bytes length ${length}`);
     return this.readRaw(length);
   }
@@ -196,6 +203,7 @@ export class Reader {
 
   readCompactBytes(): Buffer {
     const length = this.readUnsignedVarint() - 1;
+    if (length === -1 && this.nullBytesAsEmpty) return this.buf.subarray(0, 0);
     if (length < 0) this.fail('null compact bytes where bytes are required');
     return this.readRaw(length);
   }
