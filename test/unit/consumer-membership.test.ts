@@ -145,6 +145,24 @@ test('FENCED_INSTANCE_ID is fatal and surfaces from poll() as a typed error', as
   assert.equal(fake.requests('LeaveGroup').length, 0);
 });
 
+test('an unexpected SyncGroup error (INVALID_REQUEST) surfaces from poll() once; the next poll() joins again, as Java', async () => {
+  const { scheduler, fake, consumer } = setup({ retryBackoffMs: 100 });
+  fake.handlers.set('JoinGroup', () => ({ errorCode: 0, generationId: 2, protocolName: 'range', leader: 'someone-else', memberId: 'f-1', members: [] }));
+  let syncs = 0;
+  fake.handlers.set('SyncGroup', () => (++syncs === 1
+    // librdkafka's mock cluster answers a SyncGroup it does not expect this way (null assignment).
+    ? { errorCode: 42, protocolName: null, assignment: Buffer.alloc(0) }
+    : { errorCode: 0, protocolName: 'range', assignment: encodeAssignment({ assignedPartitions: [{ topic: 't', partitions: [1] }], userData: null }) }));
+  consumer.subscribe(['t']);
+  const first = assert.rejects(consumer.poll({ timeoutMs: 100 }), { code: 'ERR_GROUP' });
+  await scheduler.advance(100);
+  await first;
+  await pollFor(consumer, scheduler, 500);
+  assert.equal(syncs, 2);
+  assert.deepEqual(consumer.assignment(), [{ topic: 't', partition: 1 }]);
+  await closeNow(consumer, scheduler);
+});
+
 async function closeNow(consumer: Consumer, scheduler: ManualScheduler): Promise<void> {
   const closing = consumer.close();
   await scheduler.advance(0);

@@ -52,6 +52,8 @@ export class GroupMembership {
   leaderId = '';
   fatalError: Error | null = null;
   private rejoinNeeded = true;
+  /** The last join ended with an unexpected group error: wait retry.backoff.ms before the next. */
+  private backoffBeforeJoin = false;
   private needsJoinPrepare = true;
   /** False after the generation was reset (member removed / left): owned partitions are lost. */
   private generationValid = true;
@@ -123,6 +125,10 @@ export class GroupMembership {
     while (this.needsRejoin && !this.closed) {
       if (this.fatalError) throw this.fatalError;
       signal?.throwIfAborted();
+      if (this.backoffBeforeJoin) {
+        this.backoffBeforeJoin = false;
+        await this.cluster.backoff(signal);
+      }
       const connection = await this.lookup.connection(signal);
       if (this.needsJoinPrepare) {
         this.stopHeartbeat();
@@ -135,8 +141,15 @@ export class GroupMembership {
         await this.joinAndSync(connection, signal);
       } catch (err) {
         if (signal?.aborted || this.closed) throw err;
-        if (err instanceof FencedInstanceIdError || err instanceof GroupError) {
+        if (err instanceof FencedInstanceIdError) {
           this.fail(err);
+          throw err;
+        }
+        if (err instanceof GroupError) {
+          // As Java: the error surfaces from poll(), and the next poll() joins again (after a
+          // backoff). Only a fenced static member is done for good.
+          this.rejoinNeeded = true;
+          this.backoffBeforeJoin = true;
           throw err;
         }
         // Lost connection or coordinator moved: find it again after a backoff.
