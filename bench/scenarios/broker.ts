@@ -69,8 +69,8 @@ export const brokerScenario: Scenario = {
         const broker = await ctx.pool.get(kind);
         for (const { valueBytes, records } of cases(ctx.quick)) {
           for (const acks of ctx.quick ? [-1] as const : [1, -1] as const) {
+            const caseName = `${valueBytes} B acks=${acks === -1 ? 'all' : '1'}`;
             for (const load of loads) {
-              const caseName = `${valueBytes} B acks=${acks === -1 ? 'all' : '1'}`;
               await rec.attempt(`${kind} ${load.name} ${caseName}`, async () => {
                 const m = { produce: [] as number[], p50: [] as number[], p99: [] as number[], fetch: [] as number[], peak: [] as number[] };
                 for (let run = 1; run <= ctx.runs; run++) {

@@ -37,6 +37,10 @@ interface Slot {
   written: (() => void)[] | null;
 }
 
+function newSlot(): Slot {
+  return { done: false, chunks: null, hurry: null, written: null };
+}
+
 export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly queue: Slot[] = [];
@@ -162,7 +166,7 @@ export class Connection {
       else this.closeAfterPending(`failed to read ${api.name} v${version}: ${(err as Error).message}`);
       return;
     }
-    const slot: Slot = { done: false, chunks: null, hurry: null, written: null };
+    const slot: Slot = newSlot();
     const ctx: RequestContext = {
       broker: this.broker,
       header,
@@ -189,7 +193,7 @@ export class Connection {
     this.enqueue(api, version, header.correlationId, result, slot);
   }
 
-  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: Slot = { done: false, chunks: null, hurry: null, written: null }): void {
+  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: Slot = newSlot()): void {
     this.queue.push(slot);
     const complete = (body: unknown): void => {
       if (this.closed) return;

@@ -70,8 +70,9 @@ export class ReadBufferPool {
   give(slab: Slab): void {
     if (--slab.live > 0) return;
     slab.used = 0;
-    // The current slab simply starts over; a retired one goes back to the free list.
-    if (slab !== this.current && this.free.length < this.maxFreeSlabs && !this.free.includes(slab)) this.free.push(slab);
+    // The current slab simply starts over; a retired one goes back to the free list. (A slab
+    // is retired only when full, so with reads still live: it reaches here once per use.)
+    if (slab !== this.current && this.free.length < this.maxFreeSlabs) this.free.push(slab);
   }
 
   private newSlab(): Slab {

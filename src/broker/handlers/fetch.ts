@@ -1,8 +1,8 @@
 /**
  * Fetch: stored batch bytes straight from the log, never re-encoded, read into pooled
- * buffers (storage/read-buffer-pool.ts) that are reused once the response is written. A fetch that finds
- * fewer than `minBytes` parks until an append to one of its partitions or `maxWaitMs`,
- * then reads again (Kafka's DelayedFetch). It also answers, with what it has, as soon as a
+ * buffers (storage/read-buffer-pool.ts) that are reused once the response is written. A
+ * fetch that finds fewer than `minBytes` parks until an append to one of its partitions or
+ * `maxWaitMs`, then reads again (Kafka's DelayedFetch). It also answers, with what it has, as soon as a
  * later request on the same connection has its response ready (see connection.ts).
  *
  * Fetch sessions (KIP-227) are declined the way Kafka allows: a request for a new session
