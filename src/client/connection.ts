@@ -6,7 +6,8 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { Api, type ApiCodecs } from '../protocol/messages/index.js';
 import type { MessageCodec } from '../protocol/messages/runtime.js';
-import { FrameDecoder, decodeResponse, encodeRequest, responseCorrelationId } from '../protocol/frame.js';
+import { decodeResponse, encodeRequest, responseCorrelationId } from '../protocol/frame.js';
+import { FrameReader } from '../protocol/frame-reader.js';
 import { BrookError, ErrorCode } from '../protocol/errors.js';
 
 export type RequestOf<A> = A extends { request: MessageCodec<infer R> } ? R : never;
@@ -69,7 +70,6 @@ const CLIENT_SOFTWARE_VERSION = '0.1.0';
 
 export class KafkaConnection implements BrokerConnection {
   private readonly pending = new Map<number, Pending>();
-  private readonly decoder = new FrameDecoder();
   private nextCorrelationId = 1;
   private closedError: Error | null = null;
   /** Broker's version range per API key, from ApiVersions. */
@@ -77,21 +77,26 @@ export class KafkaConnection implements BrokerConnection {
 
   private constructor(
     private readonly socket: Socket,
+    private readonly frames: FrameReader,
     readonly host: string,
     readonly port: number,
     private readonly clientId: string,
     private readonly requestTimeoutMs: number,
   ) {
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => this.fail(new ConnectionError(`connection to ${host}:${port} failed: ${err.message}`, { cause: err })));
     socket.on('close', () => this.fail(new ConnectionError(`connection to ${host}:${port} closed`)));
   }
 
   static async connect(options: ConnectionOptions): Promise<KafkaConnection> {
     const { host, port } = options;
+    // Reads go into memory the FrameReader chooses (no 'data' events): a large response is
+    // read straight into its own buffer. Nothing arrives before the first request, which
+    // the constructed connection sends, so `received` is set by then.
+    const frames = new FrameReader();
+    let received = (_n: number): void => {};
     const socket = await new Promise<Socket>((resolve, reject) => {
-      const s = netConnect({ host, port });
+      const s = netConnect({ host, port, onread: { buffer: () => frames.readBuffer(), callback: (n) => { received(n); return true; } } });
       const timer = setTimeout(() => {
         s.destroy();
         reject(new ConnectionError(`connection to ${host}:${port} timed out`));
@@ -111,7 +116,8 @@ export class KafkaConnection implements BrokerConnection {
         reject(new ConnectionError(`cannot connect to ${host}:${port}: ${err.message}`, { cause: err }));
       });
     });
-    const connection = new KafkaConnection(socket, host, port, options.clientId ?? 'brook', options.requestTimeoutMs ?? 30_000);
+    const connection = new KafkaConnection(socket, frames, host, port, options.clientId ?? 'brook', options.requestTimeoutMs ?? 30_000);
+    received = (n) => connection.onReceived(n);
     try {
       await connection.negotiate();
     } catch (err) {
@@ -211,10 +217,10 @@ export class KafkaConnection implements BrokerConnection {
     });
   }
 
-  private onData(chunk: Buffer): void {
+  private onReceived(bytes: number): void {
     let frames: Buffer[];
     try {
-      frames = this.decoder.push(chunk);
+      frames = this.frames.received(bytes);
     } catch (err) {
       this.fail(new ConnectionError(`bad frame from ${this.host}:${this.port}: ${(err as Error).message}`));
       this.socket.destroy();
