@@ -19,7 +19,7 @@ import { BrokerPool, DEFAULT_HEARTBEAT_INTERVAL_MS, type RunOptions, type Scenar
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--out DIR]
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--kafka-config k=v,...] [--out DIR]
 scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'restart', 'memory'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -32,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       brokers: { type: 'string' },
       clients: { type: 'string' },
       'heartbeat-ms': { type: 'string' },
+      'kafka-config': { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -54,13 +55,15 @@ export async function main(argv: string[]): Promise<number> {
   if (brokers.some((b) => b !== 'brook' && b !== 'kafka')) throw new Error(`--brokers takes brook and/or kafka, got ${values.brokers}`);
   const heartbeatIntervalMs = Number(values['heartbeat-ms'] ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
   if (!Number.isInteger(heartbeatIntervalMs) || heartbeatIntervalMs < 1) throw new Error(`--heartbeat-ms must be a positive integer, got ${values['heartbeat-ms']}`);
-  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs };
+  const kafkaConfig = parseProperties(values['kafka-config']);
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, kafkaConfig };
 
   const startedAt = new Date().toISOString();
-  const pool = new BrokerPool();
+  const pool = new BrokerPool(kafkaConfig);
   const reports: ScenarioReport[] = [];
   const external: ResultsFile['external'] = [];
   progress(`running ${names.join(', ')} (${quick ? 'quick, ' : ''}${runs} run${runs === 1 ? '' : 's'} each, brokers ${brokers.join(', ')})`);
+  if (Object.keys(kafkaConfig).length > 0) process.stdout.write(`Kafka's broker runs with ${Object.entries(kafkaConfig).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
   try {
     for (const name of names) {
       if (name === 'assignors') {
@@ -99,6 +102,17 @@ export async function main(argv: string[]): Promise<number> {
   const partial = reports.filter((r) => r.errors.length > 0);
   if (partial.length > 0) progress(`errors in: ${partial.map((r) => r.name).join(', ')}`);
   return broken.length > 0 || failedExternal.length > 0 || (quick && partial.length > 0) ? 1 : 0;
+}
+
+/** `k=v,k=v` (server.properties entries for Kafka's broker, e.g. log.flush.interval.messages=1). */
+function parseProperties(text: string | undefined): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const pair of text?.split(',') ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--kafka-config takes key=value pairs, got ${pair}`);
+    entries[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return entries;
 }
 
 main(process.argv.slice(2)).then(

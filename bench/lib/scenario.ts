@@ -7,7 +7,7 @@
  *     once Brook's adapters are registered).
  * Ratios are oriented so that above 1x means Brook is better.
  */
-import type { BrokerKind, BrokerUnderTest } from './brokers.js';
+import type { BrokerKind, BrokerStartOptions, BrokerUnderTest } from './brokers.js';
 import { brokerUnavailable, startBroker } from './brokers.js';
 import { progress } from './progress.js';
 import { spread } from './stats.js';
@@ -62,6 +62,8 @@ export interface RunOptions {
   clients: string[] | null;
   /** heartbeat.interval.ms of every group member in the group and rebalance scenarios. */
   heartbeatIntervalMs: number;
+  /** Extra server.properties for Kafka's broker (`--kafka-config`), e.g. to make it fsync as Brook does. */
+  kafkaConfig: Record<string, string>;
 }
 
 /**
@@ -75,11 +77,18 @@ export const DEFAULT_HEARTBEAT_INTERVAL_MS = 100;
 export class BrokerPool {
   private readonly live = new Map<BrokerKind, Promise<BrokerUnderTest>>();
 
+  constructor(private readonly kafkaConfig: Record<string, string> = {}) {}
+
+  /** How `kind` is started by this run (fresh brokers of a scenario too). */
+  options(kind: BrokerKind): BrokerStartOptions {
+    return kind === 'kafka' ? { config: { ...this.kafkaConfig } } : {};
+  }
+
   get(kind: BrokerKind): Promise<BrokerUnderTest> {
     let b = this.live.get(kind);
     if (b === undefined) {
       progress(`starting ${kind} broker`);
-      b = startBroker(kind).then((broker) => {
+      b = startBroker(kind, this.options(kind)).then((broker) => {
         progress(`${kind} broker up at ${broker.bootstrap} in ${broker.startupMs.toFixed(0)} ms`);
         return broker;
       });

@@ -52,7 +52,7 @@ export const brokerScenario: Scenario = {
         }
         for (let run = 1; !ctx.quick && run <= ctx.runs; run++) {
           progress(`broker: ${kind} start-up, run ${run}/${ctx.runs}`);
-          const b = await startBroker(kind);
+          const b = await startBroker(kind, ctx.pool.options(kind));
           startup.push(b.startupMs);
           await new Promise((r) => setTimeout(r, 2000));
           rss.push((b.rssBytes() ?? Number.NaN) / 2 ** 20);

@@ -25,7 +25,7 @@ export const memoryScenario: Scenario = {
         for (let run = 1; run <= ctx.runs; run++) {
           progress(`memory: ${kind} ${idleCase}, run ${run}/${ctx.runs}`);
           // Quick: the shared broker (not fresh; no extra broker start).
-          const broker = ctx.quick ? await ctx.pool.get(kind) : await startBroker(kind);
+          const broker = ctx.quick ? await ctx.pool.get(kind) : await startBroker(kind, ctx.pool.options(kind));
           try {
             for (let t = 0; t < topics; t++) await createTopic(broker.bootstrap, uniqueName('bench-memory'), 100);
             await new Promise((r) => setTimeout(r, ctx.quick ? 500 : 5000));

@@ -5,7 +5,7 @@
  * from spawn to accepting connections, and to "ready" (the group's committed offsets served
  * by OffsetFetch, i.e. the coordinator has loaded __consumer_offsets).
  */
-import { startBroker, type BrokerKind } from '../lib/brokers.js';
+import { startBroker, type BrokerKind, type BrokerStartOptions } from '../lib/brokers.js';
 import { commit, connect, ensureCoordinator, fetchCommitted } from '../lib/commits.js';
 import { progress } from '../lib/progress.js';
 import { Recorder, checkTarget, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
@@ -25,10 +25,10 @@ export function restartSize(quick: boolean): RestartSize {
 }
 
 /** Fills a fresh data dir for `kind`; returns the group and topic whose commit shows readiness. */
-export async function prepareDataDir(kind: BrokerKind, dataDir: string, size: RestartSize): Promise<{ group: string; topic: string; lastOffset: bigint }> {
+export async function prepareDataDir(kind: BrokerKind, dataDir: string, size: RestartSize, start: BrokerStartOptions = {}): Promise<{ group: string; topic: string; lastOffset: bigint }> {
   // Without the log cleaner, so the restart replays all the offset-commit records written
   // (Brook's 10 MiB __consumer_offsets segments would otherwise be compacted to ~10k keys).
-  const broker = await startBroker(kind, { dataDir, config: { 'log.cleaner.enable': 'false' } });
+  const broker = await startBroker(kind, { dataDir, config: { ...start.config, 'log.cleaner.enable': 'false' } });
   try {
     const topic = uniqueName('bench-restart');
     await createTopic(broker.bootstrap, topic, COMMIT_PARTITIONS);
@@ -75,12 +75,12 @@ export const restartScenario: Scenario = {
       await rec.attempt(`${kind}`, async () => {
         const dir = tempDir(`brook-bench-restart-${kind}-`);
         try {
-          const { group, topic, lastOffset } = await prepareDataDir(kind, dir.path, size);
+          const { group, topic, lastOffset } = await prepareDataDir(kind, dir.path, size, ctx.pool.options(kind));
           const listening: number[] = [];
           const ready: number[] = [];
           for (let run = 1; run <= ctx.runs; run++) {
             progress(`restart: ${kind}, run ${run}/${ctx.runs}`);
-            const broker = await startBroker(kind, { dataDir: dir.path });
+            const broker = await startBroker(kind, { ...ctx.pool.options(kind), dataDir: dir.path });
             try {
               const after = performance.now();
               const conn = await connect(broker.bootstrap);
