@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { createServer, type AddressInfo } from 'node:net';
 import { FrameReader } from '../../src/protocol/frame-reader.js';
 import { FrameTooLargeError } from '../../src/protocol/frame.js';
+import { ConnectionError, KafkaConnection } from '../../src/client/connection.js';
 
 function frameStream(frames: readonly Buffer[]): Buffer {
   return Buffer.concat(frames.flatMap((f) => {
@@ -73,4 +75,19 @@ test('frame reader rejects an oversized or negative size, after the frames befor
   const negative = new FrameReader();
   Buffer.from('ffffffff', 'hex').copy(negative.readBuffer());
   assert.throws(() => negative.received(4), FrameTooLargeError);
+});
+
+test('a client connection to a server that is not Kafka (it speaks first) fails with a clear error', async () => {
+  const server = createServer((socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    await assert.rejects(KafkaConnection.connect({ host: '127.0.0.1', port, requestTimeoutMs: 5_000 }), (err: unknown) => {
+      assert.ok(err instanceof ConnectionError);
+      assert.match(err.message, /bad frame .* exceeds the limit/);
+      return true;
+    });
+  } finally {
+    server.close();
+  }
 });
