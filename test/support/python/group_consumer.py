@@ -25,8 +25,8 @@ CHECK_EVERY_S = 0.25
 # Commits a rebalance may refuse, by Kafka and Brook alike; the offsets stay pending and are
 # committed after it: REBALANCE_IN_PROGRESS while the group awaits its assignment, and
 # ILLEGAL_GENERATION for a commit that carried the generation the join phase had just replaced
-# (seen once in CI against Kafka 4.1: a cooperative librdkafka member committed after poll()
-# while its JoinGroup response for the next generation was in flight). A lost commit would
+# (seen once in CI against Kafka 4.1, a cooperative member committing after poll() during the
+# rebalance a leaving Brook member started). A lost commit would
 # still be caught: the run ends only once every committed offset equals its end offset, and
 # the test checks that every record was consumed exactly once.
 RETRY_COMMIT_ERRORS = (KafkaError.REBALANCE_IN_PROGRESS, KafkaError.ILLEGAL_GENERATION)
