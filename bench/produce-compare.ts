@@ -12,9 +12,9 @@
  */
 import { Kafka, logLevel, CompressionTypes } from 'kafkajs';
 import { Producer as PlatformaticProducer, ProduceAcks } from '@platformatic/kafka';
-import { readFileSync } from 'node:fs';
 import { Producer, type ProducerRecord } from '../src/client/producer/index.js';
 import { spawnBrook, tempDir } from '../test/support/brook.js';
+import { cpuMsOf } from './lib/cpu-time.js';
 
 interface Args { records: number; reps: number; kafka: boolean; only: string[] | null; keys: boolean[]; brokerArgs: string[]; bootstrap: string | null }
 
@@ -159,17 +159,6 @@ async function deleteTopic(bootstrap: string, topic: string): Promise<void> {
     // Disk space only: a topic left behind goes with the temp dir.
   } finally {
     await admin.disconnect();
-  }
-}
-
-/** CPU time (user + system, ms) a process used so far, from /proc (Linux); NaN elsewhere. */
-function cpuMsOf(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100 on Linux)
-  } catch {
-    return NaN;
   }
 }
 

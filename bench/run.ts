@@ -7,19 +7,21 @@
  * ratios to the peers measured in the same run, and writes bench/results/<time>.json.
  * Progress goes to stderr. --quick runs every scenario at a small size once: it checks that
  * the harness works and produces numbers, not that targets are met (exit code 1 only when a
- * scenario failed to produce numbers).
+ * scenario failed to produce numbers). --broker-cpus / --client-cpus give brokers and the
+ * harness with its clients their own cores (bench/lib/cpu-affinity.ts says why).
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../test/support/brook.js';
 import type { BrokerKind } from './lib/brokers.js';
+import { parseCpuList, pinProcess } from './lib/cpu-affinity.js';
 import { progress } from './lib/progress.js';
 import { machineInfo, renderReport, writeResults, type ResultsFile } from './lib/report.js';
 import { BrokerPool, DEFAULT_HEARTBEAT_INTERVAL_MS, type RunOptions, type ScenarioReport } from './lib/scenario.js';
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--kafka-config k=v,...] [--out DIR]
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--out DIR]
 scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'restart', 'memory'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -33,6 +35,8 @@ export async function main(argv: string[]): Promise<number> {
       clients: { type: 'string' },
       'heartbeat-ms': { type: 'string' },
       'kafka-config': { type: 'string' },
+      'broker-cpus': { type: 'string' },
+      'client-cpus': { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -56,13 +60,18 @@ export async function main(argv: string[]): Promise<number> {
   const heartbeatIntervalMs = Number(values['heartbeat-ms'] ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
   if (!Number.isInteger(heartbeatIntervalMs) || heartbeatIntervalMs < 1) throw new Error(`--heartbeat-ms must be a positive integer, got ${values['heartbeat-ms']}`);
   const kafkaConfig = parseProperties(values['kafka-config']);
-  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, kafkaConfig };
+  const brokerCpus = parseCpuList(values['broker-cpus'], '--broker-cpus');
+  const clientCpus = parseCpuList(values['client-cpus'], '--client-cpus');
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, kafkaConfig, brokerCpus, clientCpus };
+  // Before anything is spawned: every client process inherits the harness's CPUs.
+  if (clientCpus !== null) pinProcess(process.pid, clientCpus);
 
   const startedAt = new Date().toISOString();
-  const pool = new BrokerPool(kafkaConfig);
+  const pool = new BrokerPool(kafkaConfig, brokerCpus);
   const reports: ScenarioReport[] = [];
   const external: ResultsFile['external'] = [];
   progress(`running ${names.join(', ')} (${quick ? 'quick, ' : ''}${runs} run${runs === 1 ? '' : 's'} each, brokers ${brokers.join(', ')})`);
+  if (brokerCpus !== null || clientCpus !== null) process.stdout.write(`brokers pinned to CPUs ${brokerCpus ?? 'any'}, harness and clients to CPUs ${clientCpus ?? 'any'}\n`);
   if (Object.keys(kafkaConfig).length > 0) process.stdout.write(`Kafka's broker runs with ${Object.entries(kafkaConfig).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
   try {
     for (const name of names) {

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnBrook, tempDir } from '../../test/support/brook.js';
 import { kafkaAvailable, startKafka } from '../../test/support/kafka/kafka-broker.js';
+import { pinProcess } from './cpu-affinity.js';
 import { rssBytes } from './rss.js';
 
 export type BrokerKind = 'brook' | 'kafka';
@@ -29,6 +30,8 @@ export interface BrokerStartOptions {
   dataDir?: string;
   /** Extra Kafka-style properties (both brokers understand the group ones used here). */
   config?: Record<string, string>;
+  /** Pin the broker to these CPUs once it accepts requests (`--broker-cpus`); start-up is not pinned. */
+  cpus?: string | null;
 }
 
 const commonConfig: Record<string, string> = {
@@ -79,8 +82,17 @@ export async function startKafkaBroker(options: BrokerStartOptions = {}): Promis
   };
 }
 
-export function startBroker(kind: BrokerKind, options: BrokerStartOptions = {}): Promise<BrokerUnderTest> {
-  return kind === 'brook' ? startBrookBroker(options) : startKafkaBroker(options);
+export async function startBroker(kind: BrokerKind, options: BrokerStartOptions = {}): Promise<BrokerUnderTest> {
+  const broker = kind === 'brook' ? await startBrookBroker(options) : await startKafkaBroker(options);
+  if (options.cpus != null) {
+    try {
+      pinProcess(broker.pid, options.cpus);
+    } catch (err) {
+      await broker.stop();
+      throw err;
+    }
+  }
+  return broker;
 }
 
 /** Why a broker kind cannot run here, or null when it can. */

@@ -64,6 +64,10 @@ export interface RunOptions {
   heartbeatIntervalMs: number;
   /** Extra server.properties for Kafka's broker (`--kafka-config`), e.g. to make it fsync as Brook does. */
   kafkaConfig: Record<string, string>;
+  /** CPUs the brokers are pinned to (`--broker-cpus`), null for no pinning. */
+  brokerCpus: string | null;
+  /** CPUs the harness and every client are pinned to (`--client-cpus`), null for no pinning. */
+  clientCpus: string | null;
 }
 
 /**
@@ -77,11 +81,11 @@ export const DEFAULT_HEARTBEAT_INTERVAL_MS = 100;
 export class BrokerPool {
   private readonly live = new Map<BrokerKind, Promise<BrokerUnderTest>>();
 
-  constructor(private readonly kafkaConfig: Record<string, string> = {}) {}
+  constructor(private readonly kafkaConfig: Record<string, string> = {}, private readonly cpus: string | null = null) {}
 
   /** How `kind` is started by this run (fresh brokers of a scenario too). */
   options(kind: BrokerKind): BrokerStartOptions {
-    return kind === 'kafka' ? { config: { ...this.kafkaConfig } } : {};
+    return kind === 'kafka' ? { config: { ...this.kafkaConfig }, cpus: this.cpus } : { cpus: this.cpus };
   }
 
   get(kind: BrokerKind): Promise<BrokerUnderTest> {

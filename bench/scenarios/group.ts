@@ -2,10 +2,13 @@
  * Scenario 4: group formation. N members (10, 100, 500; quick: 10) of one group, all in one
  * client process (Java: threads in one JVM; librdkafka: consumers in one python process), join
  * at once with group.initial.rebalance.delay.ms=0 on both brokers; measured is the time from
- * the client's start signal until every member holds its assignment of an N-partition topic.
+ * the client's start signal until every member holds its assignment of an N-partition topic,
+ * and the broker's CPU time from the client's launch to then (the broker's work for the
+ * formation, which a client that is slow on its own does not hide).
  */
 import { groupClients } from '../clients/registry.js';
 import type { GroupClient, GroupSession } from '../clients/types.js';
+import { cpuMsOf } from '../lib/cpu-time.js';
 import { firstStable } from '../lib/group-events.js';
 import { progress } from '../lib/progress.js';
 import { Recorder, checkTarget, pairWanted, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
@@ -57,8 +60,10 @@ export const groupScenario: Scenario = {
             await rec.attempt(`${client.name} N=${n} on ${kind}`, async () => {
               const times: number[] = [];
               const rss: number[] = [];
+              const brokerCpu: number[] = [];
               for (let run = 1; run <= ctx.runs; run++) {
                 progress(`group: ${client.name} N=${n} on ${kind}, run ${run}/${ctx.runs}`);
+                const cpuBefore = cpuMsOf(broker.pid);
                 const session = await client.start({ bootstrap: broker.bootstrap, topic, group: uniqueName('bench-group'), members: n, assignor: 'range', timeoutMs: 120_000, heartbeatIntervalMs: ctx.heartbeatIntervalMs });
                 try {
                   const startDeadline = Date.now() + 120_000;
@@ -68,6 +73,7 @@ export const groupScenario: Scenario = {
                   }
                   const start = startEvent(session)!;
                   const stable = await waitStable(session, n, n, start, ctx.quick ? 60_000 : 180_000);
+                  brokerCpu.push(cpuMsOf(broker.pid) - cpuBefore);
                   times.push((stable.atUs - start) / 1000);
                   rss.push((session.rssBytes() ?? Number.NaN) / 2 ** 20);
                   progress(`group: ${client.name} N=${n} on ${kind}: stable after ${((stable.atUs - start) / 1000).toFixed(0)} ms`);
@@ -77,6 +83,7 @@ export const groupScenario: Scenario = {
               }
               const where = { case: `N=${n}`, client: client.name, broker: kind };
               rec.add(where, { name: 'all assigned', unit: 'ms', lowerIsBetter: true }, times);
+              rec.add(where, { name: 'broker CPU', unit: 'ms', lowerIsBetter: true }, brokerCpu);
               rec.add(where, { name: 'client RSS', unit: 'MiB', lowerIsBetter: true }, rss);
             });
           }

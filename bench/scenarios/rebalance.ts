@@ -3,9 +3,11 @@
  * then one member leaves (close(): LeaveGroup), and separately one more joins. Measured: the
  * time from the change to the next stable state (every live member holds its partitions, all
  * partitions owned once), for eager (range) and cooperative-sticky, and the partitions whose
- * owner changed.
+ * owner changed, and the broker's CPU time over that interval (it includes the members'
+ * heartbeats, so a client that takes longer also costs its broker more).
  */
 import type { AssignorName } from '../clients/types.js';
+import { cpuMsOf } from '../lib/cpu-time.js';
 import { moved } from '../lib/group-events.js';
 import { progress } from '../lib/progress.js';
 import { Recorder, checkTarget, pairWanted, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
@@ -40,6 +42,7 @@ export const rebalanceScenario: Scenario = {
               await rec.attempt(`${client.name} ${label} on ${kind}`, async () => {
                 const times: number[] = [];
                 const movedCounts: number[] = [];
+                const brokerCpu: number[] = [];
                 for (let run = 1; run <= ctx.runs; run++) {
                   progress(`rebalance: ${client.name} ${label} on ${kind}, run ${run}/${ctx.runs}`);
                   const session = await client.start({ bootstrap: broker.bootstrap, topic, group: uniqueName('bench-rebalance'), members: n, assignor, timeoutMs: 120_000, heartbeatIntervalMs: ctx.heartbeatIntervalMs });
@@ -49,6 +52,7 @@ export const rebalanceScenario: Scenario = {
                     // Let the group settle (no rebalance in flight) before the change.
                     await new Promise((r) => setTimeout(r, 1000));
                     const count = session.events.length;
+                    const cpuBefore = cpuMsOf(broker.pid);
                     if (change === 'leave') session.leave(0);
                     else session.join();
                     const deadline = Date.now() + 60_000;
@@ -61,6 +65,7 @@ export const rebalanceScenario: Scenario = {
                     }
                     // +1 us: the replay must have applied the change itself before it checks.
                     const stableAfter = await waitStable(session, n, n, changeAt + 1, 60_000);
+                    brokerCpu.push(cpuMsOf(broker.pid) - cpuBefore);
                     times.push((stableAfter.atUs - changeAt) / 1000);
                     movedCounts.push(moved(before.owners, stableAfter.owners));
                     progress(`rebalance: ${client.name} ${label} on ${kind}: ${((stableAfter.atUs - changeAt) / 1000).toFixed(0)} ms, ${movedCounts.at(-1)} partitions moved`);
@@ -71,6 +76,7 @@ export const rebalanceScenario: Scenario = {
                 const where = { case: label, client: client.name, broker: kind };
                 rec.add(where, { name: 'to stable', unit: 'ms', lowerIsBetter: true }, times);
                 rec.add(where, { name: 'partitions moved', unit: 'count', lowerIsBetter: true }, movedCounts);
+                rec.add(where, { name: 'broker CPU', unit: 'ms', lowerIsBetter: true }, brokerCpu);
               });
             }
           }

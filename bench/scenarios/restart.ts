@@ -28,7 +28,7 @@ export function restartSize(quick: boolean): RestartSize {
 export async function prepareDataDir(kind: BrokerKind, dataDir: string, size: RestartSize, start: BrokerStartOptions = {}): Promise<{ group: string; topic: string; lastOffset: bigint }> {
   // Without the log cleaner, so the restart replays all the offset-commit records written
   // (Brook's 10 MiB __consumer_offsets segments would otherwise be compacted to ~10k keys).
-  const broker = await startBroker(kind, { dataDir, config: { ...start.config, 'log.cleaner.enable': 'false' } });
+  const broker = await startBroker(kind, { ...start, dataDir, config: { ...start.config, 'log.cleaner.enable': 'false' } });
   try {
     const topic = uniqueName('bench-restart');
     await createTopic(broker.bootstrap, topic, COMMIT_PARTITIONS);
