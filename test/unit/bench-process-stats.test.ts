@@ -25,9 +25,10 @@ test('cpusOf expands a CPU list in ascending order, once each', () => {
 
 test('pinProcess pins every thread of a running process', { skip: !linux }, async () => {
   // A node child has several threads (libuv pool, V8 workers): all must move.
-  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+  // It says when its script runs: node has started its threads by then.
+  const child = spawn(process.execPath, ['-e', 'process.stdout.write("ready"); setTimeout(() => {}, 60_000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
-    await new Promise((r) => setTimeout(r, 200));
+    await once(child.stdout!, 'data');
     pinProcess(child.pid!, '0');
     const tasks = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     assert.match(tasks, /^Cpus_allowed_list:\s+0$/m);
