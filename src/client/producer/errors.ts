@@ -30,8 +30,3 @@ export class InvalidPartitionError extends BrookError {
 export class ProducerClosedError extends BrookError {
   readonly code = 'ERR_PRODUCER_CLOSED' as const;
 }
-
-/** Contradictory or out-of-range options (Kafka's ConfigException). */
-export class ProducerConfigError extends BrookError {
-  readonly code = 'ERR_PRODUCER_CONFIG' as const;
-}

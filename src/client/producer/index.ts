@@ -6,5 +6,5 @@ export type { PartitionerFunction, PartitionerInput } from './partitioner.js';
 export type { Bytes, HeadersInput } from './record-writer.js';
 export { murmur2, toPositive, partitionForKey } from './murmur2.js';
 export {
-  BufferExhaustedError, DeliveryTimeoutError, InvalidPartitionError, MetadataTimeoutError, ProducerClosedError, ProducerConfigError, RecordTooLargeError,
+  BufferExhaustedError, DeliveryTimeoutError, InvalidPartitionError, MetadataTimeoutError, ProducerClosedError, RecordTooLargeError,
 } from './errors.js';
