@@ -6,18 +6,15 @@
 import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import type { Cluster, BrokerAddress } from '../cluster.js';
 import type { BrokerConnection } from '../connection.js';
+import { isRetriableCoordinatorFailure } from '../coordinator-errors.js';
 import type { TopicPartition } from './types.js';
-
-/** Errors after which a group request is retried with a fresh coordinator lookup. */
-const COORDINATOR_ERRORS: ReadonlySet<number> = new Set([
-  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR,
-]);
 
 export interface AdminContext {
   readonly cluster: Cluster;
-  /** Kafka's default.api.timeout.ms: retriable errors are retried until it runs out. */
+  /** The call's time limit in ms (sent where a request carries a timeout, e.g. ListOffsets). */
   readonly apiTimeoutMs: number;
-  readonly signal?: AbortSignal;
+  /** Aborts at the call's time limit or when the caller aborts: every retry loop ends with it. */
+  readonly signal: AbortSignal;
 }
 
 /** Throws for a non-zero error code. */
@@ -27,23 +24,21 @@ export function check(errorCode: number, detail?: string | null): void {
 
 /**
  * Runs `attempt` against the group's coordinator, looking it up again and retrying (after
- * retry.backoff.ms) while the answer is a coordinator error or the connection fails, until
- * default.api.timeout.ms has passed.
+ * retry.backoff.ms) while the failure is one a retry can heal (coordinator moved or
+ * loading, a broken connection), until the call's signal ends it.
  */
 export async function withCoordinator<T>(
   ctx: AdminContext, group: string,
   attempt: (connection: BrokerConnection, coordinator: BrokerAddress) => Promise<T>,
 ): Promise<T> {
   const { cluster, signal } = ctx;
-  const deadline = cluster.scheduler.nowMs() + ctx.apiTimeoutMs;
   for (;;) {
     try {
       const coordinator = await cluster.findCoordinator(group, undefined, signal);
       const connection = await cluster.connectionTo(coordinator, signal);
       return await attempt(connection, coordinator);
     } catch (err) {
-      const retriable = err instanceof KafkaProtocolError && COORDINATOR_ERRORS.has(err.errorCode);
-      if (!retriable || signal?.aborted || cluster.scheduler.nowMs() >= deadline) throw err;
+      if (signal.aborted || !isRetriableCoordinatorFailure(err)) throw err;
       await cluster.backoff(signal);
     }
   }

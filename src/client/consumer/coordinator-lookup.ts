@@ -3,8 +3,8 @@
  * (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a lost connection), then found again
  * after retry.backoff.ms. A restarted broker is simply found again once it listens.
  */
-import { KafkaProtocolError } from '../../protocol/errors.js';
 import type { BrokerAddress, Cluster } from '../cluster.js';
+import { coordinatorFailureAction } from '../coordinator-errors.js';
 import type { BrokerConnection } from '../connection.js';
 import type { Logger } from '../../util/log.js';
 
@@ -26,8 +26,8 @@ export class CoordinatorLookup {
         return await this.cluster.connectionTo(this.address, signal, 'coordinator');
       } catch (err) {
         if (signal?.aborted) throw err;
-        // Authorization and invalid-group errors will not heal with retries.
-        if (err instanceof KafkaProtocolError && !err.retriable) throw err;
+        // Authorization and invalid-group errors (and an unsupported FindCoordinator) will not heal with retries.
+        if (coordinatorFailureAction(err) === 'fatal') throw err;
         this.logger.debug('group coordinator unavailable; retrying', { group: this.groupId, error: err as Error });
         this.address = null;
         await this.cluster.backoff(signal);

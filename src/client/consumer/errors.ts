@@ -10,6 +10,14 @@ export class CommitFailedError extends BrookError {
   readonly code = 'ERR_COMMIT_FAILED' as const;
 }
 
+/**
+ * A commit reached the group while it was rebalancing (Java's RebalanceInProgressException):
+ * nothing was committed; poll() to finish the rebalance, then commit again.
+ */
+export class RebalanceInProgressError extends BrookError {
+  readonly code = 'ERR_REBALANCE_IN_PROGRESS' as const;
+}
+
 /** Another consumer with the same group.instance.id joined (Java's FencedInstanceIdException); fatal. */
 export class FencedInstanceIdError extends BrookError {
   readonly code = 'ERR_FENCED_INSTANCE_ID' as const;

@@ -11,12 +11,14 @@ import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
 import type { Cluster } from '../cluster.js';
+import { coordinatorErrorAction, coordinatorFailureAction } from '../coordinator-errors.js';
+import { withTimeLimit } from '../deadline.js';
 import type { BrokerConnection } from '../connection.js';
 import type { TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { CoordinatorLookup } from './coordinator-lookup.js';
 import { FencedInstanceIdError, GroupError } from './errors.js';
-import type { ResolvedConsumerOptions } from './options.js';
+import { JOIN_RESPONSE_MARGIN_MS, type ResolvedConsumerOptions } from './options.js';
 
 export type MemberState = 'unjoined' | 'rebalancing' | 'stable';
 
@@ -41,8 +43,6 @@ export interface MembershipHooks {
   /** Wakes a waiting poll() (rejoin needed, fatal error). */
   wake(): void;
 }
-
-const COORDINATOR_ERRORS = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]);
 
 export class GroupMembership {
   state: MemberState = 'unjoined';
@@ -91,11 +91,16 @@ export class GroupMembership {
     this.hooks.wake();
   }
 
-  /** Forgets member id and generation (Java's resetGenerationOnResponseError): partitions count as lost. */
-  resetGeneration(reason: string): void {
-    this.logger.info('member generation reset', { group: this.groupId, reason, memberId: this.memberId });
-    this.memberId = '';
+  /**
+   * Forgets the generation, and the member id unless `keepMemberId` (Java's
+   * resetStateAndRejoin): owned partitions count as lost, and the next join goes through
+   * onJoinPrepare again to say so.
+   */
+  resetGeneration(reason: string, keepMemberId = false): void {
+    this.logger.info('member generation reset', { group: this.groupId, reason, memberId: this.memberId, keepMemberId });
+    if (!keepMemberId) this.memberId = '';
     this.generationId = -1;
+    this.needsJoinPrepare = true;
     this.protocolName = null;
     this.generationValid = false;
     this.state = 'unjoined';
@@ -145,16 +150,17 @@ export class GroupMembership {
           this.fail(err);
           throw err;
         }
-        if (err instanceof GroupError) {
+        const action = err instanceof GroupError ? 'fatal' : coordinatorFailureAction(err);
+        if (action === 'fatal') {
           // As Java: the error surfaces from poll(), and the next poll() joins again (after a
           // backoff). Only a fenced static member is done for good.
           this.rejoinNeeded = true;
           this.backoffBeforeJoin = true;
           throw err;
         }
-        // Lost connection or coordinator moved: find it again after a backoff.
+        // Lost connection, coordinator moved or still loading: retry after a backoff.
         this.logger.debug('join failed; retrying', { group: this.groupId, error: err as Error });
-        this.lookup.markUnknown('join failed');
+        if (action === 'find-coordinator') this.lookup.markUnknown('join failed');
         this.rejoinNeeded = true;
         await this.cluster.backoff(signal);
       }
@@ -166,22 +172,25 @@ export class GroupMembership {
    * reset, rebalance in progress), throws otherwise (fenced, coordinator moved, fatal).
    */
   private onGroupError(api: 'JoinGroup' | 'SyncGroup', errorCode: number): void {
-    switch (errorCode) {
-      case ErrorCode.UNKNOWN_MEMBER_ID:
-      case ErrorCode.ILLEGAL_GENERATION:
-        this.resetGeneration(`${api} error ${errorCode}`);
+    const failure = new KafkaProtocolError(errorCode, `${api} ${this.groupId}`);
+    const action = coordinatorErrorAction(errorCode);
+    switch (action) {
+      case 'reset-generation':
+      case 'reset-member':
+        this.resetGeneration(`${api}: ${failure.errorName}`, action === 'reset-generation');
         return;
-      case ErrorCode.REBALANCE_IN_PROGRESS:
+      case 'rejoin':
         this.rejoinNeeded = true;
         return;
-      case ErrorCode.FENCED_INSTANCE_ID:
+      case 'fenced':
         throw new FencedInstanceIdError(`group.instance.id ${this.options.groupInstanceId} was fenced by another member`);
+      case 'find-coordinator':
+        this.lookup.markUnknown(`${api}: ${failure.errorName}`);
+        throw failure;
+      case 'retry':
+        throw failure;
       default:
-        if (COORDINATOR_ERRORS.has(errorCode)) {
-          this.lookup.markUnknown(`${api} error ${errorCode}`);
-          throw new KafkaProtocolError(errorCode, api);
-        }
-        throw new GroupError(new KafkaProtocolError(errorCode, `${api} ${this.groupId}`).message);
+        throw new GroupError(failure.message, { cause: failure });
     }
   }
 
@@ -196,7 +205,7 @@ export class GroupMembership {
       protocolType: CONSUMER_PROTOCOL_TYPE,
       protocols: this.hooks.protocols(),
       reason: null,
-    }, { signal, timeoutMs: o.rebalanceTimeoutMs + 5_000 });
+    }, { signal, timeoutMs: o.rebalanceTimeoutMs + JOIN_RESPONSE_MARGIN_MS });
     switch (join.errorCode) {
       case ErrorCode.NONE:
         break;
@@ -227,7 +236,7 @@ export class GroupMembership {
       protocolType: CONSUMER_PROTOCOL_TYPE,
       protocolName: protocol,
       assignments: [...assignments].map(([memberId, assignment]) => ({ memberId, assignment })),
-    }, { signal, timeoutMs: o.rebalanceTimeoutMs + 5_000 });
+    }, { signal, timeoutMs: o.rebalanceTimeoutMs + JOIN_RESPONSE_MARGIN_MS });
     switch (sync.errorCode) {
       case ErrorCode.NONE:
         break;
@@ -260,7 +269,8 @@ export class GroupMembership {
     const now = this.cluster.scheduler.nowMs();
     if (now - this.lastPollMs > this.options.maxPollIntervalMs) {
       this.logger.warn('poll() not called within max.poll.interval.ms: leaving the group', { group: this.groupId, maxPollIntervalMs: this.options.maxPollIntervalMs });
-      void this.maybeLeaveGroup('consumer poll timeout has expired');
+      void withTimeLimit(this.cluster.scheduler, { what: 'LeaveGroup', timeoutMs: this.options.requestTimeoutMs }, (signal) => this.maybeLeaveGroup('consumer poll timeout has expired', signal))
+        .catch((err: unknown) => this.logger.debug('LeaveGroup after the poll timeout failed', { error: err as Error }));
       return;
     }
     this.heartbeatInFlight = true;
@@ -284,22 +294,27 @@ export class GroupMembership {
         groupId: this.groupId, generationId, memberId: this.memberId, groupInstanceId: this.options.groupInstanceId,
       });
       if (generationId !== this.generationId) return true; // a rejoin happened meanwhile
-      switch (response.errorCode) {
-        case ErrorCode.NONE:
+      const failure = new KafkaProtocolError(response.errorCode, `Heartbeat ${this.groupId}`);
+      const action = coordinatorErrorAction(response.errorCode);
+      switch (action) {
+        case 'none':
           return true;
-        case ErrorCode.REBALANCE_IN_PROGRESS:
+        case 'rejoin':
           this.requestRejoin('heartbeat: group is rebalancing');
           return true;
-        case ErrorCode.UNKNOWN_MEMBER_ID:
-        case ErrorCode.ILLEGAL_GENERATION:
-          this.resetGeneration(`heartbeat error ${response.errorCode}`);
+        case 'reset-generation':
+        case 'reset-member':
+          this.resetGeneration(`Heartbeat: ${failure.errorName}`, action === 'reset-generation');
           return true;
-        case ErrorCode.FENCED_INSTANCE_ID:
+        case 'fenced':
           this.fail(new FencedInstanceIdError(`group.instance.id ${this.options.groupInstanceId} was fenced by another member`));
           return true;
+        case 'find-coordinator':
+          this.lookup.markUnknown(`Heartbeat: ${failure.errorName}`);
+          return false;
         default:
-          if (COORDINATOR_ERRORS.has(response.errorCode)) this.lookup.markUnknown(`heartbeat error ${response.errorCode}`);
-          else this.logger.warn('heartbeat error', { group: this.groupId, errorCode: response.errorCode });
+          // As Java's heartbeat thread: log it and try again after retry.backoff.ms.
+          this.logger.warn('heartbeat error', { group: this.groupId, error: failure });
           return false;
       }
     } catch (err) {
@@ -314,16 +329,16 @@ export class GroupMembership {
    * LeaveGroup (dynamic members only, as Java: a static member keeps its assignment across
    * restarts and is removed by the session timeout), then forget the generation.
    */
-  async maybeLeaveGroup(reason: string): Promise<void> {
+  async maybeLeaveGroup(reason: string, signal?: AbortSignal): Promise<void> {
     this.stopHeartbeat();
     const memberId = this.memberId;
     if (this.options.groupInstanceId === null && memberId !== '' && this.state !== 'unjoined' && this.lookup.known) {
       try {
-        const connection = await this.lookup.connection();
+        const connection = await this.lookup.connection(signal);
         const version = connection.supportedVersion(Api.LeaveGroup) ?? 0;
         const response = await connection.request(Api.LeaveGroup, version >= 3
           ? { groupId: this.groupId, members: [{ memberId, groupInstanceId: null, reason }] }
-          : { groupId: this.groupId, memberId }, { version });
+          : { groupId: this.groupId, memberId }, { version, signal });
         if (response.errorCode !== ErrorCode.NONE) this.logger.info('LeaveGroup answered with an error', { errorCode: response.errorCode });
       } catch (err) {
         this.logger.debug('LeaveGroup failed', { error: err as Error });

@@ -1,10 +1,10 @@
 /** The consumer client. */
-export { Consumer, type PollOptions } from './consumer.js';
+export { Consumer, type PollOptions, type CallOptions, type CloseOptions } from './consumer.js';
 export type { ConsumerOptions, AutoOffsetReset, IsolationLevel } from './options.js';
 export type { ConsumerRecord, ConsumerRecordHeader } from './record-decoding.js';
 export type { RebalanceListener } from './subscription-state.js';
 export type { OffsetToCommit, CommitCallback } from './offset-committer.js';
 export { registerAssignor, resolveAssignors, registeredAssignors, commonRebalanceProtocol, DEFAULT_ASSIGNORS } from './assignor-registry.js';
 export {
-  CommitFailedError, FencedInstanceIdError, NoOffsetForPartitionError, UnknownAssignorError, IllegalConsumerStateError, GroupError, ConsumerAbortedError,
+  CommitFailedError, RebalanceInProgressError, FencedInstanceIdError, NoOffsetForPartitionError, UnknownAssignorError, IllegalConsumerStateError, GroupError, ConsumerAbortedError,
 } from './errors.js';

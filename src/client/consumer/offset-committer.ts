@@ -1,16 +1,19 @@
 /**
  * OffsetCommit and OffsetFetch against the group coordinator (Java's commitOffsetsSync /
  * commitOffsetsAsync / fetchCommittedOffsets). Every response is handled, awaited or not:
- * on success each partition's **committed** offset is updated.
+ * on success each partition's **committed** offset is updated. Errors are classified once,
+ * in ../coordinator-errors.ts. Time limits come from the caller's signal.
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import type { Cluster } from '../cluster.js';
-import { ConnectionError } from '../connection.js';
+import { coordinatorErrorAction, coordinatorFailureAction, isRetriableCoordinatorFailure } from '../coordinator-errors.js';
+import { withTimeLimit } from '../deadline.js';
+import { ConnectionError } from '../errors.js';
 import type { Logger } from '../../util/log.js';
 import type { CoordinatorLookup } from './coordinator-lookup.js';
-import { CommitFailedError, FencedInstanceIdError } from './errors.js';
-import type { SubscriptionState } from './subscription-state.js';
+import { CommitFailedError, FencedInstanceIdError, RebalanceInProgressError } from './errors.js';
+import { tpKey, type SubscriptionState } from './subscription-state.js';
 
 export interface OffsetToCommit {
   readonly topic: string;
@@ -32,18 +35,20 @@ export interface CommitGroupHooks {
   identity(): CommitIdentity | Error;
   /** REBALANCE_IN_PROGRESS: rejoin. */
   requestRejoin(reason: string): void;
-  /** UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION: the membership is gone. */
-  resetGeneration(reason: string): void;
+  /** UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION: the membership (or only its generation) is gone. */
+  resetGeneration(reason: string, keepMemberId: boolean): void;
   fatal(err: Error): void;
 }
 
 export type CommitCallback = (error: Error | null, offsets: readonly OffsetToCommit[]) => void;
 
-const COORDINATOR_MOVED = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.REQUEST_TIMED_OUT]);
-
 export class OffsetCommitter {
   /** Completion chain of async commits: callbacks run in commit order. */
   private lastAsync: Promise<void> = Promise.resolve();
+  /** Numbers commits as they are sent: a late response must not overwrite a newer commit's offset. */
+  private commitsSent = 0;
+  /** Per partition key, the number of the newest commit whose success has been applied. */
+  private readonly newestApplied = new Map<string, number>();
 
   constructor(
     private readonly cluster: Cluster,
@@ -70,6 +75,9 @@ export class OffsetCommitter {
       if (!t) topics.set(o.topic, t = { name: o.topic, partitions: [] });
       t.partitions.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch ?? -1, committedMetadata: o.metadata ?? '', commitTimestamp: -1n });
     }
+    // A partition sought while the commit was in flight keeps the consumed offset the seek gave it.
+    const sentEpochs = offsets.map((o) => this.subscriptions.stateOf(o.topic, o.partition)?.epoch);
+    const sequence = ++this.commitsSent;
     let response;
     try {
       response = await connection.request(Api.OffsetCommit, {
@@ -81,7 +89,7 @@ export class OffsetCommitter {
         topics: [...topics.values()],
       }, { signal });
     } catch (err) {
-      if (err instanceof ConnectionError || (err as { code?: string }).code === 'ERR_REQUEST_TIMEOUT') this.lookup.markUnknown('OffsetCommit failed');
+      if (coordinatorFailureAction(err) === 'find-coordinator') this.lookup.markUnknown('OffsetCommit failed');
       throw err;
     }
     let failure: Error | null = null;
@@ -89,9 +97,16 @@ export class OffsetCommitter {
       for (const p of t.partitions) {
         const code = p.errorCode;
         if (code === ErrorCode.NONE) {
-          const committed = offsets.find((o) => o.topic === t.name && o.partition === p.partitionIndex);
+          const i = offsets.findIndex((o) => o.topic === t.name && o.partition === p.partitionIndex);
           const state = this.subscriptions.stateOf(t.name, p.partitionIndex);
-          if (committed && state) state.committed = committed.offset;
+          if (i < 0 || !state) continue;
+          const committed = offsets[i]!;
+          const key = tpKey(t.name, p.partitionIndex);
+          if ((this.newestApplied.get(key) ?? 0) > sequence) continue;
+          this.newestApplied.set(key, sequence);
+          state.committed = committed.offset;
+          // The application committed this offset itself: what comes before it is finished.
+          if (state.epoch === sentEpochs[i]) state.markConsumed(committed.offset, committed.leaderEpoch ?? -1);
           continue;
         }
         failure ??= this.classify(code, `${t.name}-${p.partitionIndex}`);
@@ -101,42 +116,50 @@ export class OffsetCommitter {
   }
 
   private classify(code: number, where: string): Error {
-    if (COORDINATOR_MOVED.has(code)) this.lookup.markUnknown(`OffsetCommit: error ${code}`);
-    switch (code) {
-      case ErrorCode.REBALANCE_IN_PROGRESS:
+    const failure = new KafkaProtocolError(code, `OffsetCommit ${where}`);
+    const action = coordinatorErrorAction(code);
+    switch (action) {
+      case 'find-coordinator':
+        this.lookup.markUnknown(`OffsetCommit: ${failure.errorName}`);
+        return failure;
+      case 'rejoin':
         this.group.requestRejoin('OffsetCommit: rebalance in progress');
-        return new CommitFailedError('the commit cannot be completed: the group is rebalancing; poll() to rejoin, then commit again');
-      case ErrorCode.UNKNOWN_MEMBER_ID:
-      case ErrorCode.ILLEGAL_GENERATION:
-        this.group.resetGeneration(`OffsetCommit: ${code === ErrorCode.UNKNOWN_MEMBER_ID ? 'unknown member id' : 'illegal generation'}`);
-        return new CommitFailedError('the commit cannot be completed: the group already rebalanced and assigned the partitions to another member (the time between polls may exceed max.poll.interval.ms)');
-      case ErrorCode.FENCED_INSTANCE_ID: {
+        return new RebalanceInProgressError('the commit cannot be completed: the group is rebalancing; poll() to rejoin, then commit again', { cause: failure });
+      case 'reset-generation':
+      case 'reset-member':
+        this.group.resetGeneration(`OffsetCommit: ${failure.errorName}`, action === 'reset-generation');
+        return new CommitFailedError('the commit cannot be completed: the group already rebalanced and assigned the partitions to another member (the time between polls may exceed max.poll.interval.ms)', { cause: failure });
+      case 'fenced': {
         const err = new FencedInstanceIdError(`another consumer with the same group.instance.id took over (${where})`);
         this.group.fatal(err);
         return err;
       }
       default:
-        return new KafkaProtocolError(code, `OffsetCommit ${where}`);
+        return failure;
     }
   }
 
-  /** commitSync: retries retriable failures (after retry.backoff.ms) until success or a fatal error. */
+  /** commitSync: retries retriable failures (after retry.backoff.ms) until success, a fatal error, or `signal` (its time limit). */
   async commitSync(offsets: readonly OffsetToCommit[], signal?: AbortSignal): Promise<void> {
     for (;;) {
       try {
         await this.commitOnce(offsets, signal);
         return;
       } catch (err) {
-        if (signal?.aborted || !isRetriable(err)) throw err;
+        if (signal?.aborted || !isRetriableCoordinatorFailure(err)) throw err;
         this.logger.debug('commit failed; retrying', { error: err as Error });
         await this.cluster.backoff(signal);
       }
     }
   }
 
-  /** commitAsync: one attempt, not awaited by the caller; `callback` runs after every earlier async commit's. */
+  /**
+   * commitAsync: one attempt, not awaited by the caller, given up after request.timeout.ms
+   * (finding the coordinator included); `callback` runs after every earlier async commit's.
+   */
   commitAsync(offsets: readonly OffsetToCommit[], callback?: CommitCallback): Promise<Error | null> {
-    const attempt = this.commitOnce(offsets).then(() => null, (err: unknown) => err as Error);
+    const attempt = withTimeLimit(this.cluster.scheduler, { what: 'commitAsync', timeoutMs: this.cluster.requestTimeoutMs }, (signal) => this.commitOnce(offsets, signal))
+      .then(() => null, (err: unknown) => err as Error);
     const done = Promise.all([attempt, this.lastAsync]).then(([err]) => {
       try {
         callback?.(err, offsets);
@@ -168,7 +191,7 @@ export class OffsetCommitter {
       const connection = await this.lookup.connection(signal);
       const version = connection.supportedVersion(Api.OffsetFetch) ?? 1;
       const topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
-      let retry: number | null = null;
+      let retry: unknown = null;
       try {
         const response = await connection.request(Api.OffsetFetch, version >= 8
           ? { groups: [{ groupId: this.lookup.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: true }
@@ -177,14 +200,14 @@ export class OffsetCommitter {
         const group = version >= 8 ? response.groups?.[0] : { errorCode: response.errorCode ?? 0, topics: response.topics ?? [] };
         const groupError = group?.errorCode ?? ErrorCode.NONE;
         if (groupError !== ErrorCode.NONE) {
-          if (!isRetriableCode(groupError)) throw new KafkaProtocolError(groupError, `OffsetFetch ${this.lookup.groupId}`);
-          retry = groupError;
+          throw new KafkaProtocolError(groupError, `OffsetFetch ${this.lookup.groupId}`);
         } else {
           for (const t of group?.topics ?? []) {
             for (const p of t.partitions) {
               if (p.errorCode !== ErrorCode.NONE) {
-                if (!isRetriableCode(p.errorCode)) throw new KafkaProtocolError(p.errorCode, `OffsetFetch ${t.name}-${p.partitionIndex}`);
-                retry = p.errorCode;
+                const failure = new KafkaProtocolError(p.errorCode, `OffsetFetch ${t.name}-${p.partitionIndex}`);
+                if (!isRetriableCoordinatorFailure(failure)) throw failure;
+                retry = failure;
                 continue;
               }
               out.set(`${t.name}:${p.partitionIndex}`, p.committedOffset >= 0n ? p.committedOffset : null);
@@ -192,24 +215,13 @@ export class OffsetCommitter {
           }
         }
       } catch (err) {
-        if (signal?.aborted || !isRetriable(err)) throw err;
-        this.lookup.markUnknown('OffsetFetch failed');
-        retry = -1;
+        if (signal?.aborted || !isRetriableCoordinatorFailure(err)) throw err;
+        retry = err;
       }
       if (retry === null) return out;
-      if (COORDINATOR_MOVED.has(retry)) this.lookup.markUnknown(`OffsetFetch: error ${retry}`);
+      if (coordinatorFailureAction(retry) === 'find-coordinator') this.lookup.markUnknown('OffsetFetch failed');
+      this.logger.debug('offset fetch failed; retrying', { error: retry as Error });
       await this.cluster.backoff(signal);
     }
   }
-}
-
-function isRetriableCode(code: number): boolean {
-  return COORDINATOR_MOVED.has(code) || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.UNSTABLE_OFFSET_COMMIT
-    || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.NETWORK_EXCEPTION;
-}
-
-export function isRetriable(err: unknown): boolean {
-  if (err instanceof KafkaProtocolError) return err.retriable || isRetriableCode(err.errorCode);
-  const code = (err as { code?: string }).code;
-  return code === 'ERR_CONNECTION' || code === 'ERR_REQUEST_TIMEOUT' || code === 'ERR_NO_BROKER';
 }
