@@ -6,14 +6,13 @@
  * different brokers, and every answer is taken from the cluster, never assumed.
  */
 import { Api } from '../protocol/messages/index.js';
-import { BrookError, ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
+import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
+import { NoBrokerReachableError } from './errors.js';
 import { KafkaConnection, parseBootstrap, type BrokerConnection, type ConnectionOptions } from './connection.js';
 import { systemScheduler, type Scheduler } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
 
-export class NoBrokerReachableError extends BrookError {
-  readonly code = 'ERR_NO_BROKER' as const;
-}
+export { NoBrokerReachableError };
 
 export interface ClusterOptions {
   /** Kafka's `bootstrap.servers`: "host:port[,host:port...]". */
@@ -73,6 +72,8 @@ export class Cluster {
   private clusterIdValue: string | null = null;
   private controllerIdValue = -1;
   private closed = false;
+  /** Aborts connection attempts still in progress when the client closes (they would keep the process alive). */
+  private readonly closeController = new AbortController();
 
   constructor(options: ClusterOptions) {
     this.bootstrap = parseBootstrap(options.bootstrapServers);
@@ -123,8 +124,9 @@ export class Cluster {
     const key = `${channel === 'data' ? '' : `${channel}@`}${address.host}:${address.port}`;
     for (let tries = 0; ; tries++) {
       if (this.closed) throw new NoBrokerReachableError('the client is closed');
-      const attempt = this.connections.get(key) ?? this.open(key, address, signal);
-      const connection = await attempt.catch(() => null);
+      signal?.throwIfAborted();
+      const attempt = this.connections.get(key) ?? this.open(key, address);
+      const connection = await untilAborted(attempt.catch(() => null), signal);
       if (connection && !connection.closed) return connection;
       // Failed or closed: forget it (unless someone already replaced it) and try once more
       // with a fresh attempt; a second failure is the caller's to handle.
@@ -134,10 +136,15 @@ export class Cluster {
     }
   }
 
-  private open(key: string, address: { host: string; port: number }, signal?: AbortSignal): Promise<BrokerConnection> {
+  /**
+   * Opens a connection that callers share: no caller's signal aborts it (it is bounded by
+   * socket.connection.setup.timeout.ms and the ApiVersions request's timeout, and ends
+   * when the client closes); each caller stops waiting on its own signal.
+   */
+  private open(key: string, address: { host: string; port: number }): Promise<BrokerConnection> {
     const attempt = this.connectionFactory({
       host: address.host, port: address.port, clientId: this.clientId,
-      requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal,
+      requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal,
     });
     this.connections.set(key, attempt);
     attempt.then((connection) => { if (this.closed) connection.close(); }, () => undefined);
@@ -254,9 +261,20 @@ export class Cluster {
   /** Closes every connection; later calls fail. */
   close(): void {
     this.closed = true;
+    this.closeController.abort(new NoBrokerReachableError('the client is closed'));
     for (const attempt of this.connections.values()) {
       attempt.then((c) => c.close(), () => undefined);
     }
     this.connections.clear();
   }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

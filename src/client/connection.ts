@@ -8,22 +8,13 @@ import { Api, type ApiCodecs } from '../protocol/messages/index.js';
 import type { MessageCodec } from '../protocol/messages/runtime.js';
 import { decodeResponse, encodeRequest, responseCorrelationId } from '../protocol/frame.js';
 import { FrameReader } from '../protocol/frame-reader.js';
-import { BrookError, ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError } from './errors.js';
+
+export { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError };
 
 export type RequestOf<A> = A extends { request: MessageCodec<infer R> } ? R : never;
 export type ResponseOf<A> = A extends { response: MessageCodec<infer R> } ? R : never;
-
-export class ConnectionError extends BrookError {
-  readonly code = 'ERR_CONNECTION' as const;
-}
-
-export class RequestTimeoutError extends BrookError {
-  readonly code = 'ERR_REQUEST_TIMEOUT' as const;
-}
-
-export class UnsupportedApiVersionError extends BrookError {
-  readonly code = 'ERR_UNSUPPORTED_API_VERSION' as const;
-}
 
 export interface ConnectionOptions {
   readonly host: string;
@@ -97,32 +88,37 @@ export class KafkaConnection implements BrokerConnection {
     let received = (_n: number): void => {};
     const socket = await new Promise<Socket>((resolve, reject) => {
       const s = netConnect({ host, port, onread: { buffer: () => frames.readBuffer(), callback: (n) => { received(n); return true; } } });
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(new ConnectionError(`connection to ${host}:${port} timed out`));
-      }, options.connectTimeoutMs ?? 10_000);
-      const onAbort = (): void => {
-        s.destroy();
-        reject(new ConnectionError('connect aborted', { cause: options.signal?.reason }));
-      };
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      s.once('connect', () => {
+      // Every way out removes the abort listener: the signal may be the client's, shared by many attempts.
+      const settle = (err: Error | null): void => {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
-        resolve(s);
-      });
-      s.once('error', (err) => {
-        clearTimeout(timer);
-        reject(new ConnectionError(`cannot connect to ${host}:${port}: ${err.message}`, { cause: err }));
-      });
+        if (err === null) {
+          resolve(s);
+          return;
+        }
+        s.destroy();
+        reject(err);
+      };
+      const timer = setTimeout(() => settle(new ConnectionError(`connection to ${host}:${port} timed out`)), options.connectTimeoutMs ?? 10_000);
+      const onAbort = (): void => settle(new ConnectionError('connect aborted', { cause: options.signal?.reason }));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      s.once('connect', () => settle(null));
+      s.once('error', (err) => settle(new ConnectionError(`cannot connect to ${host}:${port}: ${err.message}`, { cause: err })));
     });
     const connection = new KafkaConnection(socket, frames, host, port, options.clientId ?? 'brook', options.requestTimeoutMs ?? 30_000);
     received = (n) => connection.onReceived(n);
+    // The signal also ends the handshake: a broker that accepts but never answers would
+    // otherwise hold the attempt (and the process) for request.timeout.ms.
+    const onAbort = (): void => connection.close();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
+      options.signal?.throwIfAborted();
       await connection.negotiate();
     } catch (err) {
       connection.close();
       throw err;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
     }
     return connection;
   }
@@ -188,11 +184,12 @@ export class KafkaConnection implements BrokerConnection {
     const chunks = encodeRequest({ api, apiVersion: version, correlationId, clientId: this.clientId, body });
     return new Promise<ResponseOf<A>>((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+      const signal = options.signal;
       const timer = setTimeout(() => {
         this.pending.delete(correlationId);
+        signal?.removeEventListener('abort', onAbort);
         reject(new RequestTimeoutError(`${api.name} to ${this.host}:${this.port} timed out after ${timeoutMs} ms`));
       }, timeoutMs);
-      const signal = options.signal;
       const onAbort = (): void => {
         clearTimeout(timer);
         this.pending.delete(correlationId);

@@ -1,10 +1,13 @@
 /**
  * The admin client's facade, over a `Cluster` so it works against any Kafka-compatible
  * cluster of one or many brokers: topics, groups, committed and log offsets, lag, and
- * offset resets. Each operation lives in its own module; this class only holds the cluster
- * and the timeouts.
+ * offset resets. Each operation lives in its own module; this class holds the cluster and
+ * gives every call its time limit: the call's `timeoutMs`, else default.api.timeout.ms
+ * (60 s), after which it fails with TimeoutError.
  */
 import { Cluster } from '../cluster.js';
+import { withTimeLimit } from '../deadline.js';
+import { callTimeoutMs, resolveCommonOptions, type ResolvedCommonOptions } from '../options.js';
 import type { AdminContext } from './requests.js';
 import * as topics from './topics.js';
 import * as groups from './groups.js';
@@ -12,114 +15,116 @@ import * as offsets from './offsets.js';
 import { describeGroupOffsets } from './lag.js';
 import { resetOffsets } from './reset.js';
 import type {
-  AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, NewTopic,
+  AdminCallOptions, AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
 } from './types.js';
 
 export class Admin {
-  private readonly ctx: AdminContext;
+  private constructor(readonly cluster: Cluster, private readonly options: ResolvedCommonOptions, private readonly signal: AbortSignal | undefined) {}
 
-  private constructor(readonly cluster: Cluster, apiTimeoutMs: number, signal?: AbortSignal) {
-    this.ctx = { cluster, apiTimeoutMs, signal };
-  }
-
-  /** Connects to a bootstrap broker and reads the cluster's brokers; fails when none answers. */
-  static async connect(options: AdminOptions): Promise<Admin> {
-    const cluster = new Cluster({
-      bootstrapServers: options.bootstrapServers,
-      clientId: options.clientId ?? 'brook-admin',
-      requestTimeoutMs: options.requestTimeoutMs,
-      connectTimeoutMs: options.connectTimeoutMs,
-    });
+  /** Connects to a bootstrap broker and reads the cluster's brokers; fails when none answers within the time limit. */
+  static async connect(options: AdminOptions, call: AdminCallOptions = {}): Promise<Admin> {
+    const resolved = resolveCommonOptions(options, 'brook-admin');
+    const cluster = new Cluster({ ...resolved, scheduler: options.scheduler, logger: options.logger, connectionFactory: options.connectionFactory });
+    const admin = new Admin(cluster, resolved, options.signal);
     try {
-      await cluster.refreshMetadata([], options.signal);
+      await admin.run('connect', call, (ctx) => cluster.refreshMetadata([], ctx.signal));
     } catch (err) {
       cluster.close();
       throw err;
     }
-    return new Admin(cluster, options.defaultApiTimeoutMs ?? 60_000, options.signal);
+    return admin;
   }
 
-  createTopic(topic: NewTopic): Promise<void> {
-    return topics.createTopic(this.ctx, topic);
+  /** Runs one call with its time limit and signals. */
+  private run<T>(what: string, call: AdminCallOptions, operation: (ctx: AdminContext) => Promise<T>): Promise<T> {
+    const timeoutMs = callTimeoutMs(call.timeoutMs, this.options.defaultApiTimeoutMs);
+    return withTimeLimit(this.cluster.scheduler, { what: `Admin.${what}`, timeoutMs, signals: [call.signal, this.signal] },
+      (signal) => operation({ cluster: this.cluster, apiTimeoutMs: timeoutMs, signal }));
   }
 
-  deleteTopic(name: string): Promise<void> {
-    return topics.deleteTopic(this.ctx, name);
+  createTopic(topic: NewTopic, call: AdminCallOptions = {}): Promise<void> {
+    return this.run('createTopic', call, (ctx) => topics.createTopic(ctx, topic));
+  }
+
+  deleteTopic(name: string, call: AdminCallOptions = {}): Promise<void> {
+    return this.run('deleteTopic', call, (ctx) => topics.deleteTopic(ctx, name));
   }
 
   /** Names of all topics, internal ones included, sorted. */
-  listTopics(): Promise<string[]> {
-    return topics.listTopics(this.ctx);
+  listTopics(call: AdminCallOptions = {}): Promise<string[]> {
+    return this.run('listTopics', call, (ctx) => topics.listTopics(ctx));
   }
 
-  describeTopic(name: string): Promise<TopicDescription> {
-    return topics.describeTopic(this.ctx, name);
+  describeTopic(name: string, call: AdminCallOptions = {}): Promise<TopicDescription> {
+    return this.run('describeTopic', call, (ctx) => topics.describeTopic(ctx, name));
   }
 
-  listGroups(): Promise<GroupListing[]> {
-    return groups.listGroups(this.ctx);
+  listGroups(call: AdminCallOptions = {}): Promise<GroupListing[]> {
+    return this.run('listGroups', call, (ctx) => groups.listGroups(ctx));
   }
 
   /** An unknown group is described with state 'Dead'. */
-  describeGroup(group: string): Promise<GroupDescription> {
-    return groups.describeGroup(this.ctx, group);
+  describeGroup(group: string, call: AdminCallOptions = {}): Promise<GroupDescription> {
+    return this.run('describeGroup', call, (ctx) => groups.describeGroup(ctx, group));
   }
 
-  deleteGroup(group: string): Promise<void> {
-    return groups.deleteGroup(this.ctx, group);
+  deleteGroup(group: string, call: AdminCallOptions = {}): Promise<void> {
+    return this.run('deleteGroup', call, (ctx) => groups.deleteGroup(ctx, group));
   }
 
-  committedOffsets(group: string): Promise<CommittedOffset[]> {
-    return offsets.fetchCommittedOffsets(this.ctx, group);
+  committedOffsets(group: string, call: AdminCallOptions = {}): Promise<CommittedOffset[]> {
+    return this.run('committedOffsets', call, (ctx) => offsets.fetchCommittedOffsets(ctx, group));
   }
 
   /** Log start offsets (ListOffsets -2 at each leader), keyed `topic:partition`. */
-  async logStartOffsets(partitions: readonly TopicPartition[]): Promise<Map<string, bigint>> {
-    return this.logOffsets(partitions, offsets.EARLIEST_TIMESTAMP);
+  logStartOffsets(partitions: readonly TopicPartition[], call: AdminCallOptions = {}): Promise<Map<string, bigint>> {
+    return this.run('logStartOffsets', call, (ctx) => logOffsets(ctx, partitions, offsets.EARLIEST_TIMESTAMP));
   }
 
   /** Log end offsets (ListOffsets -1 at each leader), keyed `topic:partition`. */
-  async logEndOffsets(partitions: readonly TopicPartition[]): Promise<Map<string, bigint>> {
-    return this.logOffsets(partitions, offsets.LATEST_TIMESTAMP);
+  logEndOffsets(partitions: readonly TopicPartition[], call: AdminCallOptions = {}): Promise<Map<string, bigint>> {
+    return this.run('logEndOffsets', call, (ctx) => logOffsets(ctx, partitions, offsets.LATEST_TIMESTAMP));
   }
 
   /** First offset whose timestamp is >= `timestampMs` per partition (null: none), keyed `topic:partition`. */
-  async offsetsForTime(partitions: readonly TopicPartition[], timestampMs: bigint): Promise<Map<string, bigint | null>> {
-    const found = await offsets.listOffsets(this.ctx, partitions, timestampMs);
-    return new Map(partitions.map((tp) => [`${tp.topic}:${tp.partition}`, found.get(`${tp.topic}\u0000${tp.partition}`) ?? null]));
-  }
-
-  private async logOffsets(partitions: readonly TopicPartition[], timestamp: bigint): Promise<Map<string, bigint>> {
-    const found = await offsets.listOffsets(this.ctx, partitions, timestamp);
-    const out = new Map<string, bigint>();
-    for (const tp of partitions) {
-      const v = found.get(`${tp.topic}\u0000${tp.partition}`);
-      if (v !== undefined && v !== null) out.set(`${tp.topic}:${tp.partition}`, v);
-    }
-    return out;
+  offsetsForTime(partitions: readonly TopicPartition[], timestampMs: bigint, call: AdminCallOptions = {}): Promise<Map<string, bigint | null>> {
+    return this.run('offsetsForTime', call, async (ctx) => {
+      const found = await offsets.listOffsets(ctx, partitions, timestampMs);
+      return new Map(partitions.map((tp) => [`${tp.topic}:${tp.partition}`, found.get(`${tp.topic}\u0000${tp.partition}`) ?? null]));
+    });
   }
 
   /** Committed offsets, log end offsets and lag of every assigned or committed partition. */
-  describeGroupOffsets(group: string): Promise<GroupOffsets> {
-    return describeGroupOffsets(this.ctx, group);
+  describeGroupOffsets(group: string, call: AdminCallOptions = {}): Promise<GroupOffsets> {
+    return this.run('describeGroupOffsets', call, (ctx) => describeGroupOffsets(ctx, group));
   }
 
   /** Commits offsets for an inactive group (OffsetCommit, generation -1). */
-  commitOffsets(group: string, offsetsToCommit: readonly PlannedOffset[]): Promise<void> {
-    return offsets.commitOffsets(this.ctx, group, offsetsToCommit);
+  commitOffsets(group: string, offsetsToCommit: readonly PlannedOffset[], call: AdminCallOptions = {}): Promise<void> {
+    return this.run('commitOffsets', call, (ctx) => offsets.commitOffsets(ctx, group, offsetsToCommit));
   }
 
-  deleteOffsets(group: string, partitions: readonly TopicPartition[]): Promise<DeletedOffset[]> {
-    return offsets.deleteOffsets(this.ctx, group, partitions);
+  deleteOffsets(group: string, partitions: readonly TopicPartition[], call: AdminCallOptions = {}): Promise<DeletedOffset[]> {
+    return this.run('deleteOffsets', call, (ctx) => offsets.deleteOffsets(ctx, group, partitions));
   }
 
   /** Plans new offsets and, with `execute`, commits them; refused while the group has active members. */
-  resetOffsets(group: string, options: ResetOffsetsOptions): Promise<PlannedOffset[]> {
-    return resetOffsets(this.ctx, group, options);
+  resetOffsets(group: string, options: ResetOffsetsOptions, call: AdminCallOptions = {}): Promise<PlannedOffset[]> {
+    return this.run('resetOffsets', call, (ctx) => resetOffsets(ctx, group, options));
   }
 
   close(): void {
     this.cluster.close();
   }
+}
+
+async function logOffsets(ctx: AdminContext, partitions: readonly TopicPartition[], timestamp: bigint): Promise<Map<string, bigint>> {
+  const found = await offsets.listOffsets(ctx, partitions, timestamp);
+  const out = new Map<string, bigint>();
+  for (const tp of partitions) {
+    const v = found.get(`${tp.topic}\u0000${tp.partition}`);
+    if (v !== undefined && v !== null) out.set(`${tp.topic}:${tp.partition}`, v);
+  }
+  return out;
 }

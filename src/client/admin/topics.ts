@@ -8,8 +8,6 @@ import { ZERO_UUID } from '../cluster.js';
 import { check, type AdminContext } from './requests.js';
 import type { NewTopic, TopicDescription } from './types.js';
 
-const CONTROLLER_TIMEOUT_MS = 30_000;
-
 export async function createTopic(ctx: AdminContext, topic: NewTopic): Promise<void> {
   const connection = await ctx.cluster.anyConnection(ctx.signal);
   const response = await connection.request(Api.CreateTopics, {
@@ -20,7 +18,7 @@ export async function createTopic(ctx: AdminContext, topic: NewTopic): Promise<v
       assignments: [],
       configs: Object.entries(topic.configs ?? {}).map(([name, value]) => ({ name, value })),
     }],
-    timeoutMs: CONTROLLER_TIMEOUT_MS,
+    timeoutMs: ctx.apiTimeoutMs,
     validateOnly: false,
   }, { signal: ctx.signal });
   const result = response.topics[0];
@@ -34,7 +32,7 @@ export async function deleteTopic(ctx: AdminContext, name: string): Promise<void
   // v6+ names topics in `topics` (by name or id); older versions in `topicNames`. The codec
   // writes whichever the negotiated version has.
   const response = await connection.request(Api.DeleteTopics, {
-    topicNames: [name], topics: [{ name, topicId: ZERO_UUID }], timeoutMs: CONTROLLER_TIMEOUT_MS,
+    topicNames: [name], topics: [{ name, topicId: ZERO_UUID }], timeoutMs: ctx.apiTimeoutMs,
   }, { signal: ctx.signal });
   const result = response.responses[0];
   if (!result) throw new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, 'empty DeleteTopics response');

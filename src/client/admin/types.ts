@@ -1,15 +1,19 @@
 /** The admin client's value types, in Kafka's terms (org.apache.kafka.clients.admin). */
+import type { CommonClientOptions } from '../options.js';
 
-export interface AdminOptions {
-  /** Kafka's `bootstrap.servers`: "host:port[,host:port...]". */
-  readonly bootstrapServers: string;
-  readonly clientId?: string;
-  /** Kafka's `request.timeout.ms` (default 30000). */
-  readonly requestTimeoutMs?: number;
-  /** Kafka's `default.api.timeout.ms`: how long an operation retries retriable errors (default 60000). */
-  readonly defaultApiTimeoutMs?: number;
-  /** Kafka's `socket.connection.setup.timeout.ms` (default 10000). */
-  readonly connectTimeoutMs?: number;
+/**
+ * The options every client takes (bootstrapServers, clientId, requestTimeoutMs,
+ * defaultApiTimeoutMs — every admin call's time limit unless the call sets its own —,
+ * retryBackoffMs, connectTimeoutMs, ...).
+ */
+export interface AdminOptions extends CommonClientOptions {
+  /** Aborting it ends every call in progress and every later one. */
+  readonly signal?: AbortSignal;
+}
+
+/** Per call: `timeoutMs` overrides defaultApiTimeoutMs; `signal` aborts the call. */
+export interface AdminCallOptions {
+  readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
 }
 

@@ -11,6 +11,8 @@ export class ProducerMetadata {
   private readonly wanted = new Set<string>();
   private running = false;
   private lastRefreshMs = -Infinity;
+  /** Why the last refresh failed (null once one succeeds): a metadata timeout says it. */
+  lastFailure: Error | null = null;
 
   constructor(
     private readonly cluster: Cluster,
@@ -52,12 +54,14 @@ export class ProducerMetadata {
         this.lastRefreshMs = this.cluster.scheduler.nowMs();
         try {
           const result = await this.cluster.refreshMetadata(topics, undefined, true);
+          this.lastFailure = null;
           for (const t of result) {
             if (t.errorCode !== ErrorCode.NONE && !isRetriable(t.errorCode) && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) {
               this.onTopicError(t.name, new KafkaProtocolError(t.errorCode, `metadata of topic ${t.name}`));
             }
           }
         } catch (err) {
+          this.lastFailure = err as Error;
           this.cluster.logger.debug('producer metadata refresh failed', { error: err as Error });
         }
         this.onUpdate();

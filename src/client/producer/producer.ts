@@ -9,6 +9,8 @@
  * `maxBlockMs`, then fails with MetadataTimeoutError or BufferExhaustedError.
  */
 import { Cluster } from '../cluster.js';
+import { withTimeLimit } from '../deadline.js';
+import { callTimeoutMs } from '../options.js';
 import type { KafkaProtocolError } from '../../protocol/errors.js';
 import type { TimerHandle } from '../../util/clock.js';
 import { RecordAccumulator } from './accumulator.js';
@@ -72,8 +74,9 @@ export class Producer {
   constructor(options: ProducerOptions) {
     this.options = resolveOptions(options);
     this.cluster = new Cluster({
-      bootstrapServers: options.bootstrapServers, clientId: options.clientId ?? 'brook-producer', requestTimeoutMs: this.options.requestTimeoutMs,
-      retryBackoffMs: this.options.retryBackoffMs, scheduler: options.scheduler, logger: options.logger,
+      bootstrapServers: this.options.bootstrapServers, clientId: this.options.clientId, requestTimeoutMs: this.options.requestTimeoutMs,
+      connectTimeoutMs: this.options.connectTimeoutMs, retryBackoffMs: this.options.retryBackoffMs, scheduler: options.scheduler,
+      logger: options.logger, connectionFactory: options.connectionFactory,
     });
     this.partitioner = options.partitioner;
     this.sticky = new StickyPartitioner(this.options.batchSize);
@@ -103,9 +106,14 @@ export class Producer {
     return this.sender.producerIdAndEpoch;
   }
 
-  /** Optional: reaches a broker and loads cluster metadata now instead of on the first send. */
-  async connect(): Promise<void> {
-    await this.cluster.refreshMetadata([]);
+  /**
+   * Optional: reaches a broker and loads cluster metadata now instead of on the first send;
+   * fails with NoBrokerReachableError when no bootstrap broker accepts a connection, or
+   * TimeoutError after `timeoutMs` (default defaultApiTimeoutMs).
+   */
+  async connect(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+    const timeoutMs = callTimeoutMs(options.timeoutMs, this.options.defaultApiTimeoutMs);
+    await withTimeLimit(this.cluster.scheduler, { what: 'Producer.connect', timeoutMs, signals: [options.signal] }, (signal) => this.cluster.refreshMetadata([], signal));
   }
 
   /**
@@ -263,7 +271,10 @@ export class Producer {
   private blockedError(b: Blocked): Error {
     const topic = b.record.topic;
     const count = this.metadata.partitionCount(topic);
-    if (count <= 0) return new MetadataTimeoutError(`Topic ${topic} not present in metadata after ${this.options.maxBlockMs} ms.`);
+    if (count <= 0) {
+      const failure = this.metadata.lastFailure;
+      return new MetadataTimeoutError(`Topic ${topic} not present in metadata after ${this.options.maxBlockMs} ms${failure ? `: ${failure.message}` : '.'}`, { cause: failure ?? undefined });
+    }
     if ((b.record.partition ?? 0) >= count) {
       return new MetadataTimeoutError(`Partition ${b.record.partition} of topic ${topic} with partition count ${count} is not present in metadata after ${this.options.maxBlockMs} ms.`);
     }
