@@ -119,7 +119,7 @@ test('OFFSET_OUT_OF_RANGE: earliest resets to the start, latest to the end, none
   assert.deepEqual((await pollValues(none, 2)).slice(0, 2), ['v1', 'v2'], 'a seek recovers');
 }));
 
-test('position() is the next offset to read; committed() is what the group stored; they differ until a commit', { timeout: 30_000 }, () => withBroker(async (bootstrap) => {
+test('position() is the next offset to read; committed() is what the group stored; commitSync() commits what the application finished with', { timeout: 30_000 }, () => withBroker(async (bootstrap) => {
   await createTopic(bootstrap, 't', 1);
   await produce(bootstrap, 't', 0, values('v', 6));
   const tp = { topic: 't', partition: 0 };
@@ -131,10 +131,13 @@ test('position() is the next offset to read; committed() is what the group store
   assert.equal(await c.position(tp), 4n);
   assert.equal((await c.committed([tp])).get('t:0') ?? null, null, 'polling commits nothing');
   await c.commitSync();
+  assert.equal((await c.committed([tp])).get('t:0'), 0n, 'the records of the last poll are still in the application\'s hands');
+  assert.deepEqual(await pollValues(c, 2), ['v4', 'v5'], 'coming back for more finishes v0-v3');
+  await c.commitSync();
   assert.equal((await c.committed([tp])).get('t:0'), 4n);
   await c.commitSync([{ topic: 't', partition: 0, offset: 2n }]);
   assert.equal((await c.committed([tp])).get('t:0'), 2n);
-  assert.equal(await c.position(tp), 4n, 'a commit does not move the position');
+  assert.equal(await c.position(tp), 6n, 'a commit does not move the position');
   // A new consumer of the group starts at the committed offset.
   const d = consumer(bootstrap, { groupId: 'pos', enableAutoCommit: false });
   d.assign([tp]);

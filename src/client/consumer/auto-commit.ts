@@ -1,12 +1,14 @@
 /**
- * The auto-commit task (seed 002): a delayed task on the Scheduler, first scheduled when the
- * consumer joins the group. When due it commits allConsumed() — every assigned partition's
- * position — asynchronously; when that commit completes (success or failure) the next run
- * is scheduled at completion time + auto.commit.interval.ms. Exactly one task is ever queued.
+ * The auto-commit task: a delayed task on the Scheduler, first scheduled when the consumer
+ * gets its partitions. When due it commits allConsumed() — the offset after the last
+ * record the application finished with, per partition — asynchronously; when that commit
+ * completes (success or failure) the next run is scheduled at completion time +
+ * auto.commit.interval.ms, not on a fixed grid. Exactly one task is ever queued. A run
+ * with nothing new to say (every consumed offset already committed) sends nothing.
  */
 import type { Scheduler, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
-import type { OffsetCommitter, OffsetToCommit } from './offset-committer.js';
+import type { OffsetCommitter } from './offset-committer.js';
 import type { SubscriptionState } from './subscription-state.js';
 
 export class AutoCommitTask {
@@ -42,13 +44,12 @@ export class AutoCommitTask {
   private run(): void {
     this.timer = null;
     this.nextDueMs = null;
-    const offsets: OffsetToCommit[] = [...this.subscriptions.allConsumed().values()];
-    if (offsets.length === 0 || !this.canCommit()) {
+    if (!this.canCommit() || !this.subscriptions.consumedDiffersFromCommitted()) {
       this.schedule();
       return;
     }
     this.inFlight = true;
-    void this.committer.commitAsync(offsets, (err) => {
+    void this.committer.commitAsync(this.subscriptions.allConsumed(), (err) => {
       if (err) this.logger.info('auto-commit failed', { error: err });
     }).then(() => {
       this.inFlight = false;

@@ -158,13 +158,15 @@ export class ConsumerCoordinator implements MembershipHooks {
     const owned = this.subscriptions.assignedPartitions();
     const added = minus(assigned, owned);
     const revoked = minus(owned, assigned);
-    this.subscriptions.setAssignment(assigned);
-    this.hooks.onAssigned();
     if (this.protocol === 'cooperative' && revoked.length > 0) {
+      // Before the assignment changes, as Java: the listener can still commit what it
+      // finished of the partitions it gives up (commitSync() covers assigned partitions).
       await this.callListener('onPartitionsRevoked', revoked);
       // Partitions we gave up can go to their new owner only in a second round.
       this.hooks.requestRejoin('cooperative rebalance: partitions were revoked');
     }
+    this.subscriptions.setAssignment(assigned);
+    this.hooks.onAssigned();
     await this.callListener('onPartitionsAssigned', this.protocol === 'eager' ? assigned : added);
     this.startMetadataWatch();
   }

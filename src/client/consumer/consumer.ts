@@ -4,9 +4,16 @@
  * (connections, metadata), GroupMembership + ConsumerCoordinator (join/sync/heartbeat),
  * Fetcher (prefetch), OffsetCommitter and AutoCommitTask. All timing goes through the
  * injected Scheduler. Errors from background work are thrown by the next poll().
+ *
+ * Commits never claim a record the application has not finished with: what poll() returned
+ * counts as consumed at the next poll() (or close()); a record the async iterator gave out
+ * counts once the loop asks for the next one. Calls that talk to the cluster end by their
+ * `timeoutMs` (default default.api.timeout.ms) with TimeoutError.
  */
 import type { PartitionAssignor, TopicPartition } from '../../assignors/types.js';
 import { Cluster } from '../cluster.js';
+import { withTimeLimit } from '../deadline.js';
+import { callTimeoutMs } from '../options.js';
 import type { Logger } from '../../util/log.js';
 import { resolveAssignors } from './assignor-registry.js';
 import { AutoCommitTask } from './auto-commit.js';
@@ -27,6 +34,20 @@ export interface PollOptions {
   readonly signal?: AbortSignal;
 }
 
+/** For calls that talk to the cluster: `timeoutMs` overrides defaultApiTimeoutMs; `signal` aborts the call. */
+export interface CallOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface CloseOptions {
+  /** The longest close() takes (commit, revocation listener, LeaveGroup): default 30 s, as Java. */
+  readonly timeoutMs?: number;
+}
+
+/** Java's default close timeout. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
+
 const NO_GENERATION: CommitIdentity = { generationId: -1, memberId: '', groupInstanceId: null };
 
 export class Consumer implements AsyncIterable<ConsumerRecord> {
@@ -44,6 +65,9 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   private pendingError: Error | null = null;
   private assignorError: Error | null = null;
   private closed = false;
+  private closing: Promise<void> | null = null;
+  /** Who gave out the records in the application's hands: close() counts poll()'s as consumed, not the iterator's current one. */
+  private handedOutBy: 'poll' | 'iterator' | null = null;
   private readonly closeController = new AbortController();
   private waiters: (() => void)[] = [];
 
@@ -58,7 +82,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       this.assignorError = err as Error;
     }
     this.cluster = new Cluster({
-      bootstrapServers: o.bootstrapServers, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs,
+      bootstrapServers: o.bootstrapServers, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs, connectTimeoutMs: o.connectTimeoutMs,
       retryBackoffMs: o.retryBackoffMs, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
     });
     this.subscriptions = new SubscriptionState(o.autoOffsetReset);
@@ -76,11 +100,11 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
           return { generationId: membership.generationId, memberId: membership.memberId, groupInstanceId: o.groupInstanceId };
         },
         requestRejoin: (reason) => membership?.requestRejoin(reason),
-        resetGeneration: (reason) => membership?.resetGeneration(reason),
+        resetGeneration: (reason, keepMemberId) => membership?.resetGeneration(reason, keepMemberId),
         fatal: (err) => membership?.fail(err),
       }, this.logger);
       const coordinator = this.coordinator = new ConsumerCoordinator(this.cluster, this.subscriptions, this.assignors, o, {
-        commitAllConsumedSync: () => committer.commitSync([...this.subscriptions.allConsumed().values()], this.closeController.signal),
+        commitAllConsumedSync: () => this.withCallLimit('commit before rebalance', {}, (signal) => committer.commitSync(this.subscriptions.allConsumed(), signal)),
         onAssigned: () => {
           this.fetcher.clearStale();
           if (o.enableAutoCommit) this.autoCommit?.start();
@@ -119,17 +143,32 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
 
   unsubscribe(): void {
     this.ensureOpen();
-    if (this.subscriptions.usesGroup) void this.membership?.maybeLeaveGroup('the consumer unsubscribed');
+    if (this.subscriptions.usesGroup && this.membership) {
+      const membership = this.membership;
+      void this.withCallLimit('LeaveGroup', { timeoutMs: this.options.requestTimeoutMs }, (signal) => membership.maybeLeaveGroup('the consumer unsubscribed', signal))
+        .catch((err: unknown) => this.logger.debug('LeaveGroup on unsubscribe failed', { error: err as Error }));
+    }
     this.subscriptions.unsubscribe();
     this.fetcher.clearStale();
   }
 
-  /** The partitions of a topic, from fresh metadata (Java's partitionsFor). */
-  async partitionsFor(topic: string, options: { signal?: AbortSignal } = {}): Promise<TopicPartition[]> {
+  /** The partitions of a topic, from fresh metadata (Java's partitionsFor); empty when the topic does not exist. */
+  async partitionsFor(topic: string, options: CallOptions = {}): Promise<TopicPartition[]> {
     this.ensureOpen();
-    const [meta] = await this.cluster.refreshMetadata([topic], options.signal);
+    const [meta] = await this.withCallLimit('partitionsFor', options, (signal) => this.cluster.refreshMetadata([topic], signal));
     if (!meta || meta.errorCode !== 0) return [];
     return meta.partitions.map((p) => ({ topic, partition: p.partition }));
+  }
+
+  /** Every topic the cluster has, with its partitions (Java's listTopics). */
+  async listTopics(options: CallOptions = {}): Promise<Map<string, TopicPartition[]>> {
+    this.ensureOpen();
+    const topics = await this.withCallLimit('listTopics', options, (signal) => this.cluster.refreshMetadata(null, signal));
+    const out = new Map<string, TopicPartition[]>();
+    for (const t of topics) {
+      if (t.errorCode === 0) out.set(t.name, t.partitions.map((p) => ({ topic: t.name, partition: p.partition })));
+    }
+    return out;
   }
 
   assignment(): TopicPartition[] {
@@ -145,10 +184,18 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   /**
    * Records from assigned partitions, at most maxPollRecords; waits up to `timeoutMs` when
    * none are buffered. Joins or rejoins the group when needed (the join keeps going in the
-   * background if the timeout ends first).
+   * background if the timeout ends first). Calling it says the application finished with
+   * what the previous poll() returned: from now on commits include those records.
    */
   async poll(options: PollOptions = {}): Promise<ConsumerRecord[]> {
     this.ensureOpen();
+    this.subscriptions.markPositionsConsumed();
+    const records = await this.fetchRecords(options);
+    if (records.length > 0) this.handedOutBy = 'poll';
+    return records;
+  }
+
+  private async fetchRecords(options: PollOptions): Promise<ConsumerRecord[]> {
     const scheduler = this.options.scheduler;
     const deadline = scheduler.nowMs() + (options.timeoutMs ?? 1_000);
     const signal = options.signal ? AbortSignal.any([options.signal, this.closeController.signal]) : this.closeController.signal;
@@ -174,17 +221,41 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     }
   }
 
-  /** Async iteration over records: `for await (const record of consumer)`; ends when the consumer closes. */
+  /**
+   * Async iteration over records: `for await (const record of consumer)`; ends when the
+   * consumer closes or `signal` aborts. A record counts as consumed (commits include it)
+   * once the loop asks for the next one. Leaving the loop early — `break`, `return` or a
+   * throw, which JavaScript reports to the iterator alike — leaves the record in hand
+   * unfinished: it is not committed and is read again after a restart. To stop after
+   * finishing a record, abort `signal`: the loop then asks for the next record and ends.
+   */
   async *records(options: { signal?: AbortSignal } = {}): AsyncGenerator<ConsumerRecord, void, undefined> {
-    while (!this.closed && !options.signal?.aborted) {
+    const signal = options.signal;
+    const batchEpochs = new Map<string, number>();
+    while (!this.closed && !signal?.aborted) {
+      // Everything given out so far was finished: the loop came back for more.
+      this.subscriptions.markPositionsConsumed();
       let batch: ConsumerRecord[];
       try {
-        batch = await this.poll({ timeoutMs: 1_000, signal: options.signal });
+        this.ensureOpen();
+        batch = await this.fetchRecords({ timeoutMs: 1_000, signal });
       } catch (err) {
-        if (this.closed || options.signal?.aborted) return;
+        if (this.closed || signal?.aborted) return;
         throw err;
       }
-      for (const record of batch) yield record;
+      if (batch.length === 0) continue;
+      this.handedOutBy = 'iterator';
+      batchEpochs.clear();
+      for (const record of batch) {
+        const state = this.subscriptions.stateOf(record.topic, record.partition);
+        const key = tpKey(record.topic, record.partition);
+        if (state && !batchEpochs.has(key)) batchEpochs.set(key, state.epoch);
+        // Revoked or sought while the batch was being given out: not this loop's to process.
+        if (!state || state.epoch !== batchEpochs.get(key)) continue;
+        yield record;
+        if (state.epoch === batchEpochs.get(key)) state.markConsumed(record.offset + 1n, record.leaderEpoch);
+        if (this.closed || signal?.aborted) return;
+      }
     }
   }
 
@@ -213,6 +284,19 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
+  }
+
+  /**
+   * Runs a call that talks to the cluster with its time limit (its own `timeoutMs`, else
+   * default.api.timeout.ms); close() and the caller's signal abort it.
+   */
+  private withCallLimit<T>(what: string, options: CallOptions, operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withTimeLimit(this.options.scheduler, {
+      what: `Consumer.${what}`,
+      timeoutMs: callTimeoutMs(options.timeoutMs, this.options.defaultApiTimeoutMs),
+      signals: [options.signal, this.closeController.signal],
+      aborted: (reason) => new ConsumerAbortedError(`${what} aborted`, { cause: reason }),
+    }, operation);
   }
 
   /** Initial positions: the committed offset (OffsetFetch), else auto.offset.reset; then pending resets via ListOffsets. */
@@ -255,7 +339,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   // ---- commits ------------------------------------------------------------------------
 
   private offsetsOrConsumed(offsets?: readonly OffsetToCommit[]): OffsetToCommit[] {
-    return offsets ? [...offsets] : [...this.subscriptions.allConsumed().values()];
+    return offsets ? [...offsets] : this.subscriptions.allConsumed();
   }
 
   private requireCommitter(): OffsetCommitter {
@@ -263,14 +347,24 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     return this.committer;
   }
 
-  /** Commits (default: every position) and waits; retries retriable errors; CommitFailedError when the group moved on. */
-  async commitSync(offsets?: readonly OffsetToCommit[], options: { signal?: AbortSignal } = {}): Promise<void> {
+  /**
+   * Commits and waits; retries retriable errors until `timeoutMs` (default
+   * defaultApiTimeoutMs: TimeoutError); CommitFailedError when the group moved on. Without
+   * `offsets` it commits every partition's consumed offset (records the application
+   * finished with); `offsets` commits exactly those, each the offset of the next record
+   * to read (`record.offset + 1n`).
+   */
+  async commitSync(offsets?: readonly OffsetToCommit[], options: CallOptions = {}): Promise<void> {
     this.ensureOpen();
-    const signal = options.signal ? AbortSignal.any([options.signal, this.closeController.signal]) : this.closeController.signal;
-    await this.requireCommitter().commitSync(this.offsetsOrConsumed(offsets), signal);
+    const committer = this.requireCommitter();
+    const list = this.offsetsOrConsumed(offsets);
+    await this.withCallLimit('commitSync', options, (signal) => committer.commitSync(list, signal));
   }
 
-  /** Sends a commit without waiting; `callback` runs once it completes, in commit order. No retries. */
+  /**
+   * Sends a commit without waiting (default: every consumed offset); `callback` runs once it
+   * completes, in commit order. No retries; it fails after requestTimeoutMs.
+   */
   commitAsync(offsets?: readonly OffsetToCommit[] | CommitCallback, callback?: CommitCallback): void {
     this.ensureOpen();
     const list = typeof offsets === 'function' ? undefined : offsets;
@@ -279,9 +373,10 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   }
 
   /** Committed offsets of the partitions (null when none), from the coordinator. */
-  async committed(partitions: readonly TopicPartition[], options: { signal?: AbortSignal } = {}): Promise<Map<string, bigint | null>> {
+  async committed(partitions: readonly TopicPartition[], options: CallOptions = {}): Promise<Map<string, bigint | null>> {
     this.ensureOpen();
-    const out = await this.requireCommitter().fetchCommitted(partitions, options.signal);
+    const committer = this.requireCommitter();
+    const out = await this.withCallLimit('committed', options, (signal) => committer.fetchCommitted(partitions, signal));
     for (const tp of partitions) {
       const s = this.subscriptions.stateOf(tp.topic, tp.partition);
       if (s) s.committed = out.get(tpKey(tp.topic, tp.partition)) ?? null;
@@ -292,14 +387,16 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   // ---- positions ----------------------------------------------------------------------
 
   /** The offset of the next record poll() will give for this partition (looked up when unknown). */
-  async position(tp: TopicPartition, options: { signal?: AbortSignal } = {}): Promise<bigint> {
+  async position(tp: TopicPartition, options: CallOptions = {}): Promise<bigint> {
     this.ensureOpen();
     const s = this.subscriptions.assignedState(tp);
-    while (!s.hasValidPosition) {
-      await this.updateFetchPositions(options.signal);
-      if (this.subscriptions.stateOf(tp.topic, tp.partition) !== s) throw new IllegalConsumerStateError(`partition ${tp.topic}-${tp.partition} was unassigned`);
-    }
-    return s.position!;
+    return this.withCallLimit('position', options, async (signal) => {
+      while (!s.hasValidPosition) {
+        await this.updateFetchPositions(signal);
+        if (this.subscriptions.stateOf(tp.topic, tp.partition) !== s) throw new IllegalConsumerStateError(`partition ${tp.topic}-${tp.partition} was unassigned`);
+      }
+      return s.position!;
+    });
   }
 
   seek(tp: TopicPartition, offset: bigint | number): void {
@@ -346,42 +443,57 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   // ---- closing ------------------------------------------------------------------------
 
   /**
-   * Commits positions synchronously when auto-commit is on, revokes through the listener,
-   * sends LeaveGroup (not for static members, as Java), and closes connections.
+   * Commits consumed offsets when auto-commit is on (what poll() returned counts as
+   * consumed; the iterator's record in hand does not), revokes through the listener, sends
+   * LeaveGroup (not for static members, as Java), and closes connections — within
+   * `timeoutMs` (default 30 s); what did not finish by then is logged and abandoned.
    */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(options: CloseOptions = {}): Promise<void> {
+    const timeoutMs = callTimeoutMs(options.timeoutMs, DEFAULT_CLOSE_TIMEOUT_MS);
+    this.closing ??= this.closeWithin(timeoutMs);
+    return this.closing;
+  }
+
+  private async closeWithin(timeoutMs: number): Promise<void> {
     this.closed = true;
     this.autoCommit?.stop();
     this.fetcher.close();
     this.coordinator?.close();
+    if (this.handedOutBy === 'poll') this.subscriptions.markPositionsConsumed();
     const membership = this.membership;
+    const committer = this.committer;
     try {
-      if (membership && this.committer) {
-        const active = this.subscriptions.usesGroup ? membership.state === 'stable' && membership.generationId >= 0 : true;
-        if (this.options.enableAutoCommit && active && this.subscriptions.size > 0) {
-          const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
-          await this.committer.commitSync([...this.subscriptions.allConsumed().values()], timeout).catch((err: unknown) => {
-            this.logger.warn('commit on close failed', { error: err as Error });
-          });
-        }
-        await this.committer.flushAsync();
-        if (this.subscriptions.usesGroup && active) {
-          const owned = this.subscriptions.assignedPartitions();
-          try {
-            if (owned.length > 0) await this.subscriptions.listener.onPartitionsRevoked?.(owned);
-          } catch (err) {
-            this.logger.warn('onPartitionsRevoked threw during close', { error: err as Error });
-          }
-        }
-        if (this.subscriptions.usesGroup) await membership.maybeLeaveGroup('the consumer is being closed');
+      if (membership && committer) {
+        await withTimeLimit(this.options.scheduler, { what: 'Consumer.close', timeoutMs }, (signal) => this.leave(membership, committer, signal));
       }
+    } catch (err) {
+      this.logger.warn('close did not complete cleanly', { error: err as Error });
     } finally {
       membership?.close();
       this.closeController.abort(new ConsumerAbortedError('the consumer was closed'));
       this.wake();
       this.cluster.close();
     }
+  }
+
+  /** The group part of close(): commit, revocation listener, LeaveGroup; bounded by `signal`. */
+  private async leave(membership: GroupMembership, committer: OffsetCommitter, signal: AbortSignal): Promise<void> {
+    const active = this.subscriptions.usesGroup ? membership.state === 'stable' && membership.generationId >= 0 : true;
+    if (this.options.enableAutoCommit && active && this.subscriptions.consumedDiffersFromCommitted()) {
+      await committer.commitSync(this.subscriptions.allConsumed(), signal).catch((err: unknown) => {
+        this.logger.warn('commit on close failed', { error: err as Error });
+      });
+    }
+    await committer.flushAsync();
+    if (this.subscriptions.usesGroup && active) {
+      const owned = this.subscriptions.assignedPartitions();
+      try {
+        if (owned.length > 0) await this.subscriptions.listener.onPartitionsRevoked?.(owned);
+      } catch (err) {
+        this.logger.warn('onPartitionsRevoked threw during close', { error: err as Error });
+      }
+    }
+    if (this.subscriptions.usesGroup) await membership.maybeLeaveGroup('the consumer is being closed', signal);
   }
 
   private ensureOpen(): void {

@@ -1,8 +1,16 @@
 /**
  * What the consumer consumes (Java's SubscriptionState): the subscription (topics, a
  * pattern, or a manual assignment), the assigned partitions, and per partition a
- * TopicPartitionState holding the **position** (next offset to give the application) and
- * the **committed** offset separately, pause flag and pending offset reset.
+ * TopicPartitionState holding the **position** (next offset to give the application), the
+ * **consumed** offset (the offset after the last record the application has finished with:
+ * what commits send) and the **committed** offset separately, pause flag and pending
+ * offset reset.
+ *
+ * Position and consumed differ while the application works on records already handed
+ * out: a commit of the position would claim records it has not finished (and lose them if
+ * it dies). A record counts as consumed once the application comes back for more (the
+ * next poll(), the next step of the async iterator) or closes the consumer; an explicit
+ * seek, or an explicit commit of an offset, also moves it.
  */
 import type { TopicPartition } from '../../assignors/types.js';
 import { IllegalConsumerStateError } from './errors.js';
@@ -27,6 +35,10 @@ export class TopicPartitionState implements TopicPartition {
   position: bigint | null = null;
   /** Leader epoch of the last record handed out (committed along with the offset). */
   positionLeaderEpoch = -1;
+  /** The offset after the last record the application has finished with; null until the position is set. */
+  consumed: bigint | null = null;
+  /** Leader epoch of the last consumed record (committed along with the offset). */
+  consumedLeaderEpoch = -1;
   /** Last committed offset this consumer knows of (from OffsetFetch or its own commits). */
   committed: bigint | null = null;
   paused = false;
@@ -42,11 +54,21 @@ export class TopicPartitionState implements TopicPartition {
     return this.position !== null && this.resetStrategy === null;
   }
 
+  /** Sets the position; the application chose it (or it is the starting point), so it counts as consumed too. */
   seek(offset: bigint, leaderEpoch = -1): void {
     this.position = offset;
     this.positionLeaderEpoch = leaderEpoch;
+    this.consumed = offset;
+    this.consumedLeaderEpoch = leaderEpoch;
     this.resetStrategy = null;
     this.epoch++;
+  }
+
+  /** The application finished with everything before `offset` (never moves consumed back). */
+  markConsumed(offset: bigint, leaderEpoch: number): void {
+    if (this.consumed !== null && offset <= this.consumed) return;
+    this.consumed = offset;
+    if (leaderEpoch >= 0) this.consumedLeaderEpoch = leaderEpoch;
   }
 
   requestReset(strategy: AutoOffsetReset): void {
@@ -156,15 +178,33 @@ export class SubscriptionState {
     return s;
   }
 
-  /** Java's allConsumed(): each assigned partition's position, what auto-commit sends. */
-  allConsumed(): Map<string, { topic: string; partition: number } & OffsetAndEpoch> {
-    const out = new Map<string, { topic: string; partition: number } & OffsetAndEpoch>();
-    for (const [key, s] of this.assigned) {
-      if (s.position !== null && s.resetStrategy === null) {
-        out.set(key, { topic: s.topic, partition: s.partition, offset: s.position, leaderEpoch: s.positionLeaderEpoch });
+  /**
+   * Java's allConsumed(): each assigned partition's consumed offset — what auto-commit,
+   * commitSync() without offsets, the commit before a rebalance and close() send.
+   */
+  allConsumed(): ({ topic: string; partition: number } & OffsetAndEpoch)[] {
+    const out: ({ topic: string; partition: number } & OffsetAndEpoch)[] = [];
+    for (const s of this.assigned.values()) {
+      if (s.consumed !== null && s.resetStrategy === null) {
+        out.push({ topic: s.topic, partition: s.partition, offset: s.consumed, leaderEpoch: s.consumedLeaderEpoch });
       }
     }
     return out;
+  }
+
+  /** Every record handed out so far counts as consumed (the application came back for more, or is closing). */
+  markPositionsConsumed(): void {
+    for (const s of this.assigned.values()) {
+      if (s.position !== null && s.resetStrategy === null) s.markConsumed(s.position, s.positionLeaderEpoch);
+    }
+  }
+
+  /** True when some partition has a consumed offset that differs from its committed one: a commit has something to say. */
+  consumedDiffersFromCommitted(): boolean {
+    for (const s of this.assigned.values()) {
+      if (s.consumed !== null && s.resetStrategy === null && s.consumed !== s.committed) return true;
+    }
+    return false;
   }
 
   /** Partitions whose position must be initialised: from the committed offset, else by reset. */
