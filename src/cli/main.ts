@@ -1,7 +1,8 @@
 /**
- * The `brook` command line: dispatches to one module per command. Commands arrive with the
- * issues that build them (broker, topics, produce, consume, groups); until then they are
- * not listed, so `--help` never promises what does not exist.
+ * The `brook` command line: dispatches to one module per command and owns the process's
+ * signals. The first SIGINT/SIGTERM asks the command to stop (its context's `interrupted`
+ * signal aborts) and, for client commands, exits anyway if it has not stopped a few seconds
+ * later; a second signal exits at once.
  */
 import { readFileSync } from 'node:fs';
 
@@ -50,13 +51,34 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`brook: unknown command '${name}' (see 'brook --help')\n`);
     return 2;
   }
+  const interrupt = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const exitCode = signal === 'SIGINT' ? 130 : 143;
+    if (interrupt.signal.aborted) process.exit(exitCode); // the second one: at once
+    interrupt.abort(signal);
+    if (command.gracefulStopMs !== null) {
+      setTimeout(() => {
+        process.stderr.write(`brook ${name}: did not stop within ${command.gracefulStopMs} ms of ${signal}; exiting\n`);
+        process.exit(exitCode);
+      }, command.gracefulStopMs).unref();
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
-    return await command.run(rest);
+    return await command.run(rest, { interrupted: interrupt.signal });
   } catch (err) {
+    if (interrupt.signal.aborted) {
+      process.stderr.write(`brook ${name}: interrupted by ${String(interrupt.signal.reason)}\n`);
+      return interrupt.signal.reason === 'SIGINT' ? 130 : 143;
+    }
     // One clear line on stderr and a non-zero exit: the command-line contract.
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`brook ${name}: ${message}\n`);
     const code = (err as { code?: unknown }).code;
     return typeof code === 'string' && (code === 'ERR_USAGE' || code.startsWith('ERR_PARSE_ARGS_')) ? 2 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { Consumer } from '../../client/consumer/consumer.js';
 import type { ConsumerRecord } from '../../client/consumer/record-decoding.js';
 import type { OffsetToCommit } from '../../client/consumer/offset-committer.js';
-import type { Command } from '../command.js';
+import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 
 /** With --group, the longest wait for a first assignment before --timeout-ms starts counting anyway. */
@@ -56,7 +56,8 @@ function write(text: string): Promise<void> {
 export const consumeCommand: Command = {
   name: 'consume',
   summary: 'print records of a topic (alone or as a group member)',
-  async run(args) {
+  gracefulStopMs: 5_000,
+  async run(args, context) {
     const { values, positionals } = parseArgs({
       args, allowPositionals: true,
       options: {
@@ -83,10 +84,7 @@ export const consumeCommand: Command = {
     const timeoutMs = positiveInt('timeout-ms', values['timeout-ms']);
     const assignors = values.assignor?.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
-    const stop = new AbortController();
-    const onSignal = (): void => stop.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const stop = context.interrupted;
     const consumer = new Consumer({
       bootstrapServers: bootstrapFrom(values), groupId: values.group, clientId: 'brook-console-consumer',
       autoOffsetReset: values['from-beginning'] ? 'earliest' : 'latest',
@@ -111,13 +109,13 @@ export const consumeCommand: Command = {
           },
         });
       } else {
-        const partitions = await consumer.partitionsFor(topic, { signal: stop.signal });
+        const partitions = await consumer.partitionsFor(topic, { signal: stop });
         if (partitions.length === 0) throw new Error(`topic '${topic}' does not exist`);
         consumer.assign(partitions);
       }
       let lastCommitAt = Date.now();
       const startedAt = Date.now();
-      while (!stop.signal.aborted && (maxMessages === undefined || count < maxMessages)) {
+      while (!stop.aborted && (maxMessages === undefined || count < maxMessages)) {
         if (!assigned && Date.now() - startedAt >= JOIN_GRACE_MS) {
           assigned = true;
           lastRecordAt = startedAt + JOIN_GRACE_MS;
@@ -125,9 +123,9 @@ export const consumeCommand: Command = {
         const waitMs = timeoutMs === undefined || !assigned ? 1_000 : Math.max(0, Math.min(1_000, lastRecordAt + timeoutMs - Date.now()));
         let records: ConsumerRecord[];
         try {
-          records = await consumer.poll({ timeoutMs: waitMs, signal: stop.signal });
+          records = await consumer.poll({ timeoutMs: waitMs, signal: stop });
         } catch (err) {
-          if (stop.signal.aborted) break;
+          if (stop.aborted) break;
           throw err;
         }
         if (records.length > 0) {
@@ -144,12 +142,12 @@ export const consumeCommand: Command = {
           consumer.commitAsync([...printed.values()]);
         }
       }
-      if (values.group !== undefined && printed.size > 0) await consumer.commitSync([...printed.values()]);
+      // After an interrupt everything left must fit in a few seconds, whatever the broker's state.
+      const commitTimeoutMs = stop.aborted ? INTERRUPTED_CLOSE_TIMEOUT_MS : undefined;
+      if (values.group !== undefined && printed.size > 0) await consumer.commitSync([...printed.values()], { timeoutMs: commitTimeoutMs });
       return 0;
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await consumer.close();
+      await consumer.close({ timeoutMs: stop.aborted ? INTERRUPTED_CLOSE_TIMEOUT_MS : undefined });
     }
   },
 };

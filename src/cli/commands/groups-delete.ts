@@ -1,4 +1,5 @@
 /** `brook groups delete GROUP`: DeleteGroups; only an Empty group can be deleted, as in Kafka. */
+import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import { withAdmin } from '../admin-session.js';
 import { BrookError, ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
@@ -12,7 +13,7 @@ const HELP = `Usage: brook groups delete GROUP [-b HOST:PORT]
 
 Deletes the group and its committed offsets. Fails while the group has members.`;
 
-export async function groupsDelete(args: string[]): Promise<number> {
+export async function groupsDelete(args: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...BOOTSTRAP_OPTIONS, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -21,7 +22,7 @@ export async function groupsDelete(args: string[]): Promise<number> {
   const [group, extra] = positionals;
   if (!group || extra !== undefined) throw new UsageError('groups delete needs exactly one GROUP');
   try {
-    await withAdmin(bootstrapFrom(values), (admin) => admin.deleteGroup(group));
+    await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.deleteGroup(group));
   } catch (err) {
     // Kafka's tool: "* Group 'G' could not be deleted due to: ...GroupNotEmptyException: The group is not empty."
     if (err instanceof KafkaProtocolError && err.errorCode === ErrorCode.NON_EMPTY_GROUP) {

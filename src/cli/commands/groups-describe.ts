@@ -3,6 +3,7 @@
  * the committed offset, log end offset and lag, as `kafka-consumer-groups --describe` shows
  * them ('-' where Kafka shows '-'; null in JSON).
  */
+import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import type { GroupOffsets } from '../../client/admin/index.js';
 import { withAdmin } from '../admin-session.js';
@@ -61,7 +62,7 @@ function stateLine(result: GroupOffsets): string {
   return `Consumer group '${d.group}' is ${d.state} (protocol ${protocol}, ${d.members.length} member${d.members.length === 1 ? '' : 's'}, total lag ${result.totalLag}).`;
 }
 
-export async function groupsDescribe(args: string[]): Promise<number> {
+export async function groupsDescribe(args: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args, allowPositionals: true,
     options: { ...BOOTSTRAP_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -72,7 +73,7 @@ export async function groupsDescribe(args: string[]): Promise<number> {
   }
   const [group, extra] = positionals;
   if (!group || extra !== undefined) throw new UsageError('groups describe needs exactly one GROUP');
-  const result = await withAdmin(bootstrapFrom(values), (admin) => admin.describeGroupOffsets(group));
+  const result = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.describeGroupOffsets(group));
   if (values.json) {
     process.stdout.write(`${toJson(describeJson(result))}\n`);
     return 0;

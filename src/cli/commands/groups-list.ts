@@ -1,4 +1,5 @@
 /** `brook groups list [--json]`: Kafka's `kafka-consumer-groups --list --type --state` table. */
+import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
@@ -9,13 +10,13 @@ const HELP = `Usage: brook groups list [--json] [-b HOST:PORT]
 Lists every group of the cluster with its type and state.
   --json   one JSON array: [{"group","state","type","protocolType"}]`;
 
-export async function groupsList(args: string[]): Promise<number> {
+export async function groupsList(args: string[], context: CommandContext): Promise<number> {
   const { values } = parseArgs({ args, options: { ...BOOTSTRAP_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const groups = await withAdmin(bootstrapFrom(values), (admin) => admin.listGroups());
+  const groups = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.listGroups());
   if (values.json) {
     process.stdout.write(`${toJson(groups)}\n`);
     return 0;

@@ -3,6 +3,7 @@
  * | --shift-by N | --to-datetime ISO8601) [--execute]`: `kafka-consumer-groups --reset-offsets`.
  * Without --execute it only prints the plan (Kafka's dry run); with it, it commits the plan.
  */
+import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import type { PlannedOffset, ResetScope, ResetSpec } from '../../client/admin/index.js';
 import { withAdmin } from '../admin-session.js';
@@ -83,7 +84,7 @@ function joinNegativeValues(args: readonly string[]): string[] {
   return out;
 }
 
-export async function groupsResetOffsets(args: string[]): Promise<number> {
+export async function groupsResetOffsets(args: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: joinNegativeValues(args), allowPositionals: true,
     options: {
@@ -123,7 +124,7 @@ export async function groupsResetOffsets(args: string[]): Promise<number> {
   if (values.execute && values['dry-run']) throw new UsageError('--execute and --dry-run cannot be used together');
 
   const execute = values.execute ?? false;
-  const plan = await withAdmin(bootstrapFrom(values), (admin) => admin.resetOffsets(group, { scope, spec: specs[0]!, execute }));
+  const plan = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.resetOffsets(group, { scope, spec: specs[0]!, execute }));
   if (values.json) {
     process.stdout.write(`${toJson(plan.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.offset })))}\n`);
   } else {

@@ -2,7 +2,7 @@
  * `brook groups list|describe|reset-offsets|delete`: what `kafka-consumer-groups.sh` does,
  * over the admin client. Each action lives in its own groups-*.ts file.
  */
-import type { Command } from '../command.js';
+import type { Command, CommandContext } from '../command.js';
 import { UsageError } from '../options.js';
 import { groupsList } from './groups-list.js';
 import { groupsDescribe } from './groups-describe.js';
@@ -20,7 +20,7 @@ Common options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
   -h, --help                               show help (also per action: brook groups describe --help)`;
 
-const ACTIONS: Record<string, (args: string[]) => Promise<number>> = {
+const ACTIONS: Record<string, (args: string[], context: CommandContext) => Promise<number>> = {
   list: groupsList,
   describe: groupsDescribe,
   'reset-offsets': groupsResetOffsets,
@@ -30,7 +30,8 @@ const ACTIONS: Record<string, (args: string[]) => Promise<number>> = {
 export const groupsCommand: Command = {
   name: 'groups',
   summary: 'list, describe, reset offsets of and delete consumer groups',
-  async run(args) {
+  gracefulStopMs: 5_000,
+  async run(args, context) {
     const [action, ...rest] = args;
     if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
       process.stdout.write(`${HELP}\n`);
@@ -38,6 +39,6 @@ export const groupsCommand: Command = {
     }
     const run = ACTIONS[action];
     if (!run) throw new UsageError(`unknown groups action '${action}' (${Object.keys(ACTIONS).join(', ')})`);
-    return run(rest);
+    return run(rest, context);
   },
 };

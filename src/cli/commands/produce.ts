@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import type { Readable } from 'node:stream';
 import { Producer } from '../../client/producer/producer.js';
 import { parseAcks, type CompressionName } from '../../client/producer/options.js';
-import type { Command } from '../command.js';
+import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
 import { LineSplitter } from '../line-splitter.js';
 import type { RecordCallback } from '../../client/producer/delivery.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
@@ -46,7 +46,8 @@ export class MissingKeySeparatorError extends Error {
 export const produceCommand: Command = {
   name: 'produce',
   summary: 'send stdin lines as records to a topic',
-  async run(args) {
+  gracefulStopMs: 5_000,
+  async run(args, context) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
@@ -82,6 +83,13 @@ export const produceCommand: Command = {
       // The console producer should not sit for a minute when no broker answers.
       maxBlockMs: 30_000,
     });
+    try {
+      // Fail now, with the broker address, rather than after maxBlockMs of waiting for metadata.
+      await producer.connect({ signal: context.interrupted });
+    } catch (err) {
+      await producer.close(0).catch(() => undefined);
+      throw err;
+    }
     const started = process.hrtime.bigint();
     const tty = process.stderr.isTTY === true;
     let sent = 0;
@@ -123,6 +131,7 @@ export const produceCommand: Command = {
     try {
       await new Promise<void>((resolve, reject) => {
         const done = (): void => {
+          context.interrupted.removeEventListener('abort', onInterrupt);
           input.off('data', onData);
           input.off('end', onEnd);
           input.off('error', reject);
@@ -141,11 +150,18 @@ export const produceCommand: Command = {
           splitter.end();
           done();
         };
+        const onInterrupt = (): void => {
+          splitter.end();
+          done();
+        };
         input.on('data', onData);
         input.on('end', onEnd);
         input.on('error', reject);
+        context.interrupted.addEventListener('abort', onInterrupt, { once: true });
       });
-      await producer.flush();
+      // Interrupted: what was read gets a short, bounded chance to be delivered.
+      if (context.interrupted.aborted) await producer.close(INTERRUPTED_CLOSE_TIMEOUT_MS);
+      else await producer.flush();
     } finally {
       if (progress) clearInterval(progress);
       await producer.close(5_000).catch(() => undefined);
@@ -155,6 +171,8 @@ export const produceCommand: Command = {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const rate = seconds > 0 ? Math.round(sent / seconds) : sent;
     process.stderr.write(`Produced ${sent} records to ${topic} in ${seconds.toFixed(2)} s (${rate} records/s)\n`);
+    // Every record read was delivered, but the input was not read to its end.
+    if (context.interrupted.aborted) throw new Error('interrupted');
     return 0;
   },
 };

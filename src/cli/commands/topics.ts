@@ -20,7 +20,8 @@ Options:
 export const topicsCommand: Command = {
   name: 'topics',
   summary: 'create, list, describe and delete topics',
-  async run(args) {
+  gracefulStopMs: 5_000,
+  async run(args, context) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
@@ -51,18 +52,18 @@ export const topicsCommand: Command = {
           if (eq <= 0) throw new UsageError(`--config expects KEY=VALUE, got '${kv}'`);
           configs[kv.slice(0, eq)] = kv.slice(eq + 1);
         }
-        await withAdmin(bootstrap, (admin) => admin.createTopic({ name, partitions, replicationFactor, configs }));
+        await withAdmin(bootstrap, context.interrupted, (admin) => admin.createTopic({ name, partitions, replicationFactor, configs }));
         process.stdout.write(`Created topic ${name}.\n`);
         return 0;
       }
       case 'list': {
-        const names = await withAdmin(bootstrap, (admin) => admin.listTopics());
+        const names = await withAdmin(bootstrap, context.interrupted, (admin) => admin.listTopics());
         process.stdout.write(values.json ? `${JSON.stringify(names)}\n` : names.map((n) => `${n}\n`).join(''));
         return 0;
       }
       case 'describe': {
         if (!name) throw new UsageError('topics describe needs a topic NAME');
-        const topic = await withAdmin(bootstrap, (admin) => admin.describeTopic(name));
+        const topic = await withAdmin(bootstrap, context.interrupted, (admin) => admin.describeTopic(name));
         if (values.json) {
           process.stdout.write(`${JSON.stringify(topic)}\n`);
           return 0;
@@ -77,7 +78,7 @@ export const topicsCommand: Command = {
       }
       case 'delete': {
         if (!name) throw new UsageError('topics delete needs a topic NAME');
-        await withAdmin(bootstrap, (admin) => admin.deleteTopic(name));
+        await withAdmin(bootstrap, context.interrupted, (admin) => admin.deleteTopic(name));
         process.stdout.write(`Deleted topic ${name}.\n`);
         return 0;
       }
