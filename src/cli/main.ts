@@ -1,7 +1,9 @@
 /**
- * The `brook` command line: dispatches to one module per command. Commands arrive with the
- * issues that build them (broker, topics, produce, consume, groups); until then they are
- * not listed, so `--help` never promises what does not exist.
+ * The `brook` command line: runs the command named by the first argument (one module per
+ * command in commands/: broker, topics, produce, consume, groups) and turns its outcome into
+ * the exit code. A command that throws gets one line on stderr; usage errors exit 2, other
+ * failures 1, so scripts can tell a wrong invocation from a failed one. docs/CLI.md is the
+ * contract.
  */
 import { readFileSync } from 'node:fs';
 
