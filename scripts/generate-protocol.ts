@@ -1,7 +1,8 @@
 /**
  * Generates src/protocol/messages/*.ts and src/protocol/coordinator-records/*.ts from
- * Apache Kafka's JSON schemas (default ../shared/kafka-protocol beside the project, or
- * BROOK_KAFKA_SCHEMAS). One file per API holds its request and response.
+ * Apache Kafka's JSON message schemas (directory given by BROOK_KAFKA_SCHEMAS, by default
+ * ../shared/kafka-protocol beside the checkout). One file per API holds its request and
+ * response.
  *
  *   npm run generate           # rewrite the generated files
  *   npm run generate:check     # fail if they differ from what the schemas give

@@ -1,7 +1,8 @@
 /**
  * Reading Kafka's JSON message schemas into a model the code generator walks.
- * The schemas live outside the project (../shared/kafka-protocol); only the facts the
- * generator extracts (names, types, versions, defaults, tags) end up in src/.
+ * The schemas are not part of the repository (generate-protocol.ts says where it reads
+ * them); only the facts the generator extracts (names, types, versions, defaults, tags)
+ * end up in src/.
  */
 import { readFileSync } from 'node:fs';
 

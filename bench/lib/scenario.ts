@@ -1,7 +1,7 @@
 /**
  * What a scenario is and what it reports. A scenario measures metrics for (case, client,
- * broker) triples over several runs; the report shows medians and the two ratios the issue
- * asks for, computed the same way everywhere:
+ * broker) triples over several runs; the report shows medians and the two ratios the
+ * performance targets are stated in, computed the same way everywhere:
  *   - broker ratio: on Brook's broker vs on Kafka's, same case/client/metric;
  *   - client ratio: Brook's client vs each peer client, same case/broker/metric (appears
  *     once Brook's adapters are registered).
@@ -33,7 +33,7 @@ export interface Measurement {
 }
 
 export interface TargetCheck {
-  /** The issue's target, in words. */
+  /** The scenario's target, in words. */
   text: string;
   /** true met, false missed, null not measurable in this run. */
   met: boolean | null;

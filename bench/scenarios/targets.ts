@@ -1,5 +1,5 @@
 /**
- * The issue's targets for scenarios 1 and 2: Brook's client at least 1.5x @platformatic/kafka
+ * The targets for scenarios 1 and 2: Brook's client at least 1.5x @platformatic/kafka
  * and 2x KafkaJS (records/s, on Brook's broker); "not measured" when either client was not
  * run (--clients, --brokers, or it failed).
  */

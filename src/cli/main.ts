@@ -1,8 +1,11 @@
 /**
- * The `brook` command line: dispatches to one module per command and owns the process's
- * signals. The first SIGINT/SIGTERM asks the command to stop (its context's `interrupted`
- * signal aborts) and, for client commands, exits anyway if it has not stopped a few seconds
- * later; a second signal exits at once.
+ * The `brook` command line: runs the command named by the first argument (one module per
+ * command in commands/: broker, topics, produce, consume, groups) and turns its outcome into
+ * the exit code. A command that throws gets one line on stderr; usage errors exit 2, other
+ * failures 1, so scripts can tell a wrong invocation from a failed one. It also owns the
+ * process's signals: the first SIGINT/SIGTERM asks the command to stop (its context's
+ * `interrupted` signal aborts) and, for client commands, exits anyway if it has not stopped
+ * a few seconds later; a second signal exits at once (130/143). docs/CLI.md is the contract.
  */
 import { readFileSync } from 'node:fs';
 

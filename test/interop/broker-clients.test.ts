@@ -141,8 +141,8 @@ test('kcat -z gzip/snappy/lz4/zstd: librdkafka compresses its batches for Brook 
     await kcatProduce(broker.bootstrap, topic, Array.from({ length: 500 }, (_, i) => `key-${i % 41}:value-${i}`), ['-z', codec]);
     assert.equal((await kcatConsume(broker.bootstrap, topic)).length, 500, `${codec}: records read back`);
     const stored = storedCodecSet(broker, topic, 1);
-    // librdkafka only uses lz4 when the broker lists FindCoordinator v0; until Brook serves
-    // the group APIs (the coordinator issue) its lz4 batches arrive uncompressed.
+    // librdkafka only uses lz4 when the broker lists FindCoordinator v0; a broker without
+    // the group APIs gets its lz4 batches uncompressed.
     const lz4Usable = broker.context.handlers.has(Api.FindCoordinator.apiKey);
     const expected = codec === 'lz4' && !lz4Usable ? 0 : CODEC_ID[codec];
     // librdkafka sends a batch uncompressed when compressing does not make it smaller (small

@@ -16,9 +16,9 @@
  *   D2  Metadata auto-creation: Brook creates the topic synchronously and describes it in the
  *       same response; Kafka answers UNKNOWN_TOPIC_OR_PARTITION (zero id, no partitions)
  *       and creates it asynchronously (src/broker/handlers/metadata.ts).
- *   D3  Produce to an unknown topic auto-creates it (shared INTERFACES.md: "auto-created on
- *       first produce or metadata request"); Kafka answers UNKNOWN_TOPIC_OR_PARTITION and
- *       creates nothing.
+ *   D3  Produce to an unknown topic auto-creates it (docs/CLI.md: topics are auto-created
+ *       on the first Produce or Metadata request); Kafka answers UNKNOWN_TOPIC_OR_PARTITION
+ *       and creates nothing.
  *   D4  Produce errors carry an errorMessage (free text) where Kafka leaves it null.
  *   D5  INVALID_TIMESTAMP carries no per-record recordErrors: Brook never decodes records
  *       on produce (it checks the batch's first and max timestamps).

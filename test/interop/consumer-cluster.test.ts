@@ -1,7 +1,7 @@
 /**
- * Brook's consumer group against multi-broker clusters we did not write, with failures
- * (issue 5): three Brook consumers split a 6-partition topic while a Brook producer keeps
- * producing, and the cluster is disrupted under them.
+ * Brook's consumer group against multi-broker clusters we did not write, with failures:
+ * three Brook consumers split a 6-partition topic while a Brook producer keeps producing,
+ * and the cluster is disrupted under them.
  *  - librdkafka's mock cluster (3 brokers, old API versions only), range then
  *    cooperative-sticky: partition leader moves, coordinator moves, the coordinator's broker
  *    down and up, injected errors and dropped connections on Heartbeat / OffsetCommit / Fetch.

@@ -1,5 +1,5 @@
 /**
- * Mixed consumer groups (issue 5): two Brook consumers (in this process) and one member of
+ * Mixed consumer groups: two Brook consumers (in this process) and one member of
  * another client — Apache Kafka's Java KafkaConsumer 4.1.2 (test/support/java GroupConsumer)
  * or librdkafka through confluent-kafka (test/support/python/group_consumer.py) — in one
  * classic group on a 6-partition topic, on Brook's broker and on Apache Kafka 4.1.2, for

@@ -1,6 +1,6 @@
 /**
  * `bin/brook groups ...` and `topics delete` end to end against Brook's broker, with a group
- * of KafkaJS consumers: the JSON shapes of INTERFACES.md exactly, Kafka's tables, every
+ * of KafkaJS consumers: the JSON shapes of docs/CLI.md exactly, Kafka's tables, every
  * reset mode, dry runs, the refusals (active group, non-empty delete, unknown group,
  * unreachable broker, bad arguments) as one stderr line and a non-zero exit.
  */

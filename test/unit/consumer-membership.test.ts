@@ -1,9 +1,10 @@
 /**
- * Group membership on a ManualScheduler against a scripted coordinator (seed 000): the
- * leader runs the assignor over every member's subscription and SyncGroups every member's
- * assignment (empty ones included); a follower SyncGroups with no assignment and takes its
- * partitions from the response; MEMBER_ID_REQUIRED; heartbeats every heartbeatIntervalMs;
- * no poll within maxPollIntervalMs → LeaveGroup, and the next poll rejoins.
+ * Group membership (Java's AbstractCoordinator and ConsumerCoordinator) on a
+ * ManualScheduler against a scripted coordinator: the leader runs the assignor over every
+ * member's subscription and SyncGroups every member's assignment (empty ones included); a
+ * follower SyncGroups with no assignment and takes its partitions from the response;
+ * MEMBER_ID_REQUIRED; heartbeats every heartbeatIntervalMs; no poll within
+ * maxPollIntervalMs → LeaveGroup, and the next poll rejoins.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * `brook broker`: runs the broker until SIGTERM/SIGINT. The contract (../shared/INTERFACES.md):
+ * `brook broker`: runs the broker until SIGTERM/SIGINT. The contract (docs/CLI.md):
  * prints one line containing `listening on HOST:PORT` when ready; shuts down cleanly with
  * exit code 0 on a signal.
  */
