@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualScheduler } from '../../src/util/clock.js';
 import { Consumer } from '../../src/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { FakeKafka, soloGroup } from '../support/fake-kafka.js';
 import { testRangeAssignor } from '../support/range-assignor.js';
 
@@ -78,17 +79,17 @@ test('commitAsync callbacks run in commit order and update committed offsets; co
   assert.deepEqual(order, [1, 2]);
   assert.equal(committedOf(consumer, 't', 0), 2n);
   const simple = fake.requests('OffsetCommit')[0]!.body;
-  assert.equal(simple['generationIdOrMemberEpoch'], -1, 'assign() mode: simple commit');
+  assert.equal(simple.generationIdOrMemberEpoch, -1, 'assign() mode: simple commit');
   // commitSync: COORDINATOR_LOAD_IN_PROGRESS twice, then success.
   let calls = 0;
-  fake.handlers.set('OffsetCommit', () => ({ topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: ++calls <= 2 ? 14 : 0 }] }] }));
+  fake.on('OffsetCommit', () => ({ topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: ++calls <= 2 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE }] }] }));
   const sync = consumer.commitSync([{ topic: 't', partition: 0, offset: 7n }]);
   await scheduler.advance(1_000);
   await sync;
   assert.equal(calls, 3);
   assert.equal(committedOf(consumer, 't', 0), 7n);
-  // A rebalance in progress is fatal for the commit: CommitFailedError.
-  fake.handlers.set('OffsetCommit', () => ({ topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 22 }] }] }));
+  // ILLEGAL_GENERATION is not retried: CommitFailedError.
+  fake.on('OffsetCommit', () => ({ topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.ILLEGAL_GENERATION }] }] }));
   await assert.rejects(consumer.commitSync([{ topic: 't', partition: 0, offset: 8n }]), { code: 'ERR_COMMIT_FAILED' });
   await consumer.close();
 });
