@@ -18,7 +18,7 @@ export async function createTopic(bootstrap: string, name: string, partitions: n
   }
 }
 
-/** Produces `values` to one partition in batches of `batchSize` (acks=all); returns the base offsets. */
+/** Produces `values` to one partition in batches of `batchSize` (acks=all); throws on any error code. */
 export async function produce(bootstrap: string, topic: string, partition: number, values: readonly string[], options: { batchSize?: number; compression?: CompressionType; keys?: boolean } = {}): Promise<void> {
   const cluster = new Cluster({ bootstrapServers: bootstrap });
   try {

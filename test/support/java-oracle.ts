@@ -1,12 +1,14 @@
 /**
  * Talks to the Java conformance program (test/support/java): Apache Kafka's own generated
- * message classes, asked to encode JSON values and decode bytes, one JSON line per request.
+ * message classes, asked to encode JSON values and decode bytes, one JSON line per request;
+ * and Kafka's own partition assignors (kafkaAssignment).
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseJson, stringify, RawJson, type Json, JsonNumber } from './kafka-json.js';
+import { runProcess } from './clients/run.js';
 
 const javaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'support', 'java');
 
@@ -19,6 +21,40 @@ export function buildJavaSupport(): string {
 
 export function javaCommand(mainClass: string): string[] {
   return ['java', '-cp', buildJavaSupport(), mainClass];
+}
+
+/** One member as AssignorOracle.java builds Kafka's `ConsumerPartitionAssignor.Subscription` from it. */
+export interface KafkaAssignMember {
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly topics: readonly string[];
+  readonly ownedPartitions: readonly { topic: string; partition: number }[];
+  readonly generationId: number;
+  readonly rackId: string | null;
+}
+
+/**
+ * The assignment Apache Kafka's own assignor (kafka-clients 4.1.2: RangeAssignor,
+ * RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor) computes for these members,
+ * through test/support/java AssignorOracle: member id → its partitions, sorted by topic and
+ * partition. The members carry no user data (StickyAssignor's previous assignment). The JVM
+ * runs as a child process without blocking the event loop (only the jar's up-to-date check is
+ * synchronous), so an in-process broker and in-process consumers keep running meanwhile.
+ */
+export async function kafkaAssignment(
+  assignor: 'range' | 'roundrobin' | 'sticky' | 'cooperative-sticky',
+  partitionsPerTopic: Readonly<Record<string, number>>,
+  members: readonly KafkaAssignMember[],
+): Promise<Map<string, { topic: string; partition: number }[]>> {
+  const request = { op: 'assign', assignor, partitionsPerTopic, members: members.map((m) => ({ ...m, userData: null })) };
+  const [cmd, ...args] = javaCommand('brook.conformance.AssignorOracle');
+  const result = await runProcess(cmd!, args, { input: JSON.stringify([request]), timeoutMs: 60_000 });
+  if (result.code !== 0) throw new Error(`AssignorOracle exited ${result.code}: ${result.stderr.slice(-2000)}`);
+  const [reply] = JSON.parse(result.stdout) as { assignment?: Record<string, { topic: string; partition: number }[]>; error?: string }[];
+  if (!reply?.assignment) throw new Error(`AssignorOracle: ${reply?.error ?? result.stdout.slice(0, 500)}`);
+  const byTopicAndPartition = (a: { topic: string; partition: number }, b: { topic: string; partition: number }): number =>
+    a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition;
+  return new Map(Object.entries(reply.assignment).map(([id, tps]) => [id, [...tps].sort(byTopicAndPartition)]));
 }
 
 export interface OracleReply {
