@@ -13,9 +13,6 @@
  *   member ID is still valid"): the rejoin carries it, with generation -1.
  * - A SyncGroup that fails with any of the three is followed by a JoinGroup at once (no
  *   retry.backoff.ms) and surfaces nothing from poll().
- *
- * Where Brook differs, the Java expectation is a `todo` subtest: it runs and reports, without
- * failing the suite, while the behaviour both agree on is asserted by the enclosing test.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -166,7 +163,7 @@ test('Heartbeat UNKNOWN_MEMBER_ID: member id and generation are forgotten, the p
   await closeNow(g);
 });
 
-test('Heartbeat ILLEGAL_GENERATION: the generation is forgotten, the partitions lost, and the next poll rejoins with generation -1', TIMEOUT, async (t) => {
+test('Heartbeat ILLEGAL_GENERATION: the generation is forgotten, the partitions lost, and the next poll rejoins with generation -1', TIMEOUT, async () => {
   const g = await joined();
   const joins = g.fake.requests('JoinGroup').length;
   await nextHeartbeatFails(g, ErrorCode.ILLEGAL_GENERATION);
@@ -174,9 +171,7 @@ test('Heartbeat ILLEGAL_GENERATION: the generation is forgotten, the partitions 
   const rejoins = joinsFrom(g, joins);
   assert.ok(rejoins.length > 0 && rejoins.every(([, generation]) => generation === -1), `rejoined without a generation: ${JSON.stringify(rejoins)}`);
   assert.deepEqual(g.listener, [`lost ${ALL}`, `assigned ${ALL}`]);
-  await t.test('the rejoin keeps member id m-1', { todo: 'differs from Java: Brook forgets the member id too and joins as a new member (m-2)' }, () => {
-    assert.deepEqual(rejoins, [['m-1', -1]]);
-  });
+  assert.deepEqual(rejoins, [['m-1', -1]], 'the rejoin keeps member id m-1');
   await assertStable(g);
   await closeNow(g);
 });
@@ -217,30 +212,25 @@ test('SyncGroup UNKNOWN_MEMBER_ID: forgets member id and generation and rejoins 
   await closeNow(g);
 });
 
-test('SyncGroup ILLEGAL_GENERATION: forgets the generation and rejoins at once with generation -1; poll() sees no error', TIMEOUT, async (t) => {
+test('SyncGroup ILLEGAL_GENERATION: forgets the generation and rejoins at once with generation -1; poll() sees no error', TIMEOUT, async () => {
   const g = subscribed();
   const rejoins = await firstSyncFails(g, ErrorCode.ILLEGAL_GENERATION);
   assert.ok(rejoins.every(([, generation]) => generation === -1), `rejoined without a generation: ${JSON.stringify(rejoins)}`);
   assert.deepEqual(g.listener, [`assigned ${ALL}`], 'nothing was owned, so nothing is lost');
-  await t.test('the rejoin keeps member id m-1', { todo: 'differs from Java: Brook forgets the member id too and joins as a new member (m-2)' }, () => {
-    assert.deepEqual(rejoins, [['m-1', -1]]);
-  });
+  assert.deepEqual(rejoins, [['m-1', -1]], 'the rejoin keeps member id m-1');
   await assertStable(g);
   await closeNow(g);
 });
 
 // ---- OffsetCommit -----------------------------------------------------------------------
 
-test('OffsetCommit REBALANCE_IN_PROGRESS: commitSync fails without retrying; the next poll rejoins with the same member id and generation, revoking then assigning', TIMEOUT, async (t) => {
+test('OffsetCommit REBALANCE_IN_PROGRESS: commitSync fails without retrying; the next poll rejoins with the same member id and generation, revoking then assigning', TIMEOUT, async () => {
   const g = await joined();
   const joins = g.fake.requests('JoinGroup').length;
   const error = await commitFails(g, ErrorCode.REBALANCE_IN_PROGRESS);
-  await t.test("the error is the group's REBALANCE_IN_PROGRESS (poll, then commit again), not CommitFailedError", {
-    todo: "differs from Java (RebalanceInProgressException): Brook throws CommitFailedError (ERR_COMMIT_FAILED), the error it throws when the partitions are gone",
-  }, () => {
-    assert.notEqual(error.code, 'ERR_COMMIT_FAILED');
-    assert.equal(error.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
-  });
+  // Java's RebalanceInProgressException ("poll, then commit again"), not CommitFailedError (the partitions are gone).
+  assert.equal(error.code, 'ERR_REBALANCE_IN_PROGRESS');
+  assert.equal((error.cause as { errorCode?: number } | undefined)?.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
   assert.equal(g.consumer.groupMetadata().memberId, 'm-1', 'the membership is kept');
   await pollFor(g, 10);
   assert.deepEqual(joinsFrom(g, joins), [['m-1', 1]]);
@@ -261,7 +251,7 @@ test('OffsetCommit UNKNOWN_MEMBER_ID: commitSync throws CommitFailedError; membe
   await closeNow(g);
 });
 
-test('OffsetCommit ILLEGAL_GENERATION: commitSync throws CommitFailedError; the generation is forgotten, the partitions lost, and the next poll rejoins with generation -1', TIMEOUT, async (t) => {
+test('OffsetCommit ILLEGAL_GENERATION: commitSync throws CommitFailedError; the generation is forgotten, the partitions lost, and the next poll rejoins with generation -1', TIMEOUT, async () => {
   const g = await joined();
   const joins = g.fake.requests('JoinGroup').length;
   const error = await commitFails(g, ErrorCode.ILLEGAL_GENERATION);
@@ -270,9 +260,7 @@ test('OffsetCommit ILLEGAL_GENERATION: commitSync throws CommitFailedError; the 
   const rejoins = joinsFrom(g, joins);
   assert.ok(rejoins.length > 0 && rejoins.every(([, generation]) => generation === -1), `rejoined without a generation: ${JSON.stringify(rejoins)}`);
   assert.deepEqual(g.listener, [`lost ${ALL}`, `assigned ${ALL}`]);
-  await t.test('the rejoin keeps member id m-1', { todo: 'differs from Java: Brook forgets the member id too and joins as a new member (m-2)' }, () => {
-    assert.deepEqual(rejoins, [['m-1', -1]]);
-  });
+  assert.deepEqual(rejoins, [['m-1', -1]], 'the rejoin keeps member id m-1');
   await assertStable(g);
   await closeNow(g);
 });
@@ -281,7 +269,7 @@ test('OffsetCommit ILLEGAL_GENERATION: commitSync throws CommitFailedError; the 
 // rebalance, so a SyncGroup error that forgets the membership has partitions to lose. Java's
 // resetStateAndRejoin sets needsJoinPrepare, so onJoinPrepare runs again before the rejoin
 // and, the generation being reset, calls onPartitionsLost and clears the assignment.
-test('SyncGroup UNKNOWN_MEMBER_ID in a cooperative rebalance: the partitions still owned are lost before the rejoin as a new member', TIMEOUT, async (t) => {
+test('SyncGroup UNKNOWN_MEMBER_ID in a cooperative rebalance: the partitions still owned are lost before the rejoin as a new member', TIMEOUT, async () => {
   const g = await joined({ assignors: ['cooperative-sticky'] });
   const joins = g.fake.requests('JoinGroup').length;
   await nextHeartbeatFails(g, ErrorCode.REBALANCE_IN_PROGRESS);
@@ -289,13 +277,9 @@ test('SyncGroup UNKNOWN_MEMBER_ID in a cooperative rebalance: the partitions sti
   await pollFor(g, 1_000);
   const rejoins = g.fake.requests('JoinGroup').slice(joins);
   assert.deepEqual(rejoins.map(joinIdentity), [['m-1', 1], ['', -1], ['m-2', -1]], 'cooperative: rejoined as m-1, then as a new member after the SyncGroup error');
-  await t.test('onPartitionsLost for every partition, no longer owned in the rejoin, then all assigned anew', {
-    todo: 'differs from Java: Brook runs no onJoinPrepare after a SyncGroup error, so it keeps the partitions (no onPartitionsLost), offers them as owned with generation -1, and assigns nothing new',
-  }, () => {
-    assert.deepEqual(g.listener, [`lost ${ALL}`, `assigned ${ALL}`]);
-    const owned = rejoins.slice(1).map((j) => decodeSubscription(j.body.protocols[0]!.metadata).subscription.ownedPartitions ?? []);
-    assert.deepEqual(owned, [[], []], 'the rejoins offer no partitions as owned');
-  });
+  assert.deepEqual(g.listener, [`lost ${ALL}`, `assigned ${ALL}`], 'onPartitionsLost for every partition, then all assigned anew');
+  const owned = rejoins.slice(1).map((j) => decodeSubscription(j.body.protocols[0]!.metadata).subscription.ownedPartitions ?? []);
+  assert.deepEqual(owned, [[], []], 'the rejoins offer no partitions as owned');
   await assertStable(g);
   await closeNow(g);
 });

@@ -55,10 +55,16 @@ test('kill -9 three times while the README consumer works: every record is proce
   const broker = await startBrook({ groupMinSessionTimeoutMs: 500 });
   const dir = tempDir();
   const file = join(dir.path, 'processed.txt');
+  const running: ChildProcess[] = [];
+  const start = (): ReturnType<typeof startConsumer> => {
+    const run = startConsumer(broker.bootstrap, file);
+    running.push(run.child);
+    return run;
+  };
   try {
-    const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
-    await admin.createTopic({ name: 'readme', partitions: 3 });
-    admin.close();
+    const setup = await Admin.connect({ bootstrapServers: broker.bootstrap });
+    await setup.createTopic({ name: 'readme', partitions: 3 });
+    setup.close();
     const producer = new Producer({ bootstrapServers: broker.bootstrap });
     await Promise.all(Array.from({ length: RECORDS }, (_, i) => producer.send({ topic: 'readme', key: `k${i}`, value: `r${i}` })));
     await producer.close();
@@ -68,17 +74,32 @@ test('kill -9 three times while the README consumer works: every record is proce
       const before = processedLines(file).length;
       // Somewhere inside a batch: a poll hands out up to 500 records.
       const after = before + 150 + Math.floor(random() * 500);
-      const run = startConsumer(broker.bootstrap, file);
+      const run = start();
       await waitFor(() => processedLines(file).length >= after, 60_000, () => `run ${k + 1} processed ${processedLines(file).length - before} records in 60 s (seed ${seed}): ${run.stderr()}`);
       run.child.kill('SIGKILL');
       await run.exited;
       kills.push(processedLines(file).length);
     }
-    const last = startConsumer(broker.bootstrap, file);
-    const seen = (): Set<string> => new Set(processedLines(file));
-    await waitFor(() => seen().size >= RECORDS, 90_000, () => `the last run stalled at ${seen().size} of ${RECORDS} distinct records (seed ${seed}): ${last.stderr()}`);
+    // The last run goes on until the group has committed the end of every partition (the
+    // consumer finished everything it will ever be given) and nothing new is processed.
+    const last = start();
+    const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+    try {
+      let lines = -1;
+      for (const until = Date.now() + 90_000; ;) {
+        const { totalLag, rows } = await admin.describeGroupOffsets('readme-group');
+        const now = processedLines(file).length;
+        if (rows.length === 3 && totalLag === 0n && now === lines) break;
+        assert.ok(Date.now() < until, `the last run did not catch up in 90 s (seed ${seed}): lag ${totalLag}; ${last.stderr()}`);
+        lines = now;
+        await sleep(500);
+      }
+    } finally {
+      admin.close();
+    }
     last.child.kill('SIGTERM');
     await last.exited;
+    const seen = (): Set<string> => new Set(processedLines(file));
 
     const processed = seen();
     const missing = Array.from({ length: RECORDS }, (_, i) => `r${i}`).filter((v) => !processed.has(v));
@@ -86,6 +107,7 @@ test('kill -9 three times while the README consumer works: every record is proce
     // Only records of this topic, and each kill can repeat at most what was not yet committed.
     assert.ok([...processed].every((v) => /^r\d+$/.test(v)));
   } finally {
+    for (const child of running) child.kill('SIGKILL');
     await broker.stop();
     dir.remove();
   }
