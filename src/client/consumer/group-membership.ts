@@ -1,5 +1,5 @@
 /**
- * Classic-protocol group membership (Java's AbstractCoordinator), seed 000: JoinGroup with
+ * Classic-protocol group membership (Java's AbstractCoordinator): JoinGroup with
  * our protocols, the leader assigns and SyncGroups the group assignment, followers SyncGroup
  * empty, everyone takes its partitions from the SyncGroup response. Heartbeats run on the
  * injected Scheduler while the application processes; if poll() is not called within
