@@ -113,6 +113,17 @@ export interface ResolvedCommonOptions extends ResolvedOf<typeof COMMON_OPTIONS>
   readonly clientId: string;
 }
 
+/** The longest string a request can carry (an int16 length): group ids, client ids, instance ids, racks. */
+export const MAX_WIRE_STRING_BYTES = 32_767;
+
+/** An optional string option that goes on the wire: non-empty, at most MAX_WIRE_STRING_BYTES of UTF-8. */
+export function wireString(name: string, value: unknown): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || value === '') throw new ConfigError(`${name} must be a non-empty string`);
+  if (Buffer.byteLength(value, 'utf8') > MAX_WIRE_STRING_BYTES) throw new ConfigError(`${name} must be at most ${MAX_WIRE_STRING_BYTES} bytes of UTF-8`);
+  return value;
+}
+
 /** Checks the common options; `clientId` falls back to `defaultClientId`. */
 export function resolveCommonOptions(o: CommonClientOptions, defaultClientId: string): ResolvedCommonOptions {
   if (typeof o.bootstrapServers !== 'string') throw new ConfigError('bootstrapServers is required ("host:port[,host:port...]")');
@@ -123,8 +134,8 @@ export function resolveCommonOptions(o: CommonClientOptions, defaultClientId: st
     throw new ConfigError(`bootstrapServers: ${(err as Error).message}`);
   }
   if (servers.length === 0) throw new ConfigError('bootstrapServers is empty');
-  if (o.clientId !== undefined && typeof o.clientId !== 'string') throw new ConfigError('clientId must be a string');
-  return { ...resolveTable(COMMON_OPTIONS, o as unknown as Readonly<Record<string, unknown>>), bootstrapServers: o.bootstrapServers, clientId: o.clientId ?? defaultClientId };
+  const clientId = wireString('clientId', o.clientId) ?? defaultClientId;
+  return { ...resolveTable(COMMON_OPTIONS, o as unknown as Readonly<Record<string, unknown>>), bootstrapServers: o.bootstrapServers, clientId };
 }
 
 /** A per-call time limit: the call's own `timeoutMs`, else the client's default.api.timeout.ms. */

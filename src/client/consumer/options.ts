@@ -7,7 +7,7 @@ import { systemScheduler, type Scheduler } from '../../util/clock.js';
 import { silentLogger, type Logger } from '../../util/log.js';
 import { ConfigError } from '../errors.js';
 import {
-  bool, choice, int, resolveCommonOptions, resolveTable, INT32_MAX,
+  bool, choice, int, resolveCommonOptions, resolveTable, wireString, INT32_MAX,
   type CommonClientOptions, type OptionsOf, type ResolvedCommonOptions, type ResolvedOf,
 } from '../options.js';
 import { DEFAULT_ASSIGNORS } from './assignor-registry.js';
@@ -60,12 +60,6 @@ export interface ResolvedConsumerOptions extends ResolvedCommonOptions, Resolved
 
 let clientSequence = 0;
 
-function optionalString(name: string, value: unknown): string | null {
-  if (value === undefined) return null;
-  if (typeof value !== 'string' || value === '') throw new ConfigError(`${name} must be a non-empty string`);
-  return value;
-}
-
 export function resolveConsumerOptions(o: ConsumerOptions): ResolvedConsumerOptions {
   const common = resolveCommonOptions(o, `brook-consumer-${++clientSequence}`);
   const own = resolveTable(CONSUMER_OPTIONS, { ...o, rebalanceTimeoutMs: o.rebalanceTimeoutMs ?? o.maxPollIntervalMs });
@@ -75,16 +69,16 @@ export function resolveConsumerOptions(o: ConsumerOptions): ResolvedConsumerOpti
     throw new ConfigError(`rebalanceTimeoutMs must be at most ${INT32_MAX - JOIN_RESPONSE_MARGIN_MS}`);
   }
   if (common.requestTimeoutMs > INT32_MAX - own.fetchMaxWaitMs) throw new ConfigError('requestTimeoutMs + fetchMaxWaitMs must fit in an int32');
-  const groupId = optionalString('groupId', o.groupId);
+  const groupId = wireString('groupId', o.groupId);
   return {
     ...common,
     ...own,
     groupId,
-    groupInstanceId: optionalString('groupInstanceId', o.groupInstanceId),
+    groupInstanceId: wireString('groupInstanceId', o.groupInstanceId),
     // Without a group there is nothing to auto-commit to (Java refuses the combination; we ignore it).
     enableAutoCommit: own.enableAutoCommit && groupId !== null,
     assignors: o.assignors ?? DEFAULT_ASSIGNORS,
-    clientRack: o.clientRack ?? null,
+    clientRack: wireString('clientRack', o.clientRack),
     scheduler: o.scheduler ?? systemScheduler,
     logger: o.logger ?? silentLogger,
     signal: o.signal,
