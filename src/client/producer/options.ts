@@ -2,6 +2,7 @@
 import { CompressionType } from '../../protocol/records/compression.js';
 import type { Scheduler } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
+import type { BrokerConnection, ConnectionOptions } from '../connection.js';
 import { ProducerConfigError } from './errors.js';
 import type { PartitionerFunction } from './partitioner.js';
 
@@ -45,6 +46,8 @@ export interface ProducerOptions {
   readonly partitioner?: PartitionerFunction;
   readonly scheduler?: Scheduler;
   readonly logger?: Logger;
+  /** For tests: how connections are opened (default: TCP), as for the consumer. */
+  readonly connectionFactory?: (options: ConnectionOptions) => Promise<BrokerConnection>;
 }
 
 export interface ResolvedOptions {

@@ -74,6 +74,7 @@ export class Producer {
     this.cluster = new Cluster({
       bootstrapServers: options.bootstrapServers, clientId: options.clientId ?? 'brook-producer', requestTimeoutMs: this.options.requestTimeoutMs,
       retryBackoffMs: this.options.retryBackoffMs, scheduler: options.scheduler, logger: options.logger,
+      connectionFactory: options.connectionFactory,
     });
     this.partitioner = options.partitioner;
     this.sticky = new StickyPartitioner(this.options.batchSize);
