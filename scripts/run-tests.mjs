@@ -1,13 +1,31 @@
 #!/usr/bin/env node
-// Runs the compiled test files of one suite with Node's own test runner.
+// Runs the compiled test files of one suite with Node's own test runner, then prints how many
+// tests were skipped and why.
 // Usage: node scripts/run-tests.mjs unit|interop [extra node --test flags]
-import { readdirSync, statSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+//
+// Every test and hook without a `timeout` option of its own (or, for a test, inherited from its
+// describe) gets a default one (scripts/test-timeout.mjs, preloaded into each test process; it
+// says why not --test-timeout): a hung test fails the run instead of hanging CI. The default is
+// BROOK_TEST_TIMEOUT_MS, else DEFAULT_TIMEOUT_MS below. --test-force-exit ends a test
+// process once its tests are done, so a timed-out test's leftover sockets or timers cannot keep
+// the process, and the run, alive.
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
+
+/**
+ * 5 minutes: the longest timeout a test in test/ states for itself (admin-kafka-tools.test.ts:
+ * Apache Kafka started, then its own CLI tools, each a JVM). Tests that state none start at most
+ * one Kafka broker or JVM (consumer-kafka, records-conformance) and need less; a hang costs CI
+ * at most this long per test.
+ */
+const DEFAULT_TIMEOUT_MS = 300_000;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const suite = process.argv[2] ?? 'unit';
+const extra = process.argv.slice(3);
 const dir = join(root, 'dist', 'test', suite);
 
 function collect(path) {
@@ -20,5 +38,42 @@ if (files.length === 0) {
   console.error(`no test files under ${dir}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', ...process.argv.slice(3), ...files], { stdio: 'inherit' });
+
+const timeoutMs = process.env['BROOK_TEST_TIMEOUT_MS'] || String(DEFAULT_TIMEOUT_MS);
+const skipsDir = mkdtempSync(join(tmpdir(), 'brook-skips-'));
+const skipsFile = join(skipsDir, 'skips.jsonl');
+
+// Two reporters: the usual one on stdout (Node's own choice: spec on a terminal, TAP otherwise,
+// or whatever the caller passed) and the skip collector into a file, read once the run is over.
+const reporters = extra.some((a) => a.startsWith('--test-reporter')) ? [] : [`--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout'];
+if (extra.some((a) => a.startsWith('--test-reporter=') || a === '--test-reporter') && !extra.some((a) => a.startsWith('--test-reporter-destination'))) {
+  reporters.push('--test-reporter-destination=stdout');
+}
+reporters.push(`--test-reporter=${pathToFileURL(join(root, 'scripts', 'skip-reporter.mjs')).href}`, `--test-reporter-destination=${skipsFile}`);
+
+console.log(`run-tests: ${suite}, ${files.length} files, default per-test timeout ${timeoutMs} ms`);
+const result = spawnSync(process.execPath, [
+  '--expose-internals', '--import', pathToFileURL(join(root, 'scripts', 'test-timeout.mjs')).href,
+  '--test', '--test-force-exit', ...extra, ...reporters, ...files,
+], { stdio: 'inherit', env: { ...process.env, BROOK_TEST_TIMEOUT_MS: timeoutMs } });
+
+/** dist/test/unit/x.test.js → test/unit/x.test.ts (where the skip is written). */
+function sourceOf(file) {
+  if (!file) return 'unknown file';
+  const path = relative(root, file.startsWith('file:') ? fileURLToPath(file) : file);
+  return path.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+}
+
+let skips = [];
+try {
+  skips = readFileSync(skipsFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+} catch (err) {
+  if (err.code !== 'ENOENT') throw err;
+}
+rmSync(skipsDir, { recursive: true, force: true });
+console.log(`\nskipped: ${skips.length}`);
+for (const s of skips) {
+  const what = s.suite ? `suite "${s.name}" (its tests did not run)` : s.name;
+  console.log(`- ${what} [${sourceOf(s.file)}]: ${s.reason ?? 'no reason given'}`);
+}
 process.exit(result.status ?? 1);

@@ -100,8 +100,9 @@ test('Kafka 4.1 broker harness: start, Metadata, CreateTopics, clean stop', { ti
     const stopMs = Math.round(performance.now() - stopStart);
     t.diagnostic(`Kafka stopped in ${stopMs} ms: exit code ${exit.code}, signal ${exit.signal}`);
     assert.ok(exit.code === 0 || exit.code === 143, `exit code ${exit.code}, signal ${exit.signal}`);
+    // Clean: it exited on SIGTERM, not on the harness's SIGKILL after its grace period. How long
+    // that took is reported above, not asserted: it depends on the machine.
     assert.equal(exit.forced, false);
-    assert.ok(stopMs < 15_000, `stop took ${stopMs} ms`);
     assert.equal(processAlive(kafka.pid), false);
     assert.equal(existsSync(kafka.dataDir), false, 'temp dataDir removed');
   } finally {

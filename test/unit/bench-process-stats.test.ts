@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import { cpusOf, parseCpuList, pinProcess } from '../../bench/lib/cpu-affinity.js';
 import { cpuMsOf } from '../../bench/lib/cpu-time.js';
 
-const linux = process.platform === 'linux';
+// pinProcess runs util-linux taskset and reads /proc; cpuMsOf reads /proc: Linux only, by design
+// (the benchmark's pinning and CPU figures exist on Linux alone). CI runs on Linux.
+const linuxOnly = process.platform !== 'linux' && `Linux only (taskset and /proc), this is ${process.platform}`;
 
 test('parseCpuList accepts kernel CPU lists and rejects anything else', () => {
   assert.equal(parseCpuList(undefined, '--broker-cpus'), null);
@@ -23,7 +25,7 @@ test('cpusOf expands a CPU list in ascending order, once each', () => {
   assert.deepEqual(cpusOf('0-1,1,0'), [0, 1]);
 });
 
-test('pinProcess pins every thread of a running process', { skip: !linux }, async () => {
+test('pinProcess pins every thread of a running process', { skip: linuxOnly }, async () => {
   // A node child has several threads (libuv pool, V8 workers): all must move.
   // It says when its script runs: node has started its threads by then.
   const child = spawn(process.execPath, ['-e', 'process.stdout.write("ready"); setTimeout(() => {}, 60_000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -43,18 +45,36 @@ test('pinProcess pins every thread of a running process', { skip: !linux }, asyn
   }
 });
 
-test('pinProcess fails for a process that is gone and for CPUs the machine lacks', { skip: !linux }, () => {
+test('pinProcess fails for a process that is gone and for CPUs the machine lacks', { skip: linuxOnly }, () => {
   // taskset itself exits 0 for a missing process: the check reads the result back.
   assert.throws(() => pinProcess(2 ** 22 + 12345, '0'), /cannot pin process \d+ to CPUs 0: no such process/);
   assert.throws(() => pinProcess(process.pid, '0-4095'), /cannot pin process \d+ to CPUs 0-4095/);
 });
 
-test('cpuMsOf counts CPU time used, NaN for a process that is gone', { skip: !linux }, () => {
+test('cpuMsOf counts CPU time used, NaN for a process that is gone', { skip: linuxOnly }, () => {
+  // The independent measure: getrusage(2) through process.cpuUsage(), in microseconds. Each
+  // cpuMsOf reading is sandwiched between two of them, so however long the spin takes, the
+  // difference of two cpuMsOf readings lies between the inner and the outer getrusage
+  // differences, give or take the /proc rounding: utime and stime are each floored to a clock
+  // tick (10 ms), so a reading is up to 20 ms low.
+  const usageMs = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const TICK_ROUNDING_MS = 20;
+  const u0 = usageMs();
   const before = cpuMsOf(process.pid);
-  const until = performance.now() + 100;
-  while (performance.now() < until) { /* spin: use CPU */ }
+  const u1 = usageMs();
+  assert.ok(Number.isFinite(before) && before >= 0, `CPU time so far: ${before}`);
+  // Spin until getrusage says 100 ms of CPU were used, however long that takes on this machine
+  // (the test's timeout is the bound): far more than the rounding.
+  while (usageMs() - u1 < 100) { /* spin: use CPU */ }
+  const u2 = usageMs();
   const after = cpuMsOf(process.pid);
-  assert.ok(after - before >= 50, `spinning 100 ms used ${after - before} ms of CPU`);
+  const u3 = usageMs();
+  const used = after - before;
+  assert.ok(used >= u2 - u1 - TICK_ROUNDING_MS, `cpuMsOf counted ${used} ms, getrusage at least ${u2 - u1} ms`);
+  assert.ok(used <= u3 - u0 + TICK_ROUNDING_MS, `cpuMsOf counted ${used} ms, getrusage at most ${u3 - u0} ms`);
   assert.ok(Number.isNaN(cpuMsOf(2 ** 22 + 12345)));
   assert.ok(Number.isNaN(cpuMsOf(undefined)));
 });

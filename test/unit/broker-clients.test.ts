@@ -292,16 +292,19 @@ test('SIGTERM: bin/brook broker exits 0 promptly with a fetch parked on it; a re
   const before = await reader.readAll(topic);
   assert.equal(before.length, 200);
 
-  // A fetch at the end of partition 0 that parks on the broker (up to 8 s) while SIGTERM arrives.
+  // A fetch at the end of partition 0 that parks on the broker while SIGTERM arrives. Its
+  // maxWaitMs is far beyond the test's 30 s timeout, so the broker exiting at all within the
+  // test shows it did not wait for the fetch ("promptly"), whatever the machine's speed. (The
+  // 300 ms only gives the fetch time to reach the broker; were it late, the test would check
+  // less, never fail wrongly.)
   const end = BigInt(countsByPartition(before)[0] ?? 0);
-  const parked = reader.fetchOnce(topic, 0, end, 8_000).then(() => 'answered', () => 'failed');
+  const parked = reader.fetchOnce(topic, 0, end, 600_000).then(() => 'answered', () => 'failed');
   await new Promise((r) => setTimeout(r, 300));
   const stopping = Date.now();
-  const code = await within(10_000, 'exit after SIGTERM', first.stop());
-  const exitMs = Date.now() - stopping;
+  const code = await first.stop();
+  const exitMs = Date.now() - stopping; // reported, not asserted
   assert.equal(code, 0, `exit code after SIGTERM; stderr: ${first.stderr().slice(-1000)}`);
-  assert.ok(exitMs < 5_000, `exited ${exitMs} ms after SIGTERM`);
-  const parkedOutcome = await within(5_000, 'the parked fetch settles', parked);
+  const parkedOutcome = await parked; // the broker is gone: answered or failed, not left hanging
   await producer.disconnect().catch(() => undefined);
   await reader.close().catch(() => undefined);
 

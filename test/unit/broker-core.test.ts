@@ -6,16 +6,17 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KafkaConnection } from '../../src/client/connection.js';
+import { KafkaConnection, type RequestOf, type ResponseOf } from '../../src/client/connection.js';
 import { Admin } from '../../src/client/admin.js';
 import { Api } from '../../src/protocol/messages/index.js';
 import { encodeRecordBatch, decodeRecordBatch, iterateBatches } from '../../src/protocol/records/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { FrameDecoder, decodeResponse, encodeRequest } from '../../src/protocol/frame.js';
+import { FrameDecoder, decodeResponse, encodeRequest, responseCorrelationId } from '../../src/protocol/frame.js';
 import { startBrook } from '../support/brook.js';
 
 let broker: Awaited<ReturnType<typeof startBrook>>;
@@ -88,17 +89,31 @@ test('produce then fetch returns the stored batch bytes with assigned offsets', 
   assert.equal(out.responses[0]!.partitions[0]!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
 });
 
-test('a fetch parked at the log end wakes when a record arrives', async () => {
+test('a fetch parked at the log end wakes when a record arrives', { timeout: 30_000 }, async () => {
   await produce('wake', 0, batch(['x']));
-  const started = Date.now();
-  const parked = conn.request(Api.Fetch, fetchRequest('wake', 1n, 5000), FETCH_BY_NAME);
-  await new Promise((r) => setTimeout(r, 100));
-  const other = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
-  await other.request(Api.Produce, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'wake', partitionData: [{ index: 0, records: batch(['y']) }] }] });
-  other.close();
-  const response = await parked;
-  assert.ok(Date.now() - started < 4000, 'woken long before max wait');
-  assert.ok(response.responses[0]!.partitions[0]!.records!.length > 0);
+  // Produce only once the broker has parked the fetch (seen through its append notifier), and
+  // ask for a maxWaitMs far beyond the test's timeout: only the wake can answer it in time, so
+  // the test needs no wall-clock threshold.
+  const appends = broker.context.appends;
+  const waitForAppend = appends.waitForAppend;
+  let onParked!: () => void;
+  const parkedNow = new Promise<void>((resolve) => { onParked = resolve; });
+  appends.waitForAppend = (keys, signal) => {
+    onParked();
+    return waitForAppend.call(appends, keys, signal);
+  };
+  try {
+    const parked = conn.request(Api.Fetch, fetchRequest('wake', 1n, 600_000), { ...FETCH_BY_NAME, timeoutMs: 700_000 });
+    await parkedNow;
+    const other = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
+    await other.request(Api.Produce, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'wake', partitionData: [{ index: 0, records: batch(['y']) }] }] });
+    other.close();
+    const part = (await parked).responses[0]!.partitions[0]!;
+    const values = [...iterateBatches(part.records!)].flatMap((b) => decodeRecordBatch(b.buffer).records.map((r) => [r.offset, r.value!.toString()]));
+    assert.deepEqual(values, [[1n, 'y']], 'woken with the record that arrived');
+  } finally {
+    appends.waitForAppend = waitForAppend;
+  }
 });
 
 test('a fetch with nothing to return waits maxWaitMs', async () => {
@@ -126,18 +141,39 @@ test('a parked fetch answers at once, empty, when a later request on its connect
   assert.equal(fetched.responses[0]!.partitions[0]!.highWatermark, 1n);
 });
 
-test('acks=0 gets no response; a failing acks=0 produce closes the connection', async () => {
-  const c = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
-  const version = c.supportedVersion(Api.Produce)!;
-  // No response expected: send and then check the data arrived.
-  void c.request(Api.Produce, { transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 'acks0', partitionData: [{ index: 0, records: batch(['z']) }] }] }, { version, timeoutMs: 300 }).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 200));
-  const lo = await conn.request(Api.ListOffsets, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'acks0', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }] });
-  assert.equal(lo.topics[0]!.partitions[0]!.offset, 1n);
+test('acks=0 gets no response; a failing acks=0 produce closes the connection', { timeout: 30_000 }, async () => {
+  // A raw socket, to see exactly which requests are answered. The broker handles a
+  // connection's requests in order and answers in order (Kafka's guarantee), so a ListOffsets
+  // written right after the acks=0 produce is handled after the append (no waiting for it),
+  // and its answer comes first exactly when the produce gets none.
+  const s = connect({ host: '127.0.0.1', port: broker.port });
+  await once(s, 'connect');
+  s.on('error', () => undefined);
+  const closed = once(s, 'close');
+  const decoder = new FrameDecoder();
+  const frames: Buffer[] = [];
+  let arrived = (): void => undefined;
+  s.on('data', (d: Buffer) => {
+    frames.push(...decoder.push(d));
+    arrived();
+  });
+  const write = <A extends typeof Api.Produce | typeof Api.ListOffsets | typeof Api.Metadata>(api: A, correlationId: number, body: RequestOf<A>): void => {
+    for (const chunk of encodeRequest({ api, apiVersion: conn.supportedVersion(api)!, correlationId, clientId: 'acks0', body })) s.write(chunk);
+  };
+  const acksZero = (records: Buffer): RequestOf<typeof Api.Produce> => ({ transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 'acks0', partitionData: [{ index: 0, records }] }] });
+  write(Api.Produce, 1, acksZero(batch(['z'])));
+  write(Api.ListOffsets, 2, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'acks0', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }] });
+  while (frames.length === 0) await new Promise<void>((resolve) => { arrived = resolve; });
+  assert.equal(responseCorrelationId(frames[0]!), 2, 'the first answer is the ListOffsets one: the acks=0 produce got none');
+  const lo = decodeResponse(frames[0]!, Api.ListOffsets, conn.supportedVersion(Api.ListOffsets)!).body as ResponseOf<typeof Api.ListOffsets>;
+  assert.equal(lo.topics[0]!.partitions[0]!.offset, 1n, 'the acks=0 record was appended');
+
   const corrupt = batch(['bad']);
   corrupt[corrupt.length - 1] ^= 0xff;
-  const failing = c.request(Api.Produce, { transactionalId: null, acks: 0, timeoutMs: 5000, topicData: [{ name: 'acks0', partitionData: [{ index: 0, records: corrupt }] }] }, { timeoutMs: 2000 });
-  await assert.rejects(failing, { code: 'ERR_CONNECTION' });
+  write(Api.Produce, 3, acksZero(corrupt));
+  write(Api.Metadata, 4, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  await closed;
+  assert.deepEqual(frames.map(responseCorrelationId), [2], 'closed without answering the failing produce or the Metadata after it');
 });
 
 test('invalid acks and corrupt batches get per-partition errors', async () => {

@@ -1,12 +1,14 @@
 /**
  * Producer batching, idempotence, retries and backpressure with a ManualScheduler: time
  * (linger, backoff, maxBlockMs) moves only when the test advances it. The broker is a
- * scripted fake (test/support/producer/fake-broker.ts) over real sockets; `waitFor` only
- * waits for socket I/O, never for timing logic.
+ * scripted fake (test/support/producer/fake-broker.ts) over real sockets; `waitFor` and
+ * `ioSettles` only wait for socket I/O, never for timing logic, and never for a fixed time.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Producer, type ProducerOptions, type RecordMetadata } from '../../src/index.js';
+import { KafkaConnection, type BrokerConnection, type ConnectionOptions, type RequestOf, type RequestOptions } from '../../src/client/connection.js';
+import type { ApiCodecs } from '../../src/protocol/messages/index.js';
 import { ManualScheduler } from '../../src/util/clock.js';
 import { FakeBroker } from '../support/producer/fake-broker.js';
 
@@ -18,21 +20,75 @@ async function waitFor(what: string, cond: () => boolean, timeoutMs = 5000): Pro
   }
 }
 
-/** Lets socket I/O that is already under way finish (no timer of the producer can fire: time is manual). */
-async function ioSettles(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 30));
+/**
+ * The producer's connections and requests, counted where the producer sees them (through its
+ * connectionFactory): connections being opened, requests issued, and requests settled (the
+ * answer read and handed back, or a failure).
+ */
+class RequestCounter {
+  opening = 0;
+  issued = 0;
+  settled = 0;
+
+  readonly connectionFactory = async (options: ConnectionOptions): Promise<BrokerConnection> => {
+    this.opening++;
+    let c: KafkaConnection;
+    try {
+      c = await KafkaConnection.connect(options);
+    } finally {
+      this.opening--;
+    }
+    const count = (answer: Promise<unknown>): void => {
+      answer.then(() => { this.settled++; }, () => { this.settled++; });
+    };
+    const issue = (): void => { this.issued++; };
+    return {
+      host: c.host,
+      port: c.port,
+      get closed() { return c.closed; },
+      supportedVersion: (api) => c.supportedVersion(api),
+      request<A extends ApiCodecs>(api: A, body: RequestOf<A>, requestOptions?: RequestOptions) {
+        issue();
+        const answer = c.request(api, body, requestOptions);
+        count(answer);
+        return answer;
+      },
+      sendWithoutResponse: (api, body, sendOptions) => c.sendWithoutResponse(api, body, sendOptions),
+      close: () => c.close(),
+    };
+  };
+}
+
+/**
+ * Waits until the producer has heard every answer it can hear: no connection being opened,
+ * each request it issued settled except the Produce answers the fake broker holds back, and a
+ * few turns of the event loop (its reactions to those answers) bring no new request. Time is
+ * manual, so no timer of the producer fires meanwhile; only socket I/O is awaited, however
+ * long it takes (it used to be a fixed 30 ms sleep, which a loaded machine can outlast).
+ */
+async function ioSettled(counter: RequestCounter, broker: FakeBroker): Promise<void> {
+  const quiet = (): boolean => counter.opening === 0 && counter.issued - counter.settled === broker.heldAnswers;
+  for (;;) {
+    await waitFor('the answers to the producer\'s requests', quiet);
+    const issued = counter.issued;
+    for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+    if (counter.issued === issued && quiet()) return;
+  }
 }
 
 interface Setup {
   broker: FakeBroker;
   scheduler: ManualScheduler;
   producer: Producer;
+  /** See ioSettled. */
+  ioSettles: () => Promise<void>;
 }
 
 async function setup(t: { after: (fn: () => Promise<void> | void) => void }, options: Partial<ProducerOptions> = {}, topics: Record<string, number> = { t: 3 }): Promise<Setup> {
   const broker = await FakeBroker.start(topics);
   const scheduler = new ManualScheduler(1_000_000);
-  const producer = new Producer({ bootstrapServers: broker.bootstrap, scheduler, ...options });
+  const counter = new RequestCounter();
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, scheduler, connectionFactory: counter.connectionFactory, ...options });
   t.after(async () => {
     broker.release();
     const closing = producer.close(0);
@@ -40,20 +96,24 @@ async function setup(t: { after: (fn: () => Promise<void> | void) => void }, opt
     await closing;
     await broker.stop();
   });
-  // Warm up: metadata, InitProducerId and the connection happen over real I/O.
+  // Warm up: metadata, InitProducerId and the connection happen over real I/O. Manual time
+  // moves (by lingerMs, for the warm-up batch) only while no I/O is under way, so slow answers
+  // cannot run it into maxBlockMs.
+  const ioSettles = (): Promise<void> => ioSettled(counter, broker);
   const first = producer.send({ topic: Object.keys(topics)[0]!, partition: 0, value: 'warm-up' });
   let settled = false;
   void first.then(() => { settled = true; }, () => { settled = true; });
-  while (!settled) {
+  for (;;) {
+    await ioSettles();
+    if (settled) break;
     await scheduler.advance(options.lingerMs ?? 5);
-    await new Promise((r) => setTimeout(r, 2));
   }
   await first;
-  return { broker, scheduler, producer };
+  return { broker, scheduler, producer, ioSettles };
 }
 
 test('linger: records wait lingerMs (manual time) and then leave as one batch', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 50 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 50 });
   const before = broker.calls.length;
   const sentAt = scheduler.nowMs();
   const sends = [0, 1, 2].map((i) => producer.send({ topic: 't', partition: 1, value: `v${i}` }));
@@ -71,7 +131,7 @@ test('linger: records wait lingerMs (manual time) and then leave as one batch', 
 });
 
 test('batchSize: a full batch leaves at once without waiting for linger; the remainder waits', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 10_000, batchSize: 1000 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 10_000, batchSize: 1000 });
   const before = broker.calls.length;
   const sends: Promise<RecordMetadata>[] = [];
   for (let i = 0; i < 25; i++) sends.push(producer.send({ topic: 't', partition: 2, value: 'x'.repeat(90) }));
@@ -103,7 +163,7 @@ test('idempotence: one producer id, per-partition sequences that advance by reco
 });
 
 test('retry: NOT_LEADER_OR_FOLLOWER refreshes metadata and resends the same bytes with the same sequence after retryBackoffMs', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 100 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 0, retryBackoffMs: 100 });
   const before = broker.calls.length;
   const metadataBefore = broker.metadataRequests;
   broker.hook = (b, call) => (call === before ? 6 : undefined);
@@ -126,7 +186,7 @@ test('retry: NOT_LEADER_OR_FOLLOWER refreshes metadata and resends the same byte
 });
 
 test('idempotence with requests in flight: a failed first batch makes the next one OUT_OF_ORDER_SEQUENCE; both are retried in order and land once', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
   const before = broker.calls.length;
   broker.holding = true;
   broker.hook = (b, call) => (call === before ? 6 : undefined);
@@ -153,7 +213,7 @@ test('idempotence on a partition not yet acknowledged: one batch in flight until
   // A broker with no state for the producer accepts any sequence (Kafka since KIP-360), so a
   // second batch sent alongside a failed first one would be written first. Seen against
   // Kafka 4.1 on a topic created a moment earlier (NOT_LEADER_OR_FOLLOWER on the first batch).
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
   const before = broker.calls.length;
   broker.holding = true;
   broker.hook = (b, call) => (call === before ? 6 : undefined);
@@ -176,7 +236,7 @@ test('idempotence on a partition not yet acknowledged: one batch in flight until
 });
 
 test('OUT_OF_ORDER_SEQUENCE_NUMBER with no earlier batch unresolved (a gap on the broker): the epoch is bumped and the batch retried from sequence 0, as Java does', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
   const before = broker.calls.length;
   broker.hook = (b, call) => (call === before ? 45 : undefined);
   const send = producer.send({ topic: 't', partition: 0, value: 'after-gap' });
@@ -192,7 +252,7 @@ test('OUT_OF_ORDER_SEQUENCE_NUMBER with no earlier batch unresolved (a gap on th
 });
 
 test('a retry of a batch the broker already wrote comes back DUPLICATE_SEQUENCE_NUMBER: success with offset -1, written once', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 0, retryBackoffMs: 10 });
   const before = broker.calls.length;
   broker.hook = (b, call) => (call === before ? { appendThenError: 7 } : undefined); // REQUEST_TIMED_OUT after the append
   const send = producer.send({ topic: 't', partition: 1, value: 'once' });
@@ -228,7 +288,7 @@ test('backpressure: sends beyond bufferMemory wait, fail with BufferExhaustedErr
 });
 
 test('unknown topic: metadata is retried until maxBlockMs, then MetadataTimeoutError; a record too large fails at once', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, maxBlockMs: 1000, retryBackoffMs: 100, maxRequestSize: 10_000 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 0, maxBlockMs: 1000, retryBackoffMs: 100, maxRequestSize: 10_000 });
   broker.unknownTopics.add('missing');
   const metadataBefore = broker.metadataRequests;
   const send = producer.send({ topic: 'missing', value: 'v' });
@@ -247,7 +307,7 @@ test('unknown topic: metadata is retried until maxBlockMs, then MetadataTimeoutE
 });
 
 test('delivery timeout: a partition that keeps failing with a retriable error fails with DeliveryTimeoutError after deliveryTimeoutMs', async (t) => {
-  const { broker, scheduler, producer } = await setup(t, { lingerMs: 0, retryBackoffMs: 100, retryBackoffMaxMs: 1000, deliveryTimeoutMs: 5000, requestTimeoutMs: 1000 });
+  const { broker, scheduler, producer, ioSettles } = await setup(t, { lingerMs: 0, retryBackoffMs: 100, retryBackoffMaxMs: 1000, deliveryTimeoutMs: 5000, requestTimeoutMs: 1000 });
   broker.hook = (b) => (b.partition === 2 ? 19 : undefined); // NOT_ENOUGH_REPLICAS
   const send = producer.send({ topic: 't', partition: 2, value: 'never' });
   let error: unknown;

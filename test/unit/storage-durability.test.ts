@@ -121,14 +121,34 @@ describe('durability (file)', () => {
     assert.ok(storage.stats.fsyncs > fsyncs);
   });
 
-  it('with flush { intervalMs }, fsyncs dirty files periodically', async () => {
+  it('with flush { intervalMs }, fsyncs the dirty files every intervalMs, not before, and nothing when none is dirty', async (t) => {
+    // node:test's mock timers stand in for the flush scheduler's setInterval: time moves only on
+    // tick(), so the test sees what each interval does, not whether a real timer happened to
+    // fire within some wall-clock window. setImmediate (which starts a round) and the fsyncs
+    // themselves stay real.
+    t.mock.timers.enable({ apis: ['setInterval'] });
     const storage = await env.open({ flush: { intervalMs: 10 } });
-    storage.createTopic('periodic', 1);
-    await storage.flush();
-    const fsyncs = storage.stats.fsyncs;
-    await storage.partition('periodic', 0)!.append(batch(), { nowMs: NOW }).durable;
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    assert.ok(storage.stats.fsyncs > fsyncs);
+    try {
+      storage.createTopic('periodic', 1);
+      await storage.flush();
+      const fsyncs = storage.stats.fsyncs;
+      await storage.partition('periodic', 0)!.append(batch(), { nowMs: NOW }).durable; // at once under this policy
+      t.mock.timers.tick(9);
+      await tick();
+      await tick();
+      assert.equal(storage.stats.fsyncs, fsyncs, 'no fsync before the interval has passed');
+      t.mock.timers.tick(1);
+      await tick(); // the round the interval requested starts on this turn, counting its fsyncs
+      assert.equal(storage.stats.fsyncs, fsyncs + 1, 'the interval fsynced the one dirty file, the segment log');
+      await storage.flush(); // that round has finished
+      const settled = storage.stats;
+      t.mock.timers.tick(10);
+      await tick();
+      await tick();
+      assert.deepEqual(storage.stats, settled, 'nothing written since: the next interval starts no round');
+    } finally {
+      await storage.close(); // clears the interval while it is still the mock's
+    }
   });
 
   it('keeps every acknowledged append when the process is killed with SIGKILL', async () => {

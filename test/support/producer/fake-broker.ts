@@ -64,6 +64,11 @@ export class FakeBroker {
     return `127.0.0.1:${this.port}`;
   }
 
+  /** Produce answers held back (while `holding`), not sent yet. */
+  get heldAnswers(): number {
+    return this.held.length;
+  }
+
   /** Sends every held answer, in order. */
   release(): void {
     this.holding = false;
