@@ -33,11 +33,11 @@ interface Setup {
 }
 
 /** A consumer of t (one partition, `records` records v0, v1, ...) in a group where it is alone; auto-commit every 5 s. */
-function setup(records: number, options: Partial<ConsumerOptions> = {}, onRevoked?: (consumer: Consumer) => Promise<void>): Setup {
+function setup(records: number, options: Partial<ConsumerOptions> = {}, onRevoked?: (consumer: Consumer) => Promise<void>, partitions = 1): Setup {
   const scheduler = new ManualScheduler(0);
   const fake = new FakeKafka(scheduler);
-  fake.topics.set('t', 1);
-  fake.logEnd.set('t:0', records);
+  fake.topics.set('t', partitions);
+  for (let p = 0; p < partitions; p++) fake.logEnd.set(`t:${p}`, records);
   soloGroup(fake);
   const consumer = new Consumer({
     bootstrapServers: 'fake:9092', groupId: 'g', assignors: [testRangeAssignor()], autoOffsetReset: 'earliest',
@@ -109,7 +109,8 @@ function loop(iterable: AsyncIterable<ConsumerRecord>, onBreak?: (r: ConsumerRec
   })();
   return {
     inHand,
-    finish: () => { const s = settle!; settle = null; s.resolve(); },
+    // No record in hand (the loop is waiting for the next): nothing to finish.
+    finish: () => { const s = settle; settle = null; s?.resolve(); },
     fail: (err) => { const s = settle!; settle = null; s.reject(err); },
     done,
   };
@@ -265,4 +266,27 @@ test('rebalance: the commit before rejoining and a commitSync() in onPartitionsR
   const beforeRejoin = commits(fake).filter((c) => c.atMs <= fake.requests('JoinGroup')[joins]!.atMs);
   assert.deepEqual(beforeRejoin.map((c) => c.offset), [3n, 3n], 'auto-commit before the rebalance, then the listener\'s commitSync()');
   await closeNow(s);
+});
+
+test('for await: a partition sought while the loop works on a batch gives out from the new position only, not the rest of the old batch', TIMEOUT, async () => {
+  const s = setup(3, {}, undefined, 2);
+  const { scheduler, consumer } = s;
+  const l = loop(consumer);
+  await advanceUntil(scheduler, () => l.inHand.length === 1);
+  const first = l.inHand[0]!;
+  const other = { topic: 't', partition: 1 - first.partition };
+  // The batch in hand holds both partitions' records; rewind the other one before reaching it.
+  consumer.seek(other, 0);
+  // Finish every record as it comes, until nothing more comes for 2 s.
+  for (let quiet = 0; quiet < 2_000; quiet += 10) {
+    const before = l.inHand.length;
+    l.finish();
+    await scheduler.advance(10);
+    if (l.inHand.length > before) quiet = 0;
+  }
+  const handed = l.inHand.map((r) => `${r.partition}:${r.offset}`);
+  assert.deepEqual(handed.filter((h) => h.startsWith(`${other.partition}:`)), [0, 1, 2].map((o) => `${other.partition}:${o}`), 'each record of the sought partition once');
+  assert.equal(handed.length, 6);
+  await closeNow(s);
+  await l.done; // the loop was waiting for the next record: closing ends it
 });

@@ -26,7 +26,7 @@ import { OffsetCommitter, type CommitCallback, type CommitIdentity, type OffsetT
 import { resetPositions } from './offset-reset.js';
 import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './options.js';
 import type { ConsumerRecord } from './record-decoding.js';
-import { SubscriptionState, tpKey, type RebalanceListener } from './subscription-state.js';
+import { SubscriptionState, tpKey, type RebalanceListener, type TopicPartitionState } from './subscription-state.js';
 
 export interface PollOptions {
   /** How long to wait for records (default 1000 ms here; Java has no default). */
@@ -231,7 +231,6 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
    */
   async *records(options: { signal?: AbortSignal } = {}): AsyncGenerator<ConsumerRecord, void, undefined> {
     const signal = options.signal;
-    const batchEpochs = new Map<string, number>();
     while (!this.closed && !signal?.aborted) {
       // Everything given out so far was finished: the loop came back for more.
       this.subscriptions.markPositionsConsumed();
@@ -245,15 +244,23 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       }
       if (batch.length === 0) continue;
       this.handedOutBy = 'iterator';
-      batchEpochs.clear();
+      // Each partition's state as the batch was taken: a record whose partition was revoked or
+      // sought since then is not this loop's to process. A batch holds each partition's
+      // records together, so states are looked up once per partition, not per record.
+      const epochs = new Map<TopicPartitionState, number>();
+      let state: TopicPartitionState | undefined;
       for (const record of batch) {
-        const state = this.subscriptions.stateOf(record.topic, record.partition);
-        const key = tpKey(record.topic, record.partition);
-        if (state && !batchEpochs.has(key)) batchEpochs.set(key, state.epoch);
-        // Revoked or sought while the batch was being given out: not this loop's to process.
-        if (!state || state.epoch !== batchEpochs.get(key)) continue;
+        if (state?.topic !== record.topic || state.partition !== record.partition) {
+          state = this.subscriptions.stateOf(record.topic, record.partition);
+          if (state && !epochs.has(state)) epochs.set(state, state.epoch);
+        }
+      }
+      state = undefined;
+      for (const record of batch) {
+        if (state?.topic !== record.topic || state.partition !== record.partition) state = this.subscriptions.stateOf(record.topic, record.partition);
+        if (!state || state.epoch !== epochs.get(state)) continue;
         yield record;
-        if (state.epoch === batchEpochs.get(key)) state.markConsumed(record.offset + 1n, record.leaderEpoch);
+        if (state.epoch === epochs.get(state)) state.markConsumed(record.offset + 1n, record.leaderEpoch);
         if (this.closed || signal?.aborted) return;
       }
     }
