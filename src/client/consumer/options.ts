@@ -62,7 +62,8 @@ let clientSequence = 0;
 
 export function resolveConsumerOptions(o: ConsumerOptions): ResolvedConsumerOptions {
   const common = resolveCommonOptions(o, `brook-consumer-${++clientSequence}`);
-  const own = resolveTable(CONSUMER_OPTIONS, { ...o, rebalanceTimeoutMs: o.rebalanceTimeoutMs ?? o.maxPollIntervalMs });
+  // Only an absent rebalanceTimeoutMs follows maxPollIntervalMs: null is a bad value like any other.
+  const own = resolveTable(CONSUMER_OPTIONS, { ...o, rebalanceTimeoutMs: o.rebalanceTimeoutMs === undefined ? o.maxPollIntervalMs : o.rebalanceTimeoutMs });
   if (own.heartbeatIntervalMs >= own.sessionTimeoutMs) throw new ConfigError('heartbeatIntervalMs must be lower than sessionTimeoutMs');
   // JoinGroup and SyncGroup wait up to the rebalance timeout for their answer, plus a margin.
   if (own.rebalanceTimeoutMs > INT32_MAX - JOIN_RESPONSE_MARGIN_MS) {
