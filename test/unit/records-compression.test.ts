@@ -229,7 +229,7 @@ async function zstdStream(data: Buffer): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** xxHash32 with seed 0 for inputs under 16 bytes: the LZ4 frame header checksum. */
+/** xxHash32 with a zero seed, for inputs under 16 bytes: the LZ4 frame header checksum. */
 function xxh32Small(input: Uint8Array): number {
   const P1 = 2654435761;
   const P2 = 2246822519;
