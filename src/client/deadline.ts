@@ -54,3 +54,24 @@ export async function withTimeLimit<T>(scheduler: Scheduler, limit: TimeLimit, o
     for (const s of signals) s.removeEventListener('abort', onAbort);
   }
 }
+
+/**
+ * A signal that aborts when any of `signals` does, released by `dispose()`. Node 20's
+ * AbortSignal.any keeps a reference in every source for good, so a long-lived source (a
+ * client's own signal, combined once per poll) would grow without bound.
+ */
+export function linkedSignal(signals: readonly (AbortSignal | undefined)[]): { readonly signal: AbortSignal; dispose(): void } {
+  const sources = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (sources.length === 1) return { signal: sources[0]!, dispose: () => undefined };
+  const controller = new AbortController();
+  const onAbort = (event: Event): void => controller.abort((event.target as AbortSignal).reason);
+  const dispose = (): void => { for (const s of sources) s.removeEventListener('abort', onAbort); };
+  for (const s of sources) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    s.addEventListener('abort', onAbort, { once: true });
+  }
+  return { signal: controller.signal, dispose };
+}

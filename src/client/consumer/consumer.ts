@@ -12,7 +12,7 @@
  */
 import type { PartitionAssignor, TopicPartition } from '../../assignors/types.js';
 import { Cluster } from '../cluster.js';
-import { withTimeLimit } from '../deadline.js';
+import { linkedSignal, withTimeLimit } from '../deadline.js';
 import { callTimeoutMs } from '../options.js';
 import type { Logger } from '../../util/log.js';
 import { resolveAssignors } from './assignor-registry.js';
@@ -196,9 +196,17 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   }
 
   private async fetchRecords(options: PollOptions): Promise<ConsumerRecord[]> {
+    const linked = linkedSignal([options.signal, this.closeController.signal]);
+    try {
+      return await this.fetchRecordsUntil(options.timeoutMs ?? 1_000, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async fetchRecordsUntil(timeoutMs: number, signal: AbortSignal): Promise<ConsumerRecord[]> {
     const scheduler = this.options.scheduler;
-    const deadline = scheduler.nowMs() + (options.timeoutMs ?? 1_000);
-    const signal = options.signal ? AbortSignal.any([options.signal, this.closeController.signal]) : this.closeController.signal;
+    const deadline = scheduler.nowMs() + timeoutMs;
     this.membership?.recordPoll();
     for (;;) {
       this.throwPending();
