@@ -14,10 +14,10 @@
  *
  * The broker's own SIGTERM (exit 0) is covered by broker-clients.test.ts.
  */
+import { freePorts } from '../support/kafka/kafka-jvm.js';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot, spawnBrook, tempDir, type BrookProcess } from '../support/brook.js';
 import { runProcess } from '../support/clients/run.js';
@@ -247,17 +247,8 @@ test('consume --group against a live broker, interrupted by SIGINT after printin
   }
 });
 
-/** A TCP port on 127.0.0.1 that nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 test('consume --group with no broker listening retries for 2 s without warning MaxListenersExceededWarning, then SIGTERM stops it by itself', { timeout: 30_000 }, async (t) => {
-  const port = await closedPort();
+  const port = (await freePorts(1))[0]!;
   const cli = brook(['consume', 'nowhere', '--group', 'g-nowhere', '-b', `127.0.0.1:${port}`]);
   // retry.backoff.ms is 100 ms: some 20 failed connection attempts, each once leaving an abort listener on the client's signal (Node warns at 11).
   await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -271,7 +262,7 @@ test('consume --group with no broker listening retries for 2 s without warning M
 });
 
 test('produce with no broker listening fails within a few seconds: "no broker reachable at 127.0.0.1:PORT", non-zero exit', { timeout: 30_000 }, async (t) => {
-  const port = await closedPort();
+  const port = (await freePorts(1))[0]!;
   const r = await runProcess(process.execPath, [BIN, 'produce', 'nowhere', '-b', `127.0.0.1:${port}`], { input: 'a\n', timeoutMs: 20_000 });
   t.diagnostic(`exit ${r.code} after ${r.ms} ms: ${r.stderr.trim()}`);
   assert.equal(r.timedOut, false, 'it ended by itself');

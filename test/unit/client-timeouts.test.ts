@@ -16,9 +16,9 @@
  * - a consumer retrying a dead broker for a long time leaves no abort listeners behind on
  *   the client's signal (Node's MaxListenersExceededWarning), over real TCP.
  */
+import { freePorts } from '../support/kafka/kafka-jvm.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { ManualScheduler } from '../../src/util/clock.js';
 import {
   Admin, Consumer, ConsumerAbortedError, TimeoutError,
@@ -442,17 +442,8 @@ test('Admin: a coordinator that stops loading within the limit answers the retri
 
 // ---- abort listeners ----------------------------------------------------------------------------
 
-/** A TCP port on 127.0.0.1 that nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 test('a consumer that keeps failing to reach its broker over TCP leaves no abort listeners behind: no MaxListenersExceededWarning after many attempts', { timeout: 30_000 }, async () => {
-  const port = await closedPort();
+  const port = (await freePorts(1))[0]!;
   const warnings: Error[] = [];
   const onWarning = (w: Error): void => { warnings.push(w); };
   process.on('warning', onWarning);
