@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../protocol/errors.js';
-import { StorageError } from './errors.js';
+import { ioError, StorageError } from './errors.js';
+import type { FileSystem } from './file-system.js';
 import { readIfExists, writeAtomicSync } from './fs-util.js';
 import { validateTopicConfigs } from './topic-configs.js';
 import type { TopicConfigs, TopicMetadata } from './types.js';
@@ -64,10 +65,10 @@ export interface CatalogPersistence {
 
 export const NO_PERSISTENCE: CatalogPersistence = { load: () => null, save: () => undefined };
 
-export function fileCatalogPersistence(path: string): CatalogPersistence {
+export function fileCatalogPersistence(fs: FileSystem, path: string): CatalogPersistence {
   return {
     load() {
-      const data = readIfExists(path);
+      const data = readIfExists(fs, path);
       if (!data) return null;
       const parsed = JSON.parse(data.toString('utf8')) as CatalogData;
       if (parsed.version !== 1 || typeof parsed.clusterId !== 'string' || !Array.isArray(parsed.topics)) {
@@ -76,7 +77,11 @@ export function fileCatalogPersistence(path: string): CatalogPersistence {
       return parsed;
     },
     save(data) {
-      writeAtomicSync(path, `${JSON.stringify(data, null, 2)}\n`);
+      try {
+        writeAtomicSync(fs, path, `${JSON.stringify(data, null, 2)}\n`);
+      } catch (err) {
+        throw ioError(`writing ${path} failed`, err);
+      }
     },
   };
 }
@@ -100,8 +105,9 @@ export class Catalog {
 
   allocateProducerId(): bigint {
     if (this.nextProducerId >= this.producerIdBlockEnd) {
+      const previous = this.producerIdBlockEnd;
       this.producerIdBlockEnd = this.nextProducerId + PRODUCER_ID_BLOCK_SIZE;
-      this.save();
+      this.saveOrUndo(() => { this.producerIdBlockEnd = previous; });
     }
     return this.nextProducerId++;
   }
@@ -139,21 +145,35 @@ export class Catalog {
 
   commit(topic: TopicMetadata): void {
     this.index(topic);
-    this.save();
+    this.saveOrUndo(() => this.unindex(topic));
   }
 
   remove(name: string): TopicMetadata {
     const topic = this.byName.get(name);
     if (!topic) throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
-    this.byName.delete(name);
-    this.byId.delete(topic.topicId);
-    this.save();
+    this.unindex(topic);
+    this.saveOrUndo(() => this.index(topic));
     return topic;
   }
 
   private index(topic: TopicMetadata): void {
     this.byName.set(topic.name, topic);
     this.byId.set(topic.topicId, topic);
+  }
+
+  private unindex(topic: TopicMetadata): void {
+    this.byName.delete(topic.name);
+    this.byId.delete(topic.topicId);
+  }
+
+  /** Persists the change just made, or undoes it in memory when it cannot be written (disk full): memory never runs ahead of the file. */
+  private saveOrUndo(undo: () => void): void {
+    try {
+      this.save();
+    } catch (err) {
+      undo();
+      throw err;
+    }
   }
 
   private save(): void {

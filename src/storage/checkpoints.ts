@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import type { Logger } from '../util/log.js';
+import type { FileSystem } from './file-system.js';
 import { readIfExists, writeAtomic, writeAtomicSync } from './fs-util.js';
 
 export const LOG_START_OFFSET_CHECKPOINT = 'log-start-offset-checkpoint';
@@ -18,9 +19,9 @@ export function checkpointKey(topic: string, partition: number): string {
 }
 
 /** Offsets by `checkpointKey`; empty when the file is missing or malformed (then nothing is skipped). */
-export function readCheckpoint(path: string, log?: Logger): Map<string, bigint> {
+export function readCheckpoint(fs: FileSystem, path: string, log?: Logger): Map<string, bigint> {
   const out = new Map<string, bigint>();
-  const data = readIfExists(path);
+  const data = readIfExists(fs, path);
   if (!data) return out;
   const lines = data.toString('utf8').split('\n').filter((l) => l.length > 0);
   const count = Number(lines[1]);
@@ -52,7 +53,7 @@ export class CheckpointWriter {
   private writing: Promise<void> | null = null;
   private dirty = false;
 
-  constructor(private readonly dir: string, private readonly source: CheckpointSource, private readonly log?: Logger) {}
+  constructor(private readonly fs: FileSystem, private readonly dir: string, private readonly source: CheckpointSource, private readonly log?: Logger) {}
 
   /** Something changed: write both files soon (once for any number of changes meanwhile). */
   changed(): void {
@@ -68,8 +69,8 @@ export class CheckpointWriter {
   /** Writes both files now (clean shutdown). */
   writeSync(): void {
     const [start, recovery] = this.render();
-    writeAtomicSync(join(this.dir, LOG_START_OFFSET_CHECKPOINT), start);
-    writeAtomicSync(join(this.dir, RECOVERY_POINT_CHECKPOINT), recovery);
+    writeAtomicSync(this.fs, join(this.dir, LOG_START_OFFSET_CHECKPOINT), start);
+    writeAtomicSync(this.fs, join(this.dir, RECOVERY_POINT_CHECKPOINT), recovery);
     this.dirty = false;
   }
 
@@ -88,8 +89,8 @@ export class CheckpointWriter {
       while (this.dirty) {
         this.dirty = false;
         const [start, recovery] = this.render();
-        await writeAtomic(join(this.dir, LOG_START_OFFSET_CHECKPOINT), start);
-        await writeAtomic(join(this.dir, RECOVERY_POINT_CHECKPOINT), recovery);
+        await writeAtomic(this.fs, join(this.dir, LOG_START_OFFSET_CHECKPOINT), start);
+        await writeAtomic(this.fs, join(this.dir, RECOVERY_POINT_CHECKPOINT), recovery);
       }
     } catch (err) {
       // A lost checkpoint only makes the next start recover more: log it and go on.

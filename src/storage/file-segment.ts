@@ -7,30 +7,26 @@
  * whole when a segment is sealed (roll, recovery) and at clean shutdown.
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ioError } from './errors.js';
+import type { FileSystem } from './file-system.js';
 import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
-import { CLEANED_SUFFIX, completeSwaps, swapIntoPlace, writeDurable } from './file-swap.js';
-import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists } from './fs-util.js';
+import { CLEANED_SUFFIX, completeSwaps, swapIntoPlace } from './file-swap.js';
+import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists, writeAllSync, writeFileDurable } from './fs-util.js';
 import type { LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
-
-function fsyncTarget(fd: number, fn: typeof fs.fdatasync = fs.fdatasync): Promise<void> {
-  return new Promise((resolve, reject) => fn(fd, (err) => (err ? reject(err) : resolve())));
-}
 
 /** A descriptor the scheduler may fsync and then close. */
 class FdTarget implements SyncTarget {
   private closed = false;
-  constructor(readonly fd: number, private readonly directory = false) {}
+  constructor(private readonly fs: FileSystem, readonly fd: number, readonly path: string, private readonly directory = false) {}
   sync(): Promise<void> {
     // Directories need fsync (their entries are metadata); data files only fdatasync.
-    return fsyncTarget(this.fd, this.directory ? fs.fsync : fs.fdatasync);
+    return this.directory ? this.fs.fsync(this.fd) : this.fs.fdatasync(this.fd);
   }
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    fs.closeSync(this.fd);
+    this.fs.closeSync(this.fd);
   }
 }
 
@@ -39,7 +35,7 @@ export class FileLog implements LogBytes, SyncTarget {
   private closed = false;
 
   /** `path` changes when a cleaned segment is swapped into place (the descriptor stays). */
-  constructor(public path: string, private readonly fd: number) {
+  constructor(private readonly fs: FileSystem, public path: string, private readonly fd: number) {
     this.length = fs.fstatSync(fd).size;
   }
 
@@ -51,12 +47,12 @@ export class FileLog implements LogBytes, SyncTarget {
     let written = 0;
     try {
       // The descriptor is O_APPEND: each write lands at the end of the file.
-      while (written < data.length) written += fs.writeSync(this.fd, data, written, data.length - written);
+      while (written < data.length) written += this.fs.writeSync(this.fd, data, written, data.length - written);
     } catch (err) {
       // Undo a partial write so the next append does not land after garbage.
       if (written > 0) {
         try {
-          fs.ftruncateSync(this.fd, this.length);
+          this.fs.ftruncateSync(this.fd, this.length);
         } catch {
           // Recovery at the next start truncates the torn tail instead.
         }
@@ -69,7 +65,7 @@ export class FileLog implements LogBytes, SyncTarget {
   read(position: number, length: number, allocate?: (length: number) => Buffer): Buffer {
     const buf = allocate === undefined ? Buffer.allocUnsafe(length) : allocate(length);
     try {
-      preadFully(this.fd, buf, length, position);
+      preadFully(this.fs, this.fd, buf, length, position);
     } catch (err) {
       throw ioError(`read of ${this.path} failed`, err);
     }
@@ -80,7 +76,7 @@ export class FileLog implements LogBytes, SyncTarget {
     const n = Math.min(length, scratch.length, this.length - position);
     if (n <= 0) return scratch.subarray(0, 0);
     try {
-      preadFully(this.fd, scratch, n, position);
+      preadFully(this.fs, this.fd, scratch, n, position);
     } catch (err) {
       throw ioError(`read of ${this.path} failed`, err);
     }
@@ -89,7 +85,7 @@ export class FileLog implements LogBytes, SyncTarget {
 
   truncate(size: number): void {
     try {
-      fs.ftruncateSync(this.fd, size);
+      this.fs.ftruncateSync(this.fd, size);
     } catch (err) {
       throw ioError(`truncation of ${this.path} failed`, err);
     }
@@ -97,13 +93,13 @@ export class FileLog implements LogBytes, SyncTarget {
   }
 
   sync(): Promise<void> {
-    return fsyncTarget(this.fd);
+    return this.fs.fdatasync(this.fd);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    fs.closeSync(this.fd);
+    this.fs.closeSync(this.fd);
   }
 }
 
@@ -114,18 +110,19 @@ export function segmentName(baseOffset: bigint): string {
 const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex|snapshot)$/;
 
 class FileSegmentFiles implements SegmentFiles {
-  constructor(readonly baseOffset: bigint, readonly log: FileLog, readonly lastModifiedMs: number, readonly stem: string) {}
+  constructor(private readonly fs: FileSystem, readonly baseOffset: bigint, readonly log: FileLog, readonly lastModifiedMs: number, readonly stem: string) {}
 
   loadOffsetIndex(): Buffer | null {
-    return readIfExists(`${this.stem}.index`);
+    return readIfExists(this.fs, `${this.stem}.index`);
   }
 
   loadTimeIndex(): Buffer | null {
-    return readIfExists(`${this.stem}.timeindex`);
+    return readIfExists(this.fs, `${this.stem}.timeindex`);
   }
 }
 
 export interface FileStoreContext {
+  readonly fs: FileSystem;
   readonly scheduler: FlushScheduler;
   /** The previous run of this data directory shut down cleanly. */
   readonly cleanShutdown: boolean;
@@ -142,17 +139,20 @@ export class FilePartitionStore implements PartitionStore {
   logStartOffset: bigint;
   private dirTarget: FdTarget | null = null;
   private readonly logs = new Set<FileLog>();
+  private readonly fs: FileSystem;
 
   constructor(readonly dir: string, private readonly ctx: FileStoreContext) {
+    this.fs = ctx.fs;
     this.recoveryPoint = ctx.recoveryPoint < 0n ? 0n : ctx.recoveryPoint;
     this.logStartOffset = ctx.logStartOffset;
   }
 
   open(): PartitionState {
-    fs.mkdirSync(this.dir, { recursive: true });
-    this.dirTarget = new FdTarget(fs.openSync(this.dir, 'r'), true);
+    const fs = this.fs;
+    fs.mkdirSync(this.dir);
+    this.dirTarget = new FdTarget(fs, fs.openSync(this.dir, 'r'), this.dir, true);
     // Before anything else: finish or undo a log cleaner swap a crash interrupted.
-    completeSwaps(this.dir);
+    completeSwaps(fs, this.dir);
     const names = fs.readdirSync(this.dir);
     const logs = new Set<string>();
     const snapshots: ProducerSnapshotFile[] = [];
@@ -164,12 +164,12 @@ export class FilePartitionStore implements PartitionStore {
       const m = SEGMENT_FILE.exec(name);
       if (!m) {
         // Leftovers of interrupted atomic writes.
-        if (name.endsWith('.tmp')) unlinkIfExists(join(this.dir, name));
+        if (name.endsWith('.tmp')) unlinkIfExists(fs, join(this.dir, name));
         continue;
       }
       const path = join(this.dir, name);
-      if (m[2] === 'snapshot') snapshots.push({ offset: BigInt(m[1]!), load: () => readIfExists(path) });
-      else if (m[2] !== 'log' && !logs.has(m[1]!)) unlinkIfExists(path); // indexes of a deleted segment
+      if (m[2] === 'snapshot') snapshots.push({ offset: BigInt(m[1]!), load: () => readIfExists(fs, path) });
+      else if (m[2] !== 'log' && !logs.has(m[1]!)) unlinkIfExists(fs, path); // indexes of a deleted segment
     }
     const segments = [...logs].sort().map((stem) => this.openSegment(BigInt(stem), false));
     snapshots.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
@@ -183,17 +183,17 @@ export class FilePartitionStore implements PartitionStore {
   private openSegment(baseOffset: bigint, create: boolean): FileSegmentFiles {
     const stem = this.stem(baseOffset);
     const path = `${stem}.log`;
-    const fd = fs.openSync(path, 'a+');
-    const log = new FileLog(path, fd);
+    const fd = this.fs.openSync(path, 'a+');
+    const log = new FileLog(this.fs, path, fd);
     if (create && log.size > 0) log.truncate(0);
     this.logs.add(log);
-    return new FileSegmentFiles(baseOffset, log, create ? -1 : fs.fstatSync(fd).mtimeMs, stem);
+    return new FileSegmentFiles(this.fs, baseOffset, log, create ? -1 : this.fs.fstatSync(fd).mtimeMs, stem);
   }
 
   createSegment(baseOffset: bigint): SegmentFiles {
     const files = this.openSegment(baseOffset, true);
     // Empty index files from the start, so the directory always looks like Kafka's.
-    for (const ext of ['index', 'timeindex']) fs.closeSync(fs.openSync(`${this.stem(baseOffset)}.${ext}`, 'w'));
+    for (const ext of ['index', 'timeindex']) this.fs.closeSync(this.fs.openSync(`${this.stem(baseOffset)}.${ext}`, 'w'));
     this.ctx.scheduler.markDirty(this.dirTarget!);
     return files;
   }
@@ -204,25 +204,25 @@ export class FilePartitionStore implements PartitionStore {
     this.ctx.scheduler.release(log);
     const stem = this.stem(segment.baseOffset);
     // The log first: an index without its log is cleaned up at the next start.
-    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(`${stem}.${ext}`);
+    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${stem}.${ext}`);
     this.ctx.scheduler.markDirty(this.dirTarget!);
   }
 
   createCleanedSegment(baseOffset: bigint, lastModifiedMs: number): SegmentFiles {
     const stem = this.stem(baseOffset);
     const path = `${stem}.log${CLEANED_SUFFIX}`;
-    unlinkIfExists(path);
-    return new FileSegmentFiles(baseOffset, new FileLog(path, fs.openSync(path, 'a+')), lastModifiedMs, stem);
+    unlinkIfExists(this.fs, path);
+    return new FileSegmentFiles(this.fs, baseOffset, new FileLog(this.fs, path, this.fs.openSync(path, 'a+')), lastModifiedMs, stem);
   }
 
   async finishCleanedSegment(cleaned: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): Promise<void> {
     const files = cleaned as FileSegmentFiles;
     // The replaced group's modification time, as Kafka keeps it (time retention reads it).
-    if (files.lastModifiedMs >= 0) fs.utimesSync(files.log.path, new Date(), new Date(files.lastModifiedMs));
     try {
+      if (files.lastModifiedMs >= 0) this.fs.utimesSync(files.log.path, new Date(), new Date(files.lastModifiedMs));
       await Promise.all([
-        writeDurable(`${files.stem}.index${CLEANED_SUFFIX}`, offsetIndex),
-        writeDurable(`${files.stem}.timeindex${CLEANED_SUFFIX}`, timeIndex),
+        writeFileDurable(this.fs, `${files.stem}.index${CLEANED_SUFFIX}`, offsetIndex),
+        writeFileDurable(this.fs, `${files.stem}.timeindex${CLEANED_SUFFIX}`, timeIndex),
         files.log.sync(),
       ]);
     } catch (err) {
@@ -233,7 +233,7 @@ export class FilePartitionStore implements PartitionStore {
   replaceSegments(old: readonly SegmentFiles[], cleaned: SegmentFiles): void {
     const files = cleaned as FileSegmentFiles;
     try {
-      swapIntoPlace(this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem));
+      swapIntoPlace(this.fs, this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem));
     } catch (err) {
       // The old segments' descriptors stay open, so reads go on; the next open completes or undoes the swap.
       throw ioError(`swapping the cleaned segment ${files.stem} into place failed`, err);
@@ -250,14 +250,19 @@ export class FilePartitionStore implements PartitionStore {
   discardCleanedSegment(cleaned: SegmentFiles): void {
     const files = cleaned as FileSegmentFiles;
     files.log.close();
-    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(`${files.stem}.${ext}${CLEANED_SUFFIX}`);
+    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${files.stem}.${ext}${CLEANED_SUFFIX}`);
   }
 
   /** Writes a whole file and has the next round fsync it, closing it afterwards. */
   private writeWhole(path: string, data: Buffer): void {
-    const target = new FdTarget(fs.openSync(path, 'w'));
+    let target: FdTarget;
     try {
-      fs.writeFileSync(target.fd, data);
+      target = new FdTarget(this.fs, this.fs.openSync(path, 'w'), path);
+    } catch (err) {
+      throw ioError(`creating ${path} failed`, err);
+    }
+    try {
+      writeAllSync(this.fs, target.fd, data);
     } catch (err) {
       target.close();
       throw ioError(`writing ${path} failed`, err);
@@ -294,7 +299,7 @@ export class FilePartitionStore implements PartitionStore {
   }
 
   deleteProducerSnapshot(offset: bigint): void {
-    unlinkIfExists(`${this.stem(offset)}.snapshot`);
+    unlinkIfExists(this.fs, `${this.stem(offset)}.snapshot`);
     if (this.dirTarget) this.ctx.scheduler.markDirty(this.dirTarget);
   }
 
@@ -332,8 +337,8 @@ export class FilePartitionStore implements PartitionStore {
     const suffix = `.${randomBytes(16).toString('hex')}-delete`;
     const name = basename(this.dir);
     const doomed = join(parent, `${name.slice(0, 255 - suffix.length)}${suffix}`);
-    fs.renameSync(this.dir, doomed);
-    fsyncDirSync(parent);
-    fs.rmSync(doomed, { recursive: true, force: true });
+    this.fs.renameSync(this.dir, doomed);
+    fsyncDirSync(this.fs, parent);
+    this.fs.rmSync(doomed);
   }
 }

@@ -7,7 +7,6 @@
  * At open, a missing clean-shutdown marker means the last run crashed: partitions recover
  * every segment from their recovery point on (see log-loader.ts).
  */
-import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Logger } from '../util/log.js';
@@ -15,8 +14,9 @@ import { StorageError } from './errors.js';
 import { Catalog, fileCatalogPersistence } from './catalog.js';
 import { checkpointKey, CheckpointWriter, LOG_START_OFFSET_CHECKPOINT, readCheckpoint, RECOVERY_POINT_CHECKPOINT, type CheckpointSource } from './checkpoints.js';
 import { FilePartitionStore } from './file-segment.js';
+import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { FlushScheduler } from './flush-scheduler.js';
-import { fsyncDirSync, readIfExists, unlinkIfExists, writeAtomicSync } from './fs-util.js';
+import { fsyncDirSync, readIfExists, unlinkIfExists, writeAllSync, writeAtomicSync } from './fs-util.js';
 import { BaseStorage, type StorageEngine } from './storage-base.js';
 import type { FlushPolicy, Storage, StorageOptions, StorageStats, TopicMetadata } from './types.js';
 
@@ -32,8 +32,8 @@ function partitionMetadata(topicId: string): string {
   return `version: 0\ntopic_id: ${topicId}\n`;
 }
 
-function topicIdOf(dir: string): string | null {
-  const text = readIfExists(join(dir, PARTITION_METADATA))?.toString('utf8');
+function topicIdOf(fs: FileSystem, dir: string): string | null {
+  const text = readIfExists(fs, join(dir, PARTITION_METADATA))?.toString('utf8');
   return text ? (/^topic_id: (\S+)$/m.exec(text)?.[1] ?? null) : null;
 }
 
@@ -53,19 +53,24 @@ function alive(pid: number): boolean {
  * the pid in `.lock`) or this process has it open; a lock left by a killed process is taken
  * over. Returns the release function.
  */
-function acquireLock(dataDir: string): () => void {
+function acquireLock(fs: FileSystem, dataDir: string): () => void {
   const real = fs.realpathSync(dataDir);
   if (openInThisProcess.has(real)) throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `${dataDir} is already open in this process`);
   const path = join(dataDir, LOCK_FILE);
-  const holder = Number(readIfExists(path)?.toString('utf8').trim());
+  const holder = Number(readIfExists(fs, path)?.toString('utf8').trim());
   if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
     throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `${dataDir} is in use by process ${holder}`);
   }
-  fs.writeFileSync(path, `${process.pid}\n`);
+  const fd = fs.openSync(path, 'w');
+  try {
+    writeAllSync(fs, fd, Buffer.from(`${process.pid}\n`));
+  } finally {
+    fs.closeSync(fd);
+  }
   openInThisProcess.add(real);
   return () => {
     openInThisProcess.delete(real);
-    unlinkIfExists(path);
+    unlinkIfExists(fs, path);
   };
 }
 
@@ -74,6 +79,7 @@ class FileEngine implements StorageEngine, CheckpointSource {
   private readonly stores = new Map<string, FilePartitionStore>();
 
   constructor(
+    private readonly fs: FileSystem,
     private readonly dataDir: string,
     readonly scheduler: FlushScheduler,
     private readonly cleanShutdown: boolean,
@@ -82,7 +88,7 @@ class FileEngine implements StorageEngine, CheckpointSource {
     private readonly log: Logger | undefined,
     private readonly releaseLock: () => void,
   ) {
-    this.checkpoints = new CheckpointWriter(dataDir, this, log);
+    this.checkpoints = new CheckpointWriter(fs, dataDir, this, log);
   }
 
   get stats(): StorageStats {
@@ -90,20 +96,30 @@ class FileEngine implements StorageEngine, CheckpointSource {
   }
 
   partitionStore(topic: TopicMetadata, partition: number, created: boolean): FilePartitionStore {
+    const fs = this.fs;
     const dir = join(this.dataDir, `${topic.name}-${partition}`);
     // A directory under a new topic's name is a leftover of a deleted topic of that name.
-    if (created) fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
-    if (topicIdOf(dir) !== topic.topicId) {
+    if (created) fs.rmSync(dir);
+    fs.mkdirSync(dir);
+    if (topicIdOf(fs, dir) !== topic.topicId) {
       // A new partition's metadata file needs no fsync of its own: the catalog (fsynced) holds
       // the topic id, and an open rewrites a missing or torn file from it (the line above).
       // Skipping the two synchronous fsyncs per partition keeps topic creation from blocking
       // the event loop for long (100 partitions: ~200 ms before).
-      if (created) fs.writeFileSync(join(dir, PARTITION_METADATA), partitionMetadata(topic.topicId));
-      else writeAtomicSync(join(dir, PARTITION_METADATA), partitionMetadata(topic.topicId));
+      if (created) {
+        const fd = fs.openSync(join(dir, PARTITION_METADATA), 'w');
+        try {
+          writeAllSync(fs, fd, Buffer.from(partitionMetadata(topic.topicId)));
+        } finally {
+          fs.closeSync(fd);
+        }
+      } else {
+        writeAtomicSync(fs, join(dir, PARTITION_METADATA), partitionMetadata(topic.topicId));
+      }
     }
     const key = checkpointKey(topic.name, partition);
     const store = new FilePartitionStore(dir, {
+      fs,
       scheduler: this.scheduler,
       cleanShutdown: created || this.cleanShutdown,
       recoveryPoint: created ? 0n : (this.recoveryPoints.get(key) ?? -1n),
@@ -115,12 +131,12 @@ class FileEngine implements StorageEngine, CheckpointSource {
   }
 
   topicCreated(): void {
-    fsyncDirSync(this.dataDir);
+    fsyncDirSync(this.fs, this.dataDir);
   }
 
   topicDeleted(topic: TopicMetadata): void {
     for (let p = 0; p < topic.partitions; p++) this.stores.delete(checkpointKey(topic.name, p));
-    fsyncDirSync(this.dataDir);
+    fsyncDirSync(this.fs, this.dataDir);
     this.checkpoints.changed();
   }
 
@@ -140,22 +156,23 @@ class FileEngine implements StorageEngine, CheckpointSource {
     this.checkpoints.writeSync();
     closeLogs();
     this.scheduler.stop();
-    fs.closeSync(fs.openSync(join(this.dataDir, CLEAN_SHUTDOWN_MARKER), 'w'));
-    fsyncDirSync(this.dataDir);
+    this.fs.closeSync(this.fs.openSync(join(this.dataDir, CLEAN_SHUTDOWN_MARKER), 'w'));
+    fsyncDirSync(this.fs, this.dataDir);
     this.releaseLock();
     this.log?.info('storage closed cleanly', { dataDir: this.dataDir });
   }
 
   /** Removes directories of deleted topics (renamed "-delete", or holding a topic id no topic has). */
   removeStale(liveTopicIds: ReadonlySet<string>): void {
+    const fs = this.fs;
     for (const name of fs.readdirSync(this.dataDir)) {
       const path = join(this.dataDir, name);
       if (!PARTITION_DIR.test(name) && !name.endsWith('-delete')) continue;
-      if (!fs.statSync(path).isDirectory()) continue;
-      const topicId = name.endsWith('-delete') ? null : topicIdOf(path);
+      if (!fs.isDirectory(path)) continue;
+      const topicId = name.endsWith('-delete') ? null : topicIdOf(fs, path);
       if (name.endsWith('-delete') || (topicId !== null && !liveTopicIds.has(topicId))) {
         this.log?.info('removing the directory of a deleted topic', { dir: name });
-        fs.rmSync(path, { recursive: true, force: true });
+        fs.rmSync(path);
       } else if (topicId === null) {
         this.log?.warn('leaving a partition directory without partition.metadata alone', { dir: name });
       }
@@ -168,36 +185,37 @@ class FileEngine implements StorageEngine, CheckpointSource {
  * must not be used by another process at the same time.
  */
 export async function openFileStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const releaseLock = acquireLock(dataDir);
+  const fs = options.fileSystem ?? nodeFileSystem;
+  fs.mkdirSync(dataDir);
+  const releaseLock = acquireLock(fs, dataDir);
   try {
-    return await open(dataDir, options, releaseLock);
+    return await open(fs, dataDir, options, releaseLock);
   } catch (err) {
     releaseLock();
     throw err;
   }
 }
 
-async function open(dataDir: string, options: StorageOptions, releaseLock: () => void): Promise<Storage> {
+async function open(fs: FileSystem, dataDir: string, options: StorageOptions, releaseLock: () => void): Promise<Storage> {
   const log = options.log;
   const cleanShutdown = fs.existsSync(join(dataDir, CLEAN_SHUTDOWN_MARKER));
   if (!cleanShutdown && fs.existsSync(join(dataDir, CATALOG_FILE))) log?.warn('no clean shutdown marker: recovering logs', { dataDir });
   const flush: FlushPolicy = options.flush ?? 'always';
   const scheduler = new FlushScheduler(flush, (err) => log?.error('fsync failed', { err }));
   const engine = new FileEngine(
-    dataDir, scheduler, cleanShutdown,
-    readCheckpoint(join(dataDir, LOG_START_OFFSET_CHECKPOINT), log),
-    readCheckpoint(join(dataDir, RECOVERY_POINT_CHECKPOINT), log),
+    fs, dataDir, scheduler, cleanShutdown,
+    readCheckpoint(fs, join(dataDir, LOG_START_OFFSET_CHECKPOINT), log),
+    readCheckpoint(fs, join(dataDir, RECOVERY_POINT_CHECKPOINT), log),
     log,
     releaseLock,
   );
-  const catalog = new Catalog(fileCatalogPersistence(join(dataDir, CATALOG_FILE)));
+  const catalog = new Catalog(fileCatalogPersistence(fs, join(dataDir, CATALOG_FILE)));
   engine.removeStale(new Set(catalog.topics().map((t) => t.topicId)));
   const storage = new BaseStorage(catalog, engine, options);
   // From here on this run may crash: the next open must not trust the logs blindly.
   if (cleanShutdown) {
-    unlinkIfExists(join(dataDir, CLEAN_SHUTDOWN_MARKER));
-    fsyncDirSync(dataDir);
+    unlinkIfExists(fs, join(dataDir, CLEAN_SHUTDOWN_MARKER));
+    fsyncDirSync(fs, dataDir);
   }
   engine.checkpoints.changed();
   await engine.checkpoints.idle();

@@ -12,9 +12,9 @@
  * segments whose base offsets fall in its offset range and takes its live name; `.swap`
  * index files without their `.log.swap` are leftovers of an interrupted step 1.
  */
-import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MIN_BATCH_LENGTH } from '../protocol/records/index.js';
+import type { FileSystem } from './file-system.js';
 import { fsyncDirSync, unlinkIfExists } from './fs-util.js';
 
 export const CLEANED_SUFFIX = '.cleaned';
@@ -30,7 +30,7 @@ const LIVE_LOG = /^(\d{20})\.log$/;
  */
 export const swapSteps: { onStep: ((step: string, dir: string) => void) | null } = { onStep: null };
 
-function renameIfExists(from: string, to: string): void {
+function renameIfExists(fs: FileSystem, from: string, to: string): void {
   try {
     fs.renameSync(from, to);
   } catch (err) {
@@ -38,35 +38,24 @@ function renameIfExists(from: string, to: string): void {
   }
 }
 
-/** Writes a whole file and fsyncs it, off the event loop. */
-export async function writeDurable(path: string, data: Buffer): Promise<void> {
-  const handle = await fs.promises.open(path, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Steps 1-4 above. `cleanedStem` and `oldStems` are paths without extension. */
-export function swapIntoPlace(dir: string, cleanedStem: string, oldStems: readonly string[]): void {
+export function swapIntoPlace(fs: FileSystem, dir: string, cleanedStem: string, oldStems: readonly string[]): void {
   swapSteps.onStep?.('cleaned', dir);
   for (const ext of ['index', 'timeindex', 'log']) fs.renameSync(`${cleanedStem}.${ext}${CLEANED_SUFFIX}`, `${cleanedStem}.${ext}${SWAP_SUFFIX}`);
-  fsyncDirSync(dir);
+  fsyncDirSync(fs, dir);
   swapSteps.onStep?.('swap', dir);
-  for (const stem of oldStems) for (const ext of EXTS) renameIfExists(`${stem}.${ext}`, `${stem}.${ext}${DELETED_SUFFIX}`);
+  for (const stem of oldStems) for (const ext of EXTS) renameIfExists(fs, `${stem}.${ext}`, `${stem}.${ext}${DELETED_SUFFIX}`);
   swapSteps.onStep?.('deleted', dir);
   for (const ext of EXTS) fs.renameSync(`${cleanedStem}.${ext}${SWAP_SUFFIX}`, `${cleanedStem}.${ext}`);
-  fsyncDirSync(dir);
+  fsyncDirSync(fs, dir);
   swapSteps.onStep?.('live', dir);
-  for (const stem of oldStems) for (const ext of EXTS) unlinkIfExists(`${stem}.${ext}${DELETED_SUFFIX}`);
-  fsyncDirSync(dir);
+  for (const stem of oldStems) for (const ext of EXTS) unlinkIfExists(fs, `${stem}.${ext}${DELETED_SUFFIX}`);
+  fsyncDirSync(fs, dir);
   swapSteps.onStep?.('done', dir);
 }
 
 /** The offset after the last whole batch of a log file (its base offset + 1 when it holds none). */
-function nextOffsetOf(path: string, baseOffset: bigint): bigint {
+function nextOffsetOf(fs: FileSystem, path: string, baseOffset: bigint): bigint {
   const fd = fs.openSync(path, 'r');
   try {
     const size = fs.fstatSync(fd).size;
@@ -87,12 +76,12 @@ function nextOffsetOf(path: string, baseOffset: bigint): bigint {
 }
 
 /** Finishes or undoes a replacement interrupted by a crash (see the module comment). Returns whether anything was done. */
-export function completeSwaps(dir: string): boolean {
+export function completeSwaps(fs: FileSystem, dir: string): boolean {
   let changed = false;
   const names = fs.readdirSync(dir);
   for (const name of names) {
     if (name.endsWith(CLEANED_SUFFIX) || name.endsWith(DELETED_SUFFIX)) {
-      unlinkIfExists(join(dir, name));
+      unlinkIfExists(fs, join(dir, name));
       changed = true;
     }
   }
@@ -102,21 +91,21 @@ export function completeSwaps(dir: string): boolean {
     if (!m) continue;
     const stem = join(dir, m[1]!);
     const base = BigInt(m[1]!);
-    const next = nextOffsetOf(`${stem}.log${SWAP_SUFFIX}`, base);
+    const next = nextOffsetOf(fs, `${stem}.log${SWAP_SUFFIX}`, base);
     for (const other of live) {
       const offset = BigInt(other);
-      if (offset >= base && offset < next) for (const ext of EXTS) unlinkIfExists(join(dir, `${other}.${ext}`));
+      if (offset >= base && offset < next) for (const ext of EXTS) unlinkIfExists(fs, join(dir, `${other}.${ext}`));
     }
-    for (const ext of ['index', 'timeindex']) renameIfExists(`${stem}.${ext}${SWAP_SUFFIX}`, `${stem}.${ext}`);
+    for (const ext of ['index', 'timeindex']) renameIfExists(fs, `${stem}.${ext}${SWAP_SUFFIX}`, `${stem}.${ext}`);
     fs.renameSync(`${stem}.log${SWAP_SUFFIX}`, `${stem}.log`);
     changed = true;
   }
   for (const name of fs.readdirSync(dir)) {
     if (name.endsWith(SWAP_SUFFIX)) {
-      unlinkIfExists(join(dir, name));
+      unlinkIfExists(fs, join(dir, name));
       changed = true;
     }
   }
-  if (changed) fsyncDirSync(dir);
+  if (changed) fsyncDirSync(fs, dir);
   return changed;
 }

@@ -5,6 +5,7 @@
  * store. The broker never decodes records; storage works on batch headers and stored bytes.
  */
 import type { Logger } from '../util/log.js';
+import type { FileSystem } from './file-system.js';
 import type { TopicConfigEntry } from './topic-configs.js';
 
 /** Topic-level settings, with Kafka's names and defaults (see `TOPIC_CONFIG_DEFAULTS`). */
@@ -148,6 +149,8 @@ export interface StorageOptions {
   readonly clock?: () => number;
   /** Kafka's producer.id.expiration.ms (default one day): idle producers are forgotten. */
   readonly producerIdExpirationMs?: number;
+  /** File engine only: the file system it works through (default: node:fs); tests inject faults here. */
+  readonly fileSystem?: FileSystem;
 }
 
 export interface StorageStats {
