@@ -12,7 +12,7 @@ import { CoordinatorRuntime } from './coordinator-runtime.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
-import { openFileStorage, openMemoryStorage, ReadBufferPool } from '../storage/index.js';
+import { openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 
 export interface BrokerOptions extends Partial<BrokerConfig> {
@@ -20,6 +20,8 @@ export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly clock?: Clock;
   /** Use this storage instead of opening one from `dataDir`. */
   readonly storage?: Storage;
+  /** The file system the storage works through (default node:fs); tests inject disk faults here. */
+  readonly fileSystem?: FileSystem;
 }
 
 export class Broker {
@@ -47,11 +49,11 @@ export class Broker {
   }
 
   static async start(options: BrokerOptions = {}): Promise<Broker> {
-    const { log: givenLog, clock: givenClock, storage: givenStorage, ...overrides } = options;
+    const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, ...overrides } = options;
     const config = brokerConfig(overrides);
     const log = givenLog ?? createLogger('broker');
     const clock = givenClock ?? systemClock;
-    const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, log: log.child('storage'), clock: () => clock.nowMs() };
+    const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
 

@@ -11,17 +11,35 @@ import { basename, dirname, join } from 'node:path';
 import { ioError } from './errors.js';
 import type { FileSystem } from './file-system.js';
 import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
+import type { IoFaults } from './io-faults.js';
 import { CLEANED_SUFFIX, completeSwaps, swapIntoPlace } from './file-swap.js';
 import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists, writeAllSync, writeFileDurable } from './fs-util.js';
 import type { LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
 
+/** What a file tells its partition's store: a failed write (for the log line and counters), durability lost. */
+export interface FileHooks {
+  writeFailed(path: string, what: string, err: unknown): void;
+  /** An fsync failed (or a torn write could not be undone): nothing written to the file may be trusted past `syncedLength`. */
+  durabilityLost(target: SyncTarget & { readonly path: string }, err: unknown): void;
+}
+
 /** A descriptor the scheduler may fsync and then close. */
 class FdTarget implements SyncTarget {
   private closed = false;
-  constructor(private readonly fs: FileSystem, readonly fd: number, readonly path: string, private readonly directory = false) {}
-  sync(): Promise<void> {
-    // Directories need fsync (their entries are metadata); data files only fdatasync.
-    return this.directory ? this.fs.fsync(this.fd) : this.fs.fdatasync(this.fd);
+  failure: Error | null = null;
+  constructor(
+    private readonly fs: FileSystem, readonly fd: number, readonly path: string,
+    private readonly hooks: FileHooks, private readonly directory = false,
+  ) {}
+  async sync(): Promise<void> {
+    try {
+      // Directories need fsync (their entries are metadata); data files only fdatasync.
+      await (this.directory ? this.fs.fsync(this.fd) : this.fs.fdatasync(this.fd));
+    } catch (err) {
+      this.failure ??= err as Error;
+      this.hooks.durabilityLost(this, err);
+      throw err;
+    }
   }
   close(): void {
     if (this.closed) return;
@@ -33,10 +51,19 @@ class FdTarget implements SyncTarget {
 export class FileLog implements LogBytes, SyncTarget {
   private length: number;
   private closed = false;
+  /**
+   * How much of the file a successful fsync covered: what is verifiably on disk. When an
+   * fsync fails, the partition recovers from this point (the rest may be gone from disk).
+   * At open, the whole file (it survived the last run; recovery checked its tail).
+   */
+  syncedLength: number;
+  /** Set once an fsync failed or a torn write could not be undone. */
+  failure: Error | null = null;
 
   /** `path` changes when a cleaned segment is swapped into place (the descriptor stays). */
-  constructor(private readonly fs: FileSystem, public path: string, private readonly fd: number) {
+  constructor(private readonly fs: FileSystem, public path: string, private readonly fd: number, public hooks: FileHooks) {
     this.length = fs.fstatSync(fd).size;
+    this.syncedLength = this.length;
   }
 
   get size(): number {
@@ -49,12 +76,15 @@ export class FileLog implements LogBytes, SyncTarget {
       // The descriptor is O_APPEND: each write lands at the end of the file.
       while (written < data.length) written += this.fs.writeSync(this.fd, data, written, data.length - written);
     } catch (err) {
+      this.hooks.writeFailed(this.path, 'append', err);
       // Undo a partial write so the next append does not land after garbage.
       if (written > 0) {
         try {
           this.fs.ftruncateSync(this.fd, this.length);
-        } catch {
-          // Recovery at the next start truncates the torn tail instead.
+        } catch (undo) {
+          // Appending after a torn batch would corrupt the log: recover the partition instead.
+          this.failure ??= undo as Error;
+          this.hooks.durabilityLost(this, undo);
         }
       }
       throw ioError(`append to ${this.path} failed`, err);
@@ -90,10 +120,19 @@ export class FileLog implements LogBytes, SyncTarget {
       throw ioError(`truncation of ${this.path} failed`, err);
     }
     this.length = size;
+    if (this.syncedLength > size) this.syncedLength = size;
   }
 
-  sync(): Promise<void> {
-    return this.fs.fdatasync(this.fd);
+  async sync(): Promise<void> {
+    const covered = this.length;
+    try {
+      await this.fs.fdatasync(this.fd);
+    } catch (err) {
+      this.failure ??= err as Error;
+      this.hooks.durabilityLost(this, err);
+      throw err;
+    }
+    if (!this.failure && covered > this.syncedLength) this.syncedLength = Math.min(covered, this.length);
   }
 
   close(): void {
@@ -131,6 +170,8 @@ export interface FileStoreContext {
   readonly logStartOffset: bigint;
   /** The log start offset or recovery point moved: rewrite the checkpoint files. */
   checkpointsChanged(): void;
+  /** Where write failures are logged and counted. */
+  readonly faults: IoFaults;
 }
 
 export class FilePartitionStore implements PartitionStore {
@@ -140,17 +181,84 @@ export class FilePartitionStore implements PartitionStore {
   private dirTarget: FdTarget | null = null;
   private readonly logs = new Set<FileLog>();
   private readonly fs: FileSystem;
+  private readonly hooks: FileHooks;
+  /** Told (once per failure) that this partition's durability was lost. */
+  private durabilityListener: ((path: string, err: unknown) => void) | null = null;
+  /** Ignores further losses until the partition recovered (a failed round reports each of its files). */
+  private lost = false;
+  /** Cleaned segments report nothing until they are swapped in: a failed clean is only abandoned. */
+  private readonly quietHooks: FileHooks;
+  private cleanShutdown: boolean;
+  /** Logs a recovery must cut back (path → what an fsync covered), kept until done so a failed attempt's retry knows. */
+  private readonly pendingTruncations = new Map<string, number>();
 
   constructor(readonly dir: string, private readonly ctx: FileStoreContext) {
     this.fs = ctx.fs;
     this.recoveryPoint = ctx.recoveryPoint < 0n ? 0n : ctx.recoveryPoint;
     this.logStartOffset = ctx.logStartOffset;
+    this.cleanShutdown = ctx.cleanShutdown;
+    this.hooks = {
+      writeFailed: (path, what, err) => ctx.faults.writeFailed(path, what, err),
+      durabilityLost: (target, err) => {
+        if (this.lost) return;
+        this.lost = true;
+        // Every file of the partition, not only this one: an append to a newer segment must
+        // not be acknowledged while older data before it may be gone.
+        for (const log of this.logs) log.failure ??= err as Error;
+        if (this.dirTarget) this.dirTarget.failure ??= err as Error;
+        this.durabilityListener?.(target.path, err);
+      },
+    };
+    this.quietHooks = { writeFailed: this.hooks.writeFailed, durabilityLost: () => undefined };
+  }
+
+  onDurabilityLost(listener: (path: string, err: unknown) => void): void {
+    this.durabilityListener = listener;
+  }
+
+  /**
+   * After a lost fsync: closes every file, cuts each log back to what a successful fsync
+   * covered (nothing acknowledged lies beyond: durability waits on the fsync of every file
+   * of the partition), then opens the partition again as after a crash (CRC-checked
+   * recovery from the recovery point). Throws when the disk refuses even that; a retry
+   * picks up where it stopped.
+   */
+  recover(): PartitionState {
+    for (const log of this.logs) {
+      if (log.syncedLength >= log.size) continue;
+      this.pendingTruncations.set(log.path, log.syncedLength);
+      // A cut segment is recovered (CRC-checked, indexes rebuilt) on open.
+      const base = BigInt(basename(log.path).slice(0, 20));
+      if (this.recoveryPoint > base) this.recoveryPoint = base;
+    }
+    this.close();
+    for (const [path, length] of this.pendingTruncations) {
+      const fd = this.fs.openSync(path, 'a+');
+      try {
+        if (this.fs.fstatSync(fd).size > length) this.fs.ftruncateSync(fd, length);
+        this.fs.fsyncSync(fd);
+      } finally {
+        this.fs.closeSync(fd);
+      }
+      this.pendingTruncations.delete(path);
+    }
+    this.cleanShutdown = false;
+    this.lost = false;
+    return this.open();
+  }
+
+  /** Settles once every file of the partition is durable as it is now (after recovery). */
+  syncAll(): Promise<void> {
+    const targets: SyncTarget[] = [...this.logs];
+    if (this.dirTarget) targets.push(this.dirTarget);
+    for (const t of targets) this.ctx.scheduler.markDirty(t);
+    return Promise.all(targets.map((t) => this.ctx.scheduler.waitFor(t))).then(() => undefined);
   }
 
   open(): PartitionState {
     const fs = this.fs;
     fs.mkdirSync(this.dir);
-    this.dirTarget = new FdTarget(fs, fs.openSync(this.dir, 'r'), this.dir, true);
+    this.dirTarget = new FdTarget(fs, fs.openSync(this.dir, 'r'), this.dir, this.hooks, true);
     // Before anything else: finish or undo a log cleaner swap a crash interrupted.
     completeSwaps(fs, this.dir);
     const names = fs.readdirSync(this.dir);
@@ -173,7 +281,7 @@ export class FilePartitionStore implements PartitionStore {
     }
     const segments = [...logs].sort().map((stem) => this.openSegment(BigInt(stem), false));
     snapshots.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
-    return { segments, cleanShutdown: this.ctx.cleanShutdown, recoveryPoint: this.recoveryPoint, logStartOffset: this.logStartOffset, snapshots };
+    return { segments, cleanShutdown: this.cleanShutdown, recoveryPoint: this.recoveryPoint, logStartOffset: this.logStartOffset, snapshots };
   }
 
   private stem(baseOffset: bigint): string {
@@ -184,7 +292,7 @@ export class FilePartitionStore implements PartitionStore {
     const stem = this.stem(baseOffset);
     const path = `${stem}.log`;
     const fd = this.fs.openSync(path, 'a+');
-    const log = new FileLog(this.fs, path, fd);
+    const log = new FileLog(this.fs, path, fd, this.hooks);
     if (create && log.size > 0) log.truncate(0);
     this.logs.add(log);
     return new FileSegmentFiles(this.fs, baseOffset, log, create ? -1 : this.fs.fstatSync(fd).mtimeMs, stem);
@@ -212,7 +320,7 @@ export class FilePartitionStore implements PartitionStore {
     const stem = this.stem(baseOffset);
     const path = `${stem}.log${CLEANED_SUFFIX}`;
     unlinkIfExists(this.fs, path);
-    return new FileSegmentFiles(this.fs, baseOffset, new FileLog(this.fs, path, this.fs.openSync(path, 'a+')), lastModifiedMs, stem);
+    return new FileSegmentFiles(this.fs, baseOffset, new FileLog(this.fs, path, this.fs.openSync(path, 'a+'), this.quietHooks), lastModifiedMs, stem);
   }
 
   async finishCleanedSegment(cleaned: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): Promise<void> {
@@ -244,6 +352,7 @@ export class FilePartitionStore implements PartitionStore {
       this.ctx.scheduler.release(log);
     }
     files.log.path = `${files.stem}.log`;
+    files.log.hooks = this.hooks;
     this.logs.add(files.log);
   }
 
@@ -257,7 +366,7 @@ export class FilePartitionStore implements PartitionStore {
   private writeWhole(path: string, data: Buffer): void {
     let target: FdTarget;
     try {
-      target = new FdTarget(this.fs, this.fs.openSync(path, 'w'), path);
+      target = new FdTarget(this.fs, this.fs.openSync(path, 'w'), path, this.hooks);
     } catch (err) {
       throw ioError(`creating ${path} failed`, err);
     }

@@ -16,9 +16,10 @@ import { checkpointKey, CheckpointWriter, LOG_START_OFFSET_CHECKPOINT, readCheck
 import { FilePartitionStore } from './file-segment.js';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { FlushScheduler } from './flush-scheduler.js';
+import { IoFaults } from './io-faults.js';
 import { fsyncDirSync, readIfExists, unlinkIfExists, writeAllSync, writeAtomicSync } from './fs-util.js';
 import { BaseStorage, type StorageEngine } from './storage-base.js';
-import type { FlushPolicy, Storage, StorageOptions, StorageStats, TopicMetadata } from './types.js';
+import type { FlushPolicy, Storage, StorageOptions, TopicMetadata } from './types.js';
 
 export const CLEAN_SHUTDOWN_MARKER = '.kafka_cleanshutdown';
 /** Kafka's lock file name; here it holds the owner's pid (Node has no portable flock). */
@@ -80,6 +81,7 @@ class FileEngine implements StorageEngine, CheckpointSource {
 
   constructor(
     private readonly fs: FileSystem,
+    readonly faults: IoFaults,
     private readonly dataDir: string,
     readonly scheduler: FlushScheduler,
     private readonly cleanShutdown: boolean,
@@ -91,7 +93,7 @@ class FileEngine implements StorageEngine, CheckpointSource {
     this.checkpoints = new CheckpointWriter(fs, dataDir, this, log);
   }
 
-  get stats(): StorageStats {
+  get stats(): { fsyncs: number; flushRounds: number; fsyncErrors: number } {
     return this.scheduler.stats;
   }
 
@@ -125,6 +127,7 @@ class FileEngine implements StorageEngine, CheckpointSource {
       recoveryPoint: created ? 0n : (this.recoveryPoints.get(key) ?? -1n),
       logStartOffset: created ? -1n : (this.logStartOffsets.get(key) ?? -1n),
       checkpointsChanged: () => this.checkpoints.changed(),
+      faults: this.faults,
     });
     this.stores.set(key, store);
     return store;
@@ -203,7 +206,7 @@ async function open(fs: FileSystem, dataDir: string, options: StorageOptions, re
   const flush: FlushPolicy = options.flush ?? 'always';
   const scheduler = new FlushScheduler(flush, (err) => log?.error('fsync failed', { err }));
   const engine = new FileEngine(
-    fs, dataDir, scheduler, cleanShutdown,
+    fs, new IoFaults(log, options.clock), dataDir, scheduler, cleanShutdown,
     readCheckpoint(fs, join(dataDir, LOG_START_OFFSET_CHECKPOINT), log),
     readCheckpoint(fs, join(dataDir, RECOVERY_POINT_CHECKPOINT), log),
     log,

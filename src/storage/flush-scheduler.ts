@@ -9,33 +9,50 @@
  * fsync, not up to two (the commit-latency tail). An fsync covers everything written before it
  * started, whatever else is in flight. Rounds settle in the order they started, so an append's
  * acknowledgement never overtakes an earlier one's.
+ *
+ * Each file's waiters are settled by that file's fsync alone: a failed fsync of one partition
+ * fails only the appends written to that file (with KAFKA_STORAGE_ERROR), never another
+ * partition's. A file whose fsync failed once stays failed (`SyncTarget.failure`): later
+ * rounds that fsync it successfully still fail its waiters, because after a failed fsync the
+ * kernel may have dropped the data and a later fsync proves nothing about it (the lesson of
+ * PostgreSQL's "fsyncgate"). The file's partition recovers from what an earlier successful
+ * fsync covered (partition-log.ts).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { StorageError } from './errors.js';
-import type { FlushPolicy, StorageStats } from './types.js';
+import type { FlushPolicy } from './types.js';
 
 /** Something that can be made durable and closed (a file or directory descriptor). */
 export interface SyncTarget {
   sync(): Promise<void>;
   close(): void;
+  /** Set once an fsync of it failed: nothing written to it may be acknowledged any more. */
+  readonly failure?: Error | null;
 }
 
-interface Round {
+interface Deferred {
   readonly promise: Promise<void>;
   resolve(): void;
   reject(err: Error): void;
+}
+
+/** A round: the files it syncs, and who waits on which (created on demand, per file). */
+interface Round {
+  readonly waiters: Map<SyncTarget, Deferred>;
+  /** flushAll(): settles with the whole round (rejected when any file failed). */
+  all: Deferred | null;
+  callbacks: ((ok: boolean) => void)[];
 }
 
 /** A round whose fsyncs were issued: it settles once they are done and every earlier round settled. */
 interface StartedRound {
   readonly targets: ReadonlySet<SyncTarget>;
   readonly round: Round;
-  readonly callbacks: ((ok: boolean) => void)[];
+  readonly failures: Map<SyncTarget, Error>;
   done: boolean;
-  failure: Error | null;
 }
 
-function newRound(): Round {
+function deferred(): Deferred {
   let resolve!: () => void;
   let reject!: (err: Error) => void;
   const promise = new Promise<void>((res, rej) => {
@@ -45,6 +62,20 @@ function newRound(): Round {
   // Callers may drop the promise (acks=1): a failed fsync must not become an unhandled rejection.
   promise.catch(() => undefined);
   return { promise, resolve, reject };
+}
+
+function newRound(): Round {
+  return { waiters: new Map(), all: null, callbacks: [] };
+}
+
+function waiterFor(round: Round, target: SyncTarget): Promise<void> {
+  let d = round.waiters.get(target);
+  if (!d) round.waiters.set(target, d = deferred());
+  return d.promise;
+}
+
+function storageFailure(cause: unknown): Error {
+  return cause instanceof StorageError ? cause : new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `fsync failed: ${String(cause)}`, { cause });
 }
 
 export const RESOLVED: Promise<void> = Promise.resolve();
@@ -67,20 +98,19 @@ export class FlushScheduler {
   private next: Round | null = null;
   private scheduled = false;
   private readonly closeAfterRound = new Set<SyncTarget>();
-  private afterRound: ((ok: boolean) => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private counters = { fsyncs: 0, flushRounds: 0 };
+  private counters = { fsyncs: 0, flushRounds: 0, fsyncErrors: 0 };
 
   constructor(private readonly policy: FlushPolicy, private readonly onError: (err: Error) => void = () => undefined) {
     if (typeof policy === 'object') {
       this.timer = setInterval(() => {
-        if (this.takeLazy() || this.dirty.size > 0) void this.requestRound();
+        if (this.takeLazy() || this.dirty.size > 0) this.requestRound();
       }, policy.intervalMs);
       this.timer.unref();
     }
   }
 
-  get stats(): StorageStats {
+  get stats(): { fsyncs: number; flushRounds: number; fsyncErrors: number } {
     return { ...this.counters };
   }
 
@@ -90,8 +120,9 @@ export class FlushScheduler {
       this.lazy.add(target);
       return RESOLVED;
     }
+    if (target.failure) return Promise.reject(storageFailure(target.failure));
     this.dirty.add(target);
-    return this.requestRound();
+    return waiterFor(this.requestRound(), target);
   }
 
   /** Marks `target` dirty without waiting; it is synced by the next round. */
@@ -102,21 +133,32 @@ export class FlushScheduler {
   /** Settles once everything written to `target` so far is durable under the policy. */
   waitFor(target: SyncTarget): Promise<void> {
     if (this.policy !== 'always') return RESOLVED;
-    if (this.dirty.has(target)) return this.requestRound();
-    return this.lastStartedWith(target)?.round.promise ?? RESOLVED;
+    if (target.failure) return Promise.reject(storageFailure(target.failure));
+    if (this.dirty.has(target)) return waiterFor(this.requestRound(), target);
+    const last = this.lastStartedWith(target);
+    return last ? waiterFor(last.round, target) : RESOLVED;
   }
 
-  /** Settles once everything written to any file so far is durable, whatever the policy. */
+  /** Settles once everything written to any file so far is durable, whatever the policy; rejects when some fsync failed. */
   flushAll(): Promise<void> {
     this.takeLazy();
-    if (this.dirty.size > 0) return this.requestRound();
-    return this.started.at(-1)?.round.promise ?? RESOLVED;
+    const round = this.dirty.size > 0 ? this.requestRound() : this.started.at(-1)?.round;
+    if (!round) return RESOLVED;
+    round.all ??= deferred();
+    return round.all.promise;
+  }
+
+  /** Settles once every round started so far has settled, failed or not. */
+  settled(): Promise<void> {
+    const last = this.started.at(-1);
+    if (!last) return RESOLVED;
+    last.round.all ??= deferred();
+    return last.round.all.promise.then(() => undefined, () => undefined);
   }
 
   /** Runs `fn` after the next round, telling whether its fsyncs succeeded (sealing work: checkpoints, closing). */
   afterNextRound(fn: (ok: boolean) => void): void {
-    this.afterRound.push(fn);
-    void this.requestRound();
+    this.requestRound().callbacks.push(fn);
   }
 
   /** Forgets `target` (its file is being closed or deleted); closes it once no fsync uses it. */
@@ -144,10 +186,10 @@ export class FlushScheduler {
     return true;
   }
 
-  private requestRound(): Promise<void> {
+  private requestRound(): Round {
     this.next ??= newRound();
     this.scheduleStart();
-    return this.next.promise;
+    return this.next;
   }
 
   private scheduleStart(): void {
@@ -161,21 +203,20 @@ export class FlushScheduler {
   private start(): void {
     this.scheduled = false;
     if (!this.next || this.running >= MAX_ROUNDS_IN_FLIGHT) return;
-    const entry: StartedRound = { targets: this.dirty, round: this.next, callbacks: this.afterRound, done: false, failure: null };
+    const entry: StartedRound = { targets: this.dirty, round: this.next, failures: new Map(), done: false };
     this.dirty = new Set();
     this.next = null;
-    this.afterRound = [];
     this.started.push(entry);
     this.running++;
     this.counters.flushRounds++;
     this.counters.fsyncs += entry.targets.size;
-    void Promise.allSettled([...entry.targets].map((t) => t.sync())).then((results) => {
+    const targets = [...entry.targets];
+    void Promise.allSettled(targets.map((t) => t.sync())).then((results) => {
       this.running--;
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) {
-        const cause: unknown = failed.reason;
-        entry.failure = cause instanceof StorageError ? cause : new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `fsync failed: ${String(cause)}`, { cause });
-      }
+      results.forEach((r, i) => {
+        if (r.status === 'rejected') entry.failures.set(targets[i]!, storageFailure(r.reason));
+      });
+      this.counters.fsyncErrors += entry.failures.size;
       entry.done = true;
       this.settleInOrder();
       this.scheduleStart();
@@ -190,15 +231,24 @@ export class FlushScheduler {
         t.close();
         this.closeAfterRound.delete(t);
       }
-      if (entry.failure) {
-        this.onError(entry.failure);
-        entry.round.reject(entry.failure);
-      } else {
-        entry.round.resolve();
+      for (const err of entry.failures.values()) this.onError(err);
+      let firstFailure: Error | null = null;
+      for (const t of entry.targets) {
+        // A file that failed in this round or an earlier one: its data is not known durable.
+        const failure = entry.failures.get(t) ?? (t.failure ? storageFailure(t.failure) : null);
+        firstFailure ??= failure;
+        const waiter = entry.round.waiters.get(t);
+        if (!waiter) continue;
+        if (failure) waiter.reject(failure);
+        else waiter.resolve();
       }
-      for (const fn of entry.callbacks) {
+      if (entry.round.all) {
+        if (firstFailure) entry.round.all.reject(firstFailure);
+        else entry.round.all.resolve();
+      }
+      for (const fn of entry.round.callbacks) {
         try {
-          fn(!entry.failure);
+          fn(firstFailure === null);
         } catch (err) {
           this.onError(err instanceof Error ? err : new Error(String(err)));
         }

@@ -30,8 +30,9 @@ export interface LoadedLog {
   readonly snapshotOffsets: bigint[];
 }
 
-export function loadLog(store: PartitionStore, ctx: LoadContext): LoadedLog {
-  const state = store.open();
+/** Opens the partition's store (or, `recovering`, reopens it after a lost fsync) and loads its log. */
+export function loadLog(store: PartitionStore, ctx: LoadContext, recovering = false): LoadedLog {
+  const state = recovering ? store.recover() : store.open();
   const segments: Segment[] = [];
   const recovered: Segment[] = [];
   let dropRest = false;

@@ -64,6 +64,17 @@ export class MemoryPartitionStore implements PartitionStore {
     return EMPTY_STATE;
   }
 
+  /** Memory has no fsync to fail. */
+  onDurabilityLost(): void {}
+
+  recover(): PartitionState {
+    throw new Error('a memory partition never loses durability');
+  }
+
+  syncAll(): Promise<void> {
+    return RESOLVED;
+  }
+
   createSegment(baseOffset: bigint): SegmentFiles {
     return new MemorySegmentFiles(baseOffset);
   }

@@ -8,10 +8,13 @@ import { RESOLVED } from './flush-scheduler.js';
 import { MemoryPartitionStore } from './memory-segment.js';
 import { BaseStorage, type StorageEngine } from './storage-base.js';
 import type { PartitionStore } from './segment-store.js';
-import type { Storage, StorageOptions, StorageStats } from './types.js';
+import { IoFaults } from './io-faults.js';
+import type { Storage, StorageOptions } from './types.js';
 
 class MemoryEngine implements StorageEngine {
-  readonly stats: StorageStats = Object.freeze({ fsyncs: 0, flushRounds: 0 });
+  readonly stats = Object.freeze({ fsyncs: 0, flushRounds: 0, fsyncErrors: 0 });
+
+  constructor(readonly faults: IoFaults) {}
 
   partitionStore(): PartitionStore {
     return new MemoryPartitionStore();
@@ -30,5 +33,5 @@ class MemoryEngine implements StorageEngine {
 }
 
 export function openMemoryStorage(options: StorageOptions = {}): Storage {
-  return new BaseStorage(new Catalog(NO_PERSISTENCE), new MemoryEngine(), options);
+  return new BaseStorage(new Catalog(NO_PERSISTENCE), new MemoryEngine(new IoFaults(options.log, options.clock)), options);
 }

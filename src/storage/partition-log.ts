@@ -20,6 +20,7 @@ import {
   type RecordBatchHeader,
 } from '../protocol/records/index.js';
 import type { Logger } from '../util/log.js';
+import type { IoFaults } from './io-faults.js';
 import { validateAppend } from './append-validation.js';
 import { ioError, StorageError } from './errors.js';
 import type { CleanerView } from './log-cleaner.js';
@@ -34,6 +35,8 @@ import type { AppendOptions, AppendResult, OffsetAndTimestamp, PartitionLog, Rea
 export const LEADER_EPOCH = 0;
 const NO_RECORDS: Buffer[] = [];
 const TWO_32 = 4294967296;
+/** Recovery re-reads whole batches; the storage's own scratch is sized for header walks. */
+const RECOVERY_SCRATCH_BYTES = 1024 * 1024;
 
 /** An int64 offset as a number, without allocating a bigint (exact below 2^53, far beyond any real offset). */
 function readOffset(buf: Buffer, at: number): number {
@@ -47,22 +50,33 @@ export interface PartitionLogDeps {
   readonly scratch: Buffer;
   readonly producerIdExpirationMs: number;
   readonly log?: Logger;
+  /** Where going offline and recovering are logged and counted. */
+  readonly faults: IoFaults;
+  /** Wall clock for recovery (producer expiry); default Date.now. */
+  readonly clock?: () => number;
 }
+
+/** Recovery retries after a failure of its own: 1 s, doubling, at most this long apart. */
+const MAX_RECOVERY_BACKOFF_MS = 30_000;
 
 export class PartitionLogImpl implements PartitionLog {
   private config: LogConfig;
-  private state: 'open' | 'closed' | 'deleted' = 'open';
+  /** 'offline': an fsync failed; appends and reads are refused until recover() reloaded the log from disk. */
+  private state: 'open' | 'offline' | 'closed' | 'deleted' = 'open';
+  private offlineBecause: string | null = null;
+  private recoveryTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly topic: string,
     readonly partition: number,
     private readonly deps: PartitionLogDeps,
-    private readonly segmentList: Segment[],
+    private segmentList: Segment[],
     private lso: bigint,
-    private readonly producers: ProducerStateManager,
-    private readonly snapshotOffsets: bigint[],
+    private producers: ProducerStateManager,
+    private snapshotOffsets: bigint[],
   ) {
     this.config = deps.config;
+    deps.store.onDurabilityLost((path, err) => this.takeOffline(path, err));
   }
 
   /** Opens (and if needed recovers) the partition's log; `recoveryScratch` is a large reusable buffer. */
@@ -391,8 +405,9 @@ export class PartitionLogImpl implements PartitionLog {
   }
 
   close(): void {
-    if (this.state !== 'open') return;
+    if (this.state !== 'open' && this.state !== 'offline') return;
     this.state = 'closed';
+    this.stopRecovery();
     this.deps.store.close();
   }
 
@@ -400,13 +415,77 @@ export class PartitionLogImpl implements PartitionLog {
   destroy(): void {
     if (this.state === 'deleted') return;
     this.state = 'deleted';
+    this.stopRecovery();
     this.deps.store.destroy();
   }
 
+  private stopRecovery(): void {
+    if (this.recoveryTimer) clearTimeout(this.recoveryTimer);
+    this.recoveryTimer = null;
+  }
+
   private ensureOpen(): void {
+    if (this.state === 'open') return;
     if (this.state === 'deleted') {
       throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${this.topic}-${this.partition} was deleted`);
     }
-    if (this.state === 'closed') throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'storage is closed');
+    if (this.state === 'offline') {
+      throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `${this.topic}-${this.partition} is offline while it recovers: ${this.offlineBecause}`);
+    }
+    throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'storage is closed');
+  }
+
+  /**
+   * An fsync of this partition failed: what was written since the last successful one may
+   * be gone from disk, whatever later fsyncs say. Refuse appends and reads at once (appends
+   * waiting for durability are failed by the flush scheduler) and recover.
+   */
+  private takeOffline(path: string, err: unknown): void {
+    if (this.state !== 'open') return;
+    this.state = 'offline';
+    const errno = (err as NodeJS.ErrnoException | undefined)?.code ?? 'EIO';
+    this.offlineBecause = `fsync of ${path} failed (${errno})`;
+    this.deps.faults.partitionOffline(`${this.topic}-${this.partition}`, path, err);
+    this.scheduleRecovery(0);
+  }
+
+  private scheduleRecovery(delayMs: number): void {
+    this.recoveryTimer = setTimeout(() => {
+      this.recoveryTimer = null;
+      void this.recover(delayMs);
+    }, delayMs);
+    this.recoveryTimer.unref();
+  }
+
+  /**
+   * Reloads the log as after a crash, from what a successful fsync covered (partition store:
+   * recover()), CRC-checked and truncated at the first bad batch, then makes that durable
+   * before serving again. A recovery the disk refuses is retried with a growing delay.
+   */
+  private async recover(previousDelayMs: number): Promise<void> {
+    if (this.state !== 'offline') return;
+    const name = `${this.topic}-${this.partition}`;
+    const endBefore = this.logEndOffset;
+    try {
+      const loaded = loadLog(this.deps.store, {
+        name, config: this.config, nowMs: (this.deps.clock ?? Date.now)(), producerIdExpirationMs: this.deps.producerIdExpirationMs,
+        scratch: Buffer.allocUnsafe(RECOVERY_SCRATCH_BYTES), log: this.deps.log,
+      }, true);
+      await this.deps.store.syncAll();
+      if (this.state !== 'offline') return; // closed or deleted meanwhile
+      this.segmentList = loaded.segments;
+      this.producers = loaded.producers;
+      this.snapshotOffsets = loaded.snapshotOffsets;
+      this.lso = loaded.logStartOffset;
+      this.deps.store.logStartOffsetChanged(this.lso);
+      this.state = 'open';
+      this.offlineBecause = null;
+      this.deps.faults.partitionRecovered(name, { logEndOffset: String(this.logEndOffset), logEndOffsetBefore: String(endBefore) });
+    } catch (err) {
+      if (this.state !== 'offline') return;
+      const delayMs = Math.min(MAX_RECOVERY_BACKOFF_MS, Math.max(1_000, previousDelayMs * 2));
+      this.deps.log?.error(`recovery of ${name} failed; retrying in ${delayMs} ms`, { partition: name, err });
+      this.scheduleRecovery(delayMs);
+    }
   }
 }

@@ -90,6 +90,15 @@ export interface PartitionStore {
   prepareClose(active: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): void;
   /** Closes every file (after the final flush). */
   close(): void;
+  /** `listener` is told, once per failure, that an fsync of the partition's files failed (its data is not known durable). */
+  onDurabilityLost(listener: (path: string, err: unknown) => void): void;
+  /**
+   * After a lost fsync: closes everything, drops what no successful fsync covered, and opens
+   * the partition again as after a crash. Throws when the disk refuses.
+   */
+  recover(): PartitionState;
+  /** Settles once every file of the partition is durable as it is now. */
+  syncAll(): Promise<void>;
   /** The topic was deleted: close and remove everything. */
   destroy(): void;
 }

@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { Logger } from '../util/log.js';
+import type { IoFaults, IoFaultStats } from './io-faults.js';
 import type { Catalog } from './catalog.js';
 import { StorageError } from './errors.js';
 import { LogCleaner } from './log-cleaner.js';
@@ -18,7 +19,8 @@ const READ_SCRATCH_BYTES = 16 * 1024;
 const RECOVERY_SCRATCH_BYTES = 1024 * 1024;
 
 export interface StorageEngine {
-  readonly stats: StorageStats;
+  readonly stats: Omit<StorageStats, keyof IoFaultStats>;
+  readonly faults: IoFaults;
   /** Storage for one partition; `created`: the topic is new (remove anything left under its name). */
   partitionStore(topic: TopicMetadata, partition: number, created: boolean): PartitionStore;
   /** After a new topic's partitions were opened (make their directories durable). */
@@ -55,7 +57,7 @@ export class BaseStorage implements Storage {
   }
 
   get stats(): StorageStats {
-    return this.engine.stats;
+    return { ...this.engine.stats, ...this.engine.faults.stats };
   }
 
   private openLogs(topic: TopicMetadata, created: boolean, recoveryScratch: Buffer): void {
@@ -65,7 +67,7 @@ export class BaseStorage implements Storage {
     for (let p = 0; p < topic.partitions; p++) {
       const deps = {
         store: this.engine.partitionStore(topic, p, created), config, scratch: this.scratch,
-        producerIdExpirationMs: this.producerIdExpirationMs, log: this.log,
+        producerIdExpirationMs: this.producerIdExpirationMs, log: this.log, faults: this.engine.faults, clock: this.clock,
       };
       logs.push(PartitionLogImpl.open(topic.name, p, deps, nowMs, recoveryScratch));
     }

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../util/log.js';
 import type { FileSystem } from './file-system.js';
+import type { IoFaultStats } from './io-faults.js';
 import type { TopicConfigEntry } from './topic-configs.js';
 
 /** Topic-level settings, with Kafka's names and defaults (see `TOPIC_CONFIG_DEFAULTS`). */
@@ -153,11 +154,13 @@ export interface StorageOptions {
   readonly fileSystem?: FileSystem;
 }
 
-export interface StorageStats {
+export interface StorageStats extends IoFaultStats {
   /** fsync/fdatasync calls made (files and directories). */
   readonly fsyncs: number;
   /** Group-commit rounds: each fsyncs every dirty file once, in parallel. */
   readonly flushRounds: number;
+  /** fsyncs that failed (each takes its partition offline until it recovered). */
+  readonly fsyncErrors: number;
 }
 
 export interface LogCleanerStats {
