@@ -155,7 +155,8 @@ export class Broker {
       await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');
       await closed;
-      await this.context.storage.flush();
+      // A failed flush (a failing disk) must not keep the files open: close says what failed.
+      await this.context.storage.flush().catch((err: unknown) => this.context.log.error('final flush failed', { err }));
       await this.context.storage.close();
       this.context.log.info('stopped');
     })();

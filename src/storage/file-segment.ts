@@ -299,11 +299,16 @@ export class FilePartitionStore implements PartitionStore {
   }
 
   createSegment(baseOffset: bigint): SegmentFiles {
-    const files = this.openSegment(baseOffset, true);
-    // Empty index files from the start, so the directory always looks like Kafka's.
-    for (const ext of ['index', 'timeindex']) this.fs.closeSync(this.fs.openSync(`${this.stem(baseOffset)}.${ext}`, 'w'));
-    this.ctx.scheduler.markDirty(this.dirTarget!);
-    return files;
+    try {
+      const files = this.openSegment(baseOffset, true);
+      // Empty index files from the start, so the directory always looks like Kafka's.
+      for (const ext of ['index', 'timeindex']) this.fs.closeSync(this.fs.openSync(`${this.stem(baseOffset)}.${ext}`, 'w'));
+      this.ctx.scheduler.markDirty(this.dirTarget!);
+      return files;
+    } catch (err) {
+      this.hooks.writeFailed(`${this.stem(baseOffset)}.log`, 'create segment', err);
+      throw ioError(`creating segment ${segmentName(baseOffset)} in ${this.dir} failed`, err);
+    }
   }
 
   deleteSegment(segment: SegmentFiles): void {
@@ -368,12 +373,14 @@ export class FilePartitionStore implements PartitionStore {
     try {
       target = new FdTarget(this.fs, this.fs.openSync(path, 'w'), path, this.hooks);
     } catch (err) {
+      this.hooks.writeFailed(path, 'create', err);
       throw ioError(`creating ${path} failed`, err);
     }
     try {
       writeAllSync(this.fs, target.fd, data);
     } catch (err) {
       target.close();
+      this.hooks.writeFailed(path, 'write', err);
       throw ioError(`writing ${path} failed`, err);
     }
     this.ctx.scheduler.markDirty(target);

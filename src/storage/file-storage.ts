@@ -153,15 +153,37 @@ class FileEngine implements StorageEngine, CheckpointSource {
     return this.scheduler.flushAll();
   }
 
-  async close(closeLogs: () => void): Promise<void> {
-    await this.scheduler.flushAll();
-    await this.checkpoints.idle();
-    this.checkpoints.writeSync();
+  /**
+   * Closes every file and releases the directory whatever happens; only when everything was
+   * persisted (`persisted`, the final fsyncs, the checkpoints) is the clean-shutdown marker
+   * written. Otherwise (a full or failing disk) the next start recovers the logs as after a
+   * crash, and this rejects with what went wrong, once everything is released.
+   */
+  async close(closeLogs: () => void, persisted: Error | null): Promise<void> {
+    let failure = persisted;
+    try {
+      await this.scheduler.flushAll();
+      await this.checkpoints.idle();
+      this.checkpoints.writeSync();
+    } catch (err) {
+      failure ??= err as Error;
+    }
     closeLogs();
     this.scheduler.stop();
-    this.fs.closeSync(this.fs.openSync(join(this.dataDir, CLEAN_SHUTDOWN_MARKER), 'w'));
-    fsyncDirSync(this.fs, this.dataDir);
-    this.releaseLock();
+    try {
+      if (failure === null) {
+        this.fs.closeSync(this.fs.openSync(join(this.dataDir, CLEAN_SHUTDOWN_MARKER), 'w'));
+        fsyncDirSync(this.fs, this.dataDir);
+      }
+    } catch (err) {
+      failure = err as Error;
+    } finally {
+      this.releaseLock();
+    }
+    if (failure !== null) {
+      this.log?.error('storage closed without a clean-shutdown marker: the next start recovers the logs', { dataDir: this.dataDir, err: failure });
+      throw failure instanceof StorageError ? failure : new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `closing ${this.dataDir} failed: ${failure.message}`, { cause: failure });
+    }
     this.log?.info('storage closed cleanly', { dataDir: this.dataDir });
   }
 

@@ -184,13 +184,30 @@ export class PartitionLogImpl implements PartitionLog {
   private roll(nowMs: number): void {
     const old = this.active;
     const base = old.nextOffset;
+    let created: Segment | null = null;
     try {
       old.finalizeTimeIndex();
-      const segment = new Segment(this.deps.store.createSegment(base), nowMs);
-      this.segmentList.push(segment);
+      created = new Segment(this.deps.store.createSegment(base), nowMs);
       this.writeSnapshot(base);
       this.deps.store.sealSegment(old.files, old.offsetIndex.bytes(), old.timeIndex.bytes(), base);
+      this.segmentList.push(created);
     } catch (err) {
+      // All or nothing (a full disk fails this half way): the old segment stays active.
+      if (created) {
+        try {
+          this.deps.store.deleteSegment(created.files);
+        } catch {
+          // An empty segment left behind is recovered (or removed) at the next start.
+        }
+        if (this.snapshotOffsets.at(-1) === base) {
+          this.snapshotOffsets.pop();
+          try {
+            this.deps.store.deleteProducerSnapshot(base);
+          } catch {
+            // A snapshot at the log end is harmless.
+          }
+        }
+      }
       throw err instanceof StorageError ? err : ioError(`rolling ${this.topic}-${this.partition} at offset ${base} failed`, err);
     }
   }

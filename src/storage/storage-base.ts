@@ -27,8 +27,12 @@ export interface StorageEngine {
   topicCreated(topic: TopicMetadata): void;
   topicDeleted(topic: TopicMetadata): void;
   flush(): Promise<void>;
-  /** Clean shutdown once every log has persisted its state: sync, `closeLogs()`, mark clean. */
-  close(closeLogs: () => void): Promise<void>;
+  /**
+   * Shutdown once every log tried to persist its state (`persisted`: the first failure, if
+   * any): sync, `closeLogs()`, mark clean only when everything was persisted. Always closes
+   * everything; rejects when the shutdown was not clean.
+   */
+  close(closeLogs: () => void, persisted: Error | null): Promise<void>;
 }
 
 export class BaseStorage implements Storage {
@@ -95,10 +99,33 @@ export class BaseStorage implements Storage {
 
   deleteTopic(name: string): void {
     this.ensureOpen();
-    const topic = this.catalog.remove(name);
+    let topic: TopicMetadata;
+    try {
+      topic = this.catalog.remove(name);
+    } catch (err) {
+      const existing = this.catalog.topic(name);
+      if (!existing || !isOutOfSpace(err)) throw err;
+      // A full disk cannot take even the catalog's rewrite, and deleting a topic is how an
+      // operator frees space: remove the topic's files first, then record the deletion.
+      this.log?.warn('the disk is full: removing the topic\'s files before recording its deletion', { topic: name });
+      this.destroyLogs(name);
+      try {
+        topic = this.catalog.remove(name);
+      } catch (again) {
+        // Still refused: the topic stays, empty, so memory and disk agree.
+        this.openLogs(existing, true, this.scratch);
+        throw again;
+      }
+      this.engine.topicDeleted(topic);
+      return;
+    }
+    this.destroyLogs(name);
+    this.engine.topicDeleted(topic);
+  }
+
+  private destroyLogs(name: string): void {
     for (const log of this.logs.get(name) ?? []) log.destroy();
     this.logs.delete(name);
-    this.engine.topicDeleted(topic);
   }
 
   topic(name: string): TopicMetadata | undefined {
@@ -174,10 +201,21 @@ export class BaseStorage implements Storage {
     this.closing ??= (async () => {
       // The cleaner stops at its next step; a swap is synchronous, so none is half done.
       await this.cleaning;
-      for (const logs of this.logs.values()) for (const log of logs) log.prepareClose();
+      let persisted: Error | null = null;
+      for (const [topic, logs] of this.logs) {
+        for (const log of logs) {
+          try {
+            log.prepareClose();
+          } catch (err) {
+            // A full disk: this log's indexes stay unwritten; the next start rebuilds them.
+            persisted ??= err as Error;
+            this.log?.error('could not persist a log at shutdown', { topic, partition: log.partition, err });
+          }
+        }
+      }
       await this.engine.close(() => {
         for (const logs of this.logs.values()) for (const log of logs) log.close();
-      });
+      }, persisted);
     })();
     return this.closing;
   }
@@ -185,4 +223,10 @@ export class BaseStorage implements Storage {
   private ensureOpen(): void {
     if (this.closing) throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'storage is closed');
   }
+}
+
+/** A write refused for lack of space (ENOSPC, or a quota: EDQUOT). */
+function isOutOfSpace(err: unknown): boolean {
+  const code = ((err as { cause?: { code?: unknown } }).cause?.code) ?? (err as { code?: unknown }).code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }

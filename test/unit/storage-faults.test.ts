@@ -175,6 +175,44 @@ describe('disk faults (file engine)', () => {
     assert.deepEqual(readAll(log).map((r) => r.value), ['durable']);
   });
 
+  it('a roll the full disk refuses half way leaves the old segment active; the next append rolls', TIMEOUT, async () => {
+    storage.createTopic('small', 1, { 'internal.segment.bytes': '500' });
+    const log = storage.partition('small', 0)!;
+    await log.append(batch({ count: 5, value: 'x'.repeat(60) }), { nowMs: NOW }).durable;
+    const refused = faults.inject({ op: 'write', path: '.snapshot', errno: 'ENOSPC', times: 1 });
+    assert.equal(errorCodeOf(() => log.append(batch({ count: 5, value: 'y'.repeat(60) }), { nowMs: NOW })), ErrorCode.KAFKA_STORAGE_ERROR);
+    assert.equal(refused.hits, 1);
+    assert.equal(log.segments().length, 1, 'no half-made segment');
+    await log.append(batch({ count: 5, value: 'z'.repeat(60) }), { nowMs: NOW }).durable;
+    assert.equal(log.segments().length, 2);
+    assert.deepEqual(readAll(log).map((r) => r.value[0]), ['x', 'x', 'x', 'x', 'x', 'z', 'z', 'z', 'z', 'z']);
+  });
+
+  it('deleting a topic frees its space even when the full disk refuses the catalog\'s rewrite', TIMEOUT, async () => {
+    storage.createTopic('big', 1);
+    await storage.partition('big', 0)!.append(batch({ count: 10 }), { nowMs: NOW }).durable;
+    const full = faults.inject({ op: 'write', path: 'catalog.json', errno: 'ENOSPC', times: 1 });
+    storage.deleteTopic('big');
+    assert.equal(full.hits, 1, 'the first rewrite was refused');
+    assert.equal(storage.topic('big'), undefined);
+    assert.equal(faults.calls.some((c) => c.op === 'rename' && /big-0$/.test(c.path)), true, 'its files were removed first');
+    await storage.close();
+    const reopened = await env.open();
+    assert.equal(reopened.topic('big'), undefined, 'the deletion was recorded');
+  });
+
+  it('shutdown on a full disk closes every file and releases the directory, reports that it was not clean, and the next start recovers', TIMEOUT, async () => {
+    const log = storage.partition('t', 0)!;
+    await log.append(batch({ value: 'kept' }), { nowMs: NOW }).durable;
+    faults.inject({ op: 'write', path: '.snapshot', errno: 'ENOSPC' });
+    await assert.rejects(storage.close(), isStorageError);
+    assert.match(captured.lines.join(''), /storage closed without a clean-shutdown marker: the next start recovers the logs/);
+    faults.clear();
+    const reopened = await env.open({ log: captured.log });
+    assert.match(captured.lines.join(''), /no clean shutdown marker: recovering logs/);
+    assert.deepEqual(readAll(reopened.partition('t', 0)!).map((r) => r.value), ['kept']);
+  });
+
   it('the catalog never runs ahead of its file: a topic whose creation could not be written does not exist', TIMEOUT, async () => {
     const refused = faults.inject({ op: 'write', path: 'catalog.json', errno: 'ENOSPC', times: 1 });
     assert.equal(errorCodeOf(() => storage.createTopic('new', 1)), ErrorCode.KAFKA_STORAGE_ERROR);

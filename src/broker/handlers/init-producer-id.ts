@@ -7,6 +7,7 @@
 import { Api } from '../../protocol/messages/index.js';
 import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { StorageError } from '../../storage/errors.js';
 import { defineHandler } from '../handler.js';
 
 export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, InitProducerIdResponseData>({
@@ -18,6 +19,14 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, In
       ctx.broker.log.info('transactional producer refused: transactions are not supported', { transactionalId: request.transactionalId });
       return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.storage.allocateProducerId(), producerEpoch: 0 };
+    try {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.storage.allocateProducerId(), producerEpoch: 0 };
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      // The next id block could not be persisted (disk full): as Kafka's producer id manager
+      // answers while it has no block, a retriable "not yet".
+      ctx.broker.log.warn('no producer id: the id block could not be persisted', { err });
+      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, producerId: -1n, producerEpoch: -1 };
+    }
   },
 });

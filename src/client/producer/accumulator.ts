@@ -17,6 +17,8 @@ export class PartitionQueue {
   readonly inFlight: ProducerBatch[] = [];
   /** Sequence the next new batch gets (idempotence). */
   nextSequence = 0;
+  /** The broker's last error for a batch of this partition: an expiry of a batch never answered says it. */
+  lastErrorCode = 0;
   /**
    * True once the broker acknowledged a batch of this partition under the current producer
    * id and epoch. Until then the partition has one batch in flight: a broker that holds no

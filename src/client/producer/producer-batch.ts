@@ -48,6 +48,8 @@ export class ProducerBatch {
   reservedBytes = 0;
   /** Sends so far (0 until first drained). */
   attempts = 0;
+  /** The broker's last error for this batch (retried since): an expiry says why it never got through. */
+  lastErrorCode = 0;
   /** Not to be resent before this time (retry backoff). */
   retryAtMs = 0;
   baseSequence = -1;

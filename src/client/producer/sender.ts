@@ -151,7 +151,9 @@ export class Sender {
           next = Math.min(next, due);
           continue;
         }
-        this.fail(b, new DeliveryTimeoutError(`Expiring ${b.recordCount} record(s) for ${b.topic}-${b.partition}: ${now - b.createdMs} ms has passed since batch creation`));
+        const lastCode = b.lastErrorCode !== ErrorCode.NONE ? b.lastErrorCode : q.lastErrorCode;
+        const last = lastCode !== ErrorCode.NONE ? ` (last error of ${b.topic}-${b.partition}: ${new KafkaProtocolError(lastCode).message})` : '';
+        this.fail(b, new DeliveryTimeoutError(`Expiring ${b.recordCount} record(s) for ${b.topic}-${b.partition}: ${now - b.createdMs} ms has passed since batch creation${last}`));
         i--;
       }
     }
@@ -295,6 +297,7 @@ export class Sender {
   private succeed(b: ProducerBatch, baseOffset: bigint, logAppendTime: bigint): void {
     const q = this.accumulator.queue(b.topic, b.partition);
     q.removeInFlight(b);
+    q.lastErrorCode = ErrorCode.NONE;
     if (b.producerId === this.producerId && b.producerEpoch === this.producerEpoch) q.sequenceAcknowledged = true;
     this.accumulator.release(b);
     b.complete(baseOffset, logAppendTime);
@@ -307,6 +310,8 @@ export class Sender {
     if (errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER && this.options.idempotent) return this.succeed(b, -1n, -1n);
     const q = this.accumulator.queue(b.topic, b.partition);
     const now = this.cluster.scheduler.nowMs();
+    b.lastErrorCode = errorCode;
+    q.lastErrorCode = errorCode;
     if (this.canRetry(q, b, errorCode, now)) {
       if (METADATA_ERRORS.has(errorCode)) this.metadata.request(b.topic);
       b.retryAtMs = now + Math.min(this.options.retryBackoffMs * 2 ** (b.attempts - 1), this.options.retryBackoffMaxMs);
