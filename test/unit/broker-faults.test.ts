@@ -164,3 +164,34 @@ test('InitProducerId while the producer id block cannot be persisted answers a r
     await f.stop();
   }
 });
+
+test('a slow fsync (seconds) holds only the acks=all answers waiting on it: metadata, fetches and group requests are served meanwhile, and the produce completes once the disk answers', TIMEOUT, async () => {
+  const f = await startFaulty();
+  const producer = new Producer({ bootstrapServers: f.broker.bootstrap, lingerMs: 0 });
+  const connection = await KafkaConnection.connect({ host: '127.0.0.1', port: f.broker.port });
+  try {
+    const admin = await Admin.connect({ bootstrapServers: f.broker.bootstrap });
+    await admin.createTopic({ name: 'slow', partitions: 1 });
+    await producer.send({ topic: 'slow', value: 'first' });
+    const slow = f.faults.inject({ op: 'fdatasync', path: 'slow-0', hold: true });
+    let acknowledged = false;
+    const pending = producer.send({ topic: 'slow', value: 'second' }).then(() => { acknowledged = true; });
+    pending.catch(() => undefined); // asserted below; a failed assertion must not leave it unhandled
+    for (let i = 0; i < 100 && slow.hits === 0; i++) await sleep(10);
+    assert.equal(slow.hits, 1, 'the fsync is in progress');
+    // Meanwhile the broker answers everything else.
+    assert.deepEqual(await admin.listTopics({ timeoutMs: 2_000 }), ['slow']);
+    const group = await connection.request(Api.FindCoordinator, { keyType: 0, coordinatorKeys: ['g'] });
+    assert.equal(group.coordinators?.[0]?.errorCode, ErrorCode.NONE);
+    assert.deepEqual(await readAllValues(f.broker.bootstrap, 'slow', 0), ['first', 'second'], 'a reader sees the record before it is durable, as Kafka\'s high watermark does on one replica');
+    await sleep(200);
+    assert.equal(acknowledged, false, 'not acknowledged while its fsync runs');
+    slow.remove(); // the disk answers
+    await pending;
+    admin.close();
+  } finally {
+    connection.close();
+    await producer.close(1_000).catch(() => undefined);
+    await f.stop();
+  }
+});
