@@ -54,6 +54,47 @@ export class ClassicGroup {
     this.leaderId = loaded?.leaderId ?? null;
   }
 
+  /**
+   * Captures everything operations change in the group and its members; the returned
+   * function puts it all back (the member objects keep their identity). The journal takes
+   * one before an operation first changes the group, to revert the operation if its
+   * records, or an earlier result's, do not become durable. A field added to this class or
+   * to ClassicGroupMember must be added here (or to ClassicGroupMember.snapshot) too.
+   */
+  snapshot(): () => void {
+    const { state, previousState, currentStateTimestampMs, protocolType, protocolName, generationId, leaderId, subscribedTopics, newMemberAdded } = this;
+    const numMembersAwaitingJoin = this.numMembersAwaitingJoin;
+    const members = [...this.members.values()];
+    const memberFields = members.map((m) => m.snapshot());
+    const staticMembers = [...this.staticMembers];
+    const pendingJoinMembers = [...this.pendingJoinMembers];
+    const pendingSyncMembers = [...this.pendingSyncMembers];
+    const supportedProtocols = [...this.supportedProtocols];
+    return () => {
+      this.state = state;
+      this.previousState = previousState;
+      this.currentStateTimestampMs = currentStateTimestampMs;
+      this.protocolType = protocolType;
+      this.protocolName = protocolName;
+      this.generationId = generationId;
+      this.leaderId = leaderId;
+      this.subscribedTopics = subscribedTopics;
+      this.newMemberAdded = newMemberAdded;
+      this.numMembersAwaitingJoin = numMembersAwaitingJoin;
+      this.members.clear();
+      members.forEach((m, i) => {
+        m.restore(memberFields[i]);
+        this.members.set(m.memberId, m);
+      });
+      refill(this.staticMembers, staticMembers);
+      refill(this.supportedProtocols, supportedProtocols);
+      this.pendingJoinMembers.clear();
+      for (const id of pendingJoinMembers) this.pendingJoinMembers.add(id);
+      this.pendingSyncMembers.clear();
+      for (const id of pendingSyncMembers) this.pendingSyncMembers.add(id);
+    };
+  }
+
   is(state: GroupState): boolean {
     return this.state === state;
   }
@@ -357,4 +398,9 @@ export class ClassicGroup {
       this.supportedProtocols.set(p.name, (this.supportedProtocols.get(p.name) ?? 0) + delta);
     }
   }
+}
+
+function refill<K, V>(map: Map<K, V>, entries: readonly (readonly [K, V])[]): void {
+  map.clear();
+  for (const [k, v] of entries) map.set(k, v);
 }

@@ -18,6 +18,17 @@ export interface ParkedRequest {
 
 export const EMPTY_ASSIGNMENT: Buffer = Buffer.alloc(0);
 
+/** The fields of a member that operations change, as `snapshot` captures them. */
+export interface MemberFields {
+  readonly rebalanceTimeoutMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly supportedProtocols: MemberProtocol[];
+  readonly assignment: Buffer;
+  readonly awaitingJoin: ParkedRequest | null;
+  readonly awaitingSync: ParkedRequest | null;
+  readonly isNew: boolean;
+}
+
 /**
  * Copies protocols out of a decoded request. Decoded bytes are views into the request's
  * frame; keeping them would pin every frame a member ever sent for as long as it stays.
@@ -56,6 +67,25 @@ export class ClassicGroupMember {
     this.sessionTimeoutMs = sessionTimeoutMs;
     this.supportedProtocols = supportedProtocols;
     this.assignment = assignment;
+  }
+
+  /**
+   * Every field an operation may change (protocols and assignments are replaced, never
+   * changed in place, so keeping the references is enough).
+   */
+  snapshot(): MemberFields {
+    const { rebalanceTimeoutMs, sessionTimeoutMs, supportedProtocols, assignment, awaitingJoin, awaitingSync, isNew } = this;
+    return { rebalanceTimeoutMs, sessionTimeoutMs, supportedProtocols, assignment, awaitingJoin, awaitingSync, isNew };
+  }
+
+  restore(fields: MemberFields): void {
+    this.rebalanceTimeoutMs = fields.rebalanceTimeoutMs;
+    this.sessionTimeoutMs = fields.sessionTimeoutMs;
+    this.supportedProtocols = fields.supportedProtocols;
+    this.assignment = fields.assignment;
+    this.awaitingJoin = fields.awaitingJoin;
+    this.awaitingSync = fields.awaitingSync;
+    this.isNew = fields.isNew;
   }
 
   get isStaticMember(): boolean {
