@@ -8,9 +8,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import type { CoordinatorState } from '../../src/coordinator/coordinator-state.js';
 import { heartbeatKey, joinKey, OFFSETS_EXPIRATION_KEY, TIMER_RETRY_BACKOFF_MS } from '../../src/coordinator/operation.js';
 import { CoordinatorHarness, assignment } from '../support/coordinator/harness.js';
 import { awaitJoins, commit, fetchedOffsets, fetchOffsets, formGroup, heartbeat, join, joinNew, leave, sync } from '../support/coordinator/requests.js';
+import { seededRandom, type Random } from '../support/random-message.js';
 
 const G = 'g';
 const DAY = 24 * 60 * 60 * 1000;
@@ -282,3 +284,137 @@ describe('coordinator revert: results pipelined behind a failed append', TIMEOUT
   });
 });
 
+/** The coordinator's whole state (white box): groups with every field, offsets, timer table. */
+function stateOf(h: CoordinatorHarness): CoordinatorState {
+  return (h.coordinator as unknown as { s: CoordinatorState }).s;
+}
+
+/** A comparable picture of a value: Maps and Sets in their iteration order, every own field. */
+function picture(value: unknown): unknown {
+  if (value instanceof Map) return { map: [...value].map(([k, v]) => [picture(k), picture(v)]) };
+  if (value instanceof Set) return { set: [...value].map(picture) };
+  if (Buffer.isBuffer(value)) return value.toString('hex');
+  if (typeof value === 'bigint') return `${value}n`;
+  if (Array.isArray(value)) return value.map(picture);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, picture(v)]));
+  return value;
+}
+
+function pictureOfState(h: CoordinatorHarness): unknown {
+  const s = stateOf(h);
+  const timers = (s.timers as unknown as { entries: Map<string, unknown> }).entries;
+  const offsets = (s.offsets as unknown as { byGroup: Map<string, unknown> }).byGroup;
+  const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 1);
+  return picture({
+    groups: s.groups,
+    // Two orders nothing depends on (looked up by key, never listed): by key. A group's
+    // offsets keep theirs (OffsetFetch lists them).
+    offsets: [...offsets].sort(byKey),
+    timers: [...timers].sort(byKey),
+  });
+}
+
+const GROUPS = ['g', 'h'];
+
+/** One random request or clock move on groups g and h, chosen from what the state holds. */
+function randomStep(h: CoordinatorHarness, rnd: Random): void {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const group = pick(GROUPS);
+  const snap = h.coordinator.group(group);
+  const members = snap?.members.map((m) => m.memberId) ?? [];
+  const known = [...members, ...(snap?.pendingMemberIds ?? [])];
+  const generationId = snap?.generationId ?? -1;
+  const anyMember = (): string => (known.length > 0 ? pick(known) : 'nobody');
+  const topics = rnd() < 0.8 ? ['orders'] : ['orders', 'audit'];
+  switch (Math.floor(rnd() * 12)) {
+    case 0:
+      join(h, { group, clientId: pick(['a', 'b', 'c']), version: pick([3, 9]), topics });
+      break;
+    case 1:
+      join(h, { group, memberId: anyMember(), topics });
+      break;
+    case 2:
+      join(h, { group, instanceId: pick(['i1', 'i2']), clientId: 's', topics, sessionTimeoutMs: 20_000 });
+      break;
+    case 3: {
+      const memberId = anyMember();
+      const leader = memberId === snap?.leaderId;
+      const assignments = leader ? Object.fromEntries(members.map((m, i) => [m, assignment({ orders: [i] })])) : {};
+      sync(h, { group, generationId, memberId, assignments, instanceId: snap?.members.find((m) => m.memberId === memberId)?.groupInstanceId ?? null });
+      break;
+    }
+    case 4:
+      heartbeat(h, { group, generationId, memberId: anyMember() });
+      break;
+    case 5:
+      leave(h, { group, members: [{ memberId: anyMember() }] });
+      break;
+    case 6:
+      commit(h, { group, generationId, memberId: anyMember(), offsets: { orders: { [Math.floor(rnd() * 3)]: Math.floor(rnd() * 100) } } });
+      break;
+    case 7:
+      commit(h, { group, offsets: { [pick(['orders', 'audit'])]: { [Math.floor(rnd() * 3)]: Math.floor(rnd() * 100) } } });
+      break;
+    case 8:
+      h.send('OffsetDelete', 0, { groupId: group, topics: [{ name: pick(['orders', 'audit']), partitions: [{ partitionIndex: Math.floor(rnd() * 3) }] }] });
+      break;
+    case 9:
+      h.send('DeleteGroups', 2, { groupsNames: [group] });
+      break;
+    case 10:
+      h.apply(h.coordinator.expireOffsets(h.nowMs));
+      break;
+    default:
+      h.advance(pick([100, 1_000, 3_000, 10_000, 30_000, 8 * DAY]));
+  }
+}
+
+/** The requests the state holds parked, over every group. */
+function parkedInState(h: CoordinatorHarness): number[] {
+  const ids: number[] = [];
+  for (const g of stateOf(h).groups.values()) {
+    for (const m of g.members.values()) {
+      if (m.awaitingJoin !== null) ids.push(m.awaitingJoin.requestId);
+      if (m.awaitingSync !== null) ids.push(m.awaitingSync.requestId);
+    }
+  }
+  return ids.sort((a, b) => a - b);
+}
+
+describe('coordinator revert: random operations', { timeout: 60_000 }, () => {
+  it('undoing the results after a failed append restores exactly the state before them (every field, order and timer)', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const rnd = seededRandom(seed);
+      const h = new CoordinatorHarness();
+      for (let i = Math.floor(rnd() * 40); i > 0; i--) randomStep(h, rnd);
+      const before = pictureOfState(h);
+      const journal = stateOf(h).journal;
+      const firstToken = (journal as unknown as { lastToken: number }).lastToken + 1;
+      h.holdAppends();
+      commit(h, { group: 'other', offsets: { t: { 0: seed } } }); // the append that will fail
+      for (let i = 1 + Math.floor(rnd() * 15); i > 0; i--) randomStep(h, rnd);
+      const reverted = journal.takeFrom(firstToken);
+      assert.ok(reverted !== undefined, `seed ${seed}: the failing commit is pending`);
+      for (const changes of reverted) changes.rollback();
+      assert.deepEqual(pictureOfState(h), before, `seed ${seed}`);
+    }
+  });
+
+  it('after failed appends no request is answered twice or left unanswered, and the coordinator keeps working', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const rnd = seededRandom(seed);
+      const h = new CoordinatorHarness(); // asserts that no request is answered twice
+      for (let round = 0; round < 3; round++) {
+        for (let i = Math.floor(rnd() * 20); i > 0; i--) randomStep(h, rnd);
+        h.holdAppends();
+        commit(h, { group: 'other', offsets: { t: { 0: seed } } }); // the append that will fail
+        for (let i = Math.floor(rnd() * 10); i > 0; i--) randomStep(h, rnd);
+        h.failAppends();
+        assert.deepEqual(h.parked(), parkedInState(h), `seed ${seed}: the harness waits exactly for the requests the coordinator holds`);
+      }
+      // Every member gone eventually: nothing is held forever.
+      h.advance(10 * 60_000);
+      assert.deepEqual(h.parked(), [], `seed ${seed}`);
+    }
+  });
+});
