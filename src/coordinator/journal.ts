@@ -11,7 +11,8 @@
  *   copy of that group's offsets (removals are rare: OffsetDelete, DeleteGroups, expiration);
  * - groups: the groups map entry of a group created; before the first removal of a group,
  *   the map's order (ListGroups lists in that order); before an operation first changes a
- *   group, a snapshot of the group and its members (`ClassicGroup.snapshot`);
+ *   group, the group's own fields (`ClassicGroup.snapshot`), then the previous fields of
+ *   each member it changes and each id it adds or removes (ClassicGroup records them);
  * - timers: the previous entry of each key scheduled, cancelled or fired.
  *
  * An operation whose result may still fail (it has records to append, or earlier results are
@@ -87,14 +88,23 @@ export class Journal {
     return this.current !== null && this.current.once(key);
   }
 
-  /** The running operation is about to change `group`: snapshot it, once. */
+  /**
+   * The running operation is about to change `group`: its own fields are captured once,
+   * and from now on it records the undo of each change to its members (`changesOf`).
+   */
   changing(group: ClassicGroup): void {
     const c = this.current;
     if (c === null) return;
     c.groups ??= new Set();
     if (c.groups.has(group)) return;
     c.groups.add(group);
-    c.undo.push(group.snapshot());
+    c.undo.push(group.snapshot(this));
+  }
+
+  /** Where `group` records its changes: the running operation's, if it announced them. */
+  changesOf(group: ClassicGroup): Changes | null {
+    const c = this.current;
+    return c !== null && c.groups !== null && c.groups.has(group) ? c : null;
   }
 
   /** The running operation created `group` (its undo removes it from the map). */

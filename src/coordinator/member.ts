@@ -2,6 +2,9 @@
  * One member of a classic group, as Kafka's `ClassicGroupMember`: its identity, timeouts,
  * the protocols it supports (in its order of preference), its current assignment, and the
  * JoinGroup / SyncGroup request it has parked with the coordinator, if any.
+ *
+ * Once the member is in a group, its fields change only through the group's methods
+ * (ClassicGroup), which record how to undo each change.
  */
 import type { RequestId } from './types.js';
 

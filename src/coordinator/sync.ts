@@ -57,7 +57,7 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
       const superseded = member.awaitingSync;
       // Kafka drops the SyncGroup this one replaces; Brook answers it so it is not held forever.
       if (superseded !== null) op.reply(superseded.requestId, syncGroupError(superseded.apiVersion, ErrorCode.REBALANCE_IN_PROGRESS));
-      member.awaitingSync = { requestId: ctx.requestId, apiVersion: ctx.apiVersion };
+      group.parkSync(member, { requestId: ctx.requestId, apiVersion: ctx.apiVersion });
       removePendingSyncMember(op, group, req.memberId);
       if (group.isLeader(req.memberId)) {
         const assignment = new Map<string, Buffer>();

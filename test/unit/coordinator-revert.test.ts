@@ -304,11 +304,18 @@ function pictureOfState(h: CoordinatorHarness): unknown {
   const s = stateOf(h);
   const timers = (s.timers as unknown as { entries: Map<string, unknown> }).entries;
   const offsets = (s.offsets as unknown as { byGroup: Map<string, unknown> }).byGroup;
-  const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 1);
+  const byKey = ([a]: [unknown, unknown], [b]: [unknown, unknown]) => (String(a) < String(b) ? -1 : 1);
+  // Orders nothing depends on (looked up or counted, never listed) are compared sorted: the
+  // offsets' groups, the timers, a group's static members and pending id sets. A group's
+  // members and offsets keep theirs (DescribeGroups, OffsetFetch, leader re-election).
+  const group = (g: object) =>
+    Object.fromEntries(
+      Object.entries(g)
+        .filter(([field]) => field !== 'journal')
+        .map(([field, v]) => [field, v instanceof Set ? [...v].sort() : v instanceof Map && field === 'staticMembers' ? [...v].sort(byKey) : v]),
+    );
   return picture({
-    groups: s.groups,
-    // Two orders nothing depends on (looked up by key, never listed): by key. A group's
-    // offsets keep theirs (OffsetFetch lists them).
+    groups: [...s.groups].map(([id, g]) => [id, group(g)]),
     offsets: [...offsets].sort(byKey),
     timers: [...timers].sort(byKey),
   });
@@ -316,17 +323,29 @@ function pictureOfState(h: CoordinatorHarness): unknown {
 
 const GROUPS = ['g', 'h'];
 
-/** One random request or clock move on groups g and h, chosen from what the state holds. */
-function randomStep(h: CoordinatorHarness, rnd: Random): void {
+/**
+ * One random step on groups g and h, chosen from what the state holds: a request, a clock
+ * move, or every member rejoining or syncing (which drives groups to CompletingRebalance and
+ * Stable, where the leader's SyncGroup stores a generation).
+ */
+const REJOIN_ALL = 11;
+const SYNC_ALL = 12;
+
+function randomStep(h: CoordinatorHarness, rnd: Random, step?: number, groupId?: string): void {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
-  const group = pick(GROUPS);
+  const group = groupId ?? pick(GROUPS);
   const snap = h.coordinator.group(group);
-  const members = snap?.members.map((m) => m.memberId) ?? [];
-  const known = [...members, ...(snap?.pendingMemberIds ?? [])];
+  const members = snap?.members ?? [];
+  const known = [...members.map((m) => m.memberId), ...(snap?.pendingMemberIds ?? [])];
   const generationId = snap?.generationId ?? -1;
   const anyMember = (): string => (known.length > 0 ? pick(known) : 'nobody');
+  const instanceOf = (memberId: string) => members.find((m) => m.memberId === memberId)?.groupInstanceId ?? null;
   const topics = rnd() < 0.8 ? ['orders'] : ['orders', 'audit'];
-  switch (Math.floor(rnd() * 12)) {
+  const syncAs = (memberId: string) => {
+    const assignments = memberId === snap?.leaderId ? Object.fromEntries(members.map((m, i) => [m.memberId, assignment({ orders: [i] })])) : {};
+    sync(h, { group, generationId, memberId, assignments, instanceId: instanceOf(memberId) });
+  };
+  switch (step ?? Math.floor(rnd() * 15)) {
     case 0:
       join(h, { group, clientId: pick(['a', 'b', 'c']), version: pick([3, 9]), topics });
       break;
@@ -336,13 +355,9 @@ function randomStep(h: CoordinatorHarness, rnd: Random): void {
     case 2:
       join(h, { group, instanceId: pick(['i1', 'i2']), clientId: 's', topics, sessionTimeoutMs: 20_000 });
       break;
-    case 3: {
-      const memberId = anyMember();
-      const leader = memberId === snap?.leaderId;
-      const assignments = leader ? Object.fromEntries(members.map((m, i) => [m, assignment({ orders: [i] })])) : {};
-      sync(h, { group, generationId, memberId, assignments, instanceId: snap?.members.find((m) => m.memberId === memberId)?.groupInstanceId ?? null });
+    case 3:
+      syncAs(anyMember());
       break;
-    }
     case 4:
       heartbeat(h, { group, generationId, memberId: anyMember() });
       break;
@@ -364,8 +379,16 @@ function randomStep(h: CoordinatorHarness, rnd: Random): void {
     case 10:
       h.apply(h.coordinator.expireOffsets(h.nowMs));
       break;
+    case REJOIN_ALL:
+      for (const memberId of known) join(h, { group, memberId, instanceId: instanceOf(memberId), topics: ['orders'] });
+      break;
+    case SYNC_ALL:
+      // Followers first, so the leader's SyncGroup answers them.
+      for (const m of members) if (m.memberId !== snap?.leaderId) syncAs(m.memberId);
+      if (snap?.leaderId) syncAs(snap.leaderId);
+      break;
     default:
-      h.advance(pick([100, 1_000, 3_000, 10_000, 30_000, 8 * DAY]));
+      h.advance(pick([100, 1_000, 3_000, 3_000, 3_000, 10_000, 30_000, 8 * DAY]));
   }
 }
 
@@ -387,6 +410,14 @@ describe('coordinator revert: random operations', { timeout: 60_000 }, () => {
       const rnd = seededRandom(seed);
       const h = new CoordinatorHarness();
       for (let i = Math.floor(rnd() * 40); i > 0; i--) randomStep(h, rnd);
+      // Often end inside a rebalance of g (new members joining, waiting for the leader's
+      // assignment) or just after it, where a failure undoes the most.
+      const ending = rnd();
+      if (ending < 0.6) {
+        for (let i = 1 + Math.floor(rnd() * 3); i > 0; i--) join(h, { group: 'g', clientId: 'n', version: 3 });
+        if (ending < 0.4) for (let i = 0; i < 5 && h.coordinator.group('g')?.state === 'PreparingRebalance'; i++) h.advance(3_000);
+        if (ending < 0.2) randomStep(h, rnd, SYNC_ALL, 'g');
+      }
       const before = pictureOfState(h);
       const journal = stateOf(h).journal;
       const firstToken = (journal as unknown as { lastToken: number }).lastToken + 1;
