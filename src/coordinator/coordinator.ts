@@ -23,7 +23,7 @@ import { applyRecord, loaded, unload } from './load.js';
 import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offsets.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './rebalance.js';
-import { parkedRequests, settleRevert, touchedGroups } from './revert.js';
+import { parkedRequests, settleRevert, touchedGroups, touchedTimers } from './revert.js';
 import type { GroupState } from './state.js';
 import { syncGroup } from './sync.js';
 import {
@@ -118,7 +118,8 @@ export class GroupCoordinator {
    * to what it was before that result and every later one, newest first, as Kafka's runtime
    * reverts to its last committed snapshot. The returned result answers the requests those
    * results had parked with `errorCode`, brings the runtime's timers back in line (a timer
-   * whose firing is undone fires again after a retry backoff) and carries what Kafka does
+   * whose firing is undone fires again after a retry backoff; a session deadline is not
+   * moved back) and carries what Kafka does
    * after such a failure (a leader's SyncGroup: the group rebalances). Undefined when that
    * result was already reverted, with an earlier one.
    */
@@ -128,8 +129,9 @@ export class GroupCoordinator {
     if (reverted === undefined) return undefined;
     const groups = touchedGroups(reverted);
     const parked = parkedRequests(groups);
+    const timers = touchedTimers(s, reverted);
     for (const changes of reverted) changes.rollback();
-    return this.execute(nowMs, (op) => settleRevert(s, op, reverted, groups, parked, errorCode));
+    return this.execute(nowMs, (op) => settleRevert(s, op, reverted, groups, parked, timers, errorCode));
   }
 
   /** The records of the result named `token`, and of every earlier one, are durable. */

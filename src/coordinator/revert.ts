@@ -10,17 +10,19 @@
  *   not know, must get the error too (the coordinator never drops a request);
  * - timers: the runtime carries out timer operations at once, so it holds what the reverted
  *   results scheduled; each key they touched is rescheduled as the restored table has it, or
- *   cancelled. A timer that fired in a reverted result has its effect undone: it fires
- *   again, after Kafka's retry backoff (so a store that keeps failing is not retried in a
- *   tight loop);
+ *   cancelled. Two exceptions. A member's session deadline is not moved back: the requests
+ *   that moved it were signs of life whatever became of their records (Kafka's timers are
+ *   outside its snapshot). A timer that fired in a reverted result has its effect undone:
+ *   it fires again, after Kafka's retry backoff (so a store that keeps failing is not
+ *   retried in a tight loop);
  * - Kafka's failure callbacks (`RevertFollowUp`), oldest result first.
  */
 import type { CoordinatorState } from './coordinator-state.js';
 import type { ClassicGroup } from './group.js';
 import type { Changes } from './journal.js';
-import { TIMER_RETRY_BACKOFF_MS, type Operation, type TimerAction } from './operation.js';
+import { TIMER_RETRY_BACKOFF_MS, type Operation, type TimerAction, type TimerEntry } from './operation.js';
 import { joinGroupError, syncGroupError } from './responses.js';
-import type { RequestId } from './types.js';
+import type { RequestId, TimerKey } from './types.js';
 
 interface ParkedIn {
   readonly kind: 'join' | 'sync';
@@ -34,6 +36,13 @@ export function touchedGroups(reverted: readonly Changes[]): Set<ClassicGroup> {
   const groups = new Set<ClassicGroup>();
   for (const c of reverted) for (const g of c.groups ?? []) groups.add(g);
   return groups;
+}
+
+/** The timer keys the reverted results touched, with their entries before the undo. */
+export function touchedTimers(s: CoordinatorState, reverted: readonly Changes[]): Map<TimerKey, TimerEntry | undefined> {
+  const timers = new Map<TimerKey, TimerEntry | undefined>();
+  for (const c of reverted) for (const key of c.timerKeys ?? []) timers.set(key, s.timers.entry(key));
+  return timers;
 }
 
 /** The JoinGroup and SyncGroup requests parked in these groups, by request id. */
@@ -50,8 +59,8 @@ export function parkedRequests(groups: Iterable<ClassicGroup>): Map<RequestId, P
 
 /**
  * Runs, as an operation of its own, after the reverted results (newest first) were undone.
- * `groups` are the groups they touched and `parkedBefore` the requests parked in them
- * before the undo.
+ * `groups` are the groups they touched, `parkedBefore` the requests parked in them and
+ * `timersBefore` the timer keys they touched, with their entries, before the undo.
  */
 export function settleRevert(
   s: CoordinatorState,
@@ -59,6 +68,7 @@ export function settleRevert(
   reverted: readonly Changes[],
   groups: ReadonlySet<ClassicGroup>,
   parkedBefore: ReadonlyMap<RequestId, ParkedIn>,
+  timersBefore: ReadonlyMap<TimerKey, TimerEntry | undefined>,
   errorCode: number,
 ): void {
   const answered = new Set<RequestId>();
@@ -87,11 +97,10 @@ export function settleRevert(
     }
   }
 
-  const keys = new Set<string>();
-  for (const c of reverted) for (const k of c.timerKeys ?? []) keys.add(k);
-  for (const key of keys) {
+  for (const [key, latest] of timersBefore) {
     const entry = s.timers.entry(key);
     if (entry === undefined) op.cancelInRuntime(key);
+    else if (entry.action.kind === 'heartbeat' && latest?.action.kind === 'heartbeat' && latest.atMs > entry.atMs) op.scheduleAt(key, latest.atMs, entry.action);
     else if (entry.atMs > op.nowMs) op.scheduleAt(key, entry.atMs, entry.action);
     else op.schedule(key, retryBackoffMs(s, entry.action), entry.action);
   }
