@@ -26,6 +26,7 @@ import type {
   CoordinatorResult,
   RequestContext as CoordinatorRequestContext,
   RequestId,
+  ResultToken,
   TimerKey,
 } from '../coordinator/index.js';
 import { StorageError } from '../storage/index.js';
@@ -115,7 +116,10 @@ export class CoordinatorRuntime {
   private nextRequestId = 1;
   /** Settles (never rejects) when every append so far is durable or failed. */
   private tail: Promise<void> = Promise.resolve();
-  /** The error code of the newest result's appends and of those before it (NONE when all durable). */
+  /**
+   * The error code of the newest result's appends and of those before it (NONE when all
+   * durable), since the last revert: results after a revert are built on durable state.
+   */
   private chain: Promise<number> = Promise.resolve(ErrorCode.NONE);
   /** Results whose appends (or earlier ones) are not settled yet. */
   private inFlight = 0;
@@ -214,26 +218,52 @@ export class CoordinatorRuntime {
    * Carries out one result: timers at once, records appended, replies after durability.
    * Replies wait for every earlier append too. An append that fails fails its own replies
    * and those of every result that came while it was pending: their state was built on
-   * records that may be lost (Kafka's runtime reverts the shard to its last committed state,
-   * failing the writes in flight).
+   * records that may be lost. The coordinator then reverts them (settle()), as Kafka's
+   * runtime reverts the shard to its last committed state, failing the writes in flight.
    */
   private run(result: CoordinatorResult): void {
     for (const t of result.timers) {
       if ('schedule' in t) this.schedule(t.schedule, t.atMs);
       else this.cancel(t.cancel);
     }
-    if (result.records.length === 0 && result.replies.length === 0) return;
+    const { token } = result;
+    if (result.records.length === 0 && result.replies.length === 0 && token === null) return;
     const appended = result.records.length > 0 ? this.append(result.records) : Promise.resolve(ErrorCode.NONE);
     // Nothing in flight: an old failure does not concern this result.
     const previous = this.inFlight === 0 ? Promise.resolve(ErrorCode.NONE) : this.chain;
     this.inFlight++;
     const ready = previous.then((earlier) => appended.then((own) => (earlier !== ErrorCode.NONE ? earlier : own)));
     this.chain = ready;
-    this.tail = ready.then(() => {
+    const settled = ready.then((errorCode) => {
       this.inFlight--;
+      // Results settle in order (each waits for the one before), as the coordinator needs.
+      if (token !== null) this.settle(token, errorCode);
+      if (result.replies.length > 0) this.deliver(result.replies, errorCode);
     });
-    if (result.replies.length === 0) return;
-    void ready.then((errorCode) => this.deliver(result.replies, errorCode));
+    this.tail = this.tail.then(() => settled);
+  }
+
+  /**
+   * Tells the coordinator how a result's records fared: durable, or failed (its own or an
+   * earlier pending append), when it reverts the result and every later one. The first
+   * failure reverts everything pending, so results run after it are built on durable state
+   * only: they start a new chain instead of inheriting that failure.
+   */
+  private settle(token: ResultToken, errorCode: number): void {
+    if (errorCode === ErrorCode.NONE) {
+      this.coordinator.committed(token);
+      return;
+    }
+    let reverted: CoordinatorResult | undefined;
+    try {
+      reverted = this.coordinator.revert(token, errorCode, this.clock.nowMs());
+    } catch (err) {
+      this.log.error('group coordinator revert failed', { err });
+      return;
+    }
+    if (reverted === undefined) return; // reverted with an earlier result
+    this.chain = Promise.resolve(ErrorCode.NONE);
+    this.run(reverted);
   }
 
   /**
@@ -284,7 +314,7 @@ export class CoordinatorRuntime {
         },
       );
     } catch (err) {
-      // The coordinator's state now runs ahead of the log: a restart replays the log.
+      // The results that wrote these records are reverted when their replies fail (settle()).
       this.log.error('group coordinator append failed', { err });
       batch.resolve(coordinatorError(err));
     }

@@ -3,8 +3,13 @@
  * partition, and the table of pending timers. The operation modules (join, sync, offsets,
  * ...) are functions over this state, as the parts of Kafka's `GroupMetadataManager` and
  * `OffsetMetadataManager` are methods over theirs.
+ *
+ * Every change goes through the journal (journal.ts), so that an operation whose records do
+ * not become durable can be undone: the stores here record their own changes, and an
+ * operation calls `changing(group)` before it first changes a group.
  */
 import { ClassicGroup } from './group.js';
+import { Journal } from './journal.js';
 import { Operation, TimerTable } from './operation.js';
 import type { OffsetAndMetadata } from './records.js';
 import type { GroupCoordinatorConfig } from './types.js';
@@ -13,25 +18,32 @@ import type { GroupCoordinatorConfig } from './types.js';
 export class OffsetStore {
   private readonly byGroup = new Map<string, Map<string, Map<number, OffsetAndMetadata>>>();
 
+  constructor(private readonly journal: Journal) {}
+
   get(groupId: string, topic: string, partition: number): OffsetAndMetadata | undefined {
     return this.byGroup.get(groupId)?.get(topic)?.get(partition);
   }
 
   put(groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): void {
-    let topics = this.byGroup.get(groupId);
-    if (topics === undefined) this.byGroup.set(groupId, (topics = new Map()));
-    let partitions = topics.get(topic);
-    if (partitions === undefined) topics.set(topic, (partitions = new Map()));
-    partitions.set(partition, offset);
+    const previous = this.set(groupId, topic, partition, offset);
+    if (!this.journal.recording) return;
+    // Per key, the commit path's only cost: a new key is removed again (it came last, so
+    // the order OffsetFetch lists in is what it was), a replaced value is put back in place.
+    // By path, not by map: undoing a later removal may have put back copies of the maps.
+    if (previous === undefined) this.journal.record(() => this.delete(groupId, topic, partition));
+    else this.journal.record(() => this.set(groupId, topic, partition, previous));
   }
 
   remove(groupId: string, topic: string, partition: number): void {
     const topics = this.byGroup.get(groupId);
-    const partitions = topics?.get(topic);
-    if (topics === undefined || partitions === undefined) return;
-    partitions.delete(partition);
-    if (partitions.size === 0) topics.delete(topic);
-    if (topics.size === 0) this.byGroup.delete(groupId);
+    if (topics?.get(topic)?.has(partition) !== true) return;
+    // Removing then re-adding keys would reorder them: the undo puts back a copy of the
+    // group's offsets as they were before the operation's first removal in the group.
+    if (this.journal.once(topics)) {
+      const copy = new Map([...topics].map(([t, partitions]) => [t, new Map(partitions)]));
+      this.journal.record(() => this.byGroup.set(groupId, copy));
+    }
+    this.delete(groupId, topic, partition);
   }
 
   /** The group's offsets, topic by topic; undefined when it has none. */
@@ -47,17 +59,44 @@ export class OffsetStore {
     }
     return out;
   }
+
+  /** Sets the offset (unrecorded); returns the one it replaces. */
+  private set(groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): OffsetAndMetadata | undefined {
+    let topics = this.byGroup.get(groupId);
+    if (topics === undefined) this.byGroup.set(groupId, (topics = new Map()));
+    let partitions = topics.get(topic);
+    if (partitions === undefined) topics.set(topic, (partitions = new Map()));
+    const previous = partitions.get(partition);
+    partitions.set(partition, offset);
+    return previous;
+  }
+
+  private delete(groupId: string, topic: string, partition: number): void {
+    const topics = this.byGroup.get(groupId);
+    const partitions = topics?.get(topic);
+    if (topics === undefined || partitions === undefined) return;
+    partitions.delete(partition);
+    if (partitions.size === 0) topics.delete(topic);
+    if (topics.size === 0) this.byGroup.delete(groupId);
+  }
 }
 
 export class CoordinatorState {
+  readonly journal = new Journal();
   readonly groups = new Map<string, ClassicGroup>();
-  readonly offsets = new OffsetStore();
-  readonly timers = new TimerTable();
+  readonly offsets = new OffsetStore(this.journal);
+  readonly timers = new TimerTable(this.journal);
 
   constructor(readonly config: GroupCoordinatorConfig) {}
 
   operation(nowMs: number): Operation {
     return new Operation(nowMs, this.timers);
+  }
+
+  /** The running operation is about to change `group` (see journal.ts); returns it. */
+  changing(group: ClassicGroup): ClassicGroup {
+    this.journal.changing(group);
+    return group;
   }
 
   /** Kafka's getOrMaybeCreateClassicGroup with createIfNotExists: a new group is Empty. */
@@ -66,14 +105,37 @@ export class CoordinatorState {
     if (group === undefined) {
       group = new ClassicGroup(groupId, 'Empty', nowMs);
       this.groups.set(groupId, group);
+      if (this.journal.recording) {
+        this.journal.created(group);
+        this.journal.record(() => this.groups.delete(groupId));
+      }
     }
     return group;
+  }
+
+  /** Puts a group read from a GroupMetadata record in place of any group of that id. */
+  putGroup(group: ClassicGroup): void {
+    const previous = this.groups.get(group.groupId);
+    this.groups.set(group.groupId, group);
+    if (!this.journal.recording) return;
+    this.journal.created(group);
+    this.journal.record(() => (previous === undefined ? this.groups.delete(group.groupId) : this.groups.set(group.groupId, previous)));
   }
 
   /** Drops a group (its GroupMetadata tombstone was written or replayed). Offsets stay. */
   removeGroup(groupId: string, nowMs: number): void {
     const group = this.groups.get(groupId);
     if (group === undefined) return;
+    this.changing(group);
+    // Re-adding a group would put it last: the undo restores the map's order (once per
+    // operation; removals are rare: DeleteGroups, expiration).
+    if (this.journal.once(this.groups)) {
+      const entries = [...this.groups];
+      this.journal.record(() => {
+        this.groups.clear();
+        for (const [id, g] of entries) this.groups.set(id, g);
+      });
+    }
     // Anyone still holding the object (a timer about to fire) sees a Dead group.
     group.transitionTo('Dead', nowMs);
     this.groups.delete(groupId);

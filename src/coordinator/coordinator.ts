@@ -23,6 +23,7 @@ import { applyRecord, loaded, unload } from './load.js';
 import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offsets.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './rebalance.js';
+import { parkedRequests, settleRevert, touchedGroups, touchedTimers } from './revert.js';
 import type { GroupState } from './state.js';
 import { syncGroup } from './sync.js';
 import {
@@ -32,6 +33,7 @@ import {
   type CoordinatorResult,
   type GroupCoordinatorConfig,
   type RequestContext,
+  type ResultToken,
   type TimerKey,
 } from './types.js';
 
@@ -102,17 +104,49 @@ export class GroupCoordinator {
 
   /** This node coordinates everything; `node` is where clients should connect. */
   findCoordinator(ctx: RequestContext, req: FindCoordinatorRequestData, node: CoordinatorNode): CoordinatorResult {
-    const op = this.s.operation(ctx.nowMs);
-    op.reply(ctx.requestId, findCoordinatorResponse(ctx.apiVersion, req, node));
-    return op.result();
+    return this.execute(ctx.nowMs, (op) => op.reply(ctx.requestId, findCoordinatorResponse(ctx.apiVersion, req, node)));
   }
 
   /** A timer the runtime scheduled has come due. Stale keys (cancelled, replaced) do nothing. */
   onTimer(key: TimerKey, nowMs: number): CoordinatorResult {
+    return this.execute(nowMs, (op) => this.timerFired(op, key));
+  }
+
+  /**
+   * The records of the result named `token` did not become durable (or an earlier result's
+   * did not, the runtime failing this result's replies with `errorCode`): the state goes back
+   * to what it was before that result and every later one, newest first, as Kafka's runtime
+   * reverts to its last committed snapshot. The returned result answers the requests those
+   * results had parked with `errorCode`, brings the runtime's timers back in line (a timer
+   * whose firing is undone fires again after a retry backoff; a session deadline is not
+   * moved back) and carries what Kafka does
+   * after such a failure (a leader's SyncGroup: the group rebalances). Undefined when that
+   * result was already reverted, with an earlier one.
+   */
+  revert(token: ResultToken, errorCode: number, nowMs: number): CoordinatorResult | undefined {
     const s = this.s;
-    const op = s.operation(nowMs);
+    const reverted = s.journal.takeFrom(token);
+    if (reverted === undefined) return undefined;
+    const groups = touchedGroups(reverted);
+    const parked = parkedRequests(groups);
+    const timers = touchedTimers(s, reverted);
+    for (const changes of reverted) changes.rollback();
+    return this.execute(nowMs, (op) => settleRevert(s, op, reverted, groups, parked, timers, errorCode));
+  }
+
+  /** The records of the result named `token`, and of every earlier one, are durable. */
+  committed(token: ResultToken): void {
+    this.s.journal.committed(token);
+  }
+
+  private timerFired(op: Operation, key: TimerKey): void {
+    const s = this.s;
     const action = s.timers.take(key);
-    if (action === undefined) return op.result();
+    if (action === undefined) return;
+    if (action.kind !== 'offsets-expiration') {
+      const group = s.groups.get(action.groupId);
+      if (group !== undefined) s.changing(group);
+    }
     switch (action.kind) {
       case 'heartbeat':
         expireHeartbeat(s, op, action.groupId, action.memberId);
@@ -137,7 +171,6 @@ export class GroupCoordinator {
       default:
         assertNever(action, 'timer action');
     }
-    return op.result();
   }
 
   /**
@@ -150,9 +183,7 @@ export class GroupCoordinator {
 
   /** Replay is over: arms the loaded members' session timers and the offset expiration. */
   loaded(nowMs: number): CoordinatorResult {
-    const op = this.s.operation(nowMs);
-    loaded(this.s, op);
-    return op.result();
+    return this.execute(nowMs, (op) => loaded(this.s, op));
   }
 
   /**
@@ -162,16 +193,18 @@ export class GroupCoordinator {
    * Runs by itself on the `offsets-expiration` timer armed by `loaded`.
    */
   expireOffsets(nowMs: number): CoordinatorResult {
-    const op = this.s.operation(nowMs);
-    expireOffsets(this.s, op);
-    return op.result();
+    return this.execute(nowMs, (op) => expireOffsets(this.s, op));
   }
 
-  /** Shutdown: parked requests are answered NOT_COORDINATOR and every timer is cancelled. */
+  /**
+   * Shutdown: parked requests are answered NOT_COORDINATOR and every timer is cancelled.
+   * Nothing is reverted after it (the coordinator is gone).
+   */
   unload(nowMs: number): CoordinatorResult {
-    const op = this.s.operation(nowMs);
-    unload(this.s, op);
-    return op.result();
+    return this.execute(nowMs, (op) => {
+      unload(this.s, op);
+      this.s.journal.clearPending();
+    });
   }
 
   groupIds(): string[] {
@@ -194,8 +227,23 @@ export class GroupCoordinator {
   }
 
   private run<Req>(handler: Handler<Req>, ctx: RequestContext, req: Req): CoordinatorResult {
-    const op = this.s.operation(ctx.nowMs);
-    handler(this.s, op, ctx, req);
-    return op.result();
+    return this.execute(ctx.nowMs, (op) => handler(this.s, op, ctx, req));
+  }
+
+  /**
+   * Runs one operation under the journal. An operation that throws (an internal bug) is
+   * undone: its result is never carried out, so nothing it changed may stay.
+   */
+  private execute(nowMs: number, body: (op: Operation) => void): CoordinatorResult {
+    const s = this.s;
+    const op = s.operation(nowMs);
+    s.journal.begin();
+    try {
+      body(op);
+    } catch (err) {
+      s.journal.abort();
+      throw err;
+    }
+    return op.result(s.journal.end(op.recordCount > 0, op.replyList));
   }
 }

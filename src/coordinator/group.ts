@@ -6,12 +6,18 @@
  *
  * It never answers requests itself: methods that end a parked request hand it back to the
  * caller, which shapes and sends the reply.
+ *
+ * Every change to the members and the id sets goes through its methods (they are exposed
+ * read-only), which record how to undo it in the journal of the operation that announced
+ * it (`CoordinatorState.changing`, see journal.ts): per member and per id, so an operation
+ * costs what it changes, not the size of the group.
  */
 import { Reader } from '../protocol/primitives/reader.js';
 import { ConsumerProtocolSubscription } from '../protocol/messages/consumer-protocol-subscription.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { JoinGroupResponseMember } from '../protocol/messages/join-group.js';
+import type { Changes, Journal } from './journal.js';
 import { ClassicGroupMember, type MemberProtocol, type ParkedRequest } from './member.js';
 import { VALID_PREVIOUS_STATES, type GroupState } from './state.js';
 
@@ -25,13 +31,15 @@ export class ClassicGroup {
   generationId: number;
   leaderId: string | null;
   /** Insertion-ordered: the oldest member comes first, which makes leader re-election stable. */
-  readonly members = new Map<string, ClassicGroupMember>();
+  private readonly memberMap = new Map<string, ClassicGroupMember>();
   /** group.instance.id → member id. */
-  readonly staticMembers = new Map<string, string>();
+  private readonly staticMembers = new Map<string, string>();
   /** Ids handed out with MEMBER_ID_REQUIRED whose owners have not joined with them yet. */
-  readonly pendingJoinMembers = new Set<string>();
+  private readonly pendingJoin = new Set<string>();
   /** Members that received the JoinGroup response of this generation but have not synced. */
-  readonly pendingSyncMembers = new Set<string>();
+  private readonly pendingSync = new Set<string>();
+  /** Where changes are recorded, once an operation announced one (see snapshot). */
+  private journal: Journal | null = null;
   /** Protocol name → how many members support it. */
   private readonly supportedProtocols = new Map<string, number>();
   private numMembersAwaitingJoin = 0;
@@ -54,6 +62,47 @@ export class ClassicGroup {
     this.leaderId = loaded?.leaderId ?? null;
   }
 
+  /**
+   * An operation is about to change the group (journal.ts): captures the group's own fields
+   * (the returned function puts them back) and has the group record, from now on and for
+   * that operation, how to undo each change to a member, a member id or an id set. A field
+   * added to this class must be captured here, or changed only through a method that
+   * records its undo.
+   */
+  snapshot(journal: Journal): () => void {
+    this.journal = journal;
+    const { state, previousState, currentStateTimestampMs, protocolType, protocolName, generationId, leaderId, subscribedTopics, newMemberAdded } = this;
+    const numMembersAwaitingJoin = this.numMembersAwaitingJoin;
+    // A map from protocol name to count: as small as the members' protocol lists.
+    const supportedProtocols = [...this.supportedProtocols];
+    return () => {
+      this.state = state;
+      this.previousState = previousState;
+      this.currentStateTimestampMs = currentStateTimestampMs;
+      this.protocolType = protocolType;
+      this.protocolName = protocolName;
+      this.generationId = generationId;
+      this.leaderId = leaderId;
+      this.subscribedTopics = subscribedTopics;
+      this.newMemberAdded = newMemberAdded;
+      this.numMembersAwaitingJoin = numMembersAwaitingJoin;
+      this.supportedProtocols.clear();
+      for (const [name, count] of supportedProtocols) this.supportedProtocols.set(name, count);
+    };
+  }
+
+  get members(): ReadonlyMap<string, ClassicGroupMember> {
+    return this.memberMap;
+  }
+
+  get pendingJoinMembers(): ReadonlySet<string> {
+    return this.pendingJoin;
+  }
+
+  get pendingSyncMembers(): ReadonlySet<string> {
+    return this.pendingSync;
+  }
+
   is(state: GroupState): boolean {
     return this.state === state;
   }
@@ -73,7 +122,7 @@ export class ClassicGroup {
   }
 
   get numMembers(): number {
-    return this.members.size;
+    return this.memberMap.size;
   }
 
   get numAwaitingJoinResponse(): number {
@@ -81,11 +130,11 @@ export class ClassicGroup {
   }
 
   member(memberId: string): ClassicGroupMember | undefined {
-    return this.members.get(memberId);
+    return this.memberMap.get(memberId);
   }
 
   hasMember(memberId: string): boolean {
-    return this.members.has(memberId);
+    return this.memberMap.has(memberId);
   }
 
   isLeader(memberId: string): boolean {
@@ -97,12 +146,12 @@ export class ClassicGroup {
   }
 
   isPendingMember(memberId: string): boolean {
-    return this.pendingJoinMembers.has(memberId);
+    return this.pendingJoin.has(memberId);
   }
 
   addPendingMember(memberId: string): void {
     if (this.hasMember(memberId)) throw new Error(`pending member ${memberId} is already a member`);
-    this.pendingJoinMembers.add(memberId);
+    this.addTo(this.pendingJoin, memberId);
   }
 
   add(member: ClassicGroupMember, parkedJoin: ParkedRequest | null): void {
@@ -110,36 +159,37 @@ export class ClassicGroup {
       if (this.staticMembers.has(member.groupInstanceId)) {
         throw new Error(`static member ${member.groupInstanceId} is already in group ${this.groupId}`);
       }
-      this.staticMembers.set(member.groupInstanceId, member.memberId);
+      this.setStaticMember(member.groupInstanceId, member.memberId);
     }
-    if (this.members.size === 0) this.protocolType = member.protocolType;
+    if (this.memberMap.size === 0) this.protocolType = member.protocolType;
     if (this.protocolType !== member.protocolType) throw new Error('member and group protocol types differ');
     if (!this.supportsProtocols(member.protocolType, member.protocolNames())) {
       throw new Error('the group supports none of the member protocols');
     }
     if (this.leaderId === null) this.leaderId = member.memberId;
-    this.members.set(member.memberId, member);
+    this.putMember(member);
     this.countProtocols(member, +1);
+    this.saveMember(member);
     member.awaitingJoin = parkedJoin;
     if (parkedJoin !== null) this.numMembersAwaitingJoin++;
-    this.pendingJoinMembers.delete(member.memberId);
+    this.deleteFrom(this.pendingJoin, member.memberId);
   }
 
   /** Removes a member (or pending member id); re-elects the oldest remaining member as leader. */
   remove(memberId: string): ClassicGroupMember | undefined {
-    const removed = this.members.get(memberId);
+    const removed = this.memberMap.get(memberId);
     if (removed !== undefined) {
-      this.members.delete(memberId);
+      this.deleteMember(memberId);
       this.countProtocols(removed, -1);
       if (removed.isAwaitingJoin) this.numMembersAwaitingJoin--;
-      if (removed.groupInstanceId !== null) this.staticMembers.delete(removed.groupInstanceId);
+      if (removed.groupInstanceId !== null) this.deleteStaticMember(removed.groupInstanceId);
     }
     if (this.isLeader(memberId)) {
-      const next = this.members.keys().next();
+      const next = this.memberMap.keys().next();
       this.leaderId = next.done ? null : next.value;
     }
-    this.pendingJoinMembers.delete(memberId);
-    this.pendingSyncMembers.delete(memberId);
+    this.deleteFrom(this.pendingJoin, memberId);
+    this.deleteFrom(this.pendingSync, memberId);
     return removed;
   }
 
@@ -147,6 +197,7 @@ export class ClassicGroup {
   takeAwaitingJoin(member: ClassicGroupMember): ParkedRequest | null {
     const parked = member.awaitingJoin;
     if (parked !== null) {
+      this.saveMember(member);
       member.awaitingJoin = null;
       this.numMembersAwaitingJoin--;
     }
@@ -155,8 +206,42 @@ export class ClassicGroup {
 
   takeAwaitingSync(member: ClassicGroupMember): ParkedRequest | null {
     const parked = member.awaitingSync;
-    member.awaitingSync = null;
+    if (parked !== null) {
+      this.saveMember(member);
+      member.awaitingSync = null;
+    }
     return parked;
+  }
+
+  /** Parks the member's SyncGroup (the caller answers any it replaces first). */
+  parkSync(member: ClassicGroupMember, parked: ParkedRequest): void {
+    this.saveMember(member);
+    member.awaitingSync = parked;
+  }
+
+  setAssignment(member: ClassicGroupMember, assignment: Buffer): void {
+    if (member.assignment === assignment) return;
+    this.saveMember(member);
+    member.assignment = assignment;
+  }
+
+  /** The member's first join phase is over: its session no longer expires while it is parked. */
+  joinCompleted(member: ClassicGroupMember): void {
+    if (!member.isNew) return;
+    this.saveMember(member);
+    member.isNew = false;
+  }
+
+  addPendingSyncMember(memberId: string): void {
+    this.addTo(this.pendingSync, memberId);
+  }
+
+  deletePendingSyncMember(memberId: string): void {
+    this.deleteFrom(this.pendingSync, memberId);
+  }
+
+  clearPendingSyncMembers(): void {
+    for (const memberId of [...this.pendingSync]) this.deleteFrom(this.pendingSync, memberId);
   }
 
   /**
@@ -170,6 +255,7 @@ export class ClassicGroup {
     sessionTimeoutMs: number,
     parkedJoin: ParkedRequest | null,
   ): ParkedRequest | null {
+    this.saveMember(member);
     this.countProtocols(member, -1);
     member.supportedProtocols = protocols;
     this.countProtocols(member, +1);
@@ -188,10 +274,10 @@ export class ClassicGroup {
    * requests before calling this.
    */
   replaceStaticMember(groupInstanceId: string, oldMemberId: string, newMemberId: string): ClassicGroupMember {
-    const old = this.members.get(oldMemberId);
+    const old = this.memberMap.get(oldMemberId);
     if (old === undefined) throw new Error(`cannot replace unknown member ${oldMemberId}`);
     if (old.isAwaitingJoin) this.numMembersAwaitingJoin--;
-    this.members.delete(oldMemberId);
+    this.deleteMember(oldMemberId);
     const replacement = new ClassicGroupMember(
       newMemberId,
       old.groupInstanceId,
@@ -203,9 +289,9 @@ export class ClassicGroup {
       old.supportedProtocols,
       old.assignment,
     );
-    this.members.set(newMemberId, replacement);
+    this.putMember(replacement);
     if (this.isLeader(oldMemberId)) this.leaderId = newMemberId;
-    this.staticMembers.set(groupInstanceId, newMemberId);
+    this.setStaticMember(groupInstanceId, newMemberId);
     return replacement;
   }
 
@@ -215,9 +301,9 @@ export class ClassicGroup {
    */
   maybeElectNewJoinedLeader(): boolean {
     if (this.leaderId === null) return false;
-    const leader = this.members.get(this.leaderId);
+    const leader = this.memberMap.get(this.leaderId);
     if (leader !== undefined && leader.isAwaitingJoin) return true;
-    for (const m of this.members.values()) {
+    for (const m of this.memberMap.values()) {
       if (m.isAwaitingJoin) {
         this.leaderId = m.memberId;
         return true;
@@ -227,17 +313,17 @@ export class ClassicGroup {
   }
 
   hasAllMembersJoined(): boolean {
-    return this.members.size === this.numMembersAwaitingJoin && this.pendingJoinMembers.size === 0;
+    return this.memberMap.size === this.numMembersAwaitingJoin && this.pendingJoin.size === 0;
   }
 
   notYetRejoinedMembers(): ClassicGroupMember[] {
-    return [...this.members.values()].filter((m) => !m.isAwaitingJoin);
+    return [...this.memberMap.values()].filter((m) => !m.isAwaitingJoin);
   }
 
   /** The group's rebalance timeout: the largest of its members'. */
   rebalanceTimeoutMs(): number {
     let max = 0;
-    for (const m of this.members.values()) max = Math.max(max, m.rebalanceTimeoutMs);
+    for (const m of this.memberMap.values()) max = Math.max(max, m.rebalanceTimeoutMs);
     return max;
   }
 
@@ -262,7 +348,7 @@ export class ClassicGroup {
     if (this.is('Empty')) return memberProtocolType !== '' && memberProtocols.size > 0;
     if (this.protocolType !== memberProtocolType) return false;
     for (const name of memberProtocols) {
-      if ((this.supportedProtocols.get(name) ?? 0) === this.members.size) return true;
+      if ((this.supportedProtocols.get(name) ?? 0) === this.memberMap.size) return true;
     }
     return false;
   }
@@ -273,11 +359,11 @@ export class ClassicGroup {
    * Brook picks, among the tied, the protocol voted first in join order, so it is stable.
    */
   selectProtocol(): string {
-    if (this.members.size === 0) throw new Error(`cannot select a protocol for empty group ${this.groupId}`);
+    if (this.memberMap.size === 0) throw new Error(`cannot select a protocol for empty group ${this.groupId}`);
     const candidates = new Set<string>();
-    for (const [name, count] of this.supportedProtocols) if (count === this.members.size) candidates.add(name);
+    for (const [name, count] of this.supportedProtocols) if (count === this.memberMap.size) candidates.add(name);
     const votes = new Map<string, number>();
-    for (const m of this.members.values()) {
+    for (const m of this.memberMap.values()) {
       const choice = m.vote(candidates);
       votes.set(choice, (votes.get(choice) ?? 0) + 1);
     }
@@ -295,7 +381,7 @@ export class ClassicGroup {
   /** Next generation: a protocol is chosen for a non-empty group, otherwise the group is Empty. */
   initNextGeneration(nowMs: number): void {
     this.generationId++;
-    if (this.members.size > 0) {
+    if (this.memberMap.size > 0) {
       this.protocolName = this.selectProtocol();
       this.subscribedTopics = this.computeSubscribedTopics();
       this.transitionTo('CompletingRebalance', nowMs);
@@ -304,7 +390,7 @@ export class ClassicGroup {
       this.subscribedTopics = this.computeSubscribedTopics();
       this.transitionTo('Empty', nowMs);
     }
-    this.pendingSyncMembers.clear();
+    this.clearPendingSyncMembers();
   }
 
   /** What the leader receives in its JoinGroup response: every member with its metadata. */
@@ -313,7 +399,7 @@ export class ClassicGroup {
       throw new Error(`group ${this.groupId} has no member metadata in state ${this.state}`);
     }
     const protocol = this.protocolName;
-    return [...this.members.values()].map((m) => ({
+    return [...this.memberMap.values()].map((m) => ({
       memberId: m.memberId,
       groupInstanceId: m.groupInstanceId,
       metadata: m.metadata(protocol),
@@ -331,11 +417,11 @@ export class ClassicGroup {
    */
   computeSubscribedTopics(): Set<string> | null {
     if (this.protocolType !== CONSUMER_PROTOCOL_TYPE) return null;
-    if (this.members.size === 0) return new Set();
+    if (this.memberMap.size === 0) return new Set();
     if (this.protocolName === null) return null;
     const topics = new Set<string>();
     try {
-      for (const m of this.members.values()) {
+      for (const m of this.memberMap.values()) {
         const r = new Reader(m.metadata(this.protocolName));
         if (r.readInt16() < 0) return null;
         for (const t of ConsumerProtocolSubscription.read(r, 0).topics) topics.add(t);
@@ -356,5 +442,77 @@ export class ClassicGroup {
     for (const p of member.supportedProtocols) {
       this.supportedProtocols.set(p.name, (this.supportedProtocols.get(p.name) ?? 0) + delta);
     }
+  }
+
+  // The recorded changes. Each records its undo in the running operation's changes when
+  // that operation announced it changes this group; the undos run in reverse order.
+
+  private recording(): Changes | null {
+    return this.journal?.changesOf(this) ?? null;
+  }
+
+  /** Before a member's first change in the operation: its fields, to put back. */
+  private saveMember(member: ClassicGroupMember): void {
+    const c = this.recording();
+    if (c === null || !c.once(member)) return;
+    const fields = member.snapshot();
+    c.undo.push(() => member.restore(fields));
+  }
+
+  /** A new member id goes last: removing it again restores the order. */
+  private putMember(member: ClassicGroupMember): void {
+    const previous = this.memberMap.get(member.memberId);
+    this.memberMap.set(member.memberId, member);
+    const c = this.recording();
+    if (c === null) return;
+    c.undo.push(() => (previous === undefined ? this.memberMap.delete(member.memberId) : this.memberMap.set(member.memberId, previous)));
+  }
+
+  /**
+   * Removals (leaves, expiries) are rare: the first in the operation keeps the members'
+   * order, which a member put back at the end would change (leader re-election, the order
+   * of the leader's member list and of DescribeGroups).
+   */
+  private deleteMember(memberId: string): void {
+    const c = this.recording();
+    if (c !== null && c.once(this.memberMap)) {
+      const entries = [...this.memberMap];
+      c.undo.push(() => {
+        this.memberMap.clear();
+        for (const [id, m] of entries) this.memberMap.set(id, m);
+      });
+    }
+    this.memberMap.delete(memberId);
+  }
+
+  /** Static members are looked up, never listed: their order needs no undo. */
+  private setStaticMember(groupInstanceId: string, memberId: string): void {
+    const previous = this.staticMembers.get(groupInstanceId);
+    this.staticMembers.set(groupInstanceId, memberId);
+    this.recording()?.undo.push(() =>
+      previous === undefined ? this.staticMembers.delete(groupInstanceId) : this.staticMembers.set(groupInstanceId, previous),
+    );
+  }
+
+  private deleteStaticMember(groupInstanceId: string): void {
+    const previous = this.staticMembers.get(groupInstanceId);
+    if (previous === undefined) return;
+    this.staticMembers.delete(groupInstanceId);
+    this.recording()?.undo.push(() => this.staticMembers.set(groupInstanceId, previous));
+  }
+
+  /**
+   * The pending id sets are tested and counted; their order decides nothing (expiring
+   * pending syncs removes them all), so an id put back may come last.
+   */
+  private addTo(set: Set<string>, id: string): void {
+    if (set.has(id)) return;
+    set.add(id);
+    this.recording()?.undo.push(() => set.delete(id));
+  }
+
+  private deleteFrom(set: Set<string>, id: string): void {
+    if (!set.delete(id)) return;
+    this.recording()?.undo.push(() => set.add(id));
   }
 }

@@ -72,6 +72,7 @@ export function leaveGroup(s: CoordinatorState, op: Operation, ctx: RequestConte
   }
   if (group.is('Dead')) return respond(ErrorCode.COORDINATOR_NOT_AVAILABLE, []);
 
+  s.changing(group);
   const results = identities.map((m) => memberResult(m, leaveOne(op, group, m)));
 
   if (results.some((r) => r.errorCode === ErrorCode.NONE)) {

@@ -11,6 +11,7 @@ export {
   type GroupCoordinatorConfig,
   type RequestContext,
   type RequestId,
+  type ResultToken,
   type TimerKey,
   type TimerOp,
 } from './types.js';

@@ -61,7 +61,7 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
   const existing = s.groups.get(req.groupId);
   // Only a member without an id may create a group.
   if (existing === undefined && !isUnknownMember) return fail(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
-  const group = existing ?? s.getOrCreateGroup(req.groupId, op.nowMs);
+  const group = s.changing(existing ?? s.getOrCreateGroup(req.groupId, op.nowMs));
 
   if (!acceptJoiningMember(s, group, req.memberId)) {
     removeMember(op, group, req.memberId);

@@ -44,7 +44,7 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
     }
     case 'group-metadata':
       if (record.value === null) s.removeGroup(key.key.group, nowMs ?? 0);
-      else s.groups.set(key.key.group, groupFromRecord(key.key.group, decodeGroupMetadataValue(record.value)));
+      else s.putGroup(groupFromRecord(key.key.group, decodeGroupMetadataValue(record.value)));
       return;
     case 'other':
       return;
@@ -103,7 +103,7 @@ function groupFromRecord(groupId: string, value: GroupMetadataValue): ClassicGro
 export function loaded(s: CoordinatorState, op: Operation): void {
   for (const group of s.groups.values()) {
     for (const member of group.members.values()) rescheduleHeartbeat(op, group, member);
-    if (group.numMembers > s.config.maxGroupSize) prepareRebalance(s, op, group);
+    if (group.numMembers > s.config.maxGroupSize) prepareRebalance(s, op, s.changing(group));
   }
   op.schedule(OFFSETS_EXPIRATION_KEY, s.config.offsetsRetentionCheckIntervalMs, { kind: 'offsets-expiration' });
 }

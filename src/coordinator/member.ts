@@ -2,6 +2,9 @@
  * One member of a classic group, as Kafka's `ClassicGroupMember`: its identity, timeouts,
  * the protocols it supports (in its order of preference), its current assignment, and the
  * JoinGroup / SyncGroup request it has parked with the coordinator, if any.
+ *
+ * Once the member is in a group, its fields change only through the group's methods
+ * (ClassicGroup), which record how to undo each change.
  */
 import type { RequestId } from './types.js';
 
@@ -17,6 +20,17 @@ export interface ParkedRequest {
 }
 
 export const EMPTY_ASSIGNMENT: Buffer = Buffer.alloc(0);
+
+/** The fields of a member that operations change, as `snapshot` captures them. */
+export interface MemberFields {
+  readonly rebalanceTimeoutMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly supportedProtocols: MemberProtocol[];
+  readonly assignment: Buffer;
+  readonly awaitingJoin: ParkedRequest | null;
+  readonly awaitingSync: ParkedRequest | null;
+  readonly isNew: boolean;
+}
 
 /**
  * Copies protocols out of a decoded request. Decoded bytes are views into the request's
@@ -56,6 +70,25 @@ export class ClassicGroupMember {
     this.sessionTimeoutMs = sessionTimeoutMs;
     this.supportedProtocols = supportedProtocols;
     this.assignment = assignment;
+  }
+
+  /**
+   * Every field an operation may change (protocols and assignments are replaced, never
+   * changed in place, so keeping the references is enough).
+   */
+  snapshot(): MemberFields {
+    const { rebalanceTimeoutMs, sessionTimeoutMs, supportedProtocols, assignment, awaitingJoin, awaitingSync, isNew } = this;
+    return { rebalanceTimeoutMs, sessionTimeoutMs, supportedProtocols, assignment, awaitingJoin, awaitingSync, isNew };
+  }
+
+  restore(fields: MemberFields): void {
+    this.rebalanceTimeoutMs = fields.rebalanceTimeoutMs;
+    this.sessionTimeoutMs = fields.sessionTimeoutMs;
+    this.supportedProtocols = fields.supportedProtocols;
+    this.assignment = fields.assignment;
+    this.awaitingJoin = fields.awaitingJoin;
+    this.awaitingSync = fields.awaitingSync;
+    this.isNew = fields.isNew;
   }
 
   get isStaticMember(): boolean {

@@ -6,7 +6,8 @@
  * key means (a TimerAction), so `onTimer(key)` needs no parsing, and a key that fires after
  * being cancelled or replaced is recognised as stale.
  */
-import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, TimerKey, TimerOp } from './types.js';
+import type { Journal } from './journal.js';
+import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, ResultToken, TimerKey, TimerOp } from './types.js';
 
 export type TimerAction =
   /** A member's session (or a pending member's wait for its second JoinGroup) expired. */
@@ -39,30 +40,65 @@ export function syncKey(groupId: string): TimerKey {
 
 export const OFFSETS_EXPIRATION_KEY: TimerKey = 'offsets-expiration';
 
-export class TimerTable {
-  private readonly actions = new Map<TimerKey, TimerAction>();
+/**
+ * How long a timer whose firing was reverted (its result's records failed) waits before it
+ * fires again: the retry backoff of Kafka's coordinator timers (500 ms). Offset expiration
+ * retries after its interval, as Kafka's cleanupGroupMetadata timer does.
+ */
+export const TIMER_RETRY_BACKOFF_MS = 500;
 
-  set(key: TimerKey, action: TimerAction): void {
-    this.actions.set(key, action);
+/** A pending timer: what it means and when it is due (a revert reschedules it there). */
+export interface TimerEntry {
+  readonly action: TimerAction;
+  readonly atMs: number;
+}
+
+export class TimerTable {
+  private readonly entries = new Map<TimerKey, TimerEntry>();
+
+  constructor(private readonly journal: Journal) {}
+
+  set(key: TimerKey, action: TimerAction, atMs: number): void {
+    const previous = this.entries.get(key);
+    this.entries.set(key, { action, atMs });
+    this.changed(key, previous);
   }
 
   delete(key: TimerKey): boolean {
-    return this.actions.delete(key);
+    const previous = this.entries.get(key);
+    if (previous === undefined) return false;
+    this.entries.delete(key);
+    this.changed(key, previous);
+    return true;
   }
 
   /** Removes and returns the action of a key that fired; undefined when stale. */
   take(key: TimerKey): TimerAction | undefined {
-    const action = this.actions.get(key);
-    this.actions.delete(key);
-    return action;
+    const previous = this.entries.get(key);
+    if (previous === undefined) return undefined;
+    this.entries.delete(key);
+    this.changed(key, previous);
+    return previous.action;
   }
 
   has(key: TimerKey): boolean {
-    return this.actions.has(key);
+    return this.entries.has(key);
+  }
+
+  entry(key: TimerKey): TimerEntry | undefined {
+    return this.entries.get(key);
   }
 
   keys(): TimerKey[] {
-    return [...this.actions.keys()];
+    return [...this.entries.keys()];
+  }
+
+  private changed(key: TimerKey, previous: TimerEntry | undefined): void {
+    if (!this.journal.recording) return;
+    this.journal.timerChanged(key, () => {
+      if (previous === undefined) this.entries.delete(key);
+      else this.entries.set(key, previous);
+    });
   }
 }
 
@@ -82,13 +118,25 @@ export class Operation {
 
   /** Schedules `key` at now + delayMs, replacing any pending timer with that key. */
   schedule(key: TimerKey, delayMs: number, action: TimerAction): void {
-    this.timers.set(key, action);
-    this.timerOps.push({ schedule: key, atMs: this.nowMs + delayMs });
+    this.scheduleAt(key, this.nowMs + delayMs, action);
+  }
+
+  scheduleAt(key: TimerKey, atMs: number, action: TimerAction): void {
+    this.timers.set(key, action, atMs);
+    this.timerOps.push({ schedule: key, atMs });
   }
 
   cancel(key: TimerKey): void {
     // Only cancel what is pending: keeps results free of no-op noise.
     if (this.timers.delete(key)) this.timerOps.push({ cancel: key });
+  }
+
+  /**
+   * Cancels `key` in the runtime, which may hold a timer the table no longer has: one a
+   * reverted result scheduled.
+   */
+  cancelInRuntime(key: TimerKey): void {
+    this.timerOps.push({ cancel: key });
   }
 
   record(record: CoordinatorRecord): void {
@@ -99,7 +147,11 @@ export class Operation {
     return this.records.length;
   }
 
-  result(): CoordinatorResult {
-    return { replies: this.replies, timers: this.timerOps, records: this.records };
+  get replyList(): readonly CoordinatorReply[] {
+    return this.replies;
+  }
+
+  result(token: ResultToken | null): CoordinatorResult {
+    return { replies: this.replies, timers: this.timerOps, records: this.records, token };
   }
 }

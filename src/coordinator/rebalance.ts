@@ -70,7 +70,7 @@ export function maybePrepareRebalanceOrCompleteJoin(s: CoordinatorState, op: Ope
  */
 export function prepareRebalance(s: CoordinatorState, op: Operation, group: ClassicGroup): void {
   if (group.is('CompletingRebalance')) resetAndPropagateAssignmentWithError(op, group, ErrorCode.REBALANCE_IN_PROGRESS);
-  group.pendingSyncMembers.clear();
+  group.clearPendingSyncMembers();
   op.cancel(syncKey(group.groupId));
 
   const isInitialRebalance = group.is('Empty');
@@ -164,8 +164,8 @@ export function completeClassicGroupJoin(s: CoordinatorState, op: Operation, gro
       members: group.isLeader(member.memberId) ? group.currentMembersForLeader() : [],
     });
     rescheduleHeartbeat(op, group, member);
-    member.isNew = false;
-    group.pendingSyncMembers.add(member.memberId);
+    group.joinCompleted(member);
+    group.addPendingSyncMember(member.memberId);
   }
   op.schedule(syncKey(group.groupId), group.rebalanceTimeoutMs(), {
     kind: 'sync',
@@ -236,7 +236,7 @@ export function expirePendingSync(s: CoordinatorState, op: Operation, groupId: s
 
 /** A member synced: it no longer holds up the sync deadline. */
 export function removePendingSyncMember(op: Operation, group: ClassicGroup, memberId: string): void {
-  group.pendingSyncMembers.delete(memberId);
+  group.deletePendingSyncMember(memberId);
   switch (group.state) {
     case 'Dead':
     case 'Empty':
@@ -255,14 +255,14 @@ export function removePendingSyncMember(op: Operation, group: ClassicGroup, memb
 /** A rebalance interrupts CompletingRebalance: parked syncs get the error and no assignment. */
 export function resetAndPropagateAssignmentWithError(op: Operation, group: ClassicGroup, errorCode: number): void {
   if (!group.is('CompletingRebalance')) throw new Error(`group ${group.groupId} is ${group.state}, not CompletingRebalance`);
-  for (const m of group.members.values()) m.assignment = EMPTY_ASSIGNMENT;
+  for (const m of group.members.values()) group.setAssignment(m, EMPTY_ASSIGNMENT);
   propagateAssignment(op, group, errorCode);
 }
 
 /** The leader's assignment is in: every member gets its own (empty when the leader gave none). */
 export function setAndPropagateAssignment(op: Operation, group: ClassicGroup, assignment: ReadonlyMap<string, Buffer>): void {
   if (!group.is('CompletingRebalance')) throw new Error(`group ${group.groupId} is ${group.state}, not CompletingRebalance`);
-  for (const m of group.members.values()) m.assignment = assignment.get(m.memberId) ?? EMPTY_ASSIGNMENT;
+  for (const m of group.members.values()) group.setAssignment(m, assignment.get(m.memberId) ?? EMPTY_ASSIGNMENT);
   propagateAssignment(op, group, ErrorCode.NONE);
 }
 

@@ -10,7 +10,12 @@ import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT } from './member.js';
 import type { Operation } from './operation.js';
 import { groupMetadataRecord } from './records.js';
-import { removePendingSyncMember, setAndPropagateAssignment } from './rebalance.js';
+import {
+  maybePrepareRebalanceOrCompleteJoin,
+  removePendingSyncMember,
+  resetAndPropagateAssignmentWithError,
+  setAndPropagateAssignment,
+} from './rebalance.js';
 import { syncGroupError, syncGroupResponse } from './responses.js';
 import { assertNever, type RequestContext } from './types.js';
 
@@ -48,10 +53,11 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     case 'PreparingRebalance':
       return fail(ErrorCode.REBALANCE_IN_PROGRESS);
     case 'CompletingRebalance': {
+      s.changing(group);
       const superseded = member.awaitingSync;
       // Kafka drops the SyncGroup this one replaces; Brook answers it so it is not held forever.
       if (superseded !== null) op.reply(superseded.requestId, syncGroupError(superseded.apiVersion, ErrorCode.REBALANCE_IN_PROGRESS));
-      member.awaitingSync = { requestId: ctx.requestId, apiVersion: ctx.apiVersion };
+      group.parkSync(member, { requestId: ctx.requestId, apiVersion: ctx.apiVersion });
       removePendingSyncMember(op, group, req.memberId);
       if (group.isLeader(req.memberId)) {
         const assignment = new Map<string, Buffer>();
@@ -63,11 +69,13 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
         op.record(groupMetadataRecord(group, assignment));
         setAndPropagateAssignment(op, group, assignment);
         group.transitionTo('Stable', op.nowMs);
+        onStoreFailure(s, group.groupId, group.generationId);
       }
       return;
     }
     case 'Stable':
       // A late follower, or a member whose static replacement needs no rebalance.
+      s.changing(group);
       removePendingSyncMember(op, group, req.memberId);
       return op.reply(
         ctx.requestId,
@@ -84,4 +92,22 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     default:
       return assertNever(group.state, 'group state');
   }
+}
+
+/**
+ * Kafka's classicGroupSyncToLeader when the assignment cannot be stored: the group is back
+ * in CompletingRebalance (the revert undid the sync), the assignments are reset, members
+ * still waiting get the error, and the group prepares a rebalance, so the members, which
+ * got the error too, rejoin into a new generation. Kafka checks that the group is still in
+ * that generation's CompletingRebalance; after the revert it is, unless an earlier reverted
+ * result took it further back.
+ */
+function onStoreFailure(s: CoordinatorState, groupId: string, generationId: number): void {
+  s.journal.onRevert((op, errorCode) => {
+    const group = s.groups.get(groupId);
+    if (group === undefined || !group.is('CompletingRebalance') || group.generationId !== generationId) return;
+    s.changing(group);
+    resetAndPropagateAssignmentWithError(op, group, errorCode);
+    maybePrepareRebalanceOrCompleteJoin(s, op, group);
+  });
 }

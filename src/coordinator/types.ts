@@ -25,6 +25,13 @@ export interface CoordinatorRecord {
 
 export type TimerOp = { schedule: TimerKey; atMs: number } | { cancel: TimerKey };
 
+/**
+ * Names a result whose records (or an earlier result's) may still fail to become durable.
+ * The runtime must settle every token it gets, in order: `committed(token)` once the
+ * result's replies can go out, `revert(token, ...)` when they carry an append error.
+ */
+export type ResultToken = number;
+
 export interface CoordinatorReply {
   requestId: RequestId;
   /** The generated *ResponseData for the request's API, valid at the request's apiVersion. */
@@ -41,6 +48,13 @@ export interface CoordinatorResult {
    * replies of this result only once the records are durable.
    */
   records: CoordinatorRecord[];
+  /**
+   * Set when the coordinator keeps this result's changes in case its records, or those of an
+   * earlier result still pending, fail: the runtime then calls `committed(token)` or
+   * `revert(token, ...)`. Null when the result cannot fail (no records, nothing pending) or
+   * changed nothing.
+   */
+  token: ResultToken | null;
 }
 
 export interface RequestContext {

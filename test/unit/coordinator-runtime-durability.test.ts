@@ -2,8 +2,8 @@
  * The coordinator runtime's durability ordering: a reply is released only once every
  * earlier `__consumer_offsets` append is durable, and a failed append fails its commit
  * (and the results that came while it was pending) with Kafka's error for a storage
- * failure, NOT_COORDINATOR. Driven by a memory storage whose `__consumer_offsets` appends
- * get a `durable` promise the test settles.
+ * failure, NOT_COORDINATOR, and has the coordinator revert them. Driven by a memory storage
+ * whose `__consumer_offsets` appends get a `durable` promise the test settles.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import { CoordinatorRuntime, coordinatorError } from '../../src/broker/coordinat
 import type { RequestContext } from '../../src/broker/handler.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { OffsetCommitResponseData } from '../../src/protocol/messages/offset-commit.js';
+import type { OffsetFetchResponseData } from '../../src/protocol/messages/offset-fetch.js';
 import { openMemoryStorage, StorageError, type PartitionLog, type Storage } from '../../src/storage/index.js';
 import { silentLogger } from '../../src/util/log.js';
 
@@ -84,10 +85,17 @@ function setup() {
       answered.push(name);
       return res.topics[0]!.partitions[0]!.errorCode;
     });
-  return { storage, gate, runtime, commit, answered };
+  /** The group's committed offset of t/0 (-1: none), by OffsetFetch v8. */
+  const fetchOffset = (groupId: string): Promise<number> =>
+    runtime.submit<OffsetFetchResponseData>(
+      requestContext(controller.signal),
+      (c, cctx) => c.offsetFetch(cctx, { groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }], requireStable: false }),
+      (errorCode) => ({ throttleTimeMs: 0, topics: [], errorCode, groups: [] }),
+    ).then((res) => Number(res.groups![0]!.topics[0]!.partitions[0]!.committedOffset));
+  return { storage, gate, runtime, commit, fetchOffset, answered };
 }
 
-describe('coordinator runtime durability', () => {
+describe('coordinator runtime durability', { timeout: 10_000 }, () => {
   it('releases a reply only after every earlier append is durable, in order', async () => {
     const { gate, runtime, commit, answered } = setup();
     gate.hold = true;
@@ -142,12 +150,49 @@ describe('coordinator runtime durability', () => {
     await runtime.stop();
   });
 
-  it('fails a commit whose append throws', async () => {
-    const { storage, runtime, commit } = setup();
+  it('reverts commits whose append failed: OffsetFetch shows the offset committed before them', async () => {
+    const { gate, runtime, commit, fetchOffset } = setup();
+    assert.equal(await commit('a', 'g1', 1n), ErrorCode.NONE);
+    gate.hold = true;
+    const b = commit('b', 'g1', 2n);
+    await settle();
+    gate.hold = false;
+    const c = commit('c', 'g1', 3n); // pipelined behind b: built on b's state
+    await settle();
+    gate.pending[0]!.reject(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'fsync failed'));
+    assert.deepEqual(await Promise.all([b, c]), [ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR]);
+    assert.equal(await fetchOffset('g1'), 1);
+    assert.equal(await fetchOffset('g2'), -1);
+    await runtime.stop();
+  });
+
+  it('after a revert, results start afresh: they neither inherit the failure nor wait for appends already failed', async () => {
+    const { gate, runtime, commit, fetchOffset, answered } = setup();
+    gate.hold = true;
+    const a = commit('a', 'g1', 1n);
+    await settle();
+    const b = commit('b', 'g1', 2n); // its own append, still pending when a's fails
+    await settle();
+    gate.pending[0]!.reject(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'fsync failed'));
+    assert.equal(await a, ErrorCode.NOT_COORDINATOR);
+    gate.hold = false;
+    // Built on the reverted (durable) state: answered although b's append is still pending.
+    assert.equal(await commit('c', 'g1', 3n), ErrorCode.NONE);
+    assert.equal(await fetchOffset('g1'), 3);
+    assert.deepEqual(answered, ['a', 'c']);
+    gate.pending[1]!.resolve();
+    assert.equal(await b, ErrorCode.NOT_COORDINATOR, 'b was built on a');
+    assert.equal(await fetchOffset('g1'), 3);
+    await runtime.stop();
+  });
+
+  it('fails a commit whose append throws, and reverts it', async () => {
+    const { storage, runtime, commit, fetchOffset } = setup();
     assert.equal(await commit('a', 'g1', 1n), ErrorCode.NONE);
     // A closed storage refuses the append with KAFKA_STORAGE_ERROR.
     await storage.close();
     assert.equal(await commit('b', 'g1', 2n), ErrorCode.NOT_COORDINATOR);
+    assert.equal(await fetchOffset('g1'), 1);
     await runtime.stop();
   });
 

@@ -1,8 +1,8 @@
 /**
  * Drives a GroupCoordinator the way the broker runtime will, deterministically: a manual
  * clock, a fake timer table (`advance(ms)` fires due keys into onTimer, in time order), an
- * in-memory `__consumer_offsets` log (records are "durable" at once), and a table of
- * answers by request id.
+ * in-memory `__consumer_offsets` log (records are "durable" at once, unless a test holds
+ * the appends and then fails them, see `holdAppends`), and a table of answers by request id.
  *
  * Every request goes through its codec (encoded and decoded at the request's version), so
  * the coordinator sees exactly what the broker would hand it; every reply is encoded with
@@ -10,6 +10,7 @@
  * fails the test that produced it.
  */
 import assert from 'node:assert/strict';
+import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Api } from '../../../src/protocol/messages/index.js';
 import { encodeAssignment, encodeSubscription } from '../../../src/protocol/consumer-protocol.js';
 import { GroupCoordinator } from '../../../src/coordinator/coordinator.js';
@@ -91,8 +92,13 @@ export interface Sent<R> {
   readonly id: RequestId;
   readonly version: number;
   readonly response: R | undefined;
-  /** The response, failing the test if the request is still parked. */
+  /** The response, failing the test if the request is still parked (or its append failed). */
   readonly answer: R;
+  /**
+   * The error the runtime answered instead of the coordinator's reply, because the append of
+   * that result (or of an earlier pending one) failed; undefined otherwise.
+   */
+  readonly failedWith: number | undefined;
 }
 
 export class CoordinatorHarness {
@@ -104,6 +110,9 @@ export class CoordinatorHarness {
   readonly encodedVersions = new Map<GroupApi, Set<number>>();
   private readonly inFlight = new Map<RequestId, { api: GroupApi; version: number }>();
   private readonly answers = new Map<RequestId, unknown>();
+  private readonly failures = new Map<RequestId, number>();
+  /** Results whose appends are pending (holdAppends), oldest first; null: durable at once. */
+  private held: CoordinatorResult[] | null = null;
   private nextRequestId = 1;
 
   constructor(
@@ -113,9 +122,61 @@ export class CoordinatorHarness {
     this.nowMs = startMs;
   }
 
-  /** Carries out a result as the runtime would (records are durable at once here). */
+  /**
+   * Carries out a result as the runtime would: timers at once; records durable at once, or,
+   * while appends are held, the whole result waits (replies too) for `releaseAppends` or
+   * `failAppends`.
+   */
   apply(result: CoordinatorResult): CoordinatorResult {
     this.timers.apply(result.timers);
+    if (this.held !== null && (result.records.length > 0 || result.replies.length > 0 || result.token !== null)) {
+      this.held.push(result);
+      return result;
+    }
+    this.complete(result);
+    return result;
+  }
+
+  /**
+   * From now on appends stay pending, as when the log's fsync is slow: results queue up in
+   * order (pipelined: the coordinator keeps running on their state) and nobody is answered.
+   */
+  holdAppends(): void {
+    this.held ??= [];
+  }
+
+  /** Every held append becomes durable: the held results complete in order. */
+  releaseAppends(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const result of held) this.complete(result);
+  }
+
+  /**
+   * The oldest held append fails, as the runtime handles it: the results before it complete;
+   * its own and every later held result's replies carry `errorCode` instead, and the
+   * coordinator reverts those results (`revert` for each, in order: the first reverts them
+   * all, newest first). Appends are no longer held afterwards.
+   */
+  failAppends(errorCode: number = ErrorCode.NOT_COORDINATOR): void {
+    const held = this.held ?? [];
+    this.held = null;
+    const first = held.findIndex((r) => r.records.length > 0);
+    assert.ok(first >= 0, 'no held result has records to fail');
+    for (const result of held.slice(0, first)) this.complete(result);
+    for (const result of held.slice(first)) {
+      if (result.token !== null) {
+        const reverted = this.coordinator.revert(result.token, errorCode, this.nowMs);
+        if (reverted !== undefined) this.apply(reverted);
+      }
+      for (const { requestId } of result.replies) {
+        assert.ok(this.inFlight.delete(requestId), `reply to unknown or already answered request ${requestId}`);
+        this.failures.set(requestId, errorCode);
+      }
+    }
+  }
+
+  private complete(result: CoordinatorResult): void {
     this.log.push(...result.records);
     for (const { requestId, response } of result.replies) {
       const req = this.inFlight.get(requestId);
@@ -130,7 +191,7 @@ export class CoordinatorHarness {
       versions.add(req.version);
       this.answers.set(requestId, response);
     }
-    return result;
+    if (result.token !== null) this.coordinator.committed(result.token);
   }
 
   send<A extends GroupApi>(api: A, version: number, request: RequestOf<A>, clientId = 'consumer', clientHost = '/127.0.0.1'): Sent<ResponseOf<A>> {
@@ -160,6 +221,7 @@ export class CoordinatorHarness {
     };
     this.apply(run());
     const answers = this.answers;
+    const failures = this.failures;
     return {
       id,
       version,
@@ -167,8 +229,12 @@ export class CoordinatorHarness {
         return answers.get(id) as ResponseOf<A> | undefined;
       },
       get answer() {
+        assert.ok(!failures.has(id), `request ${id} (${api} v${version}) failed with error ${failures.get(id)}`);
         assert.ok(answers.has(id), `request ${id} (${api} v${version}) is still parked`);
         return answers.get(id) as ResponseOf<A>;
+      },
+      get failedWith() {
+        return failures.get(id);
       },
     };
   }
