@@ -6,9 +6,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { decodeRequest, encodeRequest } from '../../src/protocol/frame.js';
+import { decodeRequest, decodeRequestHeader, encodeRequest } from '../../src/protocol/frame.js';
 import type { CapturedFrame } from './capture-server.js';
-import { ConsumerProtocolSubscription } from '../../src/protocol/messages/index.js';
+import { API_CODECS, ConsumerProtocolSubscription } from '../../src/protocol/messages/index.js';
 
 export const GOLDEN_TOPIC = 'golden-topic';
 export const GOLDEN_GROUP = 'golden-group';
@@ -52,6 +52,42 @@ export function readGolden(): GoldenFrame[] {
       return { client, file, apiName: m[1]!, apiVersion: Number(m[2]), frame: readFileSync(join(GOLDEN_DIR, client, file)) };
     }),
   );
+}
+
+/** A captured or stored frame, as the checks below need it (CapturedFrame and GoldenFrame both fit). */
+export interface FrameSeen {
+  readonly apiName: string;
+  readonly apiVersion: number;
+  readonly frame: Buffer;
+}
+
+/** True when the frame's version is above the newest one Brook's schemas have for its API. */
+export function newerThanBrook(f: FrameSeen): boolean {
+  const api = API_CODECS.find((a) => a.name === f.apiName);
+  assert.ok(api, `Brook has a codec for ${f.apiName}`);
+  return f.apiVersion > api.request.highestVersion;
+}
+
+/**
+ * The check for a frame newer than Brook's schemas (newerThanBrook). Only ApiVersions may be
+ * one: a client opens with its own newest ApiVersions (KIP-511; Kafka 4.4's Java client sends
+ * v5, which Brook's 3.9/4.0 schemas do not have), the broker answers UNSUPPORTED_VERSION with
+ * its ranges, and the client asks again at a version both know. Brook's broker answers such a
+ * request from its header alone and never reads the body, so its body is not decoded here
+ * either: the header must decode, and the same client must have retried at a version Brook
+ * knows later on. `frames` is every frame in the order sent; `index` is the probe's.
+ */
+export function checkVersionProbe(frames: readonly FrameSeen[], index: number): void {
+  const probe = frames[index]!;
+  assert.equal(probe.apiName, 'ApiVersions', `only ApiVersions may come at a version Brook does not know, not ${probe.apiName} v${probe.apiVersion}`);
+  const { header, api } = decodeRequestHeader(probe.frame);
+  assert.equal(api.name, 'ApiVersions');
+  assert.equal(header.requestApiVersion, probe.apiVersion);
+  const retried = frames.slice(index + 1).some((f) => {
+    if (f.apiName !== 'ApiVersions' || newerThanBrook(f)) return false;
+    return decodeRequestHeader(f.frame).header.clientId === header.clientId;
+  });
+  assert.ok(retried, `client ${header.clientId} retried ApiVersions at a version Brook knows after its v${probe.apiVersion}`);
 }
 
 /** Decodes a captured frame and re-encodes it; the bytes must be identical. */
