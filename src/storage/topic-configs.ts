@@ -1,5 +1,5 @@
 /**
- * Kafka's topic-level configs (Apache Kafka 4.1, `TopicConfig` / `LogConfig`): names, types,
+ * Kafka's topic-level configs (Apache Kafka 4.4, `TopicConfig` / `LogConfig`): names, types,
  * defaults, validation, and the broker-level synonyms that override the defaults
  * (`ServerTopicConfigSynonyms`, e.g. log.retention.hours → retention.ms).
  *
@@ -74,7 +74,7 @@ function def(
   return { name, type, default: dflt, synonyms, implemented, check, internal };
 }
 
-/** Every topic config Kafka 4.1 accepts, by name. */
+/** Every topic config Kafka 4.4 accepts, by name. */
 export const TOPIC_CONFIG_DEFS: ReadonlyMap<string, TopicConfigDef> = new Map(
   [
     def('cleanup.policy', 'list', 'delete', [log('cleanup.policy')], true, listOf('compact', 'delete')),
@@ -84,6 +84,8 @@ export const TOPIC_CONFIG_DEFS: ReadonlyMap<string, TopicConfigDef> = new Map(
       oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer')),
     def('compression.zstd.level', 'int', '3', [{ name: 'compression.zstd.level' }], false, between(-131072n, 22n)),
     def('delete.retention.ms', 'long', '86400000', [log('cleaner.delete.retention.ms')], true, atLeast(0n)),
+    // New in Kafka 4.4 (share groups' dead-letter queue); no broker synonym. Brook has no share groups.
+    def('errors.deadletterqueue.group.enable', 'boolean', 'false', [], false),
     def('file.delete.delay.ms', 'long', '60000', [log('segment.delete.delay.ms')], false, atLeast(0n)),
     def('flush.messages', 'long', LONG_MAX_TEXT, [log('flush.interval.messages')], false, atLeast(1n)),
     def('flush.ms', 'long', LONG_MAX_TEXT, [log('flush.interval.ms'), log('flush.scheduler.interval.ms')], false, atLeast(0n)),
@@ -93,6 +95,9 @@ export const TOPIC_CONFIG_DEFS: ReadonlyMap<string, TopicConfigDef> = new Map(
     def('local.retention.bytes', 'long', '-2', [log('local.retention.bytes')], false, atLeast(-2n)),
     def('local.retention.ms', 'long', '-2', [log('local.retention.ms')], false, atLeast(-2n)),
     def('max.compaction.lag.ms', 'long', LONG_MAX_TEXT, [log('cleaner.max.compaction.lag.ms')], true, atLeast(1n)),
+    // New in Kafka 4.4: a cap on each record's decompressed size, which Kafka checks where it
+    // decompresses. Brook never decompresses produced batches; it stores and reports the value only.
+    def('max.decompressed.message.bytes', 'int', '2147483639', [{ name: 'max.decompressed.message.bytes' }], false, between(1n, 2147483639n)),
     def('max.message.bytes', 'int', '1048588', [{ name: 'message.max.bytes' }], true, atLeast(0n)),
     // Kafka 4.0 changed this default from Long.MAX_VALUE to one hour (KIP-1030).
     def('message.timestamp.after.max.ms', 'long', '3600000', [log('message.timestamp.after.max.ms')], true, atLeast(0n)),
@@ -102,6 +107,9 @@ export const TOPIC_CONFIG_DEFS: ReadonlyMap<string, TopicConfigDef> = new Map(
     def('min.compaction.lag.ms', 'long', '0', [log('cleaner.min.compaction.lag.ms')], true, atLeast(0n)),
     def('min.insync.replicas', 'int', '1', [{ name: 'min.insync.replicas' }], false, atLeast(1n)),
     def('preallocate', 'boolean', 'false', [log('preallocate')], false),
+    // New in Kafka 4.4 (tiered storage, which Brook does not have: remote.storage.enable stays false).
+    def('remote.copy.lag.bytes', 'long', '-1', [log('remote.copy.lag.bytes')], false, atLeast(-1n)),
+    def('remote.copy.lag.ms', 'long', '0', [log('remote.copy.lag.ms')], false, atLeast(-1n)),
     def('remote.log.copy.disable', 'boolean', 'false', [], false),
     def('remote.log.delete.on.disable', 'boolean', 'false', [], false),
     def('remote.storage.enable', 'boolean', 'false', [], false, noRemoteStorage),

@@ -154,7 +154,7 @@ describe('topic catalog persistence (file)', () => {
 });
 
 describe('topic configs', () => {
-  it('has Kafka 4.1 defaults', () => {
+  it('has Kafka 4.4 defaults', () => {
     assert.equal(TOPIC_CONFIG_DEFAULTS['cleanup.policy'], 'delete');
     assert.equal(TOPIC_CONFIG_DEFAULTS['retention.ms'], '604800000');
     assert.equal(TOPIC_CONFIG_DEFAULTS['retention.bytes'], '-1');
@@ -170,6 +170,11 @@ describe('topic configs', () => {
     assert.equal(TOPIC_CONFIG_DEFAULTS['compression.type'], 'producer');
     assert.equal(TOPIC_CONFIG_DEFAULTS['file.delete.delay.ms'], '60000');
     assert.equal(TOPIC_CONFIG_DEFAULTS['unclean.leader.election.enable'], 'false');
+    // Added by Kafka 4.4 (LogConfig's defaults there).
+    assert.equal(TOPIC_CONFIG_DEFAULTS['max.decompressed.message.bytes'], '2147483639');
+    assert.equal(TOPIC_CONFIG_DEFAULTS['remote.copy.lag.bytes'], '-1');
+    assert.equal(TOPIC_CONFIG_DEFAULTS['remote.copy.lag.ms'], '0');
+    assert.equal(TOPIC_CONFIG_DEFAULTS['errors.deadletterqueue.group.enable'], 'false');
     assert.equal(TOPIC_CONFIG_DEFAULTS['internal.segment.bytes'], undefined);
     assert.equal(TOPIC_CONFIG_DEFAULTS['message.format.version'], undefined, 'removed in Kafka 4.0');
   });
@@ -189,11 +194,18 @@ describe('topic configs', () => {
       { 'remote.storage.enable': 'true' },
       { 'leader.replication.throttled.replicas': 'everything' },
       { 'min.compaction.lag.ms': '10', 'max.compaction.lag.ms': '5' },
+      // Kafka 4.4's ranges: [1,...,2147483639], [-1,...], [-1,...]; a boolean.
+      { 'max.decompressed.message.bytes': '0' },
+      { 'max.decompressed.message.bytes': '2147483640' },
+      { 'remote.copy.lag.bytes': '-2' },
+      { 'remote.copy.lag.ms': '-2' },
+      { 'errors.deadletterqueue.group.enable': 'yes' },
     ];
     for (const configs of bad) assert.equal(errorCodeOf(() => validateTopicConfigs(configs)), ErrorCode.INVALID_CONFIG, JSON.stringify(configs));
     validateTopicConfigs({
       'cleanup.policy': 'compact, delete', 'retention.ms': '-1', 'preallocate': 'TRUE', 'compression.gzip.level': '-1',
       'leader.replication.throttled.replicas': '0:1,1:1', 'segment.bytes': ' 1048576 ', 'internal.segment.bytes': '100',
+      'max.decompressed.message.bytes': '1', 'remote.copy.lag.bytes': '-1', 'remote.copy.lag.ms': '-1', 'errors.deadletterqueue.group.enable': 'true',
     });
   });
 
@@ -203,6 +215,10 @@ describe('topic configs', () => {
     });
     assert.deepEqual(topicDefaultsFromBrokerConfig({ 'log.retention.ms': '10', 'log.retention.minutes': '1' }), { 'retention.ms': '10' });
     assert.deepEqual(topicDefaultsFromBrokerConfig({ 'log.retention.minutes': '1' }), { 'retention.ms': '60000' });
+    // Kafka 4.4's new synonyms: the broker's max.decompressed.message.bytes and log.remote.copy.lag.*.
+    assert.deepEqual(topicDefaultsFromBrokerConfig({ 'max.decompressed.message.bytes': '1000', 'log.remote.copy.lag.ms': '5', 'log.remote.copy.lag.bytes': '7' }), {
+      'max.decompressed.message.bytes': '1000', 'remote.copy.lag.ms': '5', 'remote.copy.lag.bytes': '7',
+    });
   });
 
   it('describes every config with its source', async () => {
