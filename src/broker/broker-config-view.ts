@@ -35,9 +35,10 @@ export function brokerConfigEntries(config: BrokerConfig, port: number = config.
     ['node.id', String(config.nodeId), ConfigType.INT, false, null],
     ['broker.id', String(config.nodeId), ConfigType.INT, false, '-1'],
     ['process.roles', 'broker,controller', ConfigType.LIST, false, null],
-    ['listeners', `PLAINTEXT://${config.host}:${port}`, ConfigType.STRING, false, 'PLAINTEXT://:9092'],
-    ['advertised.listeners', `PLAINTEXT://${advertisedHost(config)}:${port}`, ConfigType.STRING, false, null],
-    ['log.dirs', config.dataDir, ConfigType.STRING, false, null],
+    // Kafka 4.4 describes these three as LIST (4.1 said STRING).
+    ['listeners', `PLAINTEXT://${config.host}:${port}`, ConfigType.LIST, false, 'PLAINTEXT://:9092'],
+    ['advertised.listeners', `PLAINTEXT://${advertisedHost(config)}:${port}`, ConfigType.LIST, false, null],
+    ['log.dirs', config.dataDir, ConfigType.LIST, false, null],
     ['auto.create.topics.enable', String(config.autoCreateTopics), ConfigType.BOOLEAN, config.autoCreateTopics, 'true'],
     ['num.partitions', String(config.numPartitions), ConfigType.INT, config.numPartitions === 1, '1'],
     ['default.replication.factor', '1', ConfigType.INT, true, '1'],
