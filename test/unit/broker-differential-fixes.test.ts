@@ -1,5 +1,5 @@
 /**
- * What the differential tests against Apache Kafka 4.1 (test/interop/broker-differential)
+ * What the differential tests against Apache Kafka (4.1.2, since 4.4.0; test/interop/broker-differential)
  * found and Brook now does as Kafka does, checked cheaply in process: one broker with memory
  * storage, raw requests.
  */
@@ -39,7 +39,7 @@ function fetch(topics: FetchRequestData['topics'], extra: Partial<FetchRequestDa
 
 const part = (partition: number, fetchOffset = 0n) => ({ partition, fetchOffset, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1, logStartOffset: -1n });
 
-describe('broker behaviour aligned with Apache Kafka 4.1 by the differential tests', () => {
+describe('broker behaviour aligned with Apache Kafka 4.4 by the differential tests', () => {
   let broker: Awaited<ReturnType<typeof startBrook>>;
   let conn: RawConnection;
 
@@ -82,6 +82,32 @@ describe('broker behaviour aligned with Apache Kafka 4.1 by the differential tes
       'flush.ms': [],
       'segment.jitter.ms': [],
       'segment.bytes': [['log.segment.bytes', '1073741824', DEFAULT_CONFIG]],
+    });
+  });
+
+  it('topic configs Kafka 4.4 added: described with Kafka 4.4\'s defaults, types and broker synonyms', async () => {
+    const res = await conn.request('DescribeConfigs', 4, {
+      resources: [{ resourceType: TOPIC, resourceName: 'fx', configurationKeys: ['errors.deadletterqueue.group.enable', 'max.decompressed.message.bytes', 'remote.copy.lag.bytes', 'remote.copy.lag.ms'] }],
+      includeSynonyms: true, includeDocumentation: false,
+    });
+    const configs = Object.fromEntries(res.results[0]!.configs.map((c) => [c.name, [c.value, c.configSource, c.configType, c.synonyms!.map((s) => [s.name, s.value, s.source])]]));
+    // What Kafka 4.4.0 answers for a topic created without these (types: 1 BOOLEAN, 3 INT, 5 LONG).
+    assert.deepEqual(configs, {
+      'errors.deadletterqueue.group.enable': ['false', DEFAULT_CONFIG, 1, []],
+      'max.decompressed.message.bytes': ['2147483639', DEFAULT_CONFIG, 3, [['max.decompressed.message.bytes', '2147483639', DEFAULT_CONFIG]]],
+      'remote.copy.lag.bytes': ['-1', DEFAULT_CONFIG, 5, [['log.remote.copy.lag.bytes', '-1', DEFAULT_CONFIG]]],
+      'remote.copy.lag.ms': ['0', DEFAULT_CONFIG, 5, [['log.remote.copy.lag.ms', '0', DEFAULT_CONFIG]]],
+    });
+  });
+
+  it('broker configs: listeners, advertised.listeners and log.dirs are LIST configs, as Kafka 4.4 describes them', async () => {
+    const res = await conn.request('DescribeConfigs', 4, {
+      resources: [{ resourceType: BROKER, resourceName: String(broker.config.nodeId), configurationKeys: ['listeners', 'advertised.listeners', 'log.dirs', 'process.roles'] }],
+      includeSynonyms: false, includeDocumentation: false,
+    });
+    const LIST = 7;
+    assert.deepEqual(Object.fromEntries(res.results[0]!.configs.map((c) => [c.name, c.configType])), {
+      'listeners': LIST, 'advertised.listeners': LIST, 'log.dirs': LIST, 'process.roles': LIST,
     });
   });
 
