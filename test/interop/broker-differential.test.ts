@@ -1,5 +1,5 @@
 /**
- * Differential conformance: the same raw requests go to a real Apache Kafka 4.1.2 broker
+ * Differential conformance: the same raw requests go to a real Apache Kafka 4.4.0 broker
  * (single-node KRaft) and to Brook (file engine), and the responses are compared field by
  * field after the normalisations listed in test/support/differential/normalize.ts
  * (NORMALISATIONS: node ids, hosts, ports, cluster ids, topic ids, producer ids, throttle
@@ -8,8 +8,11 @@
  *
  * Where Brook deliberately differs from Kafka (each asserted explicitly below; the same list
  * is in docs/ARCHITECTURE.md):
- *   D1  ApiVersions: fewer APIs; older maxima (Produce 11, Fetch 17, Metadata 12,
- *       DescribeCluster 1, DescribeGroups 5); Produce v0-2 advertised but refused, exactly as Kafka 4.1
+ *   D1  ApiVersions: fewer APIs; older maxima (Produce 11, Fetch 17, ListOffsets 10, Metadata 12,
+ *       OffsetCommit 9, OffsetFetch 9, DescribeGroups 5, ApiVersions 4, DeleteGroups 2,
+ *       DescribeCluster 1: Brook's schemas stop at the Kafka 3.9/4.0 boundary, the newer versions are
+ *       not generated); so a too-new ApiVersions is answered with ApiVersions' own range 0-4 (Kafka
+ *       4.4: 0-5); Produce v0-2 advertised but refused, exactly as Kafka 4.4
  *       (KAFKA-18659, librdkafka needs v0 listed to compress); CreateTopics v0-1, DeleteTopics v0 and
  *       DescribeConfigs v0, which Kafka 4 removed (KIP-896), are still served; no feature
  *       flags (supportedFeatures, finalizedFeatures).
@@ -86,7 +89,7 @@ interface FetchSpec {
   readonly currentLeaderEpoch?: number;
 }
 
-describe('Brook vs Apache Kafka 4.1: the same requests get the same answers', { timeout: 120_000 }, () => {
+describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { timeout: 120_000 }, () => {
   let pair: DiffPair;
 
   before(async () => {
@@ -125,7 +128,7 @@ describe('Brook vs Apache Kafka 4.1: the same requests get the same answers', { 
   }
 
   // -------------------------------------------------------------------------------------
-  it('ApiVersions: every range Brook advertises is served by Kafka 4.1, or is a documented difference (D1)', async () => {
+  it('ApiVersions: every range Brook advertises is served by Kafka 4.4, or is a documented difference (D1)', async () => {
     const c = await pair.compare('ApiVersions', 3, { clientSoftwareName: 'brook-differential', clientSoftwareVersion: '1.0' });
     const { kafka, brook } = c.raw;
     assert.equal(kafka.errorCode, ErrorCode.NONE);
@@ -144,13 +147,20 @@ describe('Brook vs Apache Kafka 4.1: the same requests get the same answers', { 
         narrower.push(`${range.apiKey}: brook ${range.minVersion}-${range.maxVersion} kafka ${k.minVersion}-${k.maxVersion}`);
       }
     }
-    // D1: deliberately narrower ranges (Kafka 4.1.2's ranges, pinned by the harness).
+    // D1: narrower ranges: versions newer than Brook's schemas (Kafka 4.4.0's ranges, pinned by
+    // the harness). ListOffsets, OffsetCommit, OffsetFetch, ApiVersions and DeleteGroups are new
+    // here with Kafka 4.4 (4.1.2 advertised the same maxima as Brook).
     assert.deepEqual(narrower, [
       '0: brook 0-11 kafka 0-13', // Produce: v12-13 not generated (v0-2 advertised, refused, as Kafka)
-      '1: brook 4-17 kafka 4-18', // Fetch
-      '3: brook 0-12 kafka 0-13', // Metadata
+      '1: brook 4-17 kafka 4-18', // Fetch: v18 (KIP-1166 high-watermark)
+      '2: brook 1-10 kafka 1-11', // ListOffsets: v11 (KIP-1023 earliest pending upload offset)
+      '3: brook 0-12 kafka 0-13', // Metadata: v13 (top-level error code)
+      '8: brook 2-9 kafka 2-10', // OffsetCommit: v10 (topic ids, KIP-848)
+      '9: brook 1-9 kafka 1-10', // OffsetFetch: v10 (topic ids, KIP-848)
       '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
-      '60: brook 0-1 kafka 0-2', // DescribeCluster
+      '18: brook 0-4 kafka 0-5', // ApiVersions: v5 (KIP-1242 cluster id and node id check)
+      '42: brook 0-2 kafka 0-3', // DeleteGroups: v3 (per-group error message)
+      '60: brook 0-1 kafka 0-2', // DescribeCluster: v2 (KIP-1073 fenced brokers)
     ]);
     // D1: no feature flags.
     assert.ok((kafka.supportedFeatures ?? []).length > 0);
@@ -306,6 +316,9 @@ describe('Brook vs Apache Kafka 4.1: the same requests get the same answers', { 
       assert.deepEqual(brook.filter((x) => !kafka.has(x.name)).map((x) => x.name), []);
       // D9: read-only, as Brook takes no dynamic broker configs.
       assert.ok(brook.every((x) => x.readOnly), 'every Brook broker config is read-only');
+      // Their values name each broker's own port and directory, or come from the harness's
+      // server.properties; their config types are still compared (listeners, advertised.listeners
+      // and log.dirs are LIST since Kafka 4.4, STRING before).
       const environment = new Set(['listeners', 'advertised.listeners', 'log.dirs', 'auto.create.topics.enable', 'num.partitions']);
       const deliberate = new Set(['max.connections', 'log.flush.interval.ms']);
       const strip = (x: DescribeConfigsResourceResult) => ({ ...x, readOnly: undefined });
@@ -600,15 +613,24 @@ describe('Brook vs Apache Kafka 4.1: the same requests get the same answers', { 
       }
     });
 
-    it('ApiVersions of a too-new version: both answer v0 UNSUPPORTED_VERSION with ApiVersions\' own range, byte for byte', async () => {
-      for (const version of [5, 99]) {
+    it('ApiVersions of a too-new version: both answer v0 UNSUPPORTED_VERSION with ApiVersions\' own range, which ends at 5 on Kafka, at 4 on Brook (D1)', async () => {
+      // v5 is too new for Brook only (D1: Kafka 4.4 serves it; Brook answers it like v6). v6 and
+      // v99 are too new for both.
+      for (const version of [6, 99]) {
         const o = await pair.sendRawBoth(requestFrame(18, version, 7, Buffer.from([0]), true));
         assert.equal(o.kafka.kind, 'response', `v${version}: Kafka answers`);
         assert.equal(o.brook.kind, 'response', `v${version}: Brook answers`);
-        assert.equal(outcome(o.brook), outcome(o.kafka), `v${version}`);
-        // errorCode 35 (UNSUPPORTED_VERSION), one range: key 18, 0-4 (the v0 body, no throttle time).
-        assert.equal(outcome(o.brook), `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4]).toString('hex')}`);
+        // errorCode 35 (UNSUPPORTED_VERSION), one range: key 18, 0-5 (the v0 body, no throttle time).
+        assert.equal(outcome(o.kafka), `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 5]).toString('hex')}`, `v${version}: Kafka`);
+        // The same bytes but for the maximum: Brook's own ApiVersions range, 0-4.
+        assert.equal(outcome(o.brook), `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4]).toString('hex')}`, `v${version}: Brook`);
       }
+      // A well-formed v5 (client software "x" "1", no cluster id, node id -1, no tags): Kafka
+      // answers it (error code 0, then its ranges); Brook as for v6, so the client asks again at v4.
+      const v5body = Buffer.from([2, 0x78, 2, 0x31, 0, 0xff, 0xff, 0xff, 0xff, 0]);
+      const v5 = await pair.sendRawBoth(requestFrame(18, 5, 7, v5body, true));
+      assert.ok(v5.kafka.kind === 'response' && v5.kafka.exchange.body.readInt16BE(0) === ErrorCode.NONE, `v5: Kafka serves it (${outcome(v5.kafka)})`);
+      assert.equal(outcome(v5.brook), `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4]).toString('hex')}`, 'v5: Brook');
     });
 
     it('valid requests followed by bad input in the same write: both answer the valid ones, then close', async () => {
