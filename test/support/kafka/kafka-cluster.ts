@@ -1,5 +1,5 @@
 /**
- * A multi-node Apache Kafka 4.1 cluster for interop tests: N JVMs, each a combined KRaft
+ * A multi-node Apache Kafka 4.4 cluster for interop tests: N JVMs, each a combined KRaft
  * broker and controller (`process.roles=broker,controller`) with a static N-voter quorum,
  * on 127.0.0.1 ports the OS picked, each in its own temp dir. Fewer JVMs than a separate
  * controller quorum, so it starts faster and costs less CPU on 2 cores; a quorum of 3
@@ -13,12 +13,15 @@
  *   await kafka.close();
  *
  * Storage: the first cluster on a machine formats node 1 (kafka.tools.StorageTool) and keeps
- * its bootstrap.checkpoint (feature levels only) in target/kraft-bootstrap/; every node gets
+ * its bootstrap snapshot (feature levels only) in target/kraft-bootstrap/; every node gets
  * that file and its own meta.properties, so later clusters start no format JVM at all.
+ * (Kafka 4.4's formatter writes the bootstrap records as the metadata log's first snapshot,
+ * __cluster_metadata-0/00000000000000000000-0000000000.checkpoint; 4.1 wrote them to
+ * bootstrap.checkpoint. The snapshot holds no cluster or node id, only record timestamps.)
  * Cluster queries (leaderOf, coordinatorOf, createTopic) use the raw wire client
  * (raw-client.ts), not Brook's client, so the harness does not depend on what it tests.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
@@ -138,7 +141,10 @@ function metaProperties(clusterId: string, nodeId: number): string {
   return `#\n#written by test/support/kafka/kafka-cluster.ts\nnode.id=${nodeId}\ndirectory.id=${directoryId}\nversion=1\ncluster.id=${clusterId}\n`;
 }
 
-/** Where a formatted bootstrap.checkpoint is kept, per classpath and Java build. */
+/** The bootstrap snapshot kafka-storage format writes, relative to log.dirs (Kafka 4.4). */
+const BOOTSTRAP_SNAPSHOT = join('__cluster_metadata-0', '00000000000000000000-0000000000.checkpoint');
+
+/** Where a formatted bootstrap snapshot is kept, per classpath and Java build. */
 function checkpointCachePath(cp: string): string {
   const key = createHash('sha256').update(`${javaVersionText()}\n${cp}`).digest('hex').slice(0, 16);
   return join(kafkaDir, 'target', 'kraft-bootstrap', `bootstrap-${key}.checkpoint`);
@@ -169,10 +175,10 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
       writeFileSync(join(node.dataDir, 'log4j2.properties'), log4j2Properties(node.dataDir));
     }
 
-    // Storage: meta.properties (per node) and bootstrap.checkpoint (the feature levels, the
-    // same for every node and cluster of this Kafka build). The checkpoint comes from the
+    // Storage: meta.properties (per node) and the bootstrap snapshot (the feature levels, the
+    // same for every node and cluster of this Kafka build). The snapshot comes from the
     // cache when a previous cluster formatted one; otherwise node 1 is formatted (a static
-    // quorum: no --standalone), its checkpoint cached, and copied to the others.
+    // quorum: no --standalone), its snapshot cached, and copied to the others.
     const formatStart = performance.now();
     const cached = checkpointCachePath(cp);
     if (!existsSync(cached)) {
@@ -181,14 +187,18 @@ export async function startKafkaCluster(options: KafkaClusterOptions = {}): Prom
       if (formatted.code !== 0) throw new Error(`kafka-storage format failed (exit ${formatted.code}):\n${formatted.output}`);
       mkdirSync(dirname(cached), { recursive: true });
       const tmp = `${cached}.${process.pid}.tmp`;
-      copyFileSync(join(first.dataDir, 'logs', 'bootstrap.checkpoint'), tmp);
+      copyFileSync(join(first.dataDir, 'logs', BOOTSTRAP_SNAPSHOT), tmp);
       renameSync(tmp, cached);
     }
     for (const node of nodes) {
       const logs = join(node.dataDir, 'logs');
       mkdirSync(logs, { recursive: true });
       writeFileSync(join(logs, 'meta.properties'), metaProperties(clusterId, node.nodeId));
-      copyFileSync(cached, join(logs, 'bootstrap.checkpoint'));
+      const snapshot = join(logs, BOOTSTRAP_SNAPSHOT);
+      mkdirSync(dirname(snapshot), { recursive: true });
+      // The formatter leaves its snapshot read-only (node 1's, when formatted just now).
+      rmSync(snapshot, { force: true });
+      copyFileSync(cached, snapshot);
     }
     const formatMs = Math.round(performance.now() - formatStart);
 
