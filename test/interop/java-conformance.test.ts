@@ -20,6 +20,7 @@ import type { MessageCodec } from '../../src/protocol/messages/runtime.js';
 import { JavaOracle } from '../support/java-oracle.js';
 import { toKafkaJson, fromKafkaJson } from '../support/kafka-json.js';
 import { randomStruct, seededRandom } from '../support/random-message.js';
+import { KAFKA_ERRORS } from '../../src/protocol/errors.js';
 
 const RUNS = Number(process.env['BROOK_CONFORMANCE_RUNS'] ?? 8);
 
@@ -168,6 +169,14 @@ for (const [api, u] of Object.entries(KAFKA_ONLY)) {
 test('every table entry names a message of the comparison', () => {
   const keys = new Set(codecs.map((c) => tableKey(c.name)));
   for (const k of [...Object.keys(KAFKA_ONLY), ...Object.keys(BROOK_ONLY)]) assert.ok(keys.has(k), `${k} is a compared message`);
+});
+
+test('the error table is Kafka\'s: every code, its name and whether it is retriable', async () => {
+  const reply = await oracle.errors();
+  assert.ok(reply.ok, reply.error);
+  const row = (e: { code: number; name: string; retriable: boolean }) => `${e.code} ${e.name}${e.retriable ? ' (retriable)' : ''}`;
+  const byCode = (a: { code: number }, b: { code: number }) => a.code - b.code;
+  assert.deepEqual(KAFKA_ERRORS.map(row), [...reply.errors!].sort(byCode).map(row));
 });
 
 test('the conformance run covered every message', () => {

@@ -68,6 +68,8 @@ export interface OracleReply {
   batches?: OracleRecordBatch[];
   /** records-decode: bytes after the last whole batch (MemoryRecords skips a partial tail). */
   trailingBytes?: number;
+  /** errors: Kafka's error table (`Errors`), in its order. */
+  errors?: { code: number; name: string; retriable: boolean }[];
 }
 
 export type OracleCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -174,6 +176,11 @@ export class JavaOracle {
     }
     if (Array.isArray(p['batches'])) reply.batches = (p['batches'] as Record<string, Json>[]).map(toOracleBatch);
     if (p['trailingBytes'] instanceof JsonNumber) reply.trailingBytes = Number(p['trailingBytes'].raw);
+    if (Array.isArray(p['errors'])) {
+      reply.errors = (p['errors'] as Record<string, Json>[]).map((e) => ({
+        code: Number((e['code'] as JsonNumber).raw), name: e['name'] as string, retriable: e['retriable'] === true,
+      }));
+    }
     return reply;
   }
 
@@ -187,6 +194,11 @@ export class JavaOracle {
 
   versions(): Promise<OracleReply> {
     return this.send({ op: 'versions' });
+  }
+
+  /** Every error code Kafka knows, with its name and retriability. */
+  errors(): Promise<OracleReply> {
+    return this.send({ op: 'errors' });
   }
 
   encode(message: string, version: number, kafkaJson: string): Promise<OracleReply> {

@@ -184,8 +184,9 @@ public final class Main {
             }
             case "records-encode" -> result = RecordsOps.encode(request);
             case "records-decode" -> result = RecordsOps.decode(request);
+            case "errors" -> result = ErrorCodes.list();
             default -> throw new IllegalArgumentException("unknown op '" + op
-                + "' (expected versions, encode, decode, records-encode or records-decode)");
+                + "' (expected versions, encode, decode, records-encode, records-decode or errors)");
         }
         return result;
     }
