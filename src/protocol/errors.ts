@@ -2,12 +2,13 @@
  * Kafka protocol error codes, and Brook's base error classes.
  *
  * The table below lists every error code a Kafka broker can put on the wire, as
- * of Apache Kafka 4.1 (`org.apache.kafka.common.protocol.Errors`): the number,
+ * of Apache Kafka 4.4 (`org.apache.kafka.common.protocol.Errors`): the number,
  * the canonical NAME, and whether Kafka's Java client treats it as retriable
  * (its exception class is a subclass of `RetriableException`, directly or via
  * `InvalidMetadataException` / `RefreshRetriableException`). Numbers, names and
  * retriability are protocol facts and must match Kafka exactly; the messages are
- * Brook's own short descriptions.
+ * Brook's own short descriptions. test/interop/java-conformance.test.ts checks the table
+ * against Kafka's own.
  *
  * Codes are never reused or renumbered by Kafka, so new ones are only appended.
  */
@@ -153,6 +154,10 @@ const ERROR_TABLE = [
   [131, 'STREAMS_INVALID_TOPOLOGY_EPOCH', false, 'The streams topology epoch is not valid'],
   [132, 'STREAMS_TOPOLOGY_FENCED', false, 'The streams topology epoch is out of date'],
   [133, 'SHARE_SESSION_LIMIT_REACHED', true, 'The broker has reached its share session limit'],
+  // Added in Kafka 4.4.
+  [134, 'GROUP_DELETION_FAILED', false, 'The group could not be deleted; the per-group error message says why'],
+  [135, 'STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED', false, 'The broker could not update the streams topology description'],
+  [136, 'CONTROLLER_ID_NOT_REGISTERED', false, 'The controller id is not registered'],
 ] as const satisfies readonly ErrorRow[];
 
 type Row = (typeof ERROR_TABLE)[number];

@@ -32,6 +32,10 @@ test('table is contiguous from UNKNOWN_SERVER_ERROR (-1) to the newest code', ()
   KAFKA_ERRORS.forEach((e, i) => assert.equal(e.code, i - 1));
   assert.equal(ErrorCode.UNKNOWN_SERVER_ERROR, -1);
   assert.equal(ErrorCode.SHARE_SESSION_LIMIT_REACHED, 133);
+  // The newest codes, as of Kafka 4.4 (the table is checked against Kafka's own in the interop suite).
+  assert.equal(ErrorCode.GROUP_DELETION_FAILED, 134);
+  assert.equal(ErrorCode.CONTROLLER_ID_NOT_REGISTERED, 136);
+  assert.equal(KAFKA_ERRORS.at(-1)!.code, 136);
 });
 
 test('well-known codes have the right numbers and retriable flags', () => {
