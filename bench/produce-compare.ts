@@ -221,7 +221,7 @@ async function main(): Promise<void> {
     const { startKafka } = await import('../test/support/kafka/kafka-broker.js');
     const kafka = await startKafka();
     try {
-      await compare('Apache Kafka 4.1.2', kafka.bootstrap, args, names, 1, kafka.pid);
+      await compare('Apache Kafka 4.4.0', kafka.bootstrap, args, names, 1, kafka.pid);
     } finally {
       await kafka.stop();
     }

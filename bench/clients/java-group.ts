@@ -1,4 +1,4 @@
-/** Many Java KafkaConsumers (kafka-clients 4.1.2) in one JVM: BenchGroup in the test-support jar. */
+/** Many Java KafkaConsumers (kafka-clients 4.4.0) in one JVM: BenchGroup in the test-support jar. */
 import { benchJar, clientJvmOptions, javaUnavailable } from './java.js';
 import { eventProcess } from './event-process.js';
 import type { GroupClient, GroupSession, GroupSpec } from './types.js';

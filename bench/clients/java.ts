@@ -1,5 +1,5 @@
 /**
- * Apache Kafka's Java client (kafka-clients 4.1.2): BenchConsumer / BenchProducer in the
+ * Apache Kafka's Java client (kafka-clients 4.4.0): BenchConsumer / BenchProducer in the
  * test-support jar (test/support/java), one JVM per run; they time themselves, so JVM start-up
  * is not counted.
  */

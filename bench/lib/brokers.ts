@@ -1,6 +1,6 @@
 /**
  * The brokers under test, behind one interface: Brook's broker as a child process
- * (`bin/brook broker`, a temp data dir, an OS-chosen port) and Apache Kafka 4.1 (single-node
+ * (`bin/brook broker`, a temp data dir, an OS-chosen port) and Apache Kafka 4.4 (single-node
  * KRaft, test/support/kafka). Both run in their own process so their CPU and memory are
  * theirs alone, and both are started with the same group settings
  * (group.initial.rebalance.delay.ms=0, 1 partition by default).

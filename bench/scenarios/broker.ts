@@ -1,6 +1,6 @@
 /**
  * Scenario 3: broker against broker. The same loads against Brook's broker and Kafka's: Java
- * (kafka-clients 4.1.2 BenchProducer / BenchConsumer) and librdkafka (bench/c/rdkafka_load.c,
+ * (kafka-clients 4.4.0 BenchProducer / BenchConsumer) and librdkafka (bench/c/rdkafka_load.c,
  * which needs far less CPU per record, so more of the 2 cores go to the broker); 100 B and
  * 1 KB records, acks=1 and acks=all: produce MB/s (with latency at that full load), then
  * fetch MB/s reading the same topic back. Latency proper is measured at a fixed rate below
