@@ -1,10 +1,10 @@
 /**
  * Brook's admin client and `brook groups` next to Apache Kafka's own tools:
- *  1. against Brook's broker, `kafka-consumer-groups` (ConsumerGroupCommand from Kafka 4.1.2's
+ *  1. against Brook's broker, `kafka-consumer-groups` (ConsumerGroupCommand from Kafka 4.4.0's
  *     tools jar) and `brook groups` agree on describe (offsets, log end, lag, consumer id,
  *     host, client id) and on reset-offsets plans, for an active and an Empty group, and
  *     print the same sentences for an unknown group and for resetting an active group;
- *  2. against Apache Kafka 4.1.2 (KRaft), Brook's CLI agrees with Kafka's tool on describe,
+ *  2. against Apache Kafka 4.4.0 (KRaft), Brook's CLI agrees with Kafka's tool on describe,
  *     lag and reset plans, and its resets are what Kafka's tool then reads back.
  */
 import { test } from 'node:test';
@@ -114,7 +114,7 @@ test('kafka-consumer-groups and brook groups agree against Brook\'s broker', { t
   assert.ok(brookUnknown.stderr.includes(kafkaError(kafkaUnknown)), `same sentence: ${brookUnknown.stderr} / ${kafkaError(kafkaUnknown)}`);
 });
 
-test('brook groups against Apache Kafka 4.1.2 agrees with kafka-consumer-groups', { timeout: 300_000 }, async (t) => {
+test('brook groups against Apache Kafka 4.4.0 agrees with kafka-consumer-groups', { timeout: 300_000 }, async (t) => {
   assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());

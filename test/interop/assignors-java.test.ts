@@ -1,5 +1,5 @@
 /**
- * Brook's partition assignors against Apache Kafka's (kafka-clients 4.1.2, run through
+ * Brook's partition assignors against Apache Kafka's (kafka-clients 4.4.0, run through
  * test/support/java AssignorOracle, one JVM for all cases):
  * - range and roundrobin: the same assignment as Java's, exactly, for random groups;
  * - sticky and cooperative-sticky: Brook valid and balanced, revoking no more partitions

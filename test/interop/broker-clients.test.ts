@@ -1,6 +1,6 @@
 /**
  * Acceptance tests of the broker with third-party runtimes: kcat (librdkafka) and Apache
- * Kafka's Java clients 4.1.2 (KafkaProducer, and KafkaConsumer with assign() and no group;
+ * Kafka's Java clients 4.4.0 (KafkaProducer, and KafkaConsumer with assign() and no group;
  * groups are in broker-groups.test.ts), plus cross-checks between them and KafkaJS. Every
  * test starts its own broker (in process, or `bin/brook broker` when it gets killed) on a port
  * the OS picks, with a temp data dir, and removes everything afterwards (also on failure).
@@ -123,11 +123,11 @@ test('kcat: librdkafka\'s idempotent producer (-X enable.idempotence=true -X ack
   t.diagnostic(summary.join('; '));
 });
 
-test('kcat -z gzip/snappy/lz4/zstd: librdkafka compresses its batches for Brook as it does for Kafka 4.1 (the stored batches carry the codec)', { timeout: 30_000 }, async (t) => {
+test('kcat -z gzip/snappy/lz4/zstd: librdkafka compresses its batches for Brook as it does for Kafka 4.4 (the stored batches carry the codec)', { timeout: 30_000 }, async (t) => {
   // librdkafka (2.0.2 here) compresses with gzip or snappy only if the broker's ApiVersions
   // range for Produce includes v0, and with lz4 only if it also lists FindCoordinator v0;
   // otherwise it logs "Broker does not support compression type ...: not compressing batch"
-  // and sends the batch uncompressed. Kafka 4.1 no longer accepts Produce v0-2 but still
+  // and sends the batch uncompressed. Kafka 4.4 no longer accepts Produce v0-2 but still
   // advertises Produce 0-13 for this reason (KAFKA-18659).
   assert.ok(KCAT, NEED_KCAT);
   const cleanup = new Cleanup();
@@ -169,7 +169,7 @@ function assertRoundTrip(s: RoundTripSummary, count: number, label: string): voi
   }
 }
 
-test('Java clients 4.1.2: KafkaProducer (acks=all, idempotent on and off, every codec) → KafkaConsumer with assign() + seekToBeginning (no group), 3 partitions', { timeout: 90_000 }, async (t) => {
+test('Java clients 4.4.0: KafkaProducer (acks=all, idempotent on and off, every codec) → KafkaConsumer with assign() + seekToBeginning (no group), 3 partitions', { timeout: 90_000 }, async (t) => {
   assert.ok(JAVA, NEED_JAVA);
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());

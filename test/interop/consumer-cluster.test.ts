@@ -5,7 +5,7 @@
  *  - librdkafka's mock cluster (3 brokers, old API versions only), range then
  *    cooperative-sticky: partition leader moves, coordinator moves, the coordinator's broker
  *    down and up, injected errors and dropped connections on Heartbeat / OffsetCommit / Fetch.
- *  - Apache Kafka 4.1.2, 3-node KRaft (started once): SIGKILL of the group coordinator's
+ *  - Apache Kafka 4.4.0, 3-node KRaft (started once): SIGKILL of the group coordinator's
  *    broker then restart; SIGKILL of a broker leading partitions then restart.
  * Each run checks (test/support/group-failover.ts): every acked record consumed at least
  * once, no partition owned by two members in one generation, committed = end offsets.
@@ -85,7 +85,7 @@ for (const assignor of ['range', 'cooperative-sticky']) test(`librdkafka mock cl
   }
 });
 
-test('Apache Kafka 4.1.2, 3-node KRaft: 3 Brook consumers, coordinator broker and a leader broker SIGKILLed and restarted', { timeout: 180_000 }, async (t) => {
+test('Apache Kafka 4.4.0, 3-node KRaft: 3 Brook consumers, coordinator broker and a leader broker SIGKILLed and restarted', { timeout: 180_000 }, async (t) => {
   const kafka = await startKafkaCluster({ brokers: 3, groupInitialRebalanceDelayMs: 0 });
   const started = Date.now();
   try {

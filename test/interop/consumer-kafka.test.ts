@@ -1,7 +1,7 @@
 /**
- * Brook's consumer against Apache Kafka 4.1.2 (single-node KRaft): three Brook consumers
+ * Brook's consumer against Apache Kafka 4.4.0 (single-node KRaft): three Brook consumers
  * split a 6-partition topic and consume every record exactly once, commits included; and a
- * mixed group on Brook's broker: a Java KafkaConsumer (kafka-clients 4.1.2) next to two
+ * mixed group on Brook's broker: a Java KafkaConsumer (kafka-clients 4.4.0) next to two
  * Brook consumers with 'range'; every record (partition:offset) is read once across them.
  * Needs: java 17+ (test/support/kafka and test/support/java built).
  */
@@ -47,7 +47,7 @@ function allOffsets(partitions: number, perPartition: number): string[] {
   return Array.from({ length: partitions }, (_, p) => Array.from({ length: perPartition }, (_, o) => `${p}:${o}`)).flat();
 }
 
-test('Apache Kafka 4.1.2: three Brook consumers split a 6-partition topic, every record exactly once, commits land', { timeout: 120_000 }, async () => {
+test('Apache Kafka 4.4.0: three Brook consumers split a 6-partition topic, every record exactly once, commits land', { timeout: 120_000 }, async () => {
   const kafka = await startKafka({ config: { 'group.initial.rebalance.delay.ms': '300' } });
   const consumers: Consumer[] = [];
   try {

@@ -1,8 +1,8 @@
 /**
  * Mixed consumer groups: two Brook consumers (in this process) and one member of
- * another client — Apache Kafka's Java KafkaConsumer 4.1.2 (test/support/java GroupConsumer)
+ * another client — Apache Kafka's Java KafkaConsumer 4.4.0 (test/support/java GroupConsumer)
  * or librdkafka through confluent-kafka (test/support/python/group_consumer.py) — in one
- * classic group on a 6-partition topic, on Brook's broker and on Apache Kafka 4.1.2, for
+ * classic group on a 6-partition topic, on Brook's broker and on Apache Kafka 4.4.0, for
  * range, roundrobin, sticky and cooperative-sticky.
  *
  * Checked: once the three are in, the group's assignment (DescribeGroups) gives every

@@ -1,6 +1,6 @@
 /**
  * Consumer groups of clients Brook did not write, against Brook's classic group coordinator:
- * three processes of Apache Kafka's Java KafkaConsumer (kafka-clients 4.1.2,
+ * three processes of Apache Kafka's Java KafkaConsumer (kafka-clients 4.4.0,
  * `brook.conformance.GroupConsumer`) and of librdkafka (confluent-kafka for Python,
  * `test/support/python/group_consumer.py`) in one group on a 6-partition topic, with the
  * `range` (eager) and `cooperative-sticky` (incremental) assignors. The members start together

@@ -1,6 +1,6 @@
 /**
  * Differential conformance of the classic group APIs: the same raw request sequences go to a
- * real Apache Kafka 4.1.2 broker and to Brook (JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+ * real Apache Kafka 4.4.0 broker and to Brook (JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
  * OffsetCommit, OffsetFetch, DescribeGroups, ListGroups, DeleteGroups, OffsetDelete), and
  * every response is compared field by field after the normalisations of
  * test/support/differential/normalize.ts plus one more, for groups:
@@ -21,7 +21,8 @@
  *   G1  Leader re-election when the leader leaves: Kafka takes the first member of a hash
  *       map (either of the two here), Brook the oldest remaining member. The rejoin answers
  *       are compared by role (leader, follower) and Brook's choice is asserted.
- * DescribeGroups is compared at v5, Brook's maximum (D1 of broker-differential.test.ts).
+ * DescribeGroups is compared at v5 and DeleteGroups at v2, Brook's maxima (Kafka 4.4: 6 and 3;
+ * D1 of broker-differential.test.ts).
  *
  * Needs Java 17+ and Maven (the Kafka jars come from Maven Central on first run).
  */
@@ -58,7 +59,7 @@ class Member {
 
 type BodyFn<N extends ApiName> = (side: Side) => RequestBody<N>;
 
-describe('Brook vs Apache Kafka 4.1: the group APIs', { timeout: 120_000 }, () => {
+describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () => {
   let pair: DiffPair;
   const members: Member[] = [];
   /** Per side: broker-generated member id -> scripted member name. */

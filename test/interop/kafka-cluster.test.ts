@@ -1,5 +1,5 @@
 /**
- * The 3-node Apache Kafka 4.1 cluster harness (test/support/kafka/kafka-cluster.ts) works:
+ * The 3-node Apache Kafka 4.4 cluster harness (test/support/kafka/kafka-cluster.ts) works:
  * three combined broker+controller JVMs form one cluster; a 6-partition RF 3 topic has
  * leaders on all three; Brook's Cluster (src/client/cluster.ts) sees the same brokers, leaders
  * and group coordinator as the harness; killing the coordinator's node moves the coordinator
@@ -24,7 +24,7 @@ async function leaders(kafka: KafkaCluster): Promise<number[]> {
   return topic.partitions.map((p) => p.leaderId);
 }
 
-test('Kafka 4.1 three-node cluster: leaders, coordinator, failover, restart, kcat', { timeout: 240_000 }, async (t) => {
+test('Kafka 4.4 three-node cluster: leaders, coordinator, failover, restart, kcat', { timeout: 240_000 }, async (t) => {
   assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
   assert.ok(kcatAvailable(), 'kcat is needed for the interop suite');
   const began = performance.now();

@@ -1,5 +1,5 @@
 /**
- * The Apache Kafka 4.1 broker harness (test/support/kafka) works: a single-node KRaft broker
+ * The Apache Kafka 4.4 broker harness (test/support/kafka) works: a single-node KRaft broker
  * starts from the Maven Central jars, answers Brook-encoded requests over a raw connection
  * (ApiVersions, Metadata, CreateTopics), and stops cleanly and quickly, leaving nothing behind.
  * Needs: java 17+, Maven (first run downloads the artifacts from Maven Central).
@@ -23,7 +23,7 @@ function processAlive(pid: number): boolean {
 }
 
 // The interop suite's contract is that its peers are installed (.ci/run does it): no silent skips.
-test('Kafka 4.1 broker harness: start, Metadata, CreateTopics, clean stop', { timeout: 120_000 }, async (t) => {
+test('Kafka 4.4 broker harness: start, Metadata, CreateTopics, clean stop', { timeout: 120_000 }, async (t) => {
   assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
   const kafka: KafkaBroker = await startKafka({ config: { 'num.partitions': '1' } });
   let stopped = false;

@@ -81,7 +81,7 @@ test('librdkafka mock cluster: metadata, coordinator, leader moves, outages, err
     assert.deepEqual(coordinator, { ...mock.brokers[2]! });
 
     // Injected request errors: the next two Heartbeats fail with them, in order, the third gets
-    // the mock's own answer: GROUP_ID_NOT_FOUND for a group it does not know (Kafka 4.1
+    // the mock's own answer: GROUP_ID_NOT_FOUND for a group it does not know (Kafka 4.4
     // answers UNKNOWN_MEMBER_ID). (Not FindCoordinator: the mock's error
     // response to it carries a null Host, which Brook's decoder, like Java's, rejects.)
     await mock.pushRequestErrors(Api.Heartbeat.apiKey, ['NOT_COORDINATOR', 27]);

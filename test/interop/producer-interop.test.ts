@@ -6,7 +6,7 @@
  *   KafkaProducer, each to a Brook broker);
  * - records Brook produced with every codec are read intact by Java's KafkaConsumer, kcat
  *   (librdkafka) and KafkaJS;
- * - the idempotent producer against Apache Kafka 4.1.2, read back by Java's consumer.
+ * - the idempotent producer against Apache Kafka 4.4.0, read back by Java's consumer.
  * librdkafka's mock cluster (test/support/mock-cluster) is not used here yet.
  */
 import { test } from 'node:test';
@@ -128,7 +128,7 @@ for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const) {
   });
 }
 
-test('Apache Kafka 4.1.2: the idempotent producer (zstd and none) writes 5,000 records each; Java reads them intact, offsets as acknowledged', { timeout: 240_000 }, async (t) => {
+test('Apache Kafka 4.4.0: the idempotent producer (zstd and none) writes 5,000 records each; Java reads them intact, offsets as acknowledged', { timeout: 240_000 }, async (t) => {
   const kafka = await startKafka({ config: { 'num.partitions': '1' } });
   t.after(() => kafka.stop());
   for (const compression of ['none', 'zstd'] as const) {

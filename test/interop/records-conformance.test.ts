@@ -1,6 +1,6 @@
 /**
  * Record batch (magic v2) conformance with Apache Kafka's own implementation
- * (kafka-clients 4.1.2 MemoryRecordsBuilder / MemoryRecords / DefaultRecordBatch, through
+ * (kafka-clients 4.4.0 MemoryRecordsBuilder / MemoryRecords / DefaultRecordBatch, through
  * test/support/java), for every compression codec. For each codec and record set:
  *   Kafka decodes Brook's batch: CRC valid, every header field and record as given;
  *   Brook validates and decodes Kafka's batch to the same fields and records;

@@ -34,7 +34,7 @@ export interface KafkaAssignMember {
 }
 
 /**
- * The assignment Apache Kafka's own assignor (kafka-clients 4.1.2: RangeAssignor,
+ * The assignment Apache Kafka's own assignor (kafka-clients 4.4.0: RangeAssignor,
  * RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor) computes for these members,
  * through test/support/java AssignorOracle: member id → its partitions, sorted by topic and
  * partition. The members carry no user data (StickyAssignor's previous assignment). The JVM

@@ -1,6 +1,7 @@
 /**
  * Consumer-protocol payloads and coordinator records with their version/type prefixes.
- * The expected bytes were produced by Apache Kafka 4.1.2's own classes (test/support/java).
+ * The expected bytes were produced by Apache Kafka 4.1.2's own classes (test/support/java);
+ * 4.4.0's write the same (test/interop/java-conformance compares every version of these messages).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Apache Kafka's Java clients (kafka-clients 4.1.2) against a broker under test, through
+ * Apache Kafka's Java clients (kafka-clients 4.4.0) against a broker under test, through
  * `brook.conformance.RoundTrip` in the Java test-support jar (test/support/java).
  */
 import { buildJavaSupport } from '../java-oracle.js';

@@ -65,7 +65,7 @@ export const NORMALISATIONS: readonly { readonly field: string; readonly becomes
   {
     field: 'min.insync.replicas described with source DYNAMIC_DEFAULT_BROKER_CONFIG (3), and its synonym of that source',
     becomes: 'source DEFAULT_CONFIG (5); the synonym dropped',
-    why: 'the test environment, not broker behaviour: Kafka 4.1\'s storage formatter stores min.insync.replicas as a cluster-wide dynamic default (KIP-966); the value is still compared',
+    why: 'the test environment, not broker behaviour: Kafka 4.4\'s storage formatter stores min.insync.replicas as a cluster-wide dynamic default (KIP-966); the value is still compared',
   },
   {
     field: 'sessionId of Fetch responses (non-zero)',

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Resolves the runtime classpath of an Apache Kafka 4.1 broker (see pom.xml) into
+# Resolves the runtime classpath of an Apache Kafka 4.4 broker (see pom.xml) into
 # target/classpath.txt (one line, absolute jar paths in ~/.m2 joined with ':'), only when
 # that file is missing, older than pom.xml, or names a jar that is gone. Progress goes to
 # stderr; on success the file's absolute path is printed on stdout, so callers can do:

@@ -1,5 +1,5 @@
 /**
- * Starts a real Apache Kafka 4.1 broker for differential tests: one JVM, single-node KRaft
+ * Starts a real Apache Kafka 4.4 broker for differential tests: one JVM, single-node KRaft
  * (combined broker and controller), its jars resolved from Maven Central by
  * test/support/kafka/build.sh, listening on 127.0.0.1 ports the OS picked.
  *
@@ -7,7 +7,7 @@
  *   ... talk to kafka.bootstrap ...
  *   await kafka.stop();
  *
- * Storage is formatted like the 4.1 quickstart does it (a dynamic quorum, `kafka-storage
+ * Storage is formatted like the 4.4 quickstart does it (a dynamic quorum, `kafka-storage
  * format --standalone`). The broker logs to `<dataDir>/server.log` only; the JVM's own
  * stdout/stderr go to `<dataDir>/jvm.out`. The JVM dies with this process: it is started
  * under `setpriv --pdeathsig SIGKILL` when setpriv exists, and killed from 'exit' and
@@ -99,7 +99,7 @@ function serverProperties(dataDir: string, state: BrokerState, extra: Record<str
   const props: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': String(NODE_ID),
-    // 4.1's dynamic quorum (KIP-853), as in the quickstart; formatted with --standalone.
+    // 4.4's dynamic quorum (KIP-853), as in the quickstart; formatted with --standalone.
     'controller.quorum.bootstrap.servers': `${HOST}:${state.controllerPort}`,
     listeners: `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}`,
     'advertised.listeners': `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}`,

@@ -24,7 +24,7 @@ import org.apache.kafka.clients.consumer.internals.AbstractPartitionAssignor;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Runs Apache Kafka's own partition assignors (kafka-clients 4.1.2) for Brook's assignor
+ * Runs Apache Kafka's own partition assignors (kafka-clients 4.4.0) for Brook's assignor
  * tests. Reads one JSON array of requests on stdin, writes one JSON array of replies:
  *
  *   {"op":"assign","assignor":"range"|"roundrobin"|"sticky"|"cooperative-sticky",
