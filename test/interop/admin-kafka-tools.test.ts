@@ -5,7 +5,9 @@
  *     host, client id) and on reset-offsets plans, for an active and an Empty group, and
  *     print the same sentences for an unknown group and for resetting an active group;
  *  2. against Apache Kafka 4.4.0 (KRaft), Brook's CLI agrees with Kafka's tool on describe,
- *     lag and reset plans, and its resets are what Kafka's tool then reads back.
+ *     lag and reset plans, and its resets are what Kafka's tool then reads back;
+ *  3. against Brook's broker, `kafka-topics` (TopicCommand, Kafka 4.4.0) creates, lists,
+ *     describes and deletes topics, and `brook topics describe` prints the same lines.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ import { brookCli, runGroup, seedTopic } from '../support/admin-fixture.js';
 import { kafkaAvailable, kafkaClasspath, startKafka } from '../support/kafka/kafka-broker.js';
 
 const CONSUMER_GROUP_COMMAND = 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand';
+const TOPIC_COMMAND = 'org.apache.kafka.tools.TopicCommand';
 
 function java(mainClass: string, args: readonly string[], input?: string): Promise<RunResult> {
   return runProcess('java', ['-Xshare:auto', '-cp', kafkaClasspath(), mainClass, ...args], { timeoutMs: 60_000, input });
@@ -177,4 +180,52 @@ test('brook groups against Apache Kafka 4.4.0 agrees with kafka-consumer-groups'
   assert.notEqual(brookAfter.code, 0);
   assert.match(brookAfter.stderr, /does not exist/);
   assert.equal((await brookCli(['topics', 'delete', topic, ...b])).code, 0);
+});
+
+test('kafka-topics (Kafka 4.4.0) against Brook\'s broker: create, list, describe, delete; brook topics describe prints the same lines', { timeout: 300_000 }, async (t) => {
+  assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  kafkaClasspath();
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const bootstrap = broker.bootstrap;
+  const kafkaTopics = (args: readonly string[]): Promise<RunResult> => java(TOPIC_COMMAND, ['--bootstrap-server', bootstrap, ...args]);
+  const topic = 'interop-kafka-topics';
+
+  const created = await kafkaTopics(['--create', '--topic', topic, '--partitions', '3', '--replication-factor', '1', '--config', 'retention.ms=60000']);
+  assert.equal(created.code, 0, created.stderr);
+  assert.equal(created.stdout.trim(), `Created topic ${topic}.`);
+  const listed = await kafkaTopics(['--list']);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.ok(listed.stdout.split('\n').includes(topic), listed.stdout);
+
+  // kafka-topics --describe: a topic line, then one line per partition, fields tab-separated.
+  const described = await kafkaTopics(['--describe', '--topic', topic]);
+  assert.equal(described.code, 0, described.stderr);
+  const kafkaLines = described.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.trim().split('\t'));
+  const node = String(broker.config.nodeId);
+  assert.deepEqual(kafkaLines[0]!.filter((f) => !f.startsWith('TopicId: ')),
+    [`Topic: ${topic}`, 'PartitionCount: 3', 'ReplicationFactor: 1', 'Configs: retention.ms=60000']);
+  // Elr and LastKnownElr (KIP-966) come from DescribeTopicPartitions, which Brook does not serve:
+  // Kafka's tool then prints N/A.
+  assert.deepEqual(kafkaLines.slice(1), [0, 1, 2].map((p) => [`Topic: ${topic}`, `Partition: ${p}`, `Leader: ${node}`, `Replicas: ${node}`, `Isr: ${node}`, 'Elr: N/A', 'LastKnownElr: N/A']));
+  // brook topics describe prints the leading fields of the same lines (no Configs, Elr, LastKnownElr).
+  const brook = await brookCli(['topics', 'describe', topic, '-b', bootstrap]);
+  assert.equal(brook.code, 0, brook.stderr);
+  const brookLines = brook.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.trim().split('\t'));
+  assert.equal(brookLines.length, kafkaLines.length);
+  brookLines.forEach((fields, i) => assert.deepEqual(fields, kafkaLines[i]!.slice(0, fields.length), `line ${i}`));
+  // Not an empty prefix: Topic, TopicId, PartitionCount, ReplicationFactor; Topic, Partition, Leader, Replicas, Isr.
+  assert.deepEqual(brookLines.map((f) => f.length), [4, 5, 5, 5]);
+
+  const unknown = await kafkaTopics(['--describe', '--topic', 'interop-no-such-topic']);
+  assert.notEqual(unknown.code, 0);
+  assert.match(unknown.stdout + unknown.stderr, /Topic 'interop-no-such-topic' does not exist as expected/);
+
+  const deleted = await kafkaTopics(['--delete', '--topic', topic]);
+  assert.equal(deleted.code, 0, deleted.stderr);
+  const after = await brookCli(['topics', 'list', '-b', bootstrap]);
+  assert.equal(after.code, 0, after.stderr);
+  assert.ok(!after.stdout.split('\n').includes(topic), after.stdout);
 });
