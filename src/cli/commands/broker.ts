@@ -35,7 +35,7 @@ num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
 group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
 offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
 log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
-connections.max.idle.ms, max.connections, log.retention.check.interval.ms,
+connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
 log.flush.policy (always|never|<ms>), and the broker
 settings that are topic defaults (log.retention.hours/ms/bytes, log.segment.bytes,
 log.roll.ms, message.max.bytes, log.message.timestamp.type, ...).`;
@@ -56,6 +56,13 @@ export function parseProperties(text: string): Map<string, string> {
 function int(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new Error(`${name} must be an integer, got '${value}'`);
+  return n;
+}
+
+/** Kafka's atLeast(0) settings (max.connections). */
+function atLeastZero(name: string, value: string): number {
+  const n = int(name, value);
+  if (n < 0) throw new Error(`${name} must be at least 0, got '${value}'`);
   return n;
 }
 
@@ -91,7 +98,8 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'log.cleaner.backoff.ms': config.logCleanerBackoffMs = int(key, value); break;
       case 'socket.request.max.bytes': config.maxRequestBytes = int(key, value); break;
       case 'connections.max.idle.ms': config.connectionsMaxIdleMs = int(key, value); break;
-      case 'max.connections': config.maxConnections = int(key, value); break;
+      case 'max.connections': config.maxConnections = atLeastZero(key, value); break;
+      case 'socket.listen.backlog.size': config.listenBacklog = positive(key, value); break;
       case 'log.retention.check.interval.ms': config.retentionCheckIntervalMs = int(key, value); break;
       case 'log.flush.policy':
         config.flush = value === 'always' || value === 'never' ? value : { intervalMs: int(key, value) };
