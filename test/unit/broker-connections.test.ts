@@ -18,7 +18,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/messages/runtime.js';
 import { encodeRecordBatch } from '../../src/protocol/records/index.js';
 import { FrameDecoder, decodeResponse, encodeRequest, responseCorrelationId } from '../../src/protocol/frame.js';
-import { MAX_IN_FLIGHT, MAX_UNWRITTEN_BYTES } from '../../src/broker/connection.js';
+import { MAX_IN_FLIGHT, MAX_IN_FLIGHT_REQUEST_BYTES, MAX_UNWRITTEN_BYTES } from '../../src/broker/connection.js';
 import type { Broker, BrokerOptions } from '../../src/broker/broker.js';
 import { createLogger } from '../../src/util/log.js';
 import { startBrook } from '../support/brook.js';
@@ -172,6 +172,35 @@ test('a client with 100 fetches parked is not read further until they answer; th
   await until('every fetch is answered', () => ids.length === count);
   assert.deepEqual(ids, Array.from({ length: count }, (_, i) => i));
   assert.equal(infoOf(broker, abuser).peakInFlight, MAX_IN_FLIGHT);
+  abuser.destroy();
+});
+
+test('a client with 16 MiB of requests awaiting answers is not read further until they answer', { timeout: 60_000 }, async (t) => {
+  // JoinGroup v3 requests of 1 MiB each (the protocol metadata), each for a new group: each
+  // waits out group.initial.rebalance.delay.ms, holding its request.
+  const { broker } = await brokerWithLog({ groupInitialRebalanceDelayMs: 1_000 });
+  t.after(() => broker.stop());
+  const metadata = Buffer.alloc(1024 * 1024, 1);
+  const abuser = await openSocket(broker.port);
+  const decoder = new FrameDecoder();
+  const ids: number[] = [];
+  abuser.on('data', (chunk: Buffer) => ids.push(...decoder.push(chunk).map(responseCorrelationId)));
+  const count = 40;
+  for (let i = 0; i < count; i++) {
+    write(abuser, encodeRequest({
+      api: Api.JoinGroup, apiVersion: 3, correlationId: i, clientId: 'abuser',
+      body: { groupId: `big-${i}`, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata }], reason: null },
+    }));
+  }
+  await until('the abuser connection stops reading', () => infoOf(broker, abuser).readingPaused);
+  const info = infoOf(broker, abuser);
+  assert.ok(info.inFlight < MAX_IN_FLIGHT, 'stopped by the bytes, not the count');
+  assert.ok(info.inFlightRequestBytes >= MAX_IN_FLIGHT_REQUEST_BYTES);
+  assert.ok(info.peakInFlightRequestBytes < MAX_IN_FLIGHT_REQUEST_BYTES + 2 * metadata.length, `request bytes in flight stayed bounded: ${info.peakInFlightRequestBytes}`);
+  assert.equal(ids.length, 0);
+  // Once the delay is over they answer, and the rest are read and answered, in order.
+  await until('every JoinGroup is answered', () => ids.length === count, 30_000);
+  assert.deepEqual(ids, Array.from({ length: count }, (_, i) => i));
   abuser.destroy();
 });
 
