@@ -91,13 +91,22 @@ export class Broker {
     }
 
     const server = createServer({ noDelay: true });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => {
-        server.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (err) {
+      // The port is taken (or the host is not ours): undo the start, so that the data
+      // directory's lock is released and an embedding program can start again in this process.
+      log.error('cannot listen', { host: config.host, port: config.port, err });
+      await groups.stop();
+      if (givenStorage === undefined) await storage.close();
+      throw err;
+    }
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
 

@@ -1,18 +1,23 @@
 /**
  * The data directory's lock (src/storage/dir-lock.ts): one broker per directory, in this
  * process and across processes, even when they start at the same moment; a lock left by a
- * dead process is taken over (by exactly one of the processes that find it).
+ * dead process is taken over (by exactly one of the processes that find it); and a broker
+ * whose start fails after opening its storage (port taken) releases it, so the program can
+ * start again in the same process.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openFileStorage } from '../../src/storage/index.js';
 import { LOCK_FILE } from '../../src/storage/file-storage.js';
+import { Broker } from '../../src/broker/broker.js';
+import { silentLogger } from '../../src/util/log.js';
 import { tempDir } from '../support/brook.js';
 
 const CHILD = fileURLToPath(new URL('../support/storage/lock-child.js', import.meta.url));
@@ -127,4 +132,30 @@ test('a takeover marker left by a process that died in the middle of a takeover 
   const storage = await openFileStorage(dir.path);
   assert.equal(existsSync(marker), false);
   await storage.close();
+});
+
+test('Broker.start on a taken port rejects and leaves nothing behind; a second start with the same dataDir then succeeds in this process', { timeout: 30_000 }, async (t) => {
+  const dir = tempDir();
+  t.after(() => dir.remove());
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const port = (taken.address() as { port: number }).port;
+  // Timers and listening sockets that keep the process alive: none may be left by the failed start.
+  const alive = (): string => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'TCPServerWrap').sort().join();
+  const before = alive();
+  // The group coordinator's timers are unref'd (not in the list above): a clock that counts
+  // its readings shows whether one still fires (the offsets retention check, every 20 ms).
+  let readings = 0;
+  const clock = { nowMs: (): number => { readings++; return Date.now(); } };
+  await assert.rejects(Broker.start({ host: '127.0.0.1', port, dataDir: dir.path, log: silentLogger, clock, offsetsRetentionCheckIntervalMs: 20 }), /EADDRINUSE/);
+  assert.equal(existsSync(join(dir.path, LOCK_FILE)), false, 'the data directory is unlocked');
+  const readingsAfterStart = readings;
+  // A handle's close completes in a later turn of the event loop.
+  for (let i = 0; i < 100 && alive() !== before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(alive(), before);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(readings, readingsAfterStart, 'no timer of the failed start fires');
+  const broker = await Broker.start({ host: '127.0.0.1', port: 0, dataDir: dir.path, log: silentLogger });
+  await broker.stop();
 });
