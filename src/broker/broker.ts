@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:net';
 import { brokerConfig, advertisedHost, type BrokerConfig } from './config.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
 import { createAppendNotifier } from './append-notifier.js';
-import { Connection } from './connection.js';
+import { Connection, type ConnectionInfo } from './connection.js';
+import { ConnectionMonitor, type ConnectionStats } from './connection-stats.js';
 import { CoordinatorRuntime } from './coordinator-runtime.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import type { ApiHandler } from './handler.js';
@@ -24,6 +25,11 @@ export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly fileSystem?: FileSystem;
 }
 
+/** What an operator reads about the broker (a later metrics endpoint exports this). */
+export interface BrokerStats {
+  readonly connections: Readonly<ConnectionStats>;
+}
+
 export class Broker {
   private readonly connections = new Set<Connection>();
   private retentionTimer: NodeJS.Timeout | null = null;
@@ -34,7 +40,18 @@ export class Broker {
     readonly config: BrokerConfig,
     private readonly server: Server,
     readonly context: BrokerContext,
+    private readonly monitor: ConnectionMonitor,
   ) {}
+
+  /** Counters since start-up (a copy: it does not change as the broker goes on). */
+  get stats(): BrokerStats {
+    return { connections: { ...this.monitor.stats } };
+  }
+
+  /** Each open connection's levels and peaks (in flight, unwritten, buffered, throttling). */
+  connectionInfo(): ConnectionInfo[] {
+    return [...this.connections].map((c) => c.info());
+  }
 
   get host(): string {
     return this.context.advertisedHost;
@@ -76,14 +93,22 @@ export class Broker {
     }
 
     const server = createServer({ noDelay: true });
-    server.maxConnections = config.maxConnections;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        server.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (err) {
+      // The port is taken (or the host is not ours): undo the start, so that the data
+      // directory's lock is released and an embedding program can start again in this process.
+      log.error('cannot listen', { host: config.host, port: config.port, err });
+      await groups.stop();
+      if (givenStorage === undefined) await storage.close();
+      throw err;
+    }
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
 
@@ -101,11 +126,27 @@ export class Broker {
       groups,
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
     };
-    const broker = new Broker(config, server, context);
+    const monitor = new ConnectionMonitor(log, config.maxConnections);
+    const broker = new Broker(config, server, context, monitor);
     server.on('connection', (socket) => {
-      const connection = new Connection(socket, context, (c) => broker.connections.delete(c));
+      // max.connections open: the new connection is closed at once. (Kafka's acceptor instead
+      // stops accepting until one closes, leaving clients waiting in the listen backlog until
+      // their connection timeout; a closed connection tells them at once.) Checked here rather
+      // than with Node's server.maxConnections, which takes 0 to mean no limit.
+      if (broker.connections.size >= config.maxConnections) {
+        socket.on('error', () => undefined);
+        socket.destroy();
+        monitor.rejected(`/${socket.remoteAddress ?? 'unknown'}`);
+        return;
+      }
+      monitor.accepted();
+      const connection = new Connection(socket, context, monitor, (c) => {
+        monitor.closed();
+        broker.connections.delete(c);
+      });
       broker.connections.add(connection);
     });
+
     server.on('error', (err) => log.error('listener error', { err }));
     broker.retentionTimer = setInterval(() => {
       try {

@@ -44,8 +44,15 @@ export interface BrokerConfig {
   readonly maxRequestBytes: number;
   /** Kafka's `connections.max.idle.ms`. */
   readonly connectionsMaxIdleMs: number;
-  /** Kafka's `max.connections`. */
+  /** Kafka's `max.connections`: more connections are closed at once (counted, logged). */
   readonly maxConnections: number;
+  /**
+   * Kafka's `socket.listen.backlog.size`: connections the kernel completes and queues before
+   * the broker accepts them (capped by the kernel's net.core.somaxconn). Kafka: 50. Brook:
+   * 511, Node's default: a burst of connections beyond the queue waits for the client's SYN
+   * retransmission (1 s, then 3 s, ...).
+   */
+  readonly listenBacklog: number;
   /** When appended data is fsynced; 'always' makes acks=all wait for the disk. */
   readonly flush: FlushPolicy;
   /** Kafka's `log.retention.check.interval.ms`. */
@@ -73,6 +80,7 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   maxRequestBytes: 100 * 1024 * 1024,
   connectionsMaxIdleMs: 10 * 60 * 1000,
   maxConnections: 10_000,
+  listenBacklog: 511,
   flush: 'always',
   retentionCheckIntervalMs: 5 * 60 * 1000,
   topicDefaults: {},

@@ -139,16 +139,30 @@ export class FrameTooLargeError extends Error {
 }
 
 /**
+ * Chunks shorter than this are merged with a short chunk before them, so a peer that sends
+ * its bytes a few at a time (a slow-loris trickle, one byte per TCP segment) costs one Buffer
+ * per ~4 KiB held rather than one per byte (each Buffer costs about 100 bytes of its own).
+ */
+const SMALL_CHUNK = 4096;
+
+/**
  * Cuts a byte stream into frames. The announced size is checked against the limit before
- * any buffer is allocated for it, and a frame that arrives in one chunk is returned as a
- * view of that chunk.
+ * any buffer is allocated for it; a frame's bytes are held only as they arrive (never a
+ * buffer of the announced size up front, as Kafka's NetworkReceive allocates), and a frame
+ * that arrives in one chunk is returned as a view of that chunk.
+ *
+ * Two ways to use it: `push` returns every frame a chunk completes; `append` + `next` hand
+ * them out one at a time, so a reader can stop taking frames (backpressure) while the rest
+ * stay here, unparsed.
  */
 export class FrameDecoder {
   private readonly maxFrameBytes: number;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
-  /** Bytes needed before the next frame can be cut: its size prefix, then the whole frame. */
+  /** Bytes needed before the next step: 4 for a size prefix, then 4 + size for its frame. */
   private needed = 4;
+  /** The size prefix at the head has been read (and checked): `needed` is its frame's. */
+  private sized = false;
 
   constructor(maxFrameBytes = DEFAULT_MAX_FRAME_BYTES) {
     this.maxFrameBytes = maxFrameBytes;
@@ -159,28 +173,66 @@ export class FrameDecoder {
     return this.pendingBytes;
   }
 
+  /** Buffers holding those bytes (bounded by the small-chunk merging: about buffered / 2 KiB). */
+  get chunks(): number {
+    return this.pending.length;
+  }
+
+  /** True when bytes of a frame not yet complete are held (its size prefix or part of it). */
+  get midFrame(): boolean {
+    return this.pendingBytes > 0 && this.pendingBytes < this.needed;
+  }
+
+  /** Adds received bytes; `next` then returns the frames they complete. */
+  append(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    const last = this.pending.length - 1;
+    if (last >= 0 && chunk.length < SMALL_CHUNK && this.pending[last]!.length < SMALL_CHUNK) {
+      // Copies at most 2 * SMALL_CHUNK bytes; also lets go of a large chunk whose short tail this was.
+      this.pending[last] = Buffer.concat([this.pending[last]!, chunk]);
+    } else {
+      this.pending.push(chunk);
+    }
+    this.pendingBytes += chunk.length;
+  }
+
+  /**
+   * The next complete frame (size prefix removed), or null until more bytes arrive. Throws
+   * FrameTooLargeError at a bad size prefix (after the frames before it were returned).
+   */
+  next(): Buffer | null {
+    for (;;) {
+      if (this.pendingBytes < this.needed) return null;
+      // A large frame arrives in many chunks: join them once, when it is complete.
+      if (this.pending[0]!.length < this.needed) this.pending = [Buffer.concat(this.pending, this.pendingBytes)];
+      const data = this.pending[0]!;
+      if (!this.sized) {
+        const size = data.readInt32BE(0);
+        if (size < 0 || size > this.maxFrameBytes) throw new FrameTooLargeError(size, this.maxFrameBytes);
+        this.needed = 4 + size;
+        this.sized = true;
+        continue;
+      }
+      const frame = data.subarray(4, this.needed);
+      if (data.length === this.needed) this.pending.shift();
+      else this.pending[0] = data.subarray(this.needed);
+      this.pendingBytes -= this.needed;
+      this.needed = 4;
+      this.sized = false;
+      return frame;
+    }
+  }
+
   /** Adds received bytes; returns every frame now complete (size prefixes removed). */
   push(chunk: Buffer): Buffer[] {
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    // A large frame arrives in many chunks: join them once, when it is complete.
-    if (this.pendingBytes < this.needed) return [];
-    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.append(chunk);
     const frames: Buffer[] = [];
-    let at = 0;
-    this.needed = 4;
-    while (data.length - at >= 4) {
-      const size = data.readInt32BE(at);
-      if (size < 0 || size > this.maxFrameBytes) throw new FrameTooLargeError(size, this.maxFrameBytes, frames);
-      if (data.length - at - 4 < size) {
-        this.needed = 4 + size;
-        break;
-      }
-      frames.push(data.subarray(at + 4, at + 4 + size));
-      at += 4 + size;
+    try {
+      for (let frame = this.next(); frame !== null; frame = this.next()) frames.push(frame);
+    } catch (err) {
+      if (err instanceof FrameTooLargeError) throw new FrameTooLargeError(err.size, this.maxFrameBytes, frames);
+      throw err;
     }
-    this.pending = at < data.length ? [data.subarray(at)] : [];
-    this.pendingBytes = data.length - at;
     return frames;
   }
 }

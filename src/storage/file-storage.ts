@@ -10,8 +10,8 @@
 import { join } from 'node:path';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Logger } from '../util/log.js';
-import { StorageError } from './errors.js';
 import { Catalog, fileCatalogPersistence } from './catalog.js';
+import { StorageError } from './errors.js';
 import { checkpointKey, CheckpointWriter, LOG_START_OFFSET_CHECKPOINT, readCheckpoint, RECOVERY_POINT_CHECKPOINT, type CheckpointSource } from './checkpoints.js';
 import { FilePartitionStore } from './file-segment.js';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
@@ -19,11 +19,11 @@ import { FlushScheduler } from './flush-scheduler.js';
 import { IoFaults } from './io-faults.js';
 import { fsyncDirSync, readIfExists, unlinkIfExists, writeAllSync, writeAtomicSync } from './fs-util.js';
 import { BaseStorage, type StorageEngine } from './storage-base.js';
+import { acquireDirLock } from './dir-lock.js';
 import type { FlushPolicy, Storage, StorageOptions, TopicMetadata } from './types.js';
 
+export { LOCK_FILE } from './dir-lock.js';
 export const CLEAN_SHUTDOWN_MARKER = '.kafka_cleanshutdown';
-/** Kafka's lock file name; here it holds the owner's pid (Node has no portable flock). */
-export const LOCK_FILE = '.lock';
 export const CATALOG_FILE = 'catalog.json';
 const PARTITION_METADATA = 'partition.metadata';
 const PARTITION_DIR = /^(.+)-(\d+)$/;
@@ -36,43 +36,6 @@ function partitionMetadata(topicId: string): string {
 function topicIdOf(fs: FileSystem, dir: string): string | null {
   const text = readIfExists(fs, join(dir, PARTITION_METADATA))?.toString('utf8');
   return text ? (/^topic_id: (\S+)$/m.exec(text)?.[1] ?? null) : null;
-}
-
-const openInThisProcess = new Set<string>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Best-effort exclusive use of a data directory: refused while another live process (by
- * the pid in `.lock`) or this process has it open; a lock left by a killed process is taken
- * over. Returns the release function.
- */
-function acquireLock(fs: FileSystem, dataDir: string): () => void {
-  const real = fs.realpathSync(dataDir);
-  if (openInThisProcess.has(real)) throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `${dataDir} is already open in this process`);
-  const path = join(dataDir, LOCK_FILE);
-  const holder = Number(readIfExists(fs, path)?.toString('utf8').trim());
-  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-    throw new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, `${dataDir} is in use by process ${holder}`);
-  }
-  const fd = fs.openSync(path, 'w');
-  try {
-    writeAllSync(fs, fd, Buffer.from(`${process.pid}\n`));
-  } finally {
-    fs.closeSync(fd);
-  }
-  openInThisProcess.add(real);
-  return () => {
-    openInThisProcess.delete(real);
-    unlinkIfExists(fs, path);
-  };
 }
 
 class FileEngine implements StorageEngine, CheckpointSource {
@@ -212,7 +175,8 @@ class FileEngine implements StorageEngine, CheckpointSource {
 export async function openFileStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
   const fs = options.fileSystem ?? nodeFileSystem;
   fs.mkdirSync(dataDir);
-  const releaseLock = acquireLock(fs, dataDir);
+  // The lock is process coordination (hard links, O_EXCL), not data: node:fs directly.
+  const releaseLock = await acquireDirLock(dataDir);
   try {
     return await open(fs, dataDir, options, releaseLock);
   } catch (err) {

@@ -46,3 +46,35 @@ export function createLogger(
 
 /** For tests and embedders that want quiet. */
 export const silentLogger: Logger = createLogger('silent', 'silent');
+
+/**
+ * One log line per burst of the same event, for events a misbehaving peer can repeat at will
+ * (thousands of refused or idle connections must not become thousands of lines): the first
+ * event is logged at `level` at once, later ones within `intervalMs` at debug only, and the
+ * next line at `level` says how many were held back (`suppressed`). Counters, not this log,
+ * carry the totals.
+ */
+export class RateLimitedLog {
+  private nextAtMs = -Infinity;
+  private suppressed = 0;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly level: 'info' | 'warn' | 'error',
+    private readonly message: string,
+    private readonly intervalMs = 10_000,
+    private readonly nowMs: () => number = () => performance.now(),
+  ) {}
+
+  event(fields: Record<string, unknown> = {}): void {
+    const now = this.nowMs();
+    if (now < this.nextAtMs) {
+      this.suppressed++;
+      this.log.debug(this.message, fields);
+      return;
+    }
+    this.log[this.level](this.message, this.suppressed > 0 ? { ...fields, suppressed: this.suppressed } : fields);
+    this.suppressed = 0;
+    this.nextAtMs = now + this.intervalMs;
+  }
+}

@@ -36,6 +36,10 @@
  *       configs); max.connections defaults to 10000 (Kafka: 2147483647);
  *       log.flush.interval.ms reports Brook's fsync policy (0 = fsync before acks=all
  *       replies; Kafka: unset); no documentation text (includeDocumentation).
+ *   D10 DeleteTopics of __consumer_offsets: Kafka 4.1 deletes it (NONE, no message) and its
+ *       group coordinator drops every group's offsets; Brook refuses with
+ *       INVALID_TOPIC_EXCEPTION "Cannot delete internal topic __consumer_offsets"
+ *       (src/broker/handlers/delete-topics.ts).
  *
  * Not Brook behaviour but the test environment: Kafka's storage formatter writes a
  * cluster-level min.insync.replicas (normalised, see NORMALISATIONS); the Kafka harness
@@ -662,5 +666,53 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       assert.equal(c.raw.brook!.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.INVALID_REQUIRED_ACKS);
       assertSame(await pair.compare('Metadata', 12, { topics: [{ name: 'fetch-a' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }), 'after an error');
     });
+  });
+
+  // -------------------------------------------------------------------------------------
+  // Last: it creates __consumer_offsets on both (the Metadata test above expects it absent),
+  // then Kafka deletes it.
+  it('DeleteTopics of __consumer_offsets: Kafka deletes it and drops the groups\' offsets; Brook refuses with INVALID_TOPIC_EXCEPTION (D10)', async () => {
+    const OFFSETS = '__consumer_offsets';
+    await pair.createTopic('d10');
+    // Kafka creates __consumer_offsets at the first FindCoordinator and answers
+    // COORDINATOR_NOT_AVAILABLE until its coordinator has loaded it.
+    for (let i = 0; ; i++) {
+      const found = await pair.conn.kafka.request('FindCoordinator', 4, { key: '', keyType: 0, coordinatorKeys: ['d10-group'] });
+      if (found.coordinators![0]!.errorCode === ErrorCode.NONE) break;
+      assert.ok(i < 150, `Kafka has no coordinator for the group: ${errorName(found.coordinators![0]!.errorCode)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const commit = {
+      groupId: 'd10-group', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
+      topics: [{ name: 'd10', partitions: [{ partitionIndex: 0, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+    };
+    // And NOT_COORDINATOR for a while after FindCoordinator found it (the partition is loading).
+    for (let i = 0; ; i++) {
+      const committed = await pair.conn.kafka.request('OffsetCommit', 8, commit);
+      if (committed.topics[0]!.partitions[0]!.errorCode === ErrorCode.NONE) break;
+      assert.ok(i < 150, `Kafka refuses the commit: ${errorName(committed.topics[0]!.partitions[0]!.errorCode)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal((await pair.conn.brook.request('OffsetCommit', 8, commit)).topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+    const offsetFetch = { groupId: '', topics: [], groups: [{ groupId: 'd10-group', memberId: null, memberEpoch: -1, topics: null }], requireStable: false };
+
+    const c = await pair.compare('DeleteTopics', 5, { topicNames: [OFFSETS], timeoutMs: 10_000 });
+    assertOnlyDiffer(c, ['responses[0].errorCode', 'responses[0].errorMessage'], 'D10');
+    assert.deepEqual(c.raw.kafka.responses.map((r) => [r.name, errorName(r.errorCode), r.errorMessage]), [[OFFSETS, errorName(ErrorCode.NONE), null]]);
+    assert.deepEqual(c.raw.brook.responses.map((r) => [r.name, errorName(r.errorCode), r.errorMessage]), [
+      [OFFSETS, errorName(ErrorCode.INVALID_TOPIC_EXCEPTION), `Cannot delete internal topic ${OFFSETS}`],
+    ]);
+
+    // Kafka's coordinator lets go of the group (NOT_COORDINATOR while __consumer_offsets is
+    // gone, then, once recreated, a group without offsets); Brook's still has the offset.
+    for (let i = 0; ; i++) {
+      const fetched = await pair.conn.kafka.request('OffsetFetch', 8, offsetFetch);
+      const group = fetched.groups![0]!;
+      if (group.errorCode !== ErrorCode.NONE || group.topics.length === 0) break;
+      assert.ok(i < 150, 'Kafka still has the group\'s offset 15 s after deleting __consumer_offsets');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const brook = await pair.conn.brook.request('OffsetFetch', 8, offsetFetch);
+    assert.equal(brook.groups![0]!.topics[0]!.partitions[0]!.committedOffset, 7n);
   });
 });

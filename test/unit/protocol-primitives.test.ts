@@ -108,6 +108,50 @@ test('frame decoder rejects an oversized or negative size before buffering it', 
   assert.throws(() => new FrameDecoder().push(Buffer.from('7fffffff', 'hex')), FrameTooLargeError);
 });
 
+test('frame decoder: next() hands out one frame at a time, leaving the rest unparsed until asked', () => {
+  const sized = (body: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, body.length]), body]);
+  const decoder = new FrameDecoder(1024);
+  // Two frames and the beginning of a third, in one chunk; then a bad size prefix.
+  decoder.append(Buffer.concat([sized(Buffer.from('one')), sized(Buffer.alloc(0)), Buffer.from([0, 0, 0, 5, 0x61])]));
+  assert.deepEqual(decoder.next(), Buffer.from('one'));
+  assert.equal(decoder.buffered, 4 + 0 + 5, 'the second frame and the third one\'s beginning are still held');
+  assert.deepEqual(decoder.next(), Buffer.alloc(0));
+  assert.equal(decoder.midFrame, false, 'nothing of the third frame has been looked at yet');
+  assert.equal(decoder.next(), null);
+  assert.equal(decoder.midFrame, true);
+  decoder.append(Buffer.from('bcde'));
+  assert.deepEqual(decoder.next(), Buffer.from('abcde'));
+  assert.equal(decoder.midFrame, false);
+  decoder.append(Buffer.from('ffffffff', 'hex'));
+  assert.throws(() => decoder.next(), FrameTooLargeError);
+});
+
+test('frame decoder: a request trickled one byte at a time is held in a few buffers, not one per byte', { timeout: 30_000 }, () => {
+  // A slow-loris client sends one byte per TCP segment; each read is a Buffer of its own, and
+  // a Buffer costs ~100 bytes besides its contents: 100 KB held must not become 100,000 of them.
+  const body = Buffer.alloc(100_000, 7);
+  const stream = Buffer.concat([Buffer.from([0, 1, 0x86, 0xa0]), body]);
+  const decoder = new FrameDecoder();
+  let peakChunks = 0;
+  for (let i = 0; i < stream.length - 1; i++) {
+    decoder.append(stream.subarray(i, i + 1));
+    assert.equal(decoder.next(), null);
+    peakChunks = Math.max(peakChunks, decoder.chunks);
+  }
+  assert.equal(decoder.buffered, stream.length - 1);
+  assert.ok(peakChunks <= 2 * Math.ceil(stream.length / 4096) + 1, `${peakChunks} buffers held for ${stream.length} bytes`);
+  // Large chunks are kept as they are (no copy), small ones between them merged.
+  const mixed = new FrameDecoder();
+  for (let i = 0; i < 50; i++) {
+    mixed.append(Buffer.alloc(8192));
+    for (let j = 0; j < 100; j++) mixed.append(Buffer.alloc(1));
+  }
+  assert.ok(mixed.chunks <= 2 * 50 + 1, `${mixed.chunks} buffers`);
+  decoder.append(stream.subarray(stream.length - 1));
+  assert.ok(decoder.next()!.equals(body));
+  assert.equal(decoder.buffered, 0);
+});
+
 test('a SyncGroup error response with a null assignment (librdkafka mock cluster) decodes with its error code; requests stay strict', () => {
   // v0-v3 as the mock writes it: [throttle (v1+)] error code, bytes length -1.
   for (const version of [0, 1, 2, 3]) {

@@ -1,6 +1,13 @@
 /**
  * DeleteTopics: by name (v0-5) or by name or topic id (v6+). Data is removed with the
  * topic; clients waiting on its partitions are woken so they see it gone.
+ *
+ * Internal topics (`__consumer_offsets`) are not deleted: INVALID_TOPIC_EXCEPTION, worded as
+ * Kafka refuses DeleteRecords on them. A deliberate difference: Kafka 4.1 deletes
+ * `__consumer_offsets` (NONE), and its coordinator then drops every group and its committed
+ * offsets (test/interop/broker-differential.test.ts, D10). Brook's coordinator would keep
+ * them in memory and lose them at the next restart; neither is what anyone deleting a topic
+ * by mistake wants.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { DeleteTopicsRequestData, DeleteTopicsResponseData, DeletableTopicResult } from '../../protocol/messages/delete-topics.js';
@@ -25,6 +32,10 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, Delete
         // Kafka explains these with its error's default message.
         const errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         return { name, topicId, errorCode, errorMessage: errorInfo(errorCode).message };
+      }
+      if (topic.isInternal) {
+        log.warn('refusing to delete an internal topic', { topic: topic.name, client: ctx.clientHost });
+        return { name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, errorMessage: `Cannot delete internal topic ${topic.name}` };
       }
       try {
         storage.deleteTopic(topic.name);

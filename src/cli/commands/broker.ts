@@ -9,6 +9,7 @@ import { Broker } from '../../broker/broker.js';
 import type { BrokerConfig } from '../../broker/config.js';
 import type { Command } from '../command.js';
 import { topicDefaultsFromBrokerConfig, TOPIC_CONFIG_DEFS } from '../../storage/topic-configs.js';
+import { atLeast, javaTrim, parseBoolean, parseInt32, parseInt64, parseProperties } from '../properties.js';
 
 function isTopicDefaultSetting(key: string): boolean {
   for (const d of TOPIC_CONFIG_DEFS.values()) if (d.synonyms.some((s) => s.name === key)) return true;
@@ -27,7 +28,7 @@ Options:
   --group-min-session-timeout-ms MS        Kafka's group.min.session.timeout.ms (default 6000)
   --group-max-session-timeout-ms MS        Kafka's group.max.session.timeout.ms (default 1800000)
   --group-max-size N                       Kafka's group.max.size (default unbounded)
-  --config FILE                            a Kafka-style properties file (key=value lines)
+  --config FILE                            a Kafka-style properties file (Java's .properties format)
   -h, --help                               show this help
 
 Properties understood in --config: host, port, advertised.host.name, node.id, log.dirs,
@@ -35,35 +36,21 @@ num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
 group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
 offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
 log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
-connections.max.idle.ms, max.connections, log.retention.check.interval.ms,
+connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
 log.flush.policy (always|never|<ms>), and the broker
 settings that are topic defaults (log.retention.hours/ms/bytes, log.segment.bytes,
 log.roll.ms, message.max.bytes, log.message.timestamp.type, ...).`;
 
-/** Kafka-style properties: `key=value`, `#` comments. */
-export function parseProperties(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
-    const eq = line.search(/[=:]/);
-    if (eq < 0) throw new Error(`bad property line: ${line}`);
-    out.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
-  }
-  return out;
-}
+export { parseProperties };
 
+/** An INT setting of the command line or --config (Java's Integer.parseInt, as Kafka). */
 function int(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new Error(`${name} must be an integer, got '${value}'`);
-  return n;
+  return parseInt32(name, value);
 }
 
 /** Kafka's atLeast(1) settings (group.max.size, offsets.retention.minutes, ...). */
 function positive(name: string, value: string): number {
-  const n = int(name, value);
-  if (n < 1) throw new Error(`${name} must be at least 1, got '${value}'`);
-  return n;
+  return atLeast(name, parseInt32(name, value), 1);
 }
 
 type BrokerSettings = { -readonly [K in keyof BrokerConfig]?: BrokerConfig[K] };
@@ -71,33 +58,37 @@ type BrokerSettings = { -readonly [K in keyof BrokerConfig]?: BrokerConfig[K] };
 export function configFromProperties(props: Map<string, string>): BrokerSettings {
   const config: BrokerSettings = {};
   const unhandled: Record<string, string> = {};
-  for (const [key, value] of props) {
+  for (const [key, raw] of props) {
+    // Kafka's ConfigDef trims every value before parsing it (strings included).
+    const value = javaTrim(raw);
+    const long = (): number => parseInt64(key, value);
     switch (key) {
       case 'host': config.host = value; break;
       case 'port': config.port = int(key, value); break;
       case 'advertised.host.name': config.advertisedHost = value; break;
-      case 'log.dirs': case 'log.dir': config.dataDir = value.split(',')[0]!; break;
+      case 'log.dirs': case 'log.dir': config.dataDir = javaTrim(value.split(',')[0]!); break;
       case 'node.id': case 'broker.id': config.nodeId = int(key, value); break;
-      case 'num.partitions': config.numPartitions = int(key, value); break;
-      case 'auto.create.topics.enable': config.autoCreateTopics = value === 'true'; break;
+      case 'num.partitions': config.numPartitions = positive(key, value); break;
+      case 'auto.create.topics.enable': config.autoCreateTopics = parseBoolean(key, value); break;
       case 'group.initial.rebalance.delay.ms': config.groupInitialRebalanceDelayMs = int(key, value); break;
       case 'group.min.session.timeout.ms': config.groupMinSessionTimeoutMs = int(key, value); break;
       case 'group.max.session.timeout.ms': config.groupMaxSessionTimeoutMs = int(key, value); break;
       case 'group.max.size': config.groupMaxSize = positive(key, value); break;
       case 'offsets.retention.minutes': config.offsetsRetentionMs = positive(key, value) * 60_000; break;
-      case 'offsets.retention.check.interval.ms': config.offsetsRetentionCheckIntervalMs = positive(key, value); break;
+      case 'offsets.retention.check.interval.ms': config.offsetsRetentionCheckIntervalMs = atLeast(key, long(), 1); break;
       case 'offsets.topic.segment.bytes': config.offsetsTopicSegmentBytes = positive(key, value); break;
-      case 'log.cleaner.enable': config.logCleanerEnable = value === 'true'; break;
-      case 'log.cleaner.backoff.ms': config.logCleanerBackoffMs = int(key, value); break;
-      case 'socket.request.max.bytes': config.maxRequestBytes = int(key, value); break;
-      case 'connections.max.idle.ms': config.connectionsMaxIdleMs = int(key, value); break;
-      case 'max.connections': config.maxConnections = int(key, value); break;
-      case 'log.retention.check.interval.ms': config.retentionCheckIntervalMs = int(key, value); break;
+      case 'log.cleaner.enable': config.logCleanerEnable = parseBoolean(key, value); break;
+      case 'log.cleaner.backoff.ms': config.logCleanerBackoffMs = atLeast(key, long(), 0); break;
+      case 'socket.request.max.bytes': config.maxRequestBytes = positive(key, value); break;
+      case 'connections.max.idle.ms': config.connectionsMaxIdleMs = long(); break;
+      case 'max.connections': config.maxConnections = atLeast(key, int(key, value), 0); break;
+      case 'socket.listen.backlog.size': config.listenBacklog = positive(key, value); break;
+      case 'log.retention.check.interval.ms': config.retentionCheckIntervalMs = atLeast(key, long(), 1); break;
       case 'log.flush.policy':
-        config.flush = value === 'always' || value === 'never' ? value : { intervalMs: int(key, value) };
+        config.flush = value === 'always' || value === 'never' ? value : { intervalMs: long() };
         break;
       default:
-        unhandled[key] = value;
+        unhandled[key] = raw;
     }
   }
   // Broker settings that are topic defaults (log.retention.hours, message.max.bytes, ...).

@@ -1,0 +1,57 @@
+/**
+ * `brook broker --config FILE`: the file is read as java.util.Properties reads Kafka's
+ * server.properties (the tricky cases of test/support/properties/cases.ts; the interop test
+ * properties-java.test.ts checks them against Java itself), and values are parsed as Kafka's
+ * ConfigDef parses them: trimmed, booleans in any case, integers as Java's parseInt.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PROPERTIES_CASES } from '../support/properties/cases.js';
+import { parseProperties } from '../../src/cli/properties.js';
+import { configFromProperties } from '../../src/cli/commands/broker.js';
+
+const byKey = ([a]: readonly [string, string], [b]: readonly [string, string]): number => (a < b ? -1 : a > b ? 1 : 0);
+
+for (const c of PROPERTIES_CASES) {
+  test(`.properties grammar: ${c.name}`, { timeout: 5_000 }, () => {
+    if ('error' in c.expected) {
+      assert.throws(() => parseProperties(c.text), c.expected.error);
+    } else {
+      assert.deepEqual([...parseProperties(c.text)].sort(byKey), c.expected);
+    }
+  });
+}
+
+test('a malformed escape is reported with its line number', { timeout: 5_000 }, () => {
+  assert.throws(() => parseProperties('a=1\r\n# x\n\nb=\\\n  \\uZZZZ\n'), /^Error: line 4: Malformed \\uxxxx encoding\.$/);
+});
+
+const config = (text: string): ReturnType<typeof configFromProperties> => configFromProperties(parseProperties(text));
+
+test('booleans are read as Kafka reads them: true or false in any case, surrounding whitespace ignored; anything else is refused', { timeout: 5_000 }, () => {
+  assert.deepEqual(config('auto.create.topics.enable=TRUE\nlog.cleaner.enable=False'), { autoCreateTopics: true, logCleanerEnable: false });
+  assert.deepEqual(config('auto.create.topics.enable = tRuE   \nlog.cleaner.enable:\tfalse\t'), { autoCreateTopics: true, logCleanerEnable: false });
+  for (const bad of ['yes', '1', '', 'truee']) {
+    assert.throws(() => config(`auto.create.topics.enable=${bad}`), new RegExp(`^Error: Invalid value ${bad} for configuration auto.create.topics.enable: Expected value to be either true or false$`));
+  }
+});
+
+test('numbers are read as Java\'s Integer.parseInt and Long.parseLong read them, after trimming', { timeout: 5_000 }, () => {
+  assert.deepEqual(config('port = +9093 \nnode.id=-1\nconnections.max.idle.ms=-1\nmax.connections=0\nsocket.listen.backlog.size=50'), {
+    port: 9093, nodeId: -1, connectionsMaxIdleMs: -1, maxConnections: 0, listenBacklog: 50,
+  });
+  // What Number() would take and Java refuses: empty, exponent, hex, fraction, beyond 32 bits.
+  for (const bad of ['', '1e3', '0x10', '1.5', '2147483648', '9 0']) {
+    assert.throws(() => config(`port=${bad}`), new RegExp(`^Error: Invalid value ${bad} for configuration port: Not a number of type INT$`), `port=${bad}`);
+  }
+  assert.throws(() => config('connections.max.idle.ms=1e3'), /Not a number of type LONG/);
+  assert.throws(() => config('max.connections=-1'), /Invalid value -1 for configuration max.connections: Value must be at least 0/);
+  assert.throws(() => config('socket.listen.backlog.size=0'), /Value must be at least 1/);
+});
+
+test('string values are trimmed as Kafka trims them; a continued line and escapes make a value', { timeout: 5_000 }, () => {
+  assert.deepEqual(config('host =   10.0.0.1   \nlog.dirs=/data/one,\\\n    /data/two\nadvertised.host.name=broker\\u002dA'), {
+    host: '10.0.0.1', dataDir: '/data/one', advertisedHost: 'broker-A',
+  });
+  assert.deepEqual(config('log.retention.hours = 48 '), { topicDefaults: { 'retention.ms': String(48 * 3_600_000) } });
+});
