@@ -50,28 +50,37 @@ function uuidBytes(id: string): Buffer {
   return b;
 }
 
-/** HashMap.tableSizeFor: the smallest power of two >= n (at least 1). */
+/** HashMap.tableSizeFor: the smallest power of two >= n (1 for n <= 1). */
 function tableSizeFor(n: number): number {
   let cap = 1;
   while (cap < n) cap *= 2;
   return cap;
 }
 
-/** A Java HashSet (or the key set of a HashMap) reduced to what decides its order. */
+/**
+ * A Java HashSet (or the key set of a HashMap) reduced to what decides its order: the table
+ * size, and each key's place in its bucket's chain. `add` is HashMap.put (resize after
+ * inserting, new keys at the tail of their bucket); `addFirst` is HashMap.computeIfAbsent
+ * (resize before inserting, new keys at the head of their bucket). A resize keeps the
+ * relative order of keys within a bucket, so one position per key, smaller at the head,
+ * larger at the tail, orders every bucket.
+ */
 export class JavaHashSet<T> {
-  private readonly seq = new Map<T, number>();
-  private next = 0;
+  private readonly position = new Map<T, number>();
+  private nextTail = 0;
+  private nextHead = -1;
   private sorted: T[] | null = null;
+  private capacity = 0;
 
   private constructor(
     private readonly hash: (t: T) => number,
-    /** Table size; 0 until the first insertion allocates it (the no-argument constructors). */
-    private capacity: number,
+    /** The table size the first insertion allocates (the constructor's). */
+    private readonly initialCapacity: number,
   ) {}
 
   /** `new HashSet<>()` / `new HashMap<>()`: a table of 16 at the first insertion. */
   static empty<T>(hash: (t: T) => number): JavaHashSet<T> {
-    return new JavaHashSet(hash, 0);
+    return new JavaHashSet(hash, 16);
   }
 
   /** `new HashSet<>(n)` / `new HashMap<>(n)`. */
@@ -90,31 +99,46 @@ export class JavaHashSet<T> {
   /** `new HashMap<>(map)`: putMapEntries sizes the table for the map, then puts. */
   static copyOfMap<T>(hash: (t: T) => number, keys: Iterable<T>): JavaHashSet<T> {
     const list = [...keys];
-    const set = new JavaHashSet(hash, list.length === 0 ? 0 : tableSizeFor(Math.floor(list.length / 0.75 + 1)));
+    const set = new JavaHashSet(hash, tableSizeFor(Math.floor(list.length / 0.75 + 1)));
     for (const key of list) set.add(key);
     return set;
   }
 
   get size(): number {
-    return this.seq.size;
+    return this.position.size;
   }
 
   has(t: T): boolean {
-    return this.seq.has(t);
+    return this.position.has(t);
   }
 
-  /** Adds `t` (a put of an existing key keeps its place); false when already present. */
+  /** HashMap.put of a new key (an existing key keeps its place); false when present. */
   add(t: T): boolean {
-    if (this.seq.has(t)) return false;
-    if (this.capacity === 0) this.capacity = 16;
-    this.seq.set(t, this.next++);
-    if (this.seq.size > this.capacity * 0.75) this.capacity *= 2;
+    if (this.position.has(t)) return false;
+    if (this.capacity === 0) this.resize();
+    this.position.set(t, this.nextTail++);
+    if (this.position.size > this.threshold()) this.resize();
+    this.sorted = null;
+    return true;
+  }
+
+  /**
+   * HashMap.computeIfAbsent; false when the key is present. Every call, even for a present
+   * key, first resizes a table grown past its threshold by the previous call.
+   */
+  addFirst(t: T): boolean {
+    if (this.capacity === 0 || this.position.size > this.threshold()) {
+      this.resize();
+      this.sorted = null;
+    }
+    if (this.position.has(t)) return false;
+    this.position.set(t, this.nextHead--);
     this.sorted = null;
     return true;
   }
 
   delete(t: T): boolean {
-    if (!this.seq.delete(t)) return false;
+    if (!this.position.delete(t)) return false;
     this.sorted = null;
     return true;
   }
@@ -127,12 +151,20 @@ export class JavaHashSet<T> {
       const h = this.hash(t);
       return (h ^ (h >>> 16)) & mask;
     };
-    this.sorted = [...this.seq.keys()].sort((a, b) => bucket(a) - bucket(b) || this.seq.get(a)! - this.seq.get(b)!);
+    this.sorted = [...this.position.keys()].sort((a, b) => bucket(a) - bucket(b) || this.position.get(a)! - this.position.get(b)!);
     return this.sorted;
   }
 
   [Symbol.iterator](): Iterator<T> {
     return this.values()[Symbol.iterator]();
+  }
+
+  private threshold(): number {
+    return Math.floor(this.capacity * 0.75);
+  }
+
+  private resize(): void {
+    this.capacity = this.capacity === 0 ? this.initialCapacity : this.capacity * 2;
   }
 }
 

@@ -4,6 +4,7 @@
  * partitions, the first `partitions % subscribers` of them one more. Not sticky.
  */
 import type { Assignment } from '../assignment.js';
+import { JavaHashSet, uuidHash } from '../java-hash.js';
 import { PartitionAssignorError, type GroupAssignment, type GroupSpec, type ServerAssignor, type SubscribedTopicDescriber } from './spec.js';
 
 interface TopicRanges {
@@ -63,13 +64,18 @@ function assign(spec: GroupSpec, describer: SubscribedTopicDescriber): GroupAssi
   }
   const result: GroupAssignment = new Map();
   for (const memberId of memberIds) {
-    const assignment = new Map<string, readonly number[]>();
-    const subscribed = homogeneous ? topics.keys() : spec.members.get(memberId)!.subscribedTopicIds;
+    const subscribed = homogeneous ? [...topics.keys()] : spec.members.get(memberId)!.subscribedTopicIds;
+    // Kafka's HashMap sized for the member's topics: its order is the result's.
+    const keys = JavaHashSet.withCapacity(uuidHash, Math.floor(subscribed.length / 0.75 + 1));
+    const ranges = new Map<string, number[]>();
     for (const topicId of subscribed) {
       const range = nextRange(topics.get(topicId)!);
-      if (range.length > 0) assignment.set(topicId, range);
+      if (range.length > 0) {
+        keys.add(topicId);
+        ranges.set(topicId, range);
+      }
     }
-    result.set(memberId, assignment satisfies Assignment);
+    result.set(memberId, new Map(keys.values().map((t) => [t, ranges.get(t)!])) satisfies Assignment);
   }
   return result;
 }

@@ -66,13 +66,17 @@ export class MutableAssignment {
     return new MutableAssignment(topics, partitions);
   }
 
-  /** Adds a partition; a topic new to the member gets the set `newSet` makes. */
+  /**
+   * Adds a partition; a topic new to the member gets the set `newSet` makes, put into the
+   * map as the builders do, with computeIfAbsent.
+   */
   add(topicId: string, partition: number, newSet: () => JavaHashSet<number> = () => JavaHashSet.empty(intHash)): void {
+    // Each add is a computeIfAbsent on the map, whether the topic is new or not.
+    this.topics.addFirst(topicId);
     let set = this.partitions.get(topicId);
     if (set === undefined) {
       set = newSet();
       this.partitions.set(topicId, set);
-      this.topics.add(topicId);
     }
     set.add(partition);
   }
