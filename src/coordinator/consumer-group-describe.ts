@@ -43,7 +43,9 @@ export function describeConsumerGroup(s: CoordinatorState, group: ConsumerGroup)
     groupEpoch: group.groupEpoch,
     assignmentEpoch: group.assignmentEpoch,
     assignorName: preferredAssignor(s, group),
-    members: [...group.members.values()].map((m) => ({
+    // Kafka lists members in its hash map's order; Brook by member id, so that the answer
+    // does not depend on the order members joined or were replayed in.
+    members: [...group.members.values()].sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0)).map((m) => ({
       memberId: m.memberId,
       instanceId: m.instanceId,
       rackId: m.rackId,

@@ -39,6 +39,7 @@ import { reconcile, type OwnedTopicPartitions } from './consumer/reconcile.js';
 import { maybeUpdateRegularExpressions } from './consumer/regex.js';
 import { computeSubscriptionMetadata, sameSubscriptionMetadata, subscriptionType } from './consumer/subscription.js';
 import { updateTargetAssignment } from './consumer/target.js';
+import { computeSubscribedRegularExpressions, computeSubscribedTopicNames } from './consumer/views.js';
 import { writeConsumerGroupRecords } from './consumer/write.js';
 import { applyRecord } from './load.js';
 import { consumerRebalanceKey, type Operation } from './operation.js';
@@ -213,9 +214,9 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   let type = subscriptionType(group.subscribedRegularExpressions, group.subscribedTopicNames, group.numMembers);
   let deadline: { deadlineMs: number; epoch: number } | null = null;
   if (bump || group.hasMetadataExpired(op.nowMs)) {
-    const counts = group.computeSubscribedTopicNames(member, updated);
+    const counts = computeSubscribedTopicNames(group, member, updated);
     const newMemberCount = !group.members.has(updated.memberId) && group.staticMemberId(updated.instanceId) === undefined ? 1 : 0;
-    type = subscriptionType(group.computeSubscribedRegularExpressions(member, updated), counts, group.numMembers + newMemberCount);
+    type = subscriptionType(computeSubscribedRegularExpressions(group, member, updated), counts, group.numMembers + newMemberCount);
     const metadata = computeSubscriptionMetadata(counts, s.metadata);
     if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) {
       bump = true;

@@ -12,6 +12,7 @@ import { hasRegex, LEAVE_GROUP_STATIC_MEMBER_EPOCH, type ConsumerGroupMember } f
 import { currentAssignmentRecord, epochRecord, memberTombstones, subscriptionMetadataRecord } from './records.js';
 import { computeSubscriptionMetadata, sameSubscriptionMetadata } from './subscription.js';
 import { writeConsumerGroupRecords } from './write.js';
+import { computeSubscribedTopicNamesWithout } from './views.js';
 import { EMPTY_ASSIGNMENT } from './assignment.js';
 
 export function fenceMembers(s: CoordinatorState, op: Operation, group: ConsumerGroup, members: readonly ConsumerGroupMember[]): void {
@@ -24,7 +25,7 @@ export function fenceMembers(s: CoordinatorState, op: Operation, group: Consumer
   for (const m of members) if (hasRegex(m.subscribedTopicRegex)) counts.set(m.subscribedTopicRegex, (counts.get(m.subscribedTopicRegex) ?? 0) + 1);
   const deletedRegexes = new Set([...counts].filter(([regex, n]) => group.numSubscribedMembers(regex) === n).map(([regex]) => regex));
 
-  const metadata = computeSubscriptionMetadata(group.computeSubscribedTopicNamesWithout(members, deletedRegexes), s.metadata);
+  const metadata = computeSubscriptionMetadata(computeSubscribedTopicNamesWithout(group, members, deletedRegexes), s.metadata);
   if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) records.push(subscriptionMetadataRecord(group.groupId, metadata));
   records.push(epochRecord(group.groupId, group.groupEpoch + 1));
 

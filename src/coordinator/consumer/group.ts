@@ -11,7 +11,6 @@
  */
 import type { Journal } from '../journal.js';
 import { EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
-import { JavaHashSet, stringHash } from './java-hash.js';
 import { hasRegex, isReconciledTo, type ConsumerGroupMember } from './member.js';
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable';
@@ -167,6 +166,11 @@ export class ConsumerGroup {
     return this.topicNames.map.has(topic);
   }
 
+  /** Server assignor name → how many members ask for it. */
+  get serverAssignors(): ReadonlyMap<string, number> {
+    return this.assignors.map;
+  }
+
   get subscribedRegularExpressions(): ReadonlyMap<string, number> {
     return this.regexCounts.map;
   }
@@ -254,90 +258,6 @@ export class ConsumerGroup {
     if (resolved === null) this.resolved.delete(regex);
     else this.resolved.set(regex, resolved);
     for (const t of resolved?.topics ?? []) this.countTopic(t, 0, +1);
-  }
-
-  // Derived views used to compute the next state (they change nothing).
-
-  /** Subscribed topic counts with `oldMember` replaced by `newMember` (Kafka's computeSubscribedTopicNames). */
-  computeSubscribedTopicNames(oldMember: ConsumerGroupMember | undefined, newMember: ConsumerGroupMember | undefined): Map<string, SubscriptionCount> {
-    const counts = new Map(this.topicNames.map);
-    const add = (t: string, byName: number, byRegex: number): void => {
-      const c = counts.get(t) ?? { byName: 0, byRegex: 0 };
-      const next = { byName: c.byName + byName, byRegex: c.byRegex + byRegex };
-      if (next.byName <= 0 && next.byRegex <= 0) counts.delete(t);
-      else counts.set(t, next);
-    };
-    for (const t of oldMember?.subscribedTopicNames ?? []) add(t, -1, 0);
-    for (const t of newMember?.subscribedTopicNames ?? []) add(t, +1, 0);
-    const oldRegex = oldMember?.subscribedTopicRegex ?? null;
-    // The last member of a regex takes the regex's topics with it.
-    if (hasRegex(oldRegex) && oldRegex !== (newMember?.subscribedTopicRegex ?? null) && this.numSubscribedMembers(oldRegex) === 1) {
-      for (const t of this.resolved.map.get(oldRegex)?.topics ?? []) add(t, 0, -1);
-    }
-    return counts;
-  }
-
-  /** Counts without the given members and regexes (a fence). */
-  computeSubscribedTopicNamesWithout(members: readonly ConsumerGroupMember[], regexes: ReadonlySet<string>): Map<string, SubscriptionCount> {
-    let counts = new Map(this.topicNames.map);
-    for (const m of members) {
-      const next = new Map<string, SubscriptionCount>();
-      const removed = new Set(m.subscribedTopicNames);
-      for (const [t, c] of counts) {
-        const byName = c.byName - (removed.has(t) ? 1 : 0);
-        if (byName > 0 || c.byRegex > 0) next.set(t, { byName, byRegex: c.byRegex });
-      }
-      counts = next;
-    }
-    for (const regex of regexes) {
-      for (const t of this.resolved.map.get(regex)?.topics ?? []) {
-        const c = counts.get(t);
-        if (c === undefined) continue;
-        if (c.byName <= 0 && c.byRegex <= 1) counts.delete(t);
-        else counts.set(t, { byName: c.byName, byRegex: c.byRegex - 1 });
-      }
-    }
-    return counts;
-  }
-
-  computeSubscribedRegularExpressions(oldMember: ConsumerGroupMember | undefined, newMember: ConsumerGroupMember): Map<string, number> {
-    const counts = new Map(this.regexCounts.map);
-    const oldRegex = oldMember?.subscribedTopicRegex ?? null;
-    const newRegex = newMember.subscribedTopicRegex;
-    if (oldRegex === newRegex) return counts;
-    if (hasRegex(oldRegex)) {
-      const n = (counts.get(oldRegex) ?? 0) - 1;
-      if (n <= 0) counts.delete(oldRegex);
-      else counts.set(oldRegex, n);
-    }
-    if (hasRegex(newRegex)) counts.set(newRegex, (counts.get(newRegex) ?? 0) + 1);
-    return counts;
-  }
-
-  /**
-   * The assignor most members ask for, with `oldMember` replaced by `newMember`. Kafka picks
-   * the first of the most popular in its HashMap's order of the names; so does Brook.
-   */
-  computePreferredServerAssignor(oldMember?: ConsumerGroupMember, newMember?: ConsumerGroupMember): string | null {
-    const counts = new Map(this.assignors.map);
-    const bump = (name: string | null | undefined, delta: number): void => {
-      if (name === null || name === undefined) return;
-      const n = (counts.get(name) ?? 0) + delta;
-      if (n <= 0) counts.delete(name);
-      else counts.set(name, n);
-    };
-    bump(oldMember?.serverAssignorName, -1);
-    bump(newMember?.serverAssignorName, +1);
-    let best: string | null = null;
-    let bestCount = 0;
-    for (const name of JavaHashSet.copyOfMap(stringHash, counts.keys()).values()) {
-      const n = counts.get(name)!;
-      if (best === null || n > bestCount) {
-        best = name;
-        bestCount = n;
-      }
-    }
-    return best;
   }
 
   /** Requests a new computation of the subscription metadata at the next heartbeat. */

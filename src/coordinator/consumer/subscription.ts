@@ -4,7 +4,7 @@
  * id and partition count; a change bumps the group epoch), the subscription type, and the
  * topic ids an assignor sees for a member.
  */
-import type { ConsumerGroup, ResolvedRegex, SubscribedTopicMetadata, SubscriptionCount, SubscriptionType } from './group.js';
+import type { ResolvedRegex, SubscribedTopicMetadata, SubscriptionCount, SubscriptionType } from './group.js';
 import { hasRegex, type ConsumerGroupMember } from './member.js';
 import type { MetadataImage } from './metadata.js';
 
@@ -61,15 +61,4 @@ export function memberTopicIds(m: ConsumerGroupMember, resolved: ReadonlyMap<str
     if (t !== undefined) ids.push(t.topicId);
   }
   return ids;
-}
-
-/** The group's subscription type once `oldMember` is replaced by `newMember`. */
-export function groupSubscriptionType(group: ConsumerGroup, oldMember: ConsumerGroupMember | undefined, newMember: ConsumerGroupMember): SubscriptionType {
-  let numMembers = group.numMembers;
-  if (!group.members.has(newMember.memberId) && group.staticMemberId(newMember.instanceId) === undefined) numMembers++;
-  return subscriptionType(
-    group.computeSubscribedRegularExpressions(oldMember, newMember),
-    group.computeSubscribedTopicNames(oldMember, newMember),
-    numMembers,
-  );
 }

@@ -16,10 +16,11 @@ import { JavaHashSet, stringHash } from './java-hash.js';
 import type { ConsumerGroupMember } from './member.js';
 import { targetAssignmentEpochRecord, targetAssignmentRecord } from './records.js';
 import { memberTopicIds } from './subscription.js';
+import { computePreferredServerAssignor } from './views.js';
 
 /** The assignor a group uses: the one most of its members ask for, else the configured default. */
 export function preferredAssignor(s: CoordinatorState, group: ConsumerGroup, oldMember?: ConsumerGroupMember, newMember?: ConsumerGroupMember): string {
-  return group.computePreferredServerAssignor(oldMember, newMember) ?? s.config.consumerGroupAssignors[0]!;
+  return computePreferredServerAssignor(group, oldMember, newMember) ?? s.config.consumerGroupAssignors[0]!;
 }
 
 export function updateTargetAssignment(
@@ -36,6 +37,8 @@ export function updateTargetAssignment(
   if (assignor === undefined) throw new ConsumerGroupError(ErrorCode.UNKNOWN_SERVER_ERROR, `Unknown assignor ${name}`);
 
   // The members as Kafka's HashMap of member specs holds them (its order feeds the assignor).
+  // Kafka puts them in its TimelineHashMap's order, which only decides between ids of one
+  // bucket; Brook puts them by member id, so that a replayed group assigns as the live one.
   const ids = JavaHashSet.empty(stringHash);
   const specs = new Map<string, MemberSubscriptionSpec>();
   const spec = (m: ConsumerGroupMember, assignment: Assignment): MemberSubscriptionSpec => ({
@@ -44,7 +47,7 @@ export function updateTargetAssignment(
     subscribedTopicIds: memberTopicIds(m, group.resolvedRegularExpressions, s.metadata),
     assignment,
   });
-  for (const [id, m] of group.members) {
+  for (const [id, m] of [...group.members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     ids.add(id);
     specs.set(id, spec(m, group.targetAssignmentOf(id)));
   }

@@ -9,13 +9,13 @@ import type { CoordinatorHarness, Sent } from './harness.js';
 export type Partitions = Record<string, number[]>;
 
 function idOf(h: CoordinatorHarness, topic: string): string {
-  const t = h.topics.find((x) => x.name === topic);
+  const t = h.knownTopics.find((x) => x.name === topic);
   if (t === undefined) throw new Error(`no topic ${topic} in the harness`);
   return t.topicId;
 }
 
 function nameOf(h: CoordinatorHarness, topicId: string): string {
-  return h.topics.find((x) => x.topicId === topicId)?.name ?? `?${topicId}`;
+  return h.knownTopics.find((x) => x.topicId === topicId)?.name ?? `?${topicId}`;
 }
 
 /** Named partitions as the protocol's topic-id list. */

@@ -120,6 +120,7 @@ export class CoordinatorHarness {
   private nextRequestId = 1;
   /** The topics last given to the coordinator (setTopics); a restart gives them again. */
   private topicImages: TopicImage[] = [];
+  private readonly everyTopic = new Map<string, TopicImage>();
 
   constructor(
     readonly coordinator: GroupCoordinator = new GroupCoordinator(testConfig()),
@@ -269,11 +270,17 @@ export class CoordinatorHarness {
     this.topicImages = Object.entries(topics).map(([name, t]) =>
       typeof t === 'number' ? { name, topicId: topicIdFor(name), numPartitions: t } : { name, topicId: t.topicId, numPartitions: t.partitions },
     );
+    for (const t of this.topicImages) this.everyTopic.set(t.name, t);
     this.coordinator.onMetadataChange(this.topicImages);
   }
 
   get topics(): readonly TopicImage[] {
     return this.topicImages;
+  }
+
+  /** Every topic ever given, deleted ones included (their last image). */
+  get knownTopics(): readonly TopicImage[] {
+    return [...this.everyTopic.values()];
   }
 
   /** Requests not answered yet. */
