@@ -9,7 +9,7 @@
  * Where Brook deliberately differs from Kafka (each asserted explicitly below; the same list
  * is in docs/ARCHITECTURE.md):
  *   D1  ApiVersions: fewer APIs; older maxima (Produce 11, Fetch 17, Metadata 12,
- *       DescribeCluster 1, DescribeGroups 5); Produce v0-2 advertised but refused, exactly as Kafka 4.1
+ *       DescribeCluster 1, DescribeGroups 5, ConsumerGroupDescribe 0); Produce v0-2 advertised but refused, exactly as Kafka 4.1
  *       (KAFKA-18659, librdkafka needs v0 listed to compress); CreateTopics v0-1, DeleteTopics v0 and
  *       DescribeConfigs v0, which Kafka 4 removed (KIP-896), are still served; no feature
  *       flags (supportedFeatures, finalizedFeatures).
@@ -151,6 +151,7 @@ describe('Brook vs Apache Kafka 4.1: the same requests get the same answers', { 
       '3: brook 0-12 kafka 0-13', // Metadata
       '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
       '60: brook 0-1 kafka 0-2', // DescribeCluster
+      '69: brook 0-0 kafka 0-1', // ConsumerGroupDescribe: v1 (KIP-1099 MemberType) not in Brook's schemas
     ]);
     // D1: no feature flags.
     assert.ok((kafka.supportedFeatures ?? []).length > 0);
