@@ -75,6 +75,8 @@ function sortDescribe(r: ConsumerGroupDescribeResponseData): ConsumerGroupDescri
 describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 240_000 }, () => {
   let pair: DiffPair;
   const topicIds = new Map<string, string>();
+  /** What each scripted member holds, from its last answer with an assignment. */
+  const held = new Map<string, Owned>();
 
   before(async () => {
     assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
@@ -246,6 +248,46 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
     await heartbeat('back with a new member id', join(G, 'static-1b', { instanceId: 'inst', subscribedTopicNames: ['cg-t'] }));
     await heartbeat('the old member id is fenced', beat(G, 'static-1', s1.memberEpoch, null, { instanceId: 'inst' }));
     await describeGroups('static member back', [G]);
+  });
+
+  it('three members share five partitions as Kafka shares them (uniform: who gets the extra partitions)', async () => {
+    await createTopic('cg-five', 5);
+    const G = 'cg-three';
+    const ids = ['zeta-member', 'alpha-member', 'mid-member'];
+    const answers = new Map<string, ConsumerGroupHeartbeatResponseData>();
+    for (const id of ids) answers.set(id, await heartbeat(`${id} joins`, join(G, id, { subscribedTopicNames: ['cg-five'] })));
+    // Every member heartbeats with what it holds until the group is stable.
+    for (let round = 0; round < 4; round++) {
+      for (const id of ids) {
+        const last = answers.get(id)!;
+        const r = await heartbeat(`${id}, round ${round}`, beat(G, id, last.memberEpoch, held.get(id) ?? {}));
+        answers.set(id, r);
+        if (r.assignment !== null) held.set(id, assigned(r));
+      }
+    }
+    const d = await describeGroups('three members settled', [G]);
+    assert.equal(d.groups[0]!.groupState, 'Stable');
+  });
+
+  it('a member that stops heartbeating is fenced after the session timeout; the others get its partitions', async () => {
+    const G = 'cg-session';
+    await heartbeat('A joins', join(G, 'member-a', { subscribedTopicNames: ['cg-t'] }));
+    const b = await heartbeat('B joins', join(G, 'member-b', { subscribedTopicNames: ['cg-t'] }));
+    let a = await heartbeat('A revokes', beat(G, 'member-a', 1, { 'cg-t': [0, 1, 2, 3] }));
+    a = await heartbeat('A done', beat(G, 'member-a', a.memberEpoch, assigned(a)));
+    let owned = assigned(a);
+    let epoch = a.memberEpoch;
+    // B goes silent; A keeps heartbeating past B's 6 s session, and gets B's partitions.
+    for (let i = 0; i < 8; i++) {
+      await sleep(1000);
+      const r = await heartbeat(`A alone, ${i} s`, beat(G, 'member-a', epoch, owned));
+      epoch = r.memberEpoch;
+      if (r.assignment !== null) owned = assigned(r);
+    }
+    assert.equal(epoch, 3, 'B\'s expiry bumped the group epoch');
+    assert.equal(Object.values(owned).flat().length, 4);
+    const gone = await heartbeat('B after its session', beat(G, 'member-b', b.memberEpoch, {}));
+    assert.equal(errorName(gone.errorCode), errorName(ErrorCode.UNKNOWN_MEMBER_ID));
   });
 
   it('members selecting the range assignor get ranges', async () => {
