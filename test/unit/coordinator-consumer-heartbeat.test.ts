@@ -34,6 +34,9 @@ describe('coordinator: ConsumerGroupHeartbeat joins and reconciliation', { timeo
     const kept = named(h, a.assignment?.topicPartitions)!.t!;
     assert.equal(kept.length, 2);
     assert.equal(cgDescribe(h).groupState, 'Reconciling');
+    // Still owning what it must give up: no progress, for A or for B.
+    assert.equal(cgBeat(h, 'A', 1, { t: [0, 1, 2, 3] }).memberEpoch, 1);
+    assert.deepEqual(named(h, cgHeartbeat(h, { memberId: 'B', epoch: 2, owned: {}, rebalanceTimeoutMs: 300_000, topics: ['t'] }).answer.assignment?.topicPartitions), {});
     a = cgBeat(h, 'A', 1, { t: kept });
     assert.equal(a.memberEpoch, 2);
     assert.equal(a.assignment, null, 'unchanged assignment is not sent again');
