@@ -24,7 +24,16 @@ export const APIS = [
 
 /** Payloads that are not API messages: headers and the consumer protocol. */
 const PAYLOADS = ['RequestHeader', 'ResponseHeader', 'ConsumerProtocolSubscription', 'ConsumerProtocolAssignment'];
-const COORDINATOR_RECORDS = ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue'];
+const COORDINATOR_RECORDS = [
+  'OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue',
+  // KIP-848 consumer groups (record types 3 to 8).
+  'ConsumerGroupMetadataKey', 'ConsumerGroupMetadataValue',
+  'ConsumerGroupPartitionMetadataKey', 'ConsumerGroupPartitionMetadataValue',
+  'ConsumerGroupMemberMetadataKey', 'ConsumerGroupMemberMetadataValue',
+  'ConsumerGroupTargetAssignmentMetadataKey', 'ConsumerGroupTargetAssignmentMetadataValue',
+  'ConsumerGroupTargetAssignmentMemberKey', 'ConsumerGroupTargetAssignmentMemberValue',
+  'ConsumerGroupCurrentMemberAssignmentKey', 'ConsumerGroupCurrentMemberAssignmentValue',
+];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const schemaDir = process.env['BROOK_KAFKA_SCHEMAS'] ?? resolve(root, '..', 'shared', 'kafka-protocol');

@@ -4,7 +4,7 @@
  * listener and connections, then flushes and closes storage.
  */
 import { createServer, type Server } from 'node:net';
-import { brokerConfig, advertisedHost, type BrokerConfig } from './config.js';
+import { brokerConfig, advertisedHost, validateGroupConfig, type BrokerConfig } from './config.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
 import { createAppendNotifier } from './append-notifier.js';
 import { Connection, type ConnectionInfo } from './connection.js';
@@ -65,9 +65,16 @@ export class Broker {
     return this.context.storage;
   }
 
+  /** Creates a topic directly in storage (tests: e.g. with a given topic id) and tells the coordinator. */
+  createTopic(name: string, partitions: number, options: { topicId?: string; configs?: Record<string, string> } = {}): void {
+    this.context.storage.createTopic(name, partitions, options.configs ?? {}, { topicId: options.topicId });
+    this.context.groups.topicsChanged();
+  }
+
   static async start(options: BrokerOptions = {}): Promise<Broker> {
     const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, ...overrides } = options;
     const config = brokerConfig(overrides);
+    validateGroupConfig(config);
     const log = givenLog ?? createLogger('broker');
     const clock = givenClock ?? systemClock;
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
@@ -85,6 +92,10 @@ export class Broker {
           maxGroupSize: config.groupMaxSize,
           offsetsRetentionMs: config.offsetsRetentionMs,
           offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
+          consumerGroupSessionTimeoutMs: config.groupConsumerSessionTimeoutMs,
+          consumerGroupHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
+          consumerGroupMaxSize: config.groupConsumerMaxSize,
+          consumerGroupAssignors: config.groupConsumerAssignors,
         },
       });
     } catch (err) {
@@ -213,5 +224,6 @@ function autoCreate(ctx: BrokerContext, name: string, allowAutoCreate: boolean):
   if (existing || !allowAutoCreate || !ctx.config.autoCreateTopics || INTERNAL_TOPICS.has(name)) return existing;
   const topic = ctx.storage.createTopic(name, ctx.config.numPartitions);
   ctx.log.info('auto-created topic', { topic: name, partitions: topic.partitions });
+  ctx.groups.topicsChanged();
   return topic;
 }

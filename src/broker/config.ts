@@ -26,6 +26,35 @@ export interface BrokerConfig {
   readonly groupMaxSessionTimeoutMs: number;
   /** Kafka's `group.max.size`. */
   readonly groupMaxSize: number;
+  /**
+   * Kafka's `group.coordinator.rebalance.protocols`: `classic` (required, as in Kafka) and
+   * `consumer` (KIP-848: ConsumerGroupHeartbeat and ConsumerGroupDescribe answer
+   * UNSUPPORTED_VERSION without it). Kafka also accepts `streams` and `share`, which Brook
+   * takes and ignores (it has neither).
+   */
+  readonly groupCoordinatorRebalanceProtocols: readonly string[];
+  /** Kafka's `group.consumer.session.timeout.ms`. */
+  readonly groupConsumerSessionTimeoutMs: number;
+  /** Kafka's `group.consumer.min.session.timeout.ms` (bounds the session timeout). */
+  readonly groupConsumerMinSessionTimeoutMs: number;
+  /** Kafka's `group.consumer.max.session.timeout.ms`. */
+  readonly groupConsumerMaxSessionTimeoutMs: number;
+  /** Kafka's `group.consumer.heartbeat.interval.ms`. */
+  readonly groupConsumerHeartbeatIntervalMs: number;
+  /** Kafka's `group.consumer.min.heartbeat.interval.ms` (bounds the heartbeat interval). */
+  readonly groupConsumerMinHeartbeatIntervalMs: number;
+  /** Kafka's `group.consumer.max.heartbeat.interval.ms`. */
+  readonly groupConsumerMaxHeartbeatIntervalMs: number;
+  /** Kafka's `group.consumer.max.size`. */
+  readonly groupConsumerMaxSize: number;
+  /** Kafka's `group.consumer.assignors`: built-in names (`uniform`, `range`); the first is the default. */
+  readonly groupConsumerAssignors: readonly string[];
+  /**
+   * Kafka's `group.consumer.migration.policy`. Brook implements `disabled` only (no online
+   * conversion between classic and consumer groups with members); Kafka's default is
+   * `bidirectional`.
+   */
+  readonly groupConsumerMigrationPolicy: 'disabled';
   /** Kafka's `offsets.retention.minutes`, in milliseconds. */
   readonly offsetsRetentionMs: number;
   /** Kafka's `offsets.retention.check.interval.ms`. */
@@ -72,6 +101,16 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
   groupMaxSize: 2_147_483_647,
+  groupCoordinatorRebalanceProtocols: ['classic', 'consumer'],
+  groupConsumerSessionTimeoutMs: 45_000,
+  groupConsumerMinSessionTimeoutMs: 45_000,
+  groupConsumerMaxSessionTimeoutMs: 60_000,
+  groupConsumerHeartbeatIntervalMs: 5000,
+  groupConsumerMinHeartbeatIntervalMs: 5000,
+  groupConsumerMaxHeartbeatIntervalMs: 15_000,
+  groupConsumerMaxSize: 2_147_483_647,
+  groupConsumerAssignors: ['uniform', 'range'],
+  groupConsumerMigrationPolicy: 'disabled',
   offsetsRetentionMs: 10_080 * 60_000,
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetsTopicSegmentBytes: 10 * 1024 * 1024,
@@ -88,6 +127,35 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
 
 export function brokerConfig(overrides: Partial<BrokerConfig> = {}): BrokerConfig {
   return { ...DEFAULT_BROKER_CONFIG, ...overrides };
+}
+
+/** Group types Kafka's group.coordinator.rebalance.protocols accepts. */
+const REBALANCE_PROTOCOLS = new Set(['classic', 'consumer', 'share', 'streams']);
+const BUILTIN_CONSUMER_ASSIGNORS = new Set(['uniform', 'range']);
+
+/**
+ * Kafka's start-up checks of the group settings (KafkaConfig, GroupCoordinatorConfig), with
+ * its messages; throws on the first that fails.
+ */
+export function validateGroupConfig(c: BrokerConfig): void {
+  const require = (ok: boolean, message: string): void => {
+    if (!ok) throw new Error(message);
+  };
+  for (const p of c.groupCoordinatorRebalanceProtocols) {
+    require(REBALANCE_PROTOCOLS.has(p), `Invalid value ${p} for configuration group.coordinator.rebalance.protocols: String must be one of: classic, consumer, share, streams`);
+  }
+  require(c.groupCoordinatorRebalanceProtocols.includes('classic'), "Disabling the 'classic' protocol is not supported.");
+  for (const a of c.groupConsumerAssignors) require(BUILTIN_CONSUMER_ASSIGNORS.has(a), `Class ${a} cannot be found (Brook has the built-in assignors uniform and range)`);
+  require(c.groupConsumerAssignors.length > 0, 'group.consumer.assignors must name at least one assignor');
+  const [hb, minHb, maxHb] = [c.groupConsumerHeartbeatIntervalMs, c.groupConsumerMinHeartbeatIntervalMs, c.groupConsumerMaxHeartbeatIntervalMs];
+  const [st, minSt, maxSt] = [c.groupConsumerSessionTimeoutMs, c.groupConsumerMinSessionTimeoutMs, c.groupConsumerMaxSessionTimeoutMs];
+  require(maxHb >= minHb, 'group.consumer.max.heartbeat.interval.ms must be greater than or equal to group.consumer.min.heartbeat.interval.ms');
+  require(hb >= minHb, 'group.consumer.heartbeat.interval.ms must be greater than or equal to group.consumer.min.heartbeat.interval.ms');
+  require(hb <= maxHb, 'group.consumer.heartbeat.interval.ms must be less than or equal to group.consumer.max.heartbeat.interval.ms');
+  require(maxSt >= minSt, 'group.consumer.max.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms');
+  require(st >= minSt, 'group.consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms');
+  require(st <= maxSt, 'group.consumer.session.timeout.ms must be less than or equal to group.consumer.max.session.timeout.ms');
+  require(hb < st, 'group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms');
 }
 
 export function advertisedHost(config: BrokerConfig): string {

@@ -138,6 +138,8 @@ export class CoordinatorRuntime {
   static start(options: CoordinatorRuntimeOptions): CoordinatorRuntime {
     const runtime = new CoordinatorRuntime(options);
     const replayed = runtime.replay();
+    // Consumer groups need the topics before loading (their regexes are resolved then).
+    runtime.topicsChanged();
     runtime.run(runtime.coordinator.loaded(runtime.clock.nowMs()));
     if (replayed > 0) runtime.log.info('group coordinator loaded', { records: replayed, groups: runtime.coordinator.groupIds().length });
     return runtime;
@@ -150,6 +152,20 @@ export class CoordinatorRuntime {
       isInternal: true,
     });
     this.log.info('created internal topic', { topic: CONSUMER_OFFSETS_TOPIC, partitions: CONSUMER_OFFSETS_PARTITIONS });
+    this.topicsChanged();
+  }
+
+  /**
+   * Tells the coordinator the broker's topics, after any was created, deleted or resized:
+   * consumer groups (KIP-848) assign from them and notice changes to what they subscribe to
+   * (Kafka's coordinator gets every new metadata image). Every topic, internal ones too.
+   */
+  topicsChanged(): void {
+    try {
+      this.coordinator.onMetadataChange(this.storage.topics().map((t) => ({ name: t.name, topicId: t.topicId, numPartitions: t.partitions })));
+    } catch (err) {
+      this.log.error('group coordinator metadata update failed', { err });
+    }
   }
 
   /**

@@ -8,6 +8,8 @@
  * not become durable can be undone: the stores here record their own changes, and an
  * operation calls `changing(group)` before it first changes a group.
  */
+import { ConsumerGroup } from './consumer/group.js';
+import { MetadataImage } from './consumer/metadata.js';
 import { ClassicGroup } from './group.js';
 import { Journal } from './journal.js';
 import { Operation, TimerTable } from './operation.js';
@@ -84,8 +86,12 @@ export class OffsetStore {
 export class CoordinatorState {
   readonly journal = new Journal();
   readonly groups = new Map<string, ClassicGroup>();
+  /** KIP-848 consumer groups. A group id is in at most one of `groups` and `consumerGroups`. */
+  readonly consumerGroups = new Map<string, ConsumerGroup>();
   readonly offsets = new OffsetStore(this.journal);
   readonly timers = new TimerTable(this.journal);
+  /** The topics, as the broker last reported them (onMetadataChange); not part of the undo. */
+  readonly metadata = new MetadataImage();
 
   constructor(readonly config: GroupCoordinatorConfig) {}
 
@@ -120,6 +126,39 @@ export class CoordinatorState {
     if (!this.journal.recording) return;
     this.journal.created(group);
     this.journal.record(() => (previous === undefined ? this.groups.delete(group.groupId) : this.groups.set(group.groupId, previous)));
+  }
+
+  /**
+   * The consumer group of that id, created (Empty, epoch 0) when missing: by the replay of
+   * its first record, as Kafka's getOrMaybeCreatePersistedConsumerGroup. An Empty classic
+   * group of that id (a simple group holding offsets) gives way, as in Kafka; any other
+   * classic group means the log is inconsistent.
+   */
+  getOrCreateConsumerGroup(groupId: string, nowMs: number | null): ConsumerGroup {
+    let group = this.consumerGroups.get(groupId);
+    if (group !== undefined) return group;
+    const classic = this.groups.get(groupId);
+    if (classic !== undefined) {
+      if (!classic.is('Empty')) throw new Error(`group ${groupId} is a classic group in state ${classic.state}, not a consumer group`);
+      this.removeGroup(groupId, nowMs ?? 0);
+    }
+    group = new ConsumerGroup(groupId, this.journal);
+    this.consumerGroups.set(groupId, group);
+    if (this.journal.recording) this.journal.record(() => this.consumerGroups.delete(groupId));
+    return group;
+  }
+
+  /** Drops a consumer group (its ConsumerGroupMetadata tombstone). Offsets stay. */
+  removeConsumerGroup(groupId: string): void {
+    if (!this.consumerGroups.has(groupId)) return;
+    if (this.journal.once(this.consumerGroups)) {
+      const entries = [...this.consumerGroups];
+      this.journal.record(() => {
+        this.consumerGroups.clear();
+        for (const [id, g] of entries) this.consumerGroups.set(id, g);
+      });
+    }
+    this.consumerGroups.delete(groupId);
   }
 
   /** Drops a group (its GroupMetadata tombstone was written or replayed). Offsets stay. */

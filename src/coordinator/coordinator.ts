@@ -14,6 +14,13 @@ import type { OffsetCommitRequestData } from '../protocol/messages/offset-commit
 import type { OffsetDeleteRequestData } from '../protocol/messages/offset-delete.js';
 import type { OffsetFetchRequestData } from '../protocol/messages/offset-fetch.js';
 import type { SyncGroupRequestData } from '../protocol/messages/sync-group.js';
+import type { ConsumerGroupDescribeRequestData } from '../protocol/messages/consumer-group-describe.js';
+import type { ConsumerGroupHeartbeatRequestData } from '../protocol/messages/consumer-group-heartbeat.js';
+import { consumerGroupDescribe, describeConsumerGroup } from './consumer-group-describe.js';
+import { consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { expireRebalance, expireSession } from './consumer/fence.js';
+import { applyRegexRefresh, loadedConsumerGroups, onMetadataChange } from './consumer/lifecycle.js';
+import type { TopicImage } from './consumer/metadata.js';
 import { CoordinatorState } from './coordinator-state.js';
 import { deleteGroups, describeGroups, listGroups } from './describe.js';
 import { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
@@ -102,6 +109,24 @@ export class GroupCoordinator {
     return this.run(listGroups, ctx, req);
   }
 
+  consumerGroupHeartbeat(ctx: RequestContext, req: ConsumerGroupHeartbeatRequestData): CoordinatorResult {
+    return this.run(consumerGroupHeartbeat, ctx, req);
+  }
+
+  consumerGroupDescribe(ctx: RequestContext, req: ConsumerGroupDescribeRequestData): CoordinatorResult {
+    return this.run(consumerGroupDescribe, ctx, req);
+  }
+
+  /**
+   * The broker's topics, every one of them (internal ones too, as Kafka's metadata image):
+   * call before `loaded` and whenever a topic is created, deleted or gets partitions.
+   * Consumer groups subscribed to a changed topic compute their subscription again at their
+   * next heartbeat (Kafka's onNewMetadataImage); nothing is written now, so nothing returns.
+   */
+  onMetadataChange(topics: readonly TopicImage[]): void {
+    onMetadataChange(this.s, topics);
+  }
+
   /** This node coordinates everything; `node` is where clients should connect. */
   findCoordinator(ctx: RequestContext, req: FindCoordinatorRequestData, node: CoordinatorNode): CoordinatorResult {
     return this.execute(ctx.nowMs, (op) => op.reply(ctx.requestId, findCoordinatorResponse(ctx.apiVersion, req, node)));
@@ -143,7 +168,7 @@ export class GroupCoordinator {
     const s = this.s;
     const action = s.timers.take(key);
     if (action === undefined) return;
-    if (action.kind !== 'offsets-expiration') {
+    if (action.kind === 'heartbeat' || action.kind === 'join' || action.kind === 'initial-rebalance' || action.kind === 'sync') {
       const group = s.groups.get(action.groupId);
       if (group !== undefined) s.changing(group);
     }
@@ -168,6 +193,15 @@ export class GroupCoordinator {
         expireOffsets(s, op);
         op.schedule(OFFSETS_EXPIRATION_KEY, s.config.offsetsRetentionCheckIntervalMs, action);
         break;
+      case 'consumer-session':
+        expireSession(s, op, action.groupId, action.memberId);
+        break;
+      case 'consumer-rebalance':
+        expireRebalance(s, op, action.groupId, action.memberId, action.memberEpoch);
+        break;
+      case 'consumer-regex':
+        applyRegexRefresh(s, op, action.groupId, action.regexes, action.startMs);
+        break;
       default:
         assertNever(action, 'timer action');
     }
@@ -181,9 +215,15 @@ export class GroupCoordinator {
     applyRecord(this.s, record, null);
   }
 
-  /** Replay is over: arms the loaded members' session timers and the offset expiration. */
+  /**
+   * Replay is over: arms the loaded members' session timers and the offset expiration. The
+   * topics (onMetadataChange) must be known by then: consumer groups resolve their regexes.
+   */
   loaded(nowMs: number): CoordinatorResult {
-    return this.execute(nowMs, (op) => loaded(this.s, op));
+    return this.execute(nowMs, (op) => {
+      loaded(this.s, op);
+      loadedConsumerGroups(this.s, op);
+    });
   }
 
   /**
@@ -207,8 +247,15 @@ export class GroupCoordinator {
     });
   }
 
+  /** Every group id, classic groups first. */
   groupIds(): string[] {
-    return [...this.s.groups.keys()];
+    return [...this.s.groups.keys(), ...this.s.consumerGroups.keys()];
+  }
+
+  /** A consumer group as ConsumerGroupDescribe shows it, for logs and tests. */
+  consumerGroup(groupId: string): ReturnType<typeof describeConsumerGroup> | undefined {
+    const g = this.s.consumerGroups.get(groupId);
+    return g === undefined ? undefined : describeConsumerGroup(this.s, g);
   }
 
   group(groupId: string): GroupSnapshot | undefined {

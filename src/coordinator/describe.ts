@@ -3,6 +3,8 @@
  * GroupMetadataManager.describeGroups / listGroups and GroupCoordinatorShard.deleteGroups.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
+import { deleteConsumerGroup } from './consumer/classic-apis.js';
 import type { DeleteGroupsRequestData, DeleteGroupsResponseData } from '../protocol/messages/delete-groups.js';
 import type {
   DescribeGroupsRequestData,
@@ -22,8 +24,9 @@ import { applyRecord } from './load.js';
 /** Kafka's authorizedOperations value for "not requested". */
 const OPERATIONS_NOT_REQUESTED = -2147483648;
 
-/** The only group type the classic coordinator has (ListGroups v5's groupType). */
+/** ListGroups v5's groupType of classic and of KIP-848 consumer groups. */
 const CLASSIC_GROUP_TYPE = 'classic';
+const CONSUMER_GROUP_TYPE = 'consumer';
 
 function describeGroup(group: ClassicGroup): DescribeGroupsResponseDescribedGroup {
   // Member metadata is only meaningful once a protocol is chosen and stable; in other
@@ -83,7 +86,8 @@ export function listGroups(s: CoordinatorState, op: Operation, ctx: RequestConte
   const statesFilter = ctx.apiVersion >= 4 ? (req.statesFilter ?? []) : [];
   const typesFilter = ctx.apiVersion >= 5 ? (req.typesFilter ?? []) : [];
   const states = new Set(statesFilter.map(stateFromFilter));
-  const typeMatches = typesFilter.length === 0 || typesFilter.some((t) => t.trim().toLowerCase() === CLASSIC_GROUP_TYPE);
+  const types = new Set(typesFilter.map((t) => t.trim().toLowerCase()));
+  const typeMatches = types.size === 0 || types.has(CLASSIC_GROUP_TYPE);
   const groups: ListedGroup[] = [];
   for (const group of s.groups.values()) {
     if (statesFilter.length > 0 && !states.has(group.state)) continue;
@@ -93,6 +97,18 @@ export function listGroups(s: CoordinatorState, op: Operation, ctx: RequestConte
       protocolType: group.protocolType ?? '',
       groupState: ctx.apiVersion >= 4 ? group.state : '',
       groupType: ctx.apiVersion >= 5 ? CLASSIC_GROUP_TYPE : '',
+    });
+  }
+  // Consumer groups (KIP-848): type and protocol type "consumer", their own states.
+  const lowerStates = new Set(statesFilter.map((st) => st.trim().toLowerCase()));
+  for (const group of s.consumerGroups.values()) {
+    if (lowerStates.size > 0 && !lowerStates.has(group.state.toLowerCase())) continue;
+    if (types.size > 0 && !types.has(CONSUMER_GROUP_TYPE)) continue;
+    groups.push({
+      groupId: group.groupId,
+      protocolType: CONSUMER_PROTOCOL_TYPE,
+      groupState: ctx.apiVersion >= 4 ? group.state : '',
+      groupType: ctx.apiVersion >= 5 ? CONSUMER_GROUP_TYPE : '',
     });
   }
   op.reply(ctx.requestId, { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups } satisfies ListGroupsResponseData);
@@ -119,6 +135,21 @@ export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestCon
   const results: DeleteGroupsResponseData['results'] = [];
   // Kafka's KafkaApis drops duplicate names.
   for (const groupId of new Set(req.groupsNames)) {
+    const consumerGroup = s.consumerGroups.get(groupId);
+    if (consumerGroup !== undefined) {
+      // Kafka's ConsumerGroup.validateDeleteGroup: only an Empty group; its offsets go first.
+      const empty = consumerGroup.numMembers === 0;
+      if (empty) {
+        for (const { topic, partition } of s.offsets.partitionsOf(groupId)) {
+          const r = offsetCommitTombstone(groupId, topic, partition);
+          applyRecord(s, r, op.nowMs);
+          op.record(r);
+        }
+        deleteConsumerGroup(s, op, consumerGroup);
+      }
+      results.push({ groupId, errorCode: empty ? ErrorCode.NONE : ErrorCode.NON_EMPTY_GROUP });
+      continue;
+    }
     const error = deleteGroupError(s.groups.get(groupId));
     if (error === ErrorCode.NONE) {
       const records: CoordinatorRecord[] = s.offsets

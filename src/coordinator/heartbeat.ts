@@ -2,6 +2,7 @@
  * Heartbeat and LeaveGroup, after Kafka's classicGroupHeartbeat and classicGroupLeave.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { classicMemberError, leaveConsumerGroup } from './consumer/classic-apis.js';
 import type { HeartbeatRequestData } from '../protocol/messages/heartbeat.js';
 import type { LeaveGroupRequestData, MemberIdentity, MemberResponse } from '../protocol/messages/leave-group.js';
 import type { CoordinatorState } from './coordinator-state.js';
@@ -23,6 +24,8 @@ export function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContex
 
 function heartbeatError(s: CoordinatorState, op: Operation, req: HeartbeatRequestData): number {
   if (req.groupId === '') return ErrorCode.INVALID_GROUP_ID;
+  const consumerGroup = s.consumerGroups.get(req.groupId);
+  if (consumerGroup !== undefined) return classicMemberError(consumerGroup, req.memberId, req.groupInstanceId);
   const group = s.groups.get(req.groupId);
   if (group === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
   if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -66,6 +69,8 @@ export function leaveGroup(s: CoordinatorState, op: Operation, ctx: RequestConte
   });
 
   if (req.groupId === '') return respond(ErrorCode.INVALID_GROUP_ID, []);
+  const consumerGroup = s.consumerGroups.get(req.groupId);
+  if (consumerGroup !== undefined) return respond(ErrorCode.NONE, leaveConsumerGroup(s, op, consumerGroup, identities));
   const group = s.groups.get(req.groupId);
   if (group === undefined) {
     return respond(ErrorCode.NONE, identities.map((m) => memberResult(m, ErrorCode.UNKNOWN_MEMBER_ID)));

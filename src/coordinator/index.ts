@@ -1,6 +1,8 @@
-/** The group coordinator (classic protocol and committed offsets) as a pure state machine. */
+/** The group coordinator (classic and KIP-848 consumer groups, committed offsets) as a pure state machine. */
 export { GroupCoordinator, type GroupSnapshot } from './coordinator.js';
 export { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
+export { consumerGroupHeartbeatError } from './consumer-group-heartbeat.js';
+export type { TopicImage } from './consumer/metadata.js';
 export { GROUP_STATES, VALID_PREVIOUS_STATES, type GroupState } from './state.js';
 export {
   DEFAULT_GROUP_COORDINATOR_CONFIG,

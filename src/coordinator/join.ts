@@ -4,6 +4,7 @@
  * reply comes when the join phase completes (see rebalance.ts).
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { deleteConsumerGroup } from './consumer/classic-apis.js';
 import type { JoinGroupRequestData } from '../protocol/messages/join-group.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import type { ClassicGroup } from './group.js';
@@ -58,6 +59,15 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
   };
 
   const isUnknownMember = req.memberId === UNKNOWN_MEMBER_ID;
+  const consumerGroup = s.consumerGroups.get(req.groupId);
+  if (consumerGroup !== undefined) {
+    // Kafka lets classic members join a consumer group with members (the protocols mix);
+    // Brook does not yet, and answers as Kafka does for a group that cannot take them.
+    if (consumerGroup.numMembers > 0) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, UNKNOWN_MEMBER_ID);
+    // An Empty consumer group gives way to the classic group, as in Kafka.
+    deleteConsumerGroup(s, op, consumerGroup);
+  }
+  const recordsBefore = op.recordCount;
   const existing = s.groups.get(req.groupId);
   // Only a member without an id may create a group.
   if (existing === undefined && !isUnknownMember) return fail(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
@@ -74,7 +84,7 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
 
   // Kafka persists a group created by a JoinGroup at once (generation 0, no members), so it
   // survives a restart even before its first generation completes.
-  if (existing === undefined && op.recordCount === 0) op.record(emptyGroupMetadataRecord(group));
+  if (existing === undefined && op.recordCount === recordsBefore) op.record(emptyGroupMetadataRecord(group));
 }
 
 /** group.max.size: members already in (or rejoining) are accepted; new ones while there is room. */

@@ -8,8 +8,10 @@ import {
   decodeGroupMetadataValue,
   decodeOffsetCommitValue,
 } from '../protocol/coordinator-records/framing.js';
+import { decodeConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
 import type { GroupMetadataValue } from '../protocol/coordinator-records/group-metadata-value.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { applyConsumerGroupRecord } from './consumer/replay.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import { ClassicGroup } from './group.js';
 import { ClassicGroupMember } from './member.js';
@@ -20,8 +22,8 @@ import { assertNever, type CoordinatorRecord } from './types.js';
 
 /**
  * Applies one record of `__consumer_offsets` to the state. Used for replay at start-up,
- * and on the live path for the offset records and tombstones the coordinator writes.
- * Record types of Kafka's newer consumer-group protocol are skipped: Brook writes none.
+ * and on the live path for the records the coordinator writes. Record types Brook has no
+ * schema for (Kafka 4.1's regular expressions, share and streams groups) are skipped.
  */
 export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowMs: number | null): void {
   const key = decodeCoordinatorKey(record.key);
@@ -46,6 +48,9 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
       if (record.value === null) s.removeGroup(key.key.group, nowMs ?? 0);
       else s.putGroup(groupFromRecord(key.key.group, decodeGroupMetadataValue(record.value)));
       return;
+    case 'consumer-group':
+      applyConsumerGroupRecord(s, decodeConsumerGroupRecord(key.type, key.keyReader, record.value), nowMs);
+      return;
     case 'other':
       return;
     default:
@@ -61,7 +66,7 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
 export function applyOffset(s: CoordinatorState, group: string, topic: string, partition: number, o: OffsetAndMetadata, nowMs: number | null): void {
   // Offsets without a group come from consumers that do not use group management:
   // their group is a "simple" one, created here as on commit.
-  s.getOrCreateGroup(group, nowMs);
+  if (!s.consumerGroups.has(group)) s.getOrCreateGroup(group, nowMs);
   s.offsets.put(group, topic, partition, o);
 }
 

@@ -17,6 +17,8 @@ import type {
   OffsetFetchResponseTopics,
 } from '../protocol/messages/offset-fetch.js';
 import type { OffsetDeleteRequestData, OffsetDeleteResponseData } from '../protocol/messages/offset-delete.js';
+import { encodeConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
+import { consumerGroupTombstones, consumerOffsetCommitError, consumerOffsetFetchError } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import type { ClassicGroup } from './group.js';
 import type { Operation } from './operation.js';
@@ -34,6 +36,8 @@ function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCo
   const generationId = req.generationIdOrMemberEpoch ?? -1;
   const memberId = req.memberId ?? '';
   const groupInstanceId = req.groupInstanceId ?? null;
+  const consumerGroup = s.consumerGroups.get(req.groupId);
+  if (consumerGroup !== undefined) return consumerOffsetCommitError(consumerGroup, memberId, generationId, ctx.apiVersion);
   let group = s.groups.get(req.groupId);
   if (group === undefined) {
     // Generation -1: a consumer without group management, or an admin. The commit creates
@@ -63,10 +67,10 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
     op.reply(ctx.requestId, offsetCommitResponse(req, () => error));
     return;
   }
-  const group = s.groups.get(req.groupId)!;
-  // In the classic protocol a commit also keeps the member's session alive.
-  const member = group.member(req.memberId ?? '');
-  if ((group.is('Stable') || group.is('PreparingRebalance')) && member !== undefined) rescheduleHeartbeat(op, group, member);
+  // In the classic protocol a commit also keeps the member's session alive (not in a consumer group).
+  const group = s.groups.get(req.groupId);
+  const member = group?.member(req.memberId ?? '');
+  if (group !== undefined && (group.is('Stable') || group.is('PreparingRebalance')) && member !== undefined) rescheduleHeartbeat(op, group, member);
 
   const retention = req.retentionTimeMs ?? DEFAULT_RETENTION_TIME;
   const expireTimestampMs = retention === DEFAULT_RETENTION_TIME ? null : op.nowMs + Number(retention);
@@ -125,7 +129,7 @@ function fetchGroupOffsets(
 ): OffsetFetchResponseGroup {
   const group = s.groups.get(groupId);
   // An unknown group is not an error: it simply has no offsets.
-  const known = group !== undefined && !group.is('Dead');
+  const known = (group !== undefined && !group.is('Dead')) || s.consumerGroups.has(groupId);
   if (topics === null) {
     const all: OffsetFetchResponseTopics[] = [];
     for (const [name, partitions] of (known ? s.offsets.ofGroup(groupId) : undefined) ?? []) {
@@ -153,7 +157,12 @@ function fetchGroupOffsets(
  */
 export function offsetFetch(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetFetchRequestData): void {
   if (ctx.apiVersion >= 8) {
-    const groups = (req.groups ?? []).map((g) => fetchGroupOffsets(s, g.groupId, g.topics));
+    const groups = (req.groups ?? []).map((g): OffsetFetchResponseGroup => {
+      // v9+ names the member: a consumer group checks it is current (Kafka's validateOffsetFetch).
+      const consumerGroup = ctx.apiVersion >= 9 ? s.consumerGroups.get(g.groupId) : undefined;
+      const error = consumerGroup === undefined ? ErrorCode.NONE : consumerOffsetFetchError(consumerGroup, g.memberId ?? null, g.memberEpoch ?? -1);
+      return error === ErrorCode.NONE ? fetchGroupOffsets(s, g.groupId, g.topics) : { groupId: g.groupId, topics: [], errorCode: error };
+    });
     op.reply(ctx.requestId, { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups } satisfies OffsetFetchResponseData);
     return;
   }
@@ -192,13 +201,16 @@ export function offsetDelete(s: CoordinatorState, op: Operation, ctx: RequestCon
   const empty: OffsetDeleteResponseData = { errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [] };
   if (req.groupId === '') return op.reply(ctx.requestId, { ...empty, errorCode: ErrorCode.INVALID_GROUP_ID });
   const group = s.groups.get(req.groupId);
-  const error = offsetDeleteError(group);
-  if (group === undefined || error !== ErrorCode.NONE) return op.reply(ctx.requestId, { ...empty, errorCode: error });
+  const consumerGroup = s.consumerGroups.get(req.groupId);
+  // Kafka's ConsumerGroup.validateOffsetDelete accepts any state: subscribed topics are refused below.
+  const error = consumerGroup !== undefined ? ErrorCode.NONE : offsetDeleteError(group);
+  if (error !== ErrorCode.NONE) return op.reply(ctx.requestId, { ...empty, errorCode: error });
+  const isSubscribed = (topic: string): boolean => consumerGroup?.isSubscribedToTopic(topic) ?? group!.isSubscribedToTopic(topic);
 
   const records: CoordinatorRecord[] = [];
   const topics = req.topics.map((t) => {
     // A topic the consumers subscribe to would just be committed again.
-    const subscribed = group.isSubscribedToTopic(t.name);
+    const subscribed = isSubscribed(t.name);
     return {
       name: t.name,
       partitions: t.partitions.map((p) => {
@@ -260,6 +272,23 @@ export function expireOffsets(s: CoordinatorState, op: Operation): void {
       }
     }
     if (allExpired && group.is('Empty')) records.push(groupMetadataTombstone(group.groupId));
+  }
+  // Consumer groups: by commit time, topics a member subscribes to never expire, and an
+  // Empty group goes once its offsets have (Kafka's cleanupGroupMetadata).
+  for (const group of s.consumerGroups.values()) {
+    let allExpired = true;
+    for (const [topic, partitions] of s.offsets.ofGroup(group.groupId) ?? []) {
+      if (group.isSubscribedToTopic(topic)) {
+        allExpired = false;
+        continue;
+      }
+      for (const [partition, o] of partitions) {
+        const expired = o.expireTimestampMs !== null ? op.nowMs >= o.expireTimestampMs : op.nowMs - o.commitTimestampMs >= retentionMs;
+        if (expired) records.push(offsetCommitTombstone(group.groupId, topic, partition));
+        else allExpired = false;
+      }
+    }
+    if (allExpired && group.numMembers === 0) records.push(...consumerGroupTombstones(group).map(encodeConsumerGroupRecord));
   }
   for (const r of records) {
     applyRecord(s, r, op.nowMs);

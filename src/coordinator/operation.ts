@@ -19,7 +19,16 @@ export type TimerAction =
   /** The members of a generation had to send SyncGroup by now. */
   | { readonly kind: 'sync'; readonly groupId: string; readonly generationId: number }
   /** Periodic offset expiration (`offsets.retention.check.interval.ms`). */
-  | { readonly kind: 'offsets-expiration' };
+  | { readonly kind: 'offsets-expiration' }
+  /** A consumer-group member's session expired: it is fenced. */
+  | { readonly kind: 'consumer-session'; readonly groupId: string; readonly memberId: string }
+  /** A consumer-group member had to revoke partitions by now: fenced if still at that epoch. */
+  | { readonly kind: 'consumer-rebalance'; readonly groupId: string; readonly memberId: string; readonly memberEpoch: number }
+  /**
+   * The resolution of a consumer group's regular expressions, which Kafka runs on an executor
+   * and applies in a later write; `startMs` is when it was asked for.
+   */
+  | { readonly kind: 'consumer-regex'; readonly groupId: string; readonly regexes: readonly string[]; readonly startMs: number };
 
 // Components are URI-encoded so that a ':' inside a group or member id cannot make two
 // different keys collide.
@@ -39,6 +48,19 @@ export function syncKey(groupId: string): TimerKey {
 }
 
 export const OFFSETS_EXPIRATION_KEY: TimerKey = 'offsets-expiration';
+
+export function consumerSessionKey(groupId: string, memberId: string): TimerKey {
+  return `consumer-session:${enc(groupId)}:${enc(memberId)}`;
+}
+
+export function consumerRebalanceKey(groupId: string, memberId: string): TimerKey {
+  return `consumer-rebalance:${enc(groupId)}:${enc(memberId)}`;
+}
+
+/** At most one resolution pending per group, as Kafka's executor key `<group>-regex`. */
+export function consumerRegexKey(groupId: string): TimerKey {
+  return `consumer-regex:${enc(groupId)}`;
+}
 
 /**
  * How long a timer whose firing was reverted (its result's records failed) waits before it

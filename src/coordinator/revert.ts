@@ -100,7 +100,7 @@ export function settleRevert(
   for (const [key, latest] of timersBefore) {
     const entry = s.timers.entry(key);
     if (entry === undefined) op.cancelInRuntime(key);
-    else if (entry.action.kind === 'heartbeat' && latest?.action.kind === 'heartbeat' && latest.atMs > entry.atMs) op.scheduleAt(key, latest.atMs, entry.action);
+    else if (isSession(entry.action) && latest !== undefined && isSession(latest.action) && latest.atMs > entry.atMs) op.scheduleAt(key, latest.atMs, entry.action);
     else if (entry.atMs > op.nowMs) op.scheduleAt(key, entry.atMs, entry.action);
     else op.schedule(key, retryBackoffMs(s, entry.action), entry.action);
   }
@@ -108,6 +108,11 @@ export function settleRevert(
   for (let i = reverted.length - 1; i >= 0; i--) {
     for (const followUp of reverted[i].followUps ?? []) followUp(op, errorCode);
   }
+}
+
+/** Session deadlines, classic or consumer group: never moved back by a revert. */
+function isSession(action: TimerAction): boolean {
+  return action.kind === 'heartbeat' || action.kind === 'consumer-session';
 }
 
 function retryBackoffMs(s: CoordinatorState, action: TimerAction): number {

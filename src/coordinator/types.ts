@@ -89,7 +89,20 @@ export interface GroupCoordinatorConfig {
   newMemberJoinTimeoutMs: number;
   /** AclOperation bit set reported by DescribeGroups v3+ when asked (Brook has no authorizer). */
   groupAuthorizedOperations: number;
-  /** Source of the UUID part of member ids; tests inject a deterministic one. */
+  /** `group.consumer.session.timeout.ms` */
+  consumerGroupSessionTimeoutMs: number;
+  /** `group.consumer.heartbeat.interval.ms` */
+  consumerGroupHeartbeatIntervalMs: number;
+  /** `group.consumer.max.size` */
+  consumerGroupMaxSize: number;
+  /** `group.consumer.assignors`: the server assignors clients may select; the first is the default. */
+  consumerGroupAssignors: readonly string[];
+  /** `group.consumer.regex.refresh.interval.ms` (a Kafka internal config) */
+  consumerGroupRegexRefreshIntervalMs: number;
+  /**
+   * Source of the UUID part of member ids (and of consumer-group member ids a version-0
+   * ConsumerGroupHeartbeat leaves to the coordinator); tests inject a deterministic one.
+   */
   generateUuid: () => string;
 }
 
@@ -106,6 +119,11 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   offsetMetadataMaxBytes: 4096,
   newMemberJoinTimeoutMs: 5 * 60 * 1000,
   groupAuthorizedOperations: GROUP_OPERATIONS,
+  consumerGroupSessionTimeoutMs: 45_000,
+  consumerGroupHeartbeatIntervalMs: 5000,
+  consumerGroupMaxSize: 2_147_483_647,
+  consumerGroupAssignors: ['uniform', 'range'],
+  consumerGroupRegexRefreshIntervalMs: 10 * 60 * 1000,
   generateUuid: () => randomUUID(),
 };
 

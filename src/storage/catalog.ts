@@ -125,7 +125,7 @@ export class Catalog {
   }
 
   /** Validates a new topic as Kafka's controller does and returns it; `commit` adds and persists it. */
-  prepare(name: string, partitions: number, configs: TopicConfigs, isInternal: boolean, defaults: TopicConfigs): TopicMetadata {
+  prepare(name: string, partitions: number, configs: TopicConfigs, isInternal: boolean, defaults: TopicConfigs, givenId?: string): TopicMetadata {
     validateTopicName(name);
     if (this.byName.has(name)) throw new StorageError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     const key = collisionKey(name);
@@ -138,8 +138,11 @@ export class Catalog {
       throw new StorageError(ErrorCode.INVALID_PARTITIONS, `Number of partitions was set to an invalid non-positive value (${partitions}).`);
     }
     validateTopicConfigs(configs, defaults);
-    let topicId = randomUuid();
-    while (this.byId.has(topicId)) topicId = randomUuid();
+    if (givenId !== undefined && (Buffer.from(givenId, 'base64url').length !== 16 || this.byId.has(givenId))) {
+      throw new StorageError(ErrorCode.INVALID_REQUEST, `Topic id ${givenId} is not a free topic id.`);
+    }
+    let topicId = givenId ?? randomUuid();
+    while (givenId === undefined && this.byId.has(topicId)) topicId = randomUuid();
     return Object.freeze({ name, topicId, partitions, configs: Object.freeze({ ...configs }), isInternal });
   }
 

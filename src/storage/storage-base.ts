@@ -80,7 +80,7 @@ export class BaseStorage implements Storage {
 
   createTopic(name: string, partitions: number, configs: TopicConfigs = {}, options: CreateTopicOptions = {}): TopicMetadata {
     this.ensureOpen();
-    const topic = this.catalog.prepare(name, partitions, configs, options.isInternal ?? false, this.topicDefaults);
+    const topic = this.catalog.prepare(name, partitions, configs, options.isInternal ?? false, this.topicDefaults, options.topicId);
     if (options.validateOnly) return topic;
     this.catalog.commit(topic);
     this.openLogs(topic, true, this.scratch);

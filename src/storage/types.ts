@@ -175,6 +175,11 @@ export interface CreateTopicOptions {
   readonly isInternal?: boolean;
   /** Validate and return what would be created, changing nothing (CreateTopics validateOnly). */
   readonly validateOnly?: boolean;
+  /**
+   * The topic id to give it instead of a random one (base64url of 16 bytes, not in use):
+   * differential tests give Brook's topics Kafka's ids, on which assignors' orders depend.
+   */
+  readonly topicId?: string;
 }
 
 export interface Storage {

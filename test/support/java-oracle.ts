@@ -273,3 +273,40 @@ function toOracleBatch(b: Record<string, Json>): OracleRecordBatch {
   if (b['count'] !== undefined) batch.count = int(b['count']);
   return batch;
 }
+
+/** One member as ServerAssignorOracle.java builds Kafka's MemberSubscriptionAndAssignmentImpl from it. */
+export interface KafkaServerAssignMember {
+  readonly memberId: string;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  /** In the order Kafka's TopicIds would iterate them. */
+  readonly subscribedTopicIds: readonly string[];
+  /** The member's current target assignment, as the list its last record holds. */
+  readonly assignment: readonly { topicId: string; partitions: readonly number[] }[];
+}
+
+export interface KafkaServerAssignRequest {
+  readonly assignor: 'uniform' | 'range';
+  readonly subscriptionType: 'homogeneous' | 'heterogeneous';
+  /** Topic id → partition count. */
+  readonly partitions: Readonly<Record<string, number>>;
+  /** In the order Kafka's TargetAssignmentBuilder puts them into its HashMap of member specs. */
+  readonly members: readonly KafkaServerAssignMember[];
+}
+
+/**
+ * The target assignments Apache Kafka's server-side assignors (kafka-group-coordinator:
+ * UniformAssignor, RangeAssignor) compute, through test/support/java ServerAssignorOracle:
+ * per request, member id → topics and partitions in the iteration order of Kafka's result
+ * (the order its records would list them). One JVM for the whole batch.
+ */
+export async function kafkaServerAssignments(requests: readonly KafkaServerAssignRequest[]): Promise<Map<string, { topicId: string; partitions: number[] }[]>[]> {
+  const [cmd, ...args] = javaCommand('brook.conformance.ServerAssignorOracle');
+  const result = await runProcess(cmd!, args, { input: JSON.stringify(requests), timeoutMs: 120_000 });
+  if (result.code !== 0) throw new Error(`ServerAssignorOracle exited ${result.code}: ${result.stderr.slice(-2000)}`);
+  const replies = JSON.parse(result.stdout) as { assignment?: Record<string, { topicId: string; partitions: number[] }[]>; error?: string }[];
+  return replies.map((reply, i) => {
+    if (!reply.assignment) throw new Error(`ServerAssignorOracle, request ${i}: ${reply.error ?? JSON.stringify(reply)}`);
+    return new Map(Object.entries(reply.assignment));
+  });
+}

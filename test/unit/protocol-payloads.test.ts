@@ -3,6 +3,7 @@
  * The expected bytes were produced by Apache Kafka 4.1.2's own classes (test/support/java);
  * 4.4.0's write the same (test/interop/java-conformance compares every version of these messages).
  */
+import { decodeConsumerGroupRecord, encodeConsumerGroupRecord, type ConsumerGroupRecord } from '../../src/protocol/coordinator-records/consumer-group-framing.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -89,5 +90,27 @@ test('group metadata records round trip; other record types are recognised, not 
     }],
   };
   assert.deepStrictEqual(decodeGroupMetadataValue(encodeGroupMetadataValue(value)), value);
-  assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0005abcd', 'hex')), { kind: 'other', recordType: 5 });
+  // Types 3 to 8 are KIP-848 consumer-group records; 16 (Kafka 4.1's regexes) has no schema here.
+  assert.equal(decodeCoordinatorKey(Buffer.from('0005abcd', 'hex')).kind, 'consumer-group');
+  assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0010abcd', 'hex')), { kind: 'other', recordType: 16 });
+});
+
+test('consumer-group records: the key is written at the version equal to its type, the value at 0; tombstones have no value', () => {
+  const records: ConsumerGroupRecord[] = [
+    { type: 3, key: { groupId: 'g' }, value: { epoch: 7 } },
+    { type: 5, key: { groupId: 'g', memberId: 'm' }, value: {
+      instanceId: null, rackId: 'r', clientId: 'c', clientHost: '/h', subscribedTopicNames: ['a', 'b'], subscribedTopicRegex: '',
+      rebalanceTimeoutMs: 300000, serverAssignor: 'range', classicMemberMetadata: null } },
+    { type: 8, key: { groupId: 'g', memberId: 'm' }, value: {
+      memberEpoch: 3, previousMemberEpoch: 2, state: 1, assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2] }], partitionsPendingRevocation: [] } },
+    { type: 7, key: { groupId: 'g', memberId: 'm' }, value: null },
+  ];
+  for (const record of records) {
+    const { key, value } = encodeConsumerGroupRecord(record);
+    assert.equal(key.readInt16BE(0), record.type);
+    if (value !== null) assert.equal(value.readInt16BE(0), 0);
+    const k = decodeCoordinatorKey(key);
+    assert.ok(k.kind === 'consumer-group');
+    assert.deepStrictEqual(decodeConsumerGroupRecord(k.type, k.keyReader, value), record);
+  }
 });

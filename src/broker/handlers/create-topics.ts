@@ -68,6 +68,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequestData, Create
     const topics = request.topics
       .filter((t) => counts.get(t.name) === 1)
       .map((t) => create(ctx, t, request.validateOnly === true));
+    if (topics.some((t) => t.errorCode === ErrorCode.NONE) && request.validateOnly !== true) ctx.broker.groups.topicsChanged();
     for (const [name, count] of counts) {
       if (count > 1) topics.push(result(name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
     }

@@ -46,6 +46,7 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, Delete
         return { name: topic.name, topicId: topic.topicId, errorCode: err.errorCode, errorMessage: err.message };
       }
     });
+    if (responses.some((r) => r.errorCode === ErrorCode.NONE)) ctx.broker.groups.topicsChanged();
     return { throttleTimeMs: 0, responses };
   },
 });

@@ -21,6 +21,8 @@ import { describeGroupsHandler } from './describe-groups.js';
 import { listGroupsHandler } from './list-groups.js';
 import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
+import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -44,4 +46,6 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   listGroupsHandler,
   deleteGroupsHandler,
   offsetDeleteHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
 ];

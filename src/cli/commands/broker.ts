@@ -34,7 +34,11 @@ Options:
 Properties understood in --config: host, port, advertised.host.name, node.id, log.dirs,
 num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
 group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
-offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
+group.coordinator.rebalance.protocols, group.consumer.session.timeout.ms,
+group.consumer.min.session.timeout.ms, group.consumer.max.session.timeout.ms,
+group.consumer.heartbeat.interval.ms, group.consumer.min.heartbeat.interval.ms,
+group.consumer.max.heartbeat.interval.ms, group.consumer.max.size, group.consumer.assignors,
+group.consumer.migration.policy (disabled only), offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
 log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
 connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
 log.flush.policy (always|never|<ms>), and the broker
@@ -46,6 +50,11 @@ export { parseProperties };
 /** An INT setting of the command line or --config (Java's Integer.parseInt, as Kafka). */
 function int(name: string, value: string): number {
   return parseInt32(name, value);
+}
+
+/** Kafka's LIST type: comma-separated, trimmed, case-insensitive names (here lower-cased). */
+function list(value: string): string[] {
+  return value.split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
 }
 
 /** Kafka's atLeast(1) settings (group.max.size, offsets.retention.minutes, ...). */
@@ -74,6 +83,19 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'group.min.session.timeout.ms': config.groupMinSessionTimeoutMs = int(key, value); break;
       case 'group.max.session.timeout.ms': config.groupMaxSessionTimeoutMs = int(key, value); break;
       case 'group.max.size': config.groupMaxSize = positive(key, value); break;
+      case 'group.coordinator.rebalance.protocols': config.groupCoordinatorRebalanceProtocols = list(value); break;
+      case 'group.consumer.session.timeout.ms': config.groupConsumerSessionTimeoutMs = positive(key, value); break;
+      case 'group.consumer.min.session.timeout.ms': config.groupConsumerMinSessionTimeoutMs = positive(key, value); break;
+      case 'group.consumer.max.session.timeout.ms': config.groupConsumerMaxSessionTimeoutMs = positive(key, value); break;
+      case 'group.consumer.heartbeat.interval.ms': config.groupConsumerHeartbeatIntervalMs = positive(key, value); break;
+      case 'group.consumer.min.heartbeat.interval.ms': config.groupConsumerMinHeartbeatIntervalMs = positive(key, value); break;
+      case 'group.consumer.max.heartbeat.interval.ms': config.groupConsumerMaxHeartbeatIntervalMs = positive(key, value); break;
+      case 'group.consumer.max.size': config.groupConsumerMaxSize = positive(key, value); break;
+      case 'group.consumer.assignors': config.groupConsumerAssignors = list(value); break;
+      case 'group.consumer.migration.policy':
+        // Kafka's values are case-insensitive; Brook has no online migration to enable.
+        if (value.toLowerCase() !== 'disabled') throw new Error(`group.consumer.migration.policy: Brook implements 'disabled' only, got '${value}'`);
+        break;
       case 'offsets.retention.minutes': config.offsetsRetentionMs = positive(key, value) * 60_000; break;
       case 'offsets.retention.check.interval.ms': config.offsetsRetentionCheckIntervalMs = atLeast(key, long(), 1); break;
       case 'offsets.topic.segment.bytes': config.offsetsTopicSegmentBytes = positive(key, value); break;

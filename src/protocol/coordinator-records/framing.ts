@@ -1,7 +1,7 @@
 /**
  * How the group coordinator's records sit in `__consumer_offsets`: the record key is an
  * int16 record type followed by the key body (0 and 1: an offset commit, 2: group
- * metadata; higher types belong to the newer consumer-group protocol), and the value is an
+ * metadata; 3 to 8: KIP-848 consumer groups, see consumer-group-framing.ts), and the value is an
  * int16 version followed by the value body, or null (a tombstone) for a deletion.
  */
 import { Reader } from '../primitives/reader.js';
@@ -11,6 +11,7 @@ import { OffsetCommitValue } from './offset-commit-value.js';
 import { GroupMetadataKey } from './group-metadata-key.js';
 import { GroupMetadataValue } from './group-metadata-value.js';
 import type { MessageCodec } from '../messages/runtime.js';
+import { isConsumerGroupRecordType, type ConsumerGroupRecord } from './consumer-group-framing.js';
 
 export const OFFSET_COMMIT_RECORD_TYPE = 1;
 export const GROUP_METADATA_RECORD_TYPE = 2;
@@ -22,6 +23,8 @@ export const GROUP_METADATA_VALUE_VERSION = 3;
 export type CoordinatorKey =
   | { readonly kind: 'offset-commit'; readonly key: OffsetCommitKey }
   | { readonly kind: 'group-metadata'; readonly key: GroupMetadataKey }
+  /** KIP-848 consumer-group records: decodeConsumerGroupRecord reads the key body from `keyReader`. */
+  | { readonly kind: 'consumer-group'; readonly type: ConsumerGroupRecord['type']; readonly keyReader: Reader }
   | { readonly kind: 'other'; readonly recordType: number };
 
 function encodePrefixed<T>(codec: MessageCodec<T>, prefix: number, version: number, value: T): Buffer {
@@ -115,6 +118,7 @@ export function decodeCoordinatorKey(buf: Buffer): CoordinatorKey {
   const recordType = r.readInt16();
   if (recordType === 0 || recordType === 1) return { kind: 'offset-commit', key: OffsetCommitKey.read(r, recordType) };
   if (recordType === GROUP_METADATA_RECORD_TYPE) return { kind: 'group-metadata', key: GroupMetadataKey.read(r, recordType) };
+  if (isConsumerGroupRecordType(recordType)) return { kind: 'consumer-group', type: recordType, keyReader: r };
   if (recordType < 0) r.fail(`negative coordinator record type ${recordType}`);
   return { kind: 'other', recordType };
 }

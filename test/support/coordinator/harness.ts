@@ -10,6 +10,8 @@
  * fails the test that produced it.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { TopicImage } from '../../../src/coordinator/consumer/metadata.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Api } from '../../../src/protocol/messages/index.js';
 import { encodeAssignment, encodeSubscription } from '../../../src/protocol/consumer-protocol.js';
@@ -37,7 +39,9 @@ export type GroupApi =
   | 'DeleteGroups'
   | 'DescribeGroups'
   | 'ListGroups'
-  | 'FindCoordinator';
+  | 'FindCoordinator'
+  | 'ConsumerGroupHeartbeat'
+  | 'ConsumerGroupDescribe';
 
 type RequestOf<A extends GroupApi> = Parameters<(typeof Api)[A]['request']['encode']>[0];
 type ResponseOf<A extends GroupApi> = ReturnType<(typeof Api)[A]['response']['decode']>;
@@ -114,6 +118,9 @@ export class CoordinatorHarness {
   /** Results whose appends are pending (holdAppends), oldest first; null: durable at once. */
   private held: CoordinatorResult[] | null = null;
   private nextRequestId = 1;
+  /** The topics last given to the coordinator (setTopics); a restart gives them again. */
+  private topicImages: TopicImage[] = [];
+  private readonly everyTopic = new Map<string, TopicImage>();
 
   constructor(
     readonly coordinator: GroupCoordinator = new GroupCoordinator(testConfig()),
@@ -214,6 +221,8 @@ export class CoordinatorHarness {
         case 'DeleteGroups': return c.deleteGroups(ctx, decoded as RequestOf<'DeleteGroups'>);
         case 'DescribeGroups': return c.describeGroups(ctx, decoded as RequestOf<'DescribeGroups'>);
         case 'ListGroups': return c.listGroups(ctx, decoded as RequestOf<'ListGroups'>);
+        case 'ConsumerGroupHeartbeat': return c.consumerGroupHeartbeat(ctx, decoded as RequestOf<'ConsumerGroupHeartbeat'>);
+        case 'ConsumerGroupDescribe': return c.consumerGroupDescribe(ctx, decoded as RequestOf<'ConsumerGroupDescribe'>);
         case 'FindCoordinator':
           return c.findCoordinator(ctx, decoded as RequestOf<'FindCoordinator'>, { nodeId: 1, host: 'localhost', port: 9092 });
         default: throw new Error(`unknown API ${String(api)}`);
@@ -253,6 +262,27 @@ export class CoordinatorHarness {
     this.nowMs = target;
   }
 
+  /**
+   * The broker's topics, as the runtime reports them (onMetadataChange): name, id and
+   * partition count of each. Topic ids are derived from the names when not given.
+   */
+  setTopics(topics: Record<string, number | { partitions: number; topicId: string }>): void {
+    this.topicImages = Object.entries(topics).map(([name, t]) =>
+      typeof t === 'number' ? { name, topicId: topicIdFor(name), numPartitions: t } : { name, topicId: t.topicId, numPartitions: t.partitions },
+    );
+    for (const t of this.topicImages) this.everyTopic.set(t.name, t);
+    this.coordinator.onMetadataChange(this.topicImages);
+  }
+
+  get topics(): readonly TopicImage[] {
+    return this.topicImages;
+  }
+
+  /** Every topic ever given, deleted ones included (their last image). */
+  get knownTopics(): readonly TopicImage[] {
+    return [...this.everyTopic.values()];
+  }
+
   /** Requests not answered yet. */
   parked(): RequestId[] {
     return [...this.inFlight.keys()];
@@ -264,9 +294,16 @@ export class CoordinatorHarness {
     for (const record of this.log) coordinator.replay(record);
     const next = new CoordinatorHarness(coordinator, this.nowMs);
     next.log.push(...this.log);
+    next.topicImages = this.topicImages;
+    coordinator.onMetadataChange(this.topicImages);
     next.apply(coordinator.loaded(this.nowMs));
     return next;
   }
+}
+
+/** A stable topic id (base64url of 16 bytes) for a topic name, so tests can name ids. */
+export function topicIdFor(name: string): string {
+  return createHash('sha256').update(name).digest().subarray(0, 16).toString('base64url');
 }
 
 export function testConfig(overrides: Partial<GroupCoordinatorConfig> = {}): Partial<GroupCoordinatorConfig> {

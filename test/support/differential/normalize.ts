@@ -68,6 +68,16 @@ export const NORMALISATIONS: readonly { readonly field: string; readonly becomes
     why: 'the test environment, not broker behaviour: Kafka 4.4\'s storage formatter stores min.insync.replicas as a cluster-wide dynamic default (KIP-966); the value is still compared',
   },
   {
+    field: 'ConsumerGroupHeartbeat assignment and ConsumerGroupDescribe assignments: topics[] and partitions[]; described groups[], members[] and subscribedTopicNames[]',
+    becomes: 'sorted by topic id / partition / group id / member id / name (test/interop/consumer-groups-differential.test.ts)',
+    why: 'Kafka builds them from hash sets and maps, and orders described groups by __consumer_offsets partition; clients treat them as sets',
+  },
+  {
+    field: 'topic ids in consumer-group tests',
+    becomes: 'not normalised: Brook\'s topics get Kafka\'s ids (Broker.createTopic with topicId)',
+    why: 'the uniform assignor walks topics in hash order of their ids, so equal ids are needed for equal assignments; member ids are the client\'s own (ConsumerGroupHeartbeat v1)',
+  },
+  {
     field: 'sessionId of Fetch responses (non-zero)',
     becomes: '<session>',
     why: 'fetch session ids are random',

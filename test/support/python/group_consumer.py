@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""One member of a consumer group (classic protocol) with librdkafka, through confluent-kafka.
+"""One member of a consumer group with librdkafka, through confluent-kafka: the classic protocol
+with a client-side assignor, or the consumer protocol (KIP-848) with the broker's assignor
+(consumer-uniform, consumer-range).
 
-    group_consumer.py <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin> <expectedTotal> <timeoutMs>
+    group_consumer.py <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|consumer-uniform|consumer-range> <expectedTotal> <timeoutMs>
 
 The same contract as test/support/java/.../GroupConsumer.java: subscribes
 (enable.auto.commit=false, auto.offset.reset=earliest), commits synchronously after every poll
@@ -37,7 +39,7 @@ def main() -> int:
         print(__doc__, file=sys.stderr)
         return 2
     bootstrap, topic, group, assignor, expected_total, timeout_ms = sys.argv[1:]
-    if assignor not in ('range', 'cooperative-sticky', 'roundrobin'):
+    if assignor not in ('range', 'cooperative-sticky', 'roundrobin', 'consumer-uniform', 'consumer-range'):
         print(f'group_consumer.py: unknown assignor {assignor}', file=sys.stderr)
         return 2
     expected_total = int(expected_total)
@@ -54,16 +56,19 @@ def main() -> int:
         if len(errors) < 20:
             errors.append(message)
 
+    if assignor.startswith('consumer-'):
+        # KIP-848: the broker assigns (group.remote.assignor) and sets session and heartbeat.
+        protocol = {'group.protocol': 'consumer', 'group.remote.assignor': assignor[len('consumer-'):]}
+    else:
+        protocol = {'group.protocol': 'classic', 'partition.assignment.strategy': assignor,
+                    'session.timeout.ms': 10000, 'heartbeat.interval.ms': 300}
     consumer = Consumer({
         'bootstrap.servers': bootstrap,
         'client.id': client_id,
         'group.id': group,
-        'group.protocol': 'classic',
-        'partition.assignment.strategy': assignor,
+        **protocol,
         'enable.auto.commit': False,
         'auto.offset.reset': 'earliest',
-        'session.timeout.ms': 10000,
-        'heartbeat.interval.ms': 300,
         'max.poll.interval.ms': 20000,
         'fetch.wait.max.ms': 100,
         'topic.metadata.refresh.interval.ms': 1000,

@@ -1,0 +1,310 @@
+/**
+ * ConsumerGroupHeartbeat (KIP-848), after Kafka's GroupCoordinatorService validation and
+ * GroupMetadataManager.consumerGroupHeartbeat / consumerGroupLeave. A heartbeat:
+ * 1. creates or updates the member (a new subscription bumps the group epoch; so does new
+ *    subscription metadata: a subscribed topic created, deleted or resized);
+ * 2. computes a new target assignment when the group epoch passed the assignment epoch;
+ * 3. moves the member's current assignment towards its target (reconcile.ts);
+ * and answers with the member's epoch and, when it changed (or on a full request), its
+ * assignment. Epoch -1 leaves; -2 is a static member leaving for a while.
+ *
+ * Version 0 lets the coordinator choose the member id (epoch 0 with an empty id); from
+ * version 1 the member brings its own (KIP-1082) and SubscribedTopicRegex exists.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import type { ConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseData,
+} from '../protocol/messages/consumer-group-heartbeat.js';
+import type { CoordinatorState } from './coordinator-state.js';
+import { assignmentEquals, toTopicPartitions, type Assignment } from './consumer/assignment.js';
+import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest, unknownMemberId } from './consumer/errors.js';
+import { fenceMembers, scheduleRebalanceTimeout, scheduleSessionTimeout, staticMemberLeave } from './consumer/fence.js';
+import { ConsumerGroup } from './consumer/group.js';
+import { javaSetOrder, stringHash } from './consumer/java-hash.js';
+import { METADATA_REFRESH_INTERVAL_MS } from './consumer/lifecycle.js';
+import {
+  isReconciledTo,
+  LEAVE_GROUP_MEMBER_EPOCH,
+  LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+  memberEquals,
+  MemberState,
+  newMember,
+  sameTopicNames,
+  type ConsumerGroupMember,
+} from './consumer/member.js';
+import { currentAssignmentRecord, epochRecord, memberSubscriptionRecord, memberTombstones, subscriptionMetadataRecord, targetAssignmentRecord } from './consumer/records.js';
+import { reconcile, type OwnedTopicPartitions } from './consumer/reconcile.js';
+import { maybeUpdateRegularExpressions } from './consumer/regex.js';
+import { computeSubscriptionMetadata, sameSubscriptionMetadata, subscriptionType } from './consumer/subscription.js';
+import { updateTargetAssignment } from './consumer/target.js';
+import { computeSubscribedRegularExpressions, computeSubscribedTopicNames } from './consumer/views.js';
+import { writeConsumerGroupRecords } from './consumer/write.js';
+import { applyRecord } from './load.js';
+import { consumerRebalanceKey, type Operation } from './operation.js';
+import { groupMetadataTombstone } from './records.js';
+import type { RequestContext } from './types.js';
+
+type Request = ConsumerGroupHeartbeatRequestData;
+type Response = ConsumerGroupHeartbeatResponseData;
+
+export function consumerGroupHeartbeatError(errorCode: number, errorMessage: string | null = null): Response {
+  return { throttleTimeMs: 0, errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+}
+
+export function consumerGroupHeartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Request): void {
+  let response: Response;
+  try {
+    validate(s, ctx.apiVersion, req);
+    const leaving = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH;
+    response = leaving ? leave(s, op, req) : heartbeat(s, op, ctx, req);
+  } catch (err) {
+    if (!(err instanceof ConsumerGroupError)) throw err;
+    response = consumerGroupHeartbeatError(err.errorCode, err.message);
+  }
+  op.reply(ctx.requestId, response);
+}
+
+function throwIfEmpty(value: string | null | undefined, message: string): void {
+  if (value !== null && value !== undefined && value.trim() === '') throw invalidRequest(message);
+}
+
+/** GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid. */
+function validate(s: CoordinatorState, apiVersion: number, req: Request): void {
+  if (apiVersion >= 1 || req.memberEpoch > 0 || req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) throwIfEmpty(req.memberId, "MemberId can't be empty.");
+  throwIfEmpty(req.groupId, "GroupId can't be empty.");
+  throwIfEmpty(req.instanceId, "InstanceId can't be empty.");
+  throwIfEmpty(req.rackId, "RackId can't be empty.");
+  if (req.memberEpoch === 0) {
+    if (req.rebalanceTimeoutMs === -1) throw invalidRequest('RebalanceTimeoutMs must be provided in first request.');
+    if (req.topicPartitions === null || req.topicPartitions.length > 0) throw invalidRequest('TopicPartitions must be empty when (re-)joining.');
+    // An empty list or regex is allowed: a member subscribed to nothing.
+    if (req.subscribedTopicNames === null && (req.subscribedTopicRegex ?? null) === null) {
+      throw invalidRequest('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
+    }
+  } else if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    if (req.instanceId === null) throw invalidRequest("InstanceId can't be null.");
+  } else if (req.memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    throw invalidRequest('MemberEpoch is invalid.');
+  }
+  const assignors = s.config.consumerGroupAssignors;
+  if (req.serverAssignor !== null && !assignors.includes(req.serverAssignor)) {
+    throw new ConsumerGroupError(ErrorCode.UNSUPPORTED_ASSIGNOR, `ServerAssignor ${req.serverAssignor} is not supported. Supported assignors: ${assignors.join(', ')}.`);
+  }
+}
+
+/** A group id held by a classic group, and whether an Empty one gives way (tombstoned). */
+interface GroupLookup {
+  readonly group: ConsumerGroup;
+  readonly replacesClassic: boolean;
+}
+
+/**
+ * Kafka's getOrMaybeCreateConsumerGroup. A joining member (epoch 0) may create the group; an
+ * Empty classic group of that id is deleted to make room (conversions of empty groups are
+ * always allowed). A classic group with members would be converted by Kafka's online
+ * upgrade: Brook answers as Kafka does with group.consumer.migration.policy=disabled.
+ */
+function consumerGroupFor(s: CoordinatorState, groupId: string, create: boolean): GroupLookup {
+  const existing = s.consumerGroups.get(groupId);
+  if (existing !== undefined) return { group: existing, replacesClassic: false };
+  const classic = s.groups.get(groupId);
+  if (classic === undefined) {
+    if (!create) throw groupIdNotFound(`Consumer group ${groupId} not found.`);
+    // Not in the map yet: the records the heartbeat writes create it.
+    return { group: new ConsumerGroup(groupId, s.journal), replacesClassic: false };
+  }
+  if (create && classic.is('Empty')) return { group: new ConsumerGroup(groupId, s.journal), replacesClassic: true };
+  if (create) throw groupIdNotFound(`Cannot upgrade classic group ${groupId} to consumer group because online upgrade is disabled.`);
+  throw groupIdNotFound(`Group ${groupId} is not a consumer group.`);
+}
+
+function isSubset(owned: readonly OwnedTopicPartitions[] | null, assigned: Assignment): boolean {
+  if (owned === null) return false;
+  return owned.every((t) => {
+    const partitions = assigned.get(t.topicId);
+    return partitions !== undefined && t.partitions.every((p) => partitions.includes(p));
+  });
+}
+
+/**
+ * A member at an older epoch is accepted only when it is the previous one and it owns no
+ * more than its assignment: the response that bumped it may have been lost.
+ */
+function throwIfEpochInvalid(m: ConsumerGroupMember, received: number, owned: readonly OwnedTopicPartitions[] | null): void {
+  if (received > m.memberEpoch) {
+    throw fencedMemberEpoch(`The consumer group member has a greater member epoch (${received}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+  }
+  if (received < m.memberEpoch && (received !== m.previousMemberEpoch || !isSubset(owned, m.assignedPartitions))) {
+    throw fencedMemberEpoch(`The consumer group member has a smaller member epoch (${received}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+  }
+}
+
+function dynamicMember(group: ConsumerGroup, memberId: string, req: Request, create: boolean): ConsumerGroupMember {
+  const existing = group.member(memberId);
+  if (existing === undefined && !create) throw unknownMemberId(`Member ${memberId} is not a member of group ${group.groupId}.`);
+  const member = existing ?? newMember(memberId);
+  throwIfEpochInvalid(member, req.memberEpoch, req.topicPartitions);
+  return member;
+}
+
+/**
+ * A static member joining takes over its instance id only once the previous holder left
+ * with epoch -2; it keeps that one's assignment under its new member id.
+ */
+function staticMember(group: ConsumerGroup, memberId: string, instanceId: string, req: Request, create: boolean, records: ConsumerGroupRecord[]): ConsumerGroupMember {
+  const existing = group.staticMember(instanceId);
+  if (create) {
+    if (existing === undefined) return group.member(memberId) ?? newMember(memberId);
+    if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      throw new ConsumerGroupError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
+    }
+    const replacement: ConsumerGroupMember = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
+    // The old member's timers stay: when they fire it is gone and they do nothing.
+    records.push(
+      ...memberTombstones(group.groupId, existing.memberId),
+      memberSubscriptionRecord(group.groupId, replacement),
+      targetAssignmentRecord(group.groupId, memberId, group.targetAssignmentOf(existing.memberId)),
+      currentAssignmentRecord(group.groupId, replacement),
+    );
+    return replacement;
+  }
+  if (existing === undefined) throw unknownMemberId(`Instance id ${instanceId} is unknown.`);
+  if (existing.memberId !== memberId) {
+    throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`);
+  }
+  throwIfEpochInvalid(existing, req.memberEpoch, req.topicPartitions);
+  return existing;
+}
+
+function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Request): Response {
+  const groupId = req.groupId;
+  const create = req.memberEpoch === 0;
+  const { group, replacesClassic } = consumerGroupFor(s, groupId, create);
+  if (group.numMembers >= s.config.consumerGroupMaxSize && (req.memberId === '' || !group.members.has(req.memberId))) {
+    throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${s.config.consumerGroupMaxSize} members.`);
+  }
+  const memberId = req.memberId === '' ? s.config.generateUuid() : req.memberId;
+  const records: ConsumerGroupRecord[] = [];
+  const member = req.instanceId === null ? dynamicMember(group, memberId, req, create) : staticMember(group, memberId, req.instanceId, req, create, records);
+
+  // 1. The member, updated with what the request says (null and -1: unchanged).
+  const updated: ConsumerGroupMember = {
+    ...member,
+    instanceId: req.instanceId ?? member.instanceId,
+    rackId: req.rackId ?? member.rackId,
+    rebalanceTimeoutMs: req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
+    serverAssignorName: req.serverAssignor ?? member.serverAssignorName,
+    subscribedTopicNames: req.subscribedTopicNames !== null ? javaSetOrder(stringHash, req.subscribedTopicNames) : member.subscribedTopicNames,
+    subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
+    clientId: ctx.clientId,
+    clientHost: ctx.clientHost,
+  };
+  // A new group must leave epoch 0.
+  let bump = group.groupEpoch === 0;
+  if (!memberEquals(updated, member)) {
+    records.push(memberSubscriptionRecord(groupId, updated));
+    if (!sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames)) bump = true;
+  }
+  const regexRemovals: string[] = [];
+  if (maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals)) bump = true;
+
+  let groupEpoch = group.groupEpoch;
+  let type = subscriptionType(group.subscribedRegularExpressions, group.subscribedTopicNames, group.numMembers);
+  let deadline: { deadlineMs: number; epoch: number } | null = null;
+  if (bump || group.hasMetadataExpired(op.nowMs)) {
+    const counts = computeSubscribedTopicNames(group, member, updated);
+    const newMemberCount = !group.members.has(updated.memberId) && group.staticMemberId(updated.instanceId) === undefined ? 1 : 0;
+    type = subscriptionType(computeSubscribedRegularExpressions(group, member, updated), counts, group.numMembers + newMemberCount);
+    const metadata = computeSubscriptionMetadata(counts, s.metadata);
+    if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) {
+      bump = true;
+      records.push(subscriptionMetadataRecord(groupId, metadata));
+    }
+    if (bump) records.push(epochRecord(groupId, ++groupEpoch));
+    deadline = { deadlineMs: op.nowMs + METADATA_REFRESH_INTERVAL_MS, epoch: groupEpoch };
+  }
+
+  // 2. A new target assignment when the group epoch moved past the assignment epoch.
+  let targetEpoch = group.assignmentEpoch;
+  let target = group.targetAssignmentFor(updated.memberId, updated.instanceId);
+  if (groupEpoch > group.assignmentEpoch) {
+    target = updateTargetAssignment(s, group, groupEpoch, member, updated, type, records);
+    targetEpoch = groupEpoch;
+  }
+
+  // 3. One step of reconciliation towards the target.
+  let reconciled = updated;
+  if (!isReconciledTo(updated, targetEpoch)) {
+    reconciled = reconcile(updated, {
+      targetAssignmentEpoch: targetEpoch,
+      targetAssignment: target,
+      currentPartitionEpoch: (topicId, p) => group.currentPartitionEpoch(topicId, p),
+      owned: req.topicPartitions,
+    });
+    if (!memberEquals(reconciled, updated)) {
+      records.push(currentAssignmentRecord(groupId, reconciled));
+      if (reconciled.state === MemberState.UNREVOKED_PARTITIONS) scheduleRebalanceTimeout(op, groupId, reconciled);
+      else op.cancel(consumerRebalanceKey(groupId, memberId));
+    }
+  }
+  scheduleSessionTimeout(s, op, groupId, memberId);
+
+  if (replacesClassic) {
+    const tombstone = groupMetadataTombstone(groupId);
+    applyRecord(s, tombstone, op.nowMs);
+    op.record(tombstone);
+  }
+  writeConsumerGroupRecords(s, op, records);
+  const written = s.consumerGroups.get(groupId);
+  for (const regex of regexRemovals) written?.updateResolvedRegex(regex, null);
+  if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
+
+  // The assignment goes out when it changed, and on a full request (a join, or a client
+  // that lost track), which has every field a rejoin must send.
+  const fullRequest = req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || (req.subscribedTopicRegex ?? null) !== null) && req.topicPartitions !== null;
+  const withAssignment = req.memberEpoch === 0 || fullRequest || !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
+  return {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    memberId: reconciled.memberId,
+    memberEpoch: reconciled.memberEpoch,
+    heartbeatIntervalMs: s.config.consumerGroupHeartbeatIntervalMs,
+    assignment: withAssignment ? { topicPartitions: toTopicPartitions(reconciled.assignedPartitions) } : null,
+  };
+}
+
+function leave(s: CoordinatorState, op: Operation, req: Request): Response {
+  const group = s.consumerGroups.get(req.groupId);
+  if (group === undefined) {
+    throw groupIdNotFound(s.groups.has(req.groupId) ? `Group ${req.groupId} is not a consumer group.` : `Group ${req.groupId} not found.`);
+  }
+  const response: Response = {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    memberId: req.memberId,
+    memberEpoch: req.memberEpoch,
+    heartbeatIntervalMs: 0,
+    assignment: null,
+  };
+  if (req.instanceId === null) {
+    const member = group.member(req.memberId);
+    if (member === undefined) throw unknownMemberId(`Member ${req.memberId} is not a member of group ${req.groupId}.`);
+    fenceMembers(s, op, group, [member]);
+    return response;
+  }
+  const member = group.staticMember(req.instanceId);
+  if (member === undefined) throw unknownMemberId(`Instance id ${req.instanceId} is unknown.`);
+  if (member.memberId !== req.memberId) {
+    throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${member.memberId}.`);
+  }
+  if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    staticMemberLeave(s, op, group, member);
+    return { ...response, memberId: member.memberId, memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH };
+  }
+  fenceMembers(s, op, group, [member]);
+  return response;
+}

@@ -1,0 +1,342 @@
+/**
+ * A consumer group (KIP-848), as Kafka's ConsumerGroup: the group epoch, the members, the
+ * target assignment and its epoch, the subscription metadata, the resolved regular
+ * expressions, and the indexes derived from them (subscribed topics, server assignors,
+ * static members, who owns each partition at which epoch).
+ *
+ * Its hard state changes only by applying records (replay.ts), on the live path as at
+ * start-up, as Kafka's group changes only by replaying the records it writes. Every change
+ * records its undo in the running operation's journal (journal.ts): per key, so a heartbeat
+ * costs what it changes, not the size of the group.
+ */
+import type { Journal } from '../journal.js';
+import { EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
+import { hasRegex, isReconciledTo, type ConsumerGroupMember } from './member.js';
+
+export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable';
+
+export interface SubscriptionCount {
+  readonly byName: number;
+  readonly byRegex: number;
+}
+
+export interface ResolvedRegex {
+  /** Matching topic names, in the order Kafka's HashSet of them iterates. */
+  readonly topics: readonly string[];
+  readonly version: number;
+  readonly timestampMs: number;
+}
+
+/** A topic as the subscription metadata records it (ConsumerGroupPartitionMetadataValue). */
+export interface SubscribedTopicMetadata {
+  readonly topicId: string;
+  readonly name: string;
+  readonly numPartitions: number;
+}
+
+export type SubscriptionType = 'homogeneous' | 'heterogeneous';
+
+/** A Map whose every change records its undo in the journal. */
+class JournaledMap<K, V> {
+  readonly map = new Map<K, V>();
+
+  constructor(private readonly journal: Journal) {}
+
+  set(key: K, value: V): void {
+    const had = this.map.has(key);
+    const previous = this.map.get(key);
+    this.map.set(key, value);
+    if (this.journal.recording) this.journal.record(() => (had ? this.map.set(key, previous as V) : this.map.delete(key)));
+  }
+
+  delete(key: K): void {
+    if (!this.map.has(key)) return;
+    const previous = this.map.get(key) as V;
+    this.map.delete(key);
+    if (this.journal.recording) this.journal.record(() => this.map.set(key, previous));
+  }
+}
+
+function count(map: JournaledMap<string, number>, key: string, delta: number): void {
+  const n = (map.map.get(key) ?? 0) + delta;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
+}
+
+export class ConsumerGroup {
+  private epoch = 0;
+  private targetEpoch = 0;
+  private readonly memberMap: JournaledMap<string, ConsumerGroupMember>;
+  private readonly staticMemberMap: JournaledMap<string, string>;
+  private readonly topicNames: JournaledMap<string, SubscriptionCount>;
+  private readonly assignors: JournaledMap<string, number>;
+  private readonly regexCounts: JournaledMap<string, number>;
+  private readonly resolved: JournaledMap<string, ResolvedRegex>;
+  private readonly target: JournaledMap<string, Assignment>;
+  /** topic id → partition → member id: who the target assignment gives each partition. */
+  private readonly inverted: JournaledMap<string, JournaledMap<number, string>>;
+  /** topic id → partition → epoch of the member that holds it (assigned or pending revocation). */
+  private readonly partitionEpochs: JournaledMap<string, JournaledMap<number, number>>;
+  private subscription: ReadonlyMap<string, SubscribedTopicMetadata> = new Map();
+  /**
+   * When the subscription metadata must be computed again (Kafka's metadataRefreshDeadline):
+   * not part of the undo, as in Kafka; the epoch makes a reverted group epoch count as expired.
+   */
+  metadataRefreshDeadline = { deadlineMs: 0, epoch: 0 };
+
+  constructor(
+    readonly groupId: string,
+    private readonly journal: Journal,
+  ) {
+    this.memberMap = new JournaledMap(journal);
+    this.staticMemberMap = new JournaledMap(journal);
+    this.topicNames = new JournaledMap(journal);
+    this.assignors = new JournaledMap(journal);
+    this.regexCounts = new JournaledMap(journal);
+    this.resolved = new JournaledMap(journal);
+    this.target = new JournaledMap(journal);
+    this.inverted = new JournaledMap(journal);
+    this.partitionEpochs = new JournaledMap(journal);
+  }
+
+  get groupEpoch(): number {
+    return this.epoch;
+  }
+
+  setGroupEpoch(epoch: number): void {
+    this.setField(this.epoch, epoch, (v) => (this.epoch = v));
+  }
+
+  /** The target assignment epoch; -1 once its record was deleted. */
+  get assignmentEpoch(): number {
+    return this.targetEpoch;
+  }
+
+  setAssignmentEpoch(epoch: number): void {
+    this.setField(this.targetEpoch, epoch, (v) => (this.targetEpoch = v));
+  }
+
+  get subscriptionMetadata(): ReadonlyMap<string, SubscribedTopicMetadata> {
+    return this.subscription;
+  }
+
+  setSubscriptionMetadata(metadata: ReadonlyMap<string, SubscribedTopicMetadata>): void {
+    this.setField(this.subscription, metadata, (v) => (this.subscription = v));
+  }
+
+  /** Kafka's state, derived from the epochs and the members (it is never stored). */
+  get state(): ConsumerGroupState {
+    if (this.memberMap.map.size === 0) return 'Empty';
+    if (this.epoch > this.targetEpoch) return 'Assigning';
+    for (const m of this.memberMap.map.values()) if (!isReconciledTo(m, this.targetEpoch)) return 'Reconciling';
+    return 'Stable';
+  }
+
+  get members(): ReadonlyMap<string, ConsumerGroupMember> {
+    return this.memberMap.map;
+  }
+
+  get numMembers(): number {
+    return this.memberMap.map.size;
+  }
+
+  member(memberId: string): ConsumerGroupMember | undefined {
+    return this.memberMap.map.get(memberId);
+  }
+
+  staticMemberId(instanceId: string | null): string | undefined {
+    return instanceId === null ? undefined : this.staticMemberMap.map.get(instanceId);
+  }
+
+  staticMember(instanceId: string | null): ConsumerGroupMember | undefined {
+    const id = this.staticMemberId(instanceId);
+    return id === undefined ? undefined : this.memberMap.map.get(id);
+  }
+
+  get staticMembers(): ReadonlyMap<string, string> {
+    return this.staticMemberMap.map;
+  }
+
+  /** Topic name → how many members subscribe to it by name and through a regex. */
+  get subscribedTopicNames(): ReadonlyMap<string, SubscriptionCount> {
+    return this.topicNames.map;
+  }
+
+  isSubscribedToTopic(topic: string): boolean {
+    return this.topicNames.map.has(topic);
+  }
+
+  /** Server assignor name → how many members ask for it. */
+  get serverAssignors(): ReadonlyMap<string, number> {
+    return this.assignors.map;
+  }
+
+  get subscribedRegularExpressions(): ReadonlyMap<string, number> {
+    return this.regexCounts.map;
+  }
+
+  numSubscribedMembers(regex: string): number {
+    return this.regexCounts.map.get(regex) ?? 0;
+  }
+
+  get resolvedRegularExpressions(): ReadonlyMap<string, ResolvedRegex> {
+    return this.resolved.map;
+  }
+
+  /** Kafka takes the first resolution's: they are refreshed together. */
+  lastRegexRefreshTimeMs(): number {
+    const first = this.resolved.map.values().next();
+    return first.done ? Number.MIN_SAFE_INTEGER : first.value.timestampMs;
+  }
+
+  lastRegexVersion(): number {
+    const first = this.resolved.map.values().next();
+    return first.done ? 0 : first.value.version;
+  }
+
+  get targetAssignment(): ReadonlyMap<string, Assignment> {
+    return this.target.map;
+  }
+
+  targetAssignmentOf(memberId: string): Assignment {
+    return this.target.map.get(memberId) ?? EMPTY_ASSIGNMENT;
+  }
+
+  /** A static member's target is its instance's, whatever its member id. */
+  targetAssignmentFor(memberId: string, instanceId: string | null): Assignment {
+    if (instanceId === null) return this.targetAssignmentOf(memberId);
+    const previous = this.staticMemberId(instanceId);
+    return previous === undefined ? EMPTY_ASSIGNMENT : this.targetAssignmentOf(previous);
+  }
+
+  isPartitionAssigned(topicId: string, partition: number): boolean {
+    return this.inverted.map.get(topicId)?.map.has(partition) ?? false;
+  }
+
+  /** The epoch of the member holding the partition, or -1 when it is free. */
+  currentPartitionEpoch(topicId: string, partition: number): number {
+    return this.partitionEpochs.map.get(topicId)?.map.get(partition) ?? -1;
+  }
+
+  // Record application (replay.ts): every change to the hard state goes through these.
+
+  updateMember(member: ConsumerGroupMember): void {
+    const old = this.memberMap.map.get(member.memberId);
+    this.memberMap.set(member.memberId, member);
+    this.index(old, member);
+  }
+
+  removeMember(memberId: string): void {
+    const old = this.memberMap.map.get(memberId);
+    if (old === undefined) return;
+    // Members are listed (describe) and walked (assignors) in join order: the undo puts the
+    // order back, once per operation.
+    if (this.journal.once(this.memberMap)) {
+      const entries = [...this.memberMap.map];
+      this.journal.record(() => {
+        this.memberMap.map.clear();
+        for (const [id, m] of entries) this.memberMap.map.set(id, m);
+      });
+    }
+    this.memberMap.delete(memberId);
+    this.index(old, undefined);
+  }
+
+  updateTargetAssignment(memberId: string, assignment: Assignment): void {
+    this.invert(memberId, this.targetAssignmentOf(memberId), assignment);
+    this.target.set(memberId, assignment);
+  }
+
+  removeTargetAssignment(memberId: string): void {
+    this.invert(memberId, this.targetAssignmentOf(memberId), EMPTY_ASSIGNMENT);
+    this.target.delete(memberId);
+  }
+
+  updateResolvedRegex(regex: string, resolved: ResolvedRegex | null): void {
+    const old = this.resolved.map.get(regex);
+    for (const t of old?.topics ?? []) this.countTopic(t, 0, -1);
+    if (resolved === null) this.resolved.delete(regex);
+    else this.resolved.set(regex, resolved);
+    for (const t of resolved?.topics ?? []) this.countTopic(t, 0, +1);
+  }
+
+  /** Requests a new computation of the subscription metadata at the next heartbeat. */
+  requestMetadataRefresh(): void {
+    this.metadataRefreshDeadline = { deadlineMs: 0, epoch: 0 };
+  }
+
+  hasMetadataExpired(nowMs: number): boolean {
+    return nowMs >= this.metadataRefreshDeadline.deadlineMs || this.epoch < this.metadataRefreshDeadline.epoch;
+  }
+
+  private setField<T>(previous: T, next: T, set: (v: T) => void): void {
+    set(next);
+    if (this.journal.recording) this.journal.record(() => set(previous));
+  }
+
+  /** Updates the derived indexes for a member replaced (or added, or removed). */
+  private index(old: ConsumerGroupMember | undefined, next: ConsumerGroupMember | undefined): void {
+    for (const t of old?.subscribedTopicNames ?? []) this.countTopic(t, -1, 0);
+    for (const t of next?.subscribedTopicNames ?? []) this.countTopic(t, +1, 0);
+    if (old?.serverAssignorName) count(this.assignors, old.serverAssignorName, -1);
+    if (next?.serverAssignorName) count(this.assignors, next.serverAssignorName, +1);
+    if (old !== undefined && hasRegex(old.subscribedTopicRegex)) count(this.regexCounts, old.subscribedTopicRegex, -1);
+    if (next !== undefined && hasRegex(next.subscribedTopicRegex)) count(this.regexCounts, next.subscribedTopicRegex, +1);
+    if (old !== undefined) {
+      this.epochs(old.assignedPartitions, null);
+      this.epochs(old.partitionsPendingRevocation, null);
+      if (old.instanceId !== null && this.staticMemberMap.map.get(old.instanceId) === old.memberId && next?.instanceId !== old.instanceId) {
+        this.staticMemberMap.delete(old.instanceId);
+      }
+    }
+    if (next !== undefined) {
+      this.epochs(next.assignedPartitions, next.memberEpoch);
+      this.epochs(next.partitionsPendingRevocation, next.memberEpoch);
+      if (next.instanceId !== null) this.staticMemberMap.set(next.instanceId, next.memberId);
+    }
+  }
+
+  private countTopic(topic: string, byName: number, byRegex: number): void {
+    const c = this.topicNames.map.get(topic) ?? { byName: 0, byRegex: 0 };
+    const next = { byName: c.byName + byName, byRegex: c.byRegex + byRegex };
+    if (next.byName <= 0 && next.byRegex <= 0) this.topicNames.delete(topic);
+    else this.topicNames.set(topic, next);
+  }
+
+  /** Marks the partitions held at `epoch`, or free (null). */
+  private epochs(assignment: Assignment, epoch: number | null): void {
+    for (const [topicId, partitions] of assignment) {
+      let byPartition = this.partitionEpochs.map.get(topicId);
+      if (byPartition === undefined) {
+        if (epoch === null) continue;
+        byPartition = new JournaledMap(this.journal);
+        this.partitionEpochs.set(topicId, byPartition);
+      }
+      for (const p of partitions) {
+        if (epoch === null) byPartition.delete(p);
+        else byPartition.set(p, epoch);
+      }
+      if (byPartition.map.size === 0) this.partitionEpochs.delete(topicId);
+    }
+  }
+
+  /**
+   * Kafka's inverted target assignment: a partition leaves a member's entry only while that
+   * member still holds it there (when it moved, the new owner may have been written first).
+   */
+  private invert(memberId: string, old: Assignment, next: Assignment): void {
+    const topics = new Set([...old.keys(), ...next.keys()]);
+    for (const topicId of topics) {
+      const before = new Set(old.get(topicId) ?? []);
+      const after = new Set(next.get(topicId) ?? []);
+      let owners = this.inverted.map.get(topicId);
+      if (owners === undefined) {
+        owners = new JournaledMap(this.journal);
+        this.inverted.set(topicId, owners);
+      }
+      for (const p of before) if (!after.has(p) && owners.map.get(p) === memberId) owners.delete(p);
+      for (const p of after) if (!before.has(p)) owners.set(p, memberId);
+      if (owners.map.size === 0) this.inverted.delete(topicId);
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The iteration order of Java's HashMap and HashSet, for the few places where Kafka's
+ * group coordinator lets that order decide an outcome: the uniform assignor walks members,
+ * subscribed topics and a member's partitions in hash order, so which member gets an extra
+ * partition, and which partitions a member over its quota keeps, follow it. Brook computes
+ * the same order so that its target assignments are Kafka's (the Java oracle checks them).
+ *
+ * Java's rule (java.util.HashMap): a key goes to bucket `spread(hashCode) & (capacity - 1)`,
+ * with `spread(h) = h ^ (h >>> 16)`; iteration walks the buckets in index order and each
+ * bucket in insertion order (a resize splits buckets without reordering, a removed key that
+ * comes back goes last). The capacity is a power of two that doubles when the size exceeds
+ * three quarters of it; where it starts depends on the constructor, hence the factories below.
+ * Buckets of 8 or more keys become trees in Java, whose order differs: with the small groups
+ * and hashes here that does not happen in practice, and it is not modelled.
+ */
+
+/** Java's String.hashCode (over UTF-16 code units, 32-bit overflow). */
+export function stringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Kafka's Uuid.hashCode for a topic id in its base64url text form. */
+export function uuidHash(id: string): number {
+  const b = uuidBytes(id);
+  return b.readInt32BE(0) ^ b.readInt32BE(8) ^ b.readInt32BE(4) ^ b.readInt32BE(12);
+}
+
+/** Kafka's Uuid.compareTo: most significant bits, then least, both as signed longs. */
+export function compareUuids(a: string, b: string): number {
+  const x = uuidBytes(a);
+  const y = uuidBytes(b);
+  const hi = compareBig(x.readBigInt64BE(0), y.readBigInt64BE(0));
+  return hi !== 0 ? hi : compareBig(x.readBigInt64BE(8), y.readBigInt64BE(8));
+}
+
+/** Integer.hashCode. */
+export function intHash(n: number): number {
+  return n | 0;
+}
+
+function compareBig(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function uuidBytes(id: string): Buffer {
+  const b = Buffer.from(id, 'base64url');
+  if (b.length !== 16) throw new Error(`not a topic id: ${id}`);
+  return b;
+}
+
+/** HashMap.tableSizeFor: the smallest power of two >= n (1 for n <= 1). */
+function tableSizeFor(n: number): number {
+  let cap = 1;
+  while (cap < n) cap *= 2;
+  return cap;
+}
+
+/**
+ * A Java HashSet (or the key set of a HashMap) reduced to what decides its order: the table
+ * size, and each key's place in its bucket's chain. `add` is HashMap.put (resize after
+ * inserting, new keys at the tail of their bucket); `addFirst` is HashMap.computeIfAbsent
+ * (resize before inserting, new keys at the head of their bucket). A resize keeps the
+ * relative order of keys within a bucket, so one position per key, smaller at the head,
+ * larger at the tail, orders every bucket.
+ */
+export class JavaHashSet<T> {
+  private readonly position = new Map<T, number>();
+  private nextTail = 0;
+  private nextHead = -1;
+  private sorted: T[] | null = null;
+  private capacity = 0;
+
+  private constructor(
+    private readonly hash: (t: T) => number,
+    /** The table size the first insertion allocates (the constructor's). */
+    private readonly initialCapacity: number,
+  ) {}
+
+  /** `new HashSet<>()` / `new HashMap<>()`: a table of 16 at the first insertion. */
+  static empty<T>(hash: (t: T) => number): JavaHashSet<T> {
+    return new JavaHashSet(hash, 16);
+  }
+
+  /** `new HashSet<>(n)` / `new HashMap<>(n)`. */
+  static withCapacity<T>(hash: (t: T) => number, initialCapacity: number): JavaHashSet<T> {
+    return new JavaHashSet(hash, tableSizeFor(initialCapacity));
+  }
+
+  /** `new HashSet<>(collection)`: room for the collection, at least 16, then addAll. */
+  static copyOf<T>(hash: (t: T) => number, items: Iterable<T>): JavaHashSet<T> {
+    const list = [...items];
+    const set = new JavaHashSet(hash, tableSizeFor(Math.max(Math.floor(list.length / 0.75) + 1, 16)));
+    for (const item of list) set.add(item);
+    return set;
+  }
+
+  /** `new HashMap<>(map)`: putMapEntries sizes the table for the map, then puts. */
+  static copyOfMap<T>(hash: (t: T) => number, keys: Iterable<T>): JavaHashSet<T> {
+    const list = [...keys];
+    const set = new JavaHashSet(hash, tableSizeFor(Math.floor(list.length / 0.75 + 1)));
+    for (const key of list) set.add(key);
+    return set;
+  }
+
+  get size(): number {
+    return this.position.size;
+  }
+
+  has(t: T): boolean {
+    return this.position.has(t);
+  }
+
+  /** HashMap.put of a new key (an existing key keeps its place); false when present. */
+  add(t: T): boolean {
+    if (this.position.has(t)) return false;
+    if (this.capacity === 0) this.resize();
+    this.position.set(t, this.nextTail++);
+    if (this.position.size > this.threshold()) this.resize();
+    this.sorted = null;
+    return true;
+  }
+
+  /**
+   * HashMap.computeIfAbsent; false when the key is present. Every call, even for a present
+   * key, first resizes a table grown past its threshold by the previous call.
+   */
+  addFirst(t: T): boolean {
+    if (this.capacity === 0 || this.position.size > this.threshold()) {
+      this.resize();
+      this.sorted = null;
+    }
+    if (this.position.has(t)) return false;
+    this.position.set(t, this.nextHead--);
+    this.sorted = null;
+    return true;
+  }
+
+  delete(t: T): boolean {
+    if (!this.position.delete(t)) return false;
+    this.sorted = null;
+    return true;
+  }
+
+  /** The elements in Java's iteration order. */
+  values(): readonly T[] {
+    if (this.sorted !== null) return this.sorted;
+    const mask = this.capacity - 1;
+    const bucket = (t: T): number => {
+      const h = this.hash(t);
+      return (h ^ (h >>> 16)) & mask;
+    };
+    this.sorted = [...this.position.keys()].sort((a, b) => bucket(a) - bucket(b) || this.position.get(a)! - this.position.get(b)!);
+    return this.sorted;
+  }
+
+  [Symbol.iterator](): Iterator<T> {
+    return this.values()[Symbol.iterator]();
+  }
+
+  private threshold(): number {
+    return Math.floor(this.capacity * 0.75);
+  }
+
+  private resize(): void {
+    this.capacity = this.capacity === 0 ? this.initialCapacity : this.capacity * 2;
+  }
+}
+
+/** The order Java iterates `new HashSet<>(items)` in. */
+export function javaSetOrder<T>(hash: (t: T) => number, items: Iterable<T>): T[] {
+  return [...JavaHashSet.copyOf(hash, items).values()];
+}

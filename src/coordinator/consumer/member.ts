@@ -1,0 +1,111 @@
+/**
+ * A member of a consumer group, as Kafka's ConsumerGroupMember: an immutable value; every
+ * change builds a new one (`{ ...member, field }`), which the records then persist.
+ */
+import { assignmentEquals, EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
+
+/** Kafka's MemberState values, as written in ConsumerGroupCurrentMemberAssignmentValue.State. */
+export const MemberState = {
+  /** The member has its target assignment at its epoch. */
+  STABLE: 0,
+  /** The member must give up partitions before it can move to the next epoch. */
+  UNREVOKED_PARTITIONS: 1,
+  /** The member waits for partitions other members still hold. */
+  UNRELEASED_PARTITIONS: 2,
+  /** A state this coordinator does not know (written by a newer one): the member is fenced. */
+  UNKNOWN: 127,
+} as const;
+export type MemberState = (typeof MemberState)[keyof typeof MemberState];
+
+export function memberStateFromValue(value: number): MemberState {
+  return value === 0 || value === 1 || value === 2 ? value : MemberState.UNKNOWN;
+}
+
+/** ConsumerGroupHeartbeat's member epochs with a meaning of their own. */
+export const LEAVE_GROUP_MEMBER_EPOCH = -1;
+export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
+
+export interface ConsumerGroupMember {
+  readonly memberId: string;
+  readonly memberEpoch: number;
+  /** The epoch before the last bump: a member whose response was lost may come back with it. */
+  readonly previousMemberEpoch: number;
+  readonly state: MemberState;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly rebalanceTimeoutMs: number;
+  readonly clientId: string;
+  readonly clientHost: string;
+  /** In the order Kafka's HashSet of them iterates (java-hash.ts). */
+  readonly subscribedTopicNames: readonly string[];
+  /** '' (Kafka's default) or null: no regular expression. */
+  readonly subscribedTopicRegex: string | null;
+  readonly serverAssignorName: string | null;
+  readonly assignedPartitions: Assignment;
+  readonly partitionsPendingRevocation: Assignment;
+}
+
+/** Kafka's ConsumerGroupMember.Builder defaults: what a member is before its first record. */
+export function newMember(memberId: string): ConsumerGroupMember {
+  return {
+    memberId,
+    memberEpoch: 0,
+    previousMemberEpoch: -1,
+    state: MemberState.STABLE,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: -1,
+    clientId: '',
+    clientHost: '',
+    subscribedTopicNames: [],
+    subscribedTopicRegex: '',
+    serverAssignorName: null,
+    assignedPartitions: EMPTY_ASSIGNMENT,
+    partitionsPendingRevocation: EMPTY_ASSIGNMENT,
+  };
+}
+
+export function hasRegex(regex: string | null): regex is string {
+  return regex !== null && regex !== '';
+}
+
+export function isReconciledTo(m: ConsumerGroupMember, targetAssignmentEpoch: number): boolean {
+  return m.state === MemberState.STABLE && m.memberEpoch === targetAssignmentEpoch;
+}
+
+/** Kafka's `updateMemberEpoch`: the current epoch becomes the previous one. */
+export function withMemberEpoch(m: ConsumerGroupMember, memberEpoch: number): ConsumerGroupMember {
+  return { ...m, previousMemberEpoch: m.memberEpoch, memberEpoch };
+}
+
+export function sameTopicNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((t) => set.has(t));
+}
+
+/** The fields the member metadata record carries. */
+export function sameMetadata(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
+  return a.instanceId === b.instanceId
+    && a.rackId === b.rackId
+    && a.rebalanceTimeoutMs === b.rebalanceTimeoutMs
+    && a.clientId === b.clientId
+    && a.clientHost === b.clientHost
+    && sameTopicNames(a.subscribedTopicNames, b.subscribedTopicNames)
+    && a.subscribedTopicRegex === b.subscribedTopicRegex
+    && a.serverAssignorName === b.serverAssignorName;
+}
+
+/** The fields the current assignment record carries. */
+export function sameAssignmentState(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
+  return a.memberEpoch === b.memberEpoch
+    && a.previousMemberEpoch === b.previousMemberEpoch
+    && a.state === b.state
+    && assignmentEquals(a.assignedPartitions, b.assignedPartitions)
+    && assignmentEquals(a.partitionsPendingRevocation, b.partitionsPendingRevocation);
+}
+
+/** Kafka's ConsumerGroupMember.equals. */
+export function memberEquals(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
+  return a.memberId === b.memberId && sameMetadata(a, b) && sameAssignmentState(a, b);
+}

@@ -1,0 +1,92 @@
+/**
+ * Reconciliation (Kafka's CurrentAssignmentBuilder): moves a member from its current
+ * assignment towards its target, one safe step at a time. A partition reaches its new owner
+ * only once the previous owner has revoked it: the member first gives up what it must
+ * (UNREVOKED_PARTITIONS, same epoch, until its heartbeat no longer lists them), then moves
+ * to the target epoch with the target partitions that are free, waiting in
+ * UNRELEASED_PARTITIONS for those still held by others.
+ */
+import { fencedMemberEpoch } from './errors.js';
+import type { Assignment } from './assignment.js';
+import { MemberState, withMemberEpoch, type ConsumerGroupMember } from './member.js';
+
+export interface OwnedTopicPartitions {
+  readonly topicId: string;
+  readonly partitions: readonly number[];
+}
+
+export interface Reconciliation {
+  readonly targetAssignmentEpoch: number;
+  readonly targetAssignment: Assignment;
+  /** The epoch of the member holding a partition, -1 when it is free. */
+  readonly currentPartitionEpoch: (topicId: string, partition: number) => number;
+  /** What the member's heartbeat says it owns; null when it did not say. */
+  readonly owned: readonly OwnedTopicPartitions[] | null;
+}
+
+export function reconcile(member: ConsumerGroupMember, r: Reconciliation): ConsumerGroupMember {
+  switch (member.state) {
+    case MemberState.STABLE:
+      return member.memberEpoch !== r.targetAssignmentEpoch ? nextAssignment(member, r, member.memberEpoch) : member;
+    case MemberState.UNREVOKED_PARTITIONS:
+      // Revoked once the heartbeat no longer lists them; then on to the next epoch.
+      return ownsAnyOf(r.owned, member.partitionsPendingRevocation) ? member : nextAssignment(member, r, member.memberEpoch + 1);
+    case MemberState.UNRELEASED_PARTITIONS:
+      return nextAssignment(member, r, member.memberEpoch);
+    case MemberState.UNKNOWN:
+      // Written by a newer coordinator: start again from nothing.
+      if (r.owned === null || r.owned.length > 0) {
+        throw fencedMemberEpoch('The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.');
+      }
+      return nextAssignment(member, r, r.targetAssignmentEpoch);
+  }
+}
+
+/** Whether the owned partitions include any of `pending`; not knowing counts as yes. */
+function ownsAnyOf(owned: readonly OwnedTopicPartitions[] | null, pending: Assignment): boolean {
+  if (owned === null) return true;
+  for (const t of owned) {
+    const revoking = pending.get(t.topicId);
+    if (revoking !== undefined && t.partitions.some((p) => revoking.includes(p))) return true;
+  }
+  return false;
+}
+
+function nextAssignment(member: ConsumerGroupMember, r: Reconciliation, memberEpoch: number): ConsumerGroupMember {
+  let hasUnreleased = false;
+  const assigned = new Map<string, number[]>();
+  const revoking = new Map<string, number[]>();
+  const toAssign = new Map<string, number[]>();
+  const topicIds = new Set([...r.targetAssignment.keys(), ...member.assignedPartitions.keys()]);
+  for (const topicId of topicIds) {
+    const target = new Set(r.targetAssignment.get(topicId) ?? []);
+    const current = member.assignedPartitions.get(topicId) ?? [];
+    // Kept: current ∩ target; revoked: current − kept; to assign: target − kept, if free.
+    const kept = current.filter((p) => target.has(p));
+    const revoked = current.filter((p) => !target.has(p));
+    const keptSet = new Set(kept);
+    const pending: number[] = [];
+    for (const p of target) {
+      if (keptSet.has(p)) continue;
+      if (r.currentPartitionEpoch(topicId, p) !== -1) hasUnreleased = true;
+      else pending.push(p);
+    }
+    if (kept.length > 0) assigned.set(topicId, kept);
+    if (revoked.length > 0) revoking.set(topicId, revoked);
+    if (pending.length > 0) toAssign.set(topicId, pending);
+  }
+
+  if (revoking.size > 0 && ownsAnyOf(r.owned, revoking)) {
+    // Stay at the current epoch until the member confirms the revocation.
+    return { ...withMemberEpoch(member, memberEpoch), state: MemberState.UNREVOKED_PARTITIONS, assignedPartitions: sorted(assigned), partitionsPendingRevocation: sorted(revoking) };
+  }
+  for (const [topicId, partitions] of toAssign) assigned.set(topicId, [...(assigned.get(topicId) ?? []), ...partitions]);
+  // Waiting for partitions others still hold, or done.
+  const state = hasUnreleased ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE;
+  return { ...withMemberEpoch(member, r.targetAssignmentEpoch), state, assignedPartitions: sorted(assigned), partitionsPendingRevocation: new Map() };
+}
+
+/** Partitions in ascending order: the order only shows in records and responses. */
+function sorted(a: Map<string, number[]>): Assignment {
+  return new Map([...a].map(([topicId, ps]) => [topicId, [...ps].sort((x, y) => x - y)]));
+}

@@ -1,0 +1,134 @@
+/**
+ * Regular-expression subscriptions (ConsumerGroupHeartbeat v1's SubscribedTopicRegex).
+ *
+ * Kafka compiles them with RE2/J and matches whole topic names (`matcher(topic).matches()`).
+ * Brook uses JavaScript's RegExp anchored as `^(?:re)$`, after refusing what RE2 refuses
+ * (look-arounds, backreferences) and taking RE2's leading flag group (`(?i)`, `(?s)`,
+ * `(?m)`) as RegExp flags and `(?P<name>` as a named group. Where the two still differ: RE2
+ * accepts inline flags elsewhere than at the start, POSIX classes (`[[:alpha:]]`), `\Q...\E`,
+ * `\pL` without braces and `\z`, which RegExp refuses (INVALID_REGULAR_EXPRESSION here);
+ * RegExp accepts a few forms RE2 refuses (e.g. `\cX`, octal escapes); and RegExp's `\w`,
+ * `\d` and `.` are ASCII/UTF-16 where RE2's are byte/UTF-8 based, which topic names (ASCII)
+ * never show.
+ *
+ * Resolution works as Kafka's: the coordinator does not resolve in the heartbeat but asks
+ * for a refresh (Kafka's executor; here the `consumer-regex` timer, due at once), at most one
+ * pending per group and at most one every 10 s, when a new regex arrives, topics were
+ * created since the last one, or the last one is older than
+ * group.consumer.regex.refresh.interval.ms. Its result bumps the group epoch when the
+ * matching topics changed. Kafka persists results (ConsumerGroupRegularExpression records,
+ * type 16); Brook's schemas do not have that record, so results stay in memory and are
+ * resolved again when the coordinator loads.
+ */
+import { ErrorCode } from '../../protocol/errors.js';
+import type { CoordinatorState } from '../coordinator-state.js';
+import { consumerRegexKey, type Operation } from '../operation.js';
+import { ConsumerGroupError } from './errors.js';
+import type { ConsumerGroup, ResolvedRegex } from './group.js';
+import { javaSetOrder, stringHash } from './java-hash.js';
+import { hasRegex, sameTopicNames, type ConsumerGroupMember } from './member.js';
+
+/** Kafka's REGEX_BATCH_REFRESH_MIN_INTERVAL_MS. */
+export const REGEX_REFRESH_MIN_INTERVAL_MS = 10_000;
+
+const LOOK_AROUND = /\(\?<?[=!]/;
+const BACKREFERENCE = /\\(?:[1-9]|k<)/;
+
+/** The regex as a RegExp matching whole names; throws INVALID_REGULAR_EXPRESSION. */
+export function compileTopicRegex(regex: string): RegExp {
+  const invalid = (why: string): ConsumerGroupError =>
+    new ConsumerGroupError(ErrorCode.INVALID_REGULAR_EXPRESSION, `SubscribedTopicRegex \`${regex}\` is not a valid regular expression: ${why}.`);
+  // Escaped backslashes first, so that `\\1` is not read as a backreference.
+  const unescaped = regex.replace(/\\\\/g, '');
+  if (LOOK_AROUND.test(unescaped)) throw invalid('look-around is not supported');
+  if (BACKREFERENCE.test(unescaped)) throw invalid('backreferences are not supported');
+  let body = regex;
+  let flags = '';
+  const leading = /^\(\?([ims]+)\)/.exec(body);
+  if (leading !== null) {
+    flags = [...new Set(leading[1])].join('');
+    body = body.slice(leading[0].length);
+  }
+  body = body.replace(/\(\?P</g, '(?<');
+  try {
+    return new RegExp(`^(?:${body})$`, flags);
+  } catch (err) {
+    throw invalid(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/**
+ * Kafka's maybeUpdateRegularExpressions, in a heartbeat: validates a regex the group does
+ * not have yet, asks for a refresh when due, and says whether the group epoch must be bumped
+ * (the member took a regex the group has already resolved). `removals` gets the regexes the
+ * member was the last to use: their resolution goes with the heartbeat's records.
+ */
+export function maybeUpdateRegularExpressions(
+  s: CoordinatorState,
+  op: Operation,
+  group: ConsumerGroup,
+  member: ConsumerGroupMember,
+  updated: ConsumerGroupMember,
+  removals: string[],
+): boolean {
+  const oldRegex = member.subscribedTopicRegex;
+  const newRegex = updated.subscribedTopicRegex;
+  let bump = false;
+  let requireRefresh = false;
+  if (oldRegex !== newRegex) {
+    if (hasRegex(oldRegex) && group.numSubscribedMembers(oldRegex) === 1) removals.push(oldRegex);
+    if (hasRegex(newRegex)) {
+      if (group.numSubscribedMembers(newRegex) === 0) {
+        compileTopicRegex(newRegex);
+        requireRefresh = true;
+      } else {
+        bump = group.resolvedRegularExpressions.has(newRegex);
+      }
+    }
+  }
+  if (!requireRefresh && group.subscribedRegularExpressions.size === 0) return bump;
+  const key = consumerRegexKey(group.groupId);
+  if (s.timers.has(key)) return bump;
+  const last = group.lastRegexRefreshTimeMs();
+  if (op.nowMs <= last + REGEX_REFRESH_MIN_INTERVAL_MS) return bump;
+
+  const regexes = new Map(group.subscribedRegularExpressions);
+  if (hasRegex(oldRegex)) {
+    const n = (regexes.get(oldRegex) ?? 0) - 1;
+    if (n <= 0) regexes.delete(oldRegex);
+    else regexes.set(oldRegex, n);
+  }
+  if (hasRegex(newRegex)) regexes.set(newRegex, (regexes.get(newRegex) ?? 0) + 1);
+  requireRefresh ||= regexes.size !== group.resolvedRegularExpressions.size;
+  requireRefresh ||= group.lastRegexVersion() < s.metadata.lastVersionWithNewTopics;
+  requireRefresh ||= op.nowMs > last + s.config.consumerGroupRegexRefreshIntervalMs;
+  if (requireRefresh && regexes.size > 0) {
+    op.schedule(key, 0, { kind: 'consumer-regex', groupId: group.groupId, regexes: [...regexes.keys()], startMs: op.nowMs });
+  }
+  return bump;
+}
+
+/** The topics each regex matches now, as Kafka's refreshRegularExpressions computes them. */
+export function resolveRegexes(s: CoordinatorState, regexes: Iterable<string>, startMs: number): Map<string, ResolvedRegex> {
+  const compiled: [string, RegExp | null][] = [];
+  for (const regex of regexes) {
+    let re: RegExp | null = null;
+    try {
+      re = compileTopicRegex(regex);
+    } catch {
+      // Validated when a member brought it; an unreadable one matches nothing, as in Kafka.
+    }
+    compiled.push([regex, re]);
+  }
+  const matches = new Map<string, string[]>(compiled.map(([regex]) => [regex, []]));
+  for (const topic of s.metadata.topics()) {
+    for (const [regex, re] of compiled) if (re?.test(topic.name)) matches.get(regex)!.push(topic.name);
+  }
+  // Kafka writes the matches sorted and reads them back into a HashSet.
+  return new Map([...matches].map(([regex, topics]) => [regex, { topics: javaSetOrder(stringHash, topics.sort()), version: s.metadata.version, timestampMs: startMs }]));
+}
+
+/** Whether two resolutions match the same topics. */
+export function sameResolution(a: ResolvedRegex | undefined, b: ResolvedRegex): boolean {
+  return sameTopicNames(a?.topics ?? [], b.topics);
+}

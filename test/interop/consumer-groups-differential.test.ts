@@ -1,0 +1,362 @@
+/**
+ * Differential conformance of KIP-848 consumer groups: scripted ConsumerGroupHeartbeat and
+ * ConsumerGroupDescribe sequences go as raw requests to a real Apache Kafka broker (the
+ * version test/support/kafka starts) and to Brook, and the answers are compared field by
+ * field after the normalisations of test/support/differential/normalize.ts plus these, for
+ * consumer groups (listed in NORMALISATIONS there):
+ *
+ *   - topic ids are made equal rather than normalised: each topic is created on Kafka, then
+ *     on Brook with Kafka's id (Broker.createTopic), because the uniform assignor walks topics
+ *     in hash order of their ids; member ids are the scripted members' own (v1 lets the
+ *     client choose them, KIP-1082), so Kafka's hash order of members is Brook's too;
+ *   - partitions of an assignment, topics of an assignment, members of a described group and
+ *     their subscribed topic names are sorted (Kafka lists them from hash sets and maps), and
+ *     so are described groups (Kafka orders them by __consumer_offsets partition).
+ *
+ * Kafka runs with settings that make it deterministic for a script: heartbeat interval 1 s,
+ * session timeout 6 s, group.consumer.migration.policy=disabled (Brook's only policy).
+ *
+ * Where an answer depends on timing inside Kafka (a regex is resolved by an executor; a
+ * topic created later reaches the coordinator with the next metadata image), each side is
+ * driven until the group settles and the settled answers are compared.
+ *
+ * Deliberate difference, asserted below (src/coordinator/README.md lists it):
+ *   C1  JoinGroup (classic protocol, "consumer" protocol type) to a consumer group that has
+ *       members: Kafka 4.x takes the member into the consumer group (classic members in
+ *       consumer groups, even with migration disabled); Brook answers
+ *       INCONSISTENT_GROUP_PROTOCOL, as Kafka does for a protocol the group cannot take.
+ *
+ * Needs Java 17+ and Maven (the Kafka jars come from Maven Central on first run).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { kafkaAvailable } from '../support/kafka/kafka-broker.js';
+import { DiffPair, type Both, type Side } from '../support/differential/pair.js';
+import { diffValues } from '../support/differential/normalize.js';
+import type { RequestBody } from '../support/kafka/raw-client.js';
+import type { ConsumerGroupHeartbeatResponseData } from '../../src/protocol/messages/consumer-group-heartbeat.js';
+import type { ConsumerGroupDescribeResponseData } from '../../src/protocol/messages/consumer-group-describe.js';
+import { ErrorCode, errorInfo } from '../../src/protocol/errors.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js';
+
+const SIDES: readonly Side[] = ['kafka', 'brook'];
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const errorName = (code: number): string => `${code} ${errorInfo(code).name}`;
+
+type Heartbeat = RequestBody<'ConsumerGroupHeartbeat'>;
+type Owned = Record<string, number[]>;
+
+/** Sorts what Kafka lists from hash sets and maps (see the module comment). */
+function sortAssignment<T extends { topicId: string; partitions: number[] }>(list: T[]): T[] {
+  return list.map((t) => ({ ...t, partitions: [...t.partitions].sort((a, b) => a - b) })).sort((a, b) => (a.topicId < b.topicId ? -1 : a.topicId > b.topicId ? 1 : 0));
+}
+
+function sortHeartbeat(r: ConsumerGroupHeartbeatResponseData): ConsumerGroupHeartbeatResponseData {
+  return r.assignment === null ? r : { ...r, assignment: { ...r.assignment, topicPartitions: sortAssignment(r.assignment.topicPartitions) } };
+}
+
+function sortDescribe(r: ConsumerGroupDescribeResponseData): ConsumerGroupDescribeResponseData {
+  return {
+    ...r,
+    groups: [...r.groups].sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0)).map((g) => ({
+      ...g,
+      members: g.members
+        .map((m) => ({
+          ...m,
+          subscribedTopicNames: [...m.subscribedTopicNames].sort(),
+          assignment: { ...m.assignment, topicPartitions: sortAssignment(m.assignment.topicPartitions) },
+          targetAssignment: { ...m.targetAssignment, topicPartitions: sortAssignment(m.targetAssignment.topicPartitions) },
+        }))
+        .sort((a, b) => (a.memberId < b.memberId ? -1 : 1)),
+    })),
+  };
+}
+
+describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 240_000 }, () => {
+  let pair: DiffPair;
+  const topicIds = new Map<string, string>();
+  /** What each scripted member holds, from its last answer with an assignment. */
+  const held = new Map<string, Owned>();
+
+  before(async () => {
+    assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
+    const settings = {
+      'group.consumer.heartbeat.interval.ms': '1000',
+      'group.consumer.min.heartbeat.interval.ms': '1000',
+      'group.consumer.session.timeout.ms': '6000',
+      'group.consumer.min.session.timeout.ms': '6000',
+    };
+    pair = await DiffPair.start(
+      { ...settings, 'group.consumer.migration.policy': 'disabled', 'auto.create.topics.enable': 'false', 'group.initial.rebalance.delay.ms': '0' },
+      {
+        groupConsumerHeartbeatIntervalMs: 1000,
+        groupConsumerMinHeartbeatIntervalMs: 1000,
+        groupConsumerSessionTimeoutMs: 6000,
+        groupConsumerMinSessionTimeoutMs: 6000,
+        groupInitialRebalanceDelayMs: 0,
+        autoCreateTopics: false,
+      },
+    );
+    // Kafka creates __consumer_offsets at the first FindCoordinator and loads it asynchronously.
+    for (let i = 0; ; i++) {
+      const fc = await pair.conn.kafka.request('FindCoordinator', 4, { key: '', keyType: 0, coordinatorKeys: ['warm-up'] });
+      const d = await pair.conn.kafka.request('ConsumerGroupDescribe', 0, { groupIds: ['warm-up'], includeAuthorizedOperations: false });
+      if ((fc.coordinators ?? []).every((c) => c.errorCode === 0) && d.groups[0]?.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) break;
+      if (i > 300) throw new Error(`Kafka's group coordinator did not load\n${pair.kafkaBroker.logTail(30)}`);
+      await sleep(50);
+    }
+  });
+
+  after(async () => {
+    await pair?.stop();
+  });
+
+  /** Creates the topic on Kafka, then on Brook with Kafka's topic id. */
+  async function createTopic(name: string, partitions: number): Promise<void> {
+    const res = await pair.conn.kafka.request('CreateTopics', 7, {
+      topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 10_000,
+      validateOnly: false,
+    });
+    const t = res.topics[0]!;
+    assert.equal(t.errorCode, 0, `kafka: creating ${name}: ${t.errorMessage}`);
+    assert.ok(t.topicId !== undefined);
+    topicIds.set(name, t.topicId);
+    await pair.waitForKafkaTopic(name, partitions);
+    pair.brookBroker.createTopic(name, partitions, { topicId: t.topicId });
+    for (const side of SIDES) pair.normaliser[side].registerTopic(name, t.topicId);
+  }
+
+  function owned(partitions: Owned | null): Heartbeat['topicPartitions'] {
+    if (partitions === null) return null;
+    return Object.entries(partitions).map(([topic, ps]) => ({ topicId: topicIds.get(topic)!, partitions: ps }));
+  }
+
+  function join(group: string, memberId: string, o: Partial<Heartbeat> = {}): Heartbeat {
+    return {
+      groupId: group, memberId, memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [], ...o,
+    };
+  }
+
+  function beat(group: string, memberId: string, memberEpoch: number, partitions: Owned | null = null, o: Partial<Heartbeat> = {}): Heartbeat {
+    return {
+      groupId: group, memberId, memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: -1,
+      subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: owned(partitions), ...o,
+    };
+  }
+
+  /** Sends the heartbeat to both, asserts the answers agree, returns Kafka's. */
+  async function heartbeat(what: string, body: Heartbeat, version = 1): Promise<ConsumerGroupHeartbeatResponseData> {
+    const raw = await pair.both('ConsumerGroupHeartbeat', version, body);
+    const { kafka, brook, diffs } = pair.normalize({ kafka: sortHeartbeat(raw.kafka), brook: sortHeartbeat(raw.brook) });
+    assert.deepEqual(diffs, [], `${what}\nkafka: ${JSON.stringify(kafka)}\nbrook: ${JSON.stringify(brook)}`);
+    return raw.kafka;
+  }
+
+  async function describeGroups(what: string, groupIds: string[]): Promise<ConsumerGroupDescribeResponseData> {
+    const raw = await pair.both('ConsumerGroupDescribe', 0, { groupIds, includeAuthorizedOperations: false });
+    const { kafka, brook, diffs } = pair.normalize({ kafka: sortDescribe(raw.kafka), brook: sortDescribe(raw.brook) });
+    assert.deepEqual(diffs, [], `${what}\nkafka: ${JSON.stringify(kafka)}\nbrook: ${JSON.stringify(brook)}`);
+    return raw.kafka;
+  }
+
+  /** The partitions a response assigns, by topic name. */
+  function assigned(r: ConsumerGroupHeartbeatResponseData): Owned {
+    const out: Owned = {};
+    for (const t of r.assignment?.topicPartitions ?? []) out[[...topicIds].find(([, id]) => id === t.topicId)![0]] = [...t.partitions].sort();
+    return out;
+  }
+
+  it('two members join, reconcile through revocation, one leaves, the other takes everything', async () => {
+    await createTopic('cg-t', 4);
+    const G = 'cg-two';
+    const a1 = await heartbeat('A joins', join(G, 'member-a', { subscribedTopicNames: ['cg-t'] }));
+    assert.equal(a1.memberEpoch, 1);
+    const b1 = await heartbeat('B joins', join(G, 'member-b', { subscribedTopicNames: ['cg-t'] }));
+    assert.equal(b1.memberEpoch, 2);
+    await describeGroups('after B joined (Reconciling or Assigning)', [G]);
+    const a2 = await heartbeat('A heartbeats owning all', beat(G, 'member-a', 1, assigned(a1)));
+    const a3 = await heartbeat('A revoked', beat(G, 'member-a', a2.memberEpoch, assigned(a2)));
+    assert.equal(a3.memberEpoch, 2);
+    const b2 = await heartbeat('B gets what A released', beat(G, 'member-b', 2, {}));
+    assert.equal(Object.values(assigned(b2)).flat().length, 2);
+    const stable = await describeGroups('stable', [G]);
+    assert.equal(stable.groups[0]!.groupState, 'Stable');
+    await heartbeat('B leaves', beat(G, 'member-b', -1));
+    const a4 = await heartbeat('A after B left', beat(G, 'member-a', 2, assigned(a3)));
+    assert.equal(a4.memberEpoch, 3);
+    await describeGroups('after B left', [G]);
+  });
+
+  it('fences wrong epochs and unknown members, and validates requests as Kafka', async () => {
+    const G = 'cg-fence';
+    const a = await heartbeat('A joins', join(G, 'member-a', { subscribedTopicNames: ['cg-t'] }));
+    const b = await heartbeat('B joins', join(G, 'member-b', { subscribedTopicNames: ['cg-t'] }));
+    const cases: [string, Heartbeat, number][] = [
+      ['epoch ahead', beat(G, 'member-a', a.memberEpoch + 1, {}), ErrorCode.FENCED_MEMBER_EPOCH],
+      ['epoch behind, not the previous one', beat(G, 'member-b', b.memberEpoch - 1, {}), ErrorCode.FENCED_MEMBER_EPOCH],
+      ['unknown member', beat(G, 'member-x', 1, {}), ErrorCode.UNKNOWN_MEMBER_ID],
+      ['unknown group', beat('cg-nope', 'member-x', 1), ErrorCode.GROUP_ID_NOT_FOUND],
+      ['join without rebalance timeout', join(G, 'member-y', { subscribedTopicNames: ['cg-t'], rebalanceTimeoutMs: -1 }), ErrorCode.INVALID_REQUEST],
+      ['join owning partitions', join(G, 'member-y', { subscribedTopicNames: ['cg-t'], topicPartitions: owned({ 'cg-t': [0] }) }), ErrorCode.INVALID_REQUEST],
+      ['join without subscription', join(G, 'member-y'), ErrorCode.INVALID_REQUEST],
+      ['v1 without member id', join(G, '', { subscribedTopicNames: ['cg-t'] }), ErrorCode.INVALID_REQUEST],
+      ['empty group id', join('', 'member-y', { subscribedTopicNames: ['cg-t'] }), ErrorCode.INVALID_REQUEST],
+      ['epoch -3', beat(G, 'member-a', -3), ErrorCode.INVALID_REQUEST],
+      ['static leave without instance id', beat(G, 'member-a', -2), ErrorCode.INVALID_REQUEST],
+      ['unknown assignor', join(G, 'member-y', { subscribedTopicNames: ['cg-t'], serverAssignor: 'sticky' }), ErrorCode.UNSUPPORTED_ASSIGNOR],
+      ['invalid regex', join(G, 'member-y', { subscribedTopicRegex: '(' }), ErrorCode.INVALID_REGULAR_EXPRESSION],
+      ['leave of an unknown member', beat(G, 'member-x', -1), ErrorCode.UNKNOWN_MEMBER_ID],
+    ];
+    for (const [what, body, expected] of cases) {
+      const r = await heartbeat(what, body);
+      assert.equal(errorName(r.errorCode), errorName(expected), what);
+    }
+    await describeGroups('A and B joined', [G, 'cg-nope', '']);
+  });
+
+  it('a member with a regex gets the matching topics, and a matching topic created later', async () => {
+    await createTopic('cg-rx-a', 2);
+    const G = 'cg-regex';
+    const first = await heartbeat('join with a regex', join(G, 'member-r', { subscribedTopicRegex: 'cg-rx-.*' }));
+    assert.equal(first.memberEpoch, 1, 'the regex is not resolved in the heartbeat itself');
+    const settled = await settle(G, 'member-r', (r) => Object.keys(assigned(r)).length === 1, 'cg-rx-a assigned');
+    await createTopic('cg-rx-b', 3);
+    // Kafka refreshes regexes at most every 10 s, at a heartbeat.
+    await settle(G, 'member-r', (r) => Object.keys(assigned(r)).length === 2, 'cg-rx-b assigned too', settled, 20_000);
+    await describeGroups('regex group', [G]);
+  });
+
+  it('a topic created after the members subscribed to it bumps the group epoch and is assigned', async () => {
+    const G = 'cg-late';
+    const a = await heartbeat('A joins before the topic exists', join(G, 'member-a', { subscribedTopicNames: ['cg-late-t'] }));
+    assert.deepEqual(assigned(a), {});
+    await createTopic('cg-late-t', 2);
+    await settle(G, 'member-a', (r) => Object.keys(assigned(r)).length === 1, 'cg-late-t assigned', { kafka: a, brook: a });
+    await describeGroups('after the topic came', [G]);
+  });
+
+  it('a static member leaves for a while (-2) and comes back under a new member id with its assignment', async () => {
+    const G = 'cg-static';
+    const s1 = await heartbeat('static member joins', join(G, 'static-1', { instanceId: 'inst', subscribedTopicNames: ['cg-t'] }));
+    await heartbeat('a second static instance joins', join(G, 'static-2', { instanceId: 'other', subscribedTopicNames: ['cg-t'] }));
+    const sameInstance = await heartbeat('same instance, another member', join(G, 'static-3', { instanceId: 'inst', subscribedTopicNames: ['cg-t'] }));
+    assert.equal(errorName(sameInstance.errorCode), errorName(ErrorCode.UNRELEASED_INSTANCE_ID));
+    await heartbeat('static leave', beat(G, 'static-1', -2, null, { instanceId: 'inst' }));
+    await describeGroups('static member away', [G]);
+    await heartbeat('back with a new member id', join(G, 'static-1b', { instanceId: 'inst', subscribedTopicNames: ['cg-t'] }));
+    await heartbeat('the old member id is fenced', beat(G, 'static-1', s1.memberEpoch, null, { instanceId: 'inst' }));
+    await describeGroups('static member back', [G]);
+  });
+
+  it('three members share five partitions as Kafka shares them (uniform: who gets the extra partitions)', async () => {
+    await createTopic('cg-five', 5);
+    const G = 'cg-three';
+    const ids = ['zeta-member', 'alpha-member', 'mid-member'];
+    const answers = new Map<string, ConsumerGroupHeartbeatResponseData>();
+    for (const id of ids) answers.set(id, await heartbeat(`${id} joins`, join(G, id, { subscribedTopicNames: ['cg-five'] })));
+    // Every member heartbeats with what it holds until the group is stable.
+    for (let round = 0; round < 4; round++) {
+      for (const id of ids) {
+        const last = answers.get(id)!;
+        const r = await heartbeat(`${id}, round ${round}`, beat(G, id, last.memberEpoch, held.get(id) ?? {}));
+        answers.set(id, r);
+        if (r.assignment !== null) held.set(id, assigned(r));
+      }
+    }
+    const d = await describeGroups('three members settled', [G]);
+    assert.equal(d.groups[0]!.groupState, 'Stable');
+  });
+
+  it('a member that stops heartbeating is fenced after the session timeout; the others get its partitions', async () => {
+    const G = 'cg-session';
+    await heartbeat('A joins', join(G, 'member-a', { subscribedTopicNames: ['cg-t'] }));
+    const b = await heartbeat('B joins', join(G, 'member-b', { subscribedTopicNames: ['cg-t'] }));
+    let a = await heartbeat('A revokes', beat(G, 'member-a', 1, { 'cg-t': [0, 1, 2, 3] }));
+    a = await heartbeat('A done', beat(G, 'member-a', a.memberEpoch, assigned(a)));
+    let owned = assigned(a);
+    let epoch = a.memberEpoch;
+    // B goes silent; A keeps heartbeating past B's 6 s session, and gets B's partitions.
+    for (let i = 0; i < 8; i++) {
+      await sleep(1000);
+      const r = await heartbeat(`A alone, ${i} s`, beat(G, 'member-a', epoch, owned));
+      epoch = r.memberEpoch;
+      if (r.assignment !== null) owned = assigned(r);
+    }
+    assert.equal(epoch, 3, 'B\'s expiry bumped the group epoch');
+    assert.equal(Object.values(owned).flat().length, 4);
+    const gone = await heartbeat('B after its session', beat(G, 'member-b', b.memberEpoch, {}));
+    assert.equal(errorName(gone.errorCode), errorName(ErrorCode.UNKNOWN_MEMBER_ID));
+  });
+
+  it('members selecting the range assignor get ranges', async () => {
+    await createTopic('cg-range', 5);
+    const G = 'cg-range-group';
+    const o = { subscribedTopicNames: ['cg-range'], serverAssignor: 'range' };
+    await heartbeat('A joins with range', join(G, 'range-a', o));
+    await heartbeat('B joins with range', join(G, 'range-b', o));
+    await describeGroups('range target assignment', [G]);
+  });
+
+  it('the classic protocol and the consumer protocol keep to their own group ids', async () => {
+    const subscription = encodeSubscription({ topics: ['cg-t'], userData: null }, 0);
+    const joinClassic = (groupId: string): RequestBody<'JoinGroup'> => ({
+      groupId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: subscription }], reason: null,
+    });
+    // A non-empty classic group refuses the consumer protocol (migration disabled).
+    const classic = await pair.both('JoinGroup', 3, joinClassic('cg-classic'));
+    for (const side of SIDES) assert.equal(classic[side].errorCode, ErrorCode.NONE, side);
+    const refused = await heartbeat('ConsumerGroupHeartbeat to a classic group', join('cg-classic', 'member-c', { subscribedTopicNames: ['cg-t'] }));
+    assert.equal(errorName(refused.errorCode), errorName(ErrorCode.GROUP_ID_NOT_FOUND));
+    await describeGroups('a classic group is not a consumer group', ['cg-classic']);
+
+    // C1: a JoinGroup to a consumer group with members.
+    const G = 'cg-mixed';
+    await heartbeat('consumer member', join(G, 'member-m', { subscribedTopicNames: ['cg-t'] }));
+    const mixed = await pair.both('JoinGroup', 5, joinClassic(G));
+    assert.equal(errorName(mixed.kafka.errorCode), errorName(ErrorCode.MEMBER_ID_REQUIRED), 'Kafka takes classic members into consumer groups');
+    assert.equal(errorName(mixed.brook.errorCode), errorName(ErrorCode.INCONSISTENT_GROUP_PROTOCOL), 'C1');
+    // Classic heartbeats and syncs find no classic member there.
+    const hb = await pair.both('Heartbeat', 4, { groupId: G, generationId: 1, memberId: 'member-m', groupInstanceId: null });
+    for (const side of SIDES) assert.equal(errorName(hb[side].errorCode), errorName(ErrorCode.UNKNOWN_MEMBER_ID), side);
+  });
+
+  /**
+   * Heartbeats each side (epoch and owned partitions taken from its own last answer) until
+   * `done` holds for its answer, then compares the two settled answers.
+   */
+  async function settle(
+    group: string,
+    memberId: string,
+    done: (r: ConsumerGroupHeartbeatResponseData) => boolean,
+    what: string,
+    from?: Both<ConsumerGroupHeartbeatResponseData>,
+    timeoutMs = 10_000,
+  ): Promise<Both<ConsumerGroupHeartbeatResponseData>> {
+    const last: Record<Side, ConsumerGroupHeartbeatResponseData | null> = { kafka: from?.kafka ?? null, brook: from?.brook ?? null };
+    const current: Record<Side, Owned> = { kafka: from ? assigned(from.kafka) : {}, brook: from ? assigned(from.brook) : {} };
+    const epochs: Record<Side, number> = { kafka: from?.kafka.memberEpoch ?? 1, brook: from?.brook.memberEpoch ?? 1 };
+    const deadline = Date.now() + timeoutMs;
+    // Both sides in turn, so that neither member's session expires while the other settles.
+    const settledSides = new Set<Side>();
+    while (settledSides.size < SIDES.length) {
+      assert.ok(Date.now() < deadline, `${what} not reached; last answers ${JSON.stringify(last)}`);
+      await sleep(500);
+      for (const side of SIDES) {
+        if (settledSides.has(side)) continue;
+        const r = await pair.conn[side].request('ConsumerGroupHeartbeat', 1, beat(group, memberId, epochs[side], current[side]));
+        assert.equal(r.errorCode, ErrorCode.NONE, `${side}: ${JSON.stringify(r)}`);
+        epochs[side] = r.memberEpoch;
+        if (r.assignment !== null) current[side] = assigned(r);
+        last[side] = r.assignment === null ? { ...r, assignment: { topicPartitions: owned(current[side])! } } : r;
+        if (done(last[side]!)) settledSides.add(side);
+      }
+    }
+    const settled = { kafka: last.kafka!, brook: last.brook! };
+    const { kafka, brook } = pair.normalize({ kafka: sortHeartbeat(settled.kafka), brook: sortHeartbeat(settled.brook) });
+    assert.deepEqual(diffValues(kafka, brook), [], `${what}: settled answers differ`);
+    return settled;
+  }
+});

@@ -1,0 +1,144 @@
+/**
+ * Brook's server-side assignors of KIP-848 consumer groups against Apache Kafka's own
+ * (kafka-group-coordinator's UniformAssignor, with its homogeneous and heterogeneous
+ * builders, and RangeAssignor), run by test/support/java ServerAssignorOracle on the same
+ * group specs: random topics, members and subscriptions, then several rounds in which
+ * members come and go and change subscriptions, each round starting from the previous
+ * round's result. The assignments must be equal, and listed in the same order: the uniform
+ * assignor's outcome depends on Java's hash iteration order (members, topic ids,
+ * partitions), which Brook reproduces (src/coordinator/consumer/java-hash.ts).
+ *
+ * Needs Java 17+ and Maven.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { assignmentFromRecord, toTopicPartitions } from '../../src/coordinator/consumer/assignment.js';
+import { BUILTIN_ASSIGNORS, type GroupSpec, type MemberSubscriptionSpec } from '../../src/coordinator/consumer/assignors/index.js';
+import { subscriptionType } from '../../src/coordinator/consumer/subscription.js';
+import { JavaHashSet, stringHash } from '../../src/coordinator/consumer/java-hash.js';
+import { kafkaServerAssignments, type KafkaServerAssignRequest } from '../support/java-oracle.js';
+
+/** A small deterministic PRNG (mulberry32), so a failure names its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Member {
+  memberId: string;
+  instanceId: string | null;
+  topics: string[];
+  assignment: { topicId: string; partitions: number[] }[];
+}
+
+interface Scenario {
+  assignor: 'uniform' | 'range';
+  partitions: Record<string, number>;
+  members: Member[];
+}
+
+function randomScenario(random: () => number, assignor: 'uniform' | 'range'): Scenario {
+  const topicCount = 1 + Math.floor(random() * 4);
+  const partitions: Record<string, number> = {};
+  for (let i = 0; i < topicCount; i++) partitions[randomBytes(16).toString('base64url')] = 1 + Math.floor(random() * 12);
+  return { assignor, partitions, members: [] };
+}
+
+function newMember(random: () => number, topics: string[], homogeneous: boolean, all: string[]): Member {
+  const id = random() < 0.5 ? randomBytes(16).toString('base64url') : `consumer-${Math.floor(random() * 1000)}-${randomBytes(3).toString('hex')}`;
+  const subscribed = homogeneous ? topics : all.filter(() => random() < 0.6);
+  return { memberId: id, instanceId: random() < 0.3 ? `instance-${id.slice(0, 4)}` : null, topics: subscribed.length > 0 ? subscribed : [all[0]!], assignment: [] };
+}
+
+function request(s: Scenario): KafkaServerAssignRequest {
+  const byName = new Map<string, { byName: number; byRegex: number }>();
+  for (const m of s.members) for (const t of m.topics) byName.set(t, { byName: (byName.get(t)?.byName ?? 0) + 1, byRegex: 0 });
+  return {
+    assignor: s.assignor,
+    subscriptionType: subscriptionType(new Map(), byName, s.members.length),
+    partitions: s.partitions,
+    members: s.members.map((m) => ({ memberId: m.memberId, instanceId: m.instanceId, rackId: null, subscribedTopicIds: m.topics, assignment: m.assignment })),
+  };
+}
+
+/** Brook's assignor on the spec Kafka's TargetAssignmentBuilder would build. */
+function brookAssign(req: KafkaServerAssignRequest): Map<string, { topicId: string; partitions: number[] }[]> {
+  const ids = JavaHashSet.empty(stringHash);
+  const specs = new Map<string, MemberSubscriptionSpec>();
+  const owners = new Map<string, Set<number>>();
+  for (const m of req.members) {
+    ids.add(m.memberId);
+    specs.set(m.memberId, { instanceId: m.instanceId, rackId: m.rackId, subscribedTopicIds: m.subscribedTopicIds, assignment: assignmentFromRecord(m.assignment) });
+    for (const t of m.assignment) for (const p of t.partitions) (owners.get(t.topicId) ?? owners.set(t.topicId, new Set()).get(t.topicId)!).add(p);
+  }
+  const spec: GroupSpec = {
+    members: new Map(ids.values().map((id) => [id, specs.get(id)!])),
+    subscriptionType: req.subscriptionType,
+    isPartitionAssigned: (topicId, p) => owners.get(topicId)?.has(p) ?? false,
+  };
+  const result = BUILTIN_ASSIGNORS.get(req.assignor)!.assign(spec, { numPartitions: (t) => req.partitions[t] ?? -1 });
+  return new Map([...result].map(([id, a]) => [id, toTopicPartitions(a)]));
+}
+
+/** Member → topic → partitions, all sorted: the assignment as sets. */
+function sortedView(a: Map<string, { topicId: string; partitions: number[] }[]>): Record<string, Record<string, number[]>> {
+  const out: Record<string, Record<string, number[]>> = {};
+  for (const [id, topics] of [...a].sort()) {
+    out[id] = {};
+    for (const t of [...topics].sort((x, y) => (x.topicId < y.topicId ? -1 : 1))) out[id][t.topicId] = [...t.partitions].sort((x, y) => x - y);
+  }
+  return out;
+}
+
+/** The next round: some members leave, some join, some change subscriptions. */
+function mutate(random: () => number, s: Scenario, homogeneous: boolean, round: number): void {
+  const all = Object.keys(s.partitions);
+  if (round === 0) {
+    const n = 1 + Math.floor(random() * 6);
+    for (let i = 0; i < n; i++) s.members.push(newMember(random, all, homogeneous, all));
+    return;
+  }
+  if (s.members.length > 1 && random() < 0.5) s.members.splice(Math.floor(random() * s.members.length), 1);
+  if (random() < 0.6) s.members.push(newMember(random, s.members[0]?.topics ?? all, homogeneous, all));
+  if (!homogeneous && random() < 0.5 && s.members.length > 0) {
+    const m = s.members[Math.floor(random() * s.members.length)]!;
+    m.topics = all.filter(() => random() < 0.6);
+    if (m.topics.length === 0) m.topics = [all[all.length - 1]!];
+  }
+}
+
+describe("server-side assignors: Brook's equal Kafka's", { timeout: 180_000 }, () => {
+  for (const assignor of ['uniform', 'range'] as const) {
+    for (const homogeneous of [true, false]) {
+      it(`${assignor}, ${homogeneous ? 'homogeneous' : 'heterogeneous'} subscriptions: 40 groups over 5 rounds give Kafka's assignments, in Kafka's order`, async () => {
+        const seed = Date.now() >>> 0;
+        const random = prng(seed);
+        const scenarios = Array.from({ length: 40 }, () => randomScenario(random, assignor));
+        let compared = 0;
+        for (let round = 0; round < 5; round++) {
+          for (const s of scenarios) mutate(random, s, homogeneous, round);
+          const requests = scenarios.map(request);
+          const kafka = await kafkaServerAssignments(requests);
+          requests.forEach((req, i) => {
+            const brook = brookAssign(req);
+            const expected = kafka[i]!;
+            const where = `seed ${seed}, round ${round}, group ${i}: ${JSON.stringify(req)}`;
+            assert.deepEqual(sortedView(brook), sortedView(expected), `assignments differ: ${where}`);
+            assert.deepEqual(new Map([...brook].sort()), new Map([...expected].sort()), `same assignments, listed in another order: ${where}`);
+            compared++;
+            // The next round starts from this one's targets, as Kafka replays them from records.
+            for (const m of scenarios[i]!.members) m.assignment = expected.get(m.memberId) ?? [];
+          });
+        }
+        assert.equal(compared, 200);
+      });
+    }
+  }
+});

@@ -1,0 +1,131 @@
+package brook.conformance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
+import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
+import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
+import org.apache.kafka.coordinator.group.modern.Assignment;
+import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
+import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
+
+/**
+ * Runs Apache Kafka's server-side (KIP-848) assignors, kafka-group-coordinator's
+ * UniformAssignor and RangeAssignor, for Brook's tests. Reads one JSON array of requests on
+ * stdin, writes one JSON array of replies:
+ *
+ *   {"assignor":"uniform"|"range","subscriptionType":"homogeneous"|"heterogeneous",
+ *    "partitions":{"<topicId>":n},
+ *    "members":[{"memberId":..,"instanceId":..|null,"rackId":..|null,
+ *                "subscribedTopicIds":[..],
+ *                "assignment":[{"topicId":..,"partitions":[..]}]}]}
+ *     -> {"assignment":{"<memberId>":[{"topicId":..,"partitions":[..]}]}}
+ *
+ * The group spec is built as Kafka's TargetAssignmentBuilder builds it: members put into a
+ * HashMap in the order given, each member's topic ids kept in the order given, its current
+ * assignment as Kafka replays it from a record (Assignment.fromRecord: a HashMap filled in
+ * list order, each partition list copied into a HashSet). The partitions already assigned
+ * are those of the members' assignments. Replies list topics and partitions in the
+ * iteration order of the assignor's result, as Kafka writes them into records.
+ * A failing request answers {"error":"..."} instead.
+ */
+public final class ServerAssignorOracle {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public static void main(String[] args) throws IOException {
+        JsonNode requests = JSON.readTree(System.in);
+        ArrayNode replies = JSON.createArrayNode();
+        for (JsonNode request : requests) {
+            try {
+                replies.add(handle(request));
+            } catch (Exception e) {
+                ObjectNode error = JSON.createObjectNode();
+                StackTraceElement[] at = e.getStackTrace();
+                error.put("error", e + (at.length > 0 ? " at " + at[0] : ""));
+                replies.add(error);
+            }
+        }
+        JSON.writeValue(System.out, replies);
+    }
+
+    private static ObjectNode handle(JsonNode request) {
+        ConsumerGroupPartitionAssignor assignor = switch (request.get("assignor").asText()) {
+            case "uniform" -> new UniformAssignor();
+            case "range" -> new RangeAssignor();
+            default -> throw new IllegalArgumentException("unknown assignor " + request.get("assignor"));
+        };
+        Map<Uuid, Integer> partitions = new HashMap<>();
+        request.get("partitions").fields().forEachRemaining(e -> partitions.put(Uuid.fromString(e.getKey()), e.getValue().asInt()));
+
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+        Map<Uuid, Map<Integer, String>> inverted = new HashMap<>();
+        for (JsonNode m : request.get("members")) {
+            String memberId = m.get("memberId").asText();
+            Set<Uuid> topicIds = new LinkedHashSet<>();
+            for (JsonNode t : m.get("subscribedTopicIds")) topicIds.add(Uuid.fromString(t.asText()));
+            List<Map.Entry<Uuid, List<Integer>>> lists = new ArrayList<>();
+            for (JsonNode t : m.get("assignment")) {
+                List<Integer> ps = new ArrayList<>();
+                for (JsonNode p : t.get("partitions")) {
+                    ps.add(p.asInt());
+                    inverted.computeIfAbsent(Uuid.fromString(t.get("topicId").asText()), k -> new HashMap<>()).put(p.asInt(), memberId);
+                }
+                lists.add(Map.entry(Uuid.fromString(t.get("topicId").asText()), ps));
+            }
+            Map<Uuid, Set<Integer>> assignment = lists.stream().collect(Collectors.toMap(Map.Entry::getKey, e -> new HashSet<>(e.getValue())));
+            members.put(memberId, new MemberSubscriptionAndAssignmentImpl(
+                Optional.ofNullable(textOrNull(m.get("rackId"))),
+                Optional.ofNullable(textOrNull(m.get("instanceId"))),
+                topicIds,
+                new Assignment(assignment)
+            ));
+        }
+        SubscriptionType type = request.get("subscriptionType").asText().equals("homogeneous") ? SubscriptionType.HOMOGENEOUS : SubscriptionType.HETEROGENEOUS;
+        SubscribedTopicDescriber topics = new SubscribedTopicDescriber() {
+            @Override
+            public int numPartitions(Uuid topicId) {
+                return partitions.getOrDefault(topicId, -1);
+            }
+
+            @Override
+            public Set<String> racksForPartition(Uuid topicId, int partition) {
+                return Set.of();
+            }
+        };
+        GroupAssignment result = assignor.assign(new GroupSpecImpl(members, type, inverted), topics);
+
+        ObjectNode reply = JSON.createObjectNode();
+        ObjectNode byMember = reply.putObject("assignment");
+        for (Map.Entry<String, MemberAssignment> e : result.members().entrySet()) {
+            ArrayNode list = byMember.putArray(e.getKey());
+            for (Map.Entry<Uuid, Set<Integer>> t : e.getValue().partitions().entrySet()) {
+                ObjectNode topic = list.addObject();
+                topic.put("topicId", t.getKey().toString());
+                ArrayNode ps = topic.putArray("partitions");
+                for (Integer p : t.getValue()) ps.add(p);
+            }
+        }
+        return reply;
+    }
+
+    private static String textOrNull(JsonNode node) {
+        return node == null || node.isNull() ? null : node.asText();
+    }
+}
