@@ -22,6 +22,8 @@ export interface BrokerUnderTest {
   /** From spawning the process to accepting requests. */
   readonly startupMs: number;
   rssBytes(): number | null;
+  /** What the broker wrote to stderr so far (Brook's log lines; empty for Kafka, which logs to files). */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startBrookBroker(options: BrokerStartOptions = {}): Promis
     dataDir,
     startupMs,
     rssBytes: () => rssBytes(proc.child.pid!),
+    stderr: () => proc.stderr(),
     stop: async () => {
       await proc.stop();
       temp?.remove();
@@ -78,6 +81,7 @@ export async function startKafkaBroker(options: BrokerStartOptions = {}): Promis
     dataDir: kafka.dataDir,
     startupMs: kafka.startupMs,
     rssBytes: () => kafka.rssBytes(),
+    stderr: () => '',
     stop: async () => { await kafka.stop(); },
   };
 }
