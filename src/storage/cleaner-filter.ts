@@ -34,6 +34,13 @@ export class OffsetMap {
   }
 }
 
+/** Adds the keys of `batch`'s records from offset `from` on to `map` (control batches have none that count). */
+export function addBatchToMap(map: OffsetMap, batch: Buffer, from: bigint): void {
+  const { header, records } = decodeRecordBatch(batch);
+  if (header.isControl || header.lastOffset < from) return;
+  for (const r of records) if (r.key !== null && r.offset >= from) map.put(r.key, r.offset);
+}
+
 export interface FilterContext {
   readonly map: OffsetMap;
   readonly nowMs: number;

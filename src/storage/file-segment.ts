@@ -13,7 +13,7 @@ import type { FileSystem } from './file-system.js';
 import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
 import { CLEANED_SUFFIX, completeSwaps, swapIntoPlace } from './file-swap.js';
 import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists, writeAllSync, writeFileDurable } from './fs-util.js';
-import type { LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
+import type { CleanerFileAccess, LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
 
 /** A descriptor the scheduler may fsync and then close. */
 class FdTarget implements SyncTarget {
@@ -252,6 +252,20 @@ export class FilePartitionStore implements PartitionStore {
     files.log.close();
     for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${files.stem}.${ext}${CLEANED_SUFFIX}`);
   }
+
+  readonly cleanerFiles: CleanerFileAccess = {
+    logPath: (segment) => (segment as FileSegmentFiles).log.path,
+    cleanedStem: (baseOffset) => this.stem(baseOffset),
+    openCleanedSegment: (baseOffset, lastModifiedMs) => {
+      const stem = this.stem(baseOffset);
+      const path = `${stem}.log${CLEANED_SUFFIX}`;
+      // Read-only: a cleaned segment is never appended to, and a missing file fails here instead of being created empty.
+      return new FileSegmentFiles(this.fs, baseOffset, new FileLog(this.fs, path, this.fs.openSync(path, 'r')), lastModifiedMs, stem);
+    },
+    removeCleaned: (baseOffset) => {
+      for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${this.stem(baseOffset)}.${ext}${CLEANED_SUFFIX}`);
+    },
+  };
 
   /** Writes a whole file and has the next round fsync it, closing it afterwards. */
   private writeWhole(path: string, data: Buffer): void {
