@@ -245,6 +245,8 @@ export class FilePartitionStore implements PartitionStore {
     }
     files.log.path = `${files.stem}.log`;
     this.logs.add(files.log);
+    // The renames become durable with the next round, as created and deleted segments do (file-swap.ts says why that is safe).
+    this.ctx.scheduler.markDirty(this.dirTarget!);
   }
 
   discardCleanedSegment(cleaned: SegmentFiles): void {
