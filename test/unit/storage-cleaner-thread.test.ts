@@ -6,14 +6,16 @@
  *  - closing the storage mid-clean aborts it and joins the thread (also when the worker does
  *    not answer: it is terminated after the grace period);
  *  - a worker that dies is logged, the log stays as it was and the next pass retries;
- *  - an idle worker does not keep a process alive, a busy one does until it answers.
+ *  - an idle worker does not keep a process alive, a busy one does until it answers;
+ *  - the filter's in-place walk of uncompressed batches decides as decoding every record does.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import { CompressionType, decodeRecordBatch, encodeRecordBatch, iterateBatches, validateBatch } from '../../src/protocol/records/index.js';
+import { CompressionType, decodeRecordBatch, encodeRecordBatch, iterateBatches, readBatchHeader, validateBatch } from '../../src/protocol/records/index.js';
+import { addBatchToMap, filterBatch, filterDecoded, OffsetMap, type FilterContext } from '../../src/storage/cleaner-filter.js';
 import { cleanerThreadHooks } from '../../src/storage/cleaner-thread.js';
 import { openFileStorage, openMemoryStorage, type PartitionLog, type Storage, type StorageOptions } from '../../src/storage/index.js';
 import { createLogger, type Logger } from '../../src/util/log.js';
@@ -319,5 +321,52 @@ describe('log cleaner worker thread', () => {
     assert.equal(child.signal, null, `the process did not end by itself: ${child.stderr}`);
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stdout, 'cleaned 1\n');
+  });
+});
+
+describe('cleaner filter: uncompressed batches walked in place', () => {
+  it('map and filter agree with decoding every record, on random batches', () => {
+    const rnd = seededRandom(7);
+    const int = (n: number): number => Math.floor(rnd() * n);
+    const outcomes = { whole: 0, none: 0, some: 0 };
+    for (let i = 0; i < 3000; i++) {
+      const baseOffset = BigInt(int(1000));
+      const count = int(6);
+      const producerId = rnd() < 0.3 ? 5n : undefined;
+      const batch = encodeRecordBatch({
+        baseOffset,
+        records: Array.from({ length: count }, (_, j) => ({
+          key: rnd() < 0.1 ? null : Buffer.from(`k${int(4)}`),
+          value: rnd() < 0.3 ? null : Buffer.from(`v${j}`),
+          timestamp: NOW,
+          offsetDelta: j * (1 + int(2)),
+        })),
+        producerId, producerEpoch: producerId === undefined ? undefined : 0, baseSequence: producerId === undefined ? undefined : 0,
+        deleteHorizonMs: rnd() < 0.3 ? BigInt(NOW + int(3) * 1000) : undefined,
+      });
+      const h = readBatchHeader(batch);
+      // The map: the newest offset of some keys, as an earlier part of the log would leave it.
+      const from = baseOffset + BigInt(int(4));
+      const map = new OffsetMap();
+      const expected = new OffsetMap();
+      for (let k = 0; k < 4; k++) {
+        if (rnd() < 0.4) continue;
+        const offset = baseOffset + BigInt(int(12));
+        for (const m of [map, expected]) m.put(Buffer.from(`k${k}`), offset);
+      }
+      addBatchToMap(map, batch, from);
+      for (const r of decodeRecordBatch(batch).records) if (r.key !== null && r.offset >= from) expected.put(r.key, r.offset);
+      for (let k = 0; k < 4; k++) assert.equal(map.get(Buffer.from(`k${k}`)), expected.get(Buffer.from(`k${k}`)), `batch ${i}: map entry k${k}`);
+      map.latestOffset = baseOffset + BigInt(int(14)) - 2n;
+      const ctx: FilterContext = {
+        map, nowMs: NOW + int(3) * 1000, deleteRetentionMs: 1000,
+        activeProducers: new Map(producerId === undefined || rnd() < 0.5 ? [] : [[producerId, h.lastOffset]]),
+      };
+      const walked = filterBatch(batch, ctx);
+      assert.deepEqual(walked, filterDecoded(batch, h, ctx), `batch ${i}`);
+      outcomes[walked.bytes === batch ? 'whole' : walked.bytes === null || walked.bytes.length === 61 ? 'none' : 'some']++;
+    }
+    // Each outcome came up often: the in-place ones (whole, none) and the decoded one (some).
+    for (const [outcome, n] of Object.entries(outcomes)) assert.ok(n > 200, `${JSON.stringify(outcomes)}: too few ${outcome}`);
   });
 });
