@@ -345,13 +345,13 @@ describe('cleaner filter: uncompressed batches walked in place', () => {
         deleteHorizonMs: rnd() < 0.3 ? BigInt(NOW + int(3) * 1000) : undefined,
       });
       const h = readBatchHeader(batch);
-      // The map: the newest offset of some keys, as an earlier part of the log would leave it.
+      // The map: the newest offset of some keys (before, inside or after this batch's range), then this batch's keys.
       const from = baseOffset + BigInt(int(4));
       const map = new OffsetMap();
       const expected = new OffsetMap();
       for (let k = 0; k < 4; k++) {
         if (rnd() < 0.4) continue;
-        const offset = baseOffset + BigInt(int(12));
+        const offset = rnd() < 0.6 ? h.lastOffset + 1n + BigInt(int(5)) : baseOffset - 2n + BigInt(int(Number(h.lastOffset - baseOffset) + 4));
         for (const m of [map, expected]) m.put(Buffer.from(`k${k}`), offset);
       }
       addBatchToMap(map, batch, from);
@@ -367,6 +367,6 @@ describe('cleaner filter: uncompressed batches walked in place', () => {
       outcomes[walked.bytes === batch ? 'whole' : walked.bytes === null || walked.bytes.length === 61 ? 'none' : 'some']++;
     }
     // Each outcome came up often: the in-place ones (whole, none) and the decoded one (some).
-    for (const [outcome, n] of Object.entries(outcomes)) assert.ok(n > 200, `${JSON.stringify(outcomes)}: too few ${outcome}`);
+    for (const [outcome, n] of Object.entries(outcomes)) assert.ok(n > 100, `${JSON.stringify(outcomes)}: too few ${outcome}`);
   });
 });
