@@ -38,6 +38,8 @@ interface CleaningInterval {
   end: number;
   bytesBefore: number;
   bytesAfter: number;
+  /** The event loop's time in the swaps, when the broker logs it (after the worker thread came). */
+  swapMs: number | null;
 }
 
 /** The broker's "cleaned log" lines for `__consumer_offsets`, as wall-clock intervals. */
@@ -47,7 +49,8 @@ export function cleaningIntervals(log: string): CleaningInterval[] {
     const m = /^(\S+) INFO +\[[^\]]*\] cleaned log topic=__consumer_offsets .*\bbytesBefore=(\d+) bytesAfter=(\d+).*\bdurationMs=(\d+)/.exec(line);
     if (!m) continue;
     const end = Date.parse(m[1]!);
-    out.push({ start: end - Number(m[4]), end, bytesBefore: Number(m[2]), bytesAfter: Number(m[3]) });
+    const swap = /\bswapMs=([\d.]+)/.exec(line);
+    out.push({ start: end - Number(m[4]), end, bytesBefore: Number(m[2]), bytesAfter: Number(m[3]), swapMs: swap ? Number(swap[1]) : null });
   }
   return out;
 }
@@ -164,7 +167,7 @@ export const commitsCleanerScenario: Scenario = {
                     measured.on.cleanP99.push(d.p99);
                     measured.on.share.push((100 * during.length) / samples.length);
                     measured.on.cleanMs.push(intervals[0]!.end - intervals[0]!.start);
-                    progress(`commits-cleaner: cleaner on: ${intervals.length} pass(es) over __consumer_offsets, first ${intervals[0]!.end - intervals[0]!.start} ms (${intervals[0]!.bytesBefore} -> ${intervals[0]!.bytesAfter} bytes); ${during.length} of ${samples.length} commits during cleaning: p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms; whole window p99 ${whole.p99.toFixed(2)} ms`);
+                    progress(`commits-cleaner: cleaner on: ${intervals.length} pass(es) over __consumer_offsets, first ${intervals[0]!.end - intervals[0]!.start} ms (${intervals[0]!.bytesBefore} -> ${intervals[0]!.bytesAfter} bytes, swaps ${intervals[0]!.swapMs ?? '?'} ms); ${during.length} of ${samples.length} commits during cleaning: p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms; whole window p99 ${whole.p99.toFixed(2)} ms`);
                   } finally {
                     for (const c of conns) c.close();
                   }
