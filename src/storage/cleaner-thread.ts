@@ -10,7 +10,8 @@
  * settings and the active producers (structured clone); the worker reads and writes the
  * files itself and answers with the cleaned segment's indexes and bookkeeping (small). The
  * offset map stays in the worker between a 'map' request and the 'group' requests of the
- * same clean. Segment bytes never cross.
+ * same clean. Segment bytes never cross. After a swap the worker also unlinks the replaced
+ * segments' `.deleted` files: freeing their blocks was most of a swap's time on the event loop.
  *
  * Life cycle: the worker starts at the first request and is kept (unref'd while idle, so it
  * never keeps a process alive); a request keeps it referenced until answered. `abort()`
@@ -78,18 +79,24 @@ export interface ReleaseRequest {
   readonly op: 'release';
 }
 
+/** Remove the files a swap renamed `.deleted` (their descriptors are closed: freeing their blocks is the slow part). */
+export interface UnlinkRequest {
+  readonly op: 'unlink';
+  readonly paths: readonly string[];
+}
+
 /**
  * Test hook: the worker misbehaves while handling its next request of kind `at`, after
  * writing part of a cleaned file for a group: 'throw' an uncaught exception, 'exit' the
- * thread, 'stall' until the storage aborts (then handles the request as usual), 'hang' ignoring the
+ * thread, 'stall' until the storage aborts and 50 ms more (then handles the request as usual), 'hang' ignoring the
  * abort (busy, at most a minute) so that only terminate() ends it.
  */
 export interface Injection {
-  readonly at: 'map' | 'group';
+  readonly at: 'map' | 'group' | 'unlink';
   readonly how: 'throw' | 'exit' | 'stall' | 'hang';
 }
 
-export type CleanerRequest = (MapRequest | GroupRequest | ReleaseRequest) & { readonly id: number; readonly inject?: Injection };
+export type CleanerRequest = (MapRequest | GroupRequest | ReleaseRequest | UnlinkRequest) & { readonly id: number; readonly inject?: Injection };
 
 export type CleanerReply =
   | { readonly id: number; readonly result: unknown }
@@ -127,6 +134,8 @@ export class CleanerThread {
   private readonly abortBuffer = new SharedArrayBuffer(4);
   private readonly abortFlag = new Int32Array(this.abortBuffer);
   private readonly pending = new Map<number, Pending>();
+  /** unlink() requests not answered yet. */
+  private readonly deletions = new Set<Promise<unknown>>();
   private nextId = 1;
   private closed = false;
 
@@ -136,6 +145,17 @@ export class CleanerThread {
 
   group(request: Omit<GroupRequest, 'op'>): Promise<GroupResult | null> {
     return this.request({ op: 'group', ...request }) as Promise<GroupResult | null>;
+  }
+
+  /**
+   * Has the worker remove `paths` (files a swap renamed `.deleted`), after whatever it is doing.
+   * Nothing to wait for: if it fails or the worker dies first, the next open removes them.
+   * Still done after abort() (close waits for it), not after close.
+   */
+  unlink(paths: readonly string[]): void {
+    const done = this.request({ op: 'unlink', paths }).catch(() => undefined);
+    this.deletions.add(done);
+    void done.then(() => this.deletions.delete(done));
   }
 
   /** Frees the worker's offset map; nothing to wait for, and nothing to do when no worker runs. */
@@ -155,17 +175,19 @@ export class CleanerThread {
   }
 
   /**
-   * Aborts; waits for `inProgress` (the clean under way) until it settles or abortGraceMs
-   * pass; then terminates the thread, which fails a request it has not answered, and waits
-   * until the thread has exited.
+   * Aborts; waits for `inProgress` (the clean under way) and the unlink requests until they
+   * settle or abortGraceMs pass; then terminates the thread, which fails a request it has not
+   * answered, and waits until the thread has exited.
    */
   async close(inProgress?: Promise<unknown>): Promise<void> {
     this.abort();
-    if (inProgress) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([inProgress, new Promise((resolve) => { timer = setTimeout(resolve, cleanerThreadHooks.abortGraceMs); })]);
-      clearTimeout(timer);
-    }
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise((resolve) => { timer = setTimeout(resolve, cleanerThreadHooks.abortGraceMs); });
+    await Promise.race([grace, (async () => {
+      await inProgress;
+      while (this.deletions.size > 0) await Promise.all(this.deletions);
+    })()]);
+    clearTimeout(timer);
     this.closed = true;
     const worker = this.worker;
     if (worker !== null) {
@@ -174,8 +196,8 @@ export class CleanerThread {
     }
   }
 
-  private request(body: MapRequest | GroupRequest): Promise<unknown> {
-    if (this.closed || this.aborted) return Promise.resolve(null);
+  private request(body: MapRequest | GroupRequest | UnlinkRequest): Promise<unknown> {
+    if (this.closed || (this.aborted && body.op !== 'unlink')) return Promise.resolve(null);
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     const inject = cleanerThreadHooks.inject?.at === body.op ? cleanerThreadHooks.inject : undefined;

@@ -5,8 +5,9 @@
  * Segment's index bookkeeping).
  *
  * This thread does its own file I/O, with node:fs directly, NOT through the storage's
- * injectable FileSystem: it opens the sealed segments by path and reads them, and it writes,
- * fsyncs and sets the mtime of `<stem>.log.cleaned`, `.index.cleaned` and `.timeindex.cleaned`.
+ * injectable FileSystem: it opens the sealed segments by path and reads them; it writes,
+ * fsyncs and sets the mtime of `<stem>.log.cleaned`, `.index.cleaned` and `.timeindex.cleaned`;
+ * and it removes the `.deleted` files of a swap once the main thread has closed them.
  * (A FileSystem is an object of the main thread and cannot cross.) Fault-injection tests
  * that need the cleaner's reads and writes to fail use `cleanerThread: 'inline'`. Everything
  * after that (opening the result, the swap, removing leftovers) is the main thread's, through
@@ -215,9 +216,12 @@ function misbehave(request: CleanerRequest): boolean {
       });
       return true;
     case 'stall':
-      // Then the request is handled as usual, which must notice the abort at its first batch.
+      // Then the request is handled as usual: a map or group request must notice the abort at
+      // its first batch; an unlink is done (50 ms later, so a close that does not wait for it
+      // would end the thread first).
       parentPort!.postMessage({ id: request.id, stalled: true } satisfies CleanerReply);
       Atomics.wait(abortFlag, 0, 0);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
       return false;
     case 'hang': {
       parentPort!.postMessage({ id: request.id, stalled: true } satisfies CleanerReply);
@@ -238,6 +242,9 @@ function handle(request: CleanerRequest): unknown {
       return cleanGroup(request);
     case 'release':
       map = null;
+      return null;
+    case 'unlink':
+      for (const path of request.paths) fs.rmSync(path, { force: true });
       return null;
   }
 }

@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { ioError } from './errors.js';
 import type { FileSystem } from './file-system.js';
 import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
-import { CLEANED_SUFFIX, completeSwaps, swapIntoPlace } from './file-swap.js';
+import { CLEANED_SUFFIX, completeSwaps, deletedPaths, swapIntoPlace } from './file-swap.js';
 import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists, writeAllSync, writeFileDurable } from './fs-util.js';
 import type { CleanerFileAccess, LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
 
@@ -233,7 +233,7 @@ export class FilePartitionStore implements PartitionStore {
   replaceSegments(old: readonly SegmentFiles[], cleaned: SegmentFiles): void {
     const files = cleaned as FileSegmentFiles;
     try {
-      swapIntoPlace(this.fs, this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem));
+      swapIntoPlace(this.fs, this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem), !this.deferDeletes);
     } catch (err) {
       // The old segments' descriptors stay open, so reads go on; the next open completes or undoes the swap.
       throw ioError(`swapping the cleaned segment ${files.stem} into place failed`, err);
@@ -267,7 +267,13 @@ export class FilePartitionStore implements PartitionStore {
     removeCleaned: (baseOffset) => {
       for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${this.stem(baseOffset)}.${ext}${CLEANED_SUFFIX}`);
     },
+    deferDeletes: () => {
+      this.deferDeletes = true;
+    },
+    deletedPaths: (old) => deletedPaths(old.map((o) => (o as FileSegmentFiles).stem)),
   };
+  /** replaceSegments leaves the old files (renamed .deleted) to the log cleaner's worker thread. */
+  private deferDeletes = false;
 
   /** Writes a whole file and has the next round fsync it, closing it afterwards. */
   private writeWhole(path: string, data: Buffer): void {

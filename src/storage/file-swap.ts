@@ -47,8 +47,18 @@ function renameIfExists(fs: FileSystem, from: string, to: string): void {
   }
 }
 
-/** Steps 1-4 above; the caller fsyncs `dir` afterwards. `cleanedStem` and `oldStems` are paths without extension. */
-export function swapIntoPlace(fs: FileSystem, dir: string, cleanedStem: string, oldStems: readonly string[]): void {
+/** The `.deleted` names step 2 gives the files of `oldStems`. */
+export function deletedPaths(oldStems: readonly string[]): string[] {
+  return oldStems.flatMap((stem) => EXTS.map((ext) => `${stem}.${ext}${DELETED_SUFFIX}`));
+}
+
+/**
+ * Steps 1-4 above; the caller fsyncs `dir` afterwards. `cleanedStem` and `oldStems` are paths
+ * without extension. `unlinkDeleted` false leaves step 4 to the caller (deletedPaths): the
+ * log cleaner has its worker thread unlink them, after the old descriptors are closed, as
+ * freeing a segment's blocks is the slow part of a swap (Kafka deletes them asynchronously).
+ */
+export function swapIntoPlace(fs: FileSystem, dir: string, cleanedStem: string, oldStems: readonly string[], unlinkDeleted = true): void {
   swapSteps.onStep?.('cleaned', dir);
   for (const ext of ['index', 'timeindex', 'log']) fs.renameSync(`${cleanedStem}.${ext}${CLEANED_SUFFIX}`, `${cleanedStem}.${ext}${SWAP_SUFFIX}`);
   swapSteps.onStep?.('swap', dir);
@@ -56,7 +66,7 @@ export function swapIntoPlace(fs: FileSystem, dir: string, cleanedStem: string, 
   swapSteps.onStep?.('deleted', dir);
   for (const ext of EXTS) fs.renameSync(`${cleanedStem}.${ext}${SWAP_SUFFIX}`, `${cleanedStem}.${ext}`);
   swapSteps.onStep?.('live', dir);
-  for (const stem of oldStems) for (const ext of EXTS) unlinkIfExists(fs, `${stem}.${ext}${DELETED_SUFFIX}`);
+  if (unlinkDeleted) for (const path of deletedPaths(oldStems)) unlinkIfExists(fs, path);
   swapSteps.onStep?.('done', dir);
 }
 

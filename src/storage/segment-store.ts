@@ -72,6 +72,13 @@ export interface CleanerFileAccess {
   openCleanedSegment(baseOffset: bigint, lastModifiedMs: number): SegmentFiles;
   /** Removes whatever a failed or abandoned worker left of the cleaned segment for `baseOffset`. */
   removeCleaned(baseOffset: bigint): void;
+  /**
+   * From now on replaceSegments leaves the replaced segments' files renamed `.deleted` (and
+   * their descriptors closed) for the caller to remove, at `deletedPaths` (a crash or close
+   * before that leaves them to the next open, which removes them).
+   */
+  deferDeletes(): void;
+  deletedPaths(old: readonly SegmentFiles[]): string[];
 }
 
 /** One partition's storage: segments plus the small files that let a restart skip work. */

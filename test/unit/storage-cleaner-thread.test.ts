@@ -246,6 +246,24 @@ describe('log cleaner worker thread', () => {
       });
     }
 
+    it("the replaced segments' files are unlinked by the worker, and close waits for that", async () => {
+      const dir = dataDir();
+      const storage = await openFileStorage(dir, { clock: () => NOW });
+      storage.createTopic('one', 1, { 'cleanup.policy': 'compact', 'internal.segment.bytes': '600' });
+      const log = storage.partition('one', 0)!;
+      // One sealed segment, so one swap, whose unlink request is the clean's last.
+      for (let i = 0; log.segments().length < 2; i++) {
+        log.append(encodeRecordBatch({ records: [{ key: Buffer.from(`k${i % 2}`), value: Buffer.from(`value-${i}`), timestamp: NOW }] }), { nowMs: NOW });
+      }
+      cleanerThreadHooks.inject = { at: 'unlink', how: 'stall' };
+      const stalled = new Promise<void>((resolve) => { cleanerThreadHooks.onStalled = resolve; });
+      assert.equal((await storage.cleanLogs(NOW)).partitionsCleaned, 1);
+      await stalled;
+      assert.deepEqual(leftovers(dir).map((n) => n.replace(/^.*\d{20}\./, '')).sort(), ['index.deleted', 'log.deleted', 'timeindex.deleted']);
+      await storage.close();
+      assert.deepEqual(leftovers(dir), []);
+    });
+
     it('a worker deaf to the abort is terminated after the grace period; close still completes', async () => {
       const dir = dataDir();
       const { storage, before } = await dirtyLog(dir);
