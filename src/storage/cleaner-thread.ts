@@ -113,9 +113,10 @@ export interface WorkerData {
 /**
  * `inject`: the next request of that kind misbehaves (then cleared). `onStalled`: called when
  * an injected stall or hang has begun. `live`: workers started and not yet exited, across
- * every storage of the process. `abortedAnswers`: requests the worker answered as aborted. `abortGraceMs`: how long close() waits for the request in
- * progress to notice the abort (the worker checks between batches, so only a slow fsync of a
- * cleaned segment takes long) before it terminates the thread; tests shorten it.
+ * every storage of the process. `abortedAnswers`: requests the worker answered as aborted.
+ * `abortGraceMs`: how long close() waits for the request in progress to notice the abort (the
+ * worker checks between batches, so only a slow fsync of a cleaned segment takes long) before
+ * it terminates the thread; tests shorten it.
  */
 export const cleanerThreadHooks: { inject: Injection | null; onStalled: (() => void) | null; live: number; abortedAnswers: number; abortGraceMs: number } = {
   inject: null, onStalled: null, live: 0, abortedAnswers: 0, abortGraceMs: 5_000,
@@ -184,7 +185,7 @@ export class CleanerThread {
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise((resolve) => { timer = setTimeout(resolve, cleanerThreadHooks.abortGraceMs); });
     await Promise.race([grace, (async () => {
-      await inProgress;
+      await Promise.resolve(inProgress).catch(() => undefined);
       while (this.deletions.size > 0) await Promise.all(this.deletions);
     })()]);
     clearTimeout(timer);
