@@ -34,6 +34,8 @@ export interface BrokerStartOptions {
   config?: Record<string, string>;
   /** Pin the broker to these CPUs once it accepts requests (`--broker-cpus`); start-up is not pinned. */
   cpus?: string | null;
+  /** Brook only: run the broker of this other built checkout (`--baseline`), not this one's. */
+  root?: string;
 }
 
 const commonConfig: Record<string, string> = {
@@ -49,7 +51,7 @@ export async function startBrookBroker(options: BrokerStartOptions = {}): Promis
   const props = { ...commonConfig, ...options.config };
   writeFileSync(propsFile, Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
   const started = performance.now();
-  const proc = await spawnBrook(['--port', '0', '--data-dir', join(dataDir, 'data'), '--config', propsFile], 600_000);
+  const proc = await spawnBrook(['--port', '0', '--data-dir', join(dataDir, 'data'), '--config', propsFile], 600_000, options.root);
   const startupMs = performance.now() - started;
   return {
     kind: 'brook',
