@@ -322,6 +322,22 @@ describe('log cleaner worker thread', () => {
     }
   });
 
+  it('the worker thread runs at a lower priority (nice 10) than the event loop (Linux)', { skip: process.platform !== 'linux' && 'per-thread nice values are Linux behaviour' }, async () => {
+    const niceOfThreads = (): number[] => fs.readdirSync('/proc/self/task').map((tid) => {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    assert.deepEqual(niceOfThreads().filter((n) => n !== 0), []);
+    const storage = await openFileStorage(dataDir(), { clock: () => NOW, flush: 'never' });
+    storage.createTopic('c', 1, { 'cleanup.policy': 'compact', 'internal.segment.bytes': '600' });
+    const log = storage.partition('c', 0)!;
+    for (let i = 0; i < 50; i++) log.append(encodeRecordBatch({ records: [{ key: Buffer.from(`k${i % 3}`), value: Buffer.from(`v${i}`), timestamp: NOW }] }), { nowMs: NOW });
+    assert.equal((await storage.cleanLogs(NOW)).partitionsCleaned, 1);
+    assert.deepEqual(niceOfThreads().filter((n) => n !== 0), [10]);
+    await storage.close();
+    assert.deepEqual(niceOfThreads().filter((n) => n !== 0), []);
+  });
+
   it('an idle worker does not keep the process alive; a busy one does until it answers', { timeout: 60_000 }, () => {
     const dir = dataDir();
     // No close: the process must end by itself once the pass is over (and not before).
