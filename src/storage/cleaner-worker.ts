@@ -40,10 +40,13 @@ const abortFlag = new Int32Array((workerData as WorkerData).abort);
  * 11.6 ms without (medians of 5 interleaved runs, BENCHMARKS.md).
  */
 const NICE = 10;
-try {
-  setPriority(NICE);
-} catch {
-  // Not permitted or not supported here: the thread runs at the process's priority.
+// Elsewhere (macOS, Windows) the same call renices the whole process, the event loop too.
+if (process.platform === 'linux') {
+  try {
+    setPriority(NICE);
+  } catch {
+    // Not permitted here: the thread runs at the process's priority.
+  }
 }
 /** Bytes read from a segment file at a time (a batch larger than this is read whole). */
 const READ_CHUNK = 1024 * 1024;
