@@ -3,13 +3,16 @@
  * [--brokers brook,kafka] [--clients kafkajs,java,...] [--out DIR]`.
  *
  * Runs the chosen scenarios (all by default; names: consume produce broker group rebalance
- * assignors commits restart memory), each several times, prints a table of medians with the
+ * assignors commits commits-cleaner restart memory), each several times, prints a table of medians with the
  * ratios to the peers measured in the same run, and writes bench/results/<time>.json.
  * Progress goes to stderr. --quick runs every scenario at a small size once: it checks that
  * the harness works and produces numbers, not that targets are met (exit code 1 only when a
  * scenario failed to produce numbers). --broker-cpus / --client-cpus give brokers and the
- * harness with its clients their own cores (bench/lib/cpu-affinity.ts says why).
+ * harness with its clients their own cores (bench/lib/cpu-affinity.ts says why). --baseline DIR
+ * (another built checkout) has the scenarios that support it (commits-cleaner) run that
+ * checkout's broker too, interleaved with this one's.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../test/support/brook.js';
@@ -21,8 +24,8 @@ import { BrokerPool, DEFAULT_HEARTBEAT_INTERVAL_MS, type RunOptions, type Scenar
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--out DIR]
-scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'restart', 'memory'].join(' ')}`;
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
+scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'commits-cleaner', 'restart', 'memory'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -37,6 +40,7 @@ export async function main(argv: string[]): Promise<number> {
       'kafka-config': { type: 'string' },
       'broker-cpus': { type: 'string' },
       'client-cpus': { type: 'string' },
+      baseline: { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -62,7 +66,9 @@ export async function main(argv: string[]): Promise<number> {
   const kafkaConfig = parseProperties(values['kafka-config']);
   const brokerCpus = parseCpuList(values['broker-cpus'], '--broker-cpus');
   const clientCpus = parseCpuList(values['client-cpus'], '--client-cpus');
-  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, kafkaConfig, brokerCpus, clientCpus };
+  const baseline = values.baseline ?? null;
+  if (baseline !== null && !existsSync(join(baseline, 'dist', 'src', 'cli', 'main.js'))) throw new Error(`--baseline ${baseline}: not a built Brook checkout (no dist/src/cli/main.js)`);
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
   // Before anything is spawned: every client process inherits the harness's CPUs.
   if (clientCpus !== null) pinProcess(process.pid, clientCpus);
 

@@ -22,6 +22,8 @@ export interface BrokerUnderTest {
   /** From spawning the process to accepting requests. */
   readonly startupMs: number;
   rssBytes(): number | null;
+  /** What the broker wrote to stderr so far (Brook's log lines; empty for Kafka, which logs to files). */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -32,6 +34,8 @@ export interface BrokerStartOptions {
   config?: Record<string, string>;
   /** Pin the broker to these CPUs once it accepts requests (`--broker-cpus`); start-up is not pinned. */
   cpus?: string | null;
+  /** Brook only: run the broker of this other built checkout (`--baseline`), not this one's. */
+  root?: string;
 }
 
 const commonConfig: Record<string, string> = {
@@ -47,7 +51,7 @@ export async function startBrookBroker(options: BrokerStartOptions = {}): Promis
   const props = { ...commonConfig, ...options.config };
   writeFileSync(propsFile, Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
   const started = performance.now();
-  const proc = await spawnBrook(['--port', '0', '--data-dir', join(dataDir, 'data'), '--config', propsFile], 600_000);
+  const proc = await spawnBrook(['--port', '0', '--data-dir', join(dataDir, 'data'), '--config', propsFile], 600_000, options.root);
   const startupMs = performance.now() - started;
   return {
     kind: 'brook',
@@ -56,6 +60,7 @@ export async function startBrookBroker(options: BrokerStartOptions = {}): Promis
     dataDir,
     startupMs,
     rssBytes: () => rssBytes(proc.child.pid!),
+    stderr: () => proc.stderr(),
     stop: async () => {
       await proc.stop();
       temp?.remove();
@@ -78,6 +83,7 @@ export async function startKafkaBroker(options: BrokerStartOptions = {}): Promis
     dataDir: kafka.dataDir,
     startupMs: kafka.startupMs,
     rssBytes: () => kafka.rssBytes(),
+    stderr: () => '',
     stop: async () => { await kafka.stop(); },
   };
 }

@@ -96,28 +96,51 @@ export interface CommitLatency {
 }
 
 export async function commitLatency(conns: readonly KafkaConnection[], group: string, topic: string, ratePerSec: number, durationMs: number): Promise<CommitLatency> {
+  const samples = await openLoopCommits(conns, group, topic, ratePerSec, { durationMs });
+  return summarize(samples);
+}
+
+/** One commit of an open-loop run. */
+export interface CommitSample {
+  /** Scheduled send time, wall clock (ms since the epoch), to line up with a broker's log. */
+  scheduledAt: number;
+  /** From the scheduled send time to the answer. */
+  latency: number;
+  /** From the actual send to the answer. */
+  fromSend: number;
+  /** How late the generator sent it. */
+  late: number;
+}
+
+export interface OpenLoopOptions {
+  /** Stop scheduling after this long... */
+  durationMs: number;
+  /** ...or earlier, once this returns true (checked every timer tick). */
+  until?: () => boolean;
+}
+
+/** The open loop of commitLatency, every commit's sample kept (scenarios that look at part of the window). */
+export async function openLoopCommits(conns: readonly KafkaConnection[], group: string, topic: string, ratePerSec: number, options: OpenLoopOptions): Promise<CommitSample[]> {
   await Promise.all(conns.map((c, k) => ensureCoordinator(c, `${group}-${k}`)));
-  const latencies: number[] = [];
-  const fromSend: number[] = [];
-  // How late the generator itself sends (timer granularity, its own GC): part of every latency.
-  const lateness: number[] = [];
+  const samples: CommitSample[] = [];
   const pending: Promise<void>[] = [];
   const interval = 1000 / ratePerSec;
-  const total = Math.floor((durationMs / 1000) * ratePerSec);
+  const total = Math.floor((options.durationMs / 1000) * ratePerSec);
   const start = performance.now();
+  const startWall = Date.now() - (performance.now() - start);
   let i = 0;
-  while (i < total) {
+  while (i < total && !(options.until?.() ?? false)) {
     const now = performance.now();
     // Send every commit whose time has come (timers are coarse: catch up in bursts).
     while (i < total && start + i * interval <= now) {
       const scheduled = start + i * interval;
-      lateness.push(now - scheduled);
+      const late = now - scheduled;
       const k = i % conns.length;
       const sentAt = performance.now();
+      const scheduledAt = startWall + i * interval;
       pending.push(commit(conns[k]!, `${group}-${k}`, topic, 1, BigInt(i)).then(() => {
         const end = performance.now();
-        latencies.push(end - scheduled);
-        fromSend.push(end - sentAt);
+        samples.push({ scheduledAt, latency: end - scheduled, fromSend: end - sentAt, late });
       }));
       i++;
     }
@@ -126,9 +149,15 @@ export async function commitLatency(conns: readonly KafkaConnection[], group: st
     await new Promise((r) => setTimeout(r, 1));
   }
   await Promise.all(pending);
+  return samples;
+}
+
+export function summarize(samples: readonly CommitSample[]): CommitLatency {
+  const latencies = samples.map((s) => s.latency);
+  const fromSend = samples.map((s) => s.fromSend);
   return {
     p50: percentile(latencies, 50), p99: percentile(latencies, 99), sentP50: percentile(fromSend, 50), sentP99: percentile(fromSend, 99),
-    lateP99: percentile(lateness, 99), sent: total,
+    lateP99: percentile(samples.map((s) => s.late), 99), sent: samples.length,
   };
 }
 

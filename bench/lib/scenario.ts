@@ -68,6 +68,11 @@ export interface RunOptions {
   brokerCpus: string | null;
   /** CPUs the harness and every client are pinned to (`--client-cpus`), null for no pinning. */
   clientCpus: string | null;
+  /**
+   * Another built checkout of Brook (`--baseline DIR`): scenarios that support it run its
+   * broker too, interleaved with this build's, for before/after ratios from the same run.
+   */
+  baseline: string | null;
 }
 
 /**

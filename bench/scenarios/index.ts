@@ -2,6 +2,7 @@
 import type { Scenario } from '../lib/scenario.js';
 import { brokerScenario } from './broker.js';
 import { commitsScenario } from './commits.js';
+import { commitsCleanerScenario } from './commits-cleaner.js';
 import { consumeScenario } from './consume.js';
 import { groupScenario } from './group.js';
 import { memoryScenario } from './memory.js';
@@ -10,5 +11,5 @@ import { rebalanceScenario } from './rebalance.js';
 import { restartScenario } from './restart.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, commitsScenario, restartScenario, memoryScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario];
 }

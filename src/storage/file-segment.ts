@@ -12,9 +12,9 @@ import { ioError } from './errors.js';
 import type { FileSystem } from './file-system.js';
 import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
 import type { IoFaults } from './io-faults.js';
-import { CLEANED_SUFFIX, completeSwaps, swapIntoPlace } from './file-swap.js';
+import { CLEANED_SUFFIX, completeSwaps, deletedPaths, swapIntoPlace } from './file-swap.js';
 import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists, writeAllSync, writeFileDurable } from './fs-util.js';
-import type { LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
+import type { CleanerFileAccess, LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
 
 /** What a file tells its partition's store: a failed write (for the log line and counters), durability lost. */
 export interface FileHooks {
@@ -346,7 +346,7 @@ export class FilePartitionStore implements PartitionStore {
   replaceSegments(old: readonly SegmentFiles[], cleaned: SegmentFiles): void {
     const files = cleaned as FileSegmentFiles;
     try {
-      swapIntoPlace(this.fs, this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem));
+      swapIntoPlace(this.fs, this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem), !this.deferDeletes);
     } catch (err) {
       // The old segments' descriptors stay open, so reads go on; the next open completes or undoes the swap.
       throw ioError(`swapping the cleaned segment ${files.stem} into place failed`, err);
@@ -359,6 +359,8 @@ export class FilePartitionStore implements PartitionStore {
     files.log.path = `${files.stem}.log`;
     files.log.hooks = this.hooks;
     this.logs.add(files.log);
+    // The renames become durable with the next round, as created and deleted segments do (file-swap.ts says why that is safe).
+    this.ctx.scheduler.markDirty(this.dirTarget!);
   }
 
   discardCleanedSegment(cleaned: SegmentFiles): void {
@@ -366,6 +368,26 @@ export class FilePartitionStore implements PartitionStore {
     files.log.close();
     for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${files.stem}.${ext}${CLEANED_SUFFIX}`);
   }
+
+  readonly cleanerFiles: CleanerFileAccess = {
+    logPath: (segment) => (segment as FileSegmentFiles).log.path,
+    cleanedStem: (baseOffset) => this.stem(baseOffset),
+    openCleanedSegment: (baseOffset, lastModifiedMs) => {
+      const stem = this.stem(baseOffset);
+      const path = `${stem}.log${CLEANED_SUFFIX}`;
+      // Read-only: a cleaned segment is never appended to, and a missing file fails here instead of being created empty.
+      return new FileSegmentFiles(this.fs, baseOffset, new FileLog(this.fs, path, this.fs.openSync(path, 'r'), this.quietHooks), lastModifiedMs, stem);
+    },
+    removeCleaned: (baseOffset) => {
+      for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${this.stem(baseOffset)}.${ext}${CLEANED_SUFFIX}`);
+    },
+    deferDeletes: () => {
+      this.deferDeletes = true;
+    },
+    deletedPaths: (old) => deletedPaths(old.map((o) => (o as FileSegmentFiles).stem)),
+  };
+  /** replaceSegments leaves the old files (renamed .deleted) to the log cleaner's worker thread. */
+  private deferDeletes = false;
 
   /** Writes a whole file and has the next round fsync it, closing it afterwards. */
   private writeWhole(path: string, data: Buffer): void {

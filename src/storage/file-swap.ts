@@ -11,6 +11,15 @@
  * new one: `.cleaned` and `.deleted` files are removed; a `.log.swap` replaces the live
  * segments whose base offsets fall in its offset range and takes its live name; `.swap`
  * index files without their `.log.swap` are leftovers of an interrupted step 1.
+ *
+ * No directory fsync between the steps (Kafka's LocalLog.replaceSegments has none either):
+ * the cleaned files' contents are fsynced before step 1, and a journaling file system
+ * (ext4, xfs) persists renames and unlinks of one directory in the order they were made, so
+ * after a power loss too the directory holds a prefix of the steps, which completeSwaps
+ * handles as above (the renames inside one step already relied on that order). The caller
+ * has the directory fsynced afterwards, off the event loop. The swap runs on the event loop
+ * between appends, where three synchronous directory fsyncs per swap held it for several ms,
+ * and the first clean of a large log swaps hundreds of groups.
  */
 import { join } from 'node:path';
 import { LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MIN_BATCH_LENGTH } from '../protocol/records/index.js';
@@ -38,19 +47,26 @@ function renameIfExists(fs: FileSystem, from: string, to: string): void {
   }
 }
 
-/** Steps 1-4 above. `cleanedStem` and `oldStems` are paths without extension. */
-export function swapIntoPlace(fs: FileSystem, dir: string, cleanedStem: string, oldStems: readonly string[]): void {
+/** The `.deleted` names step 2 gives the files of `oldStems`. */
+export function deletedPaths(oldStems: readonly string[]): string[] {
+  return oldStems.flatMap((stem) => EXTS.map((ext) => `${stem}.${ext}${DELETED_SUFFIX}`));
+}
+
+/**
+ * Steps 1-4 above; the caller fsyncs `dir` afterwards. `cleanedStem` and `oldStems` are paths
+ * without extension. `unlinkDeleted` false leaves step 4 to the caller (deletedPaths): the
+ * log cleaner has its worker thread unlink them, after the old descriptors are closed, as
+ * freeing a segment's blocks is the slow part of a swap (Kafka deletes them asynchronously).
+ */
+export function swapIntoPlace(fs: FileSystem, dir: string, cleanedStem: string, oldStems: readonly string[], unlinkDeleted = true): void {
   swapSteps.onStep?.('cleaned', dir);
   for (const ext of ['index', 'timeindex', 'log']) fs.renameSync(`${cleanedStem}.${ext}${CLEANED_SUFFIX}`, `${cleanedStem}.${ext}${SWAP_SUFFIX}`);
-  fsyncDirSync(fs, dir);
   swapSteps.onStep?.('swap', dir);
   for (const stem of oldStems) for (const ext of EXTS) renameIfExists(fs, `${stem}.${ext}`, `${stem}.${ext}${DELETED_SUFFIX}`);
   swapSteps.onStep?.('deleted', dir);
   for (const ext of EXTS) fs.renameSync(`${cleanedStem}.${ext}${SWAP_SUFFIX}`, `${cleanedStem}.${ext}`);
-  fsyncDirSync(fs, dir);
   swapSteps.onStep?.('live', dir);
-  for (const stem of oldStems) for (const ext of EXTS) unlinkIfExists(fs, `${stem}.${ext}${DELETED_SUFFIX}`);
-  fsyncDirSync(fs, dir);
+  if (unlinkDeleted) for (const path of deletedPaths(oldStems)) unlinkIfExists(fs, path);
   swapSteps.onStep?.('done', dir);
 }
 

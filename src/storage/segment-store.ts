@@ -54,8 +54,37 @@ export interface ProducerSnapshotFile {
   load(): Buffer | null;
 }
 
+/**
+ * What the log cleaner's worker thread (cleaner-worker.ts) needs of a partition whose
+ * segments are files: it reads the sealed segments and writes the cleaned one itself, by
+ * path, with node:fs; the main thread then opens the result and swaps it in through the
+ * store (and so through the engine's FileSystem).
+ */
+export interface CleanerFileAccess {
+  /** The path of a live segment's log file. */
+  logPath(segment: SegmentFiles): string;
+  /** The cleaned segment for `baseOffset` without extension: the worker writes `<stem>.log.cleaned`, `.index.cleaned`, `.timeindex.cleaned`. */
+  cleanedStem(baseOffset: bigint): string;
+  /**
+   * Opens the cleaned segment the worker wrote (complete and fsynced) for replaceSegments;
+   * `lastModifiedMs` as createCleanedSegment's. discardCleanedSegment undoes it.
+   */
+  openCleanedSegment(baseOffset: bigint, lastModifiedMs: number): SegmentFiles;
+  /** Removes whatever a failed or abandoned worker left of the cleaned segment for `baseOffset`. */
+  removeCleaned(baseOffset: bigint): void;
+  /**
+   * From now on replaceSegments leaves the replaced segments' files renamed `.deleted` (and
+   * their descriptors closed) for the caller to remove, at `deletedPaths` (a crash or close
+   * before that leaves them to the next open, which removes them).
+   */
+  deferDeletes(): void;
+  deletedPaths(old: readonly SegmentFiles[]): string[];
+}
+
 /** One partition's storage: segments plus the small files that let a restart skip work. */
 export interface PartitionStore {
+  /** Present when the log cleaner may clean this partition in its worker thread (file engine). */
+  readonly cleanerFiles?: CleanerFileAccess;
   open(): PartitionState;
   createSegment(baseOffset: bigint): SegmentFiles;
   deleteSegment(segment: SegmentFiles): void;

@@ -7,6 +7,7 @@ import type { Logger } from '../util/log.js';
 import type { IoFaults, IoFaultStats } from './io-faults.js';
 import type { Catalog } from './catalog.js';
 import { StorageError } from './errors.js';
+import { CleanerThread } from './cleaner-thread.js';
 import { LogCleaner } from './log-cleaner.js';
 import { PartitionLogImpl } from './partition-log.js';
 import type { PartitionStore } from './segment-store.js';
@@ -43,7 +44,9 @@ export class BaseStorage implements Storage {
   private readonly producerIdExpirationMs: number;
   private readonly log: Logger | undefined;
   private closing: Promise<void> | null = null;
-  private readonly cleaner = new LogCleaner({ aborted: () => this.closing !== null });
+  /** The log cleaner's worker thread (started at the first clean of a file-backed log), unless the cleaner runs inline. */
+  private readonly cleanerThread: CleanerThread | undefined;
+  private readonly cleaner: LogCleaner;
   private cleaning: Promise<LogCleanerStats> | null = null;
 
   constructor(private readonly catalog: Catalog, private readonly engine: StorageEngine, options: StorageOptions) {
@@ -52,6 +55,8 @@ export class BaseStorage implements Storage {
     this.clock = options.clock ?? Date.now;
     this.producerIdExpirationMs = options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS;
     this.log = options.log;
+    this.cleanerThread = options.cleanerThread === 'inline' ? undefined : new CleanerThread();
+    this.cleaner = new LogCleaner({ aborted: () => this.closing !== null, thread: this.cleanerThread });
     const recoveryScratch = Buffer.allocUnsafe(RECOVERY_SCRATCH_BYTES);
     for (const topic of catalog.topics()) this.openLogs(topic, false, recoveryScratch);
   }
@@ -199,8 +204,12 @@ export class BaseStorage implements Storage {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      // The cleaner stops at its next step; a swap is synchronous, so none is half done.
-      await this.cleaning;
+      // The cleaner stops at its next step (the worker at its next batch); a swap is
+      // synchronous, so none is half done. The worker's thread is joined (terminated if it
+      // does not answer in time, which fails its request).
+      const cleaning = this.cleaning;
+      await this.cleanerThread?.close(cleaning ?? undefined);
+      await cleaning;
       let persisted: Error | null = null;
       for (const [topic, logs] of this.logs) {
         for (const log of logs) {

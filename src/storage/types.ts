@@ -152,6 +152,13 @@ export interface StorageOptions {
   readonly producerIdExpirationMs?: number;
   /** File engine only: the file system it works through (default: node:fs); tests inject faults here. */
   readonly fileSystem?: FileSystem;
+  /**
+   * Where the log cleaner reads, filters and writes segments of the file engine: 'worker'
+   * (default) in a worker thread that uses node:fs directly, not `fileSystem` (the swap
+   * still goes through it); 'inline' on the event loop, every call through `fileSystem`
+   * (fault-injection tests of the cleaner's I/O). The memory engine always cleans inline.
+   */
+  readonly cleanerThread?: 'worker' | 'inline';
 }
 
 export interface StorageStats extends IoFaultStats {

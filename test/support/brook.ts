@@ -40,9 +40,12 @@ export interface BrookProcess {
   kill(): Promise<void>;
 }
 
-/** Runs `bin/brook broker` as a child process and waits for its "listening on" line. */
-export async function spawnBrook(args: string[], timeoutMs = 20_000): Promise<BrookProcess> {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'brook'), 'broker', ...args], {
+/**
+ * Runs `bin/brook broker` as a child process and waits for its "listening on" line. `root`:
+ * another built checkout whose broker to run (benchmarks compare builds in one run).
+ */
+export async function spawnBrook(args: string[], timeoutMs = 20_000, root = projectRoot): Promise<BrookProcess> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'brook'), 'broker', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
