@@ -96,6 +96,7 @@ export class Broker {
           consumerGroupHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
           consumerGroupMaxSize: config.groupConsumerMaxSize,
           consumerGroupAssignors: config.groupConsumerAssignors,
+          consumerGroupAssignmentIntervalMs: config.groupConsumerAssignmentIntervalMs,
         },
       });
     } catch (err) {

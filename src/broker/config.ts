@@ -47,6 +47,15 @@ export interface BrokerConfig {
   readonly groupConsumerMaxHeartbeatIntervalMs: number;
   /** Kafka's `group.consumer.max.size`. */
   readonly groupConsumerMaxSize: number;
+  /**
+   * Kafka's `group.consumer.assignment.interval.ms` (KIP-1263, Kafka 4.4): a consumer group
+   * computes a new target assignment at most this often.
+   */
+  readonly groupConsumerAssignmentIntervalMs: number;
+  /** Kafka's `group.consumer.min.assignment.interval.ms` (bounds the assignment interval). */
+  readonly groupConsumerMinAssignmentIntervalMs: number;
+  /** Kafka's `group.consumer.max.assignment.interval.ms`. */
+  readonly groupConsumerMaxAssignmentIntervalMs: number;
   /** Kafka's `group.consumer.assignors`: built-in names (`uniform`, `range`); the first is the default. */
   readonly groupConsumerAssignors: readonly string[];
   /**
@@ -109,6 +118,9 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   groupConsumerMinHeartbeatIntervalMs: 5000,
   groupConsumerMaxHeartbeatIntervalMs: 15_000,
   groupConsumerMaxSize: 2_147_483_647,
+  groupConsumerAssignmentIntervalMs: 1000,
+  groupConsumerMinAssignmentIntervalMs: 0,
+  groupConsumerMaxAssignmentIntervalMs: 15_000,
   groupConsumerAssignors: ['uniform', 'range'],
   groupConsumerMigrationPolicy: 'disabled',
   offsetsRetentionMs: 10_080 * 60_000,
@@ -156,6 +168,10 @@ export function validateGroupConfig(c: BrokerConfig): void {
   require(st >= minSt, 'group.consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms');
   require(st <= maxSt, 'group.consumer.session.timeout.ms must be less than or equal to group.consumer.max.session.timeout.ms');
   require(hb < st, 'group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms');
+  const [ai, minAi, maxAi] = [c.groupConsumerAssignmentIntervalMs, c.groupConsumerMinAssignmentIntervalMs, c.groupConsumerMaxAssignmentIntervalMs];
+  require(maxAi >= minAi, 'group.consumer.max.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
+  require(ai >= minAi, 'group.consumer.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
+  require(ai <= maxAi, 'group.consumer.assignment.interval.ms must be less than or equal to group.consumer.max.assignment.interval.ms');
 }
 
 export function advertisedHost(config: BrokerConfig): string {

@@ -20,29 +20,25 @@ import type {
 import type { CoordinatorState } from './coordinator-state.js';
 import { assignmentEquals, toTopicPartitions, type Assignment } from './consumer/assignment.js';
 import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest, unknownMemberId } from './consumer/errors.js';
-import { fenceMembers, scheduleRebalanceTimeout, scheduleSessionTimeout, staticMemberLeave } from './consumer/fence.js';
+import { fenceMembers, scheduleSessionTimeout, staticMemberLeave } from './consumer/fence.js';
 import { ConsumerGroup } from './consumer/group.js';
 import { javaSetOrder, stringHash } from './consumer/java-hash.js';
-import { METADATA_REFRESH_INTERVAL_MS } from './consumer/lifecycle.js';
 import {
-  isReconciledTo,
   LEAVE_GROUP_MEMBER_EPOCH,
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,
   memberEquals,
-  MemberState,
   newMember,
   sameTopicNames,
   type ConsumerGroupMember,
 } from './consumer/member.js';
-import { currentAssignmentRecord, epochRecord, memberSubscriptionRecord, memberTombstones, subscriptionMetadataRecord, targetAssignmentRecord } from './consumer/records.js';
-import { reconcile, type OwnedTopicPartitions } from './consumer/reconcile.js';
+import { currentAssignmentRecord, memberSubscriptionRecord, memberTombstones, targetAssignmentRecord } from './consumer/records.js';
+import type { OwnedTopicPartitions } from './consumer/reconcile.js';
 import { maybeUpdateRegularExpressions } from './consumer/regex.js';
-import { computeSubscriptionMetadata, sameSubscriptionMetadata, subscriptionType } from './consumer/subscription.js';
-import { updateTargetAssignment } from './consumer/target.js';
-import { computeSubscribedRegularExpressions, computeSubscribedTopicNames } from './consumer/views.js';
+import { maybeUpdateTargetAssignment, preferredAssignor } from './consumer/target.js';
+import { maybeReconcile, updateSubscriptionMetadata } from './consumer/update.js';
 import { writeConsumerGroupRecords } from './consumer/write.js';
 import { applyRecord } from './load.js';
-import { consumerRebalanceKey, type Operation } from './operation.js';
+import type { Operation } from './operation.js';
 import { groupMetadataTombstone } from './records.js';
 import type { RequestContext } from './types.js';
 
@@ -130,9 +126,12 @@ function isSubset(owned: readonly OwnedTopicPartitions[] | null, assigned: Assig
 
 /**
  * A member at an older epoch is accepted only when it is the previous one and it owns no
- * more than its assignment: the response that bumped it may have been lost.
+ * more than its assignment: the response that bumped it may have been lost. Epoch 0 is a
+ * member that lost its place (fenced on its side) joining again under its id: accepted
+ * (KAFKA-19233, Kafka 4.2+).
  */
 function throwIfEpochInvalid(m: ConsumerGroupMember, received: number, owned: readonly OwnedTopicPartitions[] | null): void {
+  if (received === 0) return;
   if (received > m.memberEpoch) {
     throw fencedMemberEpoch(`The consumer group member has a greater member epoch (${received}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`);
   }
@@ -200,55 +199,27 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
     clientId: ctx.clientId,
     clientHost: ctx.clientHost,
+    classicMemberMetadata: null,
   };
-  // A new group must leave epoch 0.
-  let bump = group.groupEpoch === 0;
+  let namesChanged = false;
   if (!memberEquals(updated, member)) {
     records.push(memberSubscriptionRecord(groupId, updated));
-    if (!sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames)) bump = true;
+    namesChanged = !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames);
   }
   const regexRemovals: string[] = [];
-  if (maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals)) bump = true;
+  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals);
+  const hasSubscriptionChanged = namesChanged || regex !== 'none';
+  // Kafka 4.4 bumps for new topic names, a regex whose topics are known, or a new preferred
+  // assignor; a new group needs no bump of its own (it starts at epoch 1, see group.ts).
+  const bump = namesChanged || regex === 'resolved' || preferredAssignor(s, group) !== preferredAssignor(s, group, member, updated);
+  const { groupEpoch, type, deadline } = updateSubscriptionMetadata(s, op, group, member, updated, bump, records);
 
-  let groupEpoch = group.groupEpoch;
-  let type = subscriptionType(group.subscribedRegularExpressions, group.subscribedTopicNames, group.numMembers);
-  let deadline: { deadlineMs: number; epoch: number } | null = null;
-  if (bump || group.hasMetadataExpired(op.nowMs)) {
-    const counts = computeSubscribedTopicNames(group, member, updated);
-    const newMemberCount = !group.members.has(updated.memberId) && group.staticMemberId(updated.instanceId) === undefined ? 1 : 0;
-    type = subscriptionType(computeSubscribedRegularExpressions(group, member, updated), counts, group.numMembers + newMemberCount);
-    const metadata = computeSubscriptionMetadata(counts, s.metadata);
-    if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) {
-      bump = true;
-      records.push(subscriptionMetadataRecord(groupId, metadata));
-    }
-    if (bump) records.push(epochRecord(groupId, ++groupEpoch));
-    deadline = { deadlineMs: op.nowMs + METADATA_REFRESH_INTERVAL_MS, epoch: groupEpoch };
-  }
-
-  // 2. A new target assignment when the group epoch moved past the assignment epoch.
-  let targetEpoch = group.assignmentEpoch;
-  let target = group.targetAssignmentFor(updated.memberId, updated.instanceId);
-  if (groupEpoch > group.assignmentEpoch) {
-    target = updateTargetAssignment(s, group, groupEpoch, member, updated, type, records);
-    targetEpoch = groupEpoch;
-  }
+  // 2. A new target assignment when the group epoch moved past the assignment epoch (and the
+  // assignment interval allows one); else the last one.
+  const target = maybeUpdateTargetAssignment(s, group, groupEpoch, member, updated, type, records, op.nowMs);
 
   // 3. One step of reconciliation towards the target.
-  let reconciled = updated;
-  if (!isReconciledTo(updated, targetEpoch)) {
-    reconciled = reconcile(updated, {
-      targetAssignmentEpoch: targetEpoch,
-      targetAssignment: target,
-      currentPartitionEpoch: (topicId, p) => group.currentPartitionEpoch(topicId, p),
-      owned: req.topicPartitions,
-    });
-    if (!memberEquals(reconciled, updated)) {
-      records.push(currentAssignmentRecord(groupId, reconciled));
-      if (reconciled.state === MemberState.UNREVOKED_PARTITIONS) scheduleRebalanceTimeout(op, groupId, reconciled);
-      else op.cancel(consumerRebalanceKey(groupId, memberId));
-    }
-  }
+  const reconciled = maybeReconcile(s, op, group, updated, target, hasSubscriptionChanged, req.topicPartitions, records);
   scheduleSessionTimeout(s, op, groupId, memberId);
 
   if (replacesClassic) {
@@ -258,7 +229,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   }
   writeConsumerGroupRecords(s, op, records);
   const written = s.consumerGroups.get(groupId);
-  for (const regex of regexRemovals) written?.updateResolvedRegex(regex, null);
+  for (const removed of regexRemovals) written?.updateResolvedRegex(removed, null);
   if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
 
   // The assignment goes out when it changed, and on a full request (a join, or a client

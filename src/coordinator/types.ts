@@ -100,6 +100,11 @@ export interface GroupCoordinatorConfig {
   /** `group.consumer.regex.refresh.interval.ms` (a Kafka internal config) */
   consumerGroupRegexRefreshIntervalMs: number;
   /**
+   * `group.consumer.assignment.interval.ms` (KIP-1263, Kafka 4.4): a consumer group computes
+   * a new target assignment at most this often; 0 computes one at every change.
+   */
+  consumerGroupAssignmentIntervalMs: number;
+  /**
    * Source of the UUID part of member ids (and of consumer-group member ids a version-0
    * ConsumerGroupHeartbeat leaves to the coordinator); tests inject a deterministic one.
    */
@@ -124,6 +129,7 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   consumerGroupMaxSize: 2_147_483_647,
   consumerGroupAssignors: ['uniform', 'range'],
   consumerGroupRegexRefreshIntervalMs: 10 * 60 * 1000,
+  consumerGroupAssignmentIntervalMs: 1000,
   generateUuid: () => randomUUID(),
 };
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { CoordinatorHarness } from '../support/coordinator/harness.js';
-import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin } from '../support/coordinator/consumer.js';
+import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, ownedBy } from '../support/coordinator/consumer.js';
 import { commit, fetchOffsets, fetchedOffsets, formGroup, heartbeat, join, leave, sync } from '../support/coordinator/requests.js';
 
 function consumerGroup(): CoordinatorHarness {
@@ -37,7 +37,7 @@ describe('coordinator: classic and consumer groups keep to their own ids (migrat
     assert.deepEqual(fetchedOffsets(fetchOffsets(h, { group: 'g', topics: null }).answer), { 't/0': 7 });
     const restarted = h.restart();
     assert.equal(restarted.coordinator.group('g'), undefined);
-    assert.equal(cgDescribe(restarted).groupEpoch, 1);
+    assert.equal(cgDescribe(restarted).groupEpoch, 2);
   });
 
   it('JoinGroup to a consumer group with members: INCONSISTENT_GROUP_PROTOCOL (Brook; Kafka takes classic members in)', () => {
@@ -73,7 +73,7 @@ describe('coordinator: classic and consumer groups keep to their own ids (migrat
     const r = leave(h, { group: 'g', members: [{ memberId: '', instanceId: 'is' }, { memberId: 'nobody' }, { memberId: 'X', instanceId: 'is' }] }).answer;
     assert.deepEqual(r.members!.map((m) => m.errorCode), [ErrorCode.NONE, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.FENCED_INSTANCE_ID]);
     assert.deepEqual(Object.keys(assignments(h)), ['A']);
-    assert.equal(cgDescribe(h).groupEpoch, 3);
+    assert.equal(cgDescribe(h).groupEpoch, 4);
   });
 
   it('ListGroups lists consumer groups with type and protocol type "consumer" and their states; filters apply', () => {
@@ -135,10 +135,10 @@ describe('coordinator: offsets of consumer groups (member epochs)', { timeout: 1
     const week = 7 * 24 * 3600 * 1000;
     for (let t = 0; t < week + 600_000; t += 30_000) {
       h.advance(30_000);
-      for (const [id, a] of Object.entries(assignments(h))) cgHeartbeat(h, { memberId: id, instanceId: id === 'S' ? 'is' : null, epoch: a.epoch, owned: a.current });
+      for (const [id, a] of Object.entries(assignments(h))) cgHeartbeat(h, { memberId: id, instanceId: id === 'S' ? 'is' : null, epoch: a.epoch, owned: ownedBy(h, id) });
     }
     assert.deepEqual(fetchedOffsets(fetchOffsets(h, { group: 'g', topics: null }).answer), { 't/0': 3 }, 'old expired, t is subscribed');
-    cgHeartbeat(h, { memberId: 'A', epoch: assignments(h)['A']!.epoch, owned: assignments(h)['A']!.current });
+    cgHeartbeat(h, { memberId: 'A', epoch: assignments(h)['A']!.epoch, owned: ownedBy(h, 'A') });
     cgHeartbeat(h, { memberId: 'A', epoch: -1 });
     cgHeartbeat(h, { memberId: 'S', instanceId: 'is', epoch: -1 });
     h.advance(week + 600_000);

@@ -38,6 +38,8 @@ group.coordinator.rebalance.protocols, group.consumer.session.timeout.ms,
 group.consumer.min.session.timeout.ms, group.consumer.max.session.timeout.ms,
 group.consumer.heartbeat.interval.ms, group.consumer.min.heartbeat.interval.ms,
 group.consumer.max.heartbeat.interval.ms, group.consumer.max.size, group.consumer.assignors,
+group.consumer.assignment.interval.ms, group.consumer.min.assignment.interval.ms,
+group.consumer.max.assignment.interval.ms,
 group.consumer.migration.policy (disabled only), offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
 log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
 connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
@@ -92,6 +94,9 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'group.consumer.max.heartbeat.interval.ms': config.groupConsumerMaxHeartbeatIntervalMs = positive(key, value); break;
       case 'group.consumer.max.size': config.groupConsumerMaxSize = positive(key, value); break;
       case 'group.consumer.assignors': config.groupConsumerAssignors = list(value); break;
+      case 'group.consumer.assignment.interval.ms': config.groupConsumerAssignmentIntervalMs = atLeast(key, int(key, value), 0); break;
+      case 'group.consumer.min.assignment.interval.ms': config.groupConsumerMinAssignmentIntervalMs = atLeast(key, int(key, value), 0); break;
+      case 'group.consumer.max.assignment.interval.ms': config.groupConsumerMaxAssignmentIntervalMs = atLeast(key, int(key, value), 0); break;
       case 'group.consumer.migration.policy':
         // Kafka's values are case-insensitive; Brook has no online migration to enable.
         if (value.toLowerCase() !== 'disabled') throw new Error(`group.consumer.migration.policy: Brook implements 'disabled' only, got '${value}'`);

@@ -9,7 +9,7 @@ import type { CoordinatorState } from '../coordinator-state.js';
 import { consumerRebalanceKey, consumerSessionKey, type Operation } from '../operation.js';
 import type { ConsumerGroup } from './group.js';
 import { hasRegex, LEAVE_GROUP_STATIC_MEMBER_EPOCH, type ConsumerGroupMember } from './member.js';
-import { currentAssignmentRecord, epochRecord, memberTombstones, subscriptionMetadataRecord } from './records.js';
+import { currentAssignmentRecord, epochRecord, memberTombstones, subscriptionMetadataRecord, targetAssignmentEpochRecord } from './records.js';
 import { computeSubscriptionMetadata, sameSubscriptionMetadata } from './subscription.js';
 import { writeConsumerGroupRecords } from './write.js';
 import { computeSubscribedTopicNamesWithout } from './views.js';
@@ -28,6 +28,9 @@ export function fenceMembers(s: CoordinatorState, op: Operation, group: Consumer
   const metadata = computeSubscriptionMetadata(computeSubscribedTopicNamesWithout(group, members, deletedRegexes), s.metadata);
   if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) records.push(subscriptionMetadataRecord(group.groupId, metadata));
   records.push(epochRecord(group.groupId, group.groupEpoch + 1));
+  // The last members leaving: an empty group's assignment epoch catches up with its group
+  // epoch (KAFKA-20442, Kafka 4.4), with no assignment time.
+  if (members.length === group.numMembers) records.push(targetAssignmentEpochRecord(group.groupId, group.groupEpoch + 1, 0));
 
   for (const m of members) cancelMemberTimers(op, group.groupId, m.memberId);
   writeConsumerGroupRecords(s, op, records);
