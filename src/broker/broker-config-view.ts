@@ -64,8 +64,7 @@ export function brokerConfigEntries(config: BrokerConfig, port: number = config.
     ['group.consumer.min.assignment.interval.ms', String(config.groupConsumerMinAssignmentIntervalMs), ConfigType.INT, config.groupConsumerMinAssignmentIntervalMs === 0, '0'],
     ['group.consumer.max.assignment.interval.ms', String(config.groupConsumerMaxAssignmentIntervalMs), ConfigType.INT, config.groupConsumerMaxAssignmentIntervalMs === 15000, '15000'],
     ['group.consumer.assignors', config.groupConsumerAssignors.join(','), ConfigType.LIST, config.groupConsumerAssignors.join(',') === 'uniform,range', 'uniform,range'],
-    // Brook has no online migration: 'disabled', where Kafka defaults to 'bidirectional'.
-    ['group.consumer.migration.policy', config.groupConsumerMigrationPolicy, ConfigType.STRING, false, 'bidirectional'],
+    ['group.consumer.migration.policy', config.groupConsumerMigrationPolicy, ConfigType.STRING, config.groupConsumerMigrationPolicy === 'bidirectional', 'bidirectional'],
     ['socket.request.max.bytes', String(config.maxRequestBytes), ConfigType.INT, config.maxRequestBytes === 104857600, '104857600'],
     ['connections.max.idle.ms', String(config.connectionsMaxIdleMs), ConfigType.LONG, config.connectionsMaxIdleMs === 600000, '600000'],
     ['max.connections', String(config.maxConnections), ConfigType.INT, config.maxConnections === 2147483647, '2147483647'],

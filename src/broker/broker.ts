@@ -97,6 +97,7 @@ export class Broker {
           consumerGroupMaxSize: config.groupConsumerMaxSize,
           consumerGroupAssignors: config.groupConsumerAssignors,
           consumerGroupAssignmentIntervalMs: config.groupConsumerAssignmentIntervalMs,
+          consumerGroupMigrationPolicy: config.groupConsumerMigrationPolicy,
         },
       });
     } catch (err) {

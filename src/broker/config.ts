@@ -1,3 +1,5 @@
+import type { ConsumerGroupMigrationPolicy } from '../coordinator/types.js';
+
 /**
  * The broker's settings, named after Kafka's where one exists, with Kafka's defaults.
  */
@@ -59,11 +61,11 @@ export interface BrokerConfig {
   /** Kafka's `group.consumer.assignors`: built-in names (`uniform`, `range`); the first is the default. */
   readonly groupConsumerAssignors: readonly string[];
   /**
-   * Kafka's `group.consumer.migration.policy`. Brook implements `disabled` only (no online
-   * conversion between classic and consumer groups with members); Kafka's default is
-   * `bidirectional`.
+   * Kafka's `group.consumer.migration.policy`: which online conversions between classic and
+   * consumer groups with members are allowed (`bidirectional`, the default, `upgrade`,
+   * `downgrade`, `disabled`).
    */
-  readonly groupConsumerMigrationPolicy: 'disabled';
+  readonly groupConsumerMigrationPolicy: ConsumerGroupMigrationPolicy;
   /** Kafka's `offsets.retention.minutes`, in milliseconds. */
   readonly offsetsRetentionMs: number;
   /** Kafka's `offsets.retention.check.interval.ms`. */
@@ -122,7 +124,7 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   groupConsumerMinAssignmentIntervalMs: 0,
   groupConsumerMaxAssignmentIntervalMs: 15_000,
   groupConsumerAssignors: ['uniform', 'range'],
-  groupConsumerMigrationPolicy: 'disabled',
+  groupConsumerMigrationPolicy: 'bidirectional',
   offsetsRetentionMs: 10_080 * 60_000,
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetsTopicSegmentBytes: 10 * 1024 * 1024,

@@ -29,8 +29,10 @@ import {
   memberEquals,
   newMember,
   sameTopicNames,
+  usesClassicProtocol,
   type ConsumerGroupMember,
 } from './consumer/member.js';
+import { convertToConsumerGroup, validateOnlineUpgrade } from './consumer/migration.js';
 import { currentAssignmentRecord, memberSubscriptionRecord, memberTombstones, targetAssignmentRecord } from './consumer/records.js';
 import type { OwnedTopicPartitions } from './consumer/reconcile.js';
 import { maybeUpdateRegularExpressions } from './consumer/regex.js';
@@ -54,7 +56,8 @@ export function consumerGroupHeartbeat(s: CoordinatorState, op: Operation, ctx: 
   try {
     validate(s, ctx.apiVersion, req);
     const leaving = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH;
-    response = leaving ? leave(s, op, req) : heartbeat(s, op, ctx, req);
+    // A heartbeat may convert a classic group before its own checks fail: undone then.
+    response = leaving ? leave(s, op, req) : s.attempt(op, () => heartbeat(s, op, ctx, req));
   } catch (err) {
     if (!(err instanceof ConsumerGroupError)) throw err;
     response = consumerGroupHeartbeatError(err.errorCode, err.message);
@@ -99,10 +102,10 @@ interface GroupLookup {
 /**
  * Kafka's getOrMaybeCreateConsumerGroup. A joining member (epoch 0) may create the group; an
  * Empty classic group of that id is deleted to make room (conversions of empty groups are
- * always allowed). A classic group with members would be converted by Kafka's online
- * upgrade: Brook answers as Kafka does with group.consumer.migration.policy=disabled.
+ * always allowed); a classic group with members is converted to a consumer group at once
+ * (online upgrade, migration.ts), policy permitting.
  */
-function consumerGroupFor(s: CoordinatorState, groupId: string, create: boolean): GroupLookup {
+function consumerGroupFor(s: CoordinatorState, op: Operation, groupId: string, create: boolean): GroupLookup {
   const existing = s.consumerGroups.get(groupId);
   if (existing !== undefined) return { group: existing, replacesClassic: false };
   const classic = s.groups.get(groupId);
@@ -112,8 +115,9 @@ function consumerGroupFor(s: CoordinatorState, groupId: string, create: boolean)
     return { group: new ConsumerGroup(groupId, s.journal), replacesClassic: false };
   }
   if (create && classic.is('Empty')) return { group: new ConsumerGroup(groupId, s.journal), replacesClassic: true };
-  if (create) throw groupIdNotFound(`Cannot upgrade classic group ${groupId} to consumer group because online upgrade is disabled.`);
-  throw groupIdNotFound(`Group ${groupId} is not a consumer group.`);
+  if (!create) throw groupIdNotFound(`Group ${groupId} is not a consumer group.`);
+  validateOnlineUpgrade(s, classic);
+  return { group: convertToConsumerGroup(s, op, classic), replacesClassic: false };
 }
 
 function isSubset(owned: readonly OwnedTopicPartitions[] | null, assigned: Assignment): boolean {
@@ -156,7 +160,8 @@ function staticMember(group: ConsumerGroup, memberId: string, instanceId: string
   const existing = group.staticMember(instanceId);
   if (create) {
     if (existing === undefined) return group.member(memberId) ?? newMember(memberId);
-    if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    // A classic member gives its instance id up at once (it has no epoch -2 leave).
+    if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH && !usesClassicProtocol(existing)) {
       throw new ConsumerGroupError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
     }
     const replacement: ConsumerGroupMember = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
@@ -180,8 +185,9 @@ function staticMember(group: ConsumerGroup, memberId: string, instanceId: string
 function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Request): Response {
   const groupId = req.groupId;
   const create = req.memberEpoch === 0;
-  const { group, replacesClassic } = consumerGroupFor(s, groupId, create);
-  if (group.numMembers >= s.config.consumerGroupMaxSize && (req.memberId === '' || !group.members.has(req.memberId))) {
+  const { group, replacesClassic } = consumerGroupFor(s, op, groupId, create);
+  // Kafka's throwIfConsumerGroupIsFull: a static member taking its instance's place is no new member.
+  if (group.staticMember(req.instanceId) === undefined && group.numMembers >= s.config.consumerGroupMaxSize && (req.memberId === '' || !group.members.has(req.memberId))) {
     throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${s.config.consumerGroupMaxSize} members.`);
   }
   const memberId = req.memberId === '' ? s.config.generateUuid() : req.memberId;

@@ -107,7 +107,7 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
         'group.consumer.heartbeat.interval.ms': '5000',
         'group.consumer.assignors': 'uniform,range',
         'group.coordinator.rebalance.protocols': 'classic,consumer',
-        'group.consumer.migration.policy': 'disabled',
+        'group.consumer.migration.policy': 'bidirectional',
       });
     });
   });
@@ -133,7 +133,9 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
       groupConsumerMinHeartbeatIntervalMs: 1000,
       groupConsumerMaxSize: 10,
       groupConsumerAssignors: ['range', 'uniform'],
+      groupConsumerMigrationPolicy: 'disabled',
     });
-    assert.throws(() => configFromProperties(parseProperties('group.consumer.migration.policy=bidirectional')), /disabled/);
+    assert.deepEqual(configFromProperties(parseProperties('group.consumer.migration.policy=Upgrade')), { groupConsumerMigrationPolicy: 'upgrade' });
+    assert.throws(() => configFromProperties(parseProperties('group.consumer.migration.policy=sideways')), /String must be one of \(case insensitive\): bidirectional, upgrade, downgrade, disabled/);
   });
 });

@@ -1,24 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { CoordinatorHarness } from '../support/coordinator/harness.js';
+import { GroupCoordinator } from '../../src/coordinator/coordinator.js';
+import { CoordinatorHarness, testConfig } from '../support/coordinator/harness.js';
 import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, ownedBy } from '../support/coordinator/consumer.js';
 import { commit, fetchOffsets, fetchedOffsets, formGroup, heartbeat, join, leave, sync } from '../support/coordinator/requests.js';
 
-function consumerGroup(): CoordinatorHarness {
-  const h = new CoordinatorHarness();
+/** Kafka's group.consumer.migration.policy=disabled: no online conversion of groups with members. */
+function disabled(): CoordinatorHarness {
+  return new CoordinatorHarness(new GroupCoordinator(testConfig({ consumerGroupMigrationPolicy: 'disabled' })));
+}
+
+function consumerGroup(h = new CoordinatorHarness()): CoordinatorHarness {
   h.setTopics({ t: 2 });
   cgJoin(h, { memberId: 'A' });
   cgJoin(h, { memberId: 'S', instanceId: 'is' });
   return h;
 }
 
-describe('coordinator: classic and consumer groups keep to their own ids (migration disabled)', { timeout: 10_000 }, () => {
+describe('coordinator: classic and consumer groups with members keep to their own protocol (migration disabled), or give way when Empty', { timeout: 10_000 }, () => {
   it('ConsumerGroupHeartbeat to a classic group with members: GROUP_ID_NOT_FOUND, whatever the epoch (testConsumerGroupHeartbeatWithNonEmptyClassicGroup)', () => {
-    const h = new CoordinatorHarness();
+    const h = disabled();
     h.setTopics({ t: 1 });
     formGroup(h, 'g', 1);
-    assert.equal(cgHeartbeat(h, { memberId: 'X', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {} }).answer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+    const r = cgHeartbeat(h, { memberId: 'X', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {} }).answer;
+    assert.deepEqual([r.errorCode, r.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Cannot upgrade classic group g to consumer group because online upgrade is disabled.']);
     assert.equal(cgHeartbeat(h, { memberId: 'X', epoch: 3 }).answer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
     assert.equal(cgHeartbeat(h, { memberId: 'X', epoch: -1 }).answer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
     assert.equal(cgDescribe(h).errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
@@ -40,8 +46,8 @@ describe('coordinator: classic and consumer groups keep to their own ids (migrat
     assert.equal(cgDescribe(restarted).groupEpoch, 2);
   });
 
-  it('JoinGroup to a consumer group with members: INCONSISTENT_GROUP_PROTOCOL (Brook; Kafka takes classic members in)', () => {
-    const h = consumerGroup();
+  it('JoinGroup to a consumer group with members: INCONSISTENT_GROUP_PROTOCOL (throwIfClassicMemberCannotJoinConsumerGroup)', () => {
+    const h = consumerGroup(disabled());
     const r = join(h, { group: 'g', topics: ['t'] }).answer;
     assert.equal(r.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     assert.equal(r.memberId, '');

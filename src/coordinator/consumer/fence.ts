@@ -6,7 +6,8 @@
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import type { CoordinatorState } from '../coordinator-state.js';
-import { consumerRebalanceKey, consumerSessionKey, type Operation } from '../operation.js';
+import { consumerJoinKey, consumerRebalanceKey, consumerSessionKey, consumerSyncKey, type Operation } from '../operation.js';
+import { canDowngradeWithFencedMembers, convertToClassicGroup } from './migration.js';
 import type { ConsumerGroup } from './group.js';
 import { hasRegex, LEAVE_GROUP_STATIC_MEMBER_EPOCH, type ConsumerGroupMember } from './member.js';
 import { currentAssignmentRecord, epochRecord, memberTombstones, subscriptionMetadataRecord, targetAssignmentEpochRecord } from './records.js';
@@ -17,6 +18,12 @@ import { EMPTY_ASSIGNMENT } from './assignment.js';
 
 export function fenceMembers(s: CoordinatorState, op: Operation, group: ConsumerGroup, members: readonly ConsumerGroupMember[]): void {
   if (members.length === 0) return;
+  // The last consumer-protocol members leaving: the group goes back to the classic protocol
+  // (policy permitting), and its remaining members rebalance there.
+  if (canDowngradeWithFencedMembers(s, group, members)) {
+    convertToClassicGroup(s, op, group, members, null, true);
+    return;
+  }
   const records: ConsumerGroupRecord[] = [];
   for (const m of members) records.push(...memberTombstones(group.groupId, m.memberId));
 
@@ -63,6 +70,19 @@ export function scheduleRebalanceTimeout(op: Operation, groupId: string, member:
 function cancelMemberTimers(op: Operation, groupId: string, memberId: string): void {
   op.cancel(consumerSessionKey(groupId, memberId));
   op.cancel(consumerRebalanceKey(groupId, memberId));
+  op.cancel(consumerJoinKey(groupId, memberId));
+  op.cancel(consumerSyncKey(groupId, memberId));
+}
+
+/** A consumer group member's session, or a classic member's (its JoinGroup's session timeout). */
+export function scheduleMemberSessionTimeout(s: CoordinatorState, op: Operation, groupId: string, member: ConsumerGroupMember): void {
+  const timeoutMs = member.classicMemberMetadata?.sessionTimeoutMs ?? s.config.consumerGroupSessionTimeoutMs;
+  op.schedule(consumerSessionKey(groupId, member.memberId), timeoutMs, { kind: 'consumer-session', groupId, memberId: member.memberId });
+}
+
+/** A classic member told to rejoin must do so within its rebalance timeout (Kafka's scheduleIfAbsent). */
+export function scheduleJoinTimeoutIfAbsent(op: Operation, groupId: string, member: ConsumerGroupMember): void {
+  op.scheduleIfAbsent(consumerJoinKey(groupId, member.memberId), member.rebalanceTimeoutMs, { kind: 'consumer-join', groupId, memberId: member.memberId });
 }
 
 /** The member's session expired: fenced, if it is still there. */
