@@ -28,6 +28,7 @@ import {
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,
   memberEquals,
   newMember,
+  newMemberId,
   sameTopicNames,
   usesClassicProtocol,
   type ConsumerGroupMember,
@@ -190,7 +191,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   if (group.staticMember(req.instanceId) === undefined && group.numMembers >= s.config.consumerGroupMaxSize && (req.memberId === '' || !group.members.has(req.memberId))) {
     throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${s.config.consumerGroupMaxSize} members.`);
   }
-  const memberId = req.memberId === '' ? s.config.generateUuid() : req.memberId;
+  const memberId = req.memberId === '' ? newMemberId(s.config.generateUuid) : req.memberId;
   const records: ConsumerGroupRecord[] = [];
   const member = req.instanceId === null ? dynamicMember(group, memberId, req, create) : staticMember(group, memberId, req.instanceId, req, create, records);
 

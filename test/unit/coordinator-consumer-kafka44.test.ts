@@ -105,6 +105,14 @@ describe('coordinator: consumer groups as Kafka 4.4', { timeout: 10_000 }, () =>
     assert.deepEqual(assignments(h)['A']!.current, { t: [0, 1] });
   });
 
+  it('generates member ids as Kafka\'s Uuid.toString(): URL-safe base64 of 16 bytes, never starting with "-"', () => {
+    const uuids = ['fb000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000001'];
+    const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ generateUuid: () => uuids.shift()! })));
+    h.setTopics({ t: 1 });
+    const r = cgHeartbeat(h, { memberId: '', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {}, version: 0 }).answer;
+    assert.equal(r.memberId, 'AAAAAAAAAAAAAAAAAAAAAQ', 'the first UUID would start with "-": another is drawn');
+  });
+
   it('the last member leaving brings the assignment epoch up to the group epoch (KAFKA-20442)', () => {
     const h = new CoordinatorHarness();
     h.setTopics({ t: 1 });

@@ -21,7 +21,7 @@ import { ConsumerGroupError, unknownMemberId } from './errors.js';
 import { scheduleMemberSessionTimeout } from './fence.js';
 import type { ConsumerGroup } from './group.js';
 import { javaSetOrder, stringHash } from './java-hash.js';
-import { memberEquals, newMember, sameTopicNames, type ConsumerGroupMember } from './member.js';
+import { memberEquals, newMember, newMemberId, sameTopicNames, type ConsumerGroupMember } from './member.js';
 import { canDowngradeWithReplacedMember, convertToClassicGroup, supportsClassicProtocols } from './migration.js';
 import { memberSubscriptionRecord, memberTombstones, currentAssignmentRecord, targetAssignmentRecord } from './records.js';
 import type { OwnedTopicPartitions } from './reconcile.js';
@@ -47,7 +47,7 @@ function join(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Join
   const instanceId = req.groupInstanceId ?? null;
   const isUnknownMember = req.memberId === '';
   // Kafka's member ids for the consumer group: a plain UUID, whatever the protocol.
-  const memberId = isUnknownMember ? s.config.generateUuid() : req.memberId;
+  const memberId = isUnknownMember ? newMemberId(s.config.generateUuid) : req.memberId;
   if (group.staticMember(instanceId) === undefined && group.numMembers >= s.config.consumerGroupMaxSize && !group.members.has(memberId)) {
     throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${s.config.consumerGroupMaxSize} members.`);
   }

@@ -31,6 +31,23 @@ export function memberStateFromValue(value: number): MemberState {
   return value === 0 || value === 1 || value === 2 ? value : MemberState.UNKNOWN;
 }
 
+const JAVA_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A member id the consumer-group coordinator generates (a version-0 heartbeat, a classic
+ * member joining a consumer group): Kafka's `Uuid.randomUuid().toString()`, 16 random bytes
+ * in URL-safe base64 without padding, never starting with '-'. Built from the configured
+ * UUID source; an id that is not a UUID (a test's) is used as it is.
+ */
+export function newMemberId(generateUuid: () => string): string {
+  for (;;) {
+    const uuid = generateUuid();
+    if (!JAVA_UUID.test(uuid)) return uuid;
+    const id = Buffer.from(uuid.replace(/-/g, ''), 'hex').toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 /** ConsumerGroupHeartbeat's member epochs with a meaning of their own. */
 export const LEAVE_GROUP_MEMBER_EPOCH = -1;
 export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
