@@ -3,7 +3,7 @@
  * tools ask about, with Brook's values. They are static (read-only): Brook does not take
  * dynamic broker config changes.
  */
-import { advertisedHost, type BrokerConfig } from './config.js';
+import { advertisedHost, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { ConfigType } from './topic-config-view.js';
 import { TOPIC_CONFIG_DEFAULTS } from '../storage/topic-configs.js';
 
@@ -30,6 +30,7 @@ export function brokerConfigEntries(config: BrokerConfig, port: number = config.
   const topicDefault = (topicName: string): string => config.topicDefaults[topicName] ?? TOPIC_CONFIG_DEFAULTS[topicName] ?? '';
   const setTopicDefault = (topicName: string): string | null => config.topicDefaults[topicName] ?? null;
   const unset = (topicName: string): boolean => config.topicDefaults[topicName] === undefined;
+  const protocols = config.groupCoordinatorRebalanceProtocols.join(',');
   const flushMs = config.flush === 'always' ? '0' : config.flush === 'never' ? '9223372036854775807' : String(config.flush.intervalMs);
   const entries: [string, string | null, number, boolean, string | null][] = [
     ['node.id', String(config.nodeId), ConfigType.INT, false, null],
@@ -49,8 +50,9 @@ export function brokerConfigEntries(config: BrokerConfig, port: number = config.
     ['group.min.session.timeout.ms', String(config.groupMinSessionTimeoutMs), ConfigType.INT, config.groupMinSessionTimeoutMs === 6000, '6000'],
     ['group.max.session.timeout.ms', String(config.groupMaxSessionTimeoutMs), ConfigType.INT, config.groupMaxSessionTimeoutMs === 1800000, '1800000'],
     ['group.max.size', String(config.groupMaxSize), ConfigType.INT, config.groupMaxSize === 2147483647, '2147483647'],
-    // Kafka 4.1's default also lists streams, which Brook does not have.
-    ['group.coordinator.rebalance.protocols', config.groupCoordinatorRebalanceProtocols.join(','), ConfigType.LIST, false, 'classic,consumer,streams'],
+    // Brook's own default: Kafka's also lists streams, which Brook does not have
+    // (docs/ARCHITECTURE.md, deliberate differences).
+    ['group.coordinator.rebalance.protocols', protocols, ConfigType.LIST, protocols === DEFAULT_BROKER_CONFIG.groupCoordinatorRebalanceProtocols.join(','), DEFAULT_BROKER_CONFIG.groupCoordinatorRebalanceProtocols.join(',')],
     ['group.consumer.session.timeout.ms', String(config.groupConsumerSessionTimeoutMs), ConfigType.INT, config.groupConsumerSessionTimeoutMs === 45000, '45000'],
     ['group.consumer.min.session.timeout.ms', String(config.groupConsumerMinSessionTimeoutMs), ConfigType.INT, config.groupConsumerMinSessionTimeoutMs === 45000, '45000'],
     ['group.consumer.max.session.timeout.ms', String(config.groupConsumerMaxSessionTimeoutMs), ConfigType.INT, config.groupConsumerMaxSessionTimeoutMs === 60000, '60000'],
@@ -58,9 +60,11 @@ export function brokerConfigEntries(config: BrokerConfig, port: number = config.
     ['group.consumer.min.heartbeat.interval.ms', String(config.groupConsumerMinHeartbeatIntervalMs), ConfigType.INT, config.groupConsumerMinHeartbeatIntervalMs === 5000, '5000'],
     ['group.consumer.max.heartbeat.interval.ms', String(config.groupConsumerMaxHeartbeatIntervalMs), ConfigType.INT, config.groupConsumerMaxHeartbeatIntervalMs === 15000, '15000'],
     ['group.consumer.max.size', String(config.groupConsumerMaxSize), ConfigType.INT, config.groupConsumerMaxSize === 2147483647, '2147483647'],
+    ['group.consumer.assignment.interval.ms', String(config.groupConsumerAssignmentIntervalMs), ConfigType.INT, config.groupConsumerAssignmentIntervalMs === 1000, '1000'],
+    ['group.consumer.min.assignment.interval.ms', String(config.groupConsumerMinAssignmentIntervalMs), ConfigType.INT, config.groupConsumerMinAssignmentIntervalMs === 0, '0'],
+    ['group.consumer.max.assignment.interval.ms', String(config.groupConsumerMaxAssignmentIntervalMs), ConfigType.INT, config.groupConsumerMaxAssignmentIntervalMs === 15000, '15000'],
     ['group.consumer.assignors', config.groupConsumerAssignors.join(','), ConfigType.LIST, config.groupConsumerAssignors.join(',') === 'uniform,range', 'uniform,range'],
-    // Brook has no online migration: 'disabled', where Kafka defaults to 'bidirectional'.
-    ['group.consumer.migration.policy', config.groupConsumerMigrationPolicy, ConfigType.STRING, false, 'bidirectional'],
+    ['group.consumer.migration.policy', config.groupConsumerMigrationPolicy, ConfigType.STRING, config.groupConsumerMigrationPolicy === 'bidirectional', 'bidirectional'],
     ['socket.request.max.bytes', String(config.maxRequestBytes), ConfigType.INT, config.maxRequestBytes === 104857600, '104857600'],
     ['connections.max.idle.ms', String(config.connectionsMaxIdleMs), ConfigType.LONG, config.connectionsMaxIdleMs === 600000, '600000'],
     ['max.connections', String(config.maxConnections), ConfigType.INT, config.maxConnections === 2147483647, '2147483647'],

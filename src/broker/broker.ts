@@ -96,6 +96,8 @@ export class Broker {
           consumerGroupHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
           consumerGroupMaxSize: config.groupConsumerMaxSize,
           consumerGroupAssignors: config.groupConsumerAssignors,
+          consumerGroupAssignmentIntervalMs: config.groupConsumerAssignmentIntervalMs,
+          consumerGroupMigrationPolicy: config.groupConsumerMigrationPolicy,
         },
       });
     } catch (err) {

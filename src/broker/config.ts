@@ -1,3 +1,5 @@
+import type { ConsumerGroupMigrationPolicy } from '../coordinator/types.js';
+
 /**
  * The broker's settings, named after Kafka's where one exists, with Kafka's defaults.
  */
@@ -47,14 +49,23 @@ export interface BrokerConfig {
   readonly groupConsumerMaxHeartbeatIntervalMs: number;
   /** Kafka's `group.consumer.max.size`. */
   readonly groupConsumerMaxSize: number;
+  /**
+   * Kafka's `group.consumer.assignment.interval.ms` (KIP-1263, Kafka 4.4): a consumer group
+   * computes a new target assignment at most this often.
+   */
+  readonly groupConsumerAssignmentIntervalMs: number;
+  /** Kafka's `group.consumer.min.assignment.interval.ms` (bounds the assignment interval). */
+  readonly groupConsumerMinAssignmentIntervalMs: number;
+  /** Kafka's `group.consumer.max.assignment.interval.ms`. */
+  readonly groupConsumerMaxAssignmentIntervalMs: number;
   /** Kafka's `group.consumer.assignors`: built-in names (`uniform`, `range`); the first is the default. */
   readonly groupConsumerAssignors: readonly string[];
   /**
-   * Kafka's `group.consumer.migration.policy`. Brook implements `disabled` only (no online
-   * conversion between classic and consumer groups with members); Kafka's default is
-   * `bidirectional`.
+   * Kafka's `group.consumer.migration.policy`: which online conversions between classic and
+   * consumer groups with members are allowed (`bidirectional`, the default, `upgrade`,
+   * `downgrade`, `disabled`).
    */
-  readonly groupConsumerMigrationPolicy: 'disabled';
+  readonly groupConsumerMigrationPolicy: ConsumerGroupMigrationPolicy;
   /** Kafka's `offsets.retention.minutes`, in milliseconds. */
   readonly offsetsRetentionMs: number;
   /** Kafka's `offsets.retention.check.interval.ms`. */
@@ -109,8 +120,11 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   groupConsumerMinHeartbeatIntervalMs: 5000,
   groupConsumerMaxHeartbeatIntervalMs: 15_000,
   groupConsumerMaxSize: 2_147_483_647,
+  groupConsumerAssignmentIntervalMs: 1000,
+  groupConsumerMinAssignmentIntervalMs: 0,
+  groupConsumerMaxAssignmentIntervalMs: 15_000,
   groupConsumerAssignors: ['uniform', 'range'],
-  groupConsumerMigrationPolicy: 'disabled',
+  groupConsumerMigrationPolicy: 'bidirectional',
   offsetsRetentionMs: 10_080 * 60_000,
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetsTopicSegmentBytes: 10 * 1024 * 1024,
@@ -156,6 +170,10 @@ export function validateGroupConfig(c: BrokerConfig): void {
   require(st >= minSt, 'group.consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms');
   require(st <= maxSt, 'group.consumer.session.timeout.ms must be less than or equal to group.consumer.max.session.timeout.ms');
   require(hb < st, 'group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms');
+  const [ai, minAi, maxAi] = [c.groupConsumerAssignmentIntervalMs, c.groupConsumerMinAssignmentIntervalMs, c.groupConsumerMaxAssignmentIntervalMs];
+  require(maxAi >= minAi, 'group.consumer.max.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
+  require(ai >= minAi, 'group.consumer.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
+  require(ai <= maxAi, 'group.consumer.assignment.interval.ms must be less than or equal to group.consumer.max.assignment.interval.ms');
 }
 
 export function advertisedHost(config: BrokerConfig): string {

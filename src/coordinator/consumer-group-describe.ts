@@ -34,6 +34,13 @@ function topicPartitions(s: CoordinatorState, a: Assignment): ConsumerGroupDescr
   return out;
 }
 
+function held(assigned: Assignment, revoking: Assignment): Assignment {
+  if (revoking.size === 0) return assigned;
+  const out = new Map<string, number[]>([...assigned].map(([t, ps]) => [t, [...ps]]));
+  for (const [t, ps] of revoking) out.set(t, [...(out.get(t) ?? []), ...ps]);
+  return out;
+}
+
 export function describeConsumerGroup(s: CoordinatorState, group: ConsumerGroup): ConsumerGroupDescribeResponseDescribedGroup {
   return {
     errorCode: ErrorCode.NONE,
@@ -54,7 +61,8 @@ export function describeConsumerGroup(s: CoordinatorState, group: ConsumerGroup)
       clientHost: m.clientHost,
       subscribedTopicNames: [...m.subscribedTopicNames],
       subscribedTopicRegex: m.subscribedTopicRegex,
-      assignment: { topicPartitions: topicPartitions(s, m.assignedPartitions) },
+      // What the member holds: its assignment and what it has yet to revoke (Kafka 4.4).
+      assignment: { topicPartitions: topicPartitions(s, held(m.assignedPartitions, m.partitionsPendingRevocation)) },
       targetAssignment: { topicPartitions: topicPartitions(s, group.targetAssignmentOf(m.memberId)) },
     })),
     authorizedOperations: OPERATIONS_NOT_REQUESTED,

@@ -20,29 +20,28 @@ import type {
 import type { CoordinatorState } from './coordinator-state.js';
 import { assignmentEquals, toTopicPartitions, type Assignment } from './consumer/assignment.js';
 import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest, unknownMemberId } from './consumer/errors.js';
-import { fenceMembers, scheduleRebalanceTimeout, scheduleSessionTimeout, staticMemberLeave } from './consumer/fence.js';
+import { fenceMembers, scheduleSessionTimeout, staticMemberLeave } from './consumer/fence.js';
 import { ConsumerGroup } from './consumer/group.js';
 import { javaSetOrder, stringHash } from './consumer/java-hash.js';
-import { METADATA_REFRESH_INTERVAL_MS } from './consumer/lifecycle.js';
 import {
-  isReconciledTo,
   LEAVE_GROUP_MEMBER_EPOCH,
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,
   memberEquals,
-  MemberState,
   newMember,
+  newMemberId,
   sameTopicNames,
+  usesClassicProtocol,
   type ConsumerGroupMember,
 } from './consumer/member.js';
-import { currentAssignmentRecord, epochRecord, memberSubscriptionRecord, memberTombstones, subscriptionMetadataRecord, targetAssignmentRecord } from './consumer/records.js';
-import { reconcile, type OwnedTopicPartitions } from './consumer/reconcile.js';
+import { convertToConsumerGroup, validateOnlineUpgrade } from './consumer/migration.js';
+import { currentAssignmentRecord, memberSubscriptionRecord, memberTombstones, targetAssignmentRecord } from './consumer/records.js';
+import type { OwnedTopicPartitions } from './consumer/reconcile.js';
 import { maybeUpdateRegularExpressions } from './consumer/regex.js';
-import { computeSubscriptionMetadata, sameSubscriptionMetadata, subscriptionType } from './consumer/subscription.js';
-import { updateTargetAssignment } from './consumer/target.js';
-import { computeSubscribedRegularExpressions, computeSubscribedTopicNames } from './consumer/views.js';
+import { maybeUpdateTargetAssignment, preferredAssignor } from './consumer/target.js';
+import { maybeReconcile, updateSubscriptionMetadata } from './consumer/update.js';
 import { writeConsumerGroupRecords } from './consumer/write.js';
 import { applyRecord } from './load.js';
-import { consumerRebalanceKey, type Operation } from './operation.js';
+import type { Operation } from './operation.js';
 import { groupMetadataTombstone } from './records.js';
 import type { RequestContext } from './types.js';
 
@@ -58,7 +57,8 @@ export function consumerGroupHeartbeat(s: CoordinatorState, op: Operation, ctx: 
   try {
     validate(s, ctx.apiVersion, req);
     const leaving = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH;
-    response = leaving ? leave(s, op, req) : heartbeat(s, op, ctx, req);
+    // A heartbeat may convert a classic group before its own checks fail: undone then.
+    response = leaving ? leave(s, op, req) : s.attempt(op, () => heartbeat(s, op, ctx, req));
   } catch (err) {
     if (!(err instanceof ConsumerGroupError)) throw err;
     response = consumerGroupHeartbeatError(err.errorCode, err.message);
@@ -103,10 +103,10 @@ interface GroupLookup {
 /**
  * Kafka's getOrMaybeCreateConsumerGroup. A joining member (epoch 0) may create the group; an
  * Empty classic group of that id is deleted to make room (conversions of empty groups are
- * always allowed). A classic group with members would be converted by Kafka's online
- * upgrade: Brook answers as Kafka does with group.consumer.migration.policy=disabled.
+ * always allowed); a classic group with members is converted to a consumer group at once
+ * (online upgrade, migration.ts), policy permitting.
  */
-function consumerGroupFor(s: CoordinatorState, groupId: string, create: boolean): GroupLookup {
+function consumerGroupFor(s: CoordinatorState, op: Operation, groupId: string, create: boolean): GroupLookup {
   const existing = s.consumerGroups.get(groupId);
   if (existing !== undefined) return { group: existing, replacesClassic: false };
   const classic = s.groups.get(groupId);
@@ -116,8 +116,9 @@ function consumerGroupFor(s: CoordinatorState, groupId: string, create: boolean)
     return { group: new ConsumerGroup(groupId, s.journal), replacesClassic: false };
   }
   if (create && classic.is('Empty')) return { group: new ConsumerGroup(groupId, s.journal), replacesClassic: true };
-  if (create) throw groupIdNotFound(`Cannot upgrade classic group ${groupId} to consumer group because online upgrade is disabled.`);
-  throw groupIdNotFound(`Group ${groupId} is not a consumer group.`);
+  if (!create) throw groupIdNotFound(`Group ${groupId} is not a consumer group.`);
+  validateOnlineUpgrade(s, classic);
+  return { group: convertToConsumerGroup(s, op, classic), replacesClassic: false };
 }
 
 function isSubset(owned: readonly OwnedTopicPartitions[] | null, assigned: Assignment): boolean {
@@ -130,9 +131,12 @@ function isSubset(owned: readonly OwnedTopicPartitions[] | null, assigned: Assig
 
 /**
  * A member at an older epoch is accepted only when it is the previous one and it owns no
- * more than its assignment: the response that bumped it may have been lost.
+ * more than its assignment: the response that bumped it may have been lost. Epoch 0 is a
+ * member that lost its place (fenced on its side) joining again under its id: accepted
+ * (KAFKA-19233, Kafka 4.2+).
  */
 function throwIfEpochInvalid(m: ConsumerGroupMember, received: number, owned: readonly OwnedTopicPartitions[] | null): void {
+  if (received === 0) return;
   if (received > m.memberEpoch) {
     throw fencedMemberEpoch(`The consumer group member has a greater member epoch (${received}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`);
   }
@@ -157,7 +161,8 @@ function staticMember(group: ConsumerGroup, memberId: string, instanceId: string
   const existing = group.staticMember(instanceId);
   if (create) {
     if (existing === undefined) return group.member(memberId) ?? newMember(memberId);
-    if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    // A classic member gives its instance id up at once (it has no epoch -2 leave).
+    if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH && !usesClassicProtocol(existing)) {
       throw new ConsumerGroupError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
     }
     const replacement: ConsumerGroupMember = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
@@ -181,11 +186,12 @@ function staticMember(group: ConsumerGroup, memberId: string, instanceId: string
 function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Request): Response {
   const groupId = req.groupId;
   const create = req.memberEpoch === 0;
-  const { group, replacesClassic } = consumerGroupFor(s, groupId, create);
-  if (group.numMembers >= s.config.consumerGroupMaxSize && (req.memberId === '' || !group.members.has(req.memberId))) {
+  const { group, replacesClassic } = consumerGroupFor(s, op, groupId, create);
+  // Kafka's throwIfConsumerGroupIsFull: a static member taking its instance's place is no new member.
+  if (group.staticMember(req.instanceId) === undefined && group.numMembers >= s.config.consumerGroupMaxSize && (req.memberId === '' || !group.members.has(req.memberId))) {
     throw new ConsumerGroupError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${s.config.consumerGroupMaxSize} members.`);
   }
-  const memberId = req.memberId === '' ? s.config.generateUuid() : req.memberId;
+  const memberId = req.memberId === '' ? newMemberId(s.config.generateUuid) : req.memberId;
   const records: ConsumerGroupRecord[] = [];
   const member = req.instanceId === null ? dynamicMember(group, memberId, req, create) : staticMember(group, memberId, req.instanceId, req, create, records);
 
@@ -200,55 +206,27 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
     clientId: ctx.clientId,
     clientHost: ctx.clientHost,
+    classicMemberMetadata: null,
   };
-  // A new group must leave epoch 0.
-  let bump = group.groupEpoch === 0;
+  let namesChanged = false;
   if (!memberEquals(updated, member)) {
     records.push(memberSubscriptionRecord(groupId, updated));
-    if (!sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames)) bump = true;
+    namesChanged = !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames);
   }
   const regexRemovals: string[] = [];
-  if (maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals)) bump = true;
+  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals);
+  const hasSubscriptionChanged = namesChanged || regex !== 'none';
+  // Kafka 4.4 bumps for new topic names, a regex whose topics are known, or a new preferred
+  // assignor; a new group needs no bump of its own (it starts at epoch 1, see group.ts).
+  const bump = namesChanged || regex === 'resolved' || preferredAssignor(s, group) !== preferredAssignor(s, group, member, updated);
+  const { groupEpoch, type, deadline } = updateSubscriptionMetadata(s, op, group, member, updated, bump, records);
 
-  let groupEpoch = group.groupEpoch;
-  let type = subscriptionType(group.subscribedRegularExpressions, group.subscribedTopicNames, group.numMembers);
-  let deadline: { deadlineMs: number; epoch: number } | null = null;
-  if (bump || group.hasMetadataExpired(op.nowMs)) {
-    const counts = computeSubscribedTopicNames(group, member, updated);
-    const newMemberCount = !group.members.has(updated.memberId) && group.staticMemberId(updated.instanceId) === undefined ? 1 : 0;
-    type = subscriptionType(computeSubscribedRegularExpressions(group, member, updated), counts, group.numMembers + newMemberCount);
-    const metadata = computeSubscriptionMetadata(counts, s.metadata);
-    if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) {
-      bump = true;
-      records.push(subscriptionMetadataRecord(groupId, metadata));
-    }
-    if (bump) records.push(epochRecord(groupId, ++groupEpoch));
-    deadline = { deadlineMs: op.nowMs + METADATA_REFRESH_INTERVAL_MS, epoch: groupEpoch };
-  }
-
-  // 2. A new target assignment when the group epoch moved past the assignment epoch.
-  let targetEpoch = group.assignmentEpoch;
-  let target = group.targetAssignmentFor(updated.memberId, updated.instanceId);
-  if (groupEpoch > group.assignmentEpoch) {
-    target = updateTargetAssignment(s, group, groupEpoch, member, updated, type, records);
-    targetEpoch = groupEpoch;
-  }
+  // 2. A new target assignment when the group epoch moved past the assignment epoch (and the
+  // assignment interval allows one); else the last one.
+  const target = maybeUpdateTargetAssignment(s, group, groupEpoch, member, updated, type, records, op.nowMs);
 
   // 3. One step of reconciliation towards the target.
-  let reconciled = updated;
-  if (!isReconciledTo(updated, targetEpoch)) {
-    reconciled = reconcile(updated, {
-      targetAssignmentEpoch: targetEpoch,
-      targetAssignment: target,
-      currentPartitionEpoch: (topicId, p) => group.currentPartitionEpoch(topicId, p),
-      owned: req.topicPartitions,
-    });
-    if (!memberEquals(reconciled, updated)) {
-      records.push(currentAssignmentRecord(groupId, reconciled));
-      if (reconciled.state === MemberState.UNREVOKED_PARTITIONS) scheduleRebalanceTimeout(op, groupId, reconciled);
-      else op.cancel(consumerRebalanceKey(groupId, memberId));
-    }
-  }
+  const reconciled = maybeReconcile(s, op, group, updated, target, hasSubscriptionChanged, req.topicPartitions, records);
   scheduleSessionTimeout(s, op, groupId, memberId);
 
   if (replacesClassic) {
@@ -258,7 +236,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   }
   writeConsumerGroupRecords(s, op, records);
   const written = s.consumerGroups.get(groupId);
-  for (const regex of regexRemovals) written?.updateResolvedRegex(regex, null);
+  for (const removed of regexRemovals) written?.updateResolvedRegex(removed, null);
   if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
 
   // The assignment goes out when it changed, and on a full request (a join, or a client

@@ -99,6 +99,23 @@ export class CoordinatorState {
     return new Operation(nowMs, this.timers);
   }
 
+  /**
+   * Runs `body`; when it throws, what it changed in the state and added to the operation is
+   * undone before the error goes on (a request that fails its checks after starting to
+   * change things, e.g. after converting a group, leaves nothing behind).
+   */
+  attempt<T>(op: Operation, body: () => T): T {
+    const sp = this.journal.savepoint();
+    const mark = op.mark();
+    try {
+      return body();
+    } catch (err) {
+      this.journal.rollbackTo(sp);
+      op.truncate(mark);
+      throw err;
+    }
+  }
+
   /** The running operation is about to change `group` (see journal.ts); returns it. */
   changing(group: ClassicGroup): ClassicGroup {
     this.journal.changing(group);

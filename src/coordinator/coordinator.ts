@@ -199,6 +199,10 @@ export class GroupCoordinator {
       case 'consumer-rebalance':
         expireRebalance(s, op, action.groupId, action.memberId, action.memberEpoch);
         break;
+      case 'consumer-join':
+      case 'consumer-sync':
+        expireSession(s, op, action.groupId, action.memberId);
+        break;
       case 'consumer-regex':
         applyRegexRefresh(s, op, action.groupId, action.regexes, action.startMs);
         break;

@@ -2,7 +2,7 @@
  * Heartbeat and LeaveGroup, after Kafka's classicGroupHeartbeat and classicGroupLeave.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { classicMemberError, leaveConsumerGroup } from './consumer/classic-apis.js';
+import { classicHeartbeatToConsumerGroup, leaveConsumerGroup } from './consumer/classic-apis.js';
 import type { HeartbeatRequestData } from '../protocol/messages/heartbeat.js';
 import type { LeaveGroupRequestData, MemberIdentity, MemberResponse } from '../protocol/messages/leave-group.js';
 import type { CoordinatorState } from './coordinator-state.js';
@@ -25,7 +25,7 @@ export function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContex
 function heartbeatError(s: CoordinatorState, op: Operation, req: HeartbeatRequestData): number {
   if (req.groupId === '') return ErrorCode.INVALID_GROUP_ID;
   const consumerGroup = s.consumerGroups.get(req.groupId);
-  if (consumerGroup !== undefined) return classicMemberError(consumerGroup, req.memberId, req.groupInstanceId);
+  if (consumerGroup !== undefined) return classicHeartbeatToConsumerGroup(s, op, consumerGroup, req);
   const group = s.groups.get(req.groupId);
   if (group === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
   if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;

@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { deleteConsumerGroup } from './consumer/classic-apis.js';
+import { classicJoinToConsumerGroup } from './consumer/classic-join.js';
 import type { JoinGroupRequestData } from '../protocol/messages/join-group.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import type { ClassicGroup } from './group.js';
@@ -61,9 +62,8 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
   const isUnknownMember = req.memberId === UNKNOWN_MEMBER_ID;
   const consumerGroup = s.consumerGroups.get(req.groupId);
   if (consumerGroup !== undefined) {
-    // Kafka lets classic members join a consumer group with members (the protocols mix);
-    // Brook does not yet, and answers as Kafka does for a group that cannot take them.
-    if (consumerGroup.numMembers > 0) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, UNKNOWN_MEMBER_ID);
+    // A consumer group with members takes classic members in (the protocols mix).
+    if (consumerGroup.numMembers > 0) return classicJoinToConsumerGroup(s, op, ctx, req, consumerGroup);
     // An Empty consumer group gives way to the classic group, as in Kafka.
     deleteConsumerGroup(s, op, consumerGroup);
   }

@@ -35,6 +35,15 @@ type Undo = () => void;
  */
 export type RevertFollowUp = (op: Operation, errorCode: number) => void;
 
+/** Where an operation stood at a point, to go back to it (Journal.savepoint). */
+export interface Savepoint {
+  readonly undo: number;
+  readonly captured: ReadonlySet<unknown> | null;
+  readonly groups: ReadonlySet<ClassicGroup> | null;
+  readonly timerKeys: ReadonlySet<TimerKey> | null;
+  readonly followUps: number;
+}
+
 /** What one operation changed, and how to undo it. */
 export class Changes {
   token: ResultToken = 0;
@@ -59,6 +68,21 @@ export class Changes {
 
   rollback(): void {
     for (let i = this.undo.length - 1; i >= 0; i--) this.undo[i]();
+  }
+
+  savepoint(): Savepoint {
+    const copy = <T>(set: Set<T> | null): Set<T> | null => (set === null ? null : new Set(set));
+    return { undo: this.undo.length, captured: copy(this.captured), groups: copy(this.groups), timerKeys: copy(this.timerKeys), followUps: this.followUps?.length ?? 0 };
+  }
+
+  /** Undoes what was done since `sp`, newest first, and forgets it. */
+  rollbackTo(sp: Savepoint): void {
+    for (let i = this.undo.length - 1; i >= sp.undo; i--) this.undo[i]();
+    this.undo.length = sp.undo;
+    this.captured = sp.captured === null ? null : new Set(sp.captured);
+    this.groups = sp.groups === null ? null : new Set(sp.groups);
+    this.timerKeys = sp.timerKeys === null ? null : new Set(sp.timerKeys);
+    if (this.followUps !== null) this.followUps.length = sp.followUps;
   }
 }
 
@@ -142,6 +166,21 @@ export class Journal {
     c.replies = replies;
     this.pending.push(c);
     return c.token;
+  }
+
+  /**
+   * Where the running operation stands: `rollbackTo` undoes what it does after this, as
+   * when a request fails its checks half-way (Kafka builds such a request's records without
+   * applying them, and drops them with the error).
+   */
+  savepoint(): Savepoint {
+    if (this.current === null) throw new Error('no coordinator operation is running');
+    return this.current.savepoint();
+  }
+
+  rollbackTo(sp: Savepoint): void {
+    if (this.current === null) throw new Error('no coordinator operation is running');
+    this.current.rollbackTo(sp);
   }
 
   /** The running operation threw: undo what it did (its result is never carried out). */

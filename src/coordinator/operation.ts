@@ -25,6 +25,11 @@ export type TimerAction =
   /** A consumer-group member had to revoke partitions by now: fenced if still at that epoch. */
   | { readonly kind: 'consumer-rebalance'; readonly groupId: string; readonly memberId: string; readonly memberEpoch: number }
   /**
+   * A classic member of a consumer group told to rejoin (REBALANCE_IN_PROGRESS) had to send
+   * its JoinGroup by now, or after its JoinGroup its SyncGroup: fenced otherwise.
+   */
+  | { readonly kind: 'consumer-join' | 'consumer-sync'; readonly groupId: string; readonly memberId: string }
+  /**
    * The resolution of a consumer group's regular expressions, which Kafka runs on an executor
    * and applies in a later write; `startMs` is when it was asked for.
    */
@@ -55,6 +60,14 @@ export function consumerSessionKey(groupId: string, memberId: string): TimerKey 
 
 export function consumerRebalanceKey(groupId: string, memberId: string): TimerKey {
   return `consumer-rebalance:${enc(groupId)}:${enc(memberId)}`;
+}
+
+export function consumerJoinKey(groupId: string, memberId: string): TimerKey {
+  return `consumer-join:${enc(groupId)}:${enc(memberId)}`;
+}
+
+export function consumerSyncKey(groupId: string, memberId: string): TimerKey {
+  return `consumer-sync:${enc(groupId)}:${enc(memberId)}`;
 }
 
 /** At most one resolution pending per group, as Kafka's executor key `<group>-regex`. */
@@ -163,6 +176,23 @@ export class Operation {
 
   record(record: CoordinatorRecord): void {
     this.records.push(record);
+  }
+
+  /** How far the operation got (with Journal.savepoint: see CoordinatorState.attempt). */
+  mark(): { readonly replies: number; readonly timers: number; readonly records: number } {
+    return { replies: this.replies.length, timers: this.timerOps.length, records: this.records.length };
+  }
+
+  /** Drops the replies, timer operations and records added since `mark`. */
+  truncate(mark: { readonly replies: number; readonly timers: number; readonly records: number }): void {
+    this.replies.length = mark.replies;
+    this.timerOps.length = mark.timers;
+    this.records.length = mark.records;
+  }
+
+  /** Kafka's scheduleIfAbsent: a pending timer of that key stays as it is. */
+  scheduleIfAbsent(key: TimerKey, delayMs: number, action: TimerAction): void {
+    if (!this.timers.has(key)) this.schedule(key, delayMs, action);
   }
 
   get recordCount(): number {

@@ -4,7 +4,7 @@
  * answers every parked member with its own share.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import { classicMemberError } from './consumer/classic-apis.js';
+import { classicSyncToConsumerGroup } from './consumer/classic-apis.js';
 import type { SyncGroupRequestData } from '../protocol/messages/sync-group.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import type { ClassicGroup } from './group.js';
@@ -45,9 +45,7 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   }
   const consumerGroup = s.consumerGroups.get(req.groupId);
-  if (consumerGroup !== undefined) {
-    return fail(consumerGroup.numMembers === 0 ? ErrorCode.UNKNOWN_MEMBER_ID : classicMemberError(consumerGroup, req.memberId, req.groupInstanceId));
-  }
+  if (consumerGroup !== undefined) return classicSyncToConsumerGroup(s, op, ctx, consumerGroup, req);
   const group = s.groups.get(req.groupId);
   if (group === undefined || group.is('Empty')) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
   const error = validateSyncGroup(group, req);

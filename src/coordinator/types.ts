@@ -66,6 +66,21 @@ export interface RequestContext {
   nowMs: number;
 }
 
+/**
+ * Kafka's `group.consumer.migration.policy`: which online conversions between classic and
+ * consumer groups with members are allowed (KIP-848's upgrade path). An Empty group gives
+ * way to the other kind whatever the policy.
+ */
+export type ConsumerGroupMigrationPolicy = 'bidirectional' | 'upgrade' | 'downgrade' | 'disabled';
+
+export function isUpgradeEnabled(policy: ConsumerGroupMigrationPolicy): boolean {
+  return policy === 'bidirectional' || policy === 'upgrade';
+}
+
+export function isDowngradeEnabled(policy: ConsumerGroupMigrationPolicy): boolean {
+  return policy === 'bidirectional' || policy === 'downgrade';
+}
+
 /** Settings, named after Kafka's broker configs (in the comments), with Kafka's defaults. */
 export interface GroupCoordinatorConfig {
   /** `group.initial.rebalance.delay.ms` */
@@ -100,6 +115,13 @@ export interface GroupCoordinatorConfig {
   /** `group.consumer.regex.refresh.interval.ms` (a Kafka internal config) */
   consumerGroupRegexRefreshIntervalMs: number;
   /**
+   * `group.consumer.assignment.interval.ms` (KIP-1263, Kafka 4.4): a consumer group computes
+   * a new target assignment at most this often; 0 computes one at every change.
+   */
+  consumerGroupAssignmentIntervalMs: number;
+  /** `group.consumer.migration.policy` */
+  consumerGroupMigrationPolicy: ConsumerGroupMigrationPolicy;
+  /**
    * Source of the UUID part of member ids (and of consumer-group member ids a version-0
    * ConsumerGroupHeartbeat leaves to the coordinator); tests inject a deterministic one.
    */
@@ -124,6 +146,8 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   consumerGroupMaxSize: 2_147_483_647,
   consumerGroupAssignors: ['uniform', 'range'],
   consumerGroupRegexRefreshIntervalMs: 10 * 60 * 1000,
+  consumerGroupAssignmentIntervalMs: 1000,
+  consumerGroupMigrationPolicy: 'bidirectional',
   generateUuid: () => randomUUID(),
 };
 

@@ -35,7 +35,9 @@
  *   D9  DescribeConfigs for the broker: every config is read-only (no dynamic broker
  *       configs); max.connections defaults to 10000 (Kafka: 2147483647);
  *       log.flush.interval.ms reports Brook's fsync policy (0 = fsync before acks=all
- *       replies; Kafka: unset); no documentation text (includeDocumentation).
+ *       replies; Kafka: unset); group.coordinator.rebalance.protocols defaults to
+ *       "classic,consumer" (Kafka 4.4: "classic,consumer,streams"; Brook has no streams
+ *       groups), reported as Brook's default; no documentation text (includeDocumentation).
  *   D10 DeleteTopics of __consumer_offsets: Kafka 4.1 deletes it (NONE, no message) and its
  *       group coordinator drops every group's offsets; Brook refuses with
  *       INVALID_TOPIC_EXCEPTION "Cannot delete internal topic __consumer_offsets"
@@ -325,7 +327,9 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       // server.properties; their config types are still compared (listeners, advertised.listeners
       // and log.dirs are LIST since Kafka 4.4, STRING before).
       const environment = new Set(['listeners', 'advertised.listeners', 'log.dirs', 'auto.create.topics.enable', 'num.partitions']);
-      const deliberate = new Set(['max.connections', 'log.flush.interval.ms']);
+      // Normalised by name, asserted below: Brook's own defaults (D9). Brook has no streams
+      // groups, so its group.coordinator.rebalance.protocols default leaves streams out.
+      const deliberate = new Set(['max.connections', 'log.flush.interval.ms', 'group.coordinator.rebalance.protocols']);
       const strip = (x: DescribeConfigsResourceResult) => ({ ...x, readOnly: undefined });
       const diffs: string[] = [];
       for (const b of brook) {
@@ -348,6 +352,14 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       assert.equal(brook.find((x) => x.name === 'max.connections')!.value, '10000');
       assert.equal(kafka.get('log.flush.interval.ms')!.value, null);
       assert.equal(brook.find((x) => x.name === 'log.flush.interval.ms')!.value, '0');
+      // Both report their own default as the default (source DEFAULT_CONFIG, one synonym).
+      const protocols = (x: DescribeConfigsResourceResult) => ({ value: x.value, source: x.configSource, synonyms: x.synonyms });
+      assert.deepEqual(protocols(kafka.get('group.coordinator.rebalance.protocols')!), {
+        value: 'classic,consumer,streams', source: 5, synonyms: [{ name: 'group.coordinator.rebalance.protocols', value: 'classic,consumer,streams', source: 5 }],
+      });
+      assert.deepEqual(protocols(brook.find((x) => x.name === 'group.coordinator.rebalance.protocols')!), {
+        value: 'classic,consumer', source: 5, synonyms: [{ name: 'group.coordinator.rebalance.protocols', value: 'classic,consumer', source: 5 }],
+      });
     });
   });
 

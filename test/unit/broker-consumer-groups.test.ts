@@ -43,7 +43,7 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
       broker.createTopic('t', 2);
       const r = await conn.request('ConsumerGroupHeartbeat', 1, join('g', 'm1', ['t']));
       assert.equal(r.errorCode, ErrorCode.NONE);
-      assert.equal(r.memberEpoch, 1);
+      assert.equal(r.memberEpoch, 2, 'a new group is at epoch 1; the first join bumps it (Kafka 4.4)');
       assert.equal(r.assignment?.topicPartitions[0]?.partitions.length, 2);
       const d = await conn.request('ConsumerGroupDescribe', 0, { groupIds: ['g'], includeAuthorizedOperations: true });
       assert.equal(d.groups[0]!.groupState, 'Stable');
@@ -60,18 +60,20 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
   });
 
   it('a topic created through CreateTopics reaches the coordinator: a member subscribed to it gets it', async () => {
-    await withBroker({}, async (_broker, conn) => {
+    // Assignments at every change (group.consumer.assignment.interval.ms=0), so that each
+    // heartbeat sees the new topics at once.
+    await withBroker({ groupConsumerAssignmentIntervalMs: 0 }, async (_broker, conn) => {
       const first = await conn.request('ConsumerGroupHeartbeat', 1, join('g', 'm1', ['later']));
       assert.deepEqual(first.assignment?.topicPartitions, []);
       const created = await conn.request('CreateTopics', 7, { topics: [{ name: 'later', numPartitions: 3, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
       assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
-      const next = await conn.request('ConsumerGroupHeartbeat', 1, { ...beat('g', 'm1', 1), topicPartitions: [] });
-      assert.equal(next.memberEpoch, 2);
+      const next = await conn.request('ConsumerGroupHeartbeat', 1, { ...beat('g', 'm1', 2), topicPartitions: [] });
+      assert.equal(next.memberEpoch, 3);
       assert.deepEqual(next.assignment?.topicPartitions.map((t) => [t.topicId, [...t.partitions].sort()]), [[created.topics[0]!.topicId, [0, 1, 2]]]);
       await conn.request('DeleteTopics', 6, { topics: [{ name: 'later', topicId: created.topics[0]!.topicId! }], timeoutMs: 1000 });
-      const after = await conn.request('ConsumerGroupHeartbeat', 1, { ...beat('g', 'm1', 2), topicPartitions: [] });
+      const after = await conn.request('ConsumerGroupHeartbeat', 1, { ...beat('g', 'm1', 3), topicPartitions: [] });
       assert.deepEqual(after.assignment?.topicPartitions, [], 'a deleted topic leaves the assignment');
-      assert.equal(after.memberEpoch, 3);
+      assert.equal(after.memberEpoch, 4);
     });
   });
 
@@ -105,7 +107,7 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
         'group.consumer.heartbeat.interval.ms': '5000',
         'group.consumer.assignors': 'uniform,range',
         'group.coordinator.rebalance.protocols': 'classic,consumer',
-        'group.consumer.migration.policy': 'disabled',
+        'group.consumer.migration.policy': 'bidirectional',
       });
     });
   });
@@ -131,7 +133,9 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
       groupConsumerMinHeartbeatIntervalMs: 1000,
       groupConsumerMaxSize: 10,
       groupConsumerAssignors: ['range', 'uniform'],
+      groupConsumerMigrationPolicy: 'disabled',
     });
-    assert.throws(() => configFromProperties(parseProperties('group.consumer.migration.policy=bidirectional')), /disabled/);
+    assert.deepEqual(configFromProperties(parseProperties('group.consumer.migration.policy=Upgrade')), { groupConsumerMigrationPolicy: 'upgrade' });
+    assert.throws(() => configFromProperties(parseProperties('group.consumer.migration.policy=sideways')), /String must be one of \(case insensitive\): bidirectional, upgrade, downgrade, disabled/);
   });
 });

@@ -1,24 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { CoordinatorHarness } from '../support/coordinator/harness.js';
-import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin } from '../support/coordinator/consumer.js';
+import { GroupCoordinator } from '../../src/coordinator/coordinator.js';
+import { CoordinatorHarness, testConfig } from '../support/coordinator/harness.js';
+import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, ownedBy } from '../support/coordinator/consumer.js';
 import { commit, fetchOffsets, fetchedOffsets, formGroup, heartbeat, join, leave, sync } from '../support/coordinator/requests.js';
 
-function consumerGroup(): CoordinatorHarness {
-  const h = new CoordinatorHarness();
+/** Kafka's group.consumer.migration.policy=disabled: no online conversion of groups with members. */
+function disabled(): CoordinatorHarness {
+  return new CoordinatorHarness(new GroupCoordinator(testConfig({ consumerGroupMigrationPolicy: 'disabled' })));
+}
+
+function consumerGroup(h = new CoordinatorHarness()): CoordinatorHarness {
   h.setTopics({ t: 2 });
   cgJoin(h, { memberId: 'A' });
   cgJoin(h, { memberId: 'S', instanceId: 'is' });
   return h;
 }
 
-describe('coordinator: classic and consumer groups keep to their own ids (migration disabled)', { timeout: 10_000 }, () => {
+describe('coordinator: classic and consumer groups with members keep to their own protocol (migration disabled), or give way when Empty', { timeout: 10_000 }, () => {
   it('ConsumerGroupHeartbeat to a classic group with members: GROUP_ID_NOT_FOUND, whatever the epoch (testConsumerGroupHeartbeatWithNonEmptyClassicGroup)', () => {
-    const h = new CoordinatorHarness();
+    const h = disabled();
     h.setTopics({ t: 1 });
     formGroup(h, 'g', 1);
-    assert.equal(cgHeartbeat(h, { memberId: 'X', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {} }).answer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+    const r = cgHeartbeat(h, { memberId: 'X', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {} }).answer;
+    assert.deepEqual([r.errorCode, r.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Cannot upgrade classic group g to consumer group because online upgrade is disabled.']);
     assert.equal(cgHeartbeat(h, { memberId: 'X', epoch: 3 }).answer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
     assert.equal(cgHeartbeat(h, { memberId: 'X', epoch: -1 }).answer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
     assert.equal(cgDescribe(h).errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
@@ -37,11 +43,11 @@ describe('coordinator: classic and consumer groups keep to their own ids (migrat
     assert.deepEqual(fetchedOffsets(fetchOffsets(h, { group: 'g', topics: null }).answer), { 't/0': 7 });
     const restarted = h.restart();
     assert.equal(restarted.coordinator.group('g'), undefined);
-    assert.equal(cgDescribe(restarted).groupEpoch, 1);
+    assert.equal(cgDescribe(restarted).groupEpoch, 2);
   });
 
-  it('JoinGroup to a consumer group with members: INCONSISTENT_GROUP_PROTOCOL (Brook; Kafka takes classic members in)', () => {
-    const h = consumerGroup();
+  it('JoinGroup to a consumer group with members: INCONSISTENT_GROUP_PROTOCOL (throwIfClassicMemberCannotJoinConsumerGroup)', () => {
+    const h = consumerGroup(disabled());
     const r = join(h, { group: 'g', topics: ['t'] }).answer;
     assert.equal(r.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     assert.equal(r.memberId, '');
@@ -73,7 +79,7 @@ describe('coordinator: classic and consumer groups keep to their own ids (migrat
     const r = leave(h, { group: 'g', members: [{ memberId: '', instanceId: 'is' }, { memberId: 'nobody' }, { memberId: 'X', instanceId: 'is' }] }).answer;
     assert.deepEqual(r.members!.map((m) => m.errorCode), [ErrorCode.NONE, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.FENCED_INSTANCE_ID]);
     assert.deepEqual(Object.keys(assignments(h)), ['A']);
-    assert.equal(cgDescribe(h).groupEpoch, 3);
+    assert.equal(cgDescribe(h).groupEpoch, 4);
   });
 
   it('ListGroups lists consumer groups with type and protocol type "consumer" and their states; filters apply', () => {
@@ -135,10 +141,10 @@ describe('coordinator: offsets of consumer groups (member epochs)', { timeout: 1
     const week = 7 * 24 * 3600 * 1000;
     for (let t = 0; t < week + 600_000; t += 30_000) {
       h.advance(30_000);
-      for (const [id, a] of Object.entries(assignments(h))) cgHeartbeat(h, { memberId: id, instanceId: id === 'S' ? 'is' : null, epoch: a.epoch, owned: a.current });
+      for (const [id, a] of Object.entries(assignments(h))) cgHeartbeat(h, { memberId: id, instanceId: id === 'S' ? 'is' : null, epoch: a.epoch, owned: ownedBy(h, id) });
     }
     assert.deepEqual(fetchedOffsets(fetchOffsets(h, { group: 'g', topics: null }).answer), { 't/0': 3 }, 'old expired, t is subscribed');
-    cgHeartbeat(h, { memberId: 'A', epoch: assignments(h)['A']!.epoch, owned: assignments(h)['A']!.current });
+    cgHeartbeat(h, { memberId: 'A', epoch: assignments(h)['A']!.epoch, owned: ownedBy(h, 'A') });
     cgHeartbeat(h, { memberId: 'A', epoch: -1 });
     cgHeartbeat(h, { memberId: 'S', instanceId: 'is', epoch: -1 });
     h.advance(week + 600_000);

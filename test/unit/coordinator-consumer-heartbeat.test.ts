@@ -6,19 +6,19 @@ import { CoordinatorHarness, testConfig } from '../support/coordinator/harness.j
 import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, named } from '../support/coordinator/consumer.js';
 
 describe('coordinator: ConsumerGroupHeartbeat joins and reconciliation', { timeout: 10_000 }, () => {
-  it('a first member gets every partition at group epoch 1 (GroupMetadataManagerTest.testMemberJoinsEmptyConsumerGroup)', () => {
+  it('a first member gets every partition at group epoch 2: a new group starts at 1 (GroupMetadataManagerTest.testMemberJoinsEmptyConsumerGroup, KAFKA-20268)', () => {
     const h = new CoordinatorHarness();
     h.setTopics({ t: 4 });
     const r = cgJoin(h, { memberId: 'A' });
     assert.equal(r.errorCode, ErrorCode.NONE);
     assert.equal(r.memberId, 'A');
-    assert.equal(r.memberEpoch, 1);
+    assert.equal(r.memberEpoch, 2);
     assert.equal(r.heartbeatIntervalMs, 5000);
     assert.deepEqual(named(h, r.assignment?.topicPartitions), { t: [0, 1, 2, 3] });
     const d = cgDescribe(h);
     assert.equal(d.groupState, 'Stable');
-    assert.equal(d.groupEpoch, 1);
-    assert.equal(d.assignmentEpoch, 1);
+    assert.equal(d.groupEpoch, 2);
+    assert.equal(d.assignmentEpoch, 2);
     assert.equal(d.assignorName, 'uniform');
   });
 
@@ -27,20 +27,20 @@ describe('coordinator: ConsumerGroupHeartbeat joins and reconciliation', { timeo
     h.setTopics({ t: 4 });
     cgJoin(h, { memberId: 'A' });
     const b = cgJoin(h, { memberId: 'B' });
-    assert.equal(b.memberEpoch, 2);
+    assert.equal(b.memberEpoch, 3);
     assert.deepEqual(named(h, b.assignment?.topicPartitions), {});
-    let a = cgBeat(h, 'A', 1, { t: [0, 1, 2, 3] });
-    assert.equal(a.memberEpoch, 1, 'A stays at epoch 1 until it revokes');
+    let a = cgBeat(h, 'A', 2, { t: [0, 1, 2, 3] });
+    assert.equal(a.memberEpoch, 2, 'A stays at epoch 2 until it revokes');
     const kept = named(h, a.assignment?.topicPartitions)!.t!;
     assert.equal(kept.length, 2);
     assert.equal(cgDescribe(h).groupState, 'Reconciling');
     // Still owning what it must give up: no progress, for A or for B.
-    assert.equal(cgBeat(h, 'A', 1, { t: [0, 1, 2, 3] }).memberEpoch, 1);
-    assert.deepEqual(named(h, cgHeartbeat(h, { memberId: 'B', epoch: 2, owned: {}, rebalanceTimeoutMs: 300_000, topics: ['t'] }).answer.assignment?.topicPartitions), {});
-    a = cgBeat(h, 'A', 1, { t: kept });
-    assert.equal(a.memberEpoch, 2);
+    assert.equal(cgBeat(h, 'A', 2, { t: [0, 1, 2, 3] }).memberEpoch, 2);
+    assert.deepEqual(named(h, cgHeartbeat(h, { memberId: 'B', epoch: 3, owned: {}, rebalanceTimeoutMs: 300_000, topics: ['t'] }).answer.assignment?.topicPartitions), {});
+    a = cgBeat(h, 'A', 2, { t: kept });
+    assert.equal(a.memberEpoch, 3);
     assert.equal(a.assignment, null, 'unchanged assignment is not sent again');
-    const b2 = cgBeat(h, 'B', 2, {});
+    const b2 = cgBeat(h, 'B', 3, {});
     assert.deepEqual(named(h, b2.assignment?.topicPartitions), { t: [0, 1, 2, 3].filter((p) => !kept.includes(p)) });
     assert.equal(cgDescribe(h).groupState, 'Stable');
     const all = assignments(h);
@@ -93,19 +93,22 @@ describe('coordinator: ConsumerGroupHeartbeat validation and fencing', { timeout
   it('fences a member ahead of its epoch, or behind it unless at the previous epoch owning a subset (testConsumerGroupMemberEpochValidation)', () => {
     const h = new CoordinatorHarness();
     h.setTopics({ t: 2 });
-    cgJoin(h, { memberId: 'A' }); // epoch 1, previous 0
-    cgJoin(h, { memberId: 'B' }); // group epoch 2
-    cgBeat(h, 'A', 1, { t: [0, 1] }); // A revokes one partition, stays at 1
-    assert.equal(cgBeat(h, 'A', 1, { t: [0] }).memberEpoch, 2); // previous epoch 1
-    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 3, owned: { t: [0] } }).answer.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
-    // The response with epoch 2 was lost: epoch 1 owning a subset is accepted...
-    const lost = cgHeartbeat(h, { memberId: 'A', epoch: 1, owned: { t: [0] } }).answer;
+    cgJoin(h, { memberId: 'A' }); // epoch 2, previous 0
+    cgJoin(h, { memberId: 'B' }); // group epoch 3
+    cgBeat(h, 'A', 2, { t: [0, 1] }); // A revokes one partition, stays at 2
+    assert.equal(cgBeat(h, 'A', 2, { t: [0] }).memberEpoch, 3); // previous epoch 2
+    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 4, owned: { t: [0] } }).answer.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
+    // The response with epoch 3 was lost: epoch 2 owning a subset is accepted...
+    const lost = cgHeartbeat(h, { memberId: 'A', epoch: 2, owned: { t: [0] } }).answer;
     assert.equal(lost.errorCode, ErrorCode.NONE);
-    assert.equal(lost.memberEpoch, 2);
+    assert.equal(lost.memberEpoch, 3);
     // ...but not with more than its assignment, nor without saying what it owns.
-    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 1, owned: { t: [0, 1] } }).answer.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
-    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 1 }).answer.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
-    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {} }).answer.errorCode, ErrorCode.FENCED_MEMBER_EPOCH, 'a join of a member that still exists');
+    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 2, owned: { t: [0, 1] } }).answer.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
+    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 2 }).answer.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
+    // A member that lost its place on its side joins again under its id (KAFKA-19233): it
+    // gets its assignment back, at its epoch.
+    const rejoin = cgHeartbeat(h, { memberId: 'A', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {} }).answer;
+    assert.deepEqual([rejoin.errorCode, rejoin.memberEpoch, named(h, rejoin.assignment?.topicPartitions)], [ErrorCode.NONE, 3, { t: [0] }]);
   });
 
   it('rejects a new member once group.consumer.max.size is reached, not the existing ones (testNewMemberIsRejectedWithMaximumMembersIsReached)', () => {
@@ -114,17 +117,17 @@ describe('coordinator: ConsumerGroupHeartbeat validation and fencing', { timeout
     cgJoin(capped, { memberId: 'A' });
     cgJoin(capped, { memberId: 'B' });
     assert.equal(cgHeartbeat(capped, { memberId: 'C', epoch: 0, rebalanceTimeoutMs: 1000, topics: ['t'], owned: {} }).answer.errorCode, ErrorCode.GROUP_MAX_SIZE_REACHED);
-    assert.equal(cgBeat(capped, 'B', 2, {}).errorCode, ErrorCode.NONE);
+    assert.equal(cgBeat(capped, 'B', 3, {}).errorCode, ErrorCode.NONE);
   });
 
   it('sends the assignment on a full request and when it changed, not on a plain heartbeat (testConsumerGroupHeartbeatFullResponse)', () => {
     const h = new CoordinatorHarness();
     h.setTopics({ t: 2 });
     cgJoin(h, { memberId: 'A' });
-    assert.equal(cgBeat(h, 'A', 1, { t: [0, 1] }).assignment, null);
-    const full = cgHeartbeat(h, { memberId: 'A', epoch: 1, rebalanceTimeoutMs: 1000, topics: ['t'], owned: { t: [0, 1] } }).answer;
+    assert.equal(cgBeat(h, 'A', 2, { t: [0, 1] }).assignment, null);
+    const full = cgHeartbeat(h, { memberId: 'A', epoch: 2, rebalanceTimeoutMs: 1000, topics: ['t'], owned: { t: [0, 1] } }).answer;
     assert.deepEqual(named(h, full.assignment?.topicPartitions), { t: [0, 1] });
-    const regexFull = cgHeartbeat(h, { memberId: 'A', epoch: 1, rebalanceTimeoutMs: 1000, regex: 'zzz', owned: { t: [0, 1] } }).answer;
+    const regexFull = cgHeartbeat(h, { memberId: 'A', epoch: 2, rebalanceTimeoutMs: 1000, regex: 'zzz', owned: { t: [0, 1] } }).answer;
     assert.notEqual(regexFull.assignment, null, 'a regex stands for the topic names in a full request');
   });
 
@@ -133,15 +136,15 @@ describe('coordinator: ConsumerGroupHeartbeat validation and fencing', { timeout
     h.setTopics({ t: 2 });
     cgJoin(h, { memberId: 'A' });
     cgJoin(h, { memberId: 'B' });
-    cgBeat(h, 'A', 1, { t: [0, 1] });
-    cgBeat(h, 'A', 1, { t: [0] });
-    cgBeat(h, 'B', 2, {});
+    cgBeat(h, 'A', 2, { t: [0, 1] });
+    cgBeat(h, 'A', 2, { t: [0] });
+    cgBeat(h, 'B', 3, {});
     const left = cgHeartbeat(h, { memberId: 'B', epoch: -1 }).answer;
     assert.deepEqual({ errorCode: left.errorCode, memberId: left.memberId, memberEpoch: left.memberEpoch, heartbeatIntervalMs: left.heartbeatIntervalMs }, { errorCode: 0, memberId: 'B', memberEpoch: -1, heartbeatIntervalMs: 0 });
-    assert.equal(cgDescribe(h).groupEpoch, 3);
+    assert.equal(cgDescribe(h).groupEpoch, 4);
     assert.equal(cgDescribe(h).groupState, 'Assigning');
-    const a = cgBeat(h, 'A', 2, { t: [0] });
-    assert.equal(a.memberEpoch, 3);
+    const a = cgBeat(h, 'A', 3, { t: [0] });
+    assert.equal(a.memberEpoch, 4);
     assert.deepEqual(named(h, a.assignment?.topicPartitions), { t: [0, 1] });
   });
 
@@ -149,12 +152,12 @@ describe('coordinator: ConsumerGroupHeartbeat validation and fencing', { timeout
     const h = new CoordinatorHarness();
     h.setTopics({ t: 1, u: 1 });
     cgJoin(h, { memberId: 'A' });
-    const r = cgHeartbeat(h, { memberId: 'A', epoch: 1, topics: ['t', 'u'], owned: { t: [0] } }).answer;
-    assert.equal(r.memberEpoch, 2);
+    const r = cgHeartbeat(h, { memberId: 'A', epoch: 2, topics: ['t', 'u'], owned: { t: [0] } }).answer;
+    assert.equal(r.memberEpoch, 3);
     assert.deepEqual(named(h, r.assignment?.topicPartitions), { t: [0], u: [0] });
     // The same subscription again changes nothing.
-    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 2, topics: ['u', 't'], owned: { t: [0], u: [0] } }).answer.memberEpoch, 2);
-    assert.equal(cgDescribe(h).groupEpoch, 2);
+    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 3, topics: ['u', 't'], owned: { t: [0], u: [0] } }).answer.memberEpoch, 3);
+    assert.equal(cgDescribe(h).groupEpoch, 3);
   });
 
   it('uses the assignor most members select, else the first of group.consumer.assignors', () => {

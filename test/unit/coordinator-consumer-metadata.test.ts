@@ -4,16 +4,13 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { decodeCoordinatorKey } from '../../src/protocol/coordinator-records/framing.js';
 import { decodeConsumerGroupRecord } from '../../src/protocol/coordinator-records/consumer-group-framing.js';
 import { CoordinatorHarness, topicIdFor } from '../support/coordinator/harness.js';
-import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, named } from '../support/coordinator/consumer.js';
+import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, named, ownedBy } from '../support/coordinator/consumer.js';
 
 const REGEX_TIMER = 'consumer-regex:g';
 
 /** Heartbeats A with what it holds until its epoch reaches the group's; returns its partitions. */
 function settle(h: CoordinatorHarness, memberId = 'A'): Record<string, number[]> {
-  for (let i = 0; i < 5; i++) {
-    const a = assignments(h)[memberId]!;
-    cgBeat(h, memberId, a.epoch, a.current);
-  }
+  for (let i = 0; i < 5; i++) cgBeat(h, memberId, assignments(h)[memberId]!.epoch, ownedBy(h, memberId));
   return assignments(h)[memberId]!.current;
 }
 
@@ -109,8 +106,8 @@ describe('coordinator: topics changing under consumer groups (onMetadataChange)'
     const a = cgJoin(h, { memberId: 'A', topics: ['late'] });
     assert.deepEqual(named(h, a.assignment?.topicPartitions), {});
     h.setTopics({ late: 3 });
-    const r = cgBeat(h, 'A', 1, {});
-    assert.equal(r.memberEpoch, 2);
+    const r = cgBeat(h, 'A', 2, {});
+    assert.equal(r.memberEpoch, 3);
     assert.deepEqual(named(h, r.assignment?.topicPartitions), { late: [0, 1, 2] });
   });
 
@@ -119,10 +116,10 @@ describe('coordinator: topics changing under consumer groups (onMetadataChange)'
     h.setTopics({ t: 1, u: 1 });
     cgJoin(h, { memberId: 'A' });
     h.setTopics({ t: 1, u: 5 });
-    assert.equal(cgBeat(h, 'A', 1, { t: [0] }).memberEpoch, 1);
+    assert.equal(cgBeat(h, 'A', 2, { t: [0] }).memberEpoch, 2);
     h.setTopics({ t: 3, u: 5 });
-    const r = cgBeat(h, 'A', 1, { t: [0] });
-    assert.equal(r.memberEpoch, 2);
+    const r = cgBeat(h, 'A', 2, { t: [0] });
+    assert.equal(r.memberEpoch, 3);
     assert.deepEqual(named(h, r.assignment?.topicPartitions), { t: [0, 1, 2] });
   });
 
@@ -131,10 +128,10 @@ describe('coordinator: topics changing under consumer groups (onMetadataChange)'
     h.setTopics({ t: 1, u: 1 });
     cgJoin(h, { memberId: 'A', topics: ['t', 'u'] });
     h.setTopics({ t: 1 });
-    const r = cgBeat(h, 'A', 1, { t: [0], u: [0] });
-    assert.equal(r.memberEpoch, 1, 'revocation first, at the same epoch');
+    const r = cgBeat(h, 'A', 2, { t: [0], u: [0] });
+    assert.equal(r.memberEpoch, 2, 'revocation first, at the same epoch');
     assert.deepEqual(named(h, r.assignment?.topicPartitions), { t: [0] });
-    assert.equal(cgBeat(h, 'A', 1, { t: [0] }).memberEpoch, 2);
+    assert.equal(cgBeat(h, 'A', 2, { t: [0] }).memberEpoch, 3);
   });
 
   it('writes the subscription metadata (topic id, name, partitions) when it changes', () => {
@@ -142,7 +139,7 @@ describe('coordinator: topics changing under consumer groups (onMetadataChange)'
     h.setTopics({ t: 2 });
     cgJoin(h, { memberId: 'A' });
     h.setTopics({ t: 3 });
-    cgBeat(h, 'A', 1, { t: [0, 1] });
+    cgBeat(h, 'A', 2, { t: [0, 1] });
     const metadata = h.log
       .map((r) => ({ r, k: decodeCoordinatorKey(r.key) }))
       .filter(({ k }) => k.kind === 'consumer-group' && k.type === 4)

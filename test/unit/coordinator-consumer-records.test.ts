@@ -44,7 +44,7 @@ describe('coordinator: consumer-group records', { timeout: 20_000 }, () => {
     cgJoin(h, { memberId: 'A' });
     assert.deepEqual(types(h.log), ['5', '4', '3', '7', '6', '8']);
     const before = h.log.length;
-    cgBeat(h, 'A', 1, { t: [0, 1] });
+    cgBeat(h, 'A', 2, { t: [0, 1] });
     assert.deepEqual(types(h.log.slice(before)), [], 'a heartbeat that changes nothing writes nothing');
   });
 
@@ -62,7 +62,7 @@ describe('coordinator: consumer-group records', { timeout: 20_000 }, () => {
     const h = new CoordinatorHarness();
     h.setTopics({ t: 1 });
     cgJoin(h, { memberId: 'A' });
-    h.send('OffsetCommit', 9, { groupId: 'g', generationIdOrMemberEpoch: 1, memberId: 'A', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+    h.send('OffsetCommit', 9, { groupId: 'g', generationIdOrMemberEpoch: 2, memberId: 'A', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
     assert.equal(h.send('DeleteGroups', 2, { groupsNames: ['g'] }).answer.results[0]!.errorCode, 68, 'NON_EMPTY_GROUP while A is there');
     cgHeartbeat(h, { memberId: 'A', epoch: -1 });
     const before = h.log.length;
@@ -90,7 +90,7 @@ describe('coordinator: consumer-group records', { timeout: 20_000 }, () => {
     cgBeat(h, 'R', 1, {}, 'rx');
     cgJoin(h, { group: 'mid', memberId: 'M1' });
     cgJoin(h, { group: 'mid', memberId: 'M2' });
-    cgBeat(h, 'M1', 1, { t: [0, 1, 2] }, 'mid');
+    cgBeat(h, 'M1', 2, { t: [0, 1, 2] }, 'mid');
     const groups = ['g', 'rx', 'mid'];
     const live = describeAll(h, groups);
 

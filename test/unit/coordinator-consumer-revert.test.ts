@@ -19,7 +19,7 @@ describe('coordinator: consumer-group results whose records fail are reverted', 
     assert.equal(cgDescribe(h).errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
     assert.equal(h.timers.has('consumer-session:g:A'), false);
     // The client retries the join: all as the first time.
-    assert.equal(cgJoin(h, { memberId: 'A' }).memberEpoch, 1);
+    assert.equal(cgJoin(h, { memberId: 'A' }).memberEpoch, 2);
   });
 
   it('a reconciling heartbeat: epochs and assignments back, the session deadline not moved back', () => {
@@ -30,7 +30,7 @@ describe('coordinator: consumer-group results whose records fail are reverted', 
     const before = describeAll(h, ['g']);
     h.advance(3000);
     h.holdAppends();
-    const sent = cgHeartbeat(h, { memberId: 'A', epoch: 1, owned: { t: [0, 1] } });
+    const sent = cgHeartbeat(h, { memberId: 'A', epoch: 2, owned: { t: [0, 1] } });
     const due = h.timers.dueAt('consumer-session:g:A');
     h.failAppends();
     assert.equal(sent.failedWith, ErrorCode.NOT_COORDINATOR);

@@ -14,7 +14,7 @@ describe('coordinator: consumer-group session and rebalance timeouts', { timeout
     cgJoin(h, { memberId: 'A' });
     assert.equal(h.timers.dueAt(SESSION), h.nowMs + 45_000);
     h.advance(10_000);
-    cgBeat(h, 'A', 1, { t: [0] });
+    cgBeat(h, 'A', 2, { t: [0] });
     assert.equal(h.timers.dueAt(SESSION), h.nowMs + 45_000);
     cgHeartbeat(h, { memberId: 'A', epoch: -1 });
     assert.equal(h.timers.has(SESSION), false);
@@ -32,11 +32,11 @@ describe('coordinator: consumer-group session and rebalance timeouts', { timeout
       cgBeat(h, 'B', b.epoch, b.current);
     }
     assert.deepEqual(Object.keys(assignments(h)), ['B']);
-    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 1 }).answer.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 2 }).answer.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
     // A's records went: current assignment, target and metadata tombstones.
     assert.ok(h.log.slice(logBefore).filter((r) => r.value === null).length >= 3);
     // B's next heartbeat (the loop's last) got A's partitions at a new epoch.
-    assert.deepEqual(assignments(h)['B'], { epoch: 3, current: { t: [0, 1] }, target: { t: [0, 1] } });
+    assert.deepEqual(assignments(h)['B'], { epoch: 4, current: { t: [0, 1] }, target: { t: [0, 1] } });
   });
 
   it('a member that must revoke gets its rebalance timeout; revoking cancels it (testRebalanceTimeoutLifecycle)', () => {
@@ -44,9 +44,9 @@ describe('coordinator: consumer-group session and rebalance timeouts', { timeout
     h.setTopics({ t: 2 });
     cgJoin(h, { memberId: 'A', rebalanceTimeoutMs: 12_000 });
     cgJoin(h, { memberId: 'B' });
-    const a = cgBeat(h, 'A', 1, { t: [0, 1] });
+    const a = cgBeat(h, 'A', 2, { t: [0, 1] });
     assert.equal(h.timers.dueAt(REBALANCE), h.nowMs + 12_000);
-    cgBeat(h, 'A', 1, named(h, a.assignment?.topicPartitions)!);
+    cgBeat(h, 'A', 2, named(h, a.assignment?.topicPartitions)!);
     assert.equal(h.timers.has(REBALANCE), false);
   });
 
@@ -55,16 +55,16 @@ describe('coordinator: consumer-group session and rebalance timeouts', { timeout
     h.setTopics({ t: 2 });
     cgJoin(h, { memberId: 'A', rebalanceTimeoutMs: 12_000 });
     cgJoin(h, { memberId: 'B' });
-    cgBeat(h, 'A', 1, { t: [0, 1] });
+    cgBeat(h, 'A', 2, { t: [0, 1] });
     // A keeps heartbeating but never revokes.
     for (let t = 0; t < 12_000; t += 3000) {
       h.advance(3000);
-      if (assignments(h)['A'] !== undefined) cgBeat(h, 'A', 1, { t: [0, 1] });
+      if (assignments(h)['A'] !== undefined) cgBeat(h, 'A', 2, { t: [0, 1] });
       cgBeat(h, 'B', assignments(h)['B']!.epoch, assignments(h)['B']!.current);
     }
     assert.deepEqual(Object.keys(assignments(h)), ['B']);
-    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 1, owned: { t: [0, 1] } }).answer.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
-    assert.deepEqual(assignments(h)['B'], { epoch: 3, current: { t: [0, 1] }, target: { t: [0, 1] } });
+    assert.equal(cgHeartbeat(h, { memberId: 'A', epoch: 2, owned: { t: [0, 1] } }).answer.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+    assert.deepEqual(assignments(h)['B'], { epoch: 4, current: { t: [0, 1] }, target: { t: [0, 1] } });
     assert.equal(cgDescribe(h).groupState, 'Stable');
   });
 

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { Broker } from '../../broker/broker.js';
 import type { BrokerConfig } from '../../broker/config.js';
+import type { ConsumerGroupMigrationPolicy } from '../../coordinator/types.js';
 import type { Command } from '../command.js';
 import { topicDefaultsFromBrokerConfig, TOPIC_CONFIG_DEFS } from '../../storage/topic-configs.js';
 import { atLeast, javaTrim, parseBoolean, parseInt32, parseInt64, parseProperties } from '../properties.js';
@@ -38,7 +39,9 @@ group.coordinator.rebalance.protocols, group.consumer.session.timeout.ms,
 group.consumer.min.session.timeout.ms, group.consumer.max.session.timeout.ms,
 group.consumer.heartbeat.interval.ms, group.consumer.min.heartbeat.interval.ms,
 group.consumer.max.heartbeat.interval.ms, group.consumer.max.size, group.consumer.assignors,
-group.consumer.migration.policy (disabled only), offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
+group.consumer.assignment.interval.ms, group.consumer.min.assignment.interval.ms,
+group.consumer.max.assignment.interval.ms,
+group.consumer.migration.policy, offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
 log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
 connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
 log.flush.policy (always|never|<ms>), and the broker
@@ -60,6 +63,13 @@ function list(value: string): string[] {
 /** Kafka's atLeast(1) settings (group.max.size, offsets.retention.minutes, ...). */
 function positive(name: string, value: string): number {
   return atLeast(name, parseInt32(name, value), 1);
+}
+
+/** Kafka's CaseInsensitiveValidString for group.consumer.migration.policy, with its message. */
+function migrationPolicy(value: string): ConsumerGroupMigrationPolicy {
+  const policy = value.toLowerCase();
+  if (policy === 'bidirectional' || policy === 'upgrade' || policy === 'downgrade' || policy === 'disabled') return policy;
+  throw new Error(`Invalid value ${value} for configuration group.consumer.migration.policy: String must be one of (case insensitive): bidirectional, upgrade, downgrade, disabled`);
 }
 
 type BrokerSettings = { -readonly [K in keyof BrokerConfig]?: BrokerConfig[K] };
@@ -92,10 +102,10 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'group.consumer.max.heartbeat.interval.ms': config.groupConsumerMaxHeartbeatIntervalMs = positive(key, value); break;
       case 'group.consumer.max.size': config.groupConsumerMaxSize = positive(key, value); break;
       case 'group.consumer.assignors': config.groupConsumerAssignors = list(value); break;
-      case 'group.consumer.migration.policy':
-        // Kafka's values are case-insensitive; Brook has no online migration to enable.
-        if (value.toLowerCase() !== 'disabled') throw new Error(`group.consumer.migration.policy: Brook implements 'disabled' only, got '${value}'`);
-        break;
+      case 'group.consumer.assignment.interval.ms': config.groupConsumerAssignmentIntervalMs = atLeast(key, int(key, value), 0); break;
+      case 'group.consumer.min.assignment.interval.ms': config.groupConsumerMinAssignmentIntervalMs = atLeast(key, int(key, value), 0); break;
+      case 'group.consumer.max.assignment.interval.ms': config.groupConsumerMaxAssignmentIntervalMs = atLeast(key, int(key, value), 0); break;
+      case 'group.consumer.migration.policy': config.groupConsumerMigrationPolicy = migrationPolicy(value); break;
       case 'offsets.retention.minutes': config.offsetsRetentionMs = positive(key, value) * 60_000; break;
       case 'offsets.retention.check.interval.ms': config.offsetsRetentionCheckIntervalMs = atLeast(key, long(), 1); break;
       case 'offsets.topic.segment.bytes': config.offsetsTopicSegmentBytes = positive(key, value); break;

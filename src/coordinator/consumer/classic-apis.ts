@@ -1,17 +1,25 @@
 /**
  * What the classic group APIs, offsets and admin requests do to a consumer group, as Kafka
- * 4.x answers them. Kafka also lets classic-protocol members join a consumer group
- * (JoinGroup/SyncGroup/Heartbeat for them): Brook does not yet (see README.md), so no member
- * of a consumer group here uses the classic protocol, and the classic APIs find none.
+ * 4.4 answers them: SyncGroup and Heartbeat of its classic-protocol members (their JoinGroup
+ * is classic-join.ts), LeaveGroup, deletion, and the member checks of offset commits and
+ * fetches.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import type { MemberIdentity, MemberResponse } from '../../protocol/messages/leave-group.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import type { Operation } from '../operation.js';
-import { fenceMembers } from './fence.js';
+import { fenceMembers, scheduleJoinTimeoutIfAbsent, scheduleMemberSessionTimeout } from './fence.js';
 import type { ConsumerGroup } from './group.js';
-import type { ConsumerGroupMember } from './member.js';
+import { MemberState, usesClassicProtocol, type ConsumerGroupMember } from './member.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
+import type { HeartbeatRequestData } from '../../protocol/messages/heartbeat.js';
+import type { SyncGroupRequestData } from '../../protocol/messages/sync-group.js';
+import { consumerSyncKey } from '../operation.js';
+import { syncGroupError, syncGroupResponse } from '../responses.js';
+import type { RequestContext } from '../types.js';
+import { hasPartition } from './assignment.js';
+import { classicAssignment } from './migration.js';
 import {
   currentAssignmentTombstone,
   epochTombstone,
@@ -42,16 +50,80 @@ export function deleteConsumerGroup(s: CoordinatorState, op: Operation, group: C
 }
 
 /**
- * SyncGroup and Heartbeat from a classic member (Kafka's validateConsumerGroupMember, then
- * "does not use the classic protocol"): FENCED_INSTANCE_ID when the instance id belongs to
- * another member, otherwise UNKNOWN_MEMBER_ID.
+ * Kafka's validateConsumerGroupMember then throwIfMemberDoesNotUseClassicProtocol and
+ * throwIfGenerationIdUnmatched: the classic member a SyncGroup or Heartbeat names, or the
+ * error to answer (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION).
  */
-export function classicMemberError(group: ConsumerGroup, memberId: string, instanceId: string | null | undefined): number {
-  if (instanceId !== null && instanceId !== undefined) {
-    const member = group.staticMember(instanceId);
+function classicMember(group: ConsumerGroup, memberId: string, instanceId: string | null | undefined, generationId: number): ConsumerGroupMember | number {
+  let member: ConsumerGroupMember | undefined;
+  if (instanceId === null || instanceId === undefined) {
+    member = group.member(memberId);
+  } else {
+    member = group.staticMember(instanceId);
     if (member !== undefined && member.memberId !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
   }
-  return ErrorCode.UNKNOWN_MEMBER_ID;
+  if (member === undefined || !usesClassicProtocol(member)) return ErrorCode.UNKNOWN_MEMBER_ID;
+  if (member.memberEpoch !== generationId) return ErrorCode.ILLEGAL_GENERATION;
+  return member;
+}
+
+/** Kafka's ConsumerGroup.waitingOnUnreleasedPartition: a target partition another member still holds. */
+function waitingOnUnreleasedPartition(group: ConsumerGroup, member: ConsumerGroupMember): boolean {
+  if (member.state !== MemberState.UNRELEASED_PARTITIONS) return false;
+  for (const [topicId, partitions] of group.targetAssignmentOf(member.memberId)) {
+    for (const p of partitions) {
+      if (!hasPartition(member.assignedPartitions, topicId, p) && group.currentPartitionEpoch(topicId, p) !== -1) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Heartbeat of a classic member of a consumer group (classicGroupHeartbeatToConsumerGroup):
+ * it keeps the member's session, and tells it to rejoin (REBALANCE_IN_PROGRESS, within its
+ * rebalance timeout) when a newer target exists, it owes a revocation, or the partitions it
+ * waited for are free.
+ */
+export function classicHeartbeatToConsumerGroup(s: CoordinatorState, op: Operation, group: ConsumerGroup, req: HeartbeatRequestData): number {
+  const member = classicMember(group, req.memberId, req.groupInstanceId, req.generationId);
+  if (typeof member === 'number') return member;
+  scheduleMemberSessionTimeout(s, op, group.groupId, member);
+  if (member.memberEpoch < group.assignmentEpoch
+    || member.state === MemberState.UNREVOKED_PARTITIONS
+    || (member.state === MemberState.UNRELEASED_PARTITIONS && !waitingOnUnreleasedPartition(group, member))) {
+    scheduleJoinTimeoutIfAbsent(op, group.groupId, member);
+    return ErrorCode.REBALANCE_IN_PROGRESS;
+  }
+  return ErrorCode.NONE;
+}
+
+/**
+ * SyncGroup of a classic member of a consumer group (classicGroupSyncToConsumerGroup): the
+ * member's current assignment, as a "consumer" protocol assignment, unless a newer target
+ * means it must rejoin first.
+ */
+export function classicSyncToConsumerGroup(s: CoordinatorState, op: Operation, ctx: RequestContext, group: ConsumerGroup, req: SyncGroupRequestData): void {
+  const fail = (errorCode: number): void => op.reply(ctx.requestId, syncGroupError(ctx.apiVersion, errorCode));
+  const member = classicMember(group, req.memberId, req.groupInstanceId, req.generationId);
+  if (typeof member === 'number') return fail(member);
+  const protocolName = member.classicMemberMetadata!.supportedProtocols[0]!;
+  const protocolType = req.protocolType ?? null;
+  const requestedName = req.protocolName ?? null;
+  if ((protocolType !== null && protocolType !== CONSUMER_PROTOCOL_TYPE) || (requestedName !== null && requestedName !== protocolName.name)) {
+    return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  }
+  if (group.assignmentEpoch > member.memberEpoch && member.state !== MemberState.UNREVOKED_PARTITIONS) {
+    scheduleJoinTimeoutIfAbsent(op, group.groupId, member);
+    return fail(ErrorCode.REBALANCE_IN_PROGRESS);
+  }
+  op.cancel(consumerSyncKey(group.groupId, member.memberId));
+  scheduleMemberSessionTimeout(s, op, group.groupId, member);
+  op.reply(ctx.requestId, syncGroupResponse(ctx.apiVersion, {
+    errorCode: ErrorCode.NONE,
+    protocolType,
+    protocolName: requestedName,
+    assignment: classicAssignment(s, member.assignedPartitions, protocolName.metadata),
+  }));
 }
 
 /**
@@ -83,14 +155,17 @@ export function leaveConsumerGroup(s: CoordinatorState, op: Operation, group: Co
 /**
  * OffsetCommit to a consumer group (Kafka's ConsumerGroup.validateOffsetCommit): anyone may
  * commit to an Empty group with epoch -1 (admin, manual assignment); otherwise the member
- * must exist, use OffsetCommit v9+, and send its current epoch.
+ * must exist, use OffsetCommit v9+ unless it uses the classic protocol, and send its current
+ * epoch (its generation, for a classic member: ILLEGAL_GENERATION otherwise).
  */
 export function consumerOffsetCommitError(group: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number): number {
   if (memberEpoch < 0 && group.numMembers === 0) return ErrorCode.NONE;
   const member = group.member(memberId);
   if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-  if (apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
-  return memberEpoch === member.memberEpoch ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
+  const classic = usesClassicProtocol(member);
+  if (!classic && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
+  if (memberEpoch === member.memberEpoch) return ErrorCode.NONE;
+  return classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
 }
 
 /** OffsetFetch v9+ with a member (ConsumerGroup.validateOffsetFetch). */

@@ -6,10 +6,11 @@
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import type { CoordinatorState } from '../coordinator-state.js';
-import { consumerRebalanceKey, consumerSessionKey, type Operation } from '../operation.js';
+import { consumerJoinKey, consumerRebalanceKey, consumerSessionKey, consumerSyncKey, type Operation } from '../operation.js';
+import { canDowngradeWithFencedMembers, convertToClassicGroup } from './migration.js';
 import type { ConsumerGroup } from './group.js';
 import { hasRegex, LEAVE_GROUP_STATIC_MEMBER_EPOCH, type ConsumerGroupMember } from './member.js';
-import { currentAssignmentRecord, epochRecord, memberTombstones, subscriptionMetadataRecord } from './records.js';
+import { currentAssignmentRecord, epochRecord, memberTombstones, subscriptionMetadataRecord, targetAssignmentEpochRecord } from './records.js';
 import { computeSubscriptionMetadata, sameSubscriptionMetadata } from './subscription.js';
 import { writeConsumerGroupRecords } from './write.js';
 import { computeSubscribedTopicNamesWithout } from './views.js';
@@ -17,6 +18,12 @@ import { EMPTY_ASSIGNMENT } from './assignment.js';
 
 export function fenceMembers(s: CoordinatorState, op: Operation, group: ConsumerGroup, members: readonly ConsumerGroupMember[]): void {
   if (members.length === 0) return;
+  // The last consumer-protocol members leaving: the group goes back to the classic protocol
+  // (policy permitting), and its remaining members rebalance there.
+  if (canDowngradeWithFencedMembers(s, group, members)) {
+    convertToClassicGroup(s, op, group, members, null, true);
+    return;
+  }
   const records: ConsumerGroupRecord[] = [];
   for (const m of members) records.push(...memberTombstones(group.groupId, m.memberId));
 
@@ -28,6 +35,9 @@ export function fenceMembers(s: CoordinatorState, op: Operation, group: Consumer
   const metadata = computeSubscriptionMetadata(computeSubscribedTopicNamesWithout(group, members, deletedRegexes), s.metadata);
   if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) records.push(subscriptionMetadataRecord(group.groupId, metadata));
   records.push(epochRecord(group.groupId, group.groupEpoch + 1));
+  // The last members leaving: an empty group's assignment epoch catches up with its group
+  // epoch (KAFKA-20442, Kafka 4.4), with no assignment time.
+  if (members.length === group.numMembers) records.push(targetAssignmentEpochRecord(group.groupId, group.groupEpoch + 1, 0));
 
   for (const m of members) cancelMemberTimers(op, group.groupId, m.memberId);
   writeConsumerGroupRecords(s, op, records);
@@ -60,6 +70,19 @@ export function scheduleRebalanceTimeout(op: Operation, groupId: string, member:
 function cancelMemberTimers(op: Operation, groupId: string, memberId: string): void {
   op.cancel(consumerSessionKey(groupId, memberId));
   op.cancel(consumerRebalanceKey(groupId, memberId));
+  op.cancel(consumerJoinKey(groupId, memberId));
+  op.cancel(consumerSyncKey(groupId, memberId));
+}
+
+/** A consumer group member's session, or a classic member's (its JoinGroup's session timeout). */
+export function scheduleMemberSessionTimeout(s: CoordinatorState, op: Operation, groupId: string, member: ConsumerGroupMember): void {
+  const timeoutMs = member.classicMemberMetadata?.sessionTimeoutMs ?? s.config.consumerGroupSessionTimeoutMs;
+  op.schedule(consumerSessionKey(groupId, member.memberId), timeoutMs, { kind: 'consumer-session', groupId, memberId: member.memberId });
+}
+
+/** A classic member told to rejoin must do so within its rebalance timeout (Kafka's scheduleIfAbsent). */
+export function scheduleJoinTimeoutIfAbsent(op: Operation, groupId: string, member: ConsumerGroupMember): void {
+  op.scheduleIfAbsent(consumerJoinKey(groupId, member.memberId), member.rebalanceTimeoutMs, { kind: 'consumer-join', groupId, memberId: member.memberId });
 }
 
 /** The member's session expired: fenced, if it is still there. */

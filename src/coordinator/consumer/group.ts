@@ -63,9 +63,19 @@ function count(map: JournaledMap<string, number>, key: string, delta: number): v
   else map.set(key, n);
 }
 
+/**
+ * Kafka 4.4 starts a group at epoch 1 with an empty target assignment at epoch 1
+ * (KAFKA-20268): epoch 0 is a joining member's, and a member of a new group must be able to
+ * reconcile towards an epoch below the group's while the first real assignment is pending.
+ * The first assignment a group computes is therefore at epoch 2.
+ */
+export const INITIAL_GROUP_EPOCH = 1;
+
 export class ConsumerGroup {
-  private epoch = 0;
-  private targetEpoch = 0;
+  private epoch = INITIAL_GROUP_EPOCH;
+  private targetEpoch = INITIAL_GROUP_EPOCH;
+  /** When the target assignment was last computed (0: never, or unknown); KIP-1263. */
+  private targetTimestampMs = 0;
   private readonly memberMap: JournaledMap<string, ConsumerGroupMember>;
   private readonly staticMemberMap: JournaledMap<string, string>;
   private readonly topicNames: JournaledMap<string, SubscriptionCount>;
@@ -112,8 +122,14 @@ export class ConsumerGroup {
     return this.targetEpoch;
   }
 
-  setAssignmentEpoch(epoch: number): void {
+  /** When the target assignment was computed (Kafka's assignmentTimestamp), 0 when unknown. */
+  get assignmentTimestampMs(): number {
+    return this.targetTimestampMs;
+  }
+
+  setAssignmentMetadata(epoch: number, timestampMs: number): void {
     this.setField(this.targetEpoch, epoch, (v) => (this.targetEpoch = v));
+    this.setField(this.targetTimestampMs, timestampMs, (v) => (this.targetTimestampMs = v));
   }
 
   get subscriptionMetadata(): ReadonlyMap<string, SubscribedTopicMetadata> {

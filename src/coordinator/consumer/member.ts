@@ -4,6 +4,16 @@
  */
 import { assignmentEquals, EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
 
+/**
+ * A member that uses the classic protocol inside a consumer group (Kafka's
+ * ClassicMemberMetadata): its JoinGroup's session timeout and protocols (name and
+ * subscription bytes), in the order it listed them.
+ */
+export interface ClassicMemberMetadata {
+  readonly sessionTimeoutMs: number;
+  readonly supportedProtocols: readonly { readonly name: string; readonly metadata: Buffer }[];
+}
+
 /** Kafka's MemberState values, as written in ConsumerGroupCurrentMemberAssignmentValue.State. */
 export const MemberState = {
   /** The member has its target assignment at its epoch. */
@@ -19,6 +29,23 @@ export type MemberState = (typeof MemberState)[keyof typeof MemberState];
 
 export function memberStateFromValue(value: number): MemberState {
   return value === 0 || value === 1 || value === 2 ? value : MemberState.UNKNOWN;
+}
+
+const JAVA_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A member id the consumer-group coordinator generates (a version-0 heartbeat, a classic
+ * member joining a consumer group): Kafka's `Uuid.randomUuid().toString()`, 16 random bytes
+ * in URL-safe base64 without padding, never starting with '-'. Built from the configured
+ * UUID source; an id that is not a UUID (a test's) is used as it is.
+ */
+export function newMemberId(generateUuid: () => string): string {
+  for (;;) {
+    const uuid = generateUuid();
+    if (!JAVA_UUID.test(uuid)) return uuid;
+    const id = Buffer.from(uuid.replace(/-/g, ''), 'hex').toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 /** ConsumerGroupHeartbeat's member epochs with a meaning of their own. */
@@ -41,6 +68,8 @@ export interface ConsumerGroupMember {
   /** '' (Kafka's default) or null: no regular expression. */
   readonly subscribedTopicRegex: string | null;
   readonly serverAssignorName: string | null;
+  /** Set for a member that joined with JoinGroup (the classic protocol); null otherwise. */
+  readonly classicMemberMetadata: ClassicMemberMetadata | null;
   readonly assignedPartitions: Assignment;
   readonly partitionsPendingRevocation: Assignment;
 }
@@ -60,6 +89,7 @@ export function newMember(memberId: string): ConsumerGroupMember {
     subscribedTopicNames: [],
     subscribedTopicRegex: '',
     serverAssignorName: null,
+    classicMemberMetadata: null,
     assignedPartitions: EMPTY_ASSIGNMENT,
     partitionsPendingRevocation: EMPTY_ASSIGNMENT,
   };
@@ -84,6 +114,18 @@ export function sameTopicNames(a: readonly string[], b: readonly string[]): bool
   return b.every((t) => set.has(t));
 }
 
+function sameClassicMetadata(a: ClassicMemberMetadata | null, b: ClassicMemberMetadata | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.sessionTimeoutMs === b.sessionTimeoutMs
+    && a.supportedProtocols.length === b.supportedProtocols.length
+    && a.supportedProtocols.every((p, i) => p.name === b.supportedProtocols[i]!.name && p.metadata.equals(b.supportedProtocols[i]!.metadata));
+}
+
+/** Whether the member joined with the classic protocol (Kafka's useClassicProtocol). */
+export function usesClassicProtocol(m: ConsumerGroupMember): boolean {
+  return m.classicMemberMetadata !== null;
+}
+
 /** The fields the member metadata record carries. */
 export function sameMetadata(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
   return a.instanceId === b.instanceId
@@ -93,7 +135,8 @@ export function sameMetadata(a: ConsumerGroupMember, b: ConsumerGroupMember): bo
     && a.clientHost === b.clientHost
     && sameTopicNames(a.subscribedTopicNames, b.subscribedTopicNames)
     && a.subscribedTopicRegex === b.subscribedTopicRegex
-    && a.serverAssignorName === b.serverAssignorName;
+    && a.serverAssignorName === b.serverAssignorName
+    && sameClassicMetadata(a.classicMemberMetadata, b.classicMemberMetadata);
 }
 
 /** The fields the current assignment record carries. */

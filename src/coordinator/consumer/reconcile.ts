@@ -1,10 +1,14 @@
 /**
- * Reconciliation (Kafka's CurrentAssignmentBuilder): moves a member from its current
+ * Reconciliation (Kafka 4.4's CurrentAssignmentBuilder): moves a member from its current
  * assignment towards its target, one safe step at a time. A partition reaches its new owner
  * only once the previous owner has revoked it: the member first gives up what it must
  * (UNREVOKED_PARTITIONS, same epoch, until its heartbeat no longer lists them), then moves
  * to the target epoch with the target partitions that are free, waiting in
  * UNRELEASED_PARTITIONS for those still held by others.
+ *
+ * Only the topics the member subscribes to count: when its subscription changed, partitions
+ * of topics it left are revoked at once, before any new target (Kafka 4.2+), and a target
+ * still naming such a topic gives the member none of it.
  */
 import { fencedMemberEpoch } from './errors.js';
 import type { Assignment } from './assignment.js';
@@ -22,15 +26,21 @@ export interface Reconciliation {
   readonly currentPartitionEpoch: (topicId: string, partition: number) => number;
   /** What the member's heartbeat says it owns; null when it did not say. */
   readonly owned: readonly OwnedTopicPartitions[] | null;
+  /** The ids of the existing topics the member subscribes to (names and resolved regex). */
+  readonly subscribedTopicIds: ReadonlySet<string>;
+  /** The request changed the member's topic names or regex. */
+  readonly hasSubscriptionChanged: boolean;
 }
 
 export function reconcile(member: ConsumerGroupMember, r: Reconciliation): ConsumerGroupMember {
   switch (member.state) {
     case MemberState.STABLE:
-      return member.memberEpoch !== r.targetAssignmentEpoch ? nextAssignment(member, r, member.memberEpoch) : member;
+      if (member.memberEpoch !== r.targetAssignmentEpoch) return nextAssignment(member, r, member.memberEpoch);
+      return r.hasSubscriptionChanged ? dropUnsubscribed(member, r) : member;
     case MemberState.UNREVOKED_PARTITIONS:
-      // Revoked once the heartbeat no longer lists them; then on to the next epoch.
-      return ownsAnyOf(r.owned, member.partitionsPendingRevocation) ? member : nextAssignment(member, r, member.memberEpoch + 1);
+      // Revoked once the heartbeat no longer lists them; then on to the target.
+      if (ownsAnyOf(r.owned, member.partitionsPendingRevocation)) return r.hasSubscriptionChanged ? dropUnsubscribed(member, r) : member;
+      return nextAssignment(member, r, member.memberEpoch);
     case MemberState.UNRELEASED_PARTITIONS:
       return nextAssignment(member, r, member.memberEpoch);
     case MemberState.UNKNOWN:
@@ -59,16 +69,18 @@ function nextAssignment(member: ConsumerGroupMember, r: Reconciliation, memberEp
   const toAssign = new Map<string, number[]>();
   const topicIds = new Set([...r.targetAssignment.keys(), ...member.assignedPartitions.keys()]);
   for (const topicId of topicIds) {
-    const target = new Set(r.targetAssignment.get(topicId) ?? []);
+    const target = new Set(r.subscribedTopicIds.has(topicId) ? (r.targetAssignment.get(topicId) ?? []) : []);
     const current = member.assignedPartitions.get(topicId) ?? [];
-    // Kept: current ∩ target; revoked: current − kept; to assign: target − kept, if free.
+    const ownPending = member.partitionsPendingRevocation.get(topicId) ?? [];
+    // Kept: current ∩ target; revoked: current − kept; to assign: target − kept, if free
+    // (a partition this member itself is still revoking counts as free for it).
     const kept = current.filter((p) => target.has(p));
     const revoked = current.filter((p) => !target.has(p));
     const keptSet = new Set(kept);
     const pending: number[] = [];
     for (const p of target) {
       if (keptSet.has(p)) continue;
-      if (r.currentPartitionEpoch(topicId, p) !== -1) hasUnreleased = true;
+      if (r.currentPartitionEpoch(topicId, p) !== -1 && !ownPending.includes(p)) hasUnreleased = true;
       else pending.push(p);
     }
     if (kept.length > 0) assigned.set(topicId, kept);
@@ -86,7 +98,30 @@ function nextAssignment(member: ConsumerGroupMember, r: Reconciliation, memberEp
   return { ...withMemberEpoch(member, r.targetAssignmentEpoch), state, assignedPartitions: sorted(assigned), partitionsPendingRevocation: new Map() };
 }
 
+/**
+ * Kafka's updateCurrentAssignment: a member at its target whose subscription changed gives
+ * up, at once, the partitions of topics it no longer subscribes to (all of them when it
+ * subscribes to nothing); they wait for its revocation as any other.
+ */
+function dropUnsubscribed(member: ConsumerGroupMember, r: Reconciliation): ConsumerGroupMember {
+  const assigned = new Map(member.assignedPartitions);
+  const revoking = new Map(member.partitionsPendingRevocation);
+  let changed = false;
+  for (const [topicId, partitions] of member.assignedPartitions) {
+    if (r.subscribedTopicIds.has(topicId)) continue;
+    assigned.delete(topicId);
+    revoking.set(topicId, [...new Set([...(revoking.get(topicId) ?? []), ...partitions])]);
+    changed = true;
+  }
+  if (!changed) return member;
+  if (revoking.size > 0 && ownsAnyOf(r.owned, revoking)) {
+    return { ...withMemberEpoch(member, member.memberEpoch), state: MemberState.UNREVOKED_PARTITIONS, assignedPartitions: sorted(assigned), partitionsPendingRevocation: sorted(revoking) };
+  }
+  // Already revoked by the member: it keeps its state, with what is left.
+  return { ...withMemberEpoch(member, member.memberEpoch), assignedPartitions: sorted(assigned) };
+}
+
 /** Partitions in ascending order: the order only shows in records and responses. */
-function sorted(a: Map<string, number[]>): Assignment {
+function sorted(a: ReadonlyMap<string, readonly number[]>): Assignment {
   return new Map([...a].map(([topicId, ps]) => [topicId, [...ps].sort((x, y) => x - y)]));
 }

@@ -40,7 +40,9 @@ export function memberSubscriptionRecord(groupId: string, m: ConsumerGroupMember
       subscribedTopicRegex: m.subscribedTopicRegex,
       rebalanceTimeoutMs: m.rebalanceTimeoutMs,
       serverAssignor: m.serverAssignorName,
-      classicMemberMetadata: null,
+      classicMemberMetadata: m.classicMemberMetadata === null
+        ? null
+        : { sessionTimeoutMs: m.classicMemberMetadata.sessionTimeoutMs, supportedProtocols: m.classicMemberMetadata.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })) },
     },
   };
 }
@@ -57,8 +59,24 @@ export function targetAssignmentTombstone(groupId: string, memberId: string): Co
   return { type: 7, key: { groupId, memberId }, value: null };
 }
 
-export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number): ConsumerGroupRecord {
-  return { type: 6, key: { groupId }, value: { assignmentEpoch } };
+/**
+ * Kafka 4.4's ConsumerGroupTargetAssignmentMetadataValue carries the time the assignment was
+ * computed as tagged field 0 (AssignmentTimestamp, int64, written only when not 0; KIP-1263).
+ * Brook's schemas predate it: it goes as a raw tagged field, the bytes Kafka writes.
+ */
+const ASSIGNMENT_TIMESTAMP_TAG = 0;
+
+export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number, timestampMs: number): ConsumerGroupRecord {
+  if (timestampMs === 0) return { type: 6, key: { groupId }, value: { assignmentEpoch } };
+  const data = Buffer.alloc(8);
+  data.writeBigInt64BE(BigInt(timestampMs));
+  return { type: 6, key: { groupId }, value: { assignmentEpoch, unknownTaggedFields: [{ tag: ASSIGNMENT_TIMESTAMP_TAG, data }] } };
+}
+
+/** The AssignmentTimestamp a record carries (0 when absent: written before Kafka 4.4, or never computed). */
+export function assignmentTimestampOf(value: { unknownTaggedFields?: readonly { tag: number; data: Buffer }[] }): number {
+  const field = value.unknownTaggedFields?.find((f) => f.tag === ASSIGNMENT_TIMESTAMP_TAG);
+  return field !== undefined && field.data.length === 8 ? Number(field.data.readBigInt64BE()) : 0;
 }
 
 export function targetAssignmentEpochTombstone(groupId: string): ConsumerGroupRecord {

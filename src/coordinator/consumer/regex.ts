@@ -58,10 +58,17 @@ export function compileTopicRegex(regex: string): RegExp {
 }
 
 /**
+ * What a heartbeat did to the member's regex (Kafka's UpdateRegularExpressionStatus):
+ * `resolved` when the group already knows the topics of the member's new regex, or the
+ * member dropped its regex; either bumps the group epoch. A new regex the group has not
+ * resolved yet waits for its refresh instead.
+ */
+export type RegexUpdate = 'none' | 'updated' | 'resolved';
+
+/**
  * Kafka's maybeUpdateRegularExpressions, in a heartbeat: validates a regex the group does
- * not have yet, asks for a refresh when due, and says whether the group epoch must be bumped
- * (the member took a regex the group has already resolved). `removals` gets the regexes the
- * member was the last to use: their resolution goes with the heartbeat's records.
+ * not have yet, asks for a refresh when due, and says what changed. `removals` gets the
+ * regexes the member was the last to use: their resolution goes with the heartbeat's records.
  */
 export function maybeUpdateRegularExpressions(
   s: CoordinatorState,
@@ -70,27 +77,30 @@ export function maybeUpdateRegularExpressions(
   member: ConsumerGroupMember,
   updated: ConsumerGroupMember,
   removals: string[],
-): boolean {
+): RegexUpdate {
   const oldRegex = member.subscribedTopicRegex;
   const newRegex = updated.subscribedTopicRegex;
-  let bump = false;
+  let status: RegexUpdate = 'none';
   let requireRefresh = false;
   if (oldRegex !== newRegex) {
+    status = 'updated';
     if (hasRegex(oldRegex) && group.numSubscribedMembers(oldRegex) === 1) removals.push(oldRegex);
     if (hasRegex(newRegex)) {
       if (group.numSubscribedMembers(newRegex) === 0) {
         compileTopicRegex(newRegex);
         requireRefresh = true;
-      } else {
-        bump = group.resolvedRegularExpressions.has(newRegex);
+      } else if (group.resolvedRegularExpressions.has(newRegex)) {
+        status = 'resolved';
       }
+    } else if (hasRegex(oldRegex)) {
+      status = 'resolved';
     }
   }
-  if (!requireRefresh && group.subscribedRegularExpressions.size === 0) return bump;
+  if (!requireRefresh && group.subscribedRegularExpressions.size === 0) return status;
   const key = consumerRegexKey(group.groupId);
-  if (s.timers.has(key)) return bump;
+  if (s.timers.has(key)) return status;
   const last = group.lastRegexRefreshTimeMs();
-  if (op.nowMs <= last + REGEX_REFRESH_MIN_INTERVAL_MS) return bump;
+  if (op.nowMs <= last + REGEX_REFRESH_MIN_INTERVAL_MS) return status;
 
   const regexes = new Map(group.subscribedRegularExpressions);
   if (hasRegex(oldRegex)) {
@@ -105,7 +115,7 @@ export function maybeUpdateRegularExpressions(
   if (requireRefresh && regexes.size > 0) {
     op.schedule(key, 0, { kind: 'consumer-regex', groupId: group.groupId, regexes: [...regexes.keys()], startMs: op.nowMs });
   }
-  return bump;
+  return status;
 }
 
 /** The topics each regex matches now, as Kafka's refreshRegularExpressions computes them. */

@@ -13,6 +13,7 @@ import { stringHash, javaSetOrder } from './java-hash.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { assignmentFromRecord, EMPTY_ASSIGNMENT } from './assignment.js';
 import { LEAVE_GROUP_MEMBER_EPOCH, memberStateFromValue, newMember } from './member.js';
+import { assignmentTimestampOf } from './records.js';
 
 export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGroupRecord, nowMs: number | null): void {
   const groupId = record.key.groupId;
@@ -30,7 +31,7 @@ export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGr
         group.removeMember(record.key.memberId);
         return;
       case 6:
-        group.setAssignmentEpoch(-1);
+        group.setAssignmentMetadata(-1, 0);
         return;
       case 7:
         group.removeTargetAssignment(record.key.memberId);
@@ -71,11 +72,14 @@ export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGr
         subscribedTopicRegex: v.subscribedTopicRegex,
         rebalanceTimeoutMs: v.rebalanceTimeoutMs,
         serverAssignorName: v.serverAssignor,
+        classicMemberMetadata: v.classicMemberMetadata === null || v.classicMemberMetadata === undefined
+          ? null
+          : { sessionTimeoutMs: v.classicMemberMetadata.sessionTimeoutMs, supportedProtocols: v.classicMemberMetadata.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })) },
       });
       return;
     }
     case 6:
-      group.setAssignmentEpoch(record.value.assignmentEpoch);
+      group.setAssignmentMetadata(record.value.assignmentEpoch, assignmentTimestampOf(record.value));
       return;
     case 7:
       group.updateTargetAssignment(record.key.memberId, assignmentFromRecord(record.value.topicPartitions));

@@ -3,7 +3,11 @@
  * and current target, with the updated member in place (a static member that replaces an
  * old one inherits that one's target), handed to the group's server assignor; a record for
  * each member whose target changed (and for a new member, even when empty), then the
- * assignment epoch.
+ * assignment epoch and the time it was computed.
+ *
+ * Kafka 4.4 computes one at most every `group.consumer.assignment.interval.ms` (KIP-1263):
+ * until then a member reconciles towards the last target, at its epoch
+ * (maybeUpdateTargetAssignment), and the next heartbeat after the interval computes it.
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -23,7 +27,22 @@ export function preferredAssignor(s: CoordinatorState, group: ConsumerGroup, old
   return computePreferredServerAssignor(group, oldMember, newMember) ?? s.config.consumerGroupAssignors[0]!;
 }
 
-export function updateTargetAssignment(
+export interface TargetAssignment {
+  readonly epoch: number;
+  readonly assignment: Assignment;
+}
+
+/** Kafka's canComputeNextTargetAssignment: never computed (0), no interval, or the interval passed. */
+export function canComputeNextTargetAssignment(lastMs: number, intervalMs: number, nowMs: number): boolean {
+  return lastMs === 0 || intervalMs === 0 || nowMs >= lastMs + intervalMs;
+}
+
+/**
+ * Kafka's maybeUpdateTargetAssignment: the member's target at the group epoch when the group
+ * epoch passed the assignment epoch and the assignment interval allows a new computation,
+ * else its last target at the assignment epoch.
+ */
+export function maybeUpdateTargetAssignment(
   s: CoordinatorState,
   group: ConsumerGroup,
   groupEpoch: number,
@@ -31,6 +50,23 @@ export function updateTargetAssignment(
   updatedMember: ConsumerGroupMember,
   subscriptionType: SubscriptionType,
   records: ConsumerGroupRecord[],
+  nowMs: number,
+): TargetAssignment {
+  const last = { epoch: group.assignmentEpoch, assignment: group.targetAssignmentFor(updatedMember.memberId, updatedMember.instanceId) };
+  if (group.assignmentEpoch >= groupEpoch) return last;
+  if (!canComputeNextTargetAssignment(group.assignmentTimestampMs, s.config.consumerGroupAssignmentIntervalMs, nowMs)) return last;
+  return { epoch: groupEpoch, assignment: updateTargetAssignment(s, group, groupEpoch, member, updatedMember, subscriptionType, records, nowMs) };
+}
+
+function updateTargetAssignment(
+  s: CoordinatorState,
+  group: ConsumerGroup,
+  groupEpoch: number,
+  member: ConsumerGroupMember | undefined,
+  updatedMember: ConsumerGroupMember,
+  subscriptionType: SubscriptionType,
+  records: ConsumerGroupRecord[],
+  nowMs: number,
 ): Assignment {
   const name = preferredAssignor(s, group, member, updatedMember);
   const assignor = BUILTIN_ASSIGNORS.get(name);
@@ -80,6 +116,6 @@ export function updateTargetAssignment(
     const old = group.targetAssignment.get(id);
     if (old === undefined || !assignmentEquals(old, next)) records.push(targetAssignmentRecord(group.groupId, id, next));
   }
-  records.push(targetAssignmentEpochRecord(group.groupId, groupEpoch));
+  records.push(targetAssignmentEpochRecord(group.groupId, groupEpoch, nowMs));
   return result.get(updatedMember.memberId) ?? EMPTY_ASSIGNMENT;
 }

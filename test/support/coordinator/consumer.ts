@@ -49,6 +49,18 @@ export interface HeartbeatOptions {
   clientId?: string;
 }
 
+/** What each member was last told it holds, by harness and `group/member`. */
+const lastAssigned = new WeakMap<CoordinatorHarness, Map<string, Partitions>>();
+
+/**
+ * The partitions a member owns as a client would: what its last heartbeat answer with an
+ * assignment gave it ({} before). ConsumerGroupDescribe cannot tell: it lists what the member
+ * must still revoke with what it keeps (Kafka 4.4).
+ */
+export function ownedBy(h: CoordinatorHarness, memberId: string, group = 'g'): Partitions {
+  return lastAssigned.get(h)?.get(`${group}/${memberId}`) ?? {};
+}
+
 export function cgHeartbeat(h: CoordinatorHarness, o: HeartbeatOptions): Sent<ConsumerGroupHeartbeatResponseData> {
   const req: ConsumerGroupHeartbeatRequestData = {
     groupId: o.group ?? 'g',
@@ -62,7 +74,14 @@ export function cgHeartbeat(h: CoordinatorHarness, o: HeartbeatOptions): Sent<Co
     serverAssignor: o.assignor ?? null,
     topicPartitions: o.owned === null || o.owned === undefined ? null : byId(h, o.owned),
   };
-  return h.send('ConsumerGroupHeartbeat', o.version ?? 1, req, o.clientId ?? 'consumer');
+  const sent = h.send('ConsumerGroupHeartbeat', o.version ?? 1, req, o.clientId ?? 'consumer');
+  const answer = sent.response;
+  if (answer?.assignment != null && answer.memberId !== null) {
+    let byMember = lastAssigned.get(h);
+    if (byMember === undefined) lastAssigned.set(h, (byMember = new Map()));
+    byMember.set(`${req.groupId}/${answer.memberId}`, named(h, answer.assignment.topicPartitions)!);
+  }
+  return sent;
 }
 
 /** A member joining (epoch 0, owning nothing), as the Java consumer does. */
@@ -79,7 +98,10 @@ export function cgDescribe(h: CoordinatorHarness, group = 'g'): ConsumerGroupDes
   return h.send('ConsumerGroupDescribe', 0, { groupIds: [group], includeAuthorizedOperations: false }).answer.groups[0]!;
 }
 
-/** Each member's current and target assignment from ConsumerGroupDescribe, by member id. */
+/**
+ * Each member's current (with what it must still revoke) and target assignment from
+ * ConsumerGroupDescribe, by member id.
+ */
 export function assignments(h: CoordinatorHarness, group = 'g'): Record<string, { epoch: number; current: Partitions; target: Partitions }> {
   const out: Record<string, { epoch: number; current: Partitions; target: Partitions }> = {};
   for (const m of cgDescribe(h, group).members) {

@@ -306,8 +306,12 @@ export function topicIdFor(name: string): string {
   return createHash('sha256').update(name).digest().subarray(0, 16).toString('base64url');
 }
 
+/**
+ * Deterministic ids, and consumer groups assigning at every change: Kafka's own request tests
+ * run with group.consumer.assignment.interval.ms at 0 too; the tests of the interval set it.
+ */
 export function testConfig(overrides: Partial<GroupCoordinatorConfig> = {}): Partial<GroupCoordinatorConfig> {
-  return { generateUuid: counterUuids(), ...overrides };
+  return { generateUuid: counterUuids(), consumerGroupAssignmentIntervalMs: 0, ...overrides };
 }
 
 /** Consumer-protocol subscription bytes, as a Java consumer sends in JoinGroup. */
