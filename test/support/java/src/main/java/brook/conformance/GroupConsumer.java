@@ -26,10 +26,13 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * One member of a consumer group (classic protocol), with Apache Kafka's real {@link KafkaConsumer}.
+ * One member of a consumer group, with Apache Kafka's real {@link KafkaConsumer}: the classic
+ * protocol with the named assignor, or with {@code consumer} the consumer protocol (KIP-848,
+ * {@code group.protocol=consumer}: the broker assigns; no assignor, session timeout or
+ * heartbeat interval is set, as Java refuses them there).
  *
  * <pre>java -cp brook-conformance.jar brook.conformance.GroupConsumer &lt;bootstrap&gt; &lt;topic&gt; &lt;group&gt;
- *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;</pre>
+ *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky|consumer&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;</pre>
  *
  * Subscribes to the topic ({@code enable.auto.commit=false}, {@code auto.offset.reset=earliest}),
  * and after every poll that returned records commits their offsets with {@code commitSync}; offsets
@@ -62,7 +65,7 @@ public final class GroupConsumer {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 6) {
-            System.err.println("usage: GroupConsumer <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|sticky> <expectedTotal> <timeoutMs>");
+            System.err.println("usage: GroupConsumer <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|sticky|consumer> <expectedTotal> <timeoutMs>");
             System.exit(2);
         }
         String assignorClass = switch (args[3]) {
@@ -70,6 +73,7 @@ public final class GroupConsumer {
             case "cooperative-sticky" -> CooperativeStickyAssignor.class.getName();
             case "roundrobin" -> RoundRobinAssignor.class.getName();
             case "sticky" -> StickyAssignor.class.getName();
+            case "consumer" -> "";
             default -> null;
         };
         if (assignorClass == null) {
@@ -140,12 +144,16 @@ public final class GroupConsumer {
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClass);
+        if (assignorClass.isEmpty()) {
+            props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        } else {
+            props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClass);
+            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
+        }
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
         props.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "20000");
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "200");
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
