@@ -17,6 +17,20 @@
  * - FENCED_INSTANCE_ID: another consumer took this group.instance.id; fatal.
  * - anything else (authorization, invalid group, metadata too large, ...): will not heal.
  *
+ * The consumer protocol (KIP-848; Java's AbstractHeartbeatRequestManager and
+ * CommitRequestManager) adds:
+ *
+ * - FENCED_MEMBER_EPOCH: the member's epoch is gone (ILLEGAL_GENERATION's counterpart): the
+ *   partitions are lost and the member rejoins at epoch 0. UNKNOWN_MEMBER_ID means the same
+ *   to a consumer-protocol member, which keeps its member id for the process's lifetime.
+ * - STALE_MEMBER_EPOCH: a commit or offset fetch carried an epoch older than the
+ *   coordinator's; a newer one is on its way in a heartbeat response. The commit before a
+ *   revocation and OffsetFetch retry with it; commitSync fails (CommitFailedError).
+ * - TOPIC_AUTHORIZATION_FAILED: reported to the application; a heartbeat keeps the
+ *   membership (Java surfaces it from poll and heartbeats on), a commit fails.
+ * - UNRELEASED_INSTANCE_ID, UNSUPPORTED_ASSIGNOR, GROUP_MAX_SIZE_REACHED,
+ *   INVALID_REGULAR_EXPRESSION, GROUP_ID_NOT_FOUND: fatal, as every non-retriable code.
+ *
  * An API may treat a code specially before asking (JoinGroup's MEMBER_ID_REQUIRED).
  */
 import { ErrorCode, KafkaProtocolError, isRetriable } from '../protocol/errors.js';
@@ -30,6 +44,8 @@ export type CoordinatorErrorAction =
   | 'reset-generation'
   | 'reset-member'
   | 'fenced'
+  | 'stale-epoch'
+  | 'report'
   | 'fatal';
 
 export function coordinatorErrorAction(errorCode: number): CoordinatorErrorAction {
@@ -43,11 +59,16 @@ export function coordinatorErrorAction(errorCode: number): CoordinatorErrorActio
     case ErrorCode.REBALANCE_IN_PROGRESS:
       return 'rejoin';
     case ErrorCode.ILLEGAL_GENERATION:
+    case ErrorCode.FENCED_MEMBER_EPOCH:
       return 'reset-generation';
     case ErrorCode.UNKNOWN_MEMBER_ID:
       return 'reset-member';
     case ErrorCode.FENCED_INSTANCE_ID:
       return 'fenced';
+    case ErrorCode.STALE_MEMBER_EPOCH:
+      return 'stale-epoch';
+    case ErrorCode.TOPIC_AUTHORIZATION_FAILED:
+      return 'report';
     default:
       return isRetriable(errorCode) ? 'retry' : 'fatal';
   }

@@ -237,7 +237,14 @@ export class FakeKafka {
     }
   }
 
-  private topicNameOf(topicId: string | undefined): string | undefined {
+  /** The topic id Metadata gives `name` (topics are numbered in the order they were added). */
+  topicId(name: string): string {
+    const i = [...this.topics.keys()].indexOf(name);
+    if (i < 0) throw new FakeKafkaError(`no topic ${name}`);
+    return topicIdOf(i);
+  }
+
+  topicNameOf(topicId: string | undefined): string | undefined {
     return [...this.topics.keys()].find((_, i) => topicIdOf(i) === topicId);
   }
 

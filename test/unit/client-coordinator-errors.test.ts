@@ -32,6 +32,15 @@ test("each coordinator error gets the action Kafka's Java clients take", () => {
     ['INVALID_COMMIT_OFFSET_SIZE', 'fatal'],
     ['GROUP_MAX_SIZE_REACHED', 'fatal'],
     ['INCONSISTENT_GROUP_PROTOCOL', 'fatal'],
+    // The consumer protocol (AbstractHeartbeatRequestManager, CommitRequestManager):
+    ['FENCED_MEMBER_EPOCH', 'reset-generation'], // transitionToFenced: partitions lost, rejoin at epoch 0
+    ['STALE_MEMBER_EPOCH', 'stale-epoch'], // commitSync: CommitFailedException; commit before revocation, OffsetFetch: retried
+    ['TOPIC_AUTHORIZATION_FAILED', 'report'], // heartbeat: an error event, the membership goes on
+    ['UNRELEASED_INSTANCE_ID', 'fatal'],
+    ['UNSUPPORTED_ASSIGNOR', 'fatal'],
+    ['INVALID_REGULAR_EXPRESSION', 'fatal'],
+    ['GROUP_ID_NOT_FOUND', 'fatal'],
+    ['INVALID_REQUEST', 'fatal'],
   ];
   assert.deepEqual(expected.map(([name]) => [name, coordinatorErrorAction(ErrorCode[name])]), expected);
 });

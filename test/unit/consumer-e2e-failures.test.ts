@@ -19,9 +19,9 @@ function consumer(bootstrap: string, extra: Partial<ConsumerOptions> = {}): Cons
 
 /** A hard kill: sockets destroyed, timers stopped, no LeaveGroup, no commit. */
 function crash(c: Consumer): void {
-  const internals = c as unknown as { membership: { close(): void }; coordinator: { close(): void }; fetcher: { close(): void }; autoCommit: { stop(): void } | null; cluster: { close(): void } };
+  const internals = c as unknown as { membership: { stopBackground(): void; close(): void }; fetcher: { close(): void }; autoCommit: { stop(): void } | null; cluster: { close(): void } };
   internals.autoCommit?.stop();
-  internals.coordinator.close();
+  internals.membership.stopBackground();
   internals.membership.close();
   internals.fetcher.close();
   internals.cluster.close();

@@ -16,6 +16,7 @@ import { commonRebalanceProtocol } from './assignor-registry.js';
 import { GroupError } from './errors.js';
 import type { JoinedMember, MembershipHooks } from './group-membership.js';
 import type { ResolvedConsumerOptions } from './options.js';
+import { invokeListener, type ListenerMethod } from './rebalance-listener.js';
 import { sortPartitions, tpKey, type SubscriptionState } from './subscription-state.js';
 
 function group(partitions: readonly TopicPartition[]): { topic: string; partitions: number[] }[] {
@@ -171,15 +172,9 @@ export class ConsumerCoordinator implements MembershipHooks {
     this.startMetadataWatch();
   }
 
-  private async callListener(which: 'onPartitionsRevoked' | 'onPartitionsAssigned' | 'onPartitionsLost', partitions: TopicPartition[]): Promise<void> {
-    const l = this.subscriptions.listener;
+  private async callListener(which: ListenerMethod, partitions: TopicPartition[]): Promise<void> {
     try {
-      if (which === 'onPartitionsLost') {
-        if (l.onPartitionsLost) await l.onPartitionsLost(partitions);
-        else await l.onPartitionsRevoked?.(partitions); // Java's default for onPartitionsLost
-      } else {
-        await l[which]?.(partitions);
-      }
+      await invokeListener(this.subscriptions.listener, which, partitions);
     } catch (err) {
       this.logger.warn(`rebalance listener ${which} threw`, { error: err as Error });
       this.hooks.listenerError(err as Error);

@@ -1,9 +1,10 @@
 /**
  * The public consumer: subscribe (topics or a pattern) or assign, poll / async iteration,
  * commits, positions and seeks, pause/resume, close. It wires the pieces: Cluster
- * (connections, metadata), GroupMembership + ConsumerCoordinator (join/sync/heartbeat),
- * Fetcher (prefetch), OffsetCommitter and AutoCommitTask. All timing goes through the
- * injected Scheduler. Errors from background work are thrown by the next poll().
+ * (connections, metadata), the group membership of its groupProtocol (group-member.ts:
+ * classic JoinGroup/SyncGroup, or the consumer protocol's ConsumerGroupHeartbeat), Fetcher
+ * (prefetch), OffsetCommitter and AutoCommitTask. All timing goes through the injected
+ * Scheduler. Errors from background work are thrown by the next poll().
  *
  * Commits never claim a record the application has not finished with: what poll() returned
  * counts as consumed at the next poll() (or close()); a record the async iterator gave out
@@ -17,14 +18,14 @@ import { callTimeoutMs } from '../options.js';
 import type { Logger } from '../../util/log.js';
 import { resolveAssignors } from './assignor-registry.js';
 import { AutoCommitTask } from './auto-commit.js';
-import { ConsumerCoordinator } from './consumer-coordinator.js';
+import { ConsumerMembership } from './consumer-membership.js';
 import { CoordinatorLookup } from './coordinator-lookup.js';
-import { CommitFailedError, ConsumerAbortedError, IllegalConsumerStateError } from './errors.js';
+import { ConsumerAbortedError, IllegalConsumerStateError } from './errors.js';
 import { Fetcher } from './fetcher.js';
-import { GroupMembership } from './group-membership.js';
+import { ClassicGroupMember, type GroupMember, type MemberContext } from './group-member.js';
 import { OffsetCommitter, type CommitCallback, type CommitIdentity, type OffsetToCommit } from './offset-committer.js';
 import { resetPositions } from './offset-reset.js';
-import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './options.js';
+import { resolveConsumerOptions, type ConsumerOptions, type GroupProtocol, type ResolvedConsumerOptions } from './options.js';
 import type { ConsumerRecord } from './record-decoding.js';
 import { SubscriptionState, tpKey, type RebalanceListener, type TopicPartitionState } from './subscription-state.js';
 
@@ -56,10 +57,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   private readonly subscriptions: SubscriptionState;
   private readonly logger: Logger;
   private readonly fetcher: Fetcher;
-  private readonly assignors: PartitionAssignor[];
-  private readonly lookup: CoordinatorLookup | null;
-  private readonly membership: GroupMembership | null;
-  private readonly coordinator: ConsumerCoordinator | null;
+  private readonly membership: GroupMember | null;
   private readonly committer: OffsetCommitter | null;
   private readonly autoCommit: AutoCommitTask | null;
   private pendingError: Error | null = null;
@@ -74,13 +72,6 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   constructor(options: ConsumerOptions) {
     const o = this.options = resolveConsumerOptions(options);
     this.logger = o.logger.child('consumer');
-    // Assignors matter only to subscribe(): assign() and offset look-ups work without them (as Java ignores the strategy then).
-    try {
-      this.assignors = resolveAssignors(o.assignors);
-    } catch (err) {
-      this.assignors = [];
-      this.assignorError = err as Error;
-    }
     this.cluster = new Cluster({
       bootstrapServers: o.bootstrapServers, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs, connectTimeoutMs: o.connectTimeoutMs,
       retryBackoffMs: o.retryBackoffMs, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
@@ -89,36 +80,52 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     const wake = (): void => this.wake();
     this.fetcher = new Fetcher(this.cluster, this.subscriptions, o, this.logger, wake);
     if (o.groupId === null) {
-      this.lookup = this.membership = this.coordinator = this.committer = this.autoCommit = null;
+      this.membership = this.committer = this.autoCommit = null;
     } else {
-      const lookup = this.lookup = new CoordinatorLookup(this.cluster, o.groupId, this.logger);
-      let membership: GroupMembership | null = null;
+      const lookup = new CoordinatorLookup(this.cluster, o.groupId, this.logger);
+      // eslint-disable-next-line prefer-const
+      let member: GroupMember;
+      const hooks = (): GroupMember['commitHooks'] => member.commitHooks;
       const committer = this.committer = new OffsetCommitter(this.cluster, lookup, this.subscriptions, {
-        identity: () => {
-          if (!this.subscriptions.usesGroup) return NO_GENERATION;
-          if (!membership || membership.generationId < 0) return new CommitFailedError('the consumer is not part of an active group generation; poll() to join');
-          return { generationId: membership.generationId, memberId: membership.memberId, groupInstanceId: o.groupInstanceId };
-        },
-        requestRejoin: (reason) => membership?.requestRejoin(reason),
-        resetGeneration: (reason, keepMemberId) => membership?.resetGeneration(reason, keepMemberId),
-        fatal: (err) => membership?.fail(err),
+        // assign() commits are simple commits: no member, no generation.
+        identity: () => (this.subscriptions.usesGroup ? hooks().identity() : NO_GENERATION),
+        fetchIdentity: () => (this.subscriptions.usesGroup ? hooks().fetchIdentity?.() ?? null : null),
+        awaitNewerEpoch: (signal) => hooks().awaitNewerEpoch?.(signal) ?? Promise.resolve(false),
+        requestRejoin: (reason) => hooks().requestRejoin(reason),
+        resetGeneration: (reason, keepMemberId) => hooks().resetGeneration(reason, keepMemberId),
+        fatal: (err) => hooks().fatal(err),
       }, this.logger);
-      const coordinator = this.coordinator = new ConsumerCoordinator(this.cluster, this.subscriptions, this.assignors, o, {
-        commitAllConsumedSync: () => this.withCallLimit('commit before rebalance', {}, (signal) => committer.commitSync(this.subscriptions.allConsumed(), signal)),
+      const context: MemberContext = {
+        cluster: this.cluster, lookup, subscriptions: this.subscriptions, options: o, logger: this.logger, committer,
+        withCallLimit: (what, timeoutMs, operation) => this.withCallLimit(what, { timeoutMs }, operation),
         onAssigned: () => {
           this.fetcher.clearStale();
           if (o.enableAutoCommit) this.autoCommit?.start();
         },
-        requestRejoin: (reason) => membership?.requestRejoin(reason),
+        dropFetched: () => this.fetcher.clearStale(),
         wake,
-        listenerError: (err) => { this.pendingError ??= err; },
-      }, this.logger, () => membership?.generationId ?? -1, () => membership?.isLeader ?? false);
-      membership = this.membership = new GroupMembership(this.cluster, lookup, o, coordinator, this.logger);
+        reportError: (err) => {
+          this.pendingError ??= err;
+          wake();
+        },
+      };
+      member = this.membership = o.groupProtocol === 'consumer' ? new ConsumerMembership(context) : this.classicMember(context);
       this.autoCommit = o.enableAutoCommit
-        ? new AutoCommitTask(o.scheduler, o.autoCommitIntervalMs, committer, this.subscriptions, this.logger, () => membership.state === 'stable' || !this.subscriptions.usesGroup)
+        ? new AutoCommitTask(o.scheduler, o.autoCommitIntervalMs, committer, this.subscriptions, this.logger, () => member.active || !this.subscriptions.usesGroup)
         : null;
     }
     o.signal?.addEventListener('abort', () => { void this.close(); }, { once: true });
+  }
+
+  /** Assignors matter only to subscribe(): assign() and offset look-ups work without them (as Java ignores the strategy then). */
+  private classicMember(context: MemberContext): GroupMember {
+    let assignors: PartitionAssignor[] = [];
+    try {
+      assignors = resolveAssignors(this.options.assignors);
+    } catch (err) {
+      this.assignorError = err as Error;
+    }
+    return new ClassicGroupMember(context, assignors);
   }
 
   // ---- subscription -------------------------------------------------------------------
@@ -130,7 +137,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     if (this.assignorError) throw this.assignorError;
     if (topics instanceof RegExp) this.subscriptions.subscribePattern(topics, listener);
     else this.subscriptions.subscribe(topics, listener);
-    this.membership.requestRejoin('subscription changed');
+    this.membership.subscriptionChanged();
   }
 
   /** Manual assignment: no group membership; commits (with a groupId) are simple commits. */
@@ -143,11 +150,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
 
   unsubscribe(): void {
     this.ensureOpen();
-    if (this.subscriptions.usesGroup && this.membership) {
-      const membership = this.membership;
-      void this.withCallLimit('LeaveGroup', { timeoutMs: this.options.requestTimeoutMs }, (signal) => membership.maybeLeaveGroup('the consumer unsubscribed', signal))
-        .catch((err: unknown) => this.logger.debug('LeaveGroup on unsubscribe failed', { error: err as Error }));
-    }
+    if (this.subscriptions.usesGroup) this.membership?.unsubscribed();
     this.subscriptions.unsubscribe();
     this.fetcher.clearStale();
   }
@@ -212,8 +215,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       this.throwPending();
       if (signal.aborted) throw new ConsumerAbortedError('poll aborted', { cause: signal.reason });
       if (this.membership && this.subscriptions.usesGroup && this.membership.needsRejoin) {
-        if (this.subscriptions.type === 'pattern' && this.subscriptions.topics.length === 0) await this.coordinator!.refreshSubscriptionMetadata(signal);
-        const joined = this.membership.ensureActiveGroup(this.closeController.signal).then(() => true, (err: unknown) => {
+        const joined = this.membership.ensureActiveGroup(signal, this.closeController.signal).then(() => true, (err: unknown) => {
           if (!this.closed) this.pendingError ??= err as Error;
           return true;
         });
@@ -447,11 +449,15 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     return [...this.subscriptions.states()].filter((s) => s.paused).map((s) => ({ topic: s.topic, partition: s.partition }));
   }
 
-  /** Member id and generation (for tests and diagnostics). */
-  groupMetadata(): { groupId: string | null; memberId: string; generationId: number; groupInstanceId: string | null; protocol: string | null } {
+  /**
+   * Member id and generation (Java's groupMetadata()); with the consumer protocol the
+   * generation is the member epoch (-1 outside the group) and the member id is the one the
+   * consumer generated for its lifetime. `protocol` is the classic group's assignor.
+   */
+  groupMetadata(): { groupId: string | null; memberId: string; generationId: number; groupInstanceId: string | null; protocol: string | null; groupProtocol: GroupProtocol } {
     return {
       groupId: this.options.groupId, memberId: this.membership?.memberId ?? '', generationId: this.membership?.generationId ?? -1,
-      groupInstanceId: this.options.groupInstanceId, protocol: this.membership?.protocolName ?? null,
+      groupInstanceId: this.options.groupInstanceId, protocol: this.membership?.protocolName ?? null, groupProtocol: this.options.groupProtocol,
     };
   }
 
@@ -473,7 +479,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     this.closed = true;
     this.autoCommit?.stop();
     this.fetcher.close();
-    this.coordinator?.close();
+    this.membership?.stopBackground();
     if (this.handedOutBy === 'poll') this.subscriptions.markPositionsConsumed();
     const membership = this.membership;
     const committer = this.committer;
@@ -491,24 +497,16 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     }
   }
 
-  /** The group part of close(): commit, revocation listener, LeaveGroup; bounded by `signal`. */
-  private async leave(membership: GroupMembership, committer: OffsetCommitter, signal: AbortSignal): Promise<void> {
-    const active = this.subscriptions.usesGroup ? membership.state === 'stable' && membership.generationId >= 0 : true;
+  /** The group part of close(): commit, revocation listener, leaving the group; bounded by `signal`. */
+  private async leave(membership: GroupMember, committer: OffsetCommitter, signal: AbortSignal): Promise<void> {
+    const active = this.subscriptions.usesGroup ? membership.active : true;
     if (this.options.enableAutoCommit && active && this.subscriptions.consumedDiffersFromCommitted()) {
       await committer.commitSync(this.subscriptions.allConsumed(), signal).catch((err: unknown) => {
         this.logger.warn('commit on close failed', { error: err as Error });
       });
     }
     await committer.flushAsync();
-    if (this.subscriptions.usesGroup && active) {
-      const owned = this.subscriptions.assignedPartitions();
-      try {
-        if (owned.length > 0) await this.subscriptions.listener.onPartitionsRevoked?.(owned);
-      } catch (err) {
-        this.logger.warn('onPartitionsRevoked threw during close', { error: err as Error });
-      }
-    }
-    if (this.subscriptions.usesGroup) await membership.maybeLeaveGroup('the consumer is being closed', signal);
+    if (this.subscriptions.usesGroup) await membership.leave(active, signal);
   }
 
   private ensureOpen(): void {

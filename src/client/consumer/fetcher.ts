@@ -65,7 +65,7 @@ export class Fetcher {
         this.following.delete(key);
         continue;
       }
-      if (state.paused) continue;
+      if (state.paused || state.revoking) continue;
       pr.take(max - out.length, out);
       state.position = pr.nextFetchOffset;
       if (pr.lastEpoch >= 0) state.positionLeaderEpoch = pr.lastEpoch;

@@ -151,7 +151,7 @@ export class GroupMembership {
           throw err;
         }
         const action = err instanceof GroupError ? 'fatal' : coordinatorFailureAction(err);
-        if (action === 'fatal') {
+        if (action !== 'retry' && action !== 'find-coordinator') {
           // As Java: the error surfaces from poll(), and the next poll() joins again (after a
           // backoff). Only a fenced static member is done for good.
           this.rejoinNeeded = true;

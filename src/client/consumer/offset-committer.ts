@@ -33,6 +33,16 @@ export interface CommitIdentity {
 export interface CommitGroupHooks {
   /** Identity to commit with, or an error when the group is rebalancing. */
   identity(): CommitIdentity | Error;
+  /**
+   * Consumer protocol: the member id and epoch OffsetFetch v9+ carries while the member is in
+   * the group (Java's CommitRequestManager sends them with requireStable); null otherwise.
+   */
+  fetchIdentity?(): { memberId: string; memberEpoch: number } | null;
+  /**
+   * Consumer protocol, after STALE_MEMBER_EPOCH: waits for the next heartbeat response (which
+   * brings the newer epoch); false when the member is out of the group, so a retry is pointless.
+   */
+  awaitNewerEpoch?(signal?: AbortSignal): Promise<boolean>;
   /** REBALANCE_IN_PROGRESS: rejoin. */
   requestRejoin(reason: string): void;
   /** UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION: the membership (or only its generation) is gone. */
@@ -134,18 +144,31 @@ export class OffsetCommitter {
         this.group.fatal(err);
         return err;
       }
+      case 'stale-epoch':
+        // As Java's commitSync: the epoch moved on while the commit was in flight; only the
+        // commit before a revocation retries (commitSync's retryStaleEpoch).
+        return new CommitFailedError('the commit carried a stale member epoch; the group moved on while it was sent', { cause: failure });
       default:
         return failure;
     }
   }
 
-  /** commitSync: retries retriable failures (after retry.backoff.ms) until success, a fatal error, or `signal` (its time limit). */
-  async commitSync(offsets: readonly OffsetToCommit[], signal?: AbortSignal): Promise<void> {
+  /**
+   * commitSync: retries retriable failures (after retry.backoff.ms) until success, a fatal
+   * error, or `signal` (its time limit). With `retryStaleEpoch` (the consumer protocol's
+   * commit before a revocation, as Java's maybeAutoCommitSyncBeforeRebalance) a stale member
+   * epoch is retried too, once the next heartbeat response brought the current one.
+   */
+  async commitSync(offsets: readonly OffsetToCommit[], signal?: AbortSignal, options: { retryStaleEpoch?: boolean } = {}): Promise<void> {
     for (;;) {
       try {
         await this.commitOnce(offsets, signal);
         return;
       } catch (err) {
+        if (!signal?.aborted && options.retryStaleEpoch && isStaleEpoch(err) && await this.group.awaitNewerEpoch?.(signal)) {
+          this.logger.debug('commit carried a stale member epoch; retrying with the new one', { error: err as Error });
+          continue;
+        }
         if (signal?.aborted || !isRetriableCoordinatorFailure(err)) throw err;
         this.logger.debug('commit failed; retrying', { error: err as Error });
         await this.cluster.backoff(signal);
@@ -193,8 +216,10 @@ export class OffsetCommitter {
       const topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
       let retry: unknown = null;
       try {
+        // v9+ carries the consumer protocol's member id and epoch (ignored below v9).
+        const member = this.group.fetchIdentity?.() ?? { memberId: null, memberEpoch: -1 };
         const response = await connection.request(Api.OffsetFetch, version >= 8
-          ? { groups: [{ groupId: this.lookup.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: true }
+          ? { groups: [{ groupId: this.lookup.groupId, ...member, topics }], requireStable: true }
           // RequireStable is v7+; like Java's consumer, older brokers are asked without it.
           : { groupId: this.lookup.groupId, topics, requireStable: version >= 7 }, { version, signal });
         const group = version >= 8 ? response.groups?.[0] : { errorCode: response.errorCode ?? 0, topics: response.topics ?? [] };
@@ -215,7 +240,10 @@ export class OffsetCommitter {
           }
         }
       } catch (err) {
-        if (signal?.aborted || !isRetriableCoordinatorFailure(err)) throw err;
+        if (signal?.aborted) throw err;
+        // As Java's CommitRequestManager: a stale epoch is retried while the member has a valid one.
+        if (coordinatorFailureAction(err) === 'stale-epoch' && await this.group.awaitNewerEpoch?.(signal)) continue;
+        if (!isRetriableCoordinatorFailure(err)) throw err;
         retry = err;
       }
       if (retry === null) return out;
@@ -224,4 +252,9 @@ export class OffsetCommitter {
       await this.cluster.backoff(signal);
     }
   }
+}
+
+/** A commit refused because its member epoch was stale (consumer protocol). */
+function isStaleEpoch(err: unknown): boolean {
+  return err instanceof CommitFailedError && coordinatorFailureAction(err.cause) === 'stale-epoch';
 }

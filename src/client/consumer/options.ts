@@ -13,14 +13,18 @@ import {
 import { DEFAULT_ASSIGNORS } from './assignor-registry.js';
 
 export type AutoOffsetReset = 'latest' | 'earliest' | 'none';
+/** group.protocol: the classic JoinGroup/SyncGroup protocol, or KIP-848's consumer protocol (ConsumerGroupHeartbeat). */
+export type GroupProtocol = 'classic' | 'consumer';
 export type IsolationLevel = 'read_uncommitted' | 'read_committed';
 
 const CONSUMER_OPTIONS = {
+  /** group.protocol: 'classic' (Kafka's default) or 'consumer' (KIP-848, the broker assigns). */
+  groupProtocol: choice<GroupProtocol>('classic', ['classic', 'consumer']),
   sessionTimeoutMs: int(45_000, 1),
   heartbeatIntervalMs: int(3_000, 1),
   /** max.poll.interval.ms: the longest time between polls before the member leaves the group. */
   maxPollIntervalMs: int(300_000, 1),
-  /** Sent as JoinGroup's rebalance timeout; defaults to maxPollIntervalMs, as Java. */
+  /** Sent as JoinGroup's (or ConsumerGroupHeartbeat's) rebalance timeout; defaults to maxPollIntervalMs, as Java. */
   rebalanceTimeoutMs: int(300_000, 1),
   enableAutoCommit: bool(true),
   /** auto.commit.interval.ms (at least 1 ms here: 0 would commit in a busy loop). */
@@ -39,8 +43,10 @@ export interface ConsumerOptions extends CommonClientOptions, OptionsOf<typeof C
   readonly groupId?: string;
   /** group.instance.id: static membership. */
   readonly groupInstanceId?: string;
-  /** partition.assignment.strategy: names from the registry or instances, preferred first. */
+  /** partition.assignment.strategy: names from the registry or instances, preferred first (classic protocol only). */
   readonly assignors?: readonly (string | PartitionAssignor)[];
+  /** group.remote.assignor: the broker-side assignor the consumer protocol asks for ('uniform', 'range'); default: the broker's. */
+  readonly groupRemoteAssignor?: string;
   /** client.rack, sent in the subscription. */
   readonly clientRack?: string;
   /** Aborting it closes the consumer. */
@@ -51,6 +57,7 @@ export interface ResolvedConsumerOptions extends ResolvedCommonOptions, Resolved
   readonly groupId: string | null;
   readonly groupInstanceId: string | null;
   readonly assignors: readonly (string | PartitionAssignor)[];
+  readonly groupRemoteAssignor: string | null;
   readonly clientRack: string | null;
   readonly scheduler: Scheduler;
   readonly logger: Logger;
@@ -60,10 +67,23 @@ export interface ResolvedConsumerOptions extends ResolvedCommonOptions, Resolved
 
 let clientSequence = 0;
 
+/**
+ * Options one group protocol has no use for, refused when given, as Java's ConsumerConfig
+ * refuses them (CONSUMER_PROTOCOL_UNSUPPORTED_CONFIGS, CLASSIC_PROTOCOL_UNSUPPORTED_CONFIGS):
+ * with the consumer protocol the broker assigns partitions and decides the session timeout
+ * and heartbeat interval (group.consumer.session.timeout.ms, group.consumer.heartbeat.interval.ms).
+ */
+const UNSUPPORTED_OPTIONS: Record<GroupProtocol, readonly (keyof ConsumerOptions)[]> = {
+  classic: ['groupRemoteAssignor'],
+  consumer: ['assignors', 'heartbeatIntervalMs', 'sessionTimeoutMs'],
+};
+
 export function resolveConsumerOptions(o: ConsumerOptions): ResolvedConsumerOptions {
   const common = resolveCommonOptions(o, `brook-consumer-${++clientSequence}`);
   // Only an absent rebalanceTimeoutMs follows maxPollIntervalMs: null is a bad value like any other.
   const own = resolveTable(CONSUMER_OPTIONS, { ...o, rebalanceTimeoutMs: o.rebalanceTimeoutMs === undefined ? o.maxPollIntervalMs : o.rebalanceTimeoutMs });
+  const unsupported = UNSUPPORTED_OPTIONS[own.groupProtocol].filter((name) => o[name] !== undefined);
+  if (unsupported.length > 0) throw new ConfigError(`${unsupported.join(', ')} cannot be set when groupProtocol is '${own.groupProtocol}'`);
   if (own.heartbeatIntervalMs >= own.sessionTimeoutMs) throw new ConfigError('heartbeatIntervalMs must be lower than sessionTimeoutMs');
   // JoinGroup and SyncGroup wait up to the rebalance timeout for their answer, plus a margin.
   if (own.rebalanceTimeoutMs > INT32_MAX - JOIN_RESPONSE_MARGIN_MS) {
@@ -79,6 +99,7 @@ export function resolveConsumerOptions(o: ConsumerOptions): ResolvedConsumerOpti
     // Without a group there is nothing to auto-commit to (Java refuses the combination; we ignore it).
     enableAutoCommit: own.enableAutoCommit && groupId !== null,
     assignors: o.assignors ?? DEFAULT_ASSIGNORS,
+    groupRemoteAssignor: wireString('groupRemoteAssignor', o.groupRemoteAssignor),
     clientRack: wireString('clientRack', o.clientRack),
     scheduler: o.scheduler ?? systemScheduler,
     logger: o.logger ?? silentLogger,

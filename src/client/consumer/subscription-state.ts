@@ -42,6 +42,12 @@ export class TopicPartitionState implements TopicPartition {
   /** Last committed offset this consumer knows of (from OffsetFetch or its own commits). */
   committed: bigint | null = null;
   paused = false;
+  /**
+   * Being revoked (consumer protocol): no new fetches and no more records handed out while
+   * the commit and onPartitionsRevoked run, so the position cannot move past what is
+   * committed (Java's markPendingRevocation).
+   */
+  revoking = false;
   /** A pending reset (auto.offset.reset or seekToBeginning/End). */
   resetStrategy: AutoOffsetReset | null = null;
   highWatermark = -1n;
@@ -226,6 +232,6 @@ export class SubscriptionState {
   }
 
   fetchable(s: TopicPartitionState): boolean {
-    return !s.paused && s.hasValidPosition;
+    return !s.paused && !s.revoking && s.hasValidPosition;
   }
 }

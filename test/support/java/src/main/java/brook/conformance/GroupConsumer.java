@@ -28,10 +28,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * One member of a consumer group, with Apache Kafka's real {@link KafkaConsumer}: the classic
  * protocol with a client-side assignor, or the consumer protocol (KIP-848) with the broker's
- * assignor ({@code consumer-uniform}, {@code consumer-range}).
+ * assignor ({@code consumer} for the broker's default, {@code consumer-uniform}, {@code consumer-range}).
  *
  * <pre>java -cp brook-conformance.jar brook.conformance.GroupConsumer &lt;bootstrap&gt; &lt;topic&gt; &lt;group&gt;
- *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky|consumer-uniform|consumer-range&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;</pre>
+ *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky|consumer|consumer-uniform|consumer-range&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;</pre>
  *
  * Subscribes to the topic ({@code enable.auto.commit=false}, {@code auto.offset.reset=earliest}),
  * and after every poll that returned records commits their offsets with {@code commitSync}; offsets
@@ -69,6 +69,7 @@ public final class GroupConsumer {
         }
         String assignorClass = switch (args[3]) {
             // KIP-848: group.protocol=consumer, the broker's assignor named by group.remote.assignor.
+            case "consumer" -> "";
             case "consumer-uniform", "consumer-range" -> args[3].substring("consumer-".length());
             case "range" -> RangeAssignor.class.getName();
             case "cooperative-sticky" -> CooperativeStickyAssignor.class.getName();
@@ -144,10 +145,10 @@ public final class GroupConsumer {
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        if (assignor.startsWith("consumer-")) {
+        if (assignor.startsWith("consumer")) {
             // The consumer protocol takes the session and heartbeat settings from the broker.
             props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-            props.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignorClass);
+            if (!assignorClass.isEmpty()) props.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignorClass);
         } else {
             props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
             props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClass);
