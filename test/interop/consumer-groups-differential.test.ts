@@ -14,7 +14,7 @@
  *     so are described groups (Kafka orders them by __consumer_offsets partition).
  *
  * Kafka runs with settings that make it deterministic for a script: heartbeat interval 1 s,
- * session timeout 6 s, group.consumer.migration.policy=disabled (Brook's only policy).
+ * session timeout 6 s, group.consumer.migration.policy=disabled on both.
  * Both keep Kafka 4.4's group.consumer.assignment.interval.ms (1 s, KIP-1263): a group
  * computes a new target at most once a second, so a script waits for it (ASSIGNMENT_INTERVAL)
  * where a step needs the new target, and compares what each side answers meanwhile.
@@ -96,6 +96,7 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
         groupConsumerMinHeartbeatIntervalMs: 1000,
         groupConsumerSessionTimeoutMs: 6000,
         groupConsumerMinSessionTimeoutMs: 6000,
+        groupConsumerMigrationPolicy: 'disabled',
         groupInitialRebalanceDelayMs: 0,
         autoCreateTopics: false,
       },

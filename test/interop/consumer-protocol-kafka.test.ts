@@ -29,7 +29,7 @@ import { ownershipIntervals, type OwnershipEvent } from '../support/ownership.js
 import { runKillRestart } from '../support/kill-restart.js';
 
 const PARTITIONS = 6;
-const PER_PARTITION = 300;
+const PER_PARTITION = 600;
 
 interface MemberRun { readonly events: OwnershipEvent[]; readonly records: [number, number][] }
 
@@ -87,7 +87,7 @@ class Member implements MemberRun {
             this.records.push([r.partition, Number(r.offset)]);
             this.pending.set(r.partition, r.offset + 1n);
           }
-          if (this.slow && records.length > 0) await new Promise((r) => setTimeout(r, 10));
+          if (this.slow && records.length > 0) await new Promise((r) => setTimeout(r, 10 * records.length));
         } catch (err) {
           this.errors.push(`poll: ${(err as Error).message}`);
         }
