@@ -272,6 +272,14 @@ export class FakeKafka {
         : coordinator;
     },
     Heartbeat: () => ({ errorCode: ErrorCode.NONE }),
+    // No consumer groups (KIP-848): admin describes fall back to DescribeGroups, as with Kafka.
+    ConsumerGroupDescribe: (request) => ({
+      throttleTimeMs: 0,
+      groups: request.groupIds.map((groupId) => ({
+        errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0,
+        assignorName: '', members: [], authorizedOperations: -2147483648,
+      })),
+    }),
     LeaveGroup: (request, { version }) => ({
       errorCode: ErrorCode.NONE,
       ...(version >= 3 ? { members: (request.members ?? []).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: ErrorCode.NONE })) } : {}),
