@@ -7,6 +7,9 @@
  *   Kafka's Admin.describeConsumerGroups does; other errors fail the call;
  * - listGroups sends its type and state filters, and refuses them (as Kafka's admin client)
  *   on a broker whose ListGroups version cannot carry them;
+ * - on Brook's broker, a group of Brook's consumer with groupProtocol 'consumer': described
+ *   as a consumer group with epochs and assignments, listed by type and state, and its offsets
+ *   reset only once it is Empty;
  * - the CLI's views: the state line, the members table in the layout of
  *   `kafka-consumer-groups --describe --members --verbose`, Kafka's assignment strings, and
  *   the describe JSON (classic groups exactly the documented keys, consumer groups more).
@@ -14,7 +17,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualScheduler } from '../../src/util/clock.js';
-import { Admin, UnsupportedApiVersionError, type GroupDescription, type GroupOffsets } from '../../src/client/admin/index.js';
+import { Admin, GroupNotInactiveError, UnsupportedApiVersionError, type GroupDescription, type GroupOffsets } from '../../src/client/admin/index.js';
+import { Consumer } from '../../src/index.js';
+import { startBrook } from '../support/brook.js';
+import { Cleanup } from '../support/clients/cleanup.js';
+import { until } from '../support/clients/run.js';
+import { seedTopic } from '../support/admin-fixture.js';
 import { ErrorCode, KafkaProtocolError } from '../../src/protocol/errors.js';
 import { encodeAssignment } from '../../src/protocol/consumer-protocol.js';
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../src/protocol/messages/consumer-group-describe.js';
@@ -230,4 +238,61 @@ test('brook groups describe --json: a consumer group adds type, epochs and per-m
   assert.deepEqual(Object.keys(json), ['group', 'state', 'protocolType', 'protocol', 'generation', 'members', 'offsets']);
   for (const m of json.members) assert.deepEqual(Object.keys(m), ['memberId', 'groupInstanceId', 'clientId', 'host', 'assignment']);
   assert.equal(stateLine({ ...classic, description: classicDescription }), "Consumer group 'g2' is Stable (protocol range, 3 members, total lag 5).", 'the classic line as before');
+});
+
+test('admin on Brook\'s broker: a consumer-protocol group is described, listed by type, and reset only once Empty', { timeout: 120_000 }, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 500 });
+  cleanup.add('stop broker', () => broker.stop());
+  const topic = 'admin-cg-unit';
+  const group = 'admin-cg-unit-group';
+  await seedTopic(broker.bootstrap, topic, 2, 4);
+  const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+  cleanup.add('close admin', () => admin.close());
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap, groupId: group, groupProtocol: 'consumer', clientId: 'unit-cg', autoOffsetReset: 'earliest', fetchMaxWaitMs: 50 });
+  consumer.subscribe([topic]);
+  let stop = false;
+  const loop = (async () => {
+    while (!stop) {
+      await consumer.poll({ timeoutMs: 50 });
+      await consumer.commitSync();
+    }
+  })();
+  let closed: Promise<void> | null = null;
+  const close = (): Promise<void> => (closed ??= (async () => {
+    stop = true;
+    await loop;
+    await consumer.close();
+  })());
+  cleanup.add('close consumer', close);
+
+  const d = await until('the consumer group Stable, everything committed', 30_000, async () => {
+    const g = await admin.describeGroupOffsets(group);
+    return g.description.state === 'Stable' && g.rows.length === 2 && g.rows.every((r) => r.lag === 0n) ? g : undefined;
+  });
+  assert.equal(d.description.type, 'consumer');
+  assert.equal(d.description.protocol, 'uniform');
+  const [member] = d.description.members;
+  assert.equal(member!.clientId, 'unit-cg');
+  assert.equal(member!.memberEpoch, d.description.assignmentEpoch);
+  assert.deepEqual(member!.assignment, [{ topic, partition: 0 }, { topic, partition: 1 }]);
+  assert.deepEqual(member!.targetAssignment, member!.assignment);
+  assert.deepEqual(d.rows.map((r) => [r.partition, r.memberId]), [[0, member!.memberId], [1, member!.memberId]], 'the offsets rows name the member');
+  assert.deepEqual((await admin.listGroups({ types: ['consumer'] })).map((g) => [g.group, g.type, g.state]), [[group, 'consumer', 'Stable']]);
+  assert.deepEqual(await admin.listGroups({ types: ['classic'] }), []);
+  assert.deepEqual((await admin.listGroups({ states: ['STABLE'] })).map((g) => g.group), [group]);
+
+  // A consumer group with a member is active: no reset (DescribeGroups alone would call it Dead).
+  const reset = { scope: { kind: 'topics', topics: [{ topic }] }, spec: { kind: 'earliest' }, execute: true } as const;
+  await assert.rejects(admin.resetOffsets(group, reset), (err: unknown) => err instanceof GroupNotInactiveError && err.state === 'Stable');
+
+  await close();
+  const empty = await until('Empty after the member left', 15_000, async () => {
+    const g = await admin.describeGroup(group);
+    return g.state === 'Empty' ? g : undefined;
+  });
+  assert.deepEqual([empty.type, empty.members.length], ['consumer', 0]);
+  assert.deepEqual((await admin.resetOffsets(group, reset)).map((p) => p.offset), [0n, 0n]);
+  assert.deepEqual((await admin.describeGroupOffsets(group)).rows.map((r) => r.lag), [4n, 4n], 'the reset took');
 });
