@@ -1,6 +1,7 @@
 /**
  * Differential conformance of KIP-848 consumer groups: scripted ConsumerGroupHeartbeat and
- * ConsumerGroupDescribe sequences go as raw requests to a real Apache Kafka broker (the
+ * ConsumerGroupDescribe sequences, and ListGroups (state and type filters) and DescribeGroups
+ * over consumer and classic groups, go as raw requests to a real Apache Kafka broker (the
  * version test/support/kafka starts) and to Brook, and the answers are compared field by
  * field after the normalisations of test/support/differential/normalize.ts plus these, for
  * consumer groups (listed in NORMALISATIONS there):
@@ -14,7 +15,7 @@
  *     so are described groups (Kafka orders them by __consumer_offsets partition).
  *
  * Kafka runs with settings that make it deterministic for a script: heartbeat interval 1 s,
- * session timeout 6 s, group.consumer.migration.policy=disabled (Brook's only policy).
+ * session timeout 6 s, group.consumer.migration.policy=disabled (on both).
  * Both keep Kafka 4.4's group.consumer.assignment.interval.ms (1 s, KIP-1263): a group
  * computes a new target at most once a second, so a script waits for it (ASSIGNMENT_INTERVAL)
  * where a step needs the new target, and compares what each side answers meanwhile.
@@ -98,6 +99,8 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
         groupConsumerMinSessionTimeoutMs: 6000,
         groupInitialRebalanceDelayMs: 0,
         autoCreateTopics: false,
+        // Brook's default is Kafka's, bidirectional; this file compares the disabled policy.
+        groupConsumerMigrationPolicy: 'disabled',
       },
     );
     // Kafka creates __consumer_offsets at the first FindCoordinator and loads it asynchronously.
