@@ -22,7 +22,7 @@ import { Consumer } from '../../src/index.js';
 import { startBrook } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { until } from '../support/clients/run.js';
-import { seedTopic } from '../support/admin-fixture.js';
+import { brookCli, seedTopic } from '../support/admin-fixture.js';
 import { ErrorCode, KafkaProtocolError } from '../../src/protocol/errors.js';
 import { encodeAssignment } from '../../src/protocol/consumer-protocol.js';
 import type { ConsumerGroupDescribeResponseDescribedGroup } from '../../src/protocol/messages/consumer-group-describe.js';
@@ -282,6 +282,24 @@ test('admin on Brook\'s broker: a consumer-protocol group is described, listed b
   assert.deepEqual((await admin.listGroups({ types: ['consumer'] })).map((g) => [g.group, g.type, g.state]), [[group, 'consumer', 'Stable']]);
   assert.deepEqual(await admin.listGroups({ types: ['classic'] }), []);
   assert.deepEqual((await admin.listGroups({ states: ['STABLE'] })).map((g) => g.group), [group]);
+
+  // The CLI: list by type (a type Kafka does not know is a usage error), describe's tables.
+  const b = ['-b', broker.bootstrap];
+  const listed = await brookCli(['groups', 'list', '--type', 'Consumer', '--state', 'stable,empty', ...b]);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(listed.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/)), [['GROUP', 'TYPE', 'STATE'], [group, 'consumer', 'Stable']]);
+  assert.equal((await brookCli(['groups', 'list', '--type', 'classic', ...b])).stdout.trim(), 'GROUP                     TYPE                 STATE');
+  const bogus = await brookCli(['groups', 'list', '--type', 'bogus', ...b]);
+  assert.equal(bogus.code, 2);
+  assert.match(bogus.stderr, /Invalid types list 'bogus'\. Valid types are: classic, consumer, share, streams/);
+  const described = await brookCli(['groups', 'describe', group, ...b]);
+  assert.equal(described.code, 0, described.stderr);
+  const text = described.stdout.split('\n');
+  assert.equal(text[0], `Consumer group '${group}' is Stable (type consumer, assignor uniform, group epoch ${d.description.groupEpoch}, assignment epoch ${d.description.assignmentEpoch}, 1 member, total lag 0).`);
+  const membersAt = text.findIndex((l) => l.includes('CURRENT-EPOCH'));
+  assert.ok(membersAt > 0, described.stdout);
+  assert.deepEqual(text[membersAt + 1]!.trim().split(/\s+/),
+    [group, member!.memberId, member!.host, 'unit-cg', '2', String(member!.memberEpoch), `${topic}:0,1`, String(d.description.assignmentEpoch), `${topic}:0,1`]);
 
   // A consumer group with a member is active: no reset (DescribeGroups alone would call it Dead).
   const reset = { scope: { kind: 'topics', topics: [{ topic }] }, spec: { kind: 'earliest' }, execute: true } as const;
