@@ -1,6 +1,7 @@
 /**
- * Consumer groups (KIP-848) in the admin views: a group of two Brook consumers with the
- * consumer protocol (groupProtocol 'consumer') and a classic group, formed the same way on
+ * Consumer groups (KIP-848) in the admin views: a group of three Brook consumers with the
+ * consumer protocol (groupProtocol 'consumer'; one static, with a group instance id) and a
+ * classic group, formed the same way on
  * Brook's broker and on Apache Kafka 4.4.0, then
  *  1. `brook groups describe` shows the consumer group's type, assignor, group epoch and
  *     assignment epoch, and per member its epoch and current and target assignment (JSON and
@@ -46,11 +47,20 @@ function table(stdout: string): { header: string[]; rows: string[][] } {
   return { header: lines[at]!.trim().split(/\s+/), rows: body.map((l) => l.trim().split(/\s+/)).sort((a, b) => (a.join(' ') < b.join(' ') ? -1 : 1)) };
 }
 
-/** The members table of `brook groups describe` (the second table). */
-function brookMembersTable(stdout: string): { header: string[]; rows: string[][] } {
-  const at = stdout.indexOf('\nGROUP ', stdout.indexOf('CONSUMER-ID') + 1);
-  assert.ok(at >= 0 && stdout.includes('CURRENT-EPOCH'), `no members table in: ${stdout}`);
-  return table(stdout.slice(at + 1));
+/**
+ * A members table (the first table with CURRENT-EPOCH) cut into cells at its header's column
+ * starts: a member without an instance id has a blank GROUP-INSTANCE-ID cell.
+ */
+function membersColumns(stdout: string): { header: string[]; rows: string[][] } {
+  const lines = stdout.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('GROUP ') && l.includes('CURRENT-EPOCH'));
+  assert.ok(at >= 0, `no members table in: ${stdout}`);
+  const starts = [...lines[at]!.matchAll(/\S+/g)].map((m) => m.index);
+  const end = lines.findIndex((l, i) => i > at && l.trim() === '');
+  const rows = lines.slice(at + 1, end < 0 ? undefined : end)
+    .map((l) => starts.map((start, i) => l.slice(start, starts[i + 1] ?? l.length).trim()))
+    .sort((a, b) => (a.join(' ') < b.join(' ') ? -1 : 1));
+  return { header: lines[at]!.trim().split(/\s+/), rows };
 }
 
 class Member {
@@ -59,9 +69,10 @@ class Member {
   private readonly loop: Promise<void>;
   readonly errors: string[] = [];
 
-  constructor(bootstrap: string, group: string, protocol: 'classic' | 'consumer', clientId: string) {
+  constructor(bootstrap: string, group: string, protocol: 'classic' | 'consumer', clientId: string, groupInstanceId?: string) {
     this.consumer = new Consumer({
       bootstrapServers: bootstrap, groupId: group, groupProtocol: protocol, clientId, autoOffsetReset: 'earliest', fetchMaxWaitMs: 100,
+      ...(groupInstanceId === undefined ? {} : { groupInstanceId }),
       requestTimeoutMs: 10_000, ...(protocol === 'classic' ? { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 500 } : {}),
     });
     const consumer = this.consumer;
@@ -90,7 +101,10 @@ interface Side {
   readonly admin: Admin;
 }
 
-/** Two consumer-protocol members and one classic member, until the consumer group is Stable and every member holds its target. */
+/**
+ * Three consumer-protocol members (one static, with a group instance id) and one classic
+ * member, until the consumer group is Stable and every member holds its target.
+ */
 async function formGroups(side: Side, cleanup: Cleanup): Promise<GroupDescription> {
   await createTopic(side.bootstrap, TOPIC, PARTITIONS);
   // Kafka creates the topic through its controller: retry until every partition has a leader.
@@ -105,6 +119,7 @@ async function formGroups(side: Side, cleanup: Cleanup): Promise<GroupDescriptio
   const members = [
     new Member(side.bootstrap, GROUP, 'consumer', 'admin-cg-client'),
     new Member(side.bootstrap, GROUP, 'consumer', 'admin-cg-client'),
+    new Member(side.bootstrap, GROUP, 'consumer', 'admin-cg-client', 'admin-cg-static'),
     new Member(side.bootstrap, CLASSIC, 'classic', 'admin-classic-client'),
   ];
   cleanup.add(`${side.name}: close consumers`, async () => {
@@ -112,8 +127,9 @@ async function formGroups(side: Side, cleanup: Cleanup): Promise<GroupDescriptio
   });
   const settled = await until(`${side.name}: consumer group Stable, targets reached`, 60_000, async () => {
     const d = await side.admin.describeGroup(GROUP);
-    const done = d.state === 'Stable' && d.members.length === 2
-      && d.members.every((m) => m.memberEpoch === d.assignmentEpoch && m.assignment.length === PARTITIONS / 2
+    const done = d.state === 'Stable' && d.members.length === 3
+      && d.members.flatMap((m) => m.assignment).length === PARTITIONS
+      && d.members.every((m) => m.memberEpoch === d.assignmentEpoch && m.assignment.length > 0
         && JSON.stringify(m.assignment) === JSON.stringify(m.targetAssignment));
     return done ? d : undefined;
   });
@@ -152,6 +168,7 @@ test('consumer groups in the admin views: brook groups and kafka-consumer-groups
     assert.equal(d.protocolType, 'consumer');
     assert.equal(d.protocol, 'uniform', `${side.name}: the broker's default assignor`);
     assert.ok(d.groupEpoch !== null && d.assignmentEpoch !== null && d.assignmentEpoch <= d.groupEpoch && d.generation === d.groupEpoch, side.name);
+    assert.deepEqual(d.members.map((m) => m.groupInstanceId).sort(), ['admin-cg-static', null, null]);
     for (const m of d.members) {
       assert.deepEqual(m.subscribedTopics, [TOPIC]);
       assert.equal(m.subscribedTopicRegex, null);
@@ -194,9 +211,10 @@ test('consumer groups in the admin views: brook groups and kafka-consumer-groups
     outputs.set(side.name, out);
 
     // brook groups describe: the state line and the members table Kafka's tool prints.
-    assert.match(out['brookDescribe']!, new RegExp(`^Consumer group '${GROUP}' is Stable \\(type consumer, assignor uniform, group epoch ${d.groupEpoch}, assignment epoch ${d.assignmentEpoch}, 2 members, total lag \\d+\\)\\.`));
-    const brookMembers = brookMembersTable(out['brookDescribe']!);
-    const kafkaMembers = table(out['members']!);
+    assert.match(out['brookDescribe']!, new RegExp(`^Consumer group '${GROUP}' is Stable \\(type consumer, assignor uniform, group epoch ${d.groupEpoch}, assignment epoch ${d.assignmentEpoch}, 3 members, total lag \\d+\\)\\.`));
+    const brookMembers = membersColumns(out['brookDescribe']!);
+    const kafkaMembers = membersColumns(out['members']!);
+    assert.deepEqual(kafkaMembers.rows.map((r) => r[2]).sort(), ['', '', 'admin-cg-static'], `${side.name}: Kafka's tool leaves the instance id blank for dynamic members`);
     assert.deepEqual(brookMembers, kafkaMembers, `${side.name}: brook groups describe's members = kafka-consumer-groups --members --verbose`);
     assert.deepEqual(table(out['brookDescribe']!), table(out['offsets']!), `${side.name}: brook groups describe's offsets = kafka-consumer-groups --describe`);
     // brook groups list: the groups, types and states Kafka's tool lists (Kafka's tool
@@ -209,13 +227,20 @@ test('consumer groups in the admin views: brook groups and kafka-consumer-groups
   // Kafka's tool against Brook answers in the shape it answers against Kafka.
   const k = outputs.get('kafka')!;
   const b = outputs.get('brook')!;
-  const shape = (stdout: string, keep: (row: string[]) => string[]): { header: string[]; rows: string[][] } => {
-    const { header, rows } = table(stdout);
-    return { header, rows: rows.map(keep) };
+  const shape = (stdout: string, keep: (row: string[], header: string[]) => string[], cut = table): { header: string[]; rows: string[][] } => {
+    const { header, rows } = cut(stdout);
+    return { header, rows: rows.map((r) => keep(r, header)).sort((x, y) => (x.join(' ') < y.join(' ') ? -1 : 1)) };
   };
-  // --members --verbose: GROUP CONSUMER-ID GROUP-INSTANCE-ID HOST CLIENT-ID #PARTITIONS CURRENT-EPOCH CURRENT-ASSIGNMENT TARGET-EPOCH TARGET-ASSIGNMENT
-  const membersShape = (row: string[]): string[] => [row[0]!, row[2]!, row[4]!, row[5]!, row[7] === row[9] ? 'current = target' : 'current != target', row[6] === row[8] ? 'epoch = target epoch' : 'epochs differ'];
-  assert.deepEqual(shape(b['members']!, membersShape), shape(k['members']!, membersShape), '--describe --members --verbose');
+  // --members --verbose: the header; per member its instance id, client id, whether it holds
+  // its target and is at the target epoch (member ids, hosts, epochs and which partitions
+  // differ between the two clusters).
+  const membersShape = (row: string[], header: string[]): string[] => {
+    const col = (name: string): string => row[header.indexOf(name)] ?? '?';
+    return [col('GROUP'), header.includes('GROUP-INSTANCE-ID') ? col('GROUP-INSTANCE-ID') : '(no column)', col('CLIENT-ID'),
+      col('CURRENT-ASSIGNMENT') === col('TARGET-ASSIGNMENT') ? 'current = target' : 'current != target',
+      col('CURRENT-EPOCH') === col('TARGET-EPOCH') ? 'epoch = target epoch' : 'epochs differ'];
+  };
+  assert.deepEqual(shape(b['members']!, membersShape, membersColumns), shape(k['members']!, membersShape, membersColumns), '--describe --members --verbose');
   // --state --verbose: GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE GROUP-EPOCH TARGET-ASSIGNMENT-EPOCH #MEMBERS
   const stateShape = (row: string[]): string[] => [row[0]!, ...row.slice(3, 5), row.at(-1)!];
   assert.deepEqual(shape(b['state']!, stateShape), shape(k['state']!, stateShape), '--describe --state --verbose');

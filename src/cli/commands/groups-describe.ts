@@ -99,15 +99,15 @@ export function assignmentString(list: readonly TopicPartition[]): string {
  * A consumer group's members as `kafka-consumer-groups --describe --members --verbose`
  * prints them: GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS CURRENT-EPOCH
  * CURRENT-ASSIGNMENT TARGET-EPOCH TARGET-ASSIGNMENT; the instance id column only when a
- * member has one (as Kafka), the target epoch is the group's assignment epoch. Members with
- * more partitions first.
+ * member has one, and then blank for the members without one (as Kafka prints it); the
+ * target epoch is the group's assignment epoch. Members with more partitions first.
  */
 export function membersTable(result: GroupOffsets): string {
   const d = result.description;
   const members = d.members.map((m, i) => ({ m, i })).sort((a, b) => b.m.assignment.length - a.m.assignment.length || a.i - b.i).map(({ m }) => m);
   const withInstanceIds = members.some((m) => m.groupInstanceId !== null);
   const rows = members.map((m) => [
-    d.group, m.memberId, ...(withInstanceIds ? [m.groupInstanceId ?? MISSING] : []), m.host, m.clientId, String(m.assignment.length),
+    d.group, m.memberId, ...(withInstanceIds ? [m.groupInstanceId ?? ''] : []), m.host, m.clientId, String(m.assignment.length),
     String(m.memberEpoch ?? 0), assignmentString(m.assignment), String(d.assignmentEpoch ?? 0), assignmentString(m.targetAssignment ?? []),
   ]);
   const header = ['GROUP', 'CONSUMER-ID', ...(withInstanceIds ? ['GROUP-INSTANCE-ID'] : []), 'HOST', 'CLIENT-ID', '#PARTITIONS', 'CURRENT-EPOCH', 'CURRENT-ASSIGNMENT', 'TARGET-EPOCH', 'TARGET-ASSIGNMENT'];
