@@ -14,7 +14,8 @@ export const TOPIC_OPERATIONS = bits(READ, WRITE, CREATE, DELETE, ALTER, DESCRIB
 // Kafka's AclEntry.supportedOperations(CLUSTER): the token operations belong to USER and
 // DELEGATION_TOKEN resources, not to the cluster.
 export const CLUSTER_OPERATIONS = bits(CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE);
-export const GROUP_OPERATIONS = bits(READ, DELETE, DESCRIBE);
+// Kafka 4.x's AclEntry.supportedOperations(GROUP): group configs (KIP-848) added the config operations.
+export const GROUP_OPERATIONS = bits(READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS);
 
 /** Kafka's value for "not requested". */
 export const OPERATIONS_NOT_REQUESTED = -2147483648;

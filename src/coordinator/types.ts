@@ -128,8 +128,10 @@ export interface GroupCoordinatorConfig {
   generateUuid: () => string;
 }
 
-// Kafka's AclOperation codes READ (3), DELETE (6), DESCRIBE (8): what a group supports.
-const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+// What a group supports in Kafka 4.x (AclEntry.supportedOperations(GROUP)), as AclOperation
+// codes: READ (3), DELETE (6), DESCRIBE (8), DESCRIBE_CONFIGS (10), ALTER_CONFIGS (11); the
+// last two came with group configs (KIP-848).
+const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   initialRebalanceDelayMs: 3000,

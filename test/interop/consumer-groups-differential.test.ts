@@ -1,6 +1,7 @@
 /**
  * Differential conformance of KIP-848 consumer groups: scripted ConsumerGroupHeartbeat and
- * ConsumerGroupDescribe sequences go as raw requests to a real Apache Kafka broker (the
+ * ConsumerGroupDescribe sequences, and ListGroups (state and type filters) and DescribeGroups
+ * over consumer and classic groups, go as raw requests to a real Apache Kafka broker (the
  * version test/support/kafka starts) and to Brook, and the answers are compared field by
  * field after the normalisations of test/support/differential/normalize.ts plus these, for
  * consumer groups (listed in NORMALISATIONS there):
@@ -14,7 +15,7 @@
  *     so are described groups (Kafka orders them by __consumer_offsets partition).
  *
  * Kafka runs with settings that make it deterministic for a script: heartbeat interval 1 s,
- * session timeout 6 s, group.consumer.migration.policy=disabled on both.
+ * session timeout 6 s, group.consumer.migration.policy=disabled (on both).
  * Both keep Kafka 4.4's group.consumer.assignment.interval.ms (1 s, KIP-1263): a group
  * computes a new target at most once a second, so a script waits for it (ASSIGNMENT_INTERVAL)
  * where a step needs the new target, and compares what each side answers meanwhile.
@@ -96,9 +97,10 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
         groupConsumerMinHeartbeatIntervalMs: 1000,
         groupConsumerSessionTimeoutMs: 6000,
         groupConsumerMinSessionTimeoutMs: 6000,
-        groupConsumerMigrationPolicy: 'disabled',
         groupInitialRebalanceDelayMs: 0,
         autoCreateTopics: false,
+        // Brook's default is Kafka's, bidirectional; this file compares the disabled policy.
+        groupConsumerMigrationPolicy: 'disabled',
       },
     );
     // Kafka creates __consumer_offsets at the first FindCoordinator and loads it asynchronously.
@@ -337,6 +339,71 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
     // Classic heartbeats and syncs find no classic member there.
     const hb = await pair.both('Heartbeat', 4, { groupId: G, generationId: 1, memberId: 'member-m', groupInstanceId: null });
     for (const side of SIDES) assert.equal(errorName(hb[side].errorCode), errorName(ErrorCode.UNKNOWN_MEMBER_ID), side);
+  });
+
+  it('ListGroups (state and type filters) and DescribeGroups see consumer groups as Kafka', async () => {
+    await createTopic('cg-ls-t', 2);
+    const live = 'cg-ls-live';
+    const idle = 'cg-ls-idle';
+    const classic = 'cg-ls-classic';
+    const mine = (id: string): boolean => id.startsWith('cg-ls-');
+    // A consumer group with a member, one whose only member left (Empty), a classic group.
+    const a = await heartbeat('live member joins', join(live, 'member-l', { subscribedTopicNames: ['cg-ls-t'] }));
+    await heartbeat('live member acknowledges', beat(live, 'member-l', a.memberEpoch, assigned(a)));
+    const i = await heartbeat('idle member joins', join(idle, 'member-i', { subscribedTopicNames: ['cg-ls-t'] }));
+    assert.equal(i.errorCode, ErrorCode.NONE);
+    await heartbeat('idle member leaves', beat(idle, 'member-i', -1));
+    const subscription = encodeSubscription({ topics: ['cg-ls-t'], userData: null }, 0);
+    const joined = await pair.both('JoinGroup', 3, {
+      groupId: classic, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: subscription }], reason: null,
+    });
+    for (const side of SIDES) assert.equal(joined[side].errorCode, ErrorCode.NONE, side);
+
+    const listCases: [string, number, RequestBody<'ListGroups'>][] = [
+      ['v3, no filters', 3, {}],
+      ['v4, no filters', 4, { statesFilter: [] }],
+      ['v4, states Stable and EMPTY', 4, { statesFilter: ['Stable', 'EMPTY'] }],
+      ['v4, state CompletingRebalance (classic only)', 4, { statesFilter: [' completingrebalance '] }],
+      ['v4, state Assigning/Reconciling (consumer only)', 4, { statesFilter: ['Assigning', 'Reconciling'] }],
+      ['v4, unknown state', 4, { statesFilter: ['Sleeping'] }],
+      ['v5, no filters', 5, { statesFilter: [], typesFilter: [] }],
+      ['v5, type consumer', 5, { statesFilter: [], typesFilter: ['consumer'] }],
+      ['v5, type Classic', 5, { statesFilter: [], typesFilter: ['Classic'] }],
+      ['v5, types consumer and classic', 5, { statesFilter: [], typesFilter: ['consumer', 'classic'] }],
+      ['v5, type share', 5, { statesFilter: [], typesFilter: ['share'] }],
+      ['v5, unknown type', 5, { statesFilter: [], typesFilter: ['nope'] }],
+      ['v5, type consumer, state empty', 5, { statesFilter: ['empty'], typesFilter: ['CONSUMER'] }],
+      ['v5, type classic, state stable', 5, { statesFilter: ['stable'], typesFilter: ['classic'] }],
+    ];
+    for (const [what, version, body] of listCases) {
+      const raw = await pair.both('ListGroups', version, body);
+      const only = (r: typeof raw.kafka): typeof raw.kafka => ({ ...r, groups: r.groups.filter((g) => mine(g.groupId)).sort((x, y) => (x.groupId < y.groupId ? -1 : 1)) });
+      const { kafka, brook, diffs } = pair.normalize({ kafka: only(raw.kafka), brook: only(raw.brook) });
+      assert.deepEqual(diffs, [], `ListGroups ${what}\nkafka: ${JSON.stringify(kafka)}\nbrook: ${JSON.stringify(brook)}`);
+    }
+    const typed = await pair.conn.kafka.request('ListGroups', 5, { statesFilter: [], typesFilter: [] });
+    assert.deepEqual(typed.groups.filter((g) => mine(g.groupId)).map((g) => [g.groupId, g.groupType, g.protocolType]).sort(),
+      [[classic, 'classic', 'consumer'], [idle, 'consumer', 'consumer'], [live, 'consumer', 'consumer']]);
+
+    // DescribeGroups (the classic describe) on a consumer group: Kafka 4.4 answers Dead, no
+    // error, no members below v6 (its coordinator finds no classic group of that id).
+    for (const [version, withOperations] of [[0, false], [3, true], [4, false], [5, false], [5, true]] as const) {
+      const raw = await pair.both('DescribeGroups', version, { groups: [live, idle, classic, 'cg-ls-unknown'], includeAuthorizedOperations: withOperations });
+      // The classic member's id is the broker's own (client id + random UUID).
+      const sorted = (r: typeof raw.kafka): typeof raw.kafka => ({
+        ...r,
+        groups: [...r.groups].sort((x, y) => (x.groupId < y.groupId ? -1 : 1)).map((g) => ({ ...g, members: g.members.map((m) => ({ ...m, memberId: m.memberId.replace(/-[0-9a-f-]{36}$/, '-UUID') })) })),
+      });
+      const { kafka, brook, diffs } = pair.normalize({ kafka: sorted(raw.kafka), brook: sorted(raw.brook) });
+      assert.deepEqual(diffs, [], `DescribeGroups v${version}\nkafka: ${JSON.stringify(kafka)}\nbrook: ${JSON.stringify(brook)}`);
+      const liveAnswer = raw.kafka.groups.find((g) => g.groupId === live)!;
+      assert.equal(liveAnswer.groupState, 'Dead');
+      assert.equal(liveAnswer.errorCode, ErrorCode.NONE);
+    }
+    await describeGroups('ConsumerGroupDescribe of the listed groups', [live, idle, classic]);
+    const operations = await pair.both('ConsumerGroupDescribe', 0, { groupIds: [live], includeAuthorizedOperations: true });
+    assert.equal(operations.brook.groups[0]!.authorizedOperations, operations.kafka.groups[0]!.authorizedOperations, 'a group\'s authorized operations');
   });
 
   /**

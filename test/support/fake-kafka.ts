@@ -100,6 +100,7 @@ export class FakeKafka {
   /** Every test-side mistake the fake caught (each was also thrown uncaught). */
   readonly failures: FakeKafkaError[] = [];
   private readonly versions = new Map<ApiName, number>();
+  private readonly absent = new Set<ApiName>();
   private readonly handlers = new Map<ApiName, Handler<ApiName>>();
   private readonly onceHandlers = new Map<ApiName, Handler<ApiName>[]>();
   private readonly gates = new Map<ApiName, GateState>();
@@ -121,6 +122,11 @@ export class FakeKafka {
   /** The version the fake advertises for `api`. */
   versionOf(api: ApiName): number {
     return this.versions.get(api) ?? Api[api].request.highestVersion;
+  }
+
+  /** Leaves `api` out of what the broker advertises, as an older broker would (clients see no version of it). */
+  withoutApi(api: ApiName): void {
+    this.absent.add(api);
   }
 
   /** Answers every later `api` request with `handler` (until `off`); replaces the default answer. */
@@ -146,7 +152,7 @@ export class FakeKafka {
     const fake = this;
     return {
       host: o.host, port: o.port, closed: false,
-      supportedVersion: (api: ApiCodecs) => fake.versionOf(api.name as ApiName),
+      supportedVersion: (api: ApiCodecs) => (fake.absent.has(api.name as ApiName) ? undefined : fake.versionOf(api.name as ApiName)),
       request<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: RequestOptions): Promise<ResponseOf<A>> {
         return fake.exchange(api.name as ApiName, body, options?.version, connection, true) as Promise<ResponseOf<A>>;
       },
@@ -266,6 +272,14 @@ export class FakeKafka {
         : coordinator;
     },
     Heartbeat: () => ({ errorCode: ErrorCode.NONE }),
+    // No consumer groups (KIP-848): admin describes fall back to DescribeGroups, as with Kafka.
+    ConsumerGroupDescribe: (request) => ({
+      throttleTimeMs: 0,
+      groups: request.groupIds.map((groupId) => ({
+        errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0,
+        assignorName: '', members: [], authorizedOperations: -2147483648,
+      })),
+    }),
     LeaveGroup: (request, { version }) => ({
       errorCode: ErrorCode.NONE,
       ...(version >= 3 ? { members: (request.members ?? []).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: ErrorCode.NONE })) } : {}),

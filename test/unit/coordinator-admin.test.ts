@@ -139,7 +139,7 @@ describe('coordinator: DescribeGroups', () => {
     assert.equal(d.groupState, 'Stable');
     assert.equal(d.protocolType, 'consumer');
     assert.equal(d.protocolData, 'range');
-    assert.equal(d.authorizedOperations, (1 << 3) | (1 << 6) | (1 << 8));
+    assert.equal(d.authorizedOperations, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11), 'READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (Kafka 4.4)');
     assert.deepEqual(d.members.map((m) => [m.memberId, m.clientId, m.clientHost]), [
       [g.members[0], 'c1', '/127.0.0.1'],
       [g.members[1], 'c2', '/127.0.0.1'],

@@ -1,11 +1,13 @@
 /**
  * `brook groups describe GROUP [--json]`: the group's state and members, and per partition
  * the committed offset, log end offset and lag, as `kafka-consumer-groups --describe` shows
- * them ('-' where Kafka shows '-'; null in JSON).
+ * them ('-' where Kafka shows '-'; null in JSON). A consumer group (KIP-848) also shows its
+ * type, assignor, group epoch and assignment epoch, and per member its epoch and current
+ * and target assignment, as `kafka-consumer-groups --describe --members --verbose` does.
  */
 import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
-import type { GroupOffsets } from '../../client/admin/index.js';
+import type { GroupOffsets, MemberDescription, TopicPartition } from '../../client/admin/index.js';
 import { withAdmin } from '../admin-session.js';
 import { MISSING, formatRow, toJson } from '../format.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
@@ -14,27 +16,52 @@ const HELP = `Usage: brook groups describe GROUP [--json] [-b HOST:PORT]
 
 Shows the group's state and, per assigned or committed partition, CURRENT-OFFSET (the
 committed offset), LOG-END-OFFSET, LAG and the member that owns it ('-' when unknown).
+A consumer group (the consumer group protocol of KIP-848) also shows its type, assignor,
+group epoch and assignment epoch, and a table of its members: each member's epoch and
+current assignment, and the assignment epoch and the member's target assignment.
   --json   {"group","state","protocolType","protocol","generation",
             "members":[{"memberId","groupInstanceId","clientId","host","assignment":[{"topic","partition"}]}],
             "offsets":[{"topic","partition","committed","logEndOffset","lag"}]}
-           unknown values (no committed offset, no lag, no generation) are null.`;
+           unknown values (no committed offset, no lag, no generation) are null.
+           A consumer group adds "type":"consumer","groupEpoch","assignmentEpoch" (its
+           "generation" is the group epoch, "protocol" the assignor) and per member
+           "memberEpoch","targetAssignment":[{"topic","partition"}],"subscribedTopics",
+           "subscribedTopicRegex","rackId".`;
 
+const partitionsJson = (list: readonly TopicPartition[]): unknown[] => list.map((tp) => ({ topic: tp.topic, partition: tp.partition }));
+
+function memberJson(m: MemberDescription, consumer: boolean): unknown {
+  const base = {
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId,
+    clientId: m.clientId,
+    host: m.host,
+    assignment: partitionsJson(m.assignment),
+  };
+  if (!consumer) return base;
+  return {
+    ...base,
+    memberEpoch: m.memberEpoch,
+    targetAssignment: partitionsJson(m.targetAssignment ?? []),
+    subscribedTopics: m.subscribedTopics ?? [],
+    subscribedTopicRegex: m.subscribedTopicRegex,
+    rackId: m.rackId,
+  };
+}
+
+/** The JSON of docs/CLI.md; classic groups exactly the contract's keys, consumer groups more after them. */
 export function describeJson(result: GroupOffsets): unknown {
   const d = result.description;
+  const consumer = d.type === 'consumer';
   return {
     group: d.group,
     state: d.state,
     protocolType: d.protocolType,
     protocol: d.protocol,
     generation: d.generation,
-    members: d.members.map((m) => ({
-      memberId: m.memberId,
-      groupInstanceId: m.groupInstanceId,
-      clientId: m.clientId,
-      host: m.host,
-      assignment: m.assignment.map((tp) => ({ topic: tp.topic, partition: tp.partition })),
-    })),
+    members: d.members.map((m) => memberJson(m, consumer)),
     offsets: result.rows.map((r) => ({ topic: r.topic, partition: r.partition, committed: r.committed, logEndOffset: r.logEndOffset, lag: r.lag })),
+    ...(consumer ? { type: d.type, groupEpoch: d.groupEpoch, assignmentEpoch: d.assignmentEpoch } : {}),
   };
 }
 
@@ -56,10 +83,53 @@ export function describeTable(result: GroupOffsets): string {
   return [header, ...rows].map((cells) => formatRow(cells, widths)).join('\n');
 }
 
-function stateLine(result: GroupOffsets): string {
+/**
+ * Kafka's assignment column (ConsumerGroupCommand.getAssignmentString): per topic
+ * `topic:p,p,...`, topics sorted and joined by ';'; '-' when empty.
+ */
+export function assignmentString(list: readonly TopicPartition[]): string {
+  const byTopic = new Map<string, number[]>();
+  for (const tp of list) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+  // Kafka sorts the partitions as strings, and the per-topic strings.
+  const parts = [...byTopic].map(([topic, ps]) => `${topic}:${ps.map(String).sort().join(',')}`).sort();
+  return parts.length === 0 ? MISSING : parts.join(';');
+}
+
+/**
+ * A consumer group's members as `kafka-consumer-groups --describe --members --verbose`
+ * prints them: GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS CURRENT-EPOCH
+ * CURRENT-ASSIGNMENT TARGET-EPOCH TARGET-ASSIGNMENT; the instance id column only when a
+ * member has one, and then blank for the members without one (as Kafka prints it); the
+ * target epoch is the group's assignment epoch. Members with more partitions first.
+ */
+export function membersTable(result: GroupOffsets): string {
+  const d = result.description;
+  const members = d.members.map((m, i) => ({ m, i })).sort((a, b) => b.m.assignment.length - a.m.assignment.length || a.i - b.i).map(({ m }) => m);
+  const withInstanceIds = members.some((m) => m.groupInstanceId !== null);
+  const rows = members.map((m) => [
+    d.group, m.memberId, ...(withInstanceIds ? [m.groupInstanceId ?? ''] : []), m.host, m.clientId, String(m.assignment.length),
+    String(m.memberEpoch ?? 0), assignmentString(m.assignment), String(d.assignmentEpoch ?? 0), assignmentString(m.targetAssignment ?? []),
+  ]);
+  const header = ['GROUP', 'CONSUMER-ID', ...(withInstanceIds ? ['GROUP-INSTANCE-ID'] : []), 'HOST', 'CLIENT-ID', '#PARTITIONS', 'CURRENT-EPOCH', 'CURRENT-ASSIGNMENT', 'TARGET-EPOCH', 'TARGET-ASSIGNMENT'];
+  // Kafka's printMembers widths: group, consumer id, instance id, host and client id at
+  // least 15 (the instance id 17) or their longest value, the counts and epochs 15, the
+  // assignments 20 or their longest; the last column unpadded.
+  const width = (col: number, min: number): number => Math.max(min, ...rows.map((r) => r[col]!.length));
+  const at = withInstanceIds ? 1 : 0;
+  const widths = [width(0, 15), width(1, 15), ...(withInstanceIds ? [width(2, 17)] : []), width(2 + at, 15), width(3 + at, 15), 15, 15, width(6 + at, 20), 15];
+  return [header, ...rows].map((cells) => formatRow(cells, widths)).join('\n');
+}
+
+/** The line above the tables: state, and for a consumer group its type, assignor and epochs. */
+export function stateLine(result: GroupOffsets): string {
   const d = result.description;
   const protocol = d.protocol === '' ? MISSING : d.protocol;
-  return `Consumer group '${d.group}' is ${d.state} (protocol ${protocol}, ${d.members.length} member${d.members.length === 1 ? '' : 's'}, total lag ${result.totalLag}).`;
+  const members = `${d.members.length} member${d.members.length === 1 ? '' : 's'}`;
+  if (d.type === 'consumer') {
+    return `Consumer group '${d.group}' is ${d.state} (type consumer, assignor ${protocol}, group epoch ${d.groupEpoch ?? MISSING}, `
+      + `assignment epoch ${d.assignmentEpoch ?? MISSING}, ${members}, total lag ${result.totalLag}).`;
+  }
+  return `Consumer group '${d.group}' is ${d.state} (protocol ${protocol}, ${members}, total lag ${result.totalLag}).`;
 }
 
 export async function groupsDescribe(args: string[], context: CommandContext): Promise<number> {
@@ -80,6 +150,8 @@ export async function groupsDescribe(args: string[], context: CommandContext): P
   }
   // As Kafka's tool: a blank line, then the table; no table when there is nothing to show.
   const table = result.rows.length > 0 ? `\n${describeTable(result)}\n` : '';
-  process.stdout.write(`${stateLine(result)}\n${table}`);
+  // A consumer group's members, with their epochs and current and target assignments.
+  const members = result.description.type === 'consumer' && result.description.members.length > 0 ? `\n${membersTable(result)}\n` : '';
+  process.stdout.write(`${stateLine(result)}\n${table}${members}`);
   return 0;
 }

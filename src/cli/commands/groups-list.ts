@@ -1,22 +1,52 @@
-/** `brook groups list [--json]`: Kafka's `kafka-consumer-groups --list --type --state` table. */
+/**
+ * `brook groups list [--type T[,T]] [--state S[,S]] [--json]`: Kafka's
+ * `kafka-consumer-groups --list --type --state` table; the filters go to the brokers
+ * (ListGroups v5 types, v4 states).
+ */
 import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom } from '../options.js';
+import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 
-const HELP = `Usage: brook groups list [--json] [-b HOST:PORT]
+/** Kafka's GroupType names (Brook's broker has classic and consumer groups only). */
+const GROUP_TYPES = ['classic', 'consumer', 'share', 'streams'];
 
-Lists every group of the cluster with its type and state.
-  --json   one JSON array: [{"group","state","type","protocolType"}]`;
+const HELP = `Usage: brook groups list [--type TYPE[,TYPE]] [--state STATE[,STATE]] [--json] [-b HOST:PORT]
+
+Lists every group of the cluster with its type (classic: JoinGroup/SyncGroup; consumer:
+the consumer group protocol of KIP-848) and state.
+  --type T     only groups of these types: classic, consumer (comma-separated, repeatable;
+               case-insensitive)
+  --state S    only groups in these states, e.g. Stable, Empty, Assigning, Reconciling,
+               PreparingRebalance, CompletingRebalance (comma-separated, repeatable;
+               case-insensitive)
+  --json       one JSON array: [{"group","state","type","protocolType"}]`;
+
+/** `--type a,b --type c` → ['a', 'b', 'c'] (Kafka's tool takes comma-separated lists). */
+function listOption(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+}
 
 export async function groupsList(args: string[], context: CommandContext): Promise<number> {
-  const { values } = parseArgs({ args, options: { ...BOOTSTRAP_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...BOOTSTRAP_OPTIONS,
+      type: { type: 'string', multiple: true },
+      state: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const groups = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.listGroups());
+  const types = listOption(values.type);
+  const unknown = types.filter((t) => !GROUP_TYPES.includes(t.toLowerCase()));
+  if (unknown.length > 0) throw new UsageError(`Invalid types list '${unknown.join(',')}'. Valid types are: ${GROUP_TYPES.join(', ')}`);
+  const groups = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.listGroups({ types, states: listOption(values.state) }));
   if (values.json) {
     process.stdout.write(`${toJson(groups)}\n`);
     return 0;

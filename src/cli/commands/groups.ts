@@ -10,7 +10,7 @@ import { groupsResetOffsets } from './groups-reset.js';
 import { groupsDelete } from './groups-delete.js';
 
 const HELP = `Usage:
-  brook groups list [--json]
+  brook groups list [--type classic|consumer] [--state STATE] [--json]
   brook groups describe GROUP [--json]
   brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
       (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601) [--execute]

@@ -15,7 +15,7 @@ import * as offsets from './offsets.js';
 import { describeGroupOffsets } from './lag.js';
 import { resetOffsets } from './reset.js';
 import type {
-  AdminCallOptions, AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, NewTopic,
+  AdminCallOptions, AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
 } from './types.js';
 
@@ -60,11 +60,19 @@ export class Admin {
     return this.run('describeTopic', call, (ctx) => topics.describeTopic(ctx, name));
   }
 
-  listGroups(call: AdminCallOptions = {}): Promise<GroupListing[]> {
-    return this.run('listGroups', call, (ctx) => groups.listGroups(ctx));
+  /**
+   * Every group of the cluster with its state and type ('classic' or 'consumer'), sorted by
+   * id; `types` and `states` filter on the brokers (ListGroups v5 and v4).
+   */
+  listGroups(options: ListGroupsOptions = {}): Promise<GroupListing[]> {
+    return this.run('listGroups', options, (ctx) => groups.listGroups(ctx, options));
   }
 
-  /** An unknown group is described with state 'Dead'. */
+  /**
+   * A consumer group (KIP-848) through ConsumerGroupDescribe: epochs, assignor, and per member
+   * its epoch, current and target assignment and subscription; any other group through
+   * DescribeGroups. An unknown group is described with state 'Dead'.
+   */
   describeGroup(group: string, call: AdminCallOptions = {}): Promise<GroupDescription> {
     return this.run('describeGroup', call, (ctx) => groups.describeGroup(ctx, group));
   }

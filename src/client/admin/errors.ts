@@ -2,6 +2,7 @@
 import { BrookError } from '../../protocol/errors.js';
 
 export { NoBrokerReachableError } from '../cluster.js';
+export { UnsupportedApiVersionError } from '../errors.js';
 
 /** The group does not exist (DescribeGroups says Dead, or a request says GROUP_ID_NOT_FOUND). */
 export class GroupNotFoundError extends BrookError {

@@ -45,6 +45,18 @@ export interface TopicDescription {
   readonly partitions: TopicPartitionInfo[];
 }
 
+/** Per call, for `listGroups`: ListGroups' filters (Kafka's ListGroupsOptions inStates / withTypes). */
+export interface ListGroupsOptions extends AdminCallOptions {
+  /**
+   * Only groups of these types ('classic', 'consumer'; case-insensitive, as the broker
+   * compares them). Needs ListGroups v5 (Kafka 3.8+); an older broker fails the call with
+   * UnsupportedApiVersionError, as Kafka's admin client does.
+   */
+  readonly types?: readonly string[];
+  /** Only groups in these states (case-insensitive). Needs ListGroups v4 (Kafka 2.6+). */
+  readonly states?: readonly string[];
+}
+
 /** One group as ListGroups reports it. */
 export interface GroupListing {
   readonly group: string;
@@ -61,22 +73,56 @@ export interface MemberDescription {
   readonly groupInstanceId: string | null;
   readonly clientId: string;
   readonly host: string;
-  /** Decoded from the consumer protocol; empty when the member has none yet or the group is not a consumer group. */
+  /**
+   * What the member holds now. Classic groups: decoded from the consumer protocol; empty when
+   * the member has none yet or the group is not a consumer group. Consumer groups: its current
+   * assignment (with partitions it has yet to revoke), by topic and partition.
+   */
   readonly assignment: TopicPartition[];
+  /** Consumer groups (KIP-848): the member's epoch; null for classic groups. */
+  readonly memberEpoch: number | null;
+  /** Consumer groups: what the group's target assignment gives the member; null for classic groups. */
+  readonly targetAssignment: TopicPartition[] | null;
+  /** Consumer groups: the topics the member subscribed to by name, sorted; null for classic groups. */
+  readonly subscribedTopics: string[] | null;
+  /** Consumer groups: the member's subscription regex (RE2/J), or null. */
+  readonly subscribedTopicRegex: string | null;
+  /** Consumer groups: the member's rack, or null. */
+  readonly rackId: string | null;
 }
+
+/** 'classic': the JoinGroup/SyncGroup protocol; 'consumer': KIP-848's ConsumerGroupHeartbeat. */
+export type GroupType = 'classic' | 'consumer';
 
 export interface GroupDescription {
   readonly group: string;
-  /** Kafka's group state: Empty, PreparingRebalance, CompletingRebalance, Stable, Dead, ... */
+  /**
+   * Which protocol the group speaks: 'consumer' when ConsumerGroupDescribe described it,
+   * else 'classic' (an unknown group too, described as Dead).
+   */
+  readonly type: GroupType;
+  /**
+   * Kafka's group state. Classic groups: Empty, PreparingRebalance, CompletingRebalance,
+   * Stable, Dead; consumer groups: Empty, Assigning, Reconciling, Stable, Dead.
+   */
   readonly state: string;
+  /** JoinGroup's protocol type; 'consumer' for consumer groups. */
   readonly protocolType: string;
-  /** The chosen protocol (the assignor's name for consumer groups); '' unless Stable. */
+  /**
+   * Classic groups: the chosen protocol (the client-side assignor's name for consumer
+   * groups), '' unless Stable. Consumer groups: the server-side assignor (e.g. 'uniform').
+   */
   readonly protocol: string;
   /**
-   * The group's generation when the broker reports one. DescribeGroups (the classic
-   * protocol's describe) carries no generation, so this is null for classic groups.
+   * The group's generation when the broker reports one: the group epoch of a consumer group.
+   * DescribeGroups (the classic protocol's describe) carries no generation, so this is null
+   * for classic groups.
    */
   readonly generation: number | null;
+  /** Consumer groups: the group epoch (bumped by every change of members or subscriptions); null for classic groups. */
+  readonly groupEpoch: number | null;
+  /** Consumer groups: the epoch of the group's target assignment; null for classic groups. */
+  readonly assignmentEpoch: number | null;
   readonly members: MemberDescription[];
   /** The coordinator that answered. */
   readonly coordinator: { readonly nodeId: number; readonly host: string; readonly port: number };
