@@ -34,7 +34,7 @@ import {
   type ConsumerGroupMember,
 } from './consumer/member.js';
 import { convertToConsumerGroup, validateOnlineUpgrade } from './consumer/migration.js';
-import { currentAssignmentRecord, memberSubscriptionRecord, memberTombstones, targetAssignmentRecord } from './consumer/records.js';
+import { memberSubscriptionRecord, replaceStaticMember } from './consumer/records.js';
 import type { OwnedTopicPartitions } from './consumer/reconcile.js';
 import { maybeUpdateRegularExpressions } from './consumer/regex.js';
 import { maybeUpdateTargetAssignment, preferredAssignor } from './consumer/target.js';
@@ -165,15 +165,8 @@ function staticMember(group: ConsumerGroup, memberId: string, instanceId: string
     if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH && !usesClassicProtocol(existing)) {
       throw new ConsumerGroupError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
     }
-    const replacement: ConsumerGroupMember = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
     // The old member's timers stay: when they fire it is gone and they do nothing.
-    records.push(
-      ...memberTombstones(group.groupId, existing.memberId),
-      memberSubscriptionRecord(group.groupId, replacement),
-      targetAssignmentRecord(group.groupId, memberId, group.targetAssignmentOf(existing.memberId)),
-      currentAssignmentRecord(group.groupId, replacement),
-    );
-    return replacement;
+    return replaceStaticMember(group, existing, memberId, records);
   }
   if (existing === undefined) throw unknownMemberId(`Instance id ${instanceId} is unknown.`);
   if (existing.memberId !== memberId) {

@@ -23,7 +23,7 @@ import type { ConsumerGroup } from './group.js';
 import { javaSetOrder, stringHash } from './java-hash.js';
 import { memberEquals, newMember, newMemberId, sameTopicNames, type ConsumerGroupMember } from './member.js';
 import { canDowngradeWithReplacedMember, convertToClassicGroup, supportsClassicProtocols } from './migration.js';
-import { memberSubscriptionRecord, memberTombstones, currentAssignmentRecord, targetAssignmentRecord } from './records.js';
+import { memberSubscriptionRecord, replaceStaticMember } from './records.js';
 import type { OwnedTopicPartitions } from './reconcile.js';
 import { maybeUpdateRegularExpressions } from './regex.js';
 import { maybeUpdateTargetAssignment } from './target.js';
@@ -137,14 +137,7 @@ function staticMember(group: ConsumerGroup, memberId: string, instanceId: string
   const existing = group.staticMember(instanceId);
   if (create) {
     if (existing === undefined) return group.member(memberId) ?? newMember(memberId);
-    const replacement: ConsumerGroupMember = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
-    records.push(
-      ...memberTombstones(group.groupId, existing.memberId),
-      memberSubscriptionRecord(group.groupId, replacement),
-      targetAssignmentRecord(group.groupId, memberId, group.targetAssignmentOf(existing.memberId)),
-      currentAssignmentRecord(group.groupId, replacement),
-    );
-    return replacement;
+    return replaceStaticMember(group, existing, memberId, records);
   }
   if (existing === undefined) throw unknownMemberId(`Instance id ${instanceId} is unknown.`);
   if (existing.memberId !== memberId) {

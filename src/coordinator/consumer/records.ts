@@ -6,7 +6,7 @@
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import { toTopicPartitions, type Assignment } from './assignment.js';
-import type { SubscribedTopicMetadata } from './group.js';
+import type { ConsumerGroup, SubscribedTopicMetadata } from './group.js';
 import type { ConsumerGroupMember } from './member.js';
 
 export function epochRecord(groupId: string, epoch: number): ConsumerGroupRecord {
@@ -104,4 +104,20 @@ export function currentAssignmentTombstone(groupId: string, memberId: string): C
 /** Kafka's removeMember: the member's three records go, in this order. */
 export function memberTombstones(groupId: string, memberId: string): ConsumerGroupRecord[] {
   return [currentAssignmentTombstone(groupId, memberId), targetAssignmentTombstone(groupId, memberId), memberSubscriptionTombstone(groupId, memberId)];
+}
+
+/**
+ * Kafka's static member replacement (both protocols): the member coming back under a new
+ * member id takes the old one's place at epoch 0 with its target; the old member's records
+ * go and the new one's are written. Returns the replacement.
+ */
+export function replaceStaticMember(group: ConsumerGroup, existing: ConsumerGroupMember, memberId: string, records: ConsumerGroupRecord[]): ConsumerGroupMember {
+  const replacement: ConsumerGroupMember = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
+  records.push(
+    ...memberTombstones(group.groupId, existing.memberId),
+    memberSubscriptionRecord(group.groupId, replacement),
+    targetAssignmentRecord(group.groupId, memberId, group.targetAssignmentOf(existing.memberId)),
+    currentAssignmentRecord(group.groupId, replacement),
+  );
+  return replacement;
 }
