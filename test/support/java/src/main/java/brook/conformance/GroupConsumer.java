@@ -31,7 +31,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * assignor ({@code consumer} for the broker's default, {@code consumer-uniform}, {@code consumer-range}).
  *
  * <pre>java -cp brook-conformance.jar brook.conformance.GroupConsumer &lt;bootstrap&gt; &lt;topic&gt; &lt;group&gt;
- *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky|consumer|consumer-uniform|consumer-range&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;</pre>
+ *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky|consumer|consumer-uniform|consumer-range&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;
+ *     [&lt;stopFile&gt;]</pre>
  *
  * Subscribes to the topic ({@code enable.auto.commit=false}, {@code auto.offset.reset=earliest}),
  * and after every poll that returned records commits their offsets with {@code commitSync}; offsets
@@ -41,7 +42,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * <p>Stopping rule, the same for every member and independent of what the others read: the member
  * stops (and leaves the group with {@code close()}) once the end offsets of the topic's partitions
  * add up to at least {@code expectedTotal} and the group's committed offset of every partition equals
- * its end offset (checked every 250 ms), or after {@code timeoutMs}.
+ * its end offset (checked every 250 ms), or after {@code timeoutMs}; or, given a {@code stopFile},
+ * as soon as that file exists (a rolling restart takes the member out: {@code "stopped":true}).
  *
  * <p>Prints one JSON line: {@code {"clientId":..,"assignor":..,"timedOut":false,"ms":..,
  * "events":[{"t":<epoch ms>,"type":"assigned|revoked|lost|closed","gen":N,"partitions":[..],
@@ -63,8 +65,8 @@ public final class GroupConsumer {
     private GroupConsumer() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: GroupConsumer <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|sticky> <expectedTotal> <timeoutMs>");
+        if (args.length != 6 && args.length != 7) {
+            System.err.println("usage: GroupConsumer <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|sticky> <expectedTotal> <timeoutMs> [<stopFile>]");
             System.exit(2);
         }
         String assignorClass = switch (args[3]) {
@@ -94,7 +96,8 @@ public final class GroupConsumer {
         watchdog.setDaemon(true);
         watchdog.start();
         GroupConsumer run = new GroupConsumer();
-        ObjectNode summary = run.run(args[0], args[1], args[2], args[3], assignorClass, Long.parseLong(args[4]), timeoutMs);
+        java.nio.file.Path stopFile = args.length == 7 ? java.nio.file.Path.of(args[6]) : null;
+        ObjectNode summary = run.run(args[0], args[1], args[2], args[3], assignorClass, Long.parseLong(args[4]), timeoutMs, stopFile);
         System.out.println(run.json.writeValueAsString(summary));
         System.out.flush();
         System.exit(0);
@@ -138,7 +141,7 @@ public final class GroupConsumer {
         }
     }
 
-    private ObjectNode run(String bootstrap, String topic, String group, String assignor, String assignorClass, long expectedTotal, long timeoutMs) {
+    private ObjectNode run(String bootstrap, String topic, String group, String assignor, String assignorClass, long expectedTotal, long timeoutMs, java.nio.file.Path stopFile) {
         long start = System.currentTimeMillis();
         String clientId = "brook-group-consumer-" + ProcessHandle.current().pid();
         Properties props = new Properties();
@@ -166,6 +169,7 @@ public final class GroupConsumer {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
 
         boolean timedOut = true;
+        boolean stopped = false;
         Map<TopicPartition, OffsetAndMetadata> lastCommitted = Map.of();
         Map<TopicPartition, Long> lastEnds = Map.of();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
@@ -198,6 +202,11 @@ public final class GroupConsumer {
                 long now = System.currentTimeMillis();
                 if (now < nextCheck) continue;
                 nextCheck = now + CHECK_EVERY_MS;
+                if (stopFile != null && java.nio.file.Files.exists(stopFile)) {
+                    timedOut = false;
+                    stopped = true;
+                    break;
+                }
                 if (all.isEmpty()) {
                     List<PartitionInfo> infos = consumer.partitionsFor(topic);
                     if (infos == null || infos.isEmpty()) continue;
@@ -237,6 +246,7 @@ public final class GroupConsumer {
         summary.put("clientId", clientId);
         summary.put("assignor", assignor);
         summary.put("timedOut", timedOut);
+        summary.put("stopped", stopped);
         summary.put("ms", System.currentTimeMillis() - start);
         summary.set("events", events);
         summary.set("records", records);
