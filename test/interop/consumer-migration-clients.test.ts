@@ -49,6 +49,8 @@ type Runner = 'java' | 'python';
 interface MemberEvent { t: number; type: 'assigned' | 'revoked' | 'lost' | 'closing' | 'closed'; gen: number; partitions: number[]; owned: number[] }
 interface MemberSummary {
   clientId: string; assignor: string; timedOut: boolean; stopped: boolean; ms: number; events: MemberEvent[]; records: [number, number][]; errors: string[];
+  /** Commits retried later (GroupConsumer.java: a stale member epoch outside a revocation; group_consumer.py: REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION). */
+  warnings?: string[];
 }
 interface Target { readonly name: string; readonly host: string; readonly port: number; readonly bootstrap: string }
 interface GroupView { type: string; state: string; members: number }
@@ -197,7 +199,7 @@ async function setUp(target: Target, runner: Runner, label: string, cleanup: Cle
 
 const dump = (label: string, summaries: readonly MemberSummary[]): void => {
   if (!process.env['DUMP']) return;
-  for (const s of summaries) process.stderr.write(`DUMP ${label} ${s.assignor} ${JSON.stringify(s.events.map((e) => [e.t % 100000, e.type, e.gen, e.partitions]))} ${JSON.stringify(s.errors)}\n`);
+  for (const s of summaries) process.stderr.write(`DUMP ${label} ${s.assignor} ${JSON.stringify(s.events.map((e) => [e.t % 100000, e.type, e.gen, e.partitions]))} ${JSON.stringify(s.errors)} ${JSON.stringify(s.warnings ?? [])}\n`);
 };
 
 async function rollingMigration(target: Target, runner: Runner, classicAssignor: string, label: string): Promise<void> {
@@ -242,7 +244,8 @@ async function rollingMigration(target: Target, runner: Runner, classicAssignor:
     const described = await conn.request('ConsumerGroupDescribe', 0, { groupIds: [group], includeAuthorizedOperations: false });
     assert.equal(described.groups[0]!.errorCode, 0, `${target.name}: a consumer group at the end`);
     assert.equal(described.groups[0]!.groupState, 'Empty', `${target.name}: every member left`);
-    process.stderr.write(`consumer-migration-clients ${target.name} ${label}: ${during} records produced during the roll; records per member ${summaries.map((s) => s.records.length).join('/')}, group epoch ${described.groups[0]!.groupEpoch}\n`);
+    const retried = summaries.reduce((n, s) => n + (s.warnings?.length ?? 0), 0);
+    process.stderr.write(`consumer-migration-clients ${target.name} ${label}: ${during} records produced during the roll; records per member ${summaries.map((s) => s.records.length).join('/')}, group epoch ${described.groups[0]!.groupEpoch}, ${retried} commits retried\n`);
   } finally {
     await cleanup.run();
   }

@@ -122,7 +122,15 @@ public final class GroupConsumer {
         e.set("owned", partitionsOf(json, consumer.assignment()));
     }
 
-    private void commitPending(KafkaConsumer<String, String> consumer, Collection<TopicPartition> only) {
+    /**
+     * Commits the pending offsets of {@code only}. {@code revoking}: from the revocation callback,
+     * where a stale member epoch is an error (the partitions go to another member). Otherwise a
+     * commit refused for a stale member epoch (the commit raced
+     * the heartbeat that gave the member a new epoch; Kafka 4.4 takes such a commit for the
+     * partitions the member kept over OffsetCommit v10, Brook speaks v9 where Kafka refuses it
+     * too) stays pending and is committed after the next poll, with the new epoch.
+     */
+    private void commitPending(KafkaConsumer<String, String> consumer, Collection<TopicPartition> only, boolean revoking) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (TopicPartition tp : only) {
             OffsetAndMetadata o = pending.get(tp);
@@ -136,6 +144,14 @@ public final class GroupConsumer {
             // The client refuses to commit while it is itself rebalancing (a client-side check);
             // the offsets stay pending and are committed after the next poll.
             if (warnings.size() < 20) warnings.add("commitSync " + offsets + ": " + e.getMessage());
+        } catch (org.apache.kafka.clients.consumer.CommitFailedException e) {
+            boolean stale = e.getCause() instanceof org.apache.kafka.common.errors.StaleMemberEpochException
+                || (e.getMessage() != null && e.getMessage().contains("stale member epoch"));
+            if (stale && !revoking) {
+                if (warnings.size() < 20) warnings.add("commitSync " + offsets + ": " + e.getMessage());
+            } else {
+                error("commitSync " + offsets + ": " + e);
+            }
         } catch (RuntimeException e) {
             error("commitSync " + offsets + ": " + e);
         }
@@ -176,7 +192,7 @@ public final class GroupConsumer {
             consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    commitPending(consumer, partitions);
+                    commitPending(consumer, partitions, true);
                     event(consumer, "revoked", partitions);
                 }
 
@@ -198,7 +214,7 @@ public final class GroupConsumer {
                     records.addArray().add(r.partition()).add(r.offset());
                     pending.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                 }
-                if (!pending.isEmpty()) commitPending(consumer, new ArrayList<>(pending.keySet()));
+                if (!pending.isEmpty()) commitPending(consumer, new ArrayList<>(pending.keySet()), false);
                 long now = System.currentTimeMillis();
                 if (now < nextCheck) continue;
                 nextCheck = now + CHECK_EVERY_MS;
