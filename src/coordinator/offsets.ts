@@ -18,7 +18,7 @@ import type {
 } from '../protocol/messages/offset-fetch.js';
 import type { OffsetDeleteRequestData, OffsetDeleteResponseData } from '../protocol/messages/offset-delete.js';
 import { encodeConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
-import { consumerGroupTombstones, consumerOffsetCommitError, consumerOffsetFetchError } from './consumer/classic-apis.js';
+import { consumerGroupTombstones, consumerOffsetCommitError, consumerOffsetFetchError, type CommitPartitionCheck } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import type { ClassicGroup } from './group.js';
 import type { Operation } from './operation.js';
@@ -31,8 +31,11 @@ import { applyOffset, applyRecord } from './load.js';
 const DEFAULT_RETENTION_TIME = -1n;
 const DEFAULT_TIMESTAMP = -1n;
 
-/** Returns the error for the whole request, or NONE; may create a simple group. */
-function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetCommitRequestData): number {
+/**
+ * Returns the error for the whole request, NONE, or (a consumer group's member with an older
+ * epoch) a check per partition; may create a simple group.
+ */
+function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetCommitRequestData): number | CommitPartitionCheck {
   const generationId = req.generationIdOrMemberEpoch ?? -1;
   const memberId = req.memberId ?? '';
   const groupInstanceId = req.groupInstanceId ?? null;
@@ -62,11 +65,12 @@ function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCo
 }
 
 export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetCommitRequestData): void {
-  const error = validateOffsetCommit(s, op, ctx, req);
-  if (error !== ErrorCode.NONE) {
-    op.reply(ctx.requestId, offsetCommitResponse(req, () => error));
+  const validation = validateOffsetCommit(s, op, ctx, req);
+  if (typeof validation === 'number' && validation !== ErrorCode.NONE) {
+    op.reply(ctx.requestId, offsetCommitResponse(req, () => validation));
     return;
   }
+  const partitionCheck = typeof validation === 'function' ? validation : null;
   // In the classic protocol a commit also keeps the member's session alive (not in a consumer group).
   const group = s.groups.get(req.groupId);
   const member = group?.member(req.memberId ?? '');
@@ -77,6 +81,13 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
   const response = offsetCommitResponse(req, (topic, p) => {
     const metadata = p.committedMetadata ?? '';
     if (metadata.length > s.config.offsetMetadataMaxBytes) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    if (partitionCheck !== null) {
+      // Kafka checks assignment epochs by the request's topic id, which OffsetCommit carries
+      // from v10 on; up to v9 (all Brook speaks) there is none, and Kafka 4.4 refuses the
+      // partition as not the member's: so does this.
+      const error = partitionCheck(undefined, p.partitionIndex);
+      if (error !== ErrorCode.NONE) return error;
+    }
     const commitTimestamp = p.commitTimestamp ?? DEFAULT_TIMESTAMP;
     const offset: OffsetAndMetadata = {
       committedOffset: p.committedOffset,

@@ -15,7 +15,8 @@
  *     so are described groups (Kafka orders them by __consumer_offsets partition).
  *
  * Kafka runs with settings that make it deterministic for a script: heartbeat interval 1 s,
- * session timeout 6 s, group.consumer.migration.policy=disabled (on both).
+ * session timeout 6 s, group.consumer.migration.policy=disabled (on both: each group keeps its
+ * protocol).
  * Both keep Kafka 4.4's group.consumer.assignment.interval.ms (1 s, KIP-1263): a group
  * computes a new target at most once a second, so a script waits for it (ASSIGNMENT_INTERVAL)
  * where a step needs the new target, and compares what each side answers meanwhile.
@@ -191,6 +192,21 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
     assert.equal(a2.memberEpoch, 2, 'A revokes before moving on');
     const a3 = await heartbeat('A revoked', beat(G, 'member-a', a2.memberEpoch, assigned(a2)));
     assert.equal(a3.memberEpoch, 3);
+    // A commit A sent before it read that answer still carries epoch 2. Kafka 4.4 checks such
+    // commits per partition against the epoch the member got it at (assignment epochs,
+    // KIP-1251), by the request's topic id: OffsetCommit v10 (which Brook does not speak)
+    // would land for the partitions A kept; v9 names topics, and every partition is refused.
+    // Epoch 4 is ahead of A: refused.
+    for (const epoch of [2, 3, 4]) {
+      const raw = await pair.both('OffsetCommit', 9, {
+        groupId: G, generationIdOrMemberEpoch: epoch, memberId: 'member-a', groupInstanceId: null, retentionTimeMs: -1n,
+        topics: [{ name: 'cg-t', partitions: [0, 1, 2, 3].map((p) => ({ partitionIndex: p, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: '' })) }],
+      });
+      const { kafka, brook, diffs } = pair.normalize(raw);
+      assert.deepEqual(diffs, [], `OffsetCommit with epoch ${epoch}\nkafka: ${JSON.stringify(kafka)}\nbrook: ${JSON.stringify(brook)}`);
+      const codes = raw.kafka.topics[0]!.partitions.map((p) => p.errorCode);
+      assert.deepEqual(codes.map(errorName), Array(4).fill(errorName(epoch === 3 ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH)), `epoch ${epoch}`);
+    }
     const b2 = await heartbeat('B gets what A released', beat(G, 'member-b', 2, {}));
     assert.equal(Object.values(assigned(b2)).flat().length, 2);
     const stable = await describeGroups('stable', [G]);
@@ -239,6 +255,46 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
     // Kafka refreshes regexes at most every 10 s, at a heartbeat.
     await settle(G, 'member-r', (r) => Object.keys(assigned(r)).length === 2, 'cg-rx-b assigned too', settled, 20_000);
     await describeGroups('regex group', [G]);
+  });
+
+  it('regex members: a second member with a resolved regex, reconciliation, a switch from the regex to names, the regex member leaving', async () => {
+    await createTopic('cg-ry-a', 4);
+    const G = 'cg-regex-two';
+    const RE = 'cg-ry-.*';
+    const a1 = await heartbeat('A joins with a regex', join(G, 'member-a', { subscribedTopicRegex: RE }));
+    assert.equal(a1.memberEpoch, 1, 'the regex is not resolved in the heartbeat itself');
+    // Kafka resolves the regex on its executor: A heartbeats until it has the topic on each side.
+    const a2 = await settle(G, 'member-a', (r) => Object.values(assigned(r)).flat().length === 4, 'cg-ry-a assigned to A');
+    await describeGroups('A alone, its regex resolved', [G]);
+    // Past the assignment interval, B's join computes a new target at once on both sides. Its
+    // regex is resolved already: the join bumps the group epoch (no refresh to wait for).
+    await sleep(ASSIGNMENT_INTERVAL);
+    const b1 = await heartbeat('B joins with the same regex', join(G, 'member-b', { subscribedTopicRegex: RE }));
+    assert.equal(b1.memberEpoch, a2.kafka.memberEpoch + 1, 'B\'s join bumped the group epoch');
+    const d1 = await describeGroups('B joined, A still owns everything', [G]);
+    assert.equal(d1.groups[0]!.groupState, 'Reconciling');
+    // A revokes, B gets what A released.
+    const d2 = await settleGroup(G, ['member-a', 'member-b'], 'A and B share the topic');
+    const memberOf = (d: ConsumerGroupDescribeResponseData, id: string) => d.groups[0]!.members.find((m) => m.memberId === id)!;
+    const ownedBy = (d: ConsumerGroupDescribeResponseData, id: string): Owned => {
+      const out: Owned = {};
+      for (const t of memberOf(d, id).assignment.topicPartitions) out[[...topicIds].find(([, tid]) => tid === t.topicId)![0]] = [...t.partitions].sort();
+      return out;
+    };
+    assert.deepEqual(Object.values(ownedBy(d2, 'member-b')).flat().length, 2);
+    // B moves from the regex to topic names: the regex stays (A's), the epoch goes up.
+    await sleep(ASSIGNMENT_INTERVAL);
+    const b2 = await heartbeat('B switches to topic names', beat(G, 'member-b', memberOf(d2, 'member-b').memberEpoch, ownedBy(d2, 'member-b'), { subscribedTopicNames: ['cg-ry-a'], subscribedTopicRegex: '' }));
+    assert.equal(b2.memberEpoch, memberOf(d2, 'member-b').memberEpoch + 1, 'the subscription change bumped the group epoch');
+    const d3 = await settleGroup(G, ['member-a', 'member-b'], 'after B\'s switch');
+    const both = await heartbeat('A with both a regex and names', beat(G, 'member-a', memberOf(d3, 'member-a').memberEpoch, ownedBy(d3, 'member-a'), { subscribedTopicNames: ['cg-ry-a'], subscribedTopicRegex: RE }));
+    // Kafka 4.4 takes names and a regex in one heartbeat; names the regex covers already change no topic: no new epoch.
+    assert.deepEqual([errorName(both.errorCode), both.memberEpoch], [errorName(ErrorCode.NONE), memberOf(d3, 'member-a').memberEpoch]);
+    // The regex member leaves: its regex goes with it, B gets everything.
+    await heartbeat('A leaves', beat(G, 'member-a', -1));
+    await sleep(ASSIGNMENT_INTERVAL);
+    const d4 = await settleGroup(G, ['member-b'], 'B alone');
+    assert.equal(Object.values(ownedBy(d4, 'member-b')).flat().length, 4);
   });
 
   it('a topic created after the members subscribed to it bumps the group epoch and is assigned', async () => {
@@ -441,5 +497,44 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
     const { kafka, brook } = pair.normalize({ kafka: sortHeartbeat(settled.kafka), brook: sortHeartbeat(settled.brook) });
     assert.deepEqual(diffValues(kafka, brook), [], `${what}: settled answers differ`);
     return settled;
+  }
+
+  /**
+   * Heartbeats every member of `members` on each side (epoch and owned partitions from its own
+   * last answer there, starting from what ConsumerGroupDescribe says) until the group is
+   * Stable with exactly these members on both sides, then compares the two descriptions.
+   */
+  async function settleGroup(group: string, members: readonly string[], what: string, timeoutMs = 15_000): Promise<ConsumerGroupDescribeResponseData> {
+    const state: Record<Side, Map<string, { epoch: number; owned: Owned }>> = { kafka: new Map(), brook: new Map() };
+    const byId = (topicId: string): string => [...topicIds].find(([, id]) => id === topicId)![0];
+    for (const side of SIDES) {
+      const d = await pair.conn[side].request('ConsumerGroupDescribe', 0, { groupIds: [group], includeAuthorizedOperations: false });
+      for (const m of d.groups[0]!.members) {
+        const owned: Owned = {};
+        for (const t of m.assignment.topicPartitions) owned[byId(t.topicId)] = [...t.partitions].sort();
+        state[side].set(m.memberId, { epoch: m.memberEpoch, owned });
+      }
+    }
+    const deadline = Date.now() + timeoutMs;
+    const last: Partial<Record<Side, unknown>> = {};
+    for (const settledSides = new Set<Side>(); settledSides.size < SIDES.length;) {
+      assert.ok(Date.now() < deadline, `${what} not reached; last descriptions ${JSON.stringify(last)}`);
+      await sleep(500);
+      for (const side of SIDES) {
+        if (settledSides.has(side)) continue;
+        for (const id of members) {
+          const m = state[side].get(id);
+          assert.ok(m !== undefined, `${side}: ${id} is not in ${group}`);
+          const r = await pair.conn[side].request('ConsumerGroupHeartbeat', 1, beat(group, id, m.epoch, m.owned));
+          assert.equal(r.errorCode, ErrorCode.NONE, `${side}, ${id}: ${JSON.stringify(r)}`);
+          m.epoch = r.memberEpoch;
+          if (r.assignment !== null) m.owned = assigned(r);
+        }
+        const d = (await pair.conn[side].request('ConsumerGroupDescribe', 0, { groupIds: [group], includeAuthorizedOperations: false })).groups[0]!;
+        last[side] = { state: d.groupState, epoch: d.groupEpoch, members: d.members.map((m) => [m.memberId, m.memberEpoch]) };
+        if (d.groupState === 'Stable' && d.members.length === members.length) settledSides.add(side);
+      }
+    }
+    return describeGroups(`${what}: settled`, [group]);
   }
 });

@@ -10,6 +10,11 @@
  * per partition (ownership intervals from the rebalance callbacks), no commit failed, the
  * committed offsets are the end offsets, and ConsumerGroupDescribe shows the group Empty.
  *
+ * And a mixed group on Brook's broker: two of Brook's own consumers (groupProtocol 'consumer')
+ * with Java's KafkaConsumer (group.protocol=consumer), a Brook member leaving mid-way: every
+ * record once, one owner per partition (test/support/consumer-protocol-mixed.ts; the same
+ * scenario runs against Kafka 4.4.0 in consumer-protocol-kafka.test.ts).
+ *
  * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka.
  */
 import { test } from 'node:test';
@@ -23,6 +28,7 @@ import { javaAvailable, javaJar } from '../support/clients/java.js';
 import { commandWorks, runProcess } from '../support/clients/run.js';
 import { ownershipIntervals } from '../support/ownership.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
+import { mixedGroupWithJava } from '../support/consumer-protocol-mixed.js';
 
 const PARTITIONS = 4;
 const RECORDS = 2_000;
@@ -116,4 +122,22 @@ test('Java KafkaConsumer x2 with group.protocol=consumer: every record once, one
 test('librdkafka (confluent-kafka) x2 with group.protocol=consumer: every record once, one owner per partition, commits at the end offsets', { timeout: 90_000 }, async () => {
   assert.ok(commandWorks('python3', ['-c', 'import confluent_kafka']), 'python3 with confluent-kafka is required (pip install confluent-kafka)');
   await runGroup('python');
+});
+
+test('Brook\'s broker, consumer protocol: 2 Brook consumers and Kafka\'s Java KafkaConsumer (group.protocol=consumer) in one group, a Brook member leaving mid-way; every record once, one owner per partition', { timeout: 120_000 }, async () => {
+  assert.ok(javaAvailable(), 'java 17+ and Maven are required (test/support/java)');
+  const broker = await startBrook({ groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 100, groupConsumerSessionTimeoutMs: 6000, groupConsumerMinSessionTimeoutMs: 2000 });
+  try {
+    const perMember = await mixedGroupWithJava(broker.bootstrap, javaJar(), 'cp-mixed', 'cp-mixed-group');
+    const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'kip848-check' });
+    try {
+      const described = await conn.request('ConsumerGroupDescribe', 0, { groupIds: ['cp-mixed-group'], includeAuthorizedOperations: false });
+      assert.equal(described.groups[0]!.groupState, 'Empty', 'every member left');
+    } finally {
+      conn.close();
+    }
+    process.stderr.write(`consumer-protocol-clients: mixed Brook/Java: records per member ${perMember.join('/')}\n`);
+  } finally {
+    await broker.stop();
+  }
 });

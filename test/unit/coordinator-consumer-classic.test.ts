@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ErrorCode } from '../../src/protocol/errors.js';
+import { ErrorCode, errorInfo } from '../../src/protocol/errors.js';
 import { GroupCoordinator } from '../../src/coordinator/coordinator.js';
 import { CoordinatorHarness, testConfig } from '../support/coordinator/harness.js';
-import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, ownedBy } from '../support/coordinator/consumer.js';
+import { decodeCoordinatorKey } from '../../src/protocol/coordinator-records/framing.js';
+import { decodeConsumerGroupRecord } from '../../src/protocol/coordinator-records/consumer-group-framing.js';
+import type { ConsumerGroupCurrentMemberAssignmentValue } from '../../src/protocol/coordinator-records/consumer-group-current-member-assignment-value.js';
+import { Reader } from '../../src/protocol/primitives/reader.js';
+import { assignments, cgBeat, cgDescribe, cgHeartbeat, cgJoin, named, ownedBy } from '../support/coordinator/consumer.js';
 import { commit, fetchOffsets, fetchedOffsets, formGroup, heartbeat, join, leave, sync } from '../support/coordinator/requests.js';
 
 /** Kafka's group.consumer.migration.policy=disabled: no online conversion of groups with members. */
@@ -107,6 +111,70 @@ describe('coordinator: offsets of consumer groups (member epochs)', { timeout: 1
     cgHeartbeat(h, { memberId: 'A', epoch: -1 });
     cgHeartbeat(h, { memberId: 'S', instanceId: 'is', epoch: -1 });
     assert.equal(code({ memberId: '', generationId: -1 }), ErrorCode.NONE, 'an Empty group takes commits with epoch -1 (admin)');
+  });
+
+  it('keeps the epoch each partition was assigned at (Kafka 4.4\'s AssignmentEpochs, KIP-1251) in its records and across a restart; an OffsetCommit v9 with an older epoch is refused for every partition, as Kafka 4.4 refuses it', () => {
+    const h = new CoordinatorHarness();
+    h.setTopics({ t: 4 });
+    assert.equal(cgJoin(h, { memberId: 'A' }).memberEpoch, 2);
+    assert.equal(cgJoin(h, { memberId: 'B' }).memberEpoch, 3);
+    const kept = named(h, cgBeat(h, 'A', 2, { t: [0, 1, 2, 3] }).assignment?.topicPartitions)!.t!;
+    const given = [0, 1, 2, 3].filter((p) => !kept.includes(p));
+    h.advance(100);
+    // A revokes and moves to epoch 3, keeping what it had since 2; B gets the rest at 3.
+    assert.equal(cgBeat(h, 'A', 2, { t: kept }).memberEpoch, 3);
+    assert.deepEqual(named(h, cgBeat(h, 'B', 3, {}).assignment?.topicPartitions), { t: given });
+    /** Partition → epoch, from the member's last current-assignment record (tagged field 0 of each topic). */
+    const epochsIn = (c: CoordinatorHarness, memberId: string): Record<number, number> => {
+      let last: ConsumerGroupCurrentMemberAssignmentValue | null = null;
+      for (const r of c.log) {
+        const k = decodeCoordinatorKey(r.key);
+        if (k.kind !== 'consumer-group' || k.type !== 8) continue;
+        const record = decodeConsumerGroupRecord(k.type, k.keyReader, r.value);
+        if (record.type === 8 && record.key.memberId === memberId) last = record.value;
+      }
+      const out: Record<number, number> = {};
+      for (const t of last?.assignedPartitions ?? []) {
+        const raw = t.unknownTaggedFields?.find((f) => f.tag === 0);
+        assert.ok(raw !== undefined, 'AssignmentEpochs written');
+        const reader = new Reader(raw.data);
+        assert.equal(reader.readUnsignedVarint() - 1, t.partitions.length);
+        for (const p of t.partitions) out[p] = reader.readInt32();
+      }
+      return out;
+    };
+    const at = (partitions: number[], epoch: number): Record<number, number> => Object.fromEntries(partitions.map((p) => [p, epoch]));
+    assert.deepEqual(epochsIn(h, 'A'), at(kept, 2), 'A\'s kept partitions keep epoch 2');
+    assert.deepEqual(epochsIn(h, 'B'), at(given, 3), 'B got its partitions at epoch 3');
+    // Replayed from the records: a restart keeps them, and the next records carry them on.
+    const recordsOfA = (c: CoordinatorHarness): number => c.log.filter((r) => {
+      const k = decodeCoordinatorKey(r.key);
+      if (k.kind !== 'consumer-group' || k.type !== 8) return false;
+      const record = decodeConsumerGroupRecord(k.type, k.keyReader, r.value);
+      return record.type === 8 && record.key.memberId === 'A';
+    }).length;
+    const before = recordsOfA(h);
+    const after = h.restart();
+    after.advance(100);
+    cgHeartbeat(after, { memberId: 'C', epoch: 0, rebalanceTimeoutMs: 30_000, topics: ['t'], owned: {} });
+    after.advance(1000);
+    cgBeat(after, 'A', 3, { t: kept });
+    cgBeat(after, 'B', 3, { t: given });
+    assert.ok(recordsOfA(after) > before, 'A got a new record after the restart');
+    const aEpochs = epochsIn(after, 'A');
+    for (const p of Object.keys(aEpochs).map(Number)) assert.equal(aEpochs[p], 2, `A's partition ${p} still at epoch 2 after the restart`);
+
+    // OffsetCommit up to v9 names topics; Kafka 4.4 checks the assignment epochs by topic id
+    // (v10), so with an older epoch every partition is refused (seen in
+    // consumer-groups-differential.test.ts): the same here.
+    const codes = (memberId: string, epoch: number, partitions: number[]): Record<number, string> => {
+      const r = commit(h, { group: 'g', memberId, generationId: epoch, offsets: { t: Object.fromEntries(partitions.map((p) => [p, 5])) } }).answer;
+      return Object.fromEntries(r.topics[0]!.partitions.map((p) => [p.partitionIndex, errorInfo(p.errorCode).name]));
+    };
+    const all = (partitions: number[], name: string): Record<number, string> => Object.fromEntries(partitions.map((p) => [p, name]));
+    assert.deepEqual(codes('A', 2, [0, 1, 2, 3]), all([0, 1, 2, 3], 'STALE_MEMBER_EPOCH'));
+    assert.deepEqual(codes('A', 3, kept), all(kept, 'NONE'));
+    assert.deepEqual(codes('A', 4, kept), all(kept, 'STALE_MEMBER_EPOCH'), 'an epoch newer than the member\'s');
   });
 
   it('OffsetFetch v9 with a member checks its epoch; without one it answers anybody (ConsumerGroup.validateOffsetFetch)', () => {

@@ -11,7 +11,7 @@ import type { CoordinatorState } from '../coordinator-state.js';
 import type { Operation } from '../operation.js';
 import { fenceMembers, scheduleJoinTimeoutIfAbsent, scheduleMemberSessionTimeout } from './fence.js';
 import type { ConsumerGroup } from './group.js';
-import { MemberState, usesClassicProtocol, type ConsumerGroupMember } from './member.js';
+import { assignmentEpochOf, MemberState, usesClassicProtocol, type ConsumerGroupMember } from './member.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
 import type { HeartbeatRequestData } from '../../protocol/messages/heartbeat.js';
 import type { SyncGroupRequestData } from '../../protocol/messages/sync-group.js';
@@ -153,19 +153,34 @@ export function leaveConsumerGroup(s: CoordinatorState, op: Operation, group: Co
 }
 
 /**
- * OffsetCommit to a consumer group (Kafka's ConsumerGroup.validateOffsetCommit): anyone may
- * commit to an Empty group with epoch -1 (admin, manual assignment); otherwise the member
- * must exist, use OffsetCommit v9+ unless it uses the classic protocol, and send its current
- * epoch (its generation, for a classic member: ILLEGAL_GENERATION otherwise).
+ * A per-partition check of a commit (Kafka's CommitPartitionValidator): the topic's id (undefined
+ * when the broker has no such topic) and the partition; NONE or the partition's error.
  */
-export function consumerOffsetCommitError(group: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number): number {
+export type CommitPartitionCheck = (topicId: string | undefined, partition: number) => number;
+
+/**
+ * OffsetCommit to a consumer group (Kafka 4.4's ConsumerGroup.validateOffsetCommit): anyone
+ * may commit to an Empty group with epoch -1 (admin, manual assignment); otherwise the member
+ * must exist, use OffsetCommit v9+ unless it uses the classic protocol, and send its current
+ * epoch (its generation, for a classic member: ILLEGAL_GENERATION otherwise), or an older one:
+ * then each partition is checked against the epoch the member got it at (KIP-1251's
+ * assignment epochs), so that a commit racing the heartbeat that moved the member to a new
+ * epoch still lands for the partitions it kept. A newer epoch than the member's is refused.
+ */
+export function consumerOffsetCommitError(group: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number): number | CommitPartitionCheck {
   if (memberEpoch < 0 && group.numMembers === 0) return ErrorCode.NONE;
   const member = group.member(memberId);
   if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
   const classic = usesClassicProtocol(member);
   if (!classic && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
   if (memberEpoch === member.memberEpoch) return ErrorCode.NONE;
-  return classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
+  const stale = classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
+  if (memberEpoch > member.memberEpoch) return stale;
+  return (topicId, partition) => {
+    const assignedAt = topicId === undefined ? undefined : assignmentEpochOf(member, topicId, partition);
+    // Not the member's (any more), or assigned to it after the epoch the commit carries.
+    return assignedAt === undefined || memberEpoch < assignedAt ? stale : ErrorCode.NONE;
+  };
 }
 
 /** OffsetFetch v9+ with a member (ConsumerGroup.validateOffsetFetch). */

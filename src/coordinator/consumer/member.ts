@@ -2,7 +2,7 @@
  * A member of a consumer group, as Kafka's ConsumerGroupMember: an immutable value; every
  * change builds a new one (`{ ...member, field }`), which the records then persist.
  */
-import { assignmentEquals, EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
+import { assignmentEquals, EMPTY_ASSIGNMENT, hasPartition, type Assignment } from './assignment.js';
 
 /**
  * A member that uses the classic protocol inside a consumer group (Kafka's
@@ -72,6 +72,36 @@ export interface ConsumerGroupMember {
   readonly classicMemberMetadata: ClassicMemberMetadata | null;
   readonly assignedPartitions: Assignment;
   readonly partitionsPendingRevocation: Assignment;
+  /**
+   * Kafka 4.4's assignment epochs (KIP-1251): for every partition of assignedPartitions and
+   * partitionsPendingRevocation, the member epoch at which it was assigned to the member. A
+   * commit with an older member epoch is accepted for a partition assigned at or before it.
+   */
+  readonly assignmentEpochs: AssignmentEpochs;
+}
+
+/** topic id → partition → the epoch at which the member got it. */
+export type AssignmentEpochs = ReadonlyMap<string, ReadonlyMap<number, number>>;
+
+export const EMPTY_ASSIGNMENT_EPOCHS: AssignmentEpochs = new Map();
+
+/** The same epoch for every partition of `assignments` (Kafka's default for a record without epochs). */
+export function uniformAssignmentEpochs(epoch: number, ...assignments: Assignment[]): AssignmentEpochs {
+  const out = new Map<string, Map<number, number>>();
+  for (const a of assignments) {
+    for (const [topicId, partitions] of a) {
+      const byPartition = out.get(topicId) ?? new Map<number, number>();
+      for (const p of partitions) byPartition.set(p, epoch);
+      out.set(topicId, byPartition);
+    }
+  }
+  return out;
+}
+
+/** The epoch at which the member got the partition, whether assigned or pending revocation; undefined if it has neither. */
+export function assignmentEpochOf(m: ConsumerGroupMember, topicId: string, partition: number): number | undefined {
+  if (!hasPartition(m.assignedPartitions, topicId, partition) && !hasPartition(m.partitionsPendingRevocation, topicId, partition)) return undefined;
+  return m.assignmentEpochs.get(topicId)?.get(partition) ?? Math.max(m.memberEpoch, 0);
 }
 
 /** Kafka's ConsumerGroupMember.Builder defaults: what a member is before its first record. */
@@ -92,6 +122,7 @@ export function newMember(memberId: string): ConsumerGroupMember {
     classicMemberMetadata: null,
     assignedPartitions: EMPTY_ASSIGNMENT,
     partitionsPendingRevocation: EMPTY_ASSIGNMENT,
+    assignmentEpochs: EMPTY_ASSIGNMENT_EPOCHS,
   };
 }
 
@@ -145,7 +176,19 @@ export function sameAssignmentState(a: ConsumerGroupMember, b: ConsumerGroupMemb
     && a.previousMemberEpoch === b.previousMemberEpoch
     && a.state === b.state
     && assignmentEquals(a.assignedPartitions, b.assignedPartitions)
-    && assignmentEquals(a.partitionsPendingRevocation, b.partitionsPendingRevocation);
+    && assignmentEquals(a.partitionsPendingRevocation, b.partitionsPendingRevocation)
+    && sameAssignmentEpochs(a.assignmentEpochs, b.assignmentEpochs);
+}
+
+function sameAssignmentEpochs(a: AssignmentEpochs, b: AssignmentEpochs): boolean {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const [topicId, epochs] of a) {
+    const other = b.get(topicId);
+    if (other === undefined || other.size !== epochs.size) return false;
+    for (const [p, e] of epochs) if (other.get(p) !== e) return false;
+  }
+  return true;
 }
 
 /** Kafka's ConsumerGroupMember.equals. */

@@ -32,7 +32,7 @@ import { consumerGroupTombstones } from './classic-apis.js';
 import { ConsumerGroupError, groupIdNotFound } from './errors.js';
 import type { ConsumerGroup } from './group.js';
 import { javaSetOrder, stringHash } from './java-hash.js';
-import { MemberState, newMember, usesClassicProtocol, type ConsumerGroupMember } from './member.js';
+import { MemberState, newMember, uniformAssignmentEpochs, usesClassicProtocol, type ConsumerGroupMember } from './member.js';
 import { currentAssignmentRecord, epochRecord, memberSubscriptionRecord, subscriptionMetadataRecord, targetAssignmentEpochRecord, targetAssignmentRecord } from './records.js';
 import { computeSubscriptionMetadata } from './subscription.js';
 import { writeConsumerGroupRecords } from './write.js';
@@ -97,6 +97,7 @@ function memberFromClassic(s: CoordinatorState, classic: ClassicGroup, m: Classi
     subscribedTopicNames: javaSetOrder(stringHash, subscription.topics),
     classicMemberMetadata: { sessionTimeoutMs: m.sessionTimeoutMs, supportedProtocols: m.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })) },
     assignedPartitions: assigned,
+    assignmentEpochs: uniformAssignmentEpochs(classic.generationId, assigned),
   };
   return { member, target: assigned };
 }

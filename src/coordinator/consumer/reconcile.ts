@@ -6,13 +6,17 @@
  * to the target epoch with the target partitions that are free, waiting in
  * UNRELEASED_PARTITIONS for those still held by others.
  *
+ * Each partition keeps the epoch at which the member got it (Kafka 4.4's assignment epochs,
+ * which OffsetCommit checks): kept and revoked partitions their old one, newly assigned ones
+ * the target epoch.
+ *
  * Only the topics the member subscribes to count: when its subscription changed, partitions
  * of topics it left are revoked at once, before any new target (Kafka 4.2+), and a target
  * still naming such a topic gives the member none of it.
  */
 import { fencedMemberEpoch } from './errors.js';
 import type { Assignment } from './assignment.js';
-import { MemberState, withMemberEpoch, type ConsumerGroupMember } from './member.js';
+import { assignmentEpochOf, MemberState, withMemberEpoch, type AssignmentEpochs, type ConsumerGroupMember } from './member.js';
 
 export interface OwnedTopicPartitions {
   readonly topicId: string;
@@ -90,12 +94,35 @@ function nextAssignment(member: ConsumerGroupMember, r: Reconciliation, memberEp
 
   if (revoking.size > 0 && ownsAnyOf(r.owned, revoking)) {
     // Stay at the current epoch until the member confirms the revocation.
-    return { ...withMemberEpoch(member, memberEpoch), state: MemberState.UNREVOKED_PARTITIONS, assignedPartitions: sorted(assigned), partitionsPendingRevocation: sorted(revoking) };
+    return {
+      ...withMemberEpoch(member, memberEpoch), state: MemberState.UNREVOKED_PARTITIONS,
+      assignedPartitions: sorted(assigned), partitionsPendingRevocation: sorted(revoking), assignmentEpochs: epochsOf(member, [assigned, revoking], new Map(), r.targetAssignmentEpoch),
+    };
   }
+  const assignmentEpochs = epochsOf(member, [assigned], toAssign, r.targetAssignmentEpoch);
   for (const [topicId, partitions] of toAssign) assigned.set(topicId, [...(assigned.get(topicId) ?? []), ...partitions]);
   // Waiting for partitions others still hold, or done.
   const state = hasUnreleased ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE;
-  return { ...withMemberEpoch(member, r.targetAssignmentEpoch), state, assignedPartitions: sorted(assigned), partitionsPendingRevocation: new Map() };
+  return {
+    ...withMemberEpoch(member, r.targetAssignmentEpoch), state,
+    assignedPartitions: sorted(assigned), partitionsPendingRevocation: new Map(), assignmentEpochs,
+  };
+}
+
+/**
+ * The epochs of `kept` (partitions of the member's assignment: the epochs it got them at) and
+ * of `fresh` (newly assigned, `freshEpoch`; also a partition it was still revoking).
+ */
+function epochsOf(member: ConsumerGroupMember, kept: readonly ReadonlyMap<string, readonly number[]>[], fresh: ReadonlyMap<string, readonly number[]>, freshEpoch: number): AssignmentEpochs {
+  const out = new Map<string, Map<number, number>>();
+  const put = (topicId: string, p: number, epoch: number): void => {
+    const byPartition = out.get(topicId) ?? new Map<number, number>();
+    byPartition.set(p, epoch);
+    out.set(topicId, byPartition);
+  };
+  for (const a of kept) for (const [topicId, partitions] of a) for (const p of partitions) put(topicId, p, assignmentEpochOf(member, topicId, p) ?? freshEpoch);
+  for (const [topicId, partitions] of fresh) for (const p of partitions) put(topicId, p, freshEpoch);
+  return out;
 }
 
 /**

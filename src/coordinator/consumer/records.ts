@@ -2,12 +2,54 @@
  * The consumer-group records Kafka's GroupCoordinatorRecordHelpers builds, as Brook writes
  * them: record types 3 to 8 at value version 0, with the fields of the schemas Brook has
  * (those of Kafka 4.0: the subscription metadata is ConsumerGroupPartitionMetadata, which
- * Kafka 4.1 replaced by a hash in ConsumerGroupMetadataValue and still reads).
+ * Kafka 4.1 replaced by a hash in ConsumerGroupMetadataValue and still reads). The current
+ * assignment's topics carry Kafka 4.4's AssignmentEpochs (tagged field 0 of TopicPartitions,
+ * which these schemas predate) as a raw tagged field.
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import { toTopicPartitions, type Assignment } from './assignment.js';
 import type { ConsumerGroup, SubscribedTopicMetadata } from './group.js';
-import type { ConsumerGroupMember } from './member.js';
+import type { AssignmentEpochs, ConsumerGroupMember } from './member.js';
+import { Reader } from '../../protocol/primitives/reader.js';
+import { Writer } from '../../protocol/primitives/writer.js';
+import type { RawTaggedField } from '../../protocol/messages/runtime.js';
+
+/** Kafka 4.4's ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions.AssignmentEpochs. */
+const ASSIGNMENT_EPOCHS_TAG = 0;
+
+/** The topics of an assignment, each with its partitions' epochs as Kafka 4.4 writes them (same order as the partitions). */
+function withAssignmentEpochs(a: Assignment, epochs: AssignmentEpochs, memberEpoch: number): { topicId: string; partitions: number[]; unknownTaggedFields?: RawTaggedField[] }[] {
+  return toTopicPartitions(a).map((t) => {
+    const w = new Writer(16);
+    w.writeUnsignedVarint(t.partitions.length + 1);
+    for (const p of t.partitions) w.writeInt32(epochs.get(t.topicId)?.get(p) ?? Math.max(memberEpoch, 0));
+    return { ...t, unknownTaggedFields: [{ tag: ASSIGNMENT_EPOCHS_TAG, data: w.toBuffer() }] };
+  });
+}
+
+/**
+ * A record's partition epochs (Kafka 4.4's Utils.assignmentFromTopicPartitions): the tagged
+ * AssignmentEpochs when there is one per partition, else the member epoch (at least 0).
+ */
+export function assignmentEpochsFromRecord(
+  topics: readonly { topicId: string; partitions: readonly number[]; unknownTaggedFields?: readonly RawTaggedField[] }[],
+  memberEpoch: number,
+  into = new Map<string, Map<number, number>>(),
+): Map<string, Map<number, number>> {
+  for (const t of topics) {
+    let epochs: number[] | null = null;
+    const raw = t.unknownTaggedFields?.find((f) => f.tag === ASSIGNMENT_EPOCHS_TAG);
+    if (raw !== undefined) {
+      const r = new Reader(raw.data);
+      const n = r.readUnsignedVarint() - 1;
+      if (n >= 0) epochs = Array.from({ length: n }, () => r.readInt32());
+    }
+    const byPartition = into.get(t.topicId) ?? new Map<number, number>();
+    t.partitions.forEach((p, i) => byPartition.set(p, epochs !== null && epochs.length === t.partitions.length ? epochs[i]! : Math.max(memberEpoch, 0)));
+    into.set(t.topicId, byPartition);
+  }
+  return into;
+}
 
 export function epochRecord(groupId: string, epoch: number): ConsumerGroupRecord {
   return { type: 3, key: { groupId }, value: { epoch } };
@@ -91,8 +133,8 @@ export function currentAssignmentRecord(groupId: string, m: ConsumerGroupMember)
       memberEpoch: m.memberEpoch,
       previousMemberEpoch: m.previousMemberEpoch,
       state: m.state,
-      assignedPartitions: toTopicPartitions(m.assignedPartitions),
-      partitionsPendingRevocation: toTopicPartitions(m.partitionsPendingRevocation),
+      assignedPartitions: withAssignmentEpochs(m.assignedPartitions, m.assignmentEpochs, m.memberEpoch),
+      partitionsPendingRevocation: withAssignmentEpochs(m.partitionsPendingRevocation, m.assignmentEpochs, m.memberEpoch),
     },
   };
 }

@@ -12,8 +12,8 @@ import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/con
 import { stringHash, javaSetOrder } from './java-hash.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { assignmentFromRecord, EMPTY_ASSIGNMENT } from './assignment.js';
-import { LEAVE_GROUP_MEMBER_EPOCH, memberStateFromValue, newMember } from './member.js';
-import { assignmentTimestampOf } from './records.js';
+import { EMPTY_ASSIGNMENT_EPOCHS, LEAVE_GROUP_MEMBER_EPOCH, memberStateFromValue, newMember } from './member.js';
+import { assignmentEpochsFromRecord, assignmentTimestampOf } from './records.js';
 
 export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGroupRecord, nowMs: number | null): void {
   const groupId = record.key.groupId;
@@ -45,6 +45,7 @@ export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGr
           previousMemberEpoch: LEAVE_GROUP_MEMBER_EPOCH,
           assignedPartitions: EMPTY_ASSIGNMENT,
           partitionsPendingRevocation: EMPTY_ASSIGNMENT,
+          assignmentEpochs: EMPTY_ASSIGNMENT_EPOCHS,
         });
         return;
       }
@@ -94,6 +95,7 @@ export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGr
         state: memberStateFromValue(v.state),
         assignedPartitions: assignmentFromRecord(v.assignedPartitions),
         partitionsPendingRevocation: assignmentFromRecord(v.partitionsPendingRevocation),
+        assignmentEpochs: assignmentEpochsFromRecord(v.partitionsPendingRevocation, v.memberEpoch, assignmentEpochsFromRecord(v.assignedPartitions, v.memberEpoch)),
       });
       return;
     }

@@ -295,6 +295,7 @@ export class CoordinatorHarness {
     const next = new CoordinatorHarness(coordinator, this.nowMs);
     next.log.push(...this.log);
     next.topicImages = this.topicImages;
+    for (const [name, t] of this.everyTopic) next.everyTopic.set(name, t);
     coordinator.onMetadataChange(this.topicImages);
     next.apply(coordinator.loaded(this.nowMs));
     return next;

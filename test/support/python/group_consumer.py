@@ -3,15 +3,17 @@
 with a client-side assignor, or the consumer protocol (KIP-848) with the broker's assignor
 (consumer-uniform, consumer-range).
 
-    group_consumer.py <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|consumer-uniform|consumer-range> <expectedTotal> <timeoutMs>
+    group_consumer.py <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|consumer-uniform|consumer-range> <expectedTotal> <timeoutMs> [<stopFile>]
 
 The same contract as test/support/java/.../GroupConsumer.java: subscribes
 (enable.auto.commit=false, auto.offset.reset=earliest), commits synchronously after every poll
 that returned records and, for offsets processed but not yet committed, in the revoke callback.
 Stops (and leaves the group with close()) once the end offsets add up to at least expectedTotal
 and the group's committed offset of every partition equals its end offset (checked every
-250 ms), or after timeoutMs. Prints one JSON line:
-{"clientId","assignor","timedOut","ms","events":[{"t","type","gen","partitions","owned"}],
+250 ms), or after timeoutMs; or, given a stopFile, as soon as that file exists (a rolling
+restart takes the member out: "stopped": true); or at a fatal error (in "errors"). Prints one
+JSON line:
+{"clientId","assignor","timedOut","stopped","ms","events":[{"t","type","gen","partitions","owned"}],
  "records":[[partition,offset],...],"committed":{..},"endOffsets":{..},"errors":[..]}
 ("gen" is -1: librdkafka does not expose the generation). Exit code 0 whenever the summary was
 printed, 2 on bad arguments.
@@ -35,10 +37,11 @@ RETRY_COMMIT_ERRORS = (KafkaError.REBALANCE_IN_PROGRESS, KafkaError.ILLEGAL_GENE
 
 
 def main() -> int:
-    if len(sys.argv) != 7:
+    if len(sys.argv) not in (7, 8):
         print(__doc__, file=sys.stderr)
         return 2
-    bootstrap, topic, group, assignor, expected_total, timeout_ms = sys.argv[1:]
+    bootstrap, topic, group, assignor, expected_total, timeout_ms = sys.argv[1:7]
+    stop_file = sys.argv[7] if len(sys.argv) == 8 else None
     if assignor not in ('range', 'cooperative-sticky', 'roundrobin', 'consumer-uniform', 'consumer-range'):
         print(f'group_consumer.py: unknown assignor {assignor}', file=sys.stderr)
         return 2
@@ -113,6 +116,7 @@ def main() -> int:
 
     consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
     timed_out = True
+    stopped = False
     last_committed: dict = {}
     last_ends: dict = {}
     all_partitions: list = []
@@ -120,18 +124,27 @@ def main() -> int:
     try:
         while time.time() - start < timeout_s:
             batch = consumer.consume(num_messages=200, timeout=0.1)
+            fatal = False
             for m in batch:
                 if m.error():
                     error(f'message error: {m.error()}')
+                    fatal = fatal or m.error().fatal() or m.error().code() == KafkaError._FATAL
                     continue
                 records.append([m.partition(), m.offset()])
                 pending[m.partition()] = m.offset() + 1
+            if fatal:  # the consumer is unusable (e.g. the broker refused it the group): the error ends the run
+                timed_out = False
+                break
             if pending:
                 commit_pending(list(pending))
             now = time.time()
             if now < next_check:
                 continue
             next_check = now + CHECK_EVERY_S
+            if stop_file is not None and os.path.exists(stop_file):
+                timed_out = False
+                stopped = True
+                break
             try:
                 if not all_partitions:
                     md = consumer.list_topics(topic, timeout=5)
@@ -156,7 +169,7 @@ def main() -> int:
         error(f'consumer: {e!r}')
 
     print(json.dumps({
-        'clientId': client_id, 'assignor': assignor, 'timedOut': timed_out,
+        'clientId': client_id, 'assignor': assignor, 'timedOut': timed_out, 'stopped': stopped,
         'ms': int((time.time() - start) * 1000), 'events': events, 'records': records,
         'committed': {str(p): o for p, o in last_committed.items()},
         'endOffsets': {str(p): o for p, o in last_ends.items()}, 'errors': errors,

@@ -31,7 +31,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * assignor ({@code consumer} for the broker's default, {@code consumer-uniform}, {@code consumer-range}).
  *
  * <pre>java -cp brook-conformance.jar brook.conformance.GroupConsumer &lt;bootstrap&gt; &lt;topic&gt; &lt;group&gt;
- *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky|consumer|consumer-uniform|consumer-range&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;</pre>
+ *     &lt;assignor: range|cooperative-sticky|roundrobin|sticky|consumer|consumer-uniform|consumer-range&gt; &lt;expectedTotal&gt; &lt;timeoutMs&gt;
+ *     [&lt;stopFile&gt;]</pre>
  *
  * Subscribes to the topic ({@code enable.auto.commit=false}, {@code auto.offset.reset=earliest}),
  * and after every poll that returned records commits their offsets with {@code commitSync}; offsets
@@ -41,7 +42,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * <p>Stopping rule, the same for every member and independent of what the others read: the member
  * stops (and leaves the group with {@code close()}) once the end offsets of the topic's partitions
  * add up to at least {@code expectedTotal} and the group's committed offset of every partition equals
- * its end offset (checked every 250 ms), or after {@code timeoutMs}.
+ * its end offset (checked every 250 ms), or after {@code timeoutMs}; or, given a {@code stopFile},
+ * as soon as that file exists (a rolling restart takes the member out: {@code "stopped":true}).
  *
  * <p>Prints one JSON line: {@code {"clientId":..,"assignor":..,"timedOut":false,"ms":..,
  * "events":[{"t":<epoch ms>,"type":"assigned|revoked|lost|closed","gen":N,"partitions":[..],
@@ -63,8 +65,8 @@ public final class GroupConsumer {
     private GroupConsumer() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: GroupConsumer <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|sticky> <expectedTotal> <timeoutMs>");
+        if (args.length != 6 && args.length != 7) {
+            System.err.println("usage: GroupConsumer <bootstrap> <topic> <group> <range|cooperative-sticky|roundrobin|sticky> <expectedTotal> <timeoutMs> [<stopFile>]");
             System.exit(2);
         }
         String assignorClass = switch (args[3]) {
@@ -94,7 +96,8 @@ public final class GroupConsumer {
         watchdog.setDaemon(true);
         watchdog.start();
         GroupConsumer run = new GroupConsumer();
-        ObjectNode summary = run.run(args[0], args[1], args[2], args[3], assignorClass, Long.parseLong(args[4]), timeoutMs);
+        java.nio.file.Path stopFile = args.length == 7 ? java.nio.file.Path.of(args[6]) : null;
+        ObjectNode summary = run.run(args[0], args[1], args[2], args[3], assignorClass, Long.parseLong(args[4]), timeoutMs, stopFile);
         System.out.println(run.json.writeValueAsString(summary));
         System.out.flush();
         System.exit(0);
@@ -119,7 +122,15 @@ public final class GroupConsumer {
         e.set("owned", partitionsOf(json, consumer.assignment()));
     }
 
-    private void commitPending(KafkaConsumer<String, String> consumer, Collection<TopicPartition> only) {
+    /**
+     * Commits the pending offsets of {@code only}. {@code revoking}: from the revocation callback,
+     * where a stale member epoch is an error (the partitions go to another member). Otherwise a
+     * commit refused for a stale member epoch (the commit raced
+     * the heartbeat that gave the member a new epoch; Kafka 4.4 takes such a commit for the
+     * partitions the member kept over OffsetCommit v10, Brook speaks v9 where Kafka refuses it
+     * too) stays pending and is committed after the next poll, with the new epoch.
+     */
+    private void commitPending(KafkaConsumer<String, String> consumer, Collection<TopicPartition> only, boolean revoking) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (TopicPartition tp : only) {
             OffsetAndMetadata o = pending.get(tp);
@@ -133,12 +144,20 @@ public final class GroupConsumer {
             // The client refuses to commit while it is itself rebalancing (a client-side check);
             // the offsets stay pending and are committed after the next poll.
             if (warnings.size() < 20) warnings.add("commitSync " + offsets + ": " + e.getMessage());
+        } catch (org.apache.kafka.clients.consumer.CommitFailedException e) {
+            boolean stale = e.getCause() instanceof org.apache.kafka.common.errors.StaleMemberEpochException
+                || (e.getMessage() != null && e.getMessage().contains("stale member epoch"));
+            if (stale && !revoking) {
+                if (warnings.size() < 20) warnings.add("commitSync " + offsets + ": " + e.getMessage());
+            } else {
+                error("commitSync " + offsets + ": " + e);
+            }
         } catch (RuntimeException e) {
             error("commitSync " + offsets + ": " + e);
         }
     }
 
-    private ObjectNode run(String bootstrap, String topic, String group, String assignor, String assignorClass, long expectedTotal, long timeoutMs) {
+    private ObjectNode run(String bootstrap, String topic, String group, String assignor, String assignorClass, long expectedTotal, long timeoutMs, java.nio.file.Path stopFile) {
         long start = System.currentTimeMillis();
         String clientId = "brook-group-consumer-" + ProcessHandle.current().pid();
         Properties props = new Properties();
@@ -166,13 +185,14 @@ public final class GroupConsumer {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
 
         boolean timedOut = true;
+        boolean stopped = false;
         Map<TopicPartition, OffsetAndMetadata> lastCommitted = Map.of();
         Map<TopicPartition, Long> lastEnds = Map.of();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
             consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    commitPending(consumer, partitions);
+                    commitPending(consumer, partitions, true);
                     event(consumer, "revoked", partitions);
                 }
 
@@ -194,10 +214,15 @@ public final class GroupConsumer {
                     records.addArray().add(r.partition()).add(r.offset());
                     pending.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                 }
-                if (!pending.isEmpty()) commitPending(consumer, new ArrayList<>(pending.keySet()));
+                if (!pending.isEmpty()) commitPending(consumer, new ArrayList<>(pending.keySet()), false);
                 long now = System.currentTimeMillis();
                 if (now < nextCheck) continue;
                 nextCheck = now + CHECK_EVERY_MS;
+                if (stopFile != null && java.nio.file.Files.exists(stopFile)) {
+                    timedOut = false;
+                    stopped = true;
+                    break;
+                }
                 if (all.isEmpty()) {
                     List<PartitionInfo> infos = consumer.partitionsFor(topic);
                     if (infos == null || infos.isEmpty()) continue;
@@ -237,6 +262,7 @@ public final class GroupConsumer {
         summary.put("clientId", clientId);
         summary.put("assignor", assignor);
         summary.put("timedOut", timedOut);
+        summary.put("stopped", stopped);
         summary.put("ms", System.currentTimeMillis() - start);
         summary.set("events", events);
         summary.set("records", records);
