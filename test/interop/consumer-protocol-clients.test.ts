@@ -66,6 +66,17 @@ async function runGroup(runner: 'java' | 'python'): Promise<void> {
     // The second member joins while the first consumes: a revocation and a transfer.
     await new Promise((r) => setTimeout(r, 3000));
     const second = runProcess(cmd, [...cmdArgs], { timeoutMs: MEMBER_TIMEOUT_MS + 20_000 });
+    // The rest is produced once both hold partitions, so that a slow start (a loaded
+    // machine) cannot let the first member read everything before the second is in.
+    const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'kip848-check' });
+    cleanup.add('raw connection', () => conn.close());
+    for (const until = Date.now() + 30_000; ;) {
+      const g = (await conn.request('ConsumerGroupDescribe', 0, { groupIds: [group], includeAuthorizedOperations: false })).groups[0];
+      const holding = (g?.members ?? []).filter((m) => m.assignment.topicPartitions.some((t) => t.partitions.length > 0));
+      if (holding.length === 2) break;
+      assert.ok(Date.now() < until, `${runner}: the second member got no partitions: ${JSON.stringify(g)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     for (let from = 500; from < RECORDS; from += 100) {
       await new Promise((r) => setTimeout(r, 200));
       await send(from, 100);
@@ -103,8 +114,6 @@ async function runGroup(runner: 'java' | 'python'): Promise<void> {
       Array.from({ length: PARTITIONS }, (_, p) => [p, ends[p]!.high]),
       'final committed offsets = end offsets',
     );
-    const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'kip848-check' });
-    cleanup.add('raw connection', () => conn.close());
     const described = await conn.request('ConsumerGroupDescribe', 0, { groupIds: [group], includeAuthorizedOperations: false });
     assert.equal(described.groups[0]!.groupState, 'Empty', 'both members left');
     assert.ok(described.groups[0]!.groupEpoch >= 3, 'joins and leaves bumped the group epoch');
