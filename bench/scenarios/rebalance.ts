@@ -74,7 +74,7 @@ export const rebalanceScenario: Scenario = {
     const rec = new Recorder(this.name, this.title);
     const n = ctx.quick ? 10 : 100;
     const clients = selectedGroupClients(ctx, rec);
-    rec.notes.push(`${n} members, ${n} partitions; the time runs from the client's 'leave' (before close()) or 'join' event to the next stable state`);
+    rec.notes.push(`${n} members, ${n} partitions; the time runs from the client's 'leave' (before close()) or 'join' event to the stable state the group settles in (no member event for ${SETTLE_QUIET_MS} ms after it); broker CPU over that interval and the quiet time`);
     if (ctx.groupProtocols.includes('classic')) rec.notes.push(`classic: session.timeout.ms=45000, heartbeat.interval.ms=${ctx.heartbeatIntervalMs}`);
     if (ctx.groupProtocols.includes('consumer')) rec.notes.push(`consumer: both brokers with group.consumer.heartbeat.interval.ms=${ctx.heartbeatIntervalMs}, group.consumer.assignment.interval.ms=${ctx.assignmentIntervalMs}; consumer (uniform) vs cooperative-sticky, consumer (range) vs eager (range)`);
     if (ctx.groupProtocols.length > 1) rec.caseRatio = 'consumer vs classic';
