@@ -1,6 +1,6 @@
 /**
  * The benchmark runner: `npm run bench -- [scenario ...] [--quick] [--runs N]
- * [--brokers brook,kafka] [--clients kafkajs,java,...] [--out DIR]`.
+ * [--brokers brook,kafka] [--clients kafkajs,java,...] [--group-protocol classic,consumer] [--out DIR]`.
  *
  * Runs the chosen scenarios (all by default; names: consume produce broker group rebalance
  * assignors commits commits-cleaner restart memory), each several times, prints a table of medians with the
@@ -10,7 +10,10 @@
  * scenario failed to produce numbers). --broker-cpus / --client-cpus give brokers and the
  * harness with its clients their own cores (bench/lib/cpu-affinity.ts says why). --baseline DIR
  * (another built checkout) has the scenarios that support it (commits-cleaner) run that
- * checkout's broker too, interleaved with this one's.
+ * checkout's broker too, interleaved with this one's. --group-protocol picks the group
+ * protocols of the group and rebalance scenarios (default both, side by side);
+ * --heartbeat-ms and --assignment-interval-ms set the group timings both brokers and every
+ * classic member run with (lib/scenario.ts, groupBrokerConfig).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,11 +23,12 @@ import type { BrokerKind } from './lib/brokers.js';
 import { parseCpuList, pinProcess } from './lib/cpu-affinity.js';
 import { progress } from './lib/progress.js';
 import { machineInfo, renderReport, writeResults, type ResultsFile } from './lib/report.js';
-import { BrokerPool, DEFAULT_HEARTBEAT_INTERVAL_MS, type RunOptions, type ScenarioReport } from './lib/scenario.js';
+import type { GroupProtocolName } from './clients/types.js';
+import { BrokerPool, DEFAULT_ASSIGNMENT_INTERVAL_MS, DEFAULT_HEARTBEAT_INTERVAL_MS, groupBrokerConfig, type RunOptions, type ScenarioReport } from './lib/scenario.js';
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
 scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'commits-cleaner', 'restart', 'memory'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -37,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
       brokers: { type: 'string' },
       clients: { type: 'string' },
       'heartbeat-ms': { type: 'string' },
+      'assignment-interval-ms': { type: 'string' },
+      'group-protocol': { type: 'string' },
       'kafka-config': { type: 'string' },
       'broker-cpus': { type: 'string' },
       'client-cpus': { type: 'string' },
@@ -63,21 +69,27 @@ export async function main(argv: string[]): Promise<number> {
   if (brokers.some((b) => b !== 'brook' && b !== 'kafka')) throw new Error(`--brokers takes brook and/or kafka, got ${values.brokers}`);
   const heartbeatIntervalMs = Number(values['heartbeat-ms'] ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
   if (!Number.isInteger(heartbeatIntervalMs) || heartbeatIntervalMs < 1) throw new Error(`--heartbeat-ms must be a positive integer, got ${values['heartbeat-ms']}`);
+  const assignmentIntervalMs = Number(values['assignment-interval-ms'] ?? DEFAULT_ASSIGNMENT_INTERVAL_MS);
+  if (!Number.isInteger(assignmentIntervalMs) || assignmentIntervalMs < 0) throw new Error(`--assignment-interval-ms must be a non-negative integer, got ${values['assignment-interval-ms']}`);
+  const groupProtocols = (values['group-protocol']?.split(',') ?? ['classic', 'consumer']) as GroupProtocolName[];
+  if (groupProtocols.length === 0 || groupProtocols.some((p) => p !== 'classic' && p !== 'consumer')) throw new Error(`--group-protocol takes classic and/or consumer, got ${values['group-protocol']}`);
   const kafkaConfig = parseProperties(values['kafka-config']);
   const brokerCpus = parseCpuList(values['broker-cpus'], '--broker-cpus');
   const clientCpus = parseCpuList(values['client-cpus'], '--client-cpus');
   const baseline = values.baseline ?? null;
   if (baseline !== null && !existsSync(join(baseline, 'dist', 'src', 'cli', 'main.js'))) throw new Error(`--baseline ${baseline}: not a built Brook checkout (no dist/src/cli/main.js)`);
-  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, groupProtocols, assignmentIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
   // Before anything is spawned: every client process inherits the harness's CPUs.
   if (clientCpus !== null) pinProcess(process.pid, clientCpus);
 
   const startedAt = new Date().toISOString();
-  const pool = new BrokerPool(kafkaConfig, brokerCpus);
+  const groupConfig = groupBrokerConfig(options);
+  const pool = new BrokerPool(kafkaConfig, brokerCpus, groupConfig);
   const reports: ScenarioReport[] = [];
   const external: ResultsFile['external'] = [];
   progress(`running ${names.join(', ')} (${quick ? 'quick, ' : ''}${runs} run${runs === 1 ? '' : 's'} each, brokers ${brokers.join(', ')})`);
   if (brokerCpus !== null || clientCpus !== null) process.stdout.write(`brokers pinned to CPUs ${brokerCpus ?? 'any'}, harness and clients to CPUs ${clientCpus ?? 'any'}\n`);
+  process.stdout.write(`both brokers run with ${Object.entries(groupConfig).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
   if (Object.keys(kafkaConfig).length > 0) process.stdout.write(`Kafka's broker runs with ${Object.entries(kafkaConfig).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
   try {
     for (const name of names) {

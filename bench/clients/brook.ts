@@ -59,6 +59,7 @@ export const brookClient: ThroughputClient = {
 export const brookGroupClient: GroupClient = {
   name: 'brook',
   unavailable: () => null,
+  protocolUnavailable: () => null,
   async start(spec: GroupSpec): Promise<GroupSession> {
     const events: GroupEvent[] = [];
     let waiters: (() => void)[] = [];
@@ -70,13 +71,20 @@ export const brookGroupClient: GroupClient = {
     };
     const members: (Consumer | null)[] = [];
     const loops: Promise<void>[] = [];
+    // Consumer protocol: the broker's assignor, heartbeat interval and session timeout.
     const make = (m: number): Consumer => new Consumer({
-      bootstrapServers: spec.bootstrap, clientId: `brook-bench-group-${m}`, groupId: spec.group,
-      assignors: [spec.assignor], enableAutoCommit: false, sessionTimeoutMs: 45_000, heartbeatIntervalMs: spec.heartbeatIntervalMs,
+      bootstrapServers: spec.bootstrap, clientId: `brook-bench-group-${m}`, groupId: spec.group, enableAutoCommit: false,
+      ...(spec.protocol === 'consumer'
+        ? { groupProtocol: 'consumer' as const, groupRemoteAssignor: spec.assignor }
+        : { assignors: [spec.assignor as 'range' | 'cooperative-sticky'], sessionTimeoutMs: 45_000, heartbeatIntervalMs: spec.heartbeatIntervalMs }),
     });
     const run = (m: number, consumer: Consumer): void => {
-      const report = (): void => emit({ ev: 'owned', t: nowUs(), m, p: consumer.assignment().map((tp) => tp.partition).sort((a, b) => a - b) });
-      consumer.subscribe([spec.topic], { onPartitionsAssigned: report, onPartitionsRevoked: (p) => { if (p.length > 0) report(); }, onPartitionsLost: (p) => { if (p.length > 0) report(); } });
+      // Inside the revoke callbacks the consumer may still hold the partitions it gives up.
+      const report = (gone: readonly { partition: number }[] = []): void => {
+        const without = new Set(gone.map((tp) => tp.partition));
+        emit({ ev: 'owned', t: nowUs(), m, p: consumer.assignment().map((tp) => tp.partition).filter((p) => !without.has(p)).sort((a, b) => a - b) });
+      };
+      consumer.subscribe([spec.topic], { onPartitionsAssigned: () => report(), onPartitionsRevoked: (p) => { if (p.length > 0) report(p); }, onPartitionsLost: (p) => { if (p.length > 0) report(p); } });
       loops.push((async () => {
         while (members[m] === consumer) {
           try {

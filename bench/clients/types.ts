@@ -54,7 +54,14 @@ export interface ThroughputClient {
   produce(spec: ProduceSpec): Promise<ThroughputRun>;
 }
 
-export type AssignorName = 'range' | 'cooperative-sticky';
+/**
+ * Classic protocol: the client's assignor (range, cooperative-sticky). Consumer protocol
+ * (KIP-848): the broker's (group.remote.assignor: uniform, range).
+ */
+export type AssignorName = 'range' | 'cooperative-sticky' | 'uniform';
+
+/** The group protocol: classic (JoinGroup/SyncGroup) or consumer (KIP-848, ConsumerGroupHeartbeat). */
+export type GroupProtocolName = 'classic' | 'consumer';
 
 /**
  * Scenarios 4 and 5: many members of one group in one client process. The adapter starts
@@ -68,8 +75,13 @@ export interface GroupSpec {
   members: number;
   assignor: AssignorName;
   timeoutMs: number;
-  /** heartbeat.interval.ms (session.timeout.ms is 45 s for every client). */
+  /**
+   * Classic protocol: heartbeat.interval.ms (session.timeout.ms is 45 s for every client).
+   * The consumer protocol has no client setting for either: the broker's
+   * group.consumer.heartbeat.interval.ms and group.consumer.session.timeout.ms apply.
+   */
   heartbeatIntervalMs: number;
+  protocol: GroupProtocolName;
 }
 
 /** Events in epoch microseconds, as the client process saw them. */
@@ -98,6 +110,8 @@ export interface GroupSession {
 export interface GroupClient {
   readonly name: string;
   unavailable(): string | null;
+  /** Why it cannot run with this group protocol here, or null. */
+  protocolUnavailable(protocol: GroupProtocolName): string | null;
   /** Starts `members` members at once (all constructed first, then subscribed together). */
   start(spec: GroupSpec): Promise<GroupSession>;
 }

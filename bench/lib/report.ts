@@ -20,6 +20,13 @@ function clientRatio(m: Measurement, all: readonly Measurement[]): number | null
   return ours ? ratio(ours.median, m.median, m.lowerIsBetter) : null;
 }
 
+/** This measurement against its `vsCase` (same client, broker, metric): above 1x means this one is better. */
+function caseRatio(m: Measurement, all: readonly Measurement[]): number | null {
+  if (m.vsCase === undefined) return null;
+  const peer = all.find((o) => o.case === m.vsCase && o.client === m.client && o.broker === m.broker && o.metric === m.metric);
+  return peer ? ratio(m.median, peer.median, m.lowerIsBetter) : null;
+}
+
 export function renderReport(report: ScenarioReport): string {
   const out: string[] = [`== ${report.name}: ${report.title}`];
   const ms = report.measurements;
@@ -27,6 +34,7 @@ export function renderReport(report: ScenarioReport): string {
     const hasClientRatio = ms.some((m) => m.client === 'brook');
     const header = ['case', 'client', 'broker', 'metric', 'median', 'min..max', 'runs', 'brook/kafka broker'];
     if (hasClientRatio) header.push('brook client vs this');
+    if (report.caseRatio !== undefined) header.push(report.caseRatio);
     const rows = ms.map((m) => {
       const row = [
         m.case, m.client, m.broker, `${m.metric} (${m.unit})`, formatNumber(m.median),
@@ -34,6 +42,7 @@ export function renderReport(report: ScenarioReport): string {
         formatRatio(brokerRatio(m, ms)),
       ];
       if (hasClientRatio) row.push(formatRatio(clientRatio(m, ms)));
+      if (report.caseRatio !== undefined) row.push(formatRatio(caseRatio(m, ms)));
       return row;
     });
     out.push(renderTable(header, rows, 4));

@@ -7,6 +7,7 @@
  *     once Brook's adapters are registered).
  * Ratios are oriented so that above 1x means Brook is better.
  */
+import type { GroupProtocolName } from '../clients/types.js';
 import type { BrokerKind, BrokerStartOptions, BrokerUnderTest } from './brokers.js';
 import { brokerUnavailable, startBroker } from './brokers.js';
 import { progress } from './progress.js';
@@ -30,6 +31,11 @@ export interface Measurement {
   median: number;
   min: number;
   max: number;
+  /**
+   * The case this one is compared with in the same run (same client, broker and metric), in
+   * the report's `caseRatio` column: e.g. a consumer-protocol case against its classic one.
+   */
+  vsCase?: string;
 }
 
 export interface TargetCheck {
@@ -51,6 +57,8 @@ export interface ScenarioReport {
   skipped: string[];
   /** Parts that failed, with the error. */
   errors: string[];
+  /** Header of the column comparing each measurement with its `vsCase` (none when absent). */
+  caseRatio?: string;
 }
 
 export interface RunOptions {
@@ -60,8 +68,16 @@ export interface RunOptions {
   brokers: BrokerKind[];
   /** Restrict client adapters by name (default all). */
   clients: string[] | null;
-  /** heartbeat.interval.ms of every group member in the group and rebalance scenarios. */
+  /**
+   * The heartbeat interval of the group and rebalance scenarios: heartbeat.interval.ms of
+   * every classic member, and both brokers' group.consumer.heartbeat.interval.ms (the
+   * consumer protocol's, which the broker decides).
+   */
   heartbeatIntervalMs: number;
+  /** Group protocols of the group and rebalance scenarios (`--group-protocol`, default both). */
+  groupProtocols: GroupProtocolName[];
+  /** Both brokers' group.consumer.assignment.interval.ms (KIP-1263; `--assignment-interval-ms`). */
+  assignmentIntervalMs: number;
   /** Extra server.properties for Kafka's broker (`--kafka-config`), e.g. to make it fsync as Brook does. */
   kafkaConfig: Record<string, string>;
   /** CPUs the brokers are pinned to (`--broker-cpus`), null for no pinning. */
@@ -82,15 +98,42 @@ export interface RunOptions {
  */
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 100;
 
+/**
+ * group.consumer.assignment.interval.ms of both brokers (Kafka 4.4's default: 1000). A
+ * consumer group computes a new target assignment at most this often, so a formation or a
+ * rebalance of the consumer protocol takes at least about this long after the first change
+ * (see BENCHMARKS.md, Method).
+ */
+export const DEFAULT_ASSIGNMENT_INTERVAL_MS = 0;
+
+/**
+ * The group settings both brokers get, so that the consumer protocol runs with the same
+ * heartbeat interval as the classic members' heartbeat.interval.ms (the broker decides it
+ * for the consumer protocol; its min/max bounds are widened only as far as needed).
+ */
+export function groupBrokerConfig(o: Pick<RunOptions, 'heartbeatIntervalMs' | 'assignmentIntervalMs'>): Record<string, string> {
+  return {
+    'group.consumer.heartbeat.interval.ms': String(o.heartbeatIntervalMs),
+    'group.consumer.min.heartbeat.interval.ms': String(Math.min(o.heartbeatIntervalMs, 5000)),
+    'group.consumer.max.heartbeat.interval.ms': String(Math.max(o.heartbeatIntervalMs, 15_000)),
+    'group.consumer.assignment.interval.ms': String(o.assignmentIntervalMs),
+    'group.consumer.max.assignment.interval.ms': String(Math.max(o.assignmentIntervalMs, 15_000)),
+  };
+}
+
 /** Brokers shared by the scenarios of one run, started on first use. */
 export class BrokerPool {
   private readonly live = new Map<BrokerKind, Promise<BrokerUnderTest>>();
 
-  constructor(private readonly kafkaConfig: Record<string, string> = {}, private readonly cpus: string | null = null) {}
+  /**
+   * `groupConfig` goes to both brokers (groupBrokerConfig), `kafkaConfig` (`--kafka-config`)
+   * to Kafka's only, after it.
+   */
+  constructor(private readonly kafkaConfig: Record<string, string> = {}, private readonly cpus: string | null = null, private readonly groupConfig: Record<string, string> = {}) {}
 
   /** How `kind` is started by this run (fresh brokers of a scenario too). */
   options(kind: BrokerKind): BrokerStartOptions {
-    return kind === 'kafka' ? { config: { ...this.kafkaConfig }, cpus: this.cpus } : { cpus: this.cpus };
+    return kind === 'kafka' ? { config: { ...this.groupConfig, ...this.kafkaConfig }, cpus: this.cpus } : { config: { ...this.groupConfig }, cpus: this.cpus };
   }
 
   get(kind: BrokerKind): Promise<BrokerUnderTest> {
@@ -131,14 +174,17 @@ export class Recorder {
   readonly skipped: string[] = [];
   readonly errors: string[] = [];
   readonly notes: string[] = [];
+  /** Header of the column comparing measurements with their `vsCase`; set by scenarios that use it. */
+  caseRatio: string | undefined;
 
   constructor(readonly name: string, readonly title: string) {}
 
-  add(where: { case: string; client: string; broker: BrokerKind | 'none' }, metric: Metric, values: number[]): void {
+  add(where: { case: string; client: string; broker: BrokerKind | 'none'; vsCase?: string }, metric: Metric, values: number[]): void {
     const clean = values.filter((v) => Number.isFinite(v));
     if (clean.length === 0) return;
     const s = spread(clean);
-    this.measurements.push({ ...where, metric: metric.name, unit: metric.unit, lowerIsBetter: metric.lowerIsBetter, values: clean, median: s.median, min: s.min, max: s.max });
+    const { vsCase, ...at } = where;
+    this.measurements.push({ ...at, metric: metric.name, unit: metric.unit, lowerIsBetter: metric.lowerIsBetter, values: clean, median: s.median, min: s.min, max: s.max, ...(vsCase !== undefined ? { vsCase } : {}) });
   }
 
   find(where: Partial<Pick<Measurement, 'case' | 'client' | 'broker' | 'metric'>>): Measurement | undefined {
@@ -157,7 +203,7 @@ export class Recorder {
   }
 
   report(targets: TargetCheck[] = []): ScenarioReport {
-    return { name: this.name, title: this.title, measurements: this.measurements, targets, notes: this.notes, skipped: this.skipped, errors: this.errors };
+    return { name: this.name, title: this.title, measurements: this.measurements, targets, notes: this.notes, skipped: this.skipped, errors: this.errors, ...(this.caseRatio !== undefined ? { caseRatio: this.caseRatio } : {}) };
   }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Many librdkafka consumers (confluent-kafka) of one group in ONE process (bench/, scenarios 4, 5).
 
-    group_members.py <bootstrap> <topic> <group> <members> <range|cooperative-sticky> <heartbeat.interval.ms>
+    group_members.py <bootstrap> <topic> <group> <members> <assignor> <heartbeat.interval.ms> [classic|consumer]
 
 The same contract as test/support/java/.../BenchGroup.java: all consumers are constructed
 first, then subscribed together after a {"ev":"start","t":us} line; each change of a member's
@@ -10,6 +10,11 @@ owned partitions, as its rebalance callbacks report it, prints
 "left" after close()), "join" (prints "join"), "quit". Times are epoch microseconds.
 One thread polls every consumer in turn (poll(0)): librdkafka runs the group protocol on its
 own threads and only hands over the rebalance callbacks in poll().
+Classic protocol (the default): the assignor is the client's (range, cooperative-sticky),
+session.timeout.ms 45000 and the given heartbeat interval. Consumer protocol (KIP-848,
+group.protocol=consumer): the assignor is the broker's (group.remote.assignor: uniform, range),
+the heartbeat interval and session timeout are the broker's (librdkafka refuses the client
+settings with this protocol), and every rebalance is incremental.
 """
 import json
 import queue
@@ -29,15 +34,37 @@ def emit(obj: dict) -> None:
     sys.stdout.flush()
 
 
+def joined_epoch(c: Consumer) -> int:
+    """The member epoch librdkafka holds: the generation in its serialized group metadata
+    (b'CGMDv2:' + int32 in host order + ...); -1 before the first heartbeat answer."""
+    metadata = c.consumer_group_metadata()
+    if not isinstance(metadata, bytes) or not metadata.startswith(b'CGMDv2:'):
+        return -1
+    return int.from_bytes(metadata[7:11], sys.byteorder, signed=True)
+
+
 def main() -> int:
-    if len(sys.argv) != 7:
+    if len(sys.argv) not in (7, 8):
         print(__doc__, file=sys.stderr)
         return 2
-    bootstrap, topic, group, count, assignor, heartbeat_ms = sys.argv[1:]
-    if assignor not in ('range', 'cooperative-sticky'):
-        print(f'group_members.py: unknown assignor {assignor}', file=sys.stderr)
+    bootstrap, topic, group, count, assignor, heartbeat_ms = sys.argv[1:7]
+    protocol = sys.argv[7] if len(sys.argv) == 8 else 'classic'
+    if protocol not in ('classic', 'consumer'):
+        print(f'group_members.py: unknown group protocol {protocol}', file=sys.stderr)
         return 2
-    cooperative = assignor == 'cooperative-sticky'
+    if assignor not in (('uniform', 'range') if protocol == 'consumer' else ('range', 'cooperative-sticky')):
+        print(f'group_members.py: unknown assignor {assignor} for the {protocol} protocol', file=sys.stderr)
+        return 2
+    cooperative = protocol == 'consumer' or assignor == 'cooperative-sticky'
+    if protocol == 'consumer':
+        protocol_config = {'group.protocol': 'consumer', 'group.remote.assignor': assignor}
+    else:
+        protocol_config = {
+            'group.protocol': 'classic',
+            'partition.assignment.strategy': assignor,
+            'session.timeout.ms': 45000,
+            'heartbeat.interval.ms': int(heartbeat_ms),
+        }
     members: dict = {}
     owned: dict = {}
     callbacks: dict = {}
@@ -47,12 +74,9 @@ def main() -> int:
             'bootstrap.servers': bootstrap,
             'client.id': f'brook-bench-group-{i}',
             'group.id': group,
-            'group.protocol': 'classic',
-            'partition.assignment.strategy': assignor,
             'enable.auto.commit': False,
-            'session.timeout.ms': 45000,
-            'heartbeat.interval.ms': int(heartbeat_ms),
             'log_level': 3,
+            **protocol_config,
         })
 
         def on_assign(consumer, partitions):
@@ -117,6 +141,12 @@ def main() -> int:
         for i, c in list(members.items()):
             try:
                 c.poll(0)
+                # Consumer protocol: librdkafka calls no rebalance callback for a first
+                # assignment that is empty (a member beyond the partitions' count); its
+                # member epoch (the generation in consumer_group_metadata()) says it joined.
+                if protocol == 'consumer' and i not in owned and joined_epoch(c) >= 0:
+                    owned[i] = set()
+                    emit({'ev': 'owned', 't': now_us(), 'm': i, 'p': []})
             except Exception as e:  # noqa: BLE001 - reported, the run goes on
                 emit({'ev': 'error', 't': now_us(), 'm': i, 'message': str(e)})
         time.sleep(0.001)

@@ -5,14 +5,19 @@
  * the client's start signal until every member holds its assignment of an N-partition topic,
  * and the broker's CPU time from the client's launch to then (the broker's work for the
  * formation, which a client that is slow on its own does not hide).
+ *
+ * Each client runs with every group protocol of the run (`--group-protocol`, default classic
+ * and consumer) that it speaks, the protocols interleaved run by run; the consumer protocol's
+ * cases are compared with the classic ones of the same run ("consumer vs classic").
  */
-import { groupClients } from '../clients/registry.js';
-import type { GroupClient, GroupSession } from '../clients/types.js';
+import { groupClients, groupClientsMissing } from '../clients/registry.js';
+import type { AssignorName, GroupClient, GroupProtocolName, GroupSession } from '../clients/types.js';
 import { cpuMsOf } from '../lib/cpu-time.js';
-import { firstStable } from '../lib/group-events.js';
+import { firstStable, lastStable } from '../lib/group-events.js';
 import { progress } from '../lib/progress.js';
-import { Recorder, checkTarget, pairWanted, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
+import { Recorder, pairWanted, usableBrokers, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
 import { createTopic, uniqueName } from '../lib/topics.js';
+import { groupTargets } from './targets.js';
 
 /** Waits until the session's events show a stable group after `fromUs`; returns it. */
 export async function waitStable(session: GroupSession, members: number, partitions: number, fromUs: number, timeoutMs: number): Promise<{ atUs: number; owners: Map<number, number> }> {
@@ -27,18 +32,56 @@ export async function waitStable(session: GroupSession, members: number, partiti
   }
 }
 
+/**
+ * Waits until the group is stable after `fromUs` and no member event came for `quietMs`;
+ * returns the start of that last stable stretch (lastStable), so a state that only looks
+ * stable on the way is not taken for the end of a rebalance.
+ */
+export async function waitSettled(session: GroupSession, members: number, partitions: number, fromUs: number, quietMs: number, timeoutMs: number): Promise<{ atUs: number; owners: Map<number, number> }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const error = session.events.find((e) => e.ev === 'error');
+    if (error !== undefined && error.ev === 'error') throw new Error(`member ${error.m}: ${error.message}`);
+    const stable = lastStable(session.events, members, partitions, fromUs);
+    const lastUs = session.events.reduce((t, e) => Math.max(t, e.t), 0);
+    const quietFor = Date.now() - lastUs / 1000;
+    if (stable !== null && quietFor >= quietMs) return stable;
+    if (Date.now() > deadline) throw new Error(`group not stable after ${timeoutMs} ms (${session.events.length} events)`);
+    await session.nextEvent(stable !== null ? Math.max(10, quietMs - quietFor) : 250);
+  }
+}
+
 export function startEvent(session: GroupSession): number | null {
   const e = session.events.find((x) => x.ev === 'start');
   return e === undefined ? null : e.t;
 }
 
 export function selectedGroupClients(ctx: ScenarioContext, rec: Recorder): GroupClient[] {
+  for (const missing of groupClientsMissing) {
+    if (ctx.clients === null || ctx.clients.includes(missing.name)) rec.skipped.push(`${missing.name}: ${missing.why}`);
+  }
   return groupClients.filter((c) => {
     if (ctx.clients !== null && !ctx.clients.includes(c.name)) return false;
     const why = c.unavailable();
     if (why !== null) rec.skipped.push(`${c.name}: ${why}`);
     return why === null;
   });
+}
+
+/** The protocols of this run `client` speaks; the others are recorded as skipped. */
+export function clientProtocols(ctx: ScenarioContext, rec: Recorder, client: GroupClient): GroupProtocolName[] {
+  return ctx.groupProtocols.filter((p) => {
+    const why = client.protocolUnavailable(p);
+    if (why !== null && !rec.skipped.some((s) => s.startsWith(`${client.name} (${p} protocol)`))) rec.skipped.push(`${client.name} (${p} protocol): ${why}`);
+    return why === null;
+  });
+}
+
+/** Formation's assignor per protocol: the client's range (classic), the broker's default, uniform (consumer). */
+export const FORMATION_ASSIGNOR: Record<GroupProtocolName, AssignorName> = { classic: 'range', consumer: 'uniform' };
+
+export function formationCase(n: number, protocol: GroupProtocolName): string {
+  return `N=${n} ${protocol}`;
 }
 
 export const groupScenario: Scenario = {
@@ -48,7 +91,10 @@ export const groupScenario: Scenario = {
     const rec = new Recorder(this.name, this.title);
     const sizes = ctx.quick ? [10] : [10, 100, 500];
     const clients = selectedGroupClients(ctx, rec);
-    rec.notes.push(`classic protocol, range assignor, topic with N partitions, session.timeout.ms=45000, heartbeat.interval.ms=${ctx.heartbeatIntervalMs}; start = all members constructed, then subscribed at once`);
+    if (ctx.groupProtocols.includes('classic')) rec.notes.push(`classic: range assignor (the client's), session.timeout.ms=45000, heartbeat.interval.ms=${ctx.heartbeatIntervalMs}`);
+    if (ctx.groupProtocols.includes('consumer')) rec.notes.push(`consumer: the broker's uniform assignor; both brokers with group.consumer.heartbeat.interval.ms=${ctx.heartbeatIntervalMs}, group.consumer.assignment.interval.ms=${ctx.assignmentIntervalMs}, group.consumer.session.timeout.ms=45000`);
+    rec.notes.push('topic with N partitions; start = all members constructed, then subscribed at once; protocols interleaved run by run');
+    if (ctx.groupProtocols.length > 1) rec.caseRatio = 'consumer vs classic';
     for (const kind of usableBrokers(ctx, rec)) {
       await rec.attempt(`${kind} broker`, async () => {
         const broker = await ctx.pool.get(kind);
@@ -57,41 +103,52 @@ export const groupScenario: Scenario = {
           await createTopic(broker.bootstrap, topic, n);
           for (const [ci, client] of clients.entries()) {
             if (!pairWanted(ctx, ci, ctx.brokers.indexOf(kind))) continue;
-            await rec.attempt(`${client.name} N=${n} on ${kind}`, async () => {
-              const times: number[] = [];
-              const rss: number[] = [];
-              const brokerCpu: number[] = [];
-              for (let run = 1; run <= ctx.runs; run++) {
-                progress(`group: ${client.name} N=${n} on ${kind}, run ${run}/${ctx.runs}`);
-                const cpuBefore = cpuMsOf(broker.pid);
-                const session = await client.start({ bootstrap: broker.bootstrap, topic, group: uniqueName('bench-group'), members: n, assignor: 'range', timeoutMs: 120_000, heartbeatIntervalMs: ctx.heartbeatIntervalMs });
-                try {
-                  const startDeadline = Date.now() + 120_000;
-                  while (startEvent(session) === null) {
-                    if (Date.now() > startDeadline) throw new Error('client did not start');
-                    await session.nextEvent(500);
+            const protocols = clientProtocols(ctx, rec, client);
+            const results = new Map(protocols.map((p) => [p, { times: [] as number[], rss: [] as number[], brokerCpu: [] as number[], failed: false }]));
+            for (let run = 1; run <= ctx.runs; run++) {
+              for (const protocol of protocols) {
+                const r = results.get(protocol)!;
+                if (r.failed) continue;
+                await rec.attempt(`${client.name} N=${n} ${protocol} on ${kind}`, async () => {
+                  try {
+                    progress(`group: ${client.name} N=${n} ${protocol} on ${kind}, run ${run}/${ctx.runs}`);
+                    const cpuBefore = cpuMsOf(broker.pid);
+                    const session = await client.start({
+                      bootstrap: broker.bootstrap, topic, group: uniqueName('bench-group'), members: n, assignor: FORMATION_ASSIGNOR[protocol],
+                      timeoutMs: 120_000, heartbeatIntervalMs: ctx.heartbeatIntervalMs, protocol,
+                    });
+                    try {
+                      const startDeadline = Date.now() + 120_000;
+                      while (startEvent(session) === null) {
+                        if (Date.now() > startDeadline) throw new Error('client did not start');
+                        await session.nextEvent(500);
+                      }
+                      const start = startEvent(session)!;
+                      const stable = await waitStable(session, n, n, start, ctx.quick ? 60_000 : 180_000);
+                      r.brokerCpu.push(cpuMsOf(broker.pid) - cpuBefore);
+                      r.times.push((stable.atUs - start) / 1000);
+                      r.rss.push((session.rssBytes() ?? Number.NaN) / 2 ** 20);
+                      progress(`group: ${client.name} N=${n} ${protocol} on ${kind}: stable after ${((stable.atUs - start) / 1000).toFixed(0)} ms`);
+                    } finally {
+                      await session.close();
+                    }
+                  } catch (err) {
+                    r.failed = true;
+                    throw err;
                   }
-                  const start = startEvent(session)!;
-                  const stable = await waitStable(session, n, n, start, ctx.quick ? 60_000 : 180_000);
-                  brokerCpu.push(cpuMsOf(broker.pid) - cpuBefore);
-                  times.push((stable.atUs - start) / 1000);
-                  rss.push((session.rssBytes() ?? Number.NaN) / 2 ** 20);
-                  progress(`group: ${client.name} N=${n} on ${kind}: stable after ${((stable.atUs - start) / 1000).toFixed(0)} ms`);
-                } finally {
-                  await session.close();
-                }
+                });
               }
-              const where = { case: `N=${n}`, client: client.name, broker: kind };
-              rec.add(where, { name: 'all assigned', unit: 'ms', lowerIsBetter: true }, times);
-              rec.add(where, { name: 'broker CPU', unit: 'ms', lowerIsBetter: true }, brokerCpu);
-              rec.add(where, { name: 'client RSS', unit: 'MiB', lowerIsBetter: true }, rss);
-            });
+            }
+            for (const [protocol, r] of results) {
+              const where = { case: formationCase(n, protocol), client: client.name, broker: kind, ...(protocol === 'consumer' ? { vsCase: formationCase(n, 'classic') } : {}) };
+              rec.add(where, { name: 'all assigned', unit: 'ms', lowerIsBetter: true }, r.times);
+              rec.add(where, { name: 'broker CPU', unit: 'ms', lowerIsBetter: true }, r.brokerCpu);
+              rec.add(where, { name: 'client RSS', unit: 'MiB', lowerIsBetter: true }, r.rss);
+            }
           }
         }
       });
     }
-    const targets = clients.map((c) => checkTarget(`100 members stable <= 500 ms (${c.name} client, Brook broker)`,
-      rec.find({ case: 'N=100', client: c.name, broker: 'brook', metric: 'all assigned' }), (v) => v <= 500, (v) => `${v.toFixed(0)} ms`));
-    return rec.report(targets);
+    return rec.report(groupTargets(rec, clients.map((c) => c.name), ctx.groupProtocols));
   },
 };

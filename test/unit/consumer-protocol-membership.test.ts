@@ -51,6 +51,19 @@ test('join: epoch 0 with a generated member id, the subscription, rebalance time
   await closeNow(m);
 });
 
+test('a first assignment that is empty (more members than partitions) still goes through onPartitionsAssigned and is acknowledged, as Java\'s first LocalAssignment', TIMEOUT, async () => {
+  const m = member();
+  m.group.defaultTarget = {};
+  await pollFor(m, 10);
+  assert.deepEqual(timeline(m), [
+    'heartbeat epoch 0 owns {}',
+    'assigned []',
+    'heartbeat epoch 1 owns {}',
+  ], 'the member learns that it owns nothing, and says so at once');
+  assert.deepEqual(m.consumer.assignment(), []);
+  await closeNow(m);
+});
+
 test('heartbeats go every interval the coordinator gives, and carry only what changed since the last one (all of it again after an error)', TIMEOUT, async () => {
   const m = await joined({ maxPollIntervalMs: 60_000 });
   const atJoin = heartbeats(m).length;

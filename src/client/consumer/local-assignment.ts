@@ -35,9 +35,13 @@ export class LocalAssignment {
     return this.localEpoch === other.localEpoch && this.samePartitions(other.partitions);
   }
 
-  /** A new target when `partitions` differ from this one's (local epoch + 1); null when they are the same. */
+  /**
+   * A new target when `partitions` differ from this one's (local epoch + 1); null when they
+   * are the same. The first one after NONE is always new, empty too (Java's updateWith): a
+   * member given nothing at first still reconciles it (onPartitionsAssigned) and acknowledges.
+   */
   updateWith(partitions: ReadonlyMap<string, readonly number[]>): LocalAssignment | null {
-    return this.samePartitions(partitions) ? null : new LocalAssignment(this.localEpoch + 1, partitions);
+    return !this.isNone && this.samePartitions(partitions) ? null : new LocalAssignment(this.localEpoch + 1, partitions);
   }
 }
 

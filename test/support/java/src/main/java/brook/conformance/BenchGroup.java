@@ -23,10 +23,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Many members of one consumer group in ONE JVM (bench/, scenarios 4 and 5): one thread per
- * {@link KafkaConsumer}, classic protocol.
+ * {@link KafkaConsumer}, classic or consumer (KIP-848) protocol.
  *
  * <pre>java -cp brook-conformance.jar brook.conformance.BenchGroup &lt;bootstrap&gt; &lt;topic&gt;
- *     &lt;group&gt; &lt;members&gt; &lt;range|cooperative-sticky&gt; &lt;heartbeat.interval.ms&gt;</pre>
+ *     &lt;group&gt; &lt;members&gt; &lt;assignor&gt; &lt;heartbeat.interval.ms&gt; [classic|consumer]</pre>
+ *
+ * Classic (the default): the assignor is the client's ({@code range} or
+ * {@code cooperative-sticky}), with session.timeout.ms 45000 and the given heartbeat interval.
+ * Consumer: the assignor is the broker's ({@code group.remote.assignor}: {@code uniform} or
+ * {@code range}); the heartbeat interval and session timeout are the broker's
+ * (group.consumer.heartbeat.interval.ms, group.consumer.session.timeout.ms), so the
+ * heartbeat argument is ignored (kafka-clients refuses the settings with this protocol).
  *
  * All consumers are constructed first; then every thread subscribes at once (a latch), after
  * a {@code {"ev":"start","t":us}} line. Each change of a member's owned partitions (from the
@@ -41,14 +48,16 @@ public final class BenchGroup {
     private final String group;
     private final String assignorClass;
     private final String heartbeatIntervalMs;
+    private final boolean consumerProtocol;
     private final Map<Integer, Member> members = new ConcurrentHashMap<>();
 
-    private BenchGroup(String bootstrap, String topic, String group, String assignorClass, String heartbeatIntervalMs) {
+    private BenchGroup(String bootstrap, String topic, String group, String assignorClass, String heartbeatIntervalMs, boolean consumerProtocol) {
         this.bootstrap = bootstrap;
         this.topic = topic;
         this.group = group;
         this.assignorClass = assignorClass;
         this.heartbeatIntervalMs = heartbeatIntervalMs;
+        this.consumerProtocol = consumerProtocol;
     }
 
     static synchronized void emit(String line) {
@@ -70,13 +79,18 @@ public final class BenchGroup {
             props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, "brook-bench-group-" + index);
             props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-            props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-            props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClass);
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "45000");
-            // Members learn of a rebalance from a heartbeat response: the bench's interval
-            // (100 ms unless told) instead of 3 s shows the broker more than the client's timer.
-            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, heartbeatIntervalMs);
+            if (consumerProtocol) {
+                props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+                props.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignorClass);
+            } else {
+                props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+                props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClass);
+                props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "45000");
+                // Members learn of a rebalance from a heartbeat response: the bench's interval
+                // (100 ms unless told) instead of 3 s shows the broker more than the client's timer.
+                props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, heartbeatIntervalMs);
+            }
             props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             consumer = new KafkaConsumer<>(props);
@@ -85,8 +99,13 @@ public final class BenchGroup {
         }
 
         private void owned() {
+            owned(List.of());
+        }
+
+        /** Reports the assignment without {@code revoked}: inside onPartitionsRevoked the consumer still holds them. */
+        private void owned(Collection<TopicPartition> revoked) {
             StringBuilder b = new StringBuilder();
-            for (int p : new TreeSet<>(consumer.assignment().stream().map(TopicPartition::partition).toList())) {
+            for (int p : new TreeSet<>(consumer.assignment().stream().filter(tp -> !revoked.contains(tp)).map(TopicPartition::partition).toList())) {
                 if (b.length() > 0) b.append(',');
                 b.append(p);
             }
@@ -95,7 +114,7 @@ public final class BenchGroup {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            if (!partitions.isEmpty() && !leaving) owned();
+            if (!partitions.isEmpty() && !leaving) owned(partitions);
         }
 
         @Override
@@ -105,7 +124,7 @@ public final class BenchGroup {
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            if (!leaving) owned();
+            if (!leaving) owned(partitions);
         }
 
         @Override
@@ -131,20 +150,29 @@ public final class BenchGroup {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: BenchGroup <bootstrap> <topic> <group> <members> <range|cooperative-sticky> <heartbeat.interval.ms>");
+        if (args.length != 6 && args.length != 7) {
+            System.err.println("usage: BenchGroup <bootstrap> <topic> <group> <members> <assignor> <heartbeat.interval.ms> [classic|consumer]");
             System.exit(2);
         }
-        String assignorClass = switch (args[4]) {
-            case "range" -> RangeAssignor.class.getName();
-            case "cooperative-sticky" -> CooperativeStickyAssignor.class.getName();
-            default -> null;
-        };
+        String protocol = args.length == 7 ? args[6] : "classic";
+        if (!protocol.equals("classic") && !protocol.equals("consumer")) {
+            System.err.println("BenchGroup: unknown group protocol " + protocol);
+            System.exit(2);
+        }
+        boolean consumerProtocol = protocol.equals("consumer");
+        // Consumer protocol: the broker's assignor, by name; classic: the client's, by class.
+        String assignorClass = consumerProtocol
+            ? (args[4].equals("uniform") || args[4].equals("range") ? args[4] : null)
+            : switch (args[4]) {
+                case "range" -> RangeAssignor.class.getName();
+                case "cooperative-sticky" -> CooperativeStickyAssignor.class.getName();
+                default -> null;
+            };
         if (assignorClass == null) {
             System.err.println("BenchGroup: unknown assignor " + args[4]);
             System.exit(2);
         }
-        BenchGroup run = new BenchGroup(args[0], args[1], args[2], assignorClass, String.valueOf(Integer.parseInt(args[5])));
+        BenchGroup run = new BenchGroup(args[0], args[1], args[2], assignorClass, String.valueOf(Integer.parseInt(args[5])), consumerProtocol);
         int count = Integer.parseInt(args[3]);
         CountDownLatch go = new CountDownLatch(1);
         List<Member> initial = new ArrayList<>();
