@@ -82,10 +82,12 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
     const metadata = p.committedMetadata ?? '';
     if (metadata.length > s.config.offsetMetadataMaxBytes) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
     if (partitionCheck !== null) {
-      // Kafka checks assignment epochs by the request's topic id, which OffsetCommit carries
-      // from v10 on; up to v9 (all Brook speaks) there is none, and Kafka 4.4 refuses the
-      // partition as not the member's: so does this.
-      const error = partitionCheck(undefined, p.partitionIndex);
+      // Kafka 4.4 checks assignment epochs by the request's topic id, which OffsetCommit
+      // carries from v10 on, and refuses every partition of a v9 request. Brook speaks v9 at
+      // most, so Kafka 4.4's clients send it v9 where they send Kafka v10: Brook resolves the
+      // topic name to its id instead, so that such a commit lands here as it does on Kafka
+      // (a deliberate difference at v9).
+      const error = partitionCheck(s.metadata.byName(topic)?.topicId, p.partitionIndex);
       if (error !== ErrorCode.NONE) return error;
     }
     const commitTimestamp = p.commitTimestamp ?? DEFAULT_TIMESTAMP;
