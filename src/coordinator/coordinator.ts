@@ -193,15 +193,15 @@ export class GroupCoordinator {
         expireOffsets(s, op);
         op.schedule(OFFSETS_EXPIRATION_KEY, s.config.offsetsRetentionCheckIntervalMs, action);
         break;
+      // A classic member of a consumer group that misses its join or sync deadline is fenced
+      // as one whose session expired.
       case 'consumer-session':
+      case 'consumer-join':
+      case 'consumer-sync':
         expireSession(s, op, action.groupId, action.memberId);
         break;
       case 'consumer-rebalance':
         expireRebalance(s, op, action.groupId, action.memberId, action.memberEpoch);
-        break;
-      case 'consumer-join':
-      case 'consumer-sync':
-        expireSession(s, op, action.groupId, action.memberId);
         break;
       case 'consumer-regex':
         applyRegexRefresh(s, op, action.groupId, action.regexes, action.startMs);
