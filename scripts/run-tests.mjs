@@ -6,9 +6,9 @@
 // Every test and hook without a `timeout` option of its own (or, for a test, inherited from its
 // describe) gets a default one (scripts/test-timeout.mjs, preloaded into each test process; it
 // says why not --test-timeout): a hung test fails the run instead of hanging CI. The default is
-// BROOK_TEST_TIMEOUT_MS, else DEFAULT_TIMEOUT_MS below. --test-force-exit ends a test
-// process once its tests are done, so a timed-out test's leftover sockets or timers cannot keep
-// the process, and the run, alive.
+// BROOK_TEST_TIMEOUT_MS, else DEFAULT_TIMEOUT_MS below. scripts/test-exit.mjs, preloaded too,
+// ends a test process whose tests are done but whose event loop stays alive (a timed-out test's
+// leftover sockets or timers), once its report is out; it says why not --test-force-exit.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
@@ -54,7 +54,8 @@ reporters.push(`--test-reporter=${pathToFileURL(join(root, 'scripts', 'skip-repo
 console.log(`run-tests: ${suite}, ${files.length} files, default per-test timeout ${timeoutMs} ms`);
 const result = spawnSync(process.execPath, [
   '--expose-internals', '--import', pathToFileURL(join(root, 'scripts', 'test-timeout.mjs')).href,
-  '--test', '--test-force-exit', ...extra, ...reporters, ...files,
+  '--import', pathToFileURL(join(root, 'scripts', 'test-exit.mjs')).href,
+  '--test', ...extra, ...reporters, ...files,
 ], { stdio: 'inherit', env: { ...process.env, BROOK_TEST_TIMEOUT_MS: timeoutMs } });
 
 /** dist/test/unit/x.test.js → test/unit/x.test.ts (where the skip is written). */
