@@ -19,7 +19,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Consumer } from '../../src/index.js';
 import { Admin } from '../../src/client/admin.js';
 import { startBrook, projectRoot } from '../support/brook.js';
 import { startKafka, type KafkaBroker } from '../support/kafka/kafka-broker.js';
@@ -28,6 +27,7 @@ import { commandWorks, runProcess } from '../support/clients/run.js';
 import { createTopic, produceSpread } from '../support/consumer-helpers.js';
 import { ownershipIntervals, type OwnershipEvent } from '../support/ownership.js';
 import { kafkaAssignment } from '../support/java-oracle.js';
+import { TrackedMember } from '../support/tracked-member.js';
 
 const PARTITIONS = 6;
 const PER_PARTITION = 300;
@@ -37,58 +37,11 @@ const PEER_TIMEOUT_MS = 40_000;
 interface PeerSummary { events: OwnershipEvent[]; records: [number, number][]; errors: string[] }
 
 /** A Brook member with the same contract as GroupConsumer.java: commit after every poll and, for the rest, on revocation. */
-class BrookMember {
-  readonly events: OwnershipEvent[] = [];
-  readonly records: [number, number][] = [];
-  readonly errors: string[] = [];
-  readonly consumer: Consumer;
-  private readonly pending = new Map<number, bigint>();
-
-  constructor(bootstrap: string, private readonly topic: string, group: string, assignor: string) {
-    this.consumer = new Consumer({
-      bootstrapServers: bootstrap, groupId: group, assignors: [assignor], autoOffsetReset: 'earliest', enableAutoCommit: false,
-      fetchMaxWaitMs: 100, heartbeatIntervalMs: 300, sessionTimeoutMs: 10_000, maxPollIntervalMs: 20_000, requestTimeoutMs: 10_000,
-    });
-    this.consumer.subscribe([topic], {
-      onPartitionsAssigned: (ps) => { this.event('assigned', ps.map((p) => p.partition)); },
-      onPartitionsRevoked: async (ps) => {
-        await this.commit(ps.map((p) => p.partition));
-        this.event('revoked', ps.map((p) => p.partition));
-      },
-      onPartitionsLost: (ps) => { this.event('lost', ps.map((p) => p.partition)); },
-    });
-  }
-
-  private event(type: OwnershipEvent['type'], partitions: number[]): void {
-    this.events.push({ t: Date.now(), type, partitions: [...partitions].sort((a, b) => a - b) });
-  }
-
-  private async commit(only: number[]): Promise<void> {
-    const offsets = only.filter((p) => this.pending.has(p)).map((p) => ({ topic: this.topic, partition: p, offset: this.pending.get(p)! }));
-    if (offsets.length === 0) return;
-    try {
-      await this.consumer.commitSync(offsets);
-      for (const o of offsets) if (this.pending.get(o.partition) === o.offset) this.pending.delete(o.partition);
-    } catch (err) {
-      this.errors.push(`commitSync ${JSON.stringify(offsets.map((o) => [o.partition, Number(o.offset)]))}: ${(err as Error).message}`);
-    }
-  }
-
-  async run(stop: () => boolean): Promise<void> {
-    while (!stop()) {
-      for (const r of await this.consumer.poll({ timeoutMs: 100 })) {
-        this.records.push([r.partition, Number(r.offset)]);
-        this.pending.set(r.partition, r.offset + 1n);
-      }
-      await this.commit([...this.pending.keys()]);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.event('closing', this.consumer.assignment().map((p) => p.partition));
-    await this.consumer.close();
-    this.event('closed', []);
-  }
+function brookMember(bootstrap: string, topic: string, group: string, assignor: string): TrackedMember {
+  return new TrackedMember({
+    bootstrapServers: bootstrap, groupId: group, assignors: [assignor], autoOffsetReset: 'earliest', enableAutoCommit: false,
+    fetchMaxWaitMs: 100, heartbeatIntervalMs: 300, sessionTimeoutMs: 10_000, maxPollIntervalMs: 20_000, requestTimeoutMs: 10_000,
+  }, topic, { manualCommits: true });
 }
 
 type Peer = 'java' | 'librdkafka';
@@ -139,7 +92,7 @@ async function runMixed(bootstrap: string, peer: Peer, assignor: string, tag: st
   const group = `mixed-group-${tag}`;
   await createTopic(bootstrap, topic, PARTITIONS);
   const started = Date.now();
-  const brook = [0, 1].map(() => new BrookMember(bootstrap, topic, group, assignor));
+  const brook = [0, 1].map(() => brookMember(bootstrap, topic, group, assignor));
   const [cmd, args] = peerCommand(peer, bootstrap, topic, group, assignor);
   let peerDone = false;
   const peerRun = runProcess(cmd, args, { timeoutMs: PEER_TIMEOUT_MS + 20_000 }).finally(() => { peerDone = true; });

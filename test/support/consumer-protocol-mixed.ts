@@ -6,7 +6,7 @@
  * KafkaConsumer (group.protocol=consumer, test/support/java GroupConsumer) in one group.
  */
 import assert from 'node:assert/strict';
-import { Consumer } from '../../src/index.js';
+import { TrackedMember } from './tracked-member.js';
 import { runProcess } from './clients/run.js';
 import { createTopic, produceSpread } from './consumer-helpers.js';
 import { ownershipIntervals, type OwnershipEvent } from './ownership.js';
@@ -22,69 +22,12 @@ export interface MemberRun { readonly events: OwnershipEvent[]; readonly records
  * (5 s), so a hand-over is exact only through the commit before the revocation. `slow`: 10
  * records per poll and 10 ms of work each, so rebalances land while records are in flight.
  */
-export class Member implements MemberRun {
-  readonly events: OwnershipEvent[] = [];
-  readonly records: [number, number][] = [];
-  readonly errors: string[] = [];
-  readonly consumer: Consumer;
-  private readonly pending = new Map<number, bigint>();
-  private stopped = false;
-  private loop: Promise<void> | null = null;
-
-  constructor(bootstrap: string, private readonly topic: string, group: string, private readonly manualCommits: boolean, private readonly slow = false) {
-    this.consumer = new Consumer({
+export class Member extends TrackedMember implements MemberRun {
+  constructor(bootstrap: string, topic: string, group: string, manualCommits: boolean, slow = false) {
+    super({
       bootstrapServers: bootstrap, groupId: group, groupProtocol: 'consumer', autoOffsetReset: 'earliest', fetchMaxWaitMs: 100,
       enableAutoCommit: !manualCommits, maxPollIntervalMs: 20_000, requestTimeoutMs: 10_000, ...(slow ? { maxPollRecords: 10 } : {}),
-    });
-    this.consumer.subscribe([topic], {
-      onPartitionsAssigned: (ps) => { this.event('assigned', ps.map((p) => p.partition)); },
-      onPartitionsRevoked: async (ps) => {
-        if (this.manualCommits) await this.commit(ps.map((p) => p.partition));
-        this.event('revoked', ps.map((p) => p.partition));
-      },
-      onPartitionsLost: (ps) => { this.event('lost', ps.map((p) => p.partition)); },
-    });
-  }
-
-  private event(type: OwnershipEvent['type'], partitions: number[]): void {
-    this.events.push({ t: Date.now(), type, partitions: [...partitions].sort((a, b) => a - b) });
-  }
-
-  private async commit(only: number[]): Promise<void> {
-    const offsets = only.filter((p) => this.pending.has(p)).map((p) => ({ topic: this.topic, partition: p, offset: this.pending.get(p)! }));
-    if (offsets.length === 0) return;
-    try {
-      await this.consumer.commitSync(offsets);
-      for (const o of offsets) if (this.pending.get(o.partition) === o.offset) this.pending.delete(o.partition);
-    } catch (err) {
-      this.errors.push(`commitSync ${JSON.stringify(offsets.map((o) => [o.partition, Number(o.offset)]))}: ${(err as Error).message}`);
-    }
-  }
-
-  start(): void {
-    this.loop = (async () => {
-      while (!this.stopped) {
-        try {
-          const records = await this.consumer.poll({ timeoutMs: 100 });
-          for (const r of records) {
-            this.records.push([r.partition, Number(r.offset)]);
-            this.pending.set(r.partition, r.offset + 1n);
-          }
-          if (this.slow && records.length > 0) await new Promise((r) => setTimeout(r, 10 * records.length));
-        } catch (err) {
-          this.errors.push(`poll: ${(err as Error).message}`);
-        }
-        if (this.manualCommits) await this.commit([...this.pending.keys()]);
-      }
-    })();
-  }
-
-  async close(): Promise<void> {
-    this.stopped = true;
-    await this.loop;
-    this.event('closing', this.consumer.assignment().map((p) => p.partition));
-    await this.consumer.close();
-    this.event('closed', []);
+    }, topic, { manualCommits, slow });
   }
 }
 
