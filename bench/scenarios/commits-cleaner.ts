@@ -45,11 +45,15 @@ interface CleaningInterval {
   swapMs: number | null;
 }
 
-/** The broker's "cleaned log" lines for `__consumer_offsets`, as wall-clock intervals. */
+/**
+ * The broker's "cleaned log" lines for `__consumer_offsets`, as wall-clock intervals. Lines
+ * in logfmt (`time=... level=info ... msg="cleaned log" ...`) and in the format of builds
+ * before it (`<time> INFO  [broker:storage] cleaned log ...`), which a comparison may run.
+ */
 export function cleaningIntervals(log: string): CleaningInterval[] {
   const out: CleaningInterval[] = [];
   for (const line of log.split('\n')) {
-    const m = /^(\S+) INFO +\[[^\]]*\] cleaned log topic=__consumer_offsets .*\bbytesBefore=(\d+) bytesAfter=(\d+).*\bdurationMs=(\d+)/.exec(line);
+    const m = /^(?:time=)?(\S+) (?:INFO +\[[^\]]*\] cleaned log|level=info logger=\S+ msg="cleaned log") topic=__consumer_offsets .*\bbytesBefore=(\d+) bytesAfter=(\d+).*\bdurationMs=(\d+)/.exec(line);
     if (!m) continue;
     const end = Date.parse(m[1]!);
     const swap = /\bswapMs=([\d.]+)/.exec(line);

@@ -107,7 +107,7 @@ test(`a ${SIZE_MB} MB file system filled by an acks=all producer: KAFKA_STORAGE_
     assert.ok(failures.some((m) => /KAFKA_STORAGE_ERROR/.test(m)), 'the producer is told why');
     const unexplained = failures.find((m) => !/KAFKA_STORAGE_ERROR|OUT_OF_ORDER_SEQUENCE_NUMBER/.test(m));
     assert.equal(unexplained, undefined, 'every refusal names the storage error or the sequence gap behind it');
-    assert.ok(lines.some((l) => /ERROR .*cannot write to .*data-0: ENOSPC/.test(l)), 'one clear log line with the directory and the errno');
+    assert.ok(lines.some((l) => /level=error .*cannot write to .*data-0: ENOSPC/.test(l)), 'one clear log line with the directory and the errno');
     assert.ok(lines.filter((l) => /cannot write to/.test(l)).length < 20, 'rate-limited, not one line per failure');
 
     // Free space: the writes resume by themselves.

@@ -76,7 +76,7 @@ test('disk full: KafkaJS gets KAFKA_STORAGE_ERROR at once, the broker logs the d
       (err: Error & { type?: string }) => err.type === 'KAFKA_STORAGE_ERROR' || /KAFKA_STORAGE_ERROR|disk error/i.test(`${err.message} ${String((err as { cause?: unknown }).cause)}`),
     );
     assert.ok(Date.now() - started < 5_000, 'answered at once, not after a timeout');
-    assert.ok(f.lines.some((l) => /ERROR .*cannot write to .*orders-0: ENOSPC/.test(l)), f.lines.join(''));
+    assert.ok(f.lines.some((l) => /level=error .*cannot write to .*orders-0: ENOSPC/.test(l)), f.lines.join(''));
     // The other partition takes writes; reads and heartbeats go on.
     await producer.send({ topic: 'orders', acks: -1, messages: [{ partition: 1, value: 'other partition' }] });
     assert.deepEqual(await readAllValues(f.broker.bootstrap, 'orders', 0), ['acked-0']);

@@ -298,7 +298,7 @@ describe('log cleaner worker thread', () => {
             const segments = log.segments();
             cleanerThreadHooks.inject = { at, how };
             assert.equal((await storage.cleanLogs(NOW)).partitionsCleaned, 0);
-            assert.ok(lines.some((l) => /ERROR .*log cleaning failed topic=c partition=0/.test(l)), lines.join(''));
+            assert.ok(lines.some((l) => /level=error .*msg="log cleaning failed" topic=c partition=0/.test(l)), lines.join(''));
             assert.deepEqual(log.segments(), segments);
             assert.deepEqual(readLog(log).records, before);
             assert.deepEqual(leftovers(dir), []);
@@ -312,7 +312,7 @@ describe('log cleaner worker thread', () => {
             const newest = new Map<string, bigint>();
             for (const r of before) if (r.offset < active) newest.set(r.key!, r.offset);
             assert.deepEqual(readLog(log).records, before.filter((r) => r.offset >= active || newest.get(r.key!) === r.offset));
-            assert.ok(lines.some((l) => /INFO .*cleaned log topic=c .*thread=worker/.test(l)));
+            assert.ok(lines.some((l) => /level=info .*msg="cleaned log" topic=c .*thread=worker/.test(l)));
           } finally {
             await storage.close();
           }

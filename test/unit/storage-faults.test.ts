@@ -86,7 +86,7 @@ describe('disk faults (file engine)', () => {
     assert.throws(() => log.append(batch(), { nowMs: NOW }), isStorageError);
     const lines = captured.lines.filter((l) => /cannot write to/.test(l));
     assert.equal(lines.length, 1, 'one line for both failures');
-    assert.match(lines[0]!, new RegExp(`ERROR .*cannot write to ${partitionDir(env, 't').replace(/[/\\]/g, '.')}: ENOSPC`));
+    assert.match(lines[0]!, new RegExp(`level=error .*cannot write to ${partitionDir(env, 't').replace(/[/\\]/g, '.')}: ENOSPC`));
     assert.equal(storage.stats.writeErrors, 2);
     // Reads and the other partition go on.
     assert.deepEqual(readAll(log).map((r) => r.value), ['before']);
@@ -118,7 +118,7 @@ describe('disk faults (file engine)', () => {
     assert.equal(errorCodeOf(() => log.append(batch(), { nowMs: NOW })), ErrorCode.KAFKA_STORAGE_ERROR);
     assert.match(captured.lines.join(''), /partition t-0 is offline: fsync of .*00000000000000000000\.log failed; recovering/);
     await until(() => serving(log));
-    assert.match(captured.lines.join(''), /partition t-0 recovered and serving again .*logEndOffset=1 logEndOffsetBefore=2/);
+    assert.match(captured.lines.join(''), /partition t-0 recovered and serving again" .*logEndOffset=1 logEndOffsetBefore=2/);
     assert.deepEqual(readAll(log).map((r) => r.value), ['durable'], 'what no fsync covered is gone, what was acknowledged is there');
     await log.append(batch({ value: 'again' }), { nowMs: NOW }).durable;
     assert.deepEqual(readAll(log).map((r) => `${r.offset}:${r.value}`), ['0:durable', '1:again']);
