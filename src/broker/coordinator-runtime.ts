@@ -34,6 +34,7 @@ import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
 import type { Clock } from './broker-context.js';
 import type { RequestContext } from './handler.js';
+import { GroupLifecycle } from './group-lifecycle.js';
 import { readForReplay } from './offsets-replay.js';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
@@ -106,6 +107,8 @@ export interface CoordinatorRuntimeOptions {
 
 export class CoordinatorRuntime {
   readonly coordinator: GroupCoordinator;
+  /** The groups' lifecycle log lines and rebalance counts. */
+  readonly lifecycle: GroupLifecycle;
   private readonly storage: Storage;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -132,6 +135,7 @@ export class CoordinatorRuntime {
     this.log = options.log;
     this.offsetsTopicSegmentBytes = options.offsetsTopicSegmentBytes;
     this.coordinator = new GroupCoordinator(options.coordinator);
+    this.lifecycle = new GroupLifecycle(options.log, options.clock);
   }
 
   /** Replays `__consumer_offsets` (when it exists) and arms the coordinator's timers. */
@@ -242,7 +246,9 @@ export class CoordinatorRuntime {
       if ('schedule' in t) this.schedule(t.schedule, t.atMs);
       else this.cancel(t.cancel);
     }
-    const { token } = result;
+    const { token, events } = result;
+    // Without a token the result cannot be reverted: what it tells has happened.
+    if (token === null && events.length > 0) this.lifecycle.handle(events);
     if (result.records.length === 0 && result.replies.length === 0 && token === null) return;
     const appended = result.records.length > 0 ? this.append(result.records) : Promise.resolve(ErrorCode.NONE);
     // Nothing in flight: an old failure does not concern this result.
@@ -252,6 +258,10 @@ export class CoordinatorRuntime {
     this.chain = ready;
     const settled = ready.then((errorCode) => {
       this.inFlight--;
+      if (token !== null && events.length > 0) {
+        if (errorCode === ErrorCode.NONE) this.lifecycle.handle(events);
+        else this.log.debug('group events reverted', { events: events.length, errorCode });
+      }
       // Results settle in order (each waits for the one before), as the coordinator needs.
       if (token !== null) this.settle(token, errorCode);
       if (result.replies.length > 0) this.deliver(result.replies, errorCode);

@@ -227,7 +227,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     applyRecord(s, tombstone, op.nowMs);
     op.record(tombstone);
   }
-  writeConsumerGroupRecords(s, op, records);
+  writeConsumerGroupRecords(s, op, records, epochReason(group, memberId, hasSubscriptionChanged, bump));
   const written = s.consumerGroups.get(groupId);
   for (const removed of regexRemovals) written?.updateResolvedRegex(removed, null);
   if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
@@ -264,7 +264,7 @@ function leave(s: CoordinatorState, op: Operation, req: Request): Response {
   if (req.instanceId === null) {
     const member = group.member(req.memberId);
     if (member === undefined) throw unknownMemberId(`Member ${req.memberId} is not a member of group ${req.groupId}.`);
-    fenceMembers(s, op, group, [member]);
+    fenceMembers(s, op, group, [member], 'left');
     return response;
   }
   const member = group.staticMember(req.instanceId);
@@ -276,6 +276,14 @@ function leave(s: CoordinatorState, op: Operation, req: Request): Response {
     staticMemberLeave(s, op, group, member);
     return { ...response, memberId: member.memberId, memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH };
   }
-  fenceMembers(s, op, group, [member]);
+  fenceMembers(s, op, group, [member], 'left');
   return response;
+}
+
+/** Why a heartbeat bumps the group epoch (used only when it does). */
+function epochReason(group: ConsumerGroup, memberId: string, subscriptionChanged: boolean, bump: boolean): string {
+  if (!group.members.has(memberId)) return `member ${memberId} joined`;
+  if (subscriptionChanged) return `member ${memberId} updated its subscription`;
+  if (bump) return `member ${memberId} changed its server assignor`;
+  return 'the metadata of subscribed topics changed';
 }

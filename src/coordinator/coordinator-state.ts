@@ -53,6 +53,15 @@ export class OffsetStore {
     return this.byGroup.get(groupId);
   }
 
+  /** Every offset, group by group, in the order OffsetFetch lists them. */
+  forEach(visit: (groupId: string, topic: string, partition: number, committedOffset: bigint) => void): void {
+    for (const [groupId, topics] of this.byGroup) {
+      for (const [topic, partitions] of topics) {
+        for (const [partition, o] of partitions) visit(groupId, topic, partition, o.committedOffset);
+      }
+    }
+  }
+
   /** Every (topic, partition) the group has an offset for. */
   partitionsOf(groupId: string): { topic: string; partition: number }[] {
     const out: { topic: string; partition: number }[] = [];

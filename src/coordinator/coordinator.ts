@@ -31,6 +31,8 @@ import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offset
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './rebalance.js';
 import { parkedRequests, settleRevert, touchedGroups, touchedTimers } from './revert.js';
+import type { ConsumerGroupState } from './consumer/group.js';
+import type { GroupType } from './events.js';
 import type { GroupState } from './state.js';
 import { syncGroup } from './sync.js';
 import {
@@ -43,6 +45,17 @@ import {
   type ResultToken,
   type TimerKey,
 } from './types.js';
+
+/** What a metrics scrape reads about every group: cheap to build, nothing else. */
+export interface GroupSummary {
+  readonly groupId: string;
+  readonly groupType: GroupType;
+  /** Kafka's state name: a classic group's, or a consumer group's (Empty, Assigning, Reconciling, Stable). */
+  readonly state: GroupState | ConsumerGroupState;
+  readonly members: number;
+  /** The generation (classic) or group epoch (consumer). */
+  readonly generation: number;
+}
 
 /** A read-only view of a group, for logs, metrics and tests. */
 export interface GroupSnapshot {
@@ -254,6 +267,26 @@ export class GroupCoordinator {
   /** Every group id, classic groups first. */
   groupIds(): string[] {
     return [...this.s.groups.keys(), ...this.s.consumerGroups.keys()];
+  }
+
+  /** Every group's state, members and generation (metrics). */
+  groupSummaries(): GroupSummary[] {
+    const out: GroupSummary[] = [];
+    for (const g of this.s.groups.values()) {
+      out.push({ groupId: g.groupId, groupType: 'classic', state: g.state, members: g.numMembers, generation: g.generationId });
+    }
+    for (const g of this.s.consumerGroups.values()) {
+      out.push({ groupId: g.groupId, groupType: 'consumer', state: g.state, members: g.numMembers, generation: g.groupEpoch });
+    }
+    return out;
+  }
+
+  /**
+   * Calls `visit` with every committed offset, group by group (metrics: lag against the log
+   * end offsets). Read-only; the coordinator must not be called from `visit`.
+   */
+  forEachCommittedOffset(visit: (groupId: string, topic: string, partition: number, committedOffset: bigint) => void): void {
+    this.s.offsets.forEach(visit);
   }
 
   /** A consumer group as ConsumerGroupDescribe shows it, for logs and tests. */

@@ -146,6 +146,7 @@ export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestCon
           op.record(r);
         }
         deleteConsumerGroup(s, op, consumerGroup);
+        op.event({ type: 'group-deleted', groupType: 'consumer', groupId, reason: 'DeleteGroups' });
       }
       results.push({ groupId, errorCode: empty ? ErrorCode.NONE : ErrorCode.NON_EMPTY_GROUP });
       continue;
@@ -160,6 +161,7 @@ export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestCon
         applyRecord(s, r, op.nowMs);
         op.record(r);
       }
+      op.event({ type: 'group-deleted', groupType: 'classic', groupId, reason: 'DeleteGroups' });
     }
     results.push({ groupId, errorCode: error });
   }

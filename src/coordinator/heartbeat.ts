@@ -14,6 +14,7 @@ import {
   maybePrepareRebalanceOrCompleteJoin,
   removeMember,
   rescheduleHeartbeat,
+  withClientReason,
 } from './rebalance.js';
 import { heartbeatResponse, leaveGroupResponse } from './responses.js';
 import { assertNever, type RequestContext } from './types.js';
@@ -80,12 +81,15 @@ export function leaveGroup(s: CoordinatorState, op: Operation, ctx: RequestConte
   s.changing(group);
   const results = identities.map((m) => memberResult(m, leaveOne(op, group, m)));
 
-  if (results.some((r) => r.errorCode === ErrorCode.NONE)) {
+  const left = identities.filter((_, i) => results[i]!.errorCode === ErrorCode.NONE);
+  if (left.length > 0) {
     switch (group.state) {
       case 'Stable':
-      case 'CompletingRebalance':
-        maybePrepareRebalanceOrCompleteJoin(s, op, group);
+      case 'CompletingRebalance': {
+        const ids = left.map((m) => (m.memberId !== '' ? m.memberId : `instance ${m.groupInstanceId}`)).join(', ');
+        maybePrepareRebalanceOrCompleteJoin(s, op, group, withClientReason(`removing member ${ids} on LeaveGroup`, left[0]!.reason));
         break;
+      }
       case 'PreparingRebalance':
         maybeCompleteJoinPhase(s, op, group);
         break;
@@ -104,7 +108,7 @@ function leaveOne(op: Operation, group: ClassicGroup, identity: MemberIdentity):
     // Removal by group.instance.id only.
     const memberId = identity.groupInstanceId === null ? undefined : group.staticMemberId(identity.groupInstanceId);
     if (memberId === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-    removeCurrentMember(op, group, memberId);
+    removeCurrentMember(op, group, memberId, identity.reason ?? null);
     return ErrorCode.NONE;
   }
   if (group.isPendingMember(identity.memberId)) {
@@ -114,14 +118,14 @@ function leaveOne(op: Operation, group: ClassicGroup, identity: MemberIdentity):
   }
   const error = group.validateMember(identity.memberId, identity.groupInstanceId);
   if (error !== ErrorCode.NONE) return error;
-  removeCurrentMember(op, group, identity.memberId);
+  removeCurrentMember(op, group, identity.memberId, identity.reason ?? null);
   return ErrorCode.NONE;
 }
 
-function removeCurrentMember(op: Operation, group: ClassicGroup, memberId: string): void {
+function removeCurrentMember(op: Operation, group: ClassicGroup, memberId: string, clientReason: string | null): void {
   op.cancel(heartbeatKey(group.groupId, memberId));
   const member = group.member(memberId)!;
   // A member may leave while its JoinGroup is parked (e.g. an admin removes it).
   answerJoin(op, group, member, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, memberId: '' });
-  removeMember(op, group, memberId);
+  removeMember(op, group, memberId, 'left', clientReason);
 }

@@ -1,5 +1,7 @@
 /** The group coordinator (classic and KIP-848 consumer groups, committed offsets) as a pure state machine. */
-export { GroupCoordinator, type GroupSnapshot } from './coordinator.js';
+export { GroupCoordinator, type GroupSnapshot, type GroupSummary } from './coordinator.js';
+export type { GroupEvent, GroupType, MemberRemovalCause } from './events.js';
+export { CONSUMER_GROUP_STATES, type ConsumerGroupState } from './consumer/group.js';
 export { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
 export { consumerGroupHeartbeatError } from './consumer-group-heartbeat.js';
 export type { TopicImage } from './consumer/metadata.js';

@@ -19,6 +19,7 @@ import {
   prepareRebalance,
   removeMember,
   rescheduleHeartbeat,
+  withClientReason,
 } from './rebalance.js';
 import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from './records.js';
 import { joinGroupError, joinGroupResponse } from './responses.js';
@@ -74,7 +75,7 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
   const group = s.changing(existing ?? s.getOrCreateGroup(req.groupId, op.nowMs));
 
   if (!acceptJoiningMember(s, group, req.memberId)) {
-    removeMember(op, group, req.memberId);
+    removeMember(op, group, req.memberId, 'group-max-size');
     fail(ErrorCode.GROUP_MAX_SIZE_REACHED, UNKNOWN_MEMBER_ID);
   } else if (isUnknownMember) {
     joinNewMember(s, op, group, join);
@@ -174,20 +175,22 @@ function joinExistingMember(s: CoordinatorState, op: Operation, group: ClassicGr
       }),
     );
 
+  const updating = `updating metadata for member ${memberId} during ${group.state}`;
   switch (group.state) {
     case 'PreparingRebalance':
-      return updateMemberThenRebalanceOrCompleteJoin(s, op, group, member, join);
+      return updateMemberThenRebalanceOrCompleteJoin(s, op, group, member, join, updating);
     case 'CompletingRebalance':
       // Same metadata: probably a retry of a lost JoinGroup response; resend this generation's.
       if (member.matches(req.protocols)) {
         return currentGeneration(group.isLeader(memberId) ? group.currentMembersForLeader() : []);
       }
-      return updateMemberThenRebalanceOrCompleteJoin(s, op, group, member, join);
+      return updateMemberThenRebalanceOrCompleteJoin(s, op, group, member, join, updating);
     case 'Stable':
       // The leader rejoining forces a rebalance: that is how it reacts to metadata changes
       // (new partitions) that do not change any member's subscription.
       if (group.isLeader(memberId) || !member.matches(req.protocols)) {
-        return updateMemberThenRebalanceOrCompleteJoin(s, op, group, member, join);
+        const reason = group.isLeader(memberId) ? `leader ${memberId} re-joining group during Stable` : updating;
+        return updateMemberThenRebalanceOrCompleteJoin(s, op, group, member, join, reason);
       }
       return currentGeneration([]);
     case 'Empty':
@@ -205,6 +208,7 @@ function updateMemberThenRebalanceOrCompleteJoin(
   group: ClassicGroup,
   member: ClassicGroupMember,
   join: Join,
+  reason: string,
 ): void {
   const superseded = group.updateMember(
     member,
@@ -218,7 +222,7 @@ function updateMemberThenRebalanceOrCompleteJoin(
   if (superseded !== null) {
     op.reply(superseded.requestId, joinGroupError(superseded.apiVersion, ErrorCode.REBALANCE_IN_PROGRESS, member.memberId));
   }
-  maybePrepareRebalanceOrCompleteJoin(s, op, group);
+  maybePrepareRebalanceOrCompleteJoin(s, op, group, withClientReason(reason, join.req.reason));
 }
 
 function addMemberThenRebalanceOrCompleteJoin(s: CoordinatorState, op: Operation, group: ClassicGroup, join: Join, memberId: string): void {
@@ -237,10 +241,15 @@ function addMemberThenRebalanceOrCompleteJoin(s: CoordinatorState, op: Operation
   // A member arriving during the initial delay extends it (see tryCompleteInitialRebalanceElseSchedule).
   if (group.is('PreparingRebalance') && group.previousState === 'Empty') group.newMemberAdded = true;
   group.add(member, join.parked);
+  op.event({
+    type: 'member-joined', groupType: 'classic', groupId: group.groupId, memberId, groupInstanceId: member.groupInstanceId,
+    clientId: ctx.clientId, clientHost: ctx.clientHost, protocol: 'classic',
+  });
   // A new member cannot heartbeat while its JoinGroup is parked, and a client that gave up
   // and retried would leave a defunct member behind: its join times out instead.
   rescheduleHeartbeat(op, group, member, s.config.newMemberJoinTimeoutMs);
-  maybePrepareRebalanceOrCompleteJoin(s, op, group);
+  const instance = member.groupInstanceId === null ? '' : ` with group instance id ${member.groupInstanceId}`;
+  maybePrepareRebalanceOrCompleteJoin(s, op, group, withClientReason(`adding new member ${memberId}${instance}`, req.reason));
 }
 
 /**
@@ -264,13 +273,18 @@ function updateStaticMemberThenRebalanceOrCompleteJoin(
   answerJoin(op, group, old, { errorCode: ErrorCode.FENCED_INSTANCE_ID, memberId: oldMemberId, protocolName: null, leader: '' });
   answerSync(op, group, old, { errorCode: ErrorCode.FENCED_INSTANCE_ID });
   const member = group.replaceStaticMember(groupInstanceId, oldMemberId, newMemberId);
+  // A restarted static member: it comes back under a new member id, the old one is gone.
+  op.event({ type: 'member-joined', groupType: 'classic', groupId: group.groupId, memberId: newMemberId, groupInstanceId, clientId: ctx.clientId, clientHost: ctx.clientHost, protocol: 'classic' });
   // The old id's session timer will fire for a member that no longer exists, harmlessly.
   rescheduleHeartbeat(op, group, member);
   group.updateMember(member, ownProtocols(req.protocols), join.rebalanceTimeoutMs, req.sessionTimeoutMs, join.parked);
 
   switch (group.state) {
     case 'Stable': {
-      if (group.protocolName !== group.selectProtocol()) return maybePrepareRebalanceOrCompleteJoin(s, op, group);
+      if (group.protocolName !== group.selectProtocol()) {
+        const reason = `group's selectedProtocol will change because static member ${newMemberId} with instance id ${groupInstanceId} joined with change of protocol`;
+        return maybePrepareRebalanceOrCompleteJoin(s, op, group, withClientReason(reason, req.reason));
+      }
       // Persist the new member id, then answer (the runtime releases the reply once durable).
       op.record(groupMetadataRecord(group, currentAssignments(group)));
       const isLeader = group.isLeader(newMemberId);
@@ -292,7 +306,7 @@ function updateStaticMemberThenRebalanceOrCompleteJoin(
     }
     case 'CompletingRebalance':
       // The leader may already be assigning with the old id: rebalance so the new id gets a share.
-      return prepareRebalance(s, op, group);
+      return prepareRebalance(s, op, group, withClientReason(`updating metadata for static member ${newMemberId} with instance id ${groupInstanceId}`, req.reason));
     case 'PreparingRebalance':
       return maybeCompleteJoinPhase(s, op, group);
     case 'Empty':

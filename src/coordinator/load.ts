@@ -108,7 +108,10 @@ function groupFromRecord(groupId: string, value: GroupMetadataValue): ClassicGro
 export function loaded(s: CoordinatorState, op: Operation): void {
   for (const group of s.groups.values()) {
     for (const member of group.members.values()) rescheduleHeartbeat(op, group, member);
-    if (group.numMembers > s.config.maxGroupSize) prepareRebalance(s, op, s.changing(group));
+    if (group.numMembers > s.config.maxGroupSize) {
+      const reason = `freshly-loaded group is over capacity (${group.numMembers} members, group.max.size ${s.config.maxGroupSize}); rebalancing so that members can commit offsets`;
+      prepareRebalance(s, op, s.changing(group), reason);
+    }
   }
   op.schedule(OFFSETS_EXPIRATION_KEY, s.config.offsetsRetentionCheckIntervalMs, { kind: 'offsets-expiration' });
 }

@@ -20,6 +20,7 @@ import type { OffsetDeleteRequestData, OffsetDeleteResponseData } from '../proto
 import { encodeConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
 import { consumerGroupTombstones, consumerOffsetCommitError, consumerOffsetFetchError, type CommitPartitionCheck } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
+import type { GroupType } from './events.js';
 import type { ClassicGroup } from './group.js';
 import type { Operation } from './operation.js';
 import { rescheduleHeartbeat } from './rebalance.js';
@@ -262,7 +263,12 @@ function expirationBase(group: ClassicGroup): ((o: OffsetAndMetadata) => number)
 export function expireOffsets(s: CoordinatorState, op: Operation): void {
   const retentionMs = s.config.offsetsRetentionMs;
   const records: CoordinatorRecord[] = [];
+  const tell = (groupType: GroupType, groupId: string, expired: number, deleted: boolean): void => {
+    if (expired > 0) op.event({ type: 'offsets-expired', groupType, groupId, count: expired });
+    if (deleted) op.event({ type: 'group-deleted', groupType, groupId, reason: 'its offsets expired and it has no members' });
+  };
   for (const group of s.groups.values()) {
+    const start = records.length;
     const byTopic = s.offsets.ofGroup(group.groupId);
     let allExpired = true;
     if (byTopic !== undefined) {
@@ -284,11 +290,15 @@ export function expireOffsets(s: CoordinatorState, op: Operation): void {
         }
       }
     }
-    if (allExpired && group.is('Empty')) records.push(groupMetadataTombstone(group.groupId));
+    const deleted = allExpired && group.is('Empty');
+    if (deleted) records.push(groupMetadataTombstone(group.groupId));
+    const expired = records.length - start - (deleted ? 1 : 0);
+    tell('classic', group.groupId, expired, deleted);
   }
   // Consumer groups: by commit time, topics a member subscribes to never expire, and an
   // Empty group goes once its offsets have (Kafka's cleanupGroupMetadata).
   for (const group of s.consumerGroups.values()) {
+    const start = records.length;
     let allExpired = true;
     for (const [topic, partitions] of s.offsets.ofGroup(group.groupId) ?? []) {
       if (group.isSubscribedToTopic(topic)) {
@@ -301,7 +311,10 @@ export function expireOffsets(s: CoordinatorState, op: Operation): void {
         else allExpired = false;
       }
     }
-    if (allExpired && group.numMembers === 0) records.push(...consumerGroupTombstones(group).map(encodeConsumerGroupRecord));
+    const expired = records.length - start;
+    const deleted = allExpired && group.numMembers === 0;
+    if (deleted) records.push(...consumerGroupTombstones(group).map(encodeConsumerGroupRecord));
+    tell('consumer', group.groupId, expired, deleted);
   }
   for (const r of records) {
     applyRecord(s, r, op.nowMs);

@@ -6,6 +6,7 @@
  * key means (a TimerAction), so `onTimer(key)` needs no parsing, and a key that fires after
  * being cancelled or replaced is recognised as stale.
  */
+import type { GroupEvent } from './events.js';
 import type { Journal } from './journal.js';
 import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, ResultToken, TimerKey, TimerOp } from './types.js';
 
@@ -137,10 +138,18 @@ export class TimerTable {
   }
 }
 
+export interface OperationMark {
+  readonly replies: number;
+  readonly timers: number;
+  readonly records: number;
+  readonly events: number;
+}
+
 export class Operation {
   private readonly replies: CoordinatorReply[] = [];
   private readonly timerOps: TimerOp[] = [];
   private readonly records: CoordinatorRecord[] = [];
+  private readonly events: GroupEvent[] = [];
 
   constructor(
     readonly nowMs: number,
@@ -178,16 +187,22 @@ export class Operation {
     this.records.push(record);
   }
 
-  /** How far the operation got (with Journal.savepoint: see CoordinatorState.attempt). */
-  mark(): { readonly replies: number; readonly timers: number; readonly records: number } {
-    return { replies: this.replies.length, timers: this.timerOps.length, records: this.records.length };
+  /** Something that happened to a group, for the runtime's logs and metrics (events.ts). */
+  event(event: GroupEvent): void {
+    this.events.push(event);
   }
 
-  /** Drops the replies, timer operations and records added since `mark`. */
-  truncate(mark: { readonly replies: number; readonly timers: number; readonly records: number }): void {
+  /** How far the operation got (with Journal.savepoint: see CoordinatorState.attempt). */
+  mark(): OperationMark {
+    return { replies: this.replies.length, timers: this.timerOps.length, records: this.records.length, events: this.events.length };
+  }
+
+  /** Drops the replies, timer operations, records and events added since `mark`. */
+  truncate(mark: OperationMark): void {
     this.replies.length = mark.replies;
     this.timerOps.length = mark.timers;
     this.records.length = mark.records;
+    this.events.length = mark.events;
   }
 
   /** Kafka's scheduleIfAbsent: a pending timer of that key stays as it is. */
@@ -204,6 +219,6 @@ export class Operation {
   }
 
   result(token: ResultToken | null): CoordinatorResult {
-    return { replies: this.replies, timers: this.timerOps, records: this.records, token };
+    return { replies: this.replies, timers: this.timerOps, records: this.records, events: this.events, token };
   }
 }

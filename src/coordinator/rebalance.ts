@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import type { CoordinatorState } from './coordinator-state.js';
+import type { MemberRemovalCause } from './events.js';
 import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT, type ClassicGroupMember } from './member.js';
 import { heartbeatKey, joinKey, syncKey, type Operation } from './operation.js';
@@ -49,18 +50,25 @@ export function answerSync(op: Operation, group: ClassicGroup, member: ClassicGr
  * retries into UNKNOWN_MEMBER_ID. Brook answers both at once, with that same error, so the
  * runtime never holds a request nobody will answer.
  */
-export function removeMember(op: Operation, group: ClassicGroup, memberId: string): void {
+export function removeMember(op: Operation, group: ClassicGroup, memberId: string, cause: MemberRemovalCause, clientReason: string | null = null): void {
   const member = group.member(memberId);
   if (member !== undefined) {
     answerJoin(op, group, member, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, memberId: '' });
     answerSync(op, group, member, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID });
+    op.event({ type: 'member-removed', groupType: 'classic', groupId: group.groupId, memberId, groupInstanceId: member.groupInstanceId, cause, clientReason });
   }
   group.remove(memberId);
 }
 
-export function maybePrepareRebalanceOrCompleteJoin(s: CoordinatorState, op: Operation, group: ClassicGroup): void {
-  if (group.canRebalance()) prepareRebalance(s, op, group);
+/** `reason` says why, in the words of Kafka's log line ("Preparing to rebalance group ... (reason: ...)"). */
+export function maybePrepareRebalanceOrCompleteJoin(s: CoordinatorState, op: Operation, group: ClassicGroup, reason: string): void {
+  if (group.canRebalance()) prepareRebalance(s, op, group, reason);
   else maybeCompleteJoinPhase(s, op, group);
+}
+
+/** A client's reason (JoinGroup v8+, LeaveGroup v5+) appended to the coordinator's, as Kafka does. */
+export function withClientReason(reason: string, clientReason: string | null | undefined): string {
+  return clientReason === null || clientReason === undefined || clientReason === '' ? reason : `${reason}; client reason: ${clientReason}`;
 }
 
 /**
@@ -68,7 +76,8 @@ export function maybePrepareRebalanceOrCompleteJoin(s: CoordinatorState, op: Ope
  * and the join phase gets its deadline — the initial delay for a group that was Empty,
  * else the rebalance timeout (or it completes at once when everybody already rejoined).
  */
-export function prepareRebalance(s: CoordinatorState, op: Operation, group: ClassicGroup): void {
+export function prepareRebalance(s: CoordinatorState, op: Operation, group: ClassicGroup, reason: string): void {
+  op.event({ type: 'rebalance-started', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers, reason });
   if (group.is('CompletingRebalance')) resetAndPropagateAssignmentWithError(op, group, ErrorCode.REBALANCE_IN_PROGRESS);
   group.clearPendingSyncMembers();
   op.cancel(syncKey(group.groupId));
@@ -135,7 +144,7 @@ export function completeClassicGroupJoin(s: CoordinatorState, op: Operation, gro
   op.cancel(joinKey(group.groupId));
   for (const m of group.notYetRejoinedMembers()) {
     if (m.isStaticMember) continue;
-    removeMember(op, group, m.memberId);
+    removeMember(op, group, m.memberId, 'rebalance-timeout');
     op.cancel(heartbeatKey(group.groupId, m.memberId));
   }
 
@@ -150,6 +159,7 @@ export function completeClassicGroupJoin(s: CoordinatorState, op: Operation, gro
   group.initNextGeneration(op.nowMs);
   if (group.is('Empty')) {
     op.record(groupMetadataRecord(group, new Map()));
+    op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: 0, state: 'Empty' });
     return;
   }
   for (const member of group.members.values()) {
@@ -189,15 +199,15 @@ export function expireHeartbeat(s: CoordinatorState, op: Operation, groupId: str
   removeMemberAndUpdateGroup(s, op, group, member);
 }
 
-/** Removes a failed member and moves the group on (rebalance, or finish the join phase). */
-export function removeMemberAndUpdateGroup(s: CoordinatorState, op: Operation, group: ClassicGroup, member: ClassicGroupMember): void {
+/** Removes a member whose session expired and moves the group on (rebalance, or finish the join phase). */
+function removeMemberAndUpdateGroup(s: CoordinatorState, op: Operation, group: ClassicGroup, member: ClassicGroupMember): void {
   // A new member may time out while its JoinGroup is parked: answer it so the client retries.
   answerJoin(op, group, member, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, memberId: '' });
-  removeMember(op, group, member.memberId);
+  removeMember(op, group, member.memberId, 'session-timeout');
   switch (group.state) {
     case 'Stable':
     case 'CompletingRebalance':
-      maybePrepareRebalanceOrCompleteJoin(s, op, group);
+      maybePrepareRebalanceOrCompleteJoin(s, op, group, `removing member ${member.memberId} on heartbeat expiration`);
       break;
     case 'PreparingRebalance':
       if (group.hasAllMembersJoined()) completeClassicGroupJoin(s, op, group);
@@ -222,11 +232,12 @@ export function expirePendingSync(s: CoordinatorState, op: Operation, groupId: s
     case 'CompletingRebalance':
     case 'Stable': {
       if (group.pendingSyncMembers.size === 0) return;
-      for (const memberId of [...group.pendingSyncMembers]) {
-        removeMember(op, group, memberId);
+      const pending = [...group.pendingSyncMembers];
+      for (const memberId of pending) {
+        removeMember(op, group, memberId, 'sync-timeout');
         op.cancel(heartbeatKey(groupId, memberId));
       }
-      prepareRebalance(s, op, group);
+      prepareRebalance(s, op, group, `removing members ${pending.join(', ')} on pending sync request expiration`);
       return;
     }
     default:

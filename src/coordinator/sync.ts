@@ -72,6 +72,7 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
         op.record(groupMetadataRecord(group, assignment));
         setAndPropagateAssignment(op, group, assignment);
         group.transitionTo('Stable', op.nowMs);
+        op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers, state: 'Stable' });
         onStoreFailure(s, group.groupId, group.generationId);
       }
       return;
@@ -111,6 +112,6 @@ function onStoreFailure(s: CoordinatorState, groupId: string, generationId: numb
     if (group === undefined || !group.is('CompletingRebalance') || group.generationId !== generationId) return;
     s.changing(group);
     resetAndPropagateAssignmentWithError(op, group, errorCode);
-    maybePrepareRebalanceOrCompleteJoin(s, op, group);
+    maybePrepareRebalanceOrCompleteJoin(s, op, group, `error ${errorCode} when storing group assignment during SyncGroup`);
   });
 }

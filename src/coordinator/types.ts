@@ -7,6 +7,7 @@
  * three from the result.
  */
 import { randomUUID } from 'node:crypto';
+import type { GroupEvent } from './events.js';
 
 /** The broker's handle for a request the coordinator may answer later (a parked request). */
 export type RequestId = number;
@@ -48,6 +49,11 @@ export interface CoordinatorResult {
    * replies of this result only once the records are durable.
    */
   records: CoordinatorRecord[];
+  /**
+   * What happened to groups (events.ts), for logs and metrics: they stand once the result's
+   * replies go out as they are (never for a reverted result).
+   */
+  events: GroupEvent[];
   /**
    * Set when the coordinator keeps this result's changes in case its records, or those of an
    * earlier result still pending, fail: the runtime then calls `committed(token)` or

@@ -46,7 +46,7 @@ export function consumerGroupTombstones(group: ConsumerGroup): ConsumerGroupReco
 /** Deletes the group's records (DeleteGroups, expiration, a JoinGroup taking an Empty group over). */
 export function deleteConsumerGroup(s: CoordinatorState, op: Operation, group: ConsumerGroup): void {
   for (const regex of [...group.resolvedRegularExpressions.keys()]) group.updateResolvedRegex(regex, null);
-  writeConsumerGroupRecords(s, op, consumerGroupTombstones(group));
+  writeConsumerGroupRecords(s, op, consumerGroupTombstones(group), null);
 }
 
 /**
@@ -148,7 +148,7 @@ export function leaveConsumerGroup(s: CoordinatorState, op: Operation, group: Co
     leaving.set(member.memberId, member);
     return response;
   });
-  fenceMembers(s, op, group, [...leaving.values()]);
+  fenceMembers(s, op, group, [...leaving.values()], 'left', identities.find((m) => (m.reason ?? null) !== null)?.reason ?? null);
   return responses;
 }
 

@@ -109,7 +109,8 @@ function join(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Join
   } else {
     const target = maybeUpdateTargetAssignment(s, group, groupEpoch, member, updated, type, records, op.nowMs);
     reconciled = maybeReconcile(s, op, group, updated, target, bump, owned, records);
-    writeConsumerGroupRecords(s, op, records);
+    const reason = group.members.has(updated.memberId) ? `member ${updated.memberId} updated its subscription` : `member ${updated.memberId} joined`;
+    writeConsumerGroupRecords(s, op, records, reason);
     const written = s.consumerGroups.get(groupId);
     for (const regex of regexRemovals) written?.updateResolvedRegex(regex, null);
     if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;

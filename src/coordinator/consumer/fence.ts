@@ -6,6 +6,7 @@
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import type { CoordinatorState } from '../coordinator-state.js';
+import type { MemberRemovalCause } from '../events.js';
 import { consumerJoinKey, consumerRebalanceKey, consumerSessionKey, consumerSyncKey, type Operation } from '../operation.js';
 import { canDowngradeWithFencedMembers, convertToClassicGroup } from './migration.js';
 import type { ConsumerGroup } from './group.js';
@@ -16,8 +17,18 @@ import { writeConsumerGroupRecords } from './write.js';
 import { computeSubscribedTopicNamesWithout } from './views.js';
 import { EMPTY_ASSIGNMENT } from './assignment.js';
 
-export function fenceMembers(s: CoordinatorState, op: Operation, group: ConsumerGroup, members: readonly ConsumerGroupMember[]): void {
+export function fenceMembers(
+  s: CoordinatorState,
+  op: Operation,
+  group: ConsumerGroup,
+  members: readonly ConsumerGroupMember[],
+  cause: MemberRemovalCause,
+  clientReason: string | null = null,
+): void {
   if (members.length === 0) return;
+  for (const m of members) {
+    op.event({ type: 'member-removed', groupType: 'consumer', groupId: group.groupId, memberId: m.memberId, groupInstanceId: m.instanceId, cause, clientReason });
+  }
   // The last consumer-protocol members leaving: the group goes back to the classic protocol
   // (policy permitting), and its remaining members rebalance there.
   if (canDowngradeWithFencedMembers(s, group, members)) {
@@ -40,7 +51,8 @@ export function fenceMembers(s: CoordinatorState, op: Operation, group: Consumer
   if (members.length === group.numMembers) records.push(targetAssignmentEpochRecord(group.groupId, group.groupEpoch + 1, 0));
 
   for (const m of members) cancelMemberTimers(op, group.groupId, m.memberId);
-  writeConsumerGroupRecords(s, op, records);
+  const ids = members.map((m) => m.memberId).join(', ');
+  writeConsumerGroupRecords(s, op, records, `removing member ${ids}: ${cause}`);
   for (const regex of deletedRegexes) group.updateResolvedRegex(regex, null);
 }
 
@@ -51,7 +63,7 @@ export function fenceMembers(s: CoordinatorState, op: Operation, group: Consumer
  */
 export function staticMemberLeave(s: CoordinatorState, op: Operation, group: ConsumerGroup, member: ConsumerGroupMember): void {
   const leaving = { ...member, memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitionsPendingRevocation: EMPTY_ASSIGNMENT };
-  writeConsumerGroupRecords(s, op, [currentAssignmentRecord(group.groupId, leaving)]);
+  writeConsumerGroupRecords(s, op, [currentAssignmentRecord(group.groupId, leaving)], `static member ${member.memberId} left temporarily`);
 }
 
 export function scheduleSessionTimeout(s: CoordinatorState, op: Operation, groupId: string, memberId: string): void {
@@ -89,12 +101,12 @@ export function scheduleJoinTimeoutIfAbsent(op: Operation, groupId: string, memb
 export function expireSession(s: CoordinatorState, op: Operation, groupId: string, memberId: string): void {
   const group = s.consumerGroups.get(groupId);
   const member = group?.member(memberId);
-  if (group !== undefined && member !== undefined) fenceMembers(s, op, group, [member]);
+  if (group !== undefined && member !== undefined) fenceMembers(s, op, group, [member], 'session-timeout');
 }
 
 /** The member did not revoke in time: fenced, unless it has moved on from that epoch. */
 export function expireRebalance(s: CoordinatorState, op: Operation, groupId: string, memberId: string, memberEpoch: number): void {
   const group = s.consumerGroups.get(groupId);
   const member = group?.member(memberId);
-  if (group !== undefined && member !== undefined && member.memberEpoch === memberEpoch) fenceMembers(s, op, group, [member]);
+  if (group !== undefined && member !== undefined && member.memberEpoch === memberEpoch) fenceMembers(s, op, group, [member], 'rebalance-timeout');
 }

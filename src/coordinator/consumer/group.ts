@@ -15,6 +15,8 @@ import { hasRegex, isReconciledTo, type ConsumerGroupMember } from './member.js'
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable';
 
+export const CONSUMER_GROUP_STATES: readonly ConsumerGroupState[] = ['Empty', 'Assigning', 'Reconciling', 'Stable'];
+
 export interface SubscriptionCount {
   readonly byName: number;
   readonly byRegex: number;

@@ -55,7 +55,7 @@ export function applyRegexRefresh(s: CoordinatorState, op: Operation, groupId: s
   if (bump) records.push(epochRecord(groupId, epoch));
   // Kafka persists each resolution (a record type Brook has no schema for): applied in memory.
   for (const [regex, resolved] of updates) group.updateResolvedRegex(regex, resolved);
-  writeConsumerGroupRecords(s, op, records);
+  writeConsumerGroupRecords(s, op, records, 'the topics of its regular expressions or subscription metadata changed');
   if (bump) group.metadataRefreshDeadline = { deadlineMs: op.nowMs + METADATA_REFRESH_INTERVAL_MS, epoch };
 }
 

@@ -139,7 +139,8 @@ export function convertToConsumerGroup(s: CoordinatorState, op: Operation, class
     targetAssignmentEpochRecord(groupId, classic.generationId, 0),
     ...converted.map(({ member }) => currentAssignmentRecord(groupId, member)),
   ];
-  writeConsumerGroupRecords(s, op, records);
+  writeConsumerGroupRecords(s, op, records, null);
+  op.event({ type: 'group-converted', groupId, from: 'classic', to: 'consumer', members: converted.length });
   for (const { member } of converted) {
     op.schedule(consumerSessionKey(groupId, member.memberId), member.classicMemberMetadata!.sessionTimeoutMs, { kind: 'consumer-session', groupId, memberId: member.memberId });
   }
@@ -248,12 +249,19 @@ export function convertToClassicGroup(
     op.cancel(consumerRebalanceKey(groupId, m.memberId));
   }
   for (const regex of [...group.resolvedRegularExpressions.keys()]) group.updateResolvedRegex(regex, null);
-  writeConsumerGroupRecords(s, op, [...pending, ...records]);
+  writeConsumerGroupRecords(s, op, [...pending, ...records], null);
 
   s.putGroup(classic);
   op.record(groupMetadataRecord(classic, currentAssignments(classic)));
+  op.event({ type: 'group-converted', groupId, from: 'consumer', to: 'classic', members: classic.numMembers });
+  if (joining !== null) {
+    op.event({
+      type: 'member-joined', groupType: 'classic', groupId, memberId: joining.memberId, groupInstanceId: joining.instanceId,
+      clientId: joining.clientId, clientHost: joining.clientHost, protocol: 'classic',
+    });
+  }
   for (const m of classic.members.values()) rescheduleHeartbeat(op, classic, m);
-  if (rebalance) prepareRebalance(s, op, s.changing(classic));
+  if (rebalance) prepareRebalance(s, op, s.changing(classic), `downgrade group ${groupId} from consumer to classic`);
   return classic;
 }
 
