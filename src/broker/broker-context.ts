@@ -9,6 +9,7 @@ import type { ReadBufferPool } from '../storage/read-buffer-pool.js';
 import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
 import type { CoordinatorRuntime } from './coordinator-runtime.js';
+import type { BrokerMetrics } from './metrics/broker-metrics.js';
 
 export interface Clock {
   nowMs(): number;
@@ -37,6 +38,8 @@ export interface BrokerContext {
   readonly readBuffers: ReadBufferPool;
   /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
   readonly groups: CoordinatorRuntime;
+  /** Counters the request path keeps (requests per API, traffic per topic). */
+  readonly metrics: BrokerMetrics;
 }
 
 export interface AppendNotifier {

@@ -11,6 +11,8 @@ import { Connection, type ConnectionInfo } from './connection.js';
 import { ConnectionMonitor, type ConnectionStats } from './connection-stats.js';
 import { CoordinatorRuntime } from './coordinator-runtime.js';
 import { ALL_HANDLERS } from './handlers/index.js';
+import { BrokerMetrics } from './metrics/broker-metrics.js';
+import { MetricsServer } from './metrics/metrics-server.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
 import { openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
@@ -41,7 +43,13 @@ export class Broker {
     private readonly server: Server,
     readonly context: BrokerContext,
     private readonly monitor: ConnectionMonitor,
+    private readonly metricsServer: MetricsServer | null,
   ) {}
+
+  /** The port of the metrics endpoint (GET /metrics, /health); null when it serves none. */
+  get metricsPort(): number | null {
+    return this.metricsServer?.port ?? null;
+  }
 
   /** Counters since start-up (a copy: it does not change as the broker goes on). */
   get stats(): BrokerStats {
@@ -124,6 +132,18 @@ export class Broker {
     }
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    let metricsServer: MetricsServer | null = null;
+    if (config.metricsPort !== null) {
+      try {
+        metricsServer = await MetricsServer.listen(config.host, config.metricsPort, log.child('metrics'));
+      } catch (err) {
+        log.error('cannot listen for metrics', { host: config.host, port: config.metricsPort, err });
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await groups.stop();
+        if (givenStorage === undefined) await storage.close();
+        throw err;
+      }
+    }
 
     const handlers = new Map<number, ApiHandler>(ALL_HANDLERS.map((h) => [h.api.apiKey, h as ApiHandler]));
     const context: BrokerContext = {
@@ -137,10 +157,11 @@ export class Broker {
       appends: createAppendNotifier(),
       readBuffers: new ReadBufferPool(),
       groups,
+      metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
     };
     const monitor = new ConnectionMonitor(log, config.maxConnections);
-    const broker = new Broker(config, server, context, monitor);
+    const broker = new Broker(config, server, context, monitor, metricsServer);
     server.on('connection', (socket) => {
       // max.connections open: the new connection is closed at once. (Kafka's acceptor instead
       // stops accepting until one closes, leaving clients waiting in the listen backlog until
@@ -170,7 +191,11 @@ export class Broker {
     }, config.retentionCheckIntervalMs);
     broker.retentionTimer.unref();
     if (config.logCleanerEnable) broker.scheduleCleaner();
-    log.info('started', { host: config.host, port, dataDir: config.dataDir ?? '(memory)', clusterId: storage.clusterId });
+    metricsServer?.serve(context.metrics, { connections: monitor.stats, storage, groups });
+    log.info('started', {
+      host: config.host, port, dataDir: config.dataDir ?? '(memory)', clusterId: storage.clusterId,
+      ...(metricsServer !== null ? { metricsPort: metricsServer.port } : {}),
+    });
     return broker;
   }
 
@@ -191,10 +216,15 @@ export class Broker {
 
   /** One pass of the log cleaner now (also what the timer runs). */
   async runCleaner(): Promise<LogCleanerStats> {
+    const startedAt = performance.now();
+    const seconds = (): number => (performance.now() - startedAt) / 1000;
     try {
-      return await this.context.storage.cleanLogs(this.context.clock.nowMs());
+      const stats = await this.context.storage.cleanLogs(this.context.clock.nowMs());
+      this.context.metrics.cleanerPass(stats, seconds(), this.context.clock.nowMs());
+      return stats;
     } catch (err) {
       this.context.log.error('log cleaner failed', { err });
+      this.context.metrics.cleanerPass(null, seconds(), this.context.clock.nowMs());
       return { partitionsCleaned: 0, recordsRemoved: 0, bytesBefore: 0, bytesAfter: 0 };
     }
   }
@@ -202,6 +232,7 @@ export class Broker {
   /** Stops accepting, closes connections, makes everything durable and closes files. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.metricsServer?.markStopping();
       if (this.retentionTimer) clearInterval(this.retentionTimer);
       if (this.cleanerTimer) clearTimeout(this.cleanerTimer);
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -209,6 +240,7 @@ export class Broker {
       await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');
       await closed;
+      await this.metricsServer?.close();
       // A failed flush (a failing disk) must not keep the files open: close says what failed.
       await this.context.storage.flush().catch((err: unknown) => this.context.log.error('final flush failed', { err }));
       await this.context.storage.close();

@@ -99,6 +99,11 @@ export interface BrokerConfig {
   readonly retentionCheckIntervalMs: number;
   /** Broker-level defaults for topic configs (e.g. retention.ms), by topic config name. */
   readonly topicDefaults: Readonly<Record<string, string>>;
+  /**
+   * Port of the HTTP endpoint for operators (GET /metrics in Prometheus's format, GET /health)
+   * on `host`; 0 lets the OS choose; null (the default) serves none.
+   */
+  readonly metricsPort: number | null;
 }
 
 export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
@@ -137,6 +142,7 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   flush: 'always',
   retentionCheckIntervalMs: 5 * 60 * 1000,
   topicDefaults: {},
+  metricsPort: null,
 };
 
 export function brokerConfig(overrides: Partial<BrokerConfig> = {}): BrokerConfig {

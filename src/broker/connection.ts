@@ -37,6 +37,7 @@ import type { BrokerContext } from './broker-context.js';
 import { NO_RESPONSE, type RequestContext } from './handler.js';
 import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import type { ConnectionMonitor } from './connection-stats.js';
+import type { RequestMetrics } from './metrics/broker-metrics.js';
 
 /** Stop reading from a client with this many requests awaiting their responses. */
 export const MAX_IN_FLIGHT = 100;
@@ -84,10 +85,13 @@ interface Slot {
   hurry: AbortController | null;
   /** Run when the response has been handed to the kernel (`onResponseWritten`). */
   written: (() => void)[] | null;
+  /** The request's API counters, and when its frame was taken up (performance.now()). */
+  metrics: RequestMetrics | null;
+  startedMs: number;
 }
 
 function newSlot(): Slot {
-  return { done: false, requestBytes: 0, chunks: null, hurry: null, written: null };
+  return { done: false, requestBytes: 0, chunks: null, hurry: null, written: null, metrics: null, startedMs: 0 };
 }
 
 type CloseKind = 'idle' | 'badInput' | 'error' | 'shutdown';
@@ -352,6 +356,12 @@ export class Connection {
     }
     const slot: Slot = newSlot();
     slot.requestBytes = frame.length;
+    const metrics = this.broker.metrics.request(api.apiKey) ?? null;
+    if (metrics !== null) {
+      metrics.count++;
+      slot.metrics = metrics;
+      slot.startedMs = performance.now();
+    }
     const ctx: RequestContext = {
       broker: this.broker,
       header,
@@ -374,7 +384,10 @@ export class Connection {
       this.close(`internal error in ${api.name}`, 'error');
       return false;
     }
-    if (result === NO_RESPONSE) return false;
+    if (result === NO_RESPONSE) {
+      metrics?.duration.observe((performance.now() - slot.startedMs) / 1000);
+      return false;
+    }
     this.enqueue(api, version, header.correlationId, result, slot);
     return result instanceof Promise;
   }
@@ -394,6 +407,7 @@ export class Connection {
         return;
       }
       slot.done = true;
+      slot.metrics?.duration.observe((performance.now() - slot.startedMs) / 1000);
       if (this.queue[0] !== slot) this.hurryAheadOf(slot);
       this.flush();
     };

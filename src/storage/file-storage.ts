@@ -18,7 +18,7 @@ import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { FlushScheduler } from './flush-scheduler.js';
 import { IoFaults } from './io-faults.js';
 import { fsyncDirSync, readIfExists, unlinkIfExists, writeAllSync, writeAtomicSync } from './fs-util.js';
-import { BaseStorage, type StorageEngine } from './storage-base.js';
+import { BaseStorage, type EngineStats, type StorageEngine } from './storage-base.js';
 import { acquireDirLock } from './dir-lock.js';
 import type { FlushPolicy, Storage, StorageOptions, TopicMetadata } from './types.js';
 
@@ -56,8 +56,8 @@ class FileEngine implements StorageEngine, CheckpointSource {
     this.checkpoints = new CheckpointWriter(fs, dataDir, this, log);
   }
 
-  get stats(): { fsyncs: number; flushRounds: number; fsyncErrors: number } {
-    return this.scheduler.stats;
+  get stats(): EngineStats {
+    return { ...this.scheduler.stats, flushRoundSeconds: this.scheduler.roundSeconds.snapshot() };
   }
 
   partitionStore(topic: TopicMetadata, partition: number, created: boolean): FilePartitionStore {

@@ -19,6 +19,7 @@
  * fsync covered (partition-log.ts).
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { FSYNC_SECONDS_BOUNDS, Histogram } from '../util/histogram.js';
 import { StorageError } from './errors.js';
 import type { FlushPolicy } from './types.js';
 
@@ -100,6 +101,8 @@ export class FlushScheduler {
   private readonly closeAfterRound = new Set<SyncTarget>();
   private timer: NodeJS.Timeout | null = null;
   private counters = { fsyncs: 0, flushRounds: 0, fsyncErrors: 0 };
+  /** How long each round's fsyncs took (they run in parallel): what an acks=all append waits for the disk. */
+  readonly roundSeconds = new Histogram(FSYNC_SECONDS_BOUNDS);
 
   constructor(private readonly policy: FlushPolicy, private readonly onError: (err: Error) => void = () => undefined) {
     if (typeof policy === 'object') {
@@ -211,7 +214,9 @@ export class FlushScheduler {
     this.counters.flushRounds++;
     this.counters.fsyncs += entry.targets.size;
     const targets = [...entry.targets];
+    const startedAt = performance.now();
     void Promise.allSettled(targets.map((t) => t.sync())).then((results) => {
+      this.roundSeconds.observe((performance.now() - startedAt) / 1000);
       this.running--;
       results.forEach((r, i) => {
         if (r.status === 'rejected') entry.failures.set(targets[i]!, storageFailure(r.reason));

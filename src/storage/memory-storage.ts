@@ -6,13 +6,14 @@
 import { Catalog, NO_PERSISTENCE } from './catalog.js';
 import { RESOLVED } from './flush-scheduler.js';
 import { MemoryPartitionStore } from './memory-segment.js';
-import { BaseStorage, type StorageEngine } from './storage-base.js';
+import { BaseStorage, type EngineStats, type StorageEngine } from './storage-base.js';
+import { FSYNC_SECONDS_BOUNDS, Histogram } from '../util/histogram.js';
 import type { PartitionStore } from './segment-store.js';
 import { IoFaults } from './io-faults.js';
 import type { Storage, StorageOptions } from './types.js';
 
 class MemoryEngine implements StorageEngine {
-  readonly stats = Object.freeze({ fsyncs: 0, flushRounds: 0, fsyncErrors: 0 });
+  readonly stats: EngineStats = Object.freeze({ fsyncs: 0, flushRounds: 0, fsyncErrors: 0, flushRoundSeconds: new Histogram(FSYNC_SECONDS_BOUNDS).snapshot() });
 
   constructor(readonly faults: IoFaults) {}
 

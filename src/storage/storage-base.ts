@@ -19,8 +19,11 @@ export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 const READ_SCRATCH_BYTES = 16 * 1024;
 const RECOVERY_SCRATCH_BYTES = 1024 * 1024;
 
+/** What an engine counts itself (the rest, disk faults, `faults` counts). */
+export type EngineStats = Omit<StorageStats, keyof IoFaultStats>;
+
 export interface StorageEngine {
-  readonly stats: Omit<StorageStats, keyof IoFaultStats>;
+  readonly stats: EngineStats;
   readonly faults: IoFaults;
   /** Storage for one partition; `created`: the topic is new (remove anything left under its name). */
   partitionStore(topic: TopicMetadata, partition: number, created: boolean): PartitionStore;

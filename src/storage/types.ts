@@ -7,6 +7,7 @@
 import type { Logger } from '../util/log.js';
 import type { FileSystem } from './file-system.js';
 import type { IoFaultStats } from './io-faults.js';
+import type { HistogramSnapshot } from '../util/histogram.js';
 import type { TopicConfigEntry } from './topic-configs.js';
 
 /** Topic-level settings, with Kafka's names and defaults (see `TOPIC_CONFIG_DEFAULTS`). */
@@ -168,6 +169,11 @@ export interface StorageStats extends IoFaultStats {
   readonly flushRounds: number;
   /** fsyncs that failed (each takes its partition offline until it recovered). */
   readonly fsyncErrors: number;
+  /**
+   * Seconds each group-commit round took, its fsyncs running in parallel: what an acks=all
+   * append (and a group coordinator write) waits for the disk. Empty for the memory engine.
+   */
+  readonly flushRoundSeconds: HistogramSnapshot;
 }
 
 export interface LogCleanerStats {

@@ -34,6 +34,8 @@ export interface BrookProcess {
   readonly port: number;
   readonly bootstrap: string;
   readonly stderr: () => string;
+  /** What it printed on stdout so far (the ready line, the metrics line). */
+  readonly stdout: () => string;
   /** SIGTERM and wait; resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL and wait. */
@@ -49,11 +51,13 @@ export async function spawnBrook(args: string[], timeoutMs = 20_000, root = proj
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const address = await new Promise<{ host: string; port: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`broker did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      stdout += `${line}\n`;
       const m = /listening on (\S+):(\d+)/.exec(line);
       if (m) {
         clearTimeout(timer);
@@ -67,6 +71,7 @@ export async function spawnBrook(args: string[], timeoutMs = 20_000, root = proj
     ...address,
     bootstrap: `${address.host}:${address.port}`,
     stderr: () => stderr,
+    stdout: () => stdout,
     stop: async () => {
       child.kill('SIGTERM');
       return exited;

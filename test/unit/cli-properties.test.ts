@@ -47,6 +47,8 @@ test('numbers are read as Java\'s Integer.parseInt and Long.parseLong read them,
   assert.throws(() => config('connections.max.idle.ms=1e3'), /Not a number of type LONG/);
   assert.throws(() => config('max.connections=-1'), /Invalid value -1 for configuration max.connections: Value must be at least 0/);
   assert.throws(() => config('socket.listen.backlog.size=0'), /Value must be at least 1/);
+  assert.deepEqual(config('metrics.port = 9404'), { metricsPort: 9404 });
+  assert.throws(() => config('metrics.port=-1'), /Invalid value -1 for configuration metrics.port: Value must be at least 0/);
 });
 
 test('string values are trimmed as Kafka trims them; a continued line and escapes make a value', { timeout: 5_000 }, () => {

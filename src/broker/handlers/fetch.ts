@@ -91,6 +91,17 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
   return { topics, bytes, anyError };
 }
 
+/** The bytes each topic's response carries, for the metrics (only the pass that is sent counts). */
+function countBytesOut(ctx: RequestContext, wanted: readonly Wanted[], topics: readonly FetchableTopicResponse[]): void {
+  for (let i = 0; i < topics.length; i++) {
+    let bytes = 0;
+    for (const p of topics[i]!.partitions) bytes += p.records?.length ?? 0;
+    if (bytes === 0) continue;
+    const name = topicName(ctx, wanted[i]!);
+    if (name !== undefined) ctx.broker.metrics.topic(name).bytesOut += bytes;
+  }
+}
+
 export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
   api: Api.Fetch,
   // v0-3 return the legacy message formats (down-conversion), which Kafka 4 dropped too.
@@ -103,8 +114,10 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
       return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
     }
     const wanted: Wanted[] = request.topics.map((t) => ({ topic: t.topic, topicId: t.topicId ?? ZERO_UUID, partitions: t.partitions }));
-    const respond = (topics: FetchableTopicResponse[]): FetchResponseData =>
-      ({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: topics });
+    const respond = (topics: FetchableTopicResponse[]): FetchResponseData => {
+      countBytesOut(ctx, wanted, topics);
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: topics };
+    };
 
     // Reads are copied into pooled buffers, given back once the response is on its way.
     const lease = ctx.broker.readBuffers.lease();

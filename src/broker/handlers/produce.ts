@@ -43,6 +43,11 @@ function appendPartition(ctx: RequestContext, topicName: string, index: number, 
     checkedByRequest = true;
     const result = log.append(records, { nowMs: broker.clock.nowMs() });
     broker.appends.notifyAppend(topicName, index);
+    if (!result.duplicate) {
+      const traffic = broker.metrics.topic(topicName);
+      traffic.bytesIn += records.length;
+      traffic.recordsIn += Number(result.lastOffset - result.baseOffset) + 1;
+    }
     return { response: appended(index, result), durable: result.durable };
   } catch (err) {
     if (err instanceof StorageError) {

@@ -11,6 +11,8 @@ import type { ConsumerGroupMigrationPolicy } from '../../coordinator/types.js';
 import type { Command } from '../command.js';
 import { topicDefaultsFromBrokerConfig, TOPIC_CONFIG_DEFS } from '../../storage/topic-configs.js';
 import { atLeast, javaTrim, parseBoolean, parseInt32, parseInt64, parseProperties } from '../properties.js';
+import { createLogger, parseLogFormat, parseLogLevel } from '../../util/log.js';
+import { UsageError } from '../options.js';
 
 function isTopicDefaultSetting(key: string): boolean {
   for (const d of TOPIC_CONFIG_DEFS.values()) if (d.synonyms.some((s) => s.name === key)) return true;
@@ -29,8 +31,17 @@ Options:
   --group-min-session-timeout-ms MS        Kafka's group.min.session.timeout.ms (default 6000)
   --group-max-session-timeout-ms MS        Kafka's group.max.session.timeout.ms (default 1800000)
   --group-max-size N                       Kafka's group.max.size (default unbounded)
+  --metrics-port PORT                      serve GET /metrics (Prometheus) and GET /health on HOST:PORT
+                                           (0 = any free port; default: no metrics endpoint)
+  --log-level LEVEL                        debug, info, warn, error or silent (default info, or BROOK_LOG_LEVEL)
+  --log-format FORMAT                      text (logfmt: key=value) or json (one object per line)
+                                           (default text, or BROOK_LOG_FORMAT)
   --config FILE                            a Kafka-style properties file (Java's .properties format)
   -h, --help                               show this help
+
+Logs go to stderr. Besides requests and storage, the broker logs every group's lifecycle at
+info: members joining, leaving or expiring, rebalances starting (with the reason) and
+completing (generation, members, duration), offsets expiring, groups deleted.
 
 Properties understood in --config: host, port, advertised.host.name, node.id, log.dirs,
 num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
@@ -44,7 +55,7 @@ group.consumer.max.assignment.interval.ms,
 group.consumer.migration.policy, offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
 log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
 connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
-log.flush.policy (always|never|<ms>), and the broker
+log.flush.policy (always|never|<ms>), metrics.port, and the broker
 settings that are topic defaults (log.retention.hours/ms/bytes, log.segment.bytes,
 log.roll.ms, message.max.bytes, log.message.timestamp.type, ...).`;
 
@@ -70,6 +81,15 @@ function migrationPolicy(value: string): ConsumerGroupMigrationPolicy {
   const policy = value.toLowerCase();
   if (policy === 'bidirectional' || policy === 'upgrade' || policy === 'downgrade' || policy === 'disabled') return policy;
   throw new Error(`Invalid value ${value} for configuration group.consumer.migration.policy: String must be one of (case insensitive): bidirectional, upgrade, downgrade, disabled`);
+}
+
+/** A malformed option value is a usage error (exit code 2). */
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }
 
 type BrokerSettings = { -readonly [K in keyof BrokerConfig]?: BrokerConfig[K] };
@@ -116,6 +136,7 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'max.connections': config.maxConnections = atLeast(key, int(key, value), 0); break;
       case 'socket.listen.backlog.size': config.listenBacklog = positive(key, value); break;
       case 'log.retention.check.interval.ms': config.retentionCheckIntervalMs = atLeast(key, long(), 1); break;
+      case 'metrics.port': config.metricsPort = atLeast(key, int(key, value), 0); break;
       case 'log.flush.policy':
         config.flush = value === 'always' || value === 'never' ? value : { intervalMs: long() };
         break;
@@ -146,6 +167,9 @@ export const brokerCommand: Command = {
         'group-min-session-timeout-ms': { type: 'string' },
         'group-max-session-timeout-ms': { type: 'string' },
         'group-max-size': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'log-level': { type: 'string' },
+        'log-format': { type: 'string' },
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -167,8 +191,12 @@ export const brokerCommand: Command = {
     const maxSession = values['group-max-session-timeout-ms'];
     if (maxSession !== undefined) config.groupMaxSessionTimeoutMs = int('--group-max-session-timeout-ms', maxSession);
     if (values['group-max-size'] !== undefined) config.groupMaxSize = positive('--group-max-size', values['group-max-size']);
-    const broker = await Broker.start(config);
+    if (values['metrics-port'] !== undefined) config.metricsPort = atLeast('--metrics-port', int('--metrics-port', values['metrics-port']), 0);
+    const level = values['log-level'] !== undefined ? usage(() => parseLogLevel(values['log-level']!)) : undefined;
+    const format = values['log-format'] !== undefined ? usage(() => parseLogFormat(values['log-format']!)) : undefined;
+    const broker = await Broker.start({ ...config, log: createLogger('broker', level, undefined, format) });
     process.stdout.write(`brook broker listening on ${broker.host}:${broker.port}\n`);
+    if (broker.metricsPort !== null) process.stdout.write(`brook broker metrics at http://${broker.config.host}:${broker.metricsPort}/metrics\n`);
     return new Promise<number>((resolve) => {
       const shutdown = (signal: string): void => {
         process.stderr.write(`brook broker: ${signal}, shutting down\n`);
