@@ -27,7 +27,7 @@ export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly fileSystem?: FileSystem;
 }
 
-/** What an operator reads about the broker (a later metrics endpoint exports this). */
+/** What an operator reads about the broker (the metrics endpoint exports these counters too). */
 export interface BrokerStats {
   readonly connections: Readonly<ConnectionStats>;
 }
