@@ -14,6 +14,9 @@ import {
   type RebalanceMessage, type RequestMessage,
 } from '../../src/index.js';
 import { WindowedStat } from '../../src/client/metrics.js';
+import { TracedConnection } from '../../src/client/request-tracing.js';
+import { ConnectionError, type BrokerConnection } from '../../src/client/connection.js';
+import { Api } from '../../src/protocol/messages/index.js';
 import { ManualScheduler } from '../../src/util/clock.js';
 import { startBrook } from '../support/brook.js';
 import { createTopicWithKafkaJs, kafkaJs } from '../support/clients/kafkajs.js';
@@ -65,6 +68,33 @@ test('WindowedStat: rates over the time covered (at most the 30 s window), avg a
   // The window now starts at the bucket of second 1,011,000 ms: 29.5 s covered.
   assert.equal(stat.ratePerSecond(), 30 / 29.5);
   assert.deepEqual(stat.avgMax(), { avg: 30, max: 30 });
+});
+
+test('requests: without a subscriber the traced connection hands the request through untouched (no clock read); with one, each outcome is published', async (t) => {
+  let clockReads = 0;
+  const clock = { nowMs: () => { clockReads++; return 1_000 + clockReads * 5; } };
+  const answers: Promise<unknown>[] = [];
+  const inner = {
+    host: 'broker-a', port: 9092, closed: false,
+    supportedVersion: () => 3,
+    request: () => answers.shift()!,
+    sendWithoutResponse: () => Promise.resolve(),
+    close: () => undefined,
+  } as unknown as BrokerConnection;
+  const traced = new TracedConnection(inner, 'traced-client', clock);
+  const plain = Promise.resolve({ errorCode: 0 });
+  answers.push(plain);
+  assert.equal(traced.request(Api.ListGroups, { statesFilter: [], typesFilter: [] }), plain);
+  assert.equal(clockReads, 0);
+
+  const messages = listen<RequestMessage>(t, CLIENT_CHANNELS.request);
+  answers.push(Promise.resolve({ errorCode: 15 }), Promise.reject(new ConnectionError('gone')));
+  await traced.request(Api.ListGroups, { statesFilter: [], typesFilter: [] });
+  await assert.rejects(traced.request(Api.ListGroups, { statesFilter: [], typesFilter: [] }, { version: 4 }), ConnectionError);
+  assert.deepEqual(messages.map((m) => ({ ...m, error: m.error?.message ?? null })), [
+    { clientId: 'traced-client', broker: { host: 'broker-a', port: 9092 }, apiKey: 16, api: 'ListGroups', apiVersion: 3, durationMs: 5, errorCode: 15, error: null },
+    { clientId: 'traced-client', broker: { host: 'broker-a', port: 9092 }, apiKey: 16, api: 'ListGroups', apiVersion: 4, durationMs: 5, errorCode: null, error: 'gone' },
+  ]);
 });
 
 test('a consumer: request, rebalance, fetch and commit messages, and metrics() with lag, records consumed and commit latency', { timeout: 40_000 }, async (t) => {
