@@ -1,12 +1,24 @@
-/** Brook's public API. */
-export * from './protocol/index.js';
+/**
+ * Brook's public API: the Kafka clients (Consumer, Producer, Admin), their options, record
+ * types and errors, serializers, diagnostics channels and logger. The wire protocol layer
+ * (message codecs, record batches, frames) is `brook/protocol`.
+ */
 export { Admin } from './client/admin/index.js';
 export type * from './client/admin/types.js';
 export { GroupNotFoundError, GroupNotInactiveError, ResetOffsetsError } from './client/admin/errors.js';
 export * from './client/producer/index.js';
 export * from './client/consumer/index.js';
+export {
+  bufferDeserializer, bufferSerializer, jsonDeserializer, jsonSerializer, stringDeserializer, stringDeserializers, stringSerializer, stringSerializers,
+  type Deserializer, type Deserializers, type Serializer, type Serializers,
+} from './client/serdes.js';
+export { CLIENT_CHANNELS, type CommitMessage, type FetchMessage, type RebalanceMessage, type RequestMessage } from './client/diagnostics.js';
 export { ConfigError, ConnectionError, NoBrokerReachableError, RequestTimeoutError, TimeoutError, UnsupportedApiVersionError } from './client/errors.js';
 export type { CommonClientOptions } from './client/options.js';
+// What clients throw or report from the protocol layer: broker error codes and corrupt data.
+export { BrookError, ErrorCode, KafkaProtocolError, errorInfo, isRetriable, type ErrorCodeName, type KafkaErrorInfo } from './protocol/errors.js';
+export { ProtocolDecodeError } from './protocol/primitives/decode-error.js';
+export { CorruptRecordError, type CorruptRecordReason } from './protocol/records/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './util/log.js';
 export type { Scheduler, Clock, TimerHandle } from './util/clock.js';
 export type { PartitionAssignor, TopicPartition, MemberSubscription, MemberAssignment, AssignmentInput, RebalanceProtocol } from './assignors/types.js';

@@ -9,6 +9,7 @@ import { Api } from '../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
 import { NoBrokerReachableError } from './errors.js';
 import { KafkaConnection, parseBootstrap, type BrokerConnection, type ConnectionOptions } from './connection.js';
+import { TracedConnection } from './request-tracing.js';
 import { systemScheduler, type Scheduler } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
 
@@ -145,7 +146,7 @@ export class Cluster {
     const attempt = this.connectionFactory({
       host: address.host, port: address.port, clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal,
-    });
+    }).then((connection): BrokerConnection => new TracedConnection(connection, this.clientId, this.scheduler));
     this.connections.set(key, attempt);
     attempt.then((connection) => { if (this.closed) connection.close(); }, () => undefined);
     return attempt;

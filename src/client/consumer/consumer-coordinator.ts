@@ -37,6 +37,8 @@ function minus(a: readonly TopicPartition[], b: readonly TopicPartition[]): Topi
 export interface ConsumerCoordinatorHooks {
   /** Synchronous commit of all consumed positions (before eager revocation). */
   commitAllConsumedSync(): Promise<void>;
+  /** A rebalance begins (instrumentation): the member prepares to join. */
+  rebalanceStarted(): void;
   onAssigned(): void;
   requestRejoin(reason: string): void;
   wake(): void;
@@ -90,6 +92,7 @@ export class ConsumerCoordinator implements MembershipHooks {
   }
 
   async onJoinPrepare(generationValid: boolean): Promise<void> {
+    this.hooks.rebalanceStarted();
     const owned = this.subscriptions.assignedPartitions();
     if (!generationValid) {
       if (owned.length > 0) await this.callListener('onPartitionsLost', owned);

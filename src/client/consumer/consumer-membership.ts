@@ -266,6 +266,7 @@ export class ConsumerMembership implements GroupMember, HeartbeatSubject {
     this.ctx.logger.info('reconciling assignment', { group: this.ctx.lookup.groupId, memberId: this.memberId, epoch: this.memberEpoch, assigned: partitions.length, added: added.length, revoked: revoked.length });
     this.reconciling = true;
     this.rejoinedWhileReconciling = false;
+    this.ctx.rebalanceStarted();
     try {
       // No more records of the partitions that go while their offsets are committed.
       for (const tp of revoked) {

@@ -23,6 +23,8 @@ import { CoordinatorLookup } from './coordinator-lookup.js';
 import { ConsumerAbortedError, IllegalConsumerStateError } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { ClassicGroupMember, type GroupMember, type MemberContext } from './group-member.js';
+import { ConsumerInstrumentation } from './instrumentation.js';
+import type { ConsumerMetrics } from './metrics.js';
 import { OffsetCommitter, type CommitCallback, type CommitIdentity, type OffsetToCommit } from './offset-committer.js';
 import { resetPositions } from './offset-reset.js';
 import { resolveConsumerOptions, type ConsumerOptions, type GroupProtocol, type ResolvedConsumerOptions } from './options.js';
@@ -51,7 +53,12 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
 
 const NO_GENERATION: CommitIdentity = { generationId: -1, memberId: '', groupInstanceId: null };
 
-export class Consumer implements AsyncIterable<ConsumerRecord> {
+/**
+ * K, V and H are the types the `deserializers` option gives keys, values and header values
+ * (Buffer without it): `new Consumer({ ..., deserializers: { value: jsonDeserializer<Order>() } })`
+ * is a `Consumer<Buffer, Order>`.
+ */
+export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterable<ConsumerRecord<K, V, H>> {
   readonly options: ResolvedConsumerOptions;
   private readonly cluster: Cluster;
   private readonly subscriptions: SubscriptionState;
@@ -60,6 +67,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   private readonly membership: GroupMember | null;
   private readonly committer: OffsetCommitter | null;
   private readonly autoCommit: AutoCommitTask | null;
+  private readonly instrumentation: ConsumerInstrumentation;
   private pendingError: Error | null = null;
   private assignorError: Error | null = null;
   private closed = false;
@@ -69,7 +77,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
   private readonly closeController = new AbortController();
   private waiters: (() => void)[] = [];
 
-  constructor(options: ConsumerOptions) {
+  constructor(options: ConsumerOptions<K, V, H>) {
     const o = this.options = resolveConsumerOptions(options);
     this.logger = o.logger.child('consumer');
     this.cluster = new Cluster({
@@ -77,8 +85,11 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       retryBackoffMs: o.retryBackoffMs, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
     });
     this.subscriptions = new SubscriptionState(o.autoOffsetReset);
+    const instrumentation = this.instrumentation = new ConsumerInstrumentation(o.scheduler, o.clientId, o.groupId, this.subscriptions, () => ({
+      groupProtocol: o.groupProtocol, memberId: this.membership?.memberId ?? '', generationId: this.membership?.generationId ?? -1,
+    }));
     const wake = (): void => this.wake();
-    this.fetcher = new Fetcher(this.cluster, this.subscriptions, o, this.logger, wake);
+    this.fetcher = new Fetcher(this.cluster, this.subscriptions, o, this.logger, instrumentation.metrics, wake);
     if (o.groupId === null) {
       this.membership = this.committer = this.autoCommit = null;
     } else {
@@ -94,11 +105,13 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
         requestRejoin: (reason) => hooks().requestRejoin(reason),
         resetGeneration: (reason, keepMemberId) => hooks().resetGeneration(reason, keepMemberId),
         fatal: (err) => hooks().fatal(err),
-      }, this.logger);
+      }, this.logger, (offsets, durationMs, error) => instrumentation.commitCompleted(offsets, durationMs, error));
       const context: MemberContext = {
         cluster: this.cluster, lookup, subscriptions: this.subscriptions, options: o, logger: this.logger, committer,
         withCallLimit: (what, timeoutMs, operation) => this.withCallLimit(what, { timeoutMs }, operation),
+        rebalanceStarted: () => instrumentation.rebalanceStarted(),
         onAssigned: () => {
+          instrumentation.rebalanceCompleted();
           this.fetcher.clearStale();
           if (o.enableAutoCommit) this.autoCommit?.start();
         },
@@ -190,7 +203,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
    * background if the timeout ends first). Calling it says the application finished with
    * what the previous poll() returned: from now on commits include those records.
    */
-  async poll(options: PollOptions = {}): Promise<ConsumerRecord[]> {
+  async poll(options: PollOptions = {}): Promise<ConsumerRecord<K, V, H>[]> {
     this.ensureOpen();
     this.subscriptions.markPositionsConsumed();
     const records = await this.fetchRecords(options);
@@ -198,7 +211,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     return records;
   }
 
-  private async fetchRecords(options: PollOptions): Promise<ConsumerRecord[]> {
+  private async fetchRecords(options: PollOptions): Promise<ConsumerRecord<K, V, H>[]> {
     const linked = linkedSignal([options.signal, this.closeController.signal]);
     try {
       return await this.fetchRecordsUntil(options.timeoutMs ?? 1_000, linked.signal);
@@ -207,7 +220,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     }
   }
 
-  private async fetchRecordsUntil(timeoutMs: number, signal: AbortSignal): Promise<ConsumerRecord[]> {
+  private async fetchRecordsUntil(timeoutMs: number, signal: AbortSignal): Promise<ConsumerRecord<K, V, H>[]> {
     const scheduler = this.options.scheduler;
     const deadline = scheduler.nowMs() + timeoutMs;
     this.membership?.recordPoll();
@@ -223,7 +236,8 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
         continue;
       }
       await this.updateFetchPositions(signal);
-      const records = this.fetcher.fetchedRecords(this.options.maxPollRecords);
+      // The fetcher applied this consumer's deserializers, which give K, V and H.
+      const records = this.fetcher.fetchedRecords(this.options.maxPollRecords) as ConsumerRecord<K, V, H>[];
       if (records.length > 0) return records;
       this.fetcher.sendFetches();
       if (scheduler.nowMs() >= deadline) return [];
@@ -239,12 +253,12 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
    * unfinished: it is not committed and is read again after a restart. To stop after
    * finishing a record, abort `signal`: the loop then asks for the next record and ends.
    */
-  async *records(options: { signal?: AbortSignal } = {}): AsyncGenerator<ConsumerRecord, void, undefined> {
+  async *records(options: { signal?: AbortSignal } = {}): AsyncGenerator<ConsumerRecord<K, V, H>, void, undefined> {
     const signal = options.signal;
     while (!this.closed && !signal?.aborted) {
       // Everything given out so far was finished: the loop came back for more.
       this.subscriptions.markPositionsConsumed();
-      let batch: ConsumerRecord[];
+      let batch: ConsumerRecord<K, V, H>[];
       try {
         this.ensureOpen();
         batch = await this.fetchRecords({ timeoutMs: 1_000, signal });
@@ -276,7 +290,7 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
     }
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<ConsumerRecord> {
+  [Symbol.asyncIterator](): AsyncIterator<ConsumerRecord<K, V, H>> {
     return this.records();
   }
 
@@ -459,6 +473,15 @@ export class Consumer implements AsyncIterable<ConsumerRecord> {
       groupId: this.options.groupId, memberId: this.membership?.memberId ?? '', generationId: this.membership?.generationId ?? -1,
       groupInstanceId: this.options.groupInstanceId, protocol: this.membership?.protocolName ?? null, groupProtocol: this.options.groupProtocol,
     };
+  }
+
+  /**
+   * A snapshot of the consumer's metrics: records and bytes consumed, commit latency,
+   * rebalances (rates and latencies over the last 30 s of the consumer's clock), and the
+   * lag of every assigned partition.
+   */
+  metrics(): ConsumerMetrics {
+    return this.instrumentation.snapshot();
   }
 
   // ---- closing ------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  * as unhandled rejections.
  */
 import { BrookError } from '../../protocol/errors.js';
+import type { ConsumerRecord, ConsumerRecordHeader } from './record-decoding.js';
 
 /** A commit failed for good: the group rebalanced, the member was removed, or the generation moved on (Java's CommitFailedException). */
 export class CommitFailedError extends BrookError {
@@ -46,4 +47,46 @@ export class GroupError extends BrookError {
 /** A poll or commit was aborted by its AbortSignal or by close(). */
 export class ConsumerAbortedError extends BrookError {
   readonly code = 'ERR_ABORTED' as const;
+}
+
+/** Which part of a record a deserializer failed on. */
+export type DeserializationOrigin = 'key' | 'value' | 'headerValue';
+
+/**
+ * A deserializer threw for the record at `offset` of `topic`-`partition` (Java's
+ * RecordDeserializationException; the deserializer's error is the `cause`). poll() gives
+ * out the records before it first; the consumer's position stays at this record, so it
+ * is neither skipped nor committed: every poll() throws again until the application
+ * seeks past it (`consumer.seek(error, error.offset + 1n)`), e.g. after sending the raw
+ * `key` and `value` to a dead-letter topic.
+ */
+export class RecordDeserializationError extends BrookError {
+  readonly code = 'ERR_RECORD_DESERIALIZATION' as const;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  readonly origin: DeserializationOrigin;
+  /** The record's raw bytes: views of the fetched data. */
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: readonly ConsumerRecordHeader<Buffer>[];
+  readonly timestamp: number;
+  readonly timestampType: 'CreateTime' | 'LogAppendTime';
+
+  constructor(record: ConsumerRecord, origin: DeserializationOrigin, cause: unknown) {
+    super(
+      `Error deserializing the ${origin === 'headerValue' ? 'header value' : origin} of the record at offset ${record.offset} of ${record.topic}-${record.partition}; `
+        + 'seek past the record to go on consuming',
+      { cause },
+    );
+    this.topic = record.topic;
+    this.partition = record.partition;
+    this.offset = record.offset;
+    this.origin = origin;
+    this.key = record.key;
+    this.value = record.value;
+    this.headers = record.headers;
+    this.timestamp = record.timestamp;
+    this.timestampType = record.timestampType;
+  }
 }

@@ -13,6 +13,9 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { Cluster } from '../cluster.js';
 import { ZERO_UUID } from '../cluster.js';
 import type { Logger } from '../../util/log.js';
+import { fetchChannel, type FetchMessage } from '../diagnostics.js';
+import { RecordDeserializationError } from './errors.js';
+import type { ConsumerMetricsRecorder } from './metrics.js';
 import type { ResolvedConsumerOptions } from './options.js';
 import { PartitionRecords, type ConsumerRecord } from './record-decoding.js';
 import { tpKey, type SubscriptionState, type TopicPartitionState } from './subscription-state.js';
@@ -43,6 +46,7 @@ export class Fetcher {
     private readonly subscriptions: SubscriptionState,
     private readonly options: ResolvedConsumerOptions,
     private readonly logger: Logger,
+    private readonly metrics: ConsumerMetricsRecorder,
     /** Called when data arrives or a partition needs an offset reset. */
     private readonly wake: () => void,
   ) {}
@@ -53,10 +57,14 @@ export class Fetcher {
 
   /**
    * Gives out up to `max` records from buffered responses, advancing positions. Data for a
-   * partition no longer assigned, or fetched before a seek, is dropped.
+   * partition no longer assigned, or fetched before a seek, is dropped. A record that
+   * cannot be decoded or deserialized throws, unless records were taken before it: they
+   * are given out first, and the next call throws. Either way the partition's position
+   * stays at that record.
    */
-  fetchedRecords(max: number): ConsumerRecord[] {
-    const out: ConsumerRecord[] = [];
+  fetchedRecords(max: number): ConsumerRecord<unknown, unknown, unknown>[] {
+    const out: ConsumerRecord<unknown, unknown, unknown>[] = [];
+    let bytes = 0;
     for (const [key, pr] of this.buffered) {
       if (out.length >= max) break;
       const state = this.subscriptions.stateOf(pr.topic, pr.partition);
@@ -66,7 +74,24 @@ export class Fetcher {
         continue;
       }
       if (state.paused || state.revoking) continue;
-      pr.take(max - out.length, out);
+      const bytesBefore = pr.consumedBytes;
+      try {
+        pr.take(max - out.length, out);
+      } catch (err) {
+        // Nothing of this partition was given out: its position moves only past batches
+        // left behind whole, never past the record that failed.
+        state.position = pr.nextFetchOffset;
+        bytes += pr.consumedBytes - bytesBefore;
+        if (!(err instanceof RecordDeserializationError)) {
+          // Corrupt data: fetched again (and failing again) rather than read on past it.
+          this.buffered.delete(key);
+          this.following.delete(key);
+        }
+        if (out.length > 0) break;
+        this.metrics.consumed(0, bytes);
+        throw err;
+      }
+      bytes += pr.consumedBytes - bytesBefore;
       state.position = pr.nextFetchOffset;
       if (pr.lastEpoch >= 0) state.positionLeaderEpoch = pr.lastEpoch;
       state.highWatermark = pr.highWatermark;
@@ -80,6 +105,7 @@ export class Fetcher {
         }
       }
     }
+    this.metrics.consumed(out.length, bytes);
     if (out.length > 0 || this.buffered.size === 0) this.sendFetches();
     return out;
   }
@@ -180,10 +206,12 @@ export class Fetcher {
           if (p.errorCode === ErrorCode.NONE) {
             if (!behind) current.highWatermark = p.highWatermark;
             if (p.records && p.records.length > 0) {
-              (behind ? this.following : this.buffered).set(key, new PartitionRecords(
+              const records = new PartitionRecords(
                 topic, p.partitionIndex, entry.offset, entry.epoch, p.records, p.highWatermark,
-                this.options.isolationLevel === 'read_committed', p.abortedTransactions ?? null,
-              ));
+                this.options.isolationLevel === 'read_committed', p.abortedTransactions ?? null, this.options.deserializers,
+              );
+              (behind ? this.following : this.buffered).set(key, records);
+              if (fetchChannel.hasSubscribers) this.publishFetch(records);
             }
           } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && behind) {
             // Only the prefetch ahead of the position is out of range: the position is fine for now;
@@ -214,6 +242,14 @@ export class Fetcher {
     }
     this.wake();
     this.sendFetches();
+  }
+
+  private publishFetch(records: PartitionRecords): void {
+    const message: FetchMessage = {
+      clientId: this.options.clientId, topic: records.topic, partition: records.partition, fetchOffset: records.fetchOffset,
+      highWatermark: records.highWatermark, records: records.batchRecordCount(), bytes: records.sizeInBytes,
+    };
+    fetchChannel.publish(message);
   }
 
   /** One metadata refresh at a time for the assigned topics. */

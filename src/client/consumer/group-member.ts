@@ -61,6 +61,8 @@ export interface MemberContext {
    * close() ends it early.
    */
   withCallLimit<T>(what: string, timeoutMs: number | undefined, operation: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** A rebalance begins: the member prepares to join (classic) or reconciles a new target assignment (consumer protocol). */
+  rebalanceStarted(): void;
   /** The assignment changed: drop fetched data of partitions gone, start auto-commit. */
   onAssigned(): void;
   /** The assignment was cleared: drop fetched data. */
@@ -84,6 +86,7 @@ export class ClassicGroupMember implements GroupMember {
     let membership: GroupMembership;
     this.coordinator = new ConsumerCoordinator(cluster, subscriptions, assignors, options, {
       commitAllConsumedSync: () => ctx.withCallLimit('commit before rebalance', undefined, (signal) => ctx.committer.commitSync(subscriptions.allConsumed(), signal)),
+      rebalanceStarted: () => ctx.rebalanceStarted(),
       onAssigned: () => ctx.onAssigned(),
       requestRejoin: (reason) => membership.requestRejoin(reason),
       wake: () => ctx.wake(),

@@ -4,7 +4,9 @@ export type { ConsumerOptions, AutoOffsetReset, IsolationLevel, GroupProtocol } 
 export type { ConsumerRecord, ConsumerRecordHeader } from './record-decoding.js';
 export type { RebalanceListener } from './subscription-state.js';
 export type { OffsetToCommit, CommitCallback } from './offset-committer.js';
+export type { ConsumerMetrics, PartitionLag } from './metrics.js';
 export { registerAssignor, resolveAssignors, registeredAssignors, commonRebalanceProtocol, DEFAULT_ASSIGNORS } from './assignor-registry.js';
 export {
   CommitFailedError, RebalanceInProgressError, FencedInstanceIdError, NoOffsetForPartitionError, UnknownAssignorError, IllegalConsumerStateError, GroupError, ConsumerAbortedError,
+  RecordDeserializationError, type DeserializationOrigin,
 } from './errors.js';

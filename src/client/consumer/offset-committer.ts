@@ -52,6 +52,9 @@ export interface CommitGroupHooks {
 
 export type CommitCallback = (error: Error | null, offsets: readonly OffsetToCommit[]) => void;
 
+/** Told of every commit operation that had offsets to commit, once it ended (instrumentation). */
+export type CommitObserver = (offsets: readonly OffsetToCommit[], durationMs: number, error: Error | null) => void;
+
 export class OffsetCommitter {
   /** Completion chain of async commits: callbacks run in commit order. */
   private lastAsync: Promise<void> = Promise.resolve();
@@ -66,6 +69,7 @@ export class OffsetCommitter {
     private readonly subscriptions: SubscriptionState,
     private readonly group: CommitGroupHooks,
     private readonly logger: Logger,
+    private readonly observer: CommitObserver = () => undefined,
   ) {}
 
   /** One OffsetCommit attempt; throws the error classified (retriable ones as KafkaProtocolError with retriable set). */
@@ -160,6 +164,18 @@ export class OffsetCommitter {
    * epoch is retried too, once the next heartbeat response brought the current one.
    */
   async commitSync(offsets: readonly OffsetToCommit[], signal?: AbortSignal, options: { retryStaleEpoch?: boolean } = {}): Promise<void> {
+    if (offsets.length === 0) return;
+    const started = this.cluster.scheduler.nowMs();
+    try {
+      await this.commitSyncRetrying(offsets, signal, options);
+    } catch (err) {
+      this.observer(offsets, this.cluster.scheduler.nowMs() - started, err as Error);
+      throw err;
+    }
+    this.observer(offsets, this.cluster.scheduler.nowMs() - started, null);
+  }
+
+  private async commitSyncRetrying(offsets: readonly OffsetToCommit[], signal: AbortSignal | undefined, options: { retryStaleEpoch?: boolean }): Promise<void> {
     for (;;) {
       try {
         await this.commitOnce(offsets, signal);
@@ -181,8 +197,13 @@ export class OffsetCommitter {
    * (finding the coordinator included); `callback` runs after every earlier async commit's.
    */
   commitAsync(offsets: readonly OffsetToCommit[], callback?: CommitCallback): Promise<Error | null> {
+    const started = this.cluster.scheduler.nowMs();
     const attempt = withTimeLimit(this.cluster.scheduler, { what: 'commitAsync', timeoutMs: this.cluster.requestTimeoutMs }, (signal) => this.commitOnce(offsets, signal))
-      .then(() => null, (err: unknown) => err as Error);
+      .then(() => null, (err: unknown) => err as Error)
+      .then((err) => {
+        if (offsets.length > 0) this.observer(offsets, this.cluster.scheduler.nowMs() - started, err);
+        return err;
+      });
     const done = Promise.all([attempt, this.lastAsync]).then(([err]) => {
       try {
         callback?.(err, offsets);

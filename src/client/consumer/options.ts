@@ -10,7 +10,9 @@ import {
   bool, choice, int, resolveCommonOptions, resolveTable, wireString, INT32_MAX,
   type CommonClientOptions, type OptionsOf, type ResolvedCommonOptions, type ResolvedOf,
 } from '../options.js';
+import { resolveSerdes, type Deserializers } from '../serdes.js';
 import { DEFAULT_ASSIGNORS } from './assignor-registry.js';
+import type { AnyDeserializers } from './deserialize.js';
 
 export type AutoOffsetReset = 'latest' | 'earliest' | 'none';
 /** group.protocol: the classic JoinGroup/SyncGroup protocol, or KIP-848's consumer protocol (ConsumerGroupHeartbeat). */
@@ -38,7 +40,10 @@ const CONSUMER_OPTIONS = {
   isolationLevel: choice<IsolationLevel>('read_uncommitted', ['read_uncommitted', 'read_committed']),
 } as const;
 
-export interface ConsumerOptions extends CommonClientOptions, OptionsOf<typeof CONSUMER_OPTIONS> {
+/** K, V and H: what the `deserializers` give for keys, values and header values (Buffer without them). */
+export interface ConsumerOptions<K = Buffer, V = Buffer, H = Buffer> extends CommonClientOptions, OptionsOf<typeof CONSUMER_OPTIONS> {
+  /** key.deserializer / value.deserializer, and one for header values (../serdes.ts); each left out gives Buffers. */
+  readonly deserializers?: Deserializers<K, V, H>;
   /** group.id; without it only assign() works and nothing is committed. */
   readonly groupId?: string;
   /** group.instance.id: static membership. */
@@ -63,6 +68,8 @@ export interface ResolvedConsumerOptions extends ResolvedCommonOptions, Resolved
   readonly logger: Logger;
   readonly signal: AbortSignal | undefined;
   readonly connectionFactory: ConsumerOptions['connectionFactory'];
+  /** Null without any deserializer: records are given out as decoded, with no extra step. */
+  readonly deserializers: AnyDeserializers | null;
 }
 
 let clientSequence = 0;
@@ -73,12 +80,12 @@ let clientSequence = 0;
  * with the consumer protocol the broker assigns partitions and decides the session timeout
  * and heartbeat interval (group.consumer.session.timeout.ms, group.consumer.heartbeat.interval.ms).
  */
-const UNSUPPORTED_OPTIONS: Record<GroupProtocol, readonly (keyof ConsumerOptions)[]> = {
+const UNSUPPORTED_OPTIONS: Record<GroupProtocol, readonly (keyof ConsumerOptions<unknown, unknown, unknown>)[]> = {
   classic: ['groupRemoteAssignor'],
   consumer: ['assignors', 'heartbeatIntervalMs', 'sessionTimeoutMs'],
 };
 
-export function resolveConsumerOptions(o: ConsumerOptions): ResolvedConsumerOptions {
+export function resolveConsumerOptions<K, V, H>(o: ConsumerOptions<K, V, H>): ResolvedConsumerOptions {
   const common = resolveCommonOptions(o, `brook-consumer-${++clientSequence}`);
   // Only an absent rebalanceTimeoutMs follows maxPollIntervalMs: null is a bad value like any other.
   const own = resolveTable(CONSUMER_OPTIONS, { ...o, rebalanceTimeoutMs: o.rebalanceTimeoutMs === undefined ? o.maxPollIntervalMs : o.rebalanceTimeoutMs });
@@ -105,6 +112,7 @@ export function resolveConsumerOptions(o: ConsumerOptions): ResolvedConsumerOpti
     logger: o.logger ?? silentLogger,
     signal: o.signal,
     connectionFactory: o.connectionFactory,
+    deserializers: resolveSerdes('deserializers', o.deserializers as AnyDeserializers | undefined),
   };
 }
 

@@ -3,29 +3,34 @@
  * decompressed and records decoded only as poll() asks for them. Keys, values and header
  * values are views (subarray) of the response or of the decompressed batch: no copies.
  * Records below the fetch position are skipped (a batch may start before it); control
- * batches are skipped; with read_committed, records of aborted transactions too.
+ * batches are skipped; with read_committed, records of aborted transactions too. With the
+ * consumer's deserializers, each record is deserialized as it is taken (./deserialize.ts).
  */
 import { Reader } from '../../protocol/primitives/reader.js';
 import { CompressionType, decompress } from '../../protocol/records/compression.js';
 import { decodeControlRecordKey, ControlRecordType } from '../../protocol/records/control-record.js';
 import {
-  iterateBatches, LAST_OFFSET_DELTA_OFFSET, MAGIC_V2, RECORDS_OFFSET, TimestampType, validateBatch, type RecordBatchHeader, type RecordBatchView,
+  iterateBatches, LAST_OFFSET_DELTA_OFFSET, MAGIC_V2, RECORDS_COUNT_OFFSET, RECORDS_OFFSET, TimestampType, validateBatch, type RecordBatchHeader, type RecordBatchView,
 } from '../../protocol/records/record-batch.js';
 import { CorruptRecordError } from '../../protocol/records/errors.js';
 import { ProtocolDecodeError } from '../../protocol/primitives/decode-error.js';
+import { deserializeRecord, type AnyDeserializers } from './deserialize.js';
+import { RecordDeserializationError } from './errors.js';
 
-export interface ConsumerRecordHeader {
+/** A record header; its value is a Buffer unless the consumer has a `headerValue` deserializer. */
+export interface ConsumerRecordHeader<H = Buffer> {
   readonly key: string;
-  readonly value: Buffer | null;
+  readonly value: H | null;
 }
 
-export interface ConsumerRecord {
+/** A record as poll() gives it out; K, V and H are what the consumer's deserializers return (Buffer without them). */
+export interface ConsumerRecord<K = Buffer, V = Buffer, H = Buffer> {
   readonly topic: string;
   readonly partition: number;
   readonly offset: bigint;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-  readonly headers: ConsumerRecordHeader[];
+  readonly key: K | null;
+  readonly value: V | null;
+  readonly headers: ConsumerRecordHeader<H>[];
   /** Milliseconds since the epoch. */
   readonly timestamp: number;
   readonly timestampType: 'CreateTime' | 'LogAppendTime';
@@ -109,6 +114,8 @@ export class PartitionRecords {
   nextFetchOffset: bigint;
   /** Leader epoch of the last record taken. */
   lastEpoch = -1;
+  /** Bytes of the batches whose records have been given out (or started to be): the consumer's bytes-consumed metric. */
+  consumedBytes = 0;
   private readonly batches: Generator<RecordBatchView, void, undefined>;
   /** The batch being read (null between batches), its records section and where the next record starts. */
   private header: RecordBatchHeader | null = null;
@@ -125,6 +132,7 @@ export class PartitionRecords {
   private readonly abortedProducers = new Set<bigint>();
   private readonly aborted: AbortedTransactionInfo[];
   private drainedFlag = false;
+  private failure: Error | null = null;
   private endOffsetValue: bigint | null = null;
 
   constructor(
@@ -138,6 +146,7 @@ export class PartitionRecords {
     readonly highWatermark: bigint,
     private readonly readCommitted: boolean,
     aborted: readonly AbortedTransactionInfo[] | null,
+    private readonly deserializers: AnyDeserializers | null = null,
   ) {
     this.nextFetchOffset = fetchOffset;
     this.batches = iterateBatches(records);
@@ -166,16 +175,43 @@ export class PartitionRecords {
     return this.endOffsetValue;
   }
 
-  /** Appends up to `max` records to `out`; returns how many. */
-  take(max: number, out: ConsumerRecord[]): number {
+  /** Size of the fetched record batches. */
+  get sizeInBytes(): number {
+    return this.records.length;
+  }
+
+  /** Records the fetched batches hold, from their headers (control records included). */
+  batchRecordCount(): number {
+    let count = 0;
+    for (const view of iterateBatches(this.records)) {
+      if (view.magic === MAGIC_V2 && view.buffer.length >= RECORDS_OFFSET) count += view.buffer.readInt32BE(RECORDS_COUNT_OFFSET);
+    }
+    return count;
+  }
+
+  /**
+   * Appends up to `max` records to `out`; returns how many. A record that cannot be
+   * decoded or deserialized ends the take: the records before it are returned, and the
+   * next take() (or this one, when it is the first) throws, nextFetchOffset left at or
+   * before that record.
+   */
+  take(max: number, out: ConsumerRecord<unknown, unknown, unknown>[]): number {
+    if (this.failure !== null) throw this.failure;
     let n = 0;
-    while (n < max) {
-      if (this.left === 0 && !this.nextBatch()) break;
-      const record = this.readOne();
-      if (record === null) continue;
-      out.push(record);
-      this.lastEpoch = this.leaderEpoch;
-      n++;
+    try {
+      while (n < max) {
+        if (this.left === 0 && !this.nextBatch()) break;
+        const record = this.readOne();
+        if (record === null) continue;
+        out.push(record);
+        this.lastEpoch = this.leaderEpoch;
+        n++;
+      }
+    } catch (err) {
+      if (n === 0) throw err;
+      // A deserializer is simply called again; corrupt bytes may have moved the batch
+      // iterator past them, so the failure is kept instead.
+      if (!(err instanceof RecordDeserializationError)) this.failure = err as Error;
     }
     // Within a batch the position is tracked as a number; it becomes the bigint once per take().
     if (this.header !== null && n > 0) this.nextFetchOffset = BigInt(this.nextOffsetNumber);
@@ -215,6 +251,7 @@ export class PartitionRecords {
       }
       const section = view.buffer.subarray(RECORDS_OFFSET, header.sizeInBytes);
       this.body = header.compression === CompressionType.None ? section : decompress(header.compression, section);
+      this.consumedBytes += header.sizeInBytes;
       this.pos = 0;
       this.header = header;
       this.left = header.recordCount;
@@ -248,7 +285,7 @@ export class PartitionRecords {
   }
 
   /** One record, or null when it lies below nextFetchOffset. */
-  private readOne(): ConsumerRecord | null {
+  private readOne(): ConsumerRecord<unknown, unknown, unknown> | null {
     // Decoded straight from the bytes (cursor.at) rather than through Reader: this runs
     // once per record and its varints are almost always one byte.
     const buf = this.body!;
@@ -280,9 +317,7 @@ export class PartitionRecords {
       throw corrupt(`negative header count ${headerCount}`, cursor.at);
     }
     if (cursor.at !== end) throw corrupt(`record at offset ${offsetNumber} declared ${length} bytes`, cursor.at);
-    this.pos = end;
-    this.nextOffsetNumber = offsetNumber + 1;
-    return {
+    const record: ConsumerRecord = {
       topic: this.topic,
       partition: this.partition,
       offset: BigInt(offsetNumber),
@@ -293,5 +328,18 @@ export class PartitionRecords {
       timestampType: this.timestampTypeName,
       leaderEpoch: this.leaderEpoch,
     };
+    let out: ConsumerRecord<unknown, unknown, unknown> = record;
+    if (this.deserializers !== null) {
+      try {
+        out = deserializeRecord(this.deserializers, record);
+      } catch (err) {
+        // Not consumed: the next take() reads this record again.
+        this.left++;
+        throw err;
+      }
+    }
+    this.pos = end;
+    this.nextOffsetNumber = offsetNumber + 1;
+    return out;
   }
 }

@@ -30,3 +30,15 @@ export class InvalidPartitionError extends BrookError {
 export class ProducerClosedError extends BrookError {
   readonly code = 'ERR_PRODUCER_CLOSED' as const;
 }
+
+/**
+ * A serializer threw (Java's SerializationException): the send is rejected and nothing of
+ * the record is sent. The serializer's error is the `cause`.
+ */
+export class SerializationError extends BrookError {
+  readonly code = 'ERR_SERIALIZATION' as const;
+
+  constructor(readonly topic: string, readonly origin: 'key' | 'value' | 'headerValue', cause: unknown) {
+    super(`Error serializing the ${origin === 'headerValue' ? 'header value' : origin} of a record for topic ${topic}`, { cause });
+  }
+}

@@ -5,6 +5,7 @@ import {
   choice, int, resolveCommonOptions, resolveTable, INT32_MAX,
   type CommonClientOptions, type OptionsOf, type ResolvedCommonOptions,
 } from '../options.js';
+import type { Serializers } from '../serdes.js';
 import type { PartitionerFunction } from './partitioner.js';
 
 export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -32,7 +33,10 @@ const PRODUCER_OPTIONS = {
   maxRequestSize: int(1_048_576, 1),
 } as const;
 
-export interface ProducerOptions extends CommonClientOptions, OptionsOf<typeof PRODUCER_OPTIONS> {
+/** K, V and H: what the `serializers` take for keys, values and header values (Buffer or string without them). */
+export interface ProducerOptions<K = Buffer | string, V = Buffer | string, H = Buffer | string> extends CommonClientOptions, OptionsOf<typeof PRODUCER_OPTIONS> {
+  /** key.serializer / value.serializer, and one for header values (../serdes.ts); each left out sends Buffers or strings as they are. */
+  readonly serializers?: Serializers<K, V, H>;
   /** acks: 0, 1 or all (-1). Default all. */
   readonly acks?: Acks;
   /** gzip (1-9) or zstd level. */
@@ -76,7 +80,7 @@ export function parseAcks(acks: Acks | string | undefined): number {
   throw new ConfigError(`acks must be all, -1, 0 or 1, not '${String(acks)}'`);
 }
 
-export function resolveOptions(o: ProducerOptions): ResolvedOptions {
+export function resolveOptions<K, V, H>(o: ProducerOptions<K, V, H>): ResolvedOptions {
   const common = resolveCommonOptions(o, 'brook-producer');
   const own = resolveTable(PRODUCER_OPTIONS, o as unknown as Readonly<Record<string, unknown>>);
   const acks = parseAcks(o.acks);
@@ -109,3 +113,4 @@ export function resolveOptions(o: ProducerOptions): ResolvedOptions {
     maxRequestSize: own.maxRequestSize,
   };
 }
+

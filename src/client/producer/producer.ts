@@ -16,7 +16,10 @@ import type { TimerHandle } from '../../util/clock.js';
 import { RecordAccumulator } from './accumulator.js';
 import { BufferExhaustedError, InvalidPartitionError, MetadataTimeoutError, ProducerClosedError, RecordTooLargeError } from './errors.js';
 import { ProducerMetadata } from './metadata.js';
+import { ProducerMetricsRecorder, type ProducerMetrics } from './metrics.js';
 import { resolveOptions, type ProducerOptions, type ResolvedOptions } from './options.js';
+import { resolveSerdes, type Serializers } from '../serdes.js';
+import { serializeInto } from './serialize.js';
 import { partitionForKeyInput, StickyPartitioner, type PartitionerFunction } from './partitioner.js';
 import type { RecordMetadata } from './producer-batch.js';
 import { byteLength, recordSizeUpperBound, sizeOfHeaders, type Bytes, type HeadersInput, type MeasuredRecord } from './record-writer.js';
@@ -24,11 +27,12 @@ import { Sender } from './sender.js';
 import { Fifo } from './fifo.js';
 import { deliverError, SendBatchDelivery, type DeliveryTag, type DeliveryTarget, type RecordCallback } from './delivery.js';
 
-export interface ProducerRecord {
+/** K, V and H: what the producer's serializers take (Buffer or string without them); null or absent is sent as null. */
+export interface ProducerRecord<K = Buffer | string, V = Buffer | string, H = Buffer | string> {
   readonly topic: string;
-  readonly key?: Bytes;
-  readonly value?: Bytes;
-  readonly headers?: HeadersInput;
+  readonly key?: K | null;
+  readonly value?: V | null;
+  readonly headers?: HeadersInput<H>;
   /** Explicit partition; otherwise the partitioner decides. */
   readonly partition?: number;
   /** CreateTime in ms since the epoch; default: now. */
@@ -36,7 +40,7 @@ export interface ProducerRecord {
 }
 
 interface Blocked {
-  readonly record: ProducerRecord;
+  readonly record: ProducerRecord<unknown, unknown, unknown>;
   readonly measured: MeasuredRecord;
   readonly upperBound: number;
   readonly timestamp: number;
@@ -53,7 +57,11 @@ function captureResolvers(resolve: (m: RecordMetadata) => void, reject: (e: Erro
   capturedReject = reject;
 }
 
-export class Producer {
+/**
+ * K, V and H are the types the `serializers` option takes for keys, values and header
+ * values: `new Producer({ ..., serializers: stringSerializers })` is a `Producer<string, string, string>`.
+ */
+export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | string> {
   private readonly cluster: Cluster;
   private readonly options: ResolvedOptions;
   private readonly accumulator: RecordAccumulator;
@@ -61,6 +69,8 @@ export class Producer {
   private readonly sender: Sender;
   private readonly sticky: StickyPartitioner;
   private readonly partitioner: PartitionerFunction | undefined;
+  private readonly serializers: Serializers<K, V, H> | null;
+  private readonly metricsRecorder: ProducerMetricsRecorder;
   private readonly blocked = new Fifo<Blocked>();
   /** Sends that left the blocked queue so far (flush waits for a count). */
   private blockedDone = 0;
@@ -71,14 +81,16 @@ export class Producer {
   private closing: Promise<void> | null = null;
   private readonly scratch: MeasuredRecord = { key: null, value: null, headers: undefined, keyLength: -1, valueLength: -1, headersSize: 1 };
 
-  constructor(options: ProducerOptions) {
+  constructor(options: ProducerOptions<K, V, H>) {
     this.options = resolveOptions(options);
+    this.serializers = resolveSerdes('serializers', options.serializers);
     this.cluster = new Cluster({
       bootstrapServers: this.options.bootstrapServers, clientId: this.options.clientId, requestTimeoutMs: this.options.requestTimeoutMs,
       connectTimeoutMs: this.options.connectTimeoutMs, retryBackoffMs: this.options.retryBackoffMs, scheduler: options.scheduler,
       logger: options.logger, connectionFactory: options.connectionFactory,
     });
     this.partitioner = options.partitioner;
+    this.metricsRecorder = new ProducerMetricsRecorder(this.cluster.scheduler);
     this.sticky = new StickyPartitioner(this.options.batchSize);
     this.accumulator = new RecordAccumulator({ batchSize: this.options.batchSize, bufferMemory: this.options.bufferMemory, compression: this.options.compression });
     this.metadata = new ProducerMetadata(this.cluster, () => {
@@ -93,7 +105,15 @@ export class Producer {
       deliveryTimeoutMs: this.options.deliveryTimeoutMs, retries: this.options.retries, retryBackoffMs: this.options.retryBackoffMs,
       retryBackoffMaxMs: this.options.retryBackoffMaxMs, maxInFlight: this.options.maxInFlight, maxRequestSize: this.options.maxRequestSize,
       compression: this.options.compression, compressionLevel: this.options.compressionLevel, idempotent: this.options.idempotent,
-    }, () => this.drainBlocked());
+    }, () => this.drainBlocked(), this.metricsRecorder);
+  }
+
+  /**
+   * A snapshot of the producer's metrics: records and bytes sent, errors, retries, request
+   * latency and batch sizes (rates, averages and maxima over the last 30 s of its clock).
+   */
+  metrics(): ProducerMetrics {
+    return this.metricsRecorder.snapshot();
   }
 
   /** Whether this producer uses idempotence (the broker deduplicates retries). */
@@ -122,9 +142,9 @@ export class Producer {
    * `send(record, Callback)`), nothing is returned and the callback is called once, with
    * (null, metadata) or (error, null) — never synchronously.
    */
-  send(record: ProducerRecord): Promise<RecordMetadata>;
-  send(record: ProducerRecord, callback: RecordCallback): void;
-  send(record: ProducerRecord, callback?: RecordCallback): Promise<RecordMetadata> | void {
+  send(record: ProducerRecord<K, V, H>): Promise<RecordMetadata>;
+  send(record: ProducerRecord<K, V, H>, callback: RecordCallback): void;
+  send(record: ProducerRecord<K, V, H>, callback?: RecordCallback): Promise<RecordMetadata> | void {
     if (callback !== undefined) {
       try {
         this.enqueue(record, callback, null, this.cluster.scheduler.nowMs());
@@ -145,7 +165,7 @@ export class Producer {
   }
 
   /** Sends every record; resolves with their metadata in order, or rejects with the first failure. One promise for all. */
-  sendBatch(records: readonly ProducerRecord[]): Promise<RecordMetadata[]> {
+  sendBatch(records: readonly ProducerRecord<K, V, H>[]): Promise<RecordMetadata[]> {
     const delivery = new SendBatchDelivery(records.length);
     // One clock reading for the batch: the records are appended in the same instant.
     const now = this.cluster.scheduler.nowMs();
@@ -160,19 +180,22 @@ export class Producer {
   }
 
   /** Appends the record or queues it behind the blocked ones; throws for a record that can never be sent. */
-  private enqueue(record: ProducerRecord, target: DeliveryTarget, tag: DeliveryTag, now: number): void {
+  private enqueue(record: ProducerRecord<K, V, H>, target: DeliveryTarget, tag: DeliveryTag, now: number): void {
     if (this.closing) throw new ProducerClosedError('the producer is closed');
     if (typeof record?.topic !== 'string' || record.topic === '') throw new TypeError('record.topic must be a non-empty string');
-    const key = record.key ?? null;
-    const value = record.value ?? null;
     // Appending is synchronous, so one scratch object serves every fast-path send.
     const measured = this.scratch;
-    measured.key = key;
-    measured.value = value;
-    measured.headers = record.headers;
-    measured.keyLength = byteLength(key);
-    measured.valueLength = byteLength(value);
-    measured.headersSize = sizeOfHeaders(record.headers);
+    if (this.serializers === null) {
+      // Without serializers K, V and H are the raw Bytes types.
+      measured.key = (record.key ?? null) as Bytes;
+      measured.value = (record.value ?? null) as Bytes;
+      measured.headers = record.headers as HeadersInput | undefined;
+    } else {
+      serializeInto(measured, record, this.serializers);
+    }
+    measured.keyLength = byteLength(measured.key);
+    measured.valueLength = byteLength(measured.value);
+    measured.headersSize = sizeOfHeaders(measured.headers);
     const upperBound = recordSizeUpperBound(measured);
     if (upperBound > this.options.maxRequestSize || upperBound > this.options.bufferMemory) {
       throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
@@ -189,7 +212,7 @@ export class Producer {
    * Throws for records that can never be appended (the caller's promise rejects).
    */
   private tryAppend(
-    record: ProducerRecord, measured: MeasuredRecord, upperBound: number, timestamp: number, now: number,
+    record: ProducerRecord<unknown, unknown, unknown>, measured: MeasuredRecord, upperBound: number, timestamp: number, now: number,
     target: DeliveryTarget, tag: DeliveryTag,
   ): boolean {
     if (this.topicErrors.size > 0) {
@@ -198,7 +221,7 @@ export class Producer {
     }
     const count = this.metadata.partitionCount(record.topic);
     if (count <= 0) return false;
-    const partition = this.choosePartition(record, count);
+    const partition = this.choosePartition(record, measured, count);
     if (partition >= count) return false; // an explicit partition the metadata does not show (yet)
     if (!this.accumulator.hasRoom(upperBound)) return false;
     const accumulator = this.accumulator;
@@ -208,15 +231,16 @@ export class Producer {
     return true;
   }
 
-  private choosePartition(record: ProducerRecord, count: number): number {
+  /** The partition for the record; keys are hashed (and partitioners see them) as serialized, as in Java. */
+  private choosePartition(record: ProducerRecord<unknown, unknown, unknown>, measured: MeasuredRecord, count: number): number {
     if (record.partition !== undefined) {
       if (!Number.isInteger(record.partition) || record.partition < 0) throw new InvalidPartitionError(`invalid partition ${record.partition}`);
       return record.partition;
     }
-    const key = record.key ?? null;
+    const key = measured.key;
     if (this.partitioner) {
       const keyBytes = key === null ? null : typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
-      const p = this.partitioner({ topic: record.topic, key: keyBytes, value: record.value ?? null, partitionCount: count });
+      const p = this.partitioner({ topic: record.topic, key: keyBytes, value: measured.value, partitionCount: count });
       if (!Number.isInteger(p) || p < 0 || p >= count) throw new InvalidPartitionError(`the partitioner returned ${p} for a topic with ${count} partitions`);
       return p;
     }

@@ -6,8 +6,11 @@
 
 export type Bytes = Buffer | string | null;
 
-/** Record headers as an object (`{ name: value }`) or a list (repeated names allowed). */
-export type HeadersInput = Readonly<Record<string, Bytes | undefined>> | ReadonlyArray<{ readonly key: string; readonly value: Bytes }>;
+/**
+ * Record headers as an object (`{ name: value }`) or a list (repeated names allowed); H is
+ * what the producer's `headerValue` serializer takes (Buffer or string without one).
+ */
+export type HeadersInput<H = Buffer | string> = Readonly<Record<string, H | null | undefined>> | ReadonlyArray<{ readonly key: string; readonly value: H | null }>;
 
 export function byteLength(b: Bytes): number {
   if (b === null) return -1;

@@ -24,6 +24,7 @@ import type { PartitionQueue, RecordAccumulator } from './accumulator.js';
 import type { ProducerBatch } from './producer-batch.js';
 import type { ProducerMetadata } from './metadata.js';
 import { DeliveryTimeoutError } from './errors.js';
+import type { ProducerMetricsRecorder } from './metrics.js';
 
 export interface SenderOptions {
   readonly acks: number;
@@ -73,6 +74,7 @@ export class Sender {
     private readonly options: SenderOptions,
     /** Called when a batch finished and its bytes returned to bufferMemory. */
     private readonly onRelease: () => void,
+    private readonly metrics: ProducerMetricsRecorder,
   ) {}
 
   get producerIdAndEpoch(): { producerId: bigint; producerEpoch: number } {
@@ -259,6 +261,7 @@ export class Sender {
       transactionalId: null, acks: this.options.acks, timeoutMs: this.options.requestTimeoutMs, topicData: [...byTopic.values()],
     };
     this.inFlightPerNode.set(node, (this.inFlightPerNode.get(node) ?? 0) + 1);
+    const sentMs = this.cluster.scheduler.nowMs();
     if (this.options.acks === 0) {
       connection.sendWithoutResponse(Api.Produce, body).then(() => {
         this.requestDone(node);
@@ -267,6 +270,7 @@ export class Sender {
       return;
     }
     connection.request(Api.Produce, body, { timeoutMs: this.options.requestTimeoutMs }).then((response) => {
+      this.metrics.requestCompleted(this.cluster.scheduler.nowMs() - sentMs);
       this.requestDone(node);
       const answers = new Map<string, PartitionProduceResponse>();
       for (const t of response.responses) for (const p of t.partitionResponses) answers.set(`${t.name}\u0000${p.index}`, p);
@@ -300,6 +304,7 @@ export class Sender {
     q.lastErrorCode = ErrorCode.NONE;
     if (b.producerId === this.producerId && b.producerEpoch === this.producerEpoch) q.sequenceAcknowledged = true;
     this.accumulator.release(b);
+    this.metrics.batchSent(b.recordCount, b.sizeInBytes);
     b.complete(baseOffset, logAppendTime);
     this.finished(b);
   }
@@ -316,6 +321,7 @@ export class Sender {
       if (METADATA_ERRORS.has(errorCode)) this.metadata.request(b.topic);
       b.retryAtMs = now + Math.min(this.options.retryBackoffMs * 2 ** (b.attempts - 1), this.options.retryBackoffMaxMs);
       q.requeue(b);
+      this.metrics.batchRetried(b.recordCount);
       this.accumulator.pending.add(q);
       return;
     }
@@ -350,6 +356,7 @@ export class Sender {
     if (i >= 0) q.batches.splice(i, 1);
     if (mayBump && this.options.idempotent && b.baseSequence >= 0 && b.producerEpoch === this.producerEpoch) this.epochBumpNeeded = true;
     this.accumulator.release(b);
+    this.metrics.batchFailed(b.recordCount);
     b.fail(err);
     this.finished(b);
   }

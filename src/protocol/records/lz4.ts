@@ -1,5 +1,7 @@
-import { compressFrame, compressFrameSync, decompressFrame, decompressFrameSync } from 'lz4-napi';
 import { CorruptRecordError } from './errors.js';
+import { lazyRequire } from './native-codec.js';
+
+const lz4Napi = lazyRequire<typeof import('lz4-napi')>('lz4-napi');
 
 /*
  * Magic v2 batches carry a standard LZ4 frame (https://github.com/lz4/lz4/blob/dev/doc/lz4_Frame_format.md).
@@ -27,11 +29,11 @@ const BLOCK_UNCOMPRESSED = 0x80000000;
 const MAX_LZ4_EXPANSION = 255;
 
 export function compressLz4(data: Buffer): Buffer {
-  return compressFrameSync(data);
+  return lz4Napi().compressFrameSync(data);
 }
 
 export function compressLz4Async(data: Buffer): Promise<Buffer> {
-  return compressFrame(data);
+  return lz4Napi().compressFrame(data);
 }
 
 function fail(message: string, at: number): never {
@@ -107,7 +109,7 @@ export function decompressLz4(data: Buffer, maxBytes: number): Buffer {
   const frame = data.subarray(0, frameEnd(data, maxBytes));
   let out: Buffer;
   try {
-    out = decompressFrameSync(frame);
+    out = lz4Napi().decompressFrameSync(frame);
   } catch (err) {
     fail((err as Error).message, 0);
   }
@@ -118,7 +120,7 @@ export async function decompressLz4Async(data: Buffer, maxBytes: number): Promis
   const frame = data.subarray(0, frameEnd(data, maxBytes));
   let out: Buffer;
   try {
-    out = await decompressFrame(frame);
+    out = await lz4Napi().decompressFrame(frame);
   } catch (err) {
     fail((err as Error).message, 0);
   }

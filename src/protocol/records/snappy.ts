@@ -1,5 +1,7 @@
-import { compressSync, uncompressSync } from 'snappy';
 import { CorruptRecordError } from './errors.js';
+import { lazyRequire } from './native-codec.js';
+
+const snappyNapi = lazyRequire<typeof import('snappy')>('snappy');
 
 /*
  * Kafka's Java producer wraps its batches in snappy-java's SnappyOutputStream, which
@@ -36,7 +38,7 @@ export function isXerialFramed(data: Uint8Array): boolean {
 
 /** Raw snappy (no framing), as librdkafka produces it. */
 export function compressSnappyRaw(data: Buffer): Buffer {
-  return compressSync(data);
+  return snappyNapi().compressSync(data);
 }
 
 /** snappy-java framing, byte-compatible with SnappyOutputStream's default settings. */
@@ -44,11 +46,11 @@ export function compressSnappyXerial(data: Buffer): Buffer {
   // SnappyOutputStream would emit a bare header for no input, which librdkafka refuses
   // ("Empty Snappy-java framed data"); raw snappy of nothing is one zero byte and both
   // SnappyInputStream (via its raw fallback) and librdkafka read it.
-  if (data.length === 0) return compressSync(data);
+  if (data.length === 0) return snappyNapi().compressSync(data);
   const pieces: Buffer[] = [XERIAL_HEADER];
   let total = XERIAL_HEADER_SIZE;
   for (let at = 0; at < data.length; at += XERIAL_BLOCK_SIZE) {
-    const block = compressSync(data.subarray(at, Math.min(at + XERIAL_BLOCK_SIZE, data.length)));
+    const block = snappyNapi().compressSync(data.subarray(at, Math.min(at + XERIAL_BLOCK_SIZE, data.length)));
     const length = Buffer.allocUnsafe(4);
     length.writeInt32BE(block.length, 0);
     pieces.push(length, block);
@@ -88,7 +90,7 @@ function checkBound(total: number, maxBytes: number, at: number): void {
 function uncompressBlock(block: Uint8Array, expected: number, at: number): Buffer {
   let out: string | Buffer;
   try {
-    out = uncompressSync(block, { asBuffer: true });
+    out = snappyNapi().uncompressSync(block, { asBuffer: true });
   } catch (err) {
     throw new CorruptRecordError('decompression-failed', `snappy: ${(err as Error).message}`, at);
   }

@@ -1,25 +1,24 @@
-import { createRequire } from 'node:module';
-import { compress as zstdCompress } from 'zstd-napi';
 import { CorruptRecordError } from './errors.js';
+import { lazyRequire } from './native-codec.js';
 
+const zstdNapi = lazyRequire<typeof import('zstd-napi')>('zstd-napi');
 // The low-level binding exposes streaming decompression into buffers we size ourselves;
 // the high-level `decompress` trusts the frame's declared size and has no output limit.
 type ZstdBinding = typeof import('zstd-napi/binding.js');
-const binding = createRequire(import.meta.url)('zstd-napi/binding') as ZstdBinding;
+const zstdBinding = lazyRequire<ZstdBinding>('zstd-napi/binding');
 
 /** ZSTD_WINDOWLOG_LIMIT_DEFAULT: the largest window any mainstream decoder accepts. */
 const MAX_WINDOW_LOG = 27;
 /** 8 MiB holds the window of every level up to 19, including zstd-jni streams of unknown size. */
 const MIN_WINDOW_LOG = 23;
-const OUTPUT_CHUNK = binding.dStreamOutSize();
 
 let dctx: InstanceType<ZstdBinding['DCtx']> | undefined;
 
 export function compressZstd(data: Buffer, level?: number): Buffer {
-  return zstdCompress(data, level === undefined ? {} : { compressionLevel: level });
+  return zstdNapi().compress(data, level === undefined ? {} : { compressionLevel: level });
 }
 
-function isSingleFrame(data: Buffer): boolean {
+function isSingleFrame(binding: ZstdBinding, data: Buffer): boolean {
   try {
     return binding.findFrameCompressedSize(data) === data.length;
   } catch {
@@ -54,6 +53,7 @@ function fail(reason: 'decompression-failed' | 'decompressed-too-large', message
  * The window the decoder allocates is also capped near the limit (never below 8 MiB).
  */
 export function decompressZstd(data: Buffer, maxBytes: number): Buffer {
+  const binding = zstdBinding();
   let declared: number | null;
   try {
     declared = binding.getFrameContentSize(data);
@@ -65,7 +65,7 @@ export function decompressZstd(data: Buffer, maxBytes: number): Buffer {
   }
 
   dctx ??= new binding.DCtx();
-  if (declared !== null && isSingleFrame(data)) return decompressKnownSize(dctx, data, declared);
+  if (declared !== null && isSingleFrame(binding, data)) return decompressKnownSize(dctx, data, declared);
 
   const windowLog = Math.min(MAX_WINDOW_LOG, Math.max(MIN_WINDOW_LOG, Math.ceil(Math.log2(Math.max(maxBytes, 1)))));
   const chunks: Buffer[] = [];
@@ -76,7 +76,7 @@ export function decompressZstd(data: Buffer, maxBytes: number): Buffer {
     dctx.setParameter(binding.DParameter.windowLogMax, windowLog);
     for (;;) {
       // One byte more than the limit allows is enough to tell "too large" from "exactly full".
-      const out = Buffer.allocUnsafe(Math.min(OUTPUT_CHUNK, maxBytes - total + 1));
+      const out = Buffer.allocUnsafe(Math.min(binding.dStreamOutSize(), maxBytes - total + 1));
       const [hint, produced, consumed] = dctx.decompressStream(out, input);
       total += produced;
       if (total > maxBytes) fail('decompressed-too-large', `output exceeds the limit of ${maxBytes} bytes`);
