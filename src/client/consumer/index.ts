@@ -4,7 +4,7 @@ export type { ConsumerOptions, AutoOffsetReset, IsolationLevel, GroupProtocol } 
 export type { ConsumerRecord, ConsumerRecordHeader } from './record-decoding.js';
 export type { RebalanceListener } from './subscription-state.js';
 export type { OffsetToCommit, CommitCallback } from './offset-committer.js';
-export { registerAssignor, resolveAssignors, registeredAssignors, commonRebalanceProtocol, DEFAULT_ASSIGNORS } from './assignor-registry.js';
+export { resolveAssignors, commonRebalanceProtocol, DEFAULT_ASSIGNORS } from './assignor-registry.js';
 export {
   CommitFailedError, RebalanceInProgressError, FencedInstanceIdError, NoOffsetForPartitionError, UnknownAssignorError, IllegalConsumerStateError, GroupError, ConsumerAbortedError,
 } from './errors.js';
