@@ -10,3 +10,5 @@ export type { CommonClientOptions } from './client/options.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './util/log.js';
 export type { Scheduler, Clock, TimerHandle } from './util/clock.js';
 export type { PartitionAssignor, TopicPartition, MemberSubscription, MemberAssignment, AssignmentInput, RebalanceProtocol } from './assignors/types.js';
+export { Broker, type BrokerOptions, type BrokerStats } from './broker/broker.js';
+export type { ListenerInfo } from './broker/listeners.js';
