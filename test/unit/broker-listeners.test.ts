@@ -80,7 +80,7 @@ test('two PLAINTEXT listeners (listener.security.protocol.map): each tells its o
   await producer.connect();
   cleanup.add('disconnect producer', () => producer.disconnect());
   await producer.send({ topic: 'through-both', acks: -1, messages: [{ key: 'k', value: 'sent through EXTERNAL' }] });
-  const consumer = kafkaJs(`127.0.0.1:${internal!.port}`, 'internal-consumer').consumer({ groupId: 'internal-group', heartbeatInterval: 100 });
+  const consumer = kafkaJs(`127.0.0.1:${internal!.port}`, 'internal-consumer').consumer({ groupId: 'internal-group', heartbeatInterval: 100, maxWaitTimeInMs: 100 });
   await consumer.connect();
   cleanup.add('disconnect consumer', () => consumer.disconnect());
   await consumer.subscribe({ topic: 'through-both', fromBeginning: true });
