@@ -22,7 +22,7 @@ export function resolveAssignors(assignors: readonly (string | PartitionAssignor
   const out = assignors.map((a) => {
     if (typeof a !== 'string') return a;
     if (!BUILT_IN_ASSIGNOR_NAMES.includes(a)) {
-      throw new UnknownAssignorError(`no built-in partition assignor is named '${a}' (built in: ${BUILT_IN_ASSIGNOR_NAMES.join(', ')}); give a custom assignor as an instance`);
+      throw new UnknownAssignorError(`no partition assignor named '${a}' is built in (built in: ${BUILT_IN_ASSIGNOR_NAMES.join(', ')}); a custom assignor is given to its consumer as an instance`);
     }
     return assignorByName(a);
   });
