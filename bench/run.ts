@@ -3,7 +3,7 @@
  * [--brokers brook,kafka] [--clients kafkajs,java,...] [--group-protocol classic,consumer] [--out DIR]`.
  *
  * Runs the chosen scenarios (all by default; names: consume produce broker group rebalance
- * assignors commits commits-cleaner restart memory), each several times, prints a table of medians with the
+ * assignors commits commits-cleaner restart memory embedded-start), each several times, prints a table of medians with the
  * ratios to the peers measured in the same run, and writes bench/results/<time>.json.
  * Progress goes to stderr. --quick runs every scenario at a small size once: it checks that
  * the harness works and produces numbers, not that targets are met (exit code 1 only when a
@@ -29,7 +29,7 @@ import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
 const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
-scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'commits-cleaner', 'restart', 'memory'].join(' ')}`;
+scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

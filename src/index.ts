@@ -22,3 +22,5 @@ export { CorruptRecordError, type CorruptRecordReason } from './protocol/records
 export { createLogger, silentLogger, type Logger, type LogLevel } from './util/log.js';
 export type { Scheduler, Clock, TimerHandle } from './util/clock.js';
 export type { PartitionAssignor, TopicPartition, MemberSubscription, MemberAssignment, AssignmentInput, RebalanceProtocol } from './assignors/types.js';
+export { Broker, type BrokerOptions, type BrokerStats } from './broker/broker.js';
+export type { ListenerInfo } from './broker/listeners.js';

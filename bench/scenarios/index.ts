@@ -4,6 +4,7 @@ import { brokerScenario } from './broker.js';
 import { commitsScenario } from './commits.js';
 import { commitsCleanerScenario } from './commits-cleaner.js';
 import { consumeScenario } from './consume.js';
+import { embeddedStartScenario } from './embedded-start.js';
 import { groupScenario } from './group.js';
 import { memoryScenario } from './memory.js';
 import { produceScenario } from './produce.js';
@@ -11,5 +12,5 @@ import { rebalanceScenario } from './rebalance.js';
 import { restartScenario } from './restart.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario];
 }

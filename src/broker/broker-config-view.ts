@@ -3,7 +3,9 @@
  * tools ask about, with Brook's values. They are static (read-only): Brook does not take
  * dynamic broker config changes.
  */
-import { advertisedHost, DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
+import { DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
+import { connectionString } from './listener-config.js';
+import type { ListenerInfo } from './listeners.js';
 import { ConfigType } from './topic-config-view.js';
 import { TOPIC_CONFIG_DEFAULTS } from '../storage/topic-configs.js';
 
@@ -21,12 +23,12 @@ export interface BrokerConfigEntry {
 }
 
 /**
- * The reported broker configs. `port` is the port the listener is bound to (the configured
- * one may be 0). Settings Kafka leaves unset by default (log.retention.ms, log.roll.ms: their
+ * The reported broker configs. `listeners` name the ports they are bound to (the configured
+ * ones may be 0), and advertise what clients are told. Settings Kafka leaves unset by default (log.retention.ms, log.roll.ms: their
  * effect comes from log.retention.hours, log.roll.hours) are reported as Kafka reports them,
  * null, unless a topic default was set for this broker.
  */
-export function brokerConfigEntries(config: BrokerConfig, port: number = config.port): BrokerConfigEntry[] {
+export function brokerConfigEntries(config: BrokerConfig, listeners: readonly ListenerInfo[]): BrokerConfigEntry[] {
   const topicDefault = (topicName: string): string => config.topicDefaults[topicName] ?? TOPIC_CONFIG_DEFAULTS[topicName] ?? '';
   const setTopicDefault = (topicName: string): string | null => config.topicDefaults[topicName] ?? null;
   const unset = (topicName: string): boolean => config.topicDefaults[topicName] === undefined;
@@ -37,8 +39,8 @@ export function brokerConfigEntries(config: BrokerConfig, port: number = config.
     ['broker.id', String(config.nodeId), ConfigType.INT, false, '-1'],
     ['process.roles', 'broker,controller', ConfigType.LIST, false, null],
     // Kafka 4.4 describes these three as LIST (4.1 said STRING).
-    ['listeners', `PLAINTEXT://${config.host}:${port}`, ConfigType.LIST, false, 'PLAINTEXT://:9092'],
-    ['advertised.listeners', `PLAINTEXT://${advertisedHost(config)}:${port}`, ConfigType.LIST, false, null],
+    ['listeners', listeners.map((l) => connectionString(l.name, l.host, l.port)).join(','), ConfigType.LIST, false, 'PLAINTEXT://:9092'],
+    ['advertised.listeners', listeners.map((l) => connectionString(l.name, l.advertisedHost, l.advertisedPort)).join(','), ConfigType.LIST, false, null],
     ['log.dirs', config.dataDir, ConfigType.LIST, false, null],
     ['auto.create.topics.enable', String(config.autoCreateTopics), ConfigType.BOOLEAN, config.autoCreateTopics, 'true'],
     ['num.partitions', String(config.numPartitions), ConfigType.INT, config.numPartitions === 1, '1'],

@@ -10,6 +10,7 @@ import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
 import type { CoordinatorRuntime } from './coordinator-runtime.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
+import type { ListenerInfo } from './listeners.js';
 
 export interface Clock {
   nowMs(): number;
@@ -22,9 +23,14 @@ export interface BrokerContext {
   readonly storage: Storage;
   readonly log: Logger;
   readonly clock: Clock;
-  /** Host and port clients should connect to (the listening port once bound). */
+  /**
+   * Host and port clients should connect to: the advertised address of the listener the
+   * request came in on (each listener's connections get their own copy of the context).
+   */
   readonly advertisedHost: string;
   readonly advertisedPort: number;
+  /** Every listener of the broker (DescribeConfigs reports them). */
+  readonly listeners: readonly ListenerInfo[];
   /** Handlers by API key. */
   readonly handlers: ReadonlyMap<number, ApiHandler>;
   /**

@@ -1,10 +1,13 @@
 /**
- * The broker: a TCP listener, the handler table, storage, and the periodic work
+ * The broker: its listeners, the handler table, storage, and the periodic work
  * (retention, the log cleaner). `Broker.start` returns once it accepts connections; `stop` closes the
- * listener and connections, then flushes and closes storage.
+ * listeners and connections, then flushes and closes storage. Brokers share no state: a
+ * program may run several at once (tests of an application, each with its own broker).
  */
-import { createServer, type Server } from 'node:net';
-import { brokerConfig, advertisedHost, validateGroupConfig, type BrokerConfig } from './config.js';
+import type { Socket } from 'node:net';
+import { brokerConfig, validateGroupConfig, type BrokerConfig } from './config.js';
+import { planListeners } from './listener-config.js';
+import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
 import { createAppendNotifier } from './append-notifier.js';
 import { Connection, type ConnectionInfo } from './connection.js';
@@ -18,6 +21,7 @@ import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.j
 import { openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
 import { createLogger, type Logger } from '../util/log.js';
 
+/** The broker's settings (Kafka's names in camelCase, config.ts) and what it runs with. */
 export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly log?: Logger;
   readonly clock?: Clock;
@@ -40,7 +44,7 @@ export class Broker {
 
   private constructor(
     readonly config: BrokerConfig,
-    private readonly server: Server,
+    private readonly bound: readonly BoundListener[],
     readonly context: BrokerContext,
     private readonly monitor: ConnectionMonitor,
     private readonly metricsServer: MetricsServer | null,
@@ -61,12 +65,25 @@ export class Broker {
     return [...this.connections].map((c) => c.info());
   }
 
+  /** The first listener's advertised host. */
   get host(): string {
     return this.context.advertisedHost;
   }
 
+  /** The first listener's advertised port (the bound one, when it was configured as 0). */
   get port(): number {
     return this.context.advertisedPort;
+  }
+
+  /** Kafka's `bootstrap.servers` for a client of this broker: the first listener's advertised `HOST:PORT`. */
+  get bootstrapServers(): string {
+    const host = this.host.includes(':') ? `[${this.host}]` : this.host;
+    return `${host}:${this.port}`;
+  }
+
+  /** Every listener: where it is bound and what it advertises. */
+  get listeners(): readonly ListenerInfo[] {
+    return this.context.listeners;
   }
 
   get storage(): Storage {
@@ -82,7 +99,9 @@ export class Broker {
   static async start(options: BrokerOptions = {}): Promise<Broker> {
     const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, ...overrides } = options;
     const config = brokerConfig(overrides);
+    // Every setting is checked before anything is opened.
     validateGroupConfig(config);
+    const listenerPlan = planListeners(config);
     const log = givenLog ?? createLogger('broker');
     const clock = givenClock ?? systemClock;
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
@@ -113,32 +132,27 @@ export class Broker {
       throw err;
     }
 
-    const server = createServer({ noDelay: true });
+    let bound: BoundListener[];
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      bound = await bindListeners(listenerPlan, config.listenBacklog, log);
     } catch (err) {
-      // The port is taken (or the host is not ours): undo the start, so that the data
+      // A port is taken (or a host is not ours): undo the start, so that the data
       // directory's lock is released and an embedding program can start again in this process.
-      log.error('cannot listen', { host: config.host, port: config.port, err });
       await groups.stop();
       if (givenStorage === undefined) await storage.close();
       throw err;
     }
-    const address = server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    const listeners: ListenerInfo[] = bound.map(({ server: _server, ...info }) => info);
+    const first = listeners[0]!;
     let metricsServer: MetricsServer | null = null;
     if (config.metricsPort !== null) {
+      // On the first listener's interface (every interface for a wildcard listener).
+      const metricsHost = first.host ?? undefined;
       try {
-        metricsServer = await MetricsServer.listen(config.host, config.metricsPort, log.child('metrics'));
+        metricsServer = await MetricsServer.listen(metricsHost, config.metricsPort, log.child('metrics'));
       } catch (err) {
-        log.error('cannot listen for metrics', { host: config.host, port: config.metricsPort, err });
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        log.error('cannot listen for metrics', { host: metricsHost ?? '(all)', port: config.metricsPort, err });
+        await closeServers(bound.map((l) => l.server));
         await groups.stop();
         if (givenStorage === undefined) await storage.close();
         throw err;
@@ -151,8 +165,9 @@ export class Broker {
       storage,
       log,
       clock,
-      advertisedHost: advertisedHost(config),
-      advertisedPort: port,
+      advertisedHost: first.advertisedHost,
+      advertisedPort: first.advertisedPort,
+      listeners,
       handlers,
       appends: createAppendNotifier(),
       readBuffers: new ReadBufferPool(),
@@ -161,27 +176,14 @@ export class Broker {
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
     };
     const monitor = new ConnectionMonitor(log, config.maxConnections);
-    const broker = new Broker(config, server, context, monitor, metricsServer);
-    server.on('connection', (socket) => {
-      // max.connections open: the new connection is closed at once. (Kafka's acceptor instead
-      // stops accepting until one closes, leaving clients waiting in the listen backlog until
-      // their connection timeout; a closed connection tells them at once.) Checked here rather
-      // than with Node's server.maxConnections, which takes 0 to mean no limit.
-      if (broker.connections.size >= config.maxConnections) {
-        socket.on('error', () => undefined);
-        socket.destroy();
-        monitor.rejected(`/${socket.remoteAddress ?? 'unknown'}`);
-        return;
-      }
-      monitor.accepted();
-      const connection = new Connection(socket, context, monitor, (c) => {
-        monitor.closed();
-        broker.connections.delete(c);
-      });
-      broker.connections.add(connection);
-    });
-
-    server.on('error', (err) => log.error('listener error', { err }));
+    const broker = new Broker(config, bound, context, monitor, metricsServer);
+    for (const l of bound) {
+      // A connection's requests see the address of the listener it came in on (Kafka answers
+      // Metadata with the endpoints of the request's listener).
+      const listenerContext: BrokerContext = { ...context, advertisedHost: l.advertisedHost, advertisedPort: l.advertisedPort };
+      l.server.on('connection', (socket) => broker.accept(socket, listenerContext));
+      l.server.on('error', (err) => log.error('listener error', { listener: l.name, err }));
+    }
     broker.retentionTimer = setInterval(() => {
       try {
         storage.enforceRetention(clock.nowMs());
@@ -193,10 +195,31 @@ export class Broker {
     if (config.logCleanerEnable) broker.scheduleCleaner();
     metricsServer?.serve(context.metrics, { connections: monitor.stats, storage, groups });
     log.info('started', {
-      host: config.host, port, dataDir: config.dataDir ?? '(memory)', clusterId: storage.clusterId,
+      listeners: bound.map((l) => `${l.name}://${l.host ?? ''}:${l.port}`).join(','),
+      advertised: bound.map((l) => `${l.name}://${l.advertisedHost}:${l.advertisedPort}`).join(','),
+      dataDir: config.dataDir ?? '(memory)', clusterId: storage.clusterId,
       ...(metricsServer !== null ? { metricsPort: metricsServer.port } : {}),
     });
     return broker;
+  }
+
+  private accept(socket: Socket, context: BrokerContext): void {
+    // max.connections open (across listeners): the new connection is closed at once. (Kafka's
+    // acceptor instead stops accepting until one closes, leaving clients waiting in the listen
+    // backlog until their connection timeout; a closed connection tells them at once.) Checked
+    // here rather than with Node's server.maxConnections, which takes 0 to mean no limit.
+    if (this.connections.size >= this.config.maxConnections) {
+      socket.on('error', () => undefined);
+      socket.destroy();
+      this.monitor.rejected(`/${socket.remoteAddress ?? 'unknown'}`);
+      return;
+    }
+    this.monitor.accepted();
+    const connection = new Connection(socket, context, this.monitor, (c) => {
+      this.monitor.closed();
+      this.connections.delete(c);
+    });
+    this.connections.add(connection);
   }
 
   /**
@@ -235,7 +258,7 @@ export class Broker {
       this.metricsServer?.markStopping();
       if (this.retentionTimer) clearInterval(this.retentionTimer);
       if (this.cleanerTimer) clearTimeout(this.cleanerTimer);
-      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      const closed = closeServers(this.bound.map((l) => l.server));
       // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
       await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');
@@ -248,7 +271,16 @@ export class Broker {
     })();
     return this.stopping;
   }
+
+  /** `await using broker = await Broker.start(...)`: stopped when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
 }
+
+// Node before 20.4 has no Symbol.asyncDispose (nor `await using`): the method above then got
+// the key "undefined", which is removed rather than left as a stray method.
+if (typeof Symbol.asyncDispose !== 'symbol') Reflect.deleteProperty(Broker.prototype, 'undefined');
 
 /** Topic names Kafka keeps for itself: never auto-created by a client's request. */
 const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state']);

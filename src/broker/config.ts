@@ -1,4 +1,5 @@
 import type { ConsumerGroupMigrationPolicy } from '../coordinator/types.js';
+import type { ListenerList } from './listener-config.js';
 
 /**
  * The broker's settings, named after Kafka's where one exists, with Kafka's defaults.
@@ -6,11 +7,21 @@ import type { ConsumerGroupMigrationPolicy } from '../coordinator/types.js';
 export type FlushPolicy = 'always' | 'never' | { readonly intervalMs: number };
 
 export interface BrokerConfig {
-  /** Address to listen on. */
+  /** Address to listen on, when `listeners` is not given. */
   readonly host: string;
-  /** Port to listen on; 0 lets the OS choose (tests). */
+  /** Port to listen on, when `listeners` is not given; 0 lets the OS choose (tests). */
   readonly port: number;
-  /** Host advertised in Metadata; defaults to `host` (or 127.0.0.1 when listening on all addresses). */
+  /**
+   * Kafka's `listeners`, e.g. `PLAINTEXT://0.0.0.0:9092` or `['PLAINTEXT://:9092',
+   * 'LOCAL://127.0.0.1:0']` (an empty host: every interface; port 0: one the OS picks). When
+   * given it replaces `host` and `port`. Only PLAINTEXT listeners are served (listener-config.ts).
+   */
+  readonly listeners?: ListenerList;
+  /** Kafka's `advertised.listeners`: what Metadata names for each listener; defaults to `listeners`. */
+  readonly advertisedListeners?: ListenerList;
+  /** Kafka's `listener.security.protocol.map` (`NAME:PROTOCOL,...`); default: each protocol's own name. */
+  readonly listenerSecurityProtocolMap?: string | Readonly<Record<string, string>>;
+  /** Kafka's old `advertised.host.name`: the PLAINTEXT listener's advertised host, unless `advertisedListeners` is given. */
   readonly advertisedHost?: string;
   /** Directory of the file engine; null keeps everything in memory. */
   readonly dataDir: string | null;
@@ -180,9 +191,4 @@ export function validateGroupConfig(c: BrokerConfig): void {
   require(maxAi >= minAi, 'group.consumer.max.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
   require(ai >= minAi, 'group.consumer.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
   require(ai <= maxAi, 'group.consumer.assignment.interval.ms must be less than or equal to group.consumer.max.assignment.interval.ms');
-}
-
-export function advertisedHost(config: BrokerConfig): string {
-  if (config.advertisedHost) return config.advertisedHost;
-  return config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
 }

@@ -57,3 +57,11 @@ test('string values are trimmed as Kafka trims them; a continued line and escape
   });
   assert.deepEqual(config('log.retention.hours = 48 '), { topicDefaults: { 'retention.ms': String(48 * 3_600_000) } });
 });
+
+test('listeners, advertised.listeners and listener.security.protocol.map are taken as Kafka writes them (checked when the broker starts)', { timeout: 5_000 }, () => {
+  assert.deepEqual(config('listeners = PLAINTEXT://0.0.0.0:9092, LOCAL://127.0.0.1:9093\nadvertised.listeners=PLAINTEXT://broker-a:9092,LOCAL://127.0.0.1:9093\nlistener.security.protocol.map=PLAINTEXT:PLAINTEXT,LOCAL:PLAINTEXT'), {
+    listeners: 'PLAINTEXT://0.0.0.0:9092, LOCAL://127.0.0.1:9093',
+    advertisedListeners: 'PLAINTEXT://broker-a:9092,LOCAL://127.0.0.1:9093',
+    listenerSecurityProtocolMap: 'PLAINTEXT:PLAINTEXT,LOCAL:PLAINTEXT',
+  });
+});

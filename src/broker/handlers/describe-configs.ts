@@ -52,7 +52,7 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
         return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${broker.config.nodeId} but received ${resource.resourceName}`, configs: [] };
       }
       if (resource.resourceType === BROKER_LOGGER || resource.resourceName === '') return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs: [] };
-      const configs = brokerConfigEntries(broker.config, broker.advertisedPort)
+      const configs = brokerConfigEntries(broker.config, broker.listeners)
         .filter((c) => wanted(c.name))
         .map((c) => {
           const source = c.isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG;

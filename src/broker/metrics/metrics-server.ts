@@ -34,7 +34,7 @@ export class MetricsServer {
   }
 
   /** Listens on host:port; rejects (nothing left open) when it cannot, e.g. the port is taken. */
-  static async listen(host: string, port: number, log: Logger): Promise<MetricsServer> {
+  static async listen(host: string | undefined, port: number, log: Logger): Promise<MetricsServer> {
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,7 +1,7 @@
 /**
  * `brook broker`: runs the broker until SIGTERM/SIGINT. The contract (docs/CLI.md):
- * prints one line containing `listening on HOST:PORT` when ready; shuts down cleanly with
- * exit code 0 on a signal.
+ * prints one line containing `listening on HOST:PORT` when ready (the first listener's
+ * advertised address); shuts down cleanly with exit code 0 on a signal.
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
@@ -26,6 +26,9 @@ Runs a Kafka-compatible broker.
 Options:
   --host HOST                              address to listen on (default 127.0.0.1)
   --port PORT                              port to listen on (default 9092; 0 = any free port)
+  --listeners LIST                         Kafka's listeners, e.g. PLAINTEXT://0.0.0.0:9092
+                                           (replaces --host and --port; only PLAINTEXT is served)
+  --advertised-listeners LIST              Kafka's advertised.listeners (default: the listeners)
   --data-dir DIR                           where data lives (default ./data)
   --group-initial-rebalance-delay-ms MS    Kafka's group.initial.rebalance.delay.ms (default 3000)
   --group-min-session-timeout-ms MS        Kafka's group.min.session.timeout.ms (default 6000)
@@ -43,7 +46,8 @@ Logs go to stderr. Besides requests and storage, the broker logs every group's l
 info: members joining, leaving or expiring, rebalances starting (with the reason) and
 completing (generation, members, duration), offsets expiring, groups deleted.
 
-Properties understood in --config: host, port, advertised.host.name, node.id, log.dirs,
+Properties understood in --config: listeners, advertised.listeners,
+listener.security.protocol.map, host, port, advertised.host.name, node.id, log.dirs,
 num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
 group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
 group.coordinator.rebalance.protocols, group.consumer.session.timeout.ms,
@@ -102,6 +106,9 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
     const value = javaTrim(raw);
     const long = (): number => parseInt64(key, value);
     switch (key) {
+      case 'listeners': config.listeners = value; break;
+      case 'advertised.listeners': config.advertisedListeners = value; break;
+      case 'listener.security.protocol.map': config.listenerSecurityProtocolMap = value; break;
       case 'host': config.host = value; break;
       case 'port': config.port = int(key, value); break;
       case 'advertised.host.name': config.advertisedHost = value; break;
@@ -162,6 +169,8 @@ export const brokerCommand: Command = {
       options: {
         host: { type: 'string' },
         port: { type: 'string' },
+        listeners: { type: 'string' },
+        'advertised-listeners': { type: 'string' },
         'data-dir': { type: 'string' },
         'group-initial-rebalance-delay-ms': { type: 'string' },
         'group-min-session-timeout-ms': { type: 'string' },
@@ -182,6 +191,8 @@ export const brokerCommand: Command = {
     const config: BrokerSettings = values.config ? configFromProperties(parseProperties(readFileSync(values.config, 'utf8'))) : {};
     if (values.host !== undefined) config.host = values.host;
     if (values.port !== undefined) config.port = int('--port', values.port);
+    if (values.listeners !== undefined) config.listeners = values.listeners;
+    if (values['advertised-listeners'] !== undefined) config.advertisedListeners = values['advertised-listeners'];
     if (values['data-dir'] !== undefined) config.dataDir = values['data-dir'];
     if (values['group-initial-rebalance-delay-ms'] !== undefined) {
       config.groupInitialRebalanceDelayMs = int('--group-initial-rebalance-delay-ms', values['group-initial-rebalance-delay-ms']);
@@ -196,7 +207,7 @@ export const brokerCommand: Command = {
     const format = values['log-format'] !== undefined ? usage(() => parseLogFormat(values['log-format']!)) : undefined;
     const broker = await Broker.start({ ...config, log: createLogger('broker', level, undefined, format) });
     process.stdout.write(`brook broker listening on ${broker.host}:${broker.port}\n`);
-    if (broker.metricsPort !== null) process.stdout.write(`brook broker metrics at http://${broker.config.host}:${broker.metricsPort}/metrics\n`);
+    if (broker.metricsPort !== null) process.stdout.write(`brook broker metrics at http://${broker.host}:${broker.metricsPort}/metrics\n`);
     return new Promise<number>((resolve) => {
       const shutdown = (signal: string): void => {
         process.stderr.write(`brook broker: ${signal}, shutting down\n`);

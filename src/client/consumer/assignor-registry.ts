@@ -1,42 +1,30 @@
 /**
  * Assignor names (partition.assignment.strategy) resolved to implementations: the built-in
- * ones (range, roundrobin, sticky, cooperative-sticky from src/assignors) plus any a user
- * registers; an unknown name fails with a clear UnknownAssignorError.
+ * ones (range, roundrobin, sticky, cooperative-sticky from src/assignors) by name; a custom
+ * assignor is given to the consumer that uses it as an instance (`assignors: [new Mine()]`),
+ * as Java takes a class. There is no process-wide registry: consumers in one program (tests,
+ * several applications) never see each other's assignors. An unknown name fails with a clear
+ * UnknownAssignorError.
  */
 import type { PartitionAssignor, RebalanceProtocol } from '../../assignors/types.js';
-import { assignorByName, builtInAssignors } from '../../assignors/index.js';
+import { assignorByName, BUILT_IN_ASSIGNOR_NAMES } from '../../assignors/index.js';
 import { UnknownAssignorError } from './errors.js';
 
 /** Kafka 4's default partition.assignment.strategy. */
 export const DEFAULT_ASSIGNORS: readonly string[] = Object.freeze(['range', 'cooperative-sticky']);
 
-const registry = new Map<string, () => PartitionAssignor>(
-  builtInAssignors().map((a) => [a.name, () => assignorByName(a.name)] as const),
-);
-
 /**
- * Makes an assignor available by name (a custom one, or a replacement of a built-in one).
- * Each consumer gets its own instance: sticky assignors keep per-member state.
+ * Built-in names or instances, in preference order; each name gets a fresh instance (sticky
+ * assignors keep per-member state).
  */
-export function registerAssignor(name: string, factory: () => PartitionAssignor): void {
-  registry.set(name, factory);
-}
-
-export function registeredAssignors(): string[] {
-  return [...registry.keys()];
-}
-
-/** Names (looked up in the registry) or instances, in preference order. */
 export function resolveAssignors(assignors: readonly (string | PartitionAssignor)[]): PartitionAssignor[] {
   if (assignors.length === 0) throw new UnknownAssignorError('at least one partition assignor is required');
   const out = assignors.map((a) => {
     if (typeof a !== 'string') return a;
-    const factory = registry.get(a);
-    if (!factory) {
-      const known = registeredAssignors();
-      throw new UnknownAssignorError(`no partition assignor named '${a}' is registered (registered: ${known.length > 0 ? known.join(', ') : 'none'})`);
+    if (!BUILT_IN_ASSIGNOR_NAMES.includes(a)) {
+      throw new UnknownAssignorError(`no partition assignor named '${a}' is built in (built in: ${BUILT_IN_ASSIGNOR_NAMES.join(', ')}); a custom assignor is given to its consumer as an instance`);
     }
-    return factory();
+    return assignorByName(a);
   });
   const names = new Set<string>();
   for (const a of out) {

@@ -5,7 +5,7 @@ export type { ConsumerRecord, ConsumerRecordHeader } from './record-decoding.js'
 export type { RebalanceListener } from './subscription-state.js';
 export type { OffsetToCommit, CommitCallback } from './offset-committer.js';
 export type { ConsumerMetrics, PartitionLag } from './metrics.js';
-export { registerAssignor, resolveAssignors, registeredAssignors, commonRebalanceProtocol, DEFAULT_ASSIGNORS } from './assignor-registry.js';
+export { resolveAssignors, commonRebalanceProtocol, DEFAULT_ASSIGNORS } from './assignor-registry.js';
 export {
   CommitFailedError, RebalanceInProgressError, FencedInstanceIdError, NoOffsetForPartitionError, UnknownAssignorError, IllegalConsumerStateError, GroupError, ConsumerAbortedError,
   RecordDeserializationError, type DeserializationOrigin,

@@ -48,7 +48,7 @@ export interface ConsumerOptions<K = Buffer, V = Buffer, H = Buffer> extends Com
   readonly groupId?: string;
   /** group.instance.id: static membership. */
   readonly groupInstanceId?: string;
-  /** partition.assignment.strategy: names from the registry or instances, preferred first (classic protocol only). */
+  /** partition.assignment.strategy: built-in names or instances (custom assignors), preferred first (classic protocol only). */
   readonly assignors?: readonly (string | PartitionAssignor)[];
   /** group.remote.assignor: the broker-side assignor the consumer protocol asks for ('uniform', 'range'); default: the broker's. */
   readonly groupRemoteAssignor?: string;

@@ -1,0 +1,6 @@
+// Plain ES modules: no transform, so Jest runs the files as Node would.
+export default {
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/jest/**/*.test.js'],
+  transform: {},
+};
