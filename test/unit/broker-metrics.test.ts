@@ -262,7 +262,7 @@ test('bin/brook broker --metrics-port 0 --log-format json: the metrics line on s
   });
   assert.equal((await httpGet(port, '/health')).status, 200);
   const started = broker.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'started');
-  assert.deepEqual([started?.['level'], started?.['logger'], started?.['port'], started?.['metricsPort']], ['info', 'broker', broker.port, port]);
+  assert.deepEqual([started?.['level'], started?.['logger'], started?.['listeners'], started?.['metricsPort']], ['info', 'broker', `PLAINTEXT://127.0.0.1:${broker.port}`, port]);
   assert.equal(await broker.stop(), 0);
   await assert.rejects(httpGet(port, '/health'), /ECONNREFUSED/);
 });
