@@ -17,9 +17,10 @@ import { generateMessage, modelMessage, type GeneratedMessage } from './protocol
 export const APIS = [
   'Produce', 'Fetch', 'ListOffsets', 'Metadata', 'OffsetCommit', 'OffsetFetch', 'FindCoordinator',
   'JoinGroup', 'Heartbeat', 'LeaveGroup', 'SyncGroup', 'DescribeGroups', 'ListGroups',
-  'SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'InitProducerId',
-  'DescribeConfigs', 'SaslAuthenticate', 'DeleteGroups', 'OffsetDelete', 'DescribeCluster',
-  'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe',
+  'SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DeleteRecords', 'InitProducerId',
+  'DescribeConfigs', 'AlterConfigs', 'DescribeLogDirs', 'SaslAuthenticate', 'CreatePartitions',
+  'DeleteGroups', 'IncrementalAlterConfigs', 'OffsetDelete', 'DescribeCluster', 'DescribeProducers',
+  'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe', 'DescribeTopicPartitions',
 ] as const;
 
 /** Payloads that are not API messages: headers and the consumer protocol. */

@@ -17,14 +17,21 @@ export * from './sasl-handshake.js';
 export * from './api-versions.js';
 export * from './create-topics.js';
 export * from './delete-topics.js';
+export * from './delete-records.js';
 export * from './init-producer-id.js';
 export * from './describe-configs.js';
+export * from './alter-configs.js';
+export * from './describe-log-dirs.js';
 export * from './sasl-authenticate.js';
+export * from './create-partitions.js';
 export * from './delete-groups.js';
+export * from './incremental-alter-configs.js';
 export * from './offset-delete.js';
 export * from './describe-cluster.js';
+export * from './describe-producers.js';
 export * from './consumer-group-heartbeat.js';
 export * from './consumer-group-describe.js';
+export * from './describe-topic-partitions.js';
 export * from './request-header.js';
 export * from './response-header.js';
 export * from './consumer-protocol-subscription.js';
@@ -47,14 +54,21 @@ import { SaslHandshakeRequest, SaslHandshakeResponse } from './sasl-handshake.js
 import { ApiVersionsRequest, ApiVersionsResponse } from './api-versions.js';
 import { CreateTopicsRequest, CreateTopicsResponse } from './create-topics.js';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from './delete-topics.js';
+import { DeleteRecordsRequest, DeleteRecordsResponse } from './delete-records.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from './init-producer-id.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from './describe-configs.js';
+import { AlterConfigsRequest, AlterConfigsResponse } from './alter-configs.js';
+import { DescribeLogDirsRequest, DescribeLogDirsResponse } from './describe-log-dirs.js';
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from './sasl-authenticate.js';
+import { CreatePartitionsRequest, CreatePartitionsResponse } from './create-partitions.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from './delete-groups.js';
+import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from './incremental-alter-configs.js';
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './offset-delete.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from './describe-cluster.js';
+import { DescribeProducersRequest, DescribeProducersResponse } from './describe-producers.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from './consumer-group-heartbeat.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from './consumer-group-describe.js';
+import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './describe-topic-partitions.js';
 
 export interface ApiCodecs {
   readonly name: string;
@@ -84,14 +98,21 @@ export const Api = {
   ApiVersions: { name: 'ApiVersions', apiKey: ApiVersionsRequest.apiKey, request: ApiVersionsRequest, response: ApiVersionsResponse },
   CreateTopics: { name: 'CreateTopics', apiKey: CreateTopicsRequest.apiKey, request: CreateTopicsRequest, response: CreateTopicsResponse },
   DeleteTopics: { name: 'DeleteTopics', apiKey: DeleteTopicsRequest.apiKey, request: DeleteTopicsRequest, response: DeleteTopicsResponse },
+  DeleteRecords: { name: 'DeleteRecords', apiKey: DeleteRecordsRequest.apiKey, request: DeleteRecordsRequest, response: DeleteRecordsResponse },
   InitProducerId: { name: 'InitProducerId', apiKey: InitProducerIdRequest.apiKey, request: InitProducerIdRequest, response: InitProducerIdResponse },
   DescribeConfigs: { name: 'DescribeConfigs', apiKey: DescribeConfigsRequest.apiKey, request: DescribeConfigsRequest, response: DescribeConfigsResponse },
+  AlterConfigs: { name: 'AlterConfigs', apiKey: AlterConfigsRequest.apiKey, request: AlterConfigsRequest, response: AlterConfigsResponse },
+  DescribeLogDirs: { name: 'DescribeLogDirs', apiKey: DescribeLogDirsRequest.apiKey, request: DescribeLogDirsRequest, response: DescribeLogDirsResponse },
   SaslAuthenticate: { name: 'SaslAuthenticate', apiKey: SaslAuthenticateRequest.apiKey, request: SaslAuthenticateRequest, response: SaslAuthenticateResponse },
+  CreatePartitions: { name: 'CreatePartitions', apiKey: CreatePartitionsRequest.apiKey, request: CreatePartitionsRequest, response: CreatePartitionsResponse },
   DeleteGroups: { name: 'DeleteGroups', apiKey: DeleteGroupsRequest.apiKey, request: DeleteGroupsRequest, response: DeleteGroupsResponse },
+  IncrementalAlterConfigs: { name: 'IncrementalAlterConfigs', apiKey: IncrementalAlterConfigsRequest.apiKey, request: IncrementalAlterConfigsRequest, response: IncrementalAlterConfigsResponse },
   OffsetDelete: { name: 'OffsetDelete', apiKey: OffsetDeleteRequest.apiKey, request: OffsetDeleteRequest, response: OffsetDeleteResponse },
   DescribeCluster: { name: 'DescribeCluster', apiKey: DescribeClusterRequest.apiKey, request: DescribeClusterRequest, response: DescribeClusterResponse },
+  DescribeProducers: { name: 'DescribeProducers', apiKey: DescribeProducersRequest.apiKey, request: DescribeProducersRequest, response: DescribeProducersResponse },
   ConsumerGroupHeartbeat: { name: 'ConsumerGroupHeartbeat', apiKey: ConsumerGroupHeartbeatRequest.apiKey, request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
   ConsumerGroupDescribe: { name: 'ConsumerGroupDescribe', apiKey: ConsumerGroupDescribeRequest.apiKey, request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
+  DescribeTopicPartitions: { name: 'DescribeTopicPartitions', apiKey: DescribeTopicPartitionsRequest.apiKey, request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse },
 } as const;
 
 export type ApiName = keyof typeof Api;
