@@ -64,6 +64,7 @@ const KAFKA_ONLY: Record<string, Unshared> = {
   DeleteGroups: { from: 3, to: 3, why: 'v3 adds a per-group ErrorMessage to the response' },
   DescribeCluster: { from: 2, to: 2, why: 'v2 adds IncludeFencedBrokers (KIP-1073)' },
   ConsumerGroupDescribe: { from: 1, to: 1, why: 'v1 adds the member\'s MemberType to the response (KIP-1099)' },
+  DescribeLogDirs: { from: 5, to: 5, why: 'v5 adds IsCordoned to each log dir (cordoned log dirs)' },
 };
 
 /**
@@ -81,6 +82,7 @@ const BROOK_ONLY: Record<string, Unshared> = {
   CreateTopics: { from: 0, to: 1, why: REMOVED_IN_KAFKA_4 },
   DeleteTopics: { from: 0, to: 0, why: REMOVED_IN_KAFKA_4 },
   DescribeConfigs: { from: 0, to: 0, why: REMOVED_IN_KAFKA_4 },
+  DescribeLogDirs: { from: 0, to: 0, why: REMOVED_IN_KAFKA_4 },
   // Kafka 4.x made the key version the record type (0 and 1 both mean an offset commit, whose
   // key body is then always written at version 0), so its OffsetCommitKey has version 0 only.
   OffsetCommitKey: { from: 1, to: 1, why: 'Kafka 4.x reads every offset commit key at version 0 (record types 0 and 1)' },

@@ -50,6 +50,8 @@ public final class Main {
         "DescribeGroups", "ListGroups", "DeleteGroups", "OffsetDelete", "CreateTopics",
         "DeleteTopics", "DescribeConfigs", "InitProducerId", "SaslHandshake", "SaslAuthenticate",
         "DescribeCluster", "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
+        "DeleteRecords", "AlterConfigs", "DescribeLogDirs", "CreatePartitions",
+        "IncrementalAlterConfigs", "DescribeProducers", "DescribeTopicPartitions",
     };
     /** Non-API messages served under their own class name. */
     private static final String[] CLIENT_MESSAGES = {"ConsumerProtocolSubscription", "ConsumerProtocolAssignment"};
