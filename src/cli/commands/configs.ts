@@ -101,17 +101,7 @@ export const configsCommand: Command = {
         }
         for (const name of values.delete ?? []) ops.push({ name, op: 'delete' });
         if (ops.length === 0) throw new UsageError('configs alter needs --set KEY=VALUE or --delete KEY');
-        await withAdmin(bootstrap, context.interrupted, async (admin) => {
-          // As kafka-configs: deleting a config the resource does not set is an error.
-          const deletes = values.delete ?? [];
-          if (deletes.length > 0) {
-            const source = dynamicSource(resource);
-            const set = new Set((await admin.describeConfigs(resource)).filter((e) => e.source === source).map((e) => e.name));
-            const missing = deletes.filter((name) => !set.has(name));
-            if (missing.length > 0) throw new Error(`Invalid config(s): ${missing.join(',')}`);
-          }
-          await admin.incrementalAlterConfigs(resource, ops);
-        });
+        await withAdmin(bootstrap, context.interrupted, (admin) => admin.incrementalAlterConfigs(resource, ops));
         process.stdout.write(resource.type === 'broker' && resource.name === ''
           ? 'Completed updating default config for brokers in the cluster.\n'
           : `Completed updating config for ${resource.type} ${resource.name}.\n`);
