@@ -1,25 +1,56 @@
 /**
  * The broker configs DescribeConfigs reports for this broker: the ones clients and admin
- * tools ask about, with Brook's values. They are static (read-only): Brook does not take
- * dynamic broker config changes.
+ * tools ask about, with Brook's values, sources and synonyms as Kafka reports them. Those
+ * that set topic defaults (log.retention.ms, message.max.bytes, ...) may be changed
+ * dynamically (IncrementalAlterConfigs, AlterConfigs); the others are static (read-only).
  */
 import { DEFAULT_BROKER_CONFIG, type BrokerConfig } from './config.js';
 import { connectionString } from './listener-config.js';
 import type { ListenerInfo } from './listeners.js';
-import { ConfigType } from './topic-config-view.js';
-import { TOPIC_CONFIG_DEFAULTS } from '../storage/topic-configs.js';
+import { brokerSynonyms, ConfigSource, ConfigType, TYPE_CODES, type BrokerConfigLayers, type ConfigSynonym } from './topic-config-view.js';
+import { TOPIC_DEFS_BY_BROKER_NAME } from '../storage/topic-configs.js';
 
 export interface BrokerConfigEntry {
   readonly name: string;
   readonly value: string | null;
   readonly type: number;
-  /** True when the value is Kafka's default rather than one set for this broker. */
-  readonly isDefault: boolean;
-  /**
-   * Kafka's own default for the setting (its DEFAULT_CONFIG synonym), or null when Kafka has
-   * none (log.dirs, log.retention.ms: Kafka then reports no default synonym).
-   */
-  readonly kafkaDefault: string | null;
+  readonly source: number;
+  /** Every synonym, most specific first (reported when the request asks for synonyms). */
+  readonly synonyms: ConfigSynonym[];
+  /** False for the configs Brook takes dynamically. */
+  readonly readOnly: boolean;
+}
+
+/**
+ * The broker configs Brook changes at runtime: those that set the default of a topic config
+ * Brook implements. Kafka takes many more dynamically (listeners, thread pools, quotas,
+ * TLS); Brook refuses those as configs that cannot be updated dynamically.
+ */
+export const DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set(
+  [...TOPIC_DEFS_BY_BROKER_NAME].filter(([, def]) => def.implemented).map(([name]) => name),
+);
+
+/** The dynamic configs of one resource ('' = the cluster default), as Kafka describes the cluster-default broker resource. */
+export function dynamicDefaultEntries(configs: Readonly<Record<string, string>>): BrokerConfigEntry[] {
+  return Object.entries(configs).map(([name, value]) => {
+    const def = TOPIC_DEFS_BY_BROKER_NAME.get(name);
+    const synonym = { name, value, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG };
+    return { name, value, type: def ? TYPE_CODES[def.type] : ConfigType.STRING, source: synonym.source, synonyms: [synonym], readOnly: !DYNAMIC_BROKER_CONFIGS.has(name) };
+  });
+}
+
+/** The broker configs that set the defaults of implemented topic configs, with every layer. */
+function topicDefaultEntries(layers: BrokerConfigLayers): BrokerConfigEntry[] {
+  const out: BrokerConfigEntry[] = [];
+  for (const name of DYNAMIC_BROKER_CONFIGS) {
+    const def = TOPIC_DEFS_BY_BROKER_NAME.get(name)!;
+    const synonyms = brokerSynonyms(def, name, layers);
+    // The value in force for this very name: log.retention.ms is null unless set (Kafka then
+    // applies log.retention.hours, reported under its own name).
+    const value = synonyms.find((s) => s.name === name)?.value ?? null;
+    out.push({ name, value, type: TYPE_CODES[def.type], source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG, synonyms, readOnly: false });
+  }
+  return out;
 }
 
 /**
@@ -28,10 +59,7 @@ export interface BrokerConfigEntry {
  * effect comes from log.retention.hours, log.roll.hours) are reported as Kafka reports them,
  * null, unless a topic default was set for this broker.
  */
-export function brokerConfigEntries(config: BrokerConfig, listeners: readonly ListenerInfo[]): BrokerConfigEntry[] {
-  const topicDefault = (topicName: string): string => config.topicDefaults[topicName] ?? TOPIC_CONFIG_DEFAULTS[topicName] ?? '';
-  const setTopicDefault = (topicName: string): string | null => config.topicDefaults[topicName] ?? null;
-  const unset = (topicName: string): boolean => config.topicDefaults[topicName] === undefined;
+export function brokerConfigEntries(config: BrokerConfig, listeners: readonly ListenerInfo[], layers: BrokerConfigLayers): BrokerConfigEntry[] {
   const protocols = config.groupCoordinatorRebalanceProtocols.join(',');
   const flushMs = config.flush === 'always' ? '0' : config.flush === 'never' ? '9223372036854775807' : String(config.flush.intervalMs);
   const entries: [string, string | null, number, boolean, string | null][] = [
@@ -70,17 +98,19 @@ export function brokerConfigEntries(config: BrokerConfig, listeners: readonly Li
     ['socket.request.max.bytes', String(config.maxRequestBytes), ConfigType.INT, config.maxRequestBytes === 104857600, '104857600'],
     ['connections.max.idle.ms', String(config.connectionsMaxIdleMs), ConfigType.LONG, config.connectionsMaxIdleMs === 600000, '600000'],
     ['max.connections', String(config.maxConnections), ConfigType.INT, config.maxConnections === 2147483647, '2147483647'],
-    ['message.max.bytes', topicDefault('max.message.bytes'), ConfigType.INT, unset('max.message.bytes'), '1048588'],
-    ['log.retention.ms', setTopicDefault('retention.ms'), ConfigType.LONG, unset('retention.ms'), null],
-    ['log.retention.bytes', topicDefault('retention.bytes'), ConfigType.LONG, unset('retention.bytes'), '-1'],
-    ['log.segment.bytes', topicDefault('segment.bytes'), ConfigType.INT, unset('segment.bytes'), '1073741824'],
-    ['log.roll.ms', setTopicDefault('segment.ms'), ConfigType.LONG, unset('segment.ms'), null],
-    ['log.message.timestamp.type', topicDefault('message.timestamp.type'), ConfigType.STRING, unset('message.timestamp.type'), 'CreateTime'],
     ['log.retention.check.interval.ms', String(config.retentionCheckIntervalMs), ConfigType.LONG, config.retentionCheckIntervalMs === 300000, '300000'],
     // Brook's flush policy, which Kafka does not have: 'always' (fsync before acks=all) reads as 0.
     ['log.flush.interval.ms', flushMs, ConfigType.LONG, false, null],
     ['compression.type', 'producer', ConfigType.STRING, true, 'producer'],
     ['unclean.leader.election.enable', 'false', ConfigType.BOOLEAN, true, 'false'],
   ];
-  return entries.map(([name, value, type, isDefault, kafkaDefault]) => ({ name, value, type, isDefault, kafkaDefault }));
+  const fixed = entries.map(([name, value, type, isDefault, kafkaDefault]): BrokerConfigEntry => {
+    const source = isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG;
+    // As Kafka: the value in force first, then Kafka's default when there is one.
+    const synonyms: ConfigSynonym[] = [];
+    if (value !== null && !isDefault) synonyms.push({ name, value, source });
+    if (kafkaDefault !== null) synonyms.push({ name, value: kafkaDefault, source: ConfigSource.DEFAULT_CONFIG });
+    return { name, value, type, source, synonyms, readOnly: true };
+  });
+  return [...fixed, ...topicDefaultEntries(layers)];
 }

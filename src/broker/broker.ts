@@ -104,7 +104,7 @@ export class Broker {
     const listenerPlan = planListeners(config);
     const log = givenLog ?? createLogger('broker');
     const clock = givenClock ?? systemClock;
-    const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
+    const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
 

@@ -15,8 +15,9 @@ import { topicsCommand } from './commands/topics.js';
 import { groupsCommand } from './commands/groups.js';
 import { produceCommand } from './commands/produce.js';
 import { consumeCommand } from './commands/consume.js';
+import { configsCommand } from './commands/configs.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand];
+const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand, configsCommand];
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -52,6 +52,8 @@ interface CatalogData {
   readonly topics: TopicMetadata[];
   /** Producer ids below this were (possibly) handed out. */
   readonly producerIdBlockEnd?: string;
+  /** Dynamic broker configs by Kafka's resource name: '' (the cluster default) or a node id. */
+  readonly brokerConfigs?: Record<string, TopicConfigs>;
 }
 
 /** Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE. */
@@ -92,6 +94,7 @@ export class Catalog {
   private readonly byId = new Map<string, TopicMetadata>();
   private nextProducerId: bigint;
   private producerIdBlockEnd: bigint;
+  private readonly brokerConfigsByResource = new Map<string, TopicConfigs>();
 
   constructor(private readonly persistence: CatalogPersistence) {
     const data = persistence.load();
@@ -100,6 +103,7 @@ export class Catalog {
     // Ids of the block in use when the last run stopped may have been handed out: start after it.
     this.producerIdBlockEnd = BigInt(data?.producerIdBlockEnd ?? '0');
     this.nextProducerId = this.producerIdBlockEnd;
+    for (const [resource, configs] of Object.entries(data?.brokerConfigs ?? {})) this.brokerConfigsByResource.set(resource, Object.freeze({ ...configs }));
     if (!data) this.save();
   }
 
@@ -151,6 +155,30 @@ export class Catalog {
     this.saveOrUndo(() => this.unindex(topic));
   }
 
+  /** Replaces a topic's metadata (more partitions, other configs) and persists it. */
+  replace(topic: TopicMetadata): void {
+    const previous = this.byName.get(topic.name);
+    if (!previous || previous.topicId !== topic.topicId) throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${topic.name}' does not exist.`);
+    this.index(topic);
+    this.saveOrUndo(() => this.index(previous));
+  }
+
+  brokerConfigs(resource: string): TopicConfigs {
+    return this.brokerConfigsByResource.get(resource) ?? {};
+  }
+
+  /** Replaces one resource's dynamic broker configs and persists them. */
+  setBrokerConfigs(resource: string, configs: TopicConfigs): void {
+    const previous = this.brokerConfigsByResource.get(resource);
+    const restore = (): void => {
+      if (previous) this.brokerConfigsByResource.set(resource, previous);
+      else this.brokerConfigsByResource.delete(resource);
+    };
+    if (Object.keys(configs).length === 0) this.brokerConfigsByResource.delete(resource);
+    else this.brokerConfigsByResource.set(resource, Object.freeze({ ...configs }));
+    this.saveOrUndo(restore);
+  }
+
   remove(name: string): TopicMetadata {
     const topic = this.byName.get(name);
     if (!topic) throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
@@ -182,6 +210,7 @@ export class Catalog {
   private save(): void {
     this.persistence.save({
       version: 1, clusterId: this.clusterId, topics: this.topics(), producerIdBlockEnd: this.producerIdBlockEnd.toString(),
+      brokerConfigs: Object.fromEntries(this.brokerConfigsByResource),
     });
   }
 }

@@ -8,10 +8,13 @@ import { BrookError, ErrorCode, errorInfo } from '../protocol/errors.js';
 export class StorageError extends BrookError {
   override readonly code = 'ERR_STORAGE' as const;
   readonly errorCode: number;
+  /** The message without the error name: what Kafka puts in a response's errorMessage. */
+  readonly detail: string;
 
   constructor(errorCode: number, message: string, options?: ErrorOptions) {
     super(`${errorInfo(errorCode).name}: ${message}`, options);
     this.errorCode = errorCode;
+    this.detail = message;
   }
 }
 

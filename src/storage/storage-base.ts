@@ -11,7 +11,9 @@ import { CleanerThread } from './cleaner-thread.js';
 import { LogCleaner } from './log-cleaner.js';
 import { PartitionLogImpl } from './partition-log.js';
 import type { PartitionStore } from './segment-store.js';
-import { describeTopicConfigs, effectiveTopicConfigs, logConfig, validateTopicConfigs, type TopicConfigEntry } from './topic-configs.js';
+import {
+  describeTopicConfigs, effectiveTopicConfigs, logConfig, topicDefaultsFromBrokerConfig, validateBrokerTopicDefault, validateTopicConfigs, type TopicConfigEntry,
+} from './topic-configs.js';
 import type { CreateTopicOptions, LogCleanerStats, PartitionLog, Storage, StorageOptions, StorageStats, TopicConfigs, TopicMetadata } from './types.js';
 
 export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
@@ -40,7 +42,9 @@ export interface StorageEngine {
 }
 
 export class BaseStorage implements Storage {
-  readonly topicDefaults: TopicConfigs;
+  readonly staticTopicDefaults: TopicConfigs;
+  private defaultsInForce: TopicConfigs;
+  private readonly nodeResource: string;
   private readonly logs = new Map<string, PartitionLogImpl[]>();
   private readonly scratch = Buffer.allocUnsafe(READ_SCRATCH_BYTES);
   private readonly clock: () => number;
@@ -53,8 +57,10 @@ export class BaseStorage implements Storage {
   private cleaning: Promise<LogCleanerStats> | null = null;
 
   constructor(private readonly catalog: Catalog, private readonly engine: StorageEngine, options: StorageOptions) {
-    this.topicDefaults = Object.freeze({ ...(options.topicDefaults ?? {}) });
-    validateTopicConfigs(this.topicDefaults);
+    this.staticTopicDefaults = Object.freeze({ ...(options.topicDefaults ?? {}) });
+    validateTopicConfigs(this.staticTopicDefaults);
+    this.nodeResource = String(options.nodeId ?? 1);
+    this.defaultsInForce = this.defaultsWith(catalog.brokerConfigs(this.nodeResource), catalog.brokerConfigs(''));
     this.clock = options.clock ?? Date.now;
     this.producerIdExpirationMs = options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS;
     this.log = options.log;
@@ -72,11 +78,24 @@ export class BaseStorage implements Storage {
     return { ...this.engine.stats, ...this.engine.faults.stats };
   }
 
-  private openLogs(topic: TopicMetadata, created: boolean, recoveryScratch: Buffer): void {
+  get topicDefaults(): TopicConfigs {
+    return this.defaultsInForce;
+  }
+
+  /**
+   * The topic defaults with these dynamic broker configs: Kafka's order, the node's own over
+   * the cluster default over the static ones. Dynamic configs are the highest-priority
+   * synonyms (log.retention.ms, not .hours), so they win over any static synonym.
+   */
+  private defaultsWith(node: TopicConfigs, cluster: TopicConfigs): TopicConfigs {
+    return Object.freeze({ ...this.staticTopicDefaults, ...topicDefaultsFromBrokerConfig({ ...cluster, ...node }) });
+  }
+
+  private openLogs(topic: TopicMetadata, created: boolean, recoveryScratch: Buffer, fromPartition = 0): void {
     const config = logConfig(effectiveTopicConfigs(topic.configs, this.topicDefaults));
     const nowMs = this.clock();
-    const logs: PartitionLogImpl[] = [];
-    for (let p = 0; p < topic.partitions; p++) {
+    const logs: PartitionLogImpl[] = this.logs.get(topic.name) ?? [];
+    for (let p = fromPartition; p < topic.partitions; p++) {
       const deps = {
         store: this.engine.partitionStore(topic, p, created), config, scratch: this.scratch,
         producerIdExpirationMs: this.producerIdExpirationMs, log: this.log, faults: this.engine.faults, clock: this.clock,
@@ -103,6 +122,59 @@ export class BaseStorage implements Storage {
   allocateProducerId(): bigint {
     this.ensureOpen();
     return this.catalog.allocateProducerId();
+  }
+
+  createPartitions(name: string, count: number, options: { validateOnly?: boolean } = {}): TopicMetadata {
+    this.ensureOpen();
+    const topic = this.catalog.topic(name);
+    if (!topic) throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    // Kafka's wording (ReplicationControlManager.createPartitions).
+    if (count === topic.partitions) throw new StorageError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${topic.partitions} partition(s).`);
+    if (!Number.isInteger(count) || count < topic.partitions) {
+      throw new StorageError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${topic.partitions} partition(s); ${count} would not be an increase.`);
+    }
+    const grown = Object.freeze({ ...topic, partitions: count });
+    if (options.validateOnly) return grown;
+    this.catalog.replace(grown);
+    this.openLogs(grown, true, this.scratch, topic.partitions);
+    this.engine.topicCreated(grown);
+    return grown;
+  }
+
+  alterTopicConfigs(name: string, configs: TopicConfigs, options: { validateOnly?: boolean } = {}): TopicMetadata {
+    this.ensureOpen();
+    const topic = this.catalog.topic(name);
+    if (!topic) throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+    validateTopicConfigs(configs, this.topicDefaults);
+    const altered = Object.freeze({ ...topic, configs: Object.freeze({ ...configs }) });
+    if (options.validateOnly) return altered;
+    this.catalog.replace(altered);
+    this.applyConfigs(altered);
+    return altered;
+  }
+
+  brokerConfigs(resource: string): TopicConfigs {
+    return this.catalog.brokerConfigs(resource);
+  }
+
+  setBrokerConfigs(resource: string, configs: TopicConfigs, options: { validateOnly?: boolean } = {}): void {
+    this.ensureOpen();
+    for (const [name, value] of Object.entries(configs)) validateBrokerTopicDefault(name, value);
+    const node = resource === this.nodeResource ? configs : this.catalog.brokerConfigs(this.nodeResource);
+    const cluster = resource === '' ? configs : this.catalog.brokerConfigs('');
+    const defaults = this.defaultsWith(node, cluster);
+    // Every topic must still be valid under the new defaults (min.compaction.lag.ms <= max.compaction.lag.ms).
+    for (const topic of this.catalog.topics()) validateTopicConfigs(topic.configs, defaults);
+    if (options.validateOnly) return;
+    this.catalog.setBrokerConfigs(resource, configs);
+    this.defaultsInForce = defaults;
+    for (const topic of this.catalog.topics()) this.applyConfigs(topic);
+  }
+
+  /** Gives a topic's logs its configs in force now (retention, segment size, max.message.bytes, ...). */
+  private applyConfigs(topic: TopicMetadata): void {
+    const config = logConfig(effectiveTopicConfigs(topic.configs, this.topicDefaults));
+    for (const log of this.logs.get(topic.name) ?? []) log.updateConfig(config);
   }
 
   deleteTopic(name: string): void {

@@ -31,11 +31,13 @@ export interface TopicConfigDef {
   readonly implemented: boolean;
   /** Kafka's internal configs (for tests) are accepted but not described. */
   readonly internal?: boolean;
-  /** Returns why a parsed value is invalid, or null. */
-  readonly check?: (value: Parsed) => string | null;
+  /** Returns why a parsed value is invalid (and which item, for a list), or null. */
+  readonly check?: (value: Parsed) => Problem | null;
 }
 
 type Parsed = bigint | number | boolean | string | readonly string[];
+/** Why a value is invalid; for a list, Kafka's ValidList names the offending item as the value. */
+type Problem = string | { readonly item: string; readonly why: string };
 
 const INT_MIN = -(2n ** 31n);
 const INT_MAX = 2n ** 31n - 1n;
@@ -47,11 +49,11 @@ const atLeast = (min: bigint) => (v: Parsed) => ((v as bigint) >= min ? null : `
 const between = (min: bigint, max: bigint) => (v: Parsed) =>
   (v as bigint) >= min && (v as bigint) <= max ? null : `Value must be in [${min},...,${max}]`;
 const oneOf = (...allowed: string[]) => (v: Parsed) => (allowed.includes(v as string) ? null : `String must be one of: ${allowed.join(', ')}`);
+// Kafka 4.4 accepts an empty cleanup.policy: neither deleted nor compacted, the log is kept.
 const listOf = (...allowed: string[]) => (v: Parsed) => {
   const items = v as readonly string[];
-  if (items.length === 0) return `List must contain at least one of: ${allowed.join(', ')}`;
   const bad = items.find((item) => !allowed.includes(item));
-  return bad === undefined ? null : `Invalid value ${bad}, must be one of: ${allowed.join(', ')}`;
+  return bad === undefined ? null : { item: bad, why: `String must be one of: ${allowed.join(', ')}` };
 };
 // Kafka's ThrottledReplicaListValidator: "*" or partitionId:brokerId pairs.
 const throttledReplicas = (v: Parsed) => {
@@ -69,7 +71,7 @@ const MINUTES = 60_000;
 
 function def(
   name: string, type: ConfigType, dflt: string | null, synonyms: ConfigSynonym[], implemented: boolean,
-  check?: (value: Parsed) => string | null, internal?: boolean,
+  check?: (value: Parsed) => Problem | null, internal?: boolean,
 ): TopicConfigDef {
   return { name, type, default: dflt, synonyms, implemented, check, internal };
 }
@@ -167,8 +169,9 @@ function parse(d: TopicConfigDef, raw: string): Parsed {
 
 function checkValue(d: TopicConfigDef, raw: string): Parsed {
   const parsed = parse(d, raw);
-  const why = d.check?.(parsed);
-  if (why) throw invalid(d.name, raw, why);
+  const problem = d.check?.(parsed);
+  if (typeof problem === 'string') throw invalid(d.name, raw, problem);
+  if (problem) throw invalid(d.name, problem.item, problem.why);
   return parsed;
 }
 
@@ -190,6 +193,31 @@ export function validateTopicConfigs(configs: TopicConfigs, defaults: TopicConfi
   if (minLag > maxLag) {
     throw new StorageError(ErrorCode.INVALID_CONFIG,
       `conflict topic config setting min.compaction.lag.ms (${minLag}) > max.compaction.lag.ms (${maxLag})`);
+  }
+}
+
+/**
+ * The broker configs that set a topic config's default, by name: each topic config's first
+ * synonym (log.retention.ms, message.max.bytes, ...), the one Kafka lets be changed
+ * dynamically (DynamicLogConfig).
+ */
+export const TOPIC_DEFS_BY_BROKER_NAME: ReadonlyMap<string, TopicConfigDef> = new Map(
+  [...TOPIC_CONFIG_DEFS.values()].filter((d) => !d.internal && d.synonyms[0] !== undefined && d.synonyms[0].scale === undefined)
+    .map((d) => [d.synonyms[0]!.name, d]),
+);
+
+/**
+ * Checks a value for a broker config that sets a topic default (see TOPIC_DEFS_BY_BROKER_NAME),
+ * with Kafka's message naming the broker config; throws StorageError(INVALID_CONFIG).
+ */
+export function validateBrokerTopicDefault(brokerName: string, value: string): void {
+  const d = TOPIC_DEFS_BY_BROKER_NAME.get(brokerName);
+  if (!d) throw new StorageError(ErrorCode.INVALID_CONFIG, `Unknown broker config name: ${brokerName}`);
+  try {
+    checkValue(d, value);
+  } catch (err) {
+    if (err instanceof StorageError) throw new StorageError(err.errorCode, err.detail.replace(`for configuration ${d.name}:`, `for configuration ${brokerName}:`));
+    throw err;
   }
 }
 

@@ -146,6 +146,11 @@ export interface StorageOptions {
   readonly flush?: FlushPolicy;
   /** Broker-level defaults for topic configs, by topic config name (see `topicDefaultsFromBrokerConfig`). */
   readonly topicDefaults?: TopicConfigs;
+  /**
+   * This broker's node id: its dynamic broker configs (resource name = the id) apply over the
+   * cluster-wide ones (resource name ''). Default 1.
+   */
+  readonly nodeId?: number;
   readonly log?: Logger;
   /** Wall clock for work outside appends (producer expiry at open); default Date.now. */
   readonly clock?: () => number;
@@ -199,8 +204,13 @@ export interface Storage {
   /** Persisted at first start; Metadata and DescribeCluster report it. */
   readonly clusterId: string;
   readonly stats: StorageStats;
-  /** The broker-level topic defaults in force (validated). */
+  /**
+   * The broker-level topic defaults in force (validated): the static ones (StorageOptions)
+   * under the dynamic broker configs.
+   */
   readonly topicDefaults: TopicConfigs;
+  /** The static broker-level topic defaults (StorageOptions.topicDefaults). */
+  readonly staticTopicDefaults: TopicConfigs;
 
   /** Throws `StorageError(TOPIC_ALREADY_EXISTS | INVALID_PARTITIONS | INVALID_TOPIC_EXCEPTION | INVALID_CONFIG)`. */
   createTopic(name: string, partitions: number, configs?: TopicConfigs, options?: CreateTopicOptions): TopicMetadata;
@@ -208,6 +218,27 @@ export interface Storage {
   validateTopic(name: string, partitions: number, configs?: TopicConfigs, options?: { isInternal?: boolean }): void;
   /** Throws `StorageError(UNKNOWN_TOPIC_OR_PARTITION)`. */
   deleteTopic(name: string): void;
+  /**
+   * Raises a topic's partition count to `count`; the new partitions start empty. Throws
+   * `StorageError(UNKNOWN_TOPIC_OR_PARTITION | INVALID_PARTITIONS)`.
+   */
+  createPartitions(name: string, count: number, options?: { validateOnly?: boolean }): TopicMetadata;
+  /**
+   * Replaces a topic's explicit configs (validated as at creation) and applies them to its
+   * logs at once. Throws `StorageError(UNKNOWN_TOPIC_OR_PARTITION | INVALID_CONFIG)`.
+   */
+  alterTopicConfigs(name: string, configs: TopicConfigs, options?: { validateOnly?: boolean }): TopicMetadata;
+  /**
+   * Dynamic broker configs (Kafka's broker config names, only those that set a topic
+   * default: see TOPIC_DEFS_BY_BROKER_NAME) by Kafka's resource name: '' for the cluster
+   * default, a node id for one broker. Persisted.
+   */
+  brokerConfigs(resource: string): TopicConfigs;
+  /**
+   * Replaces one resource's dynamic broker configs; the topic defaults in force change at
+   * once for every log. Throws `StorageError(INVALID_CONFIG)`.
+   */
+  setBrokerConfigs(resource: string, configs: TopicConfigs, options?: { validateOnly?: boolean }): void;
   /**
    * A producer id never handed out before, across restarts too (InitProducerId). Ids are
    * reserved in persisted blocks of 1000, as Kafka's ProducerIdManager does, so a crash

@@ -50,7 +50,7 @@ function create(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): 
   }
   return {
     name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1,
-    configs: topicConfigViews(configs, broker.storage.topicDefaults).map((c) => ({
+    configs: topicConfigViews(configs, broker.storage, broker.config.nodeId).map((c) => ({
       name: c.name, value: c.value, readOnly: false, configSource: c.source, isSensitive: false,
     })),
   };

@@ -1,6 +1,7 @@
 /**
  * DescribeConfigs for topics (every topic config with its value and source) and for this
- * broker (the static settings clients ask about). Broker loggers have nothing to report.
+ * broker (the settings clients ask about, and the dynamic ones), or the cluster-wide
+ * dynamic defaults (resource name ''). Broker loggers have nothing to report.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type {
@@ -8,8 +9,8 @@ import type {
 } from '../../protocol/messages/describe-configs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler, type RequestContext } from '../handler.js';
-import { ConfigSource, topicConfigViews } from '../topic-config-view.js';
-import { brokerConfigEntries } from '../broker-config-view.js';
+import { brokerConfigLayers, ConfigSource, topicConfigViews } from '../topic-config-view.js';
+import { brokerConfigEntries, dynamicDefaultEntries } from '../broker-config-view.js';
 
 /** Kafka answers a described resource with an empty error message, not null. */
 const NO_ERROR_MESSAGE = '';
@@ -19,8 +20,8 @@ const BROKER = 4;
 const BROKER_LOGGER = 8;
 
 /**
- * Topic configs are not read-only (Kafka lets them be altered); Brook's broker configs are
- * static. `isDefault` exists in v0 only (v1 replaced it with the config source): a later
+ * Topic configs are not read-only (Kafka lets them be altered); broker configs are unless
+ * Brook takes them dynamically. `isDefault` exists in v0 only (v1 replaced it with the config source): a later
  * version must leave it false or the response cannot be encoded.
  */
 function entry(
@@ -42,7 +43,7 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
     case TOPIC: {
       const topic = broker.storage.topic(resource.resourceName);
       if (!topic) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic '${resource.resourceName}' does not exist.`, configs: [] };
-      const configs = topicConfigViews(topic.configs, broker.storage.topicDefaults)
+      const configs = topicConfigViews(topic.configs, broker.storage, broker.config.nodeId)
         .filter((c) => wanted(c.name))
         .map((c) => entry(ctx.apiVersion, c.name, c.value, c.source, c.type, false, includeSynonyms ? c.synonyms : []));
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
@@ -51,17 +52,14 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
       if (resource.resourceName !== String(broker.config.nodeId) && resource.resourceName !== '') {
         return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${broker.config.nodeId} but received ${resource.resourceName}`, configs: [] };
       }
-      if (resource.resourceType === BROKER_LOGGER || resource.resourceName === '') return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs: [] };
-      const configs = brokerConfigEntries(broker.config, broker.listeners)
+      if (resource.resourceType === BROKER_LOGGER) return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs: [] };
+      // The cluster-wide resource ('') holds only its dynamic defaults, as Kafka's.
+      const entries = resource.resourceName === ''
+        ? dynamicDefaultEntries(broker.storage.brokerConfigs(''))
+        : brokerConfigEntries(broker.config, broker.listeners, brokerConfigLayers(broker.storage, broker.config.nodeId));
+      const configs = entries
         .filter((c) => wanted(c.name))
-        .map((c) => {
-          const source = c.isDefault ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG;
-          // As Kafka: the value in force first, then Kafka's default when there is one.
-          const synonyms = [];
-          if (c.value !== null && !c.isDefault) synonyms.push({ name: c.name, value: c.value, source });
-          if (c.kafkaDefault !== null) synonyms.push({ name: c.name, value: c.kafkaDefault, source: ConfigSource.DEFAULT_CONFIG });
-          return entry(ctx.apiVersion, c.name, c.value, source, c.type, true, includeSynonyms ? synonyms : []);
-        });
+        .map((c) => entry(ctx.apiVersion, c.name, c.value, c.source, c.type, c.readOnly, includeSynonyms ? c.synonyms : []));
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
     }
     default:

@@ -23,6 +23,9 @@ import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
+import { createPartitionsHandler } from './create-partitions.js';
+import { alterConfigsHandler } from './alter-configs.js';
+import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -48,4 +51,7 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   offsetDeleteHandler,
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
+  createPartitionsHandler,
+  alterConfigsHandler,
+  incrementalAlterConfigsHandler,
 ];

@@ -1,5 +1,5 @@
 /**
- * `brook topics create|list|describe|delete`: what `kafka-topics.sh` does, over the admin client.
+ * `brook topics create|list|describe|alter|delete`: what `kafka-topics.sh` does, over the admin client.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
@@ -10,6 +10,7 @@ const HELP = `Usage:
   brook topics create NAME --partitions N [--replication-factor N] [--config KEY=VALUE ...]
   brook topics list [--json]
   brook topics describe NAME [--json]
+  brook topics alter NAME --partitions N
   brook topics delete NAME
 
 Options:
@@ -63,17 +64,32 @@ export const topicsCommand: Command = {
       }
       case 'describe': {
         if (!name) throw new UsageError('topics describe needs a topic NAME');
-        const topic = await withAdmin(bootstrap, context.interrupted, (admin) => admin.describeTopic(name));
+        const [topic, entries] = await withAdmin(bootstrap, context.interrupted, (admin) => Promise.all([
+          admin.describeTopic(name),
+          admin.describeConfigs({ type: 'topic', name }),
+        ]));
+        // As kafka-topics: every config whose value is not Kafka's default, by name.
+        const configs = Object.fromEntries(entries.filter((e) => e.source !== 'DEFAULT_CONFIG').map((e) => [e.name, e.value]));
         if (values.json) {
-          process.stdout.write(`${JSON.stringify(topic)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...topic, configs })}\n`);
           return 0;
         }
         const rf = topic.partitions[0]?.replicas.length ?? 0;
-        const lines = [`Topic: ${topic.name}\tTopicId: ${topic.topicId}\tPartitionCount: ${topic.partitions.length}\tReplicationFactor: ${rf}`];
+        const shown = Object.entries(configs).map(([k, v]) => `${k}=${v}`).join(',');
+        const lines = [`Topic: ${topic.name}\tTopicId: ${topic.topicId}\tPartitionCount: ${topic.partitions.length}\tReplicationFactor: ${rf}\tConfigs: ${shown}`];
         for (const p of topic.partitions) {
           lines.push(`\tTopic: ${topic.name}\tPartition: ${p.partition}\tLeader: ${p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}`);
         }
         process.stdout.write(`${lines.join('\n')}\n`);
+        return 0;
+      }
+      case 'alter': {
+        if (!name) throw new UsageError('topics alter needs a topic NAME');
+        if (values.partitions === undefined) throw new UsageError('topics alter needs --partitions N');
+        const partitions = Number(values.partitions);
+        if (!Number.isInteger(partitions) || partitions < 1) throw new UsageError('--partitions must be a positive integer');
+        await withAdmin(bootstrap, context.interrupted, (admin) => admin.createPartitions(name, partitions));
+        process.stdout.write(`Topic ${name} now has ${partitions} partitions.\n`);
         return 0;
       }
       case 'delete': {
@@ -83,7 +99,7 @@ export const topicsCommand: Command = {
         return 0;
       }
       default:
-        throw new UsageError(`unknown topics action '${action}' (create, list, describe, delete)`);
+        throw new UsageError(`unknown topics action '${action}' (create, list, describe, alter, delete)`);
     }
   },
 };

@@ -10,10 +10,14 @@ import { withTimeLimit } from '../deadline.js';
 import { callTimeoutMs, resolveCommonOptions, type ResolvedCommonOptions } from '../options.js';
 import type { AdminContext } from './requests.js';
 import * as topics from './topics.js';
+import * as configs from './configs.js';
 import * as groups from './groups.js';
 import * as offsets from './offsets.js';
 import { describeGroupOffsets } from './lag.js';
 import { resetOffsets } from './reset.js';
+import type {
+  AlterConfigOp, AlterConfigsOptions, ConfigEntry, ConfigResource, CreatePartitionsOptions, DescribeConfigsOptions,
+} from './types.js';
 import type {
   AdminCallOptions, AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
@@ -49,6 +53,26 @@ export class Admin {
 
   deleteTopic(name: string, call: AdminCallOptions = {}): Promise<void> {
     return this.run('deleteTopic', call, (ctx) => topics.deleteTopic(ctx, name));
+  }
+
+  /** Raises a topic's partition count to `count`; Kafka's errors (e.g. INVALID_PARTITIONS) as KafkaProtocolError. */
+  createPartitions(topic: string, count: number, options: CreatePartitionsOptions = {}): Promise<void> {
+    return this.run('createPartitions', options, (ctx) => topics.createPartitions(ctx, topic, count, options));
+  }
+
+  /** A topic's or a broker's configs, sorted by name, with their sources (and synonyms and documentation when asked). */
+  describeConfigs(resource: ConfigResource, options: DescribeConfigsOptions = {}): Promise<ConfigEntry[]> {
+    return this.run('describeConfigs', options, (ctx) => configs.describeConfigs(ctx, resource, options));
+  }
+
+  /** Sets, deletes, appends to or subtracts from configs of one resource (IncrementalAlterConfigs): all or nothing. */
+  incrementalAlterConfigs(resource: ConfigResource, ops: readonly AlterConfigOp[], options: AlterConfigsOptions = {}): Promise<void> {
+    return this.run('incrementalAlterConfigs', options, (ctx) => configs.incrementalAlterConfigs(ctx, resource, ops, options.validateOnly ?? false));
+  }
+
+  /** Replaces a resource's configs as a whole (the legacy AlterConfigs): those not given return to their defaults. */
+  alterConfigs(resource: ConfigResource, values: Readonly<Record<string, string>>, options: AlterConfigsOptions = {}): Promise<void> {
+    return this.run('alterConfigs', options, (ctx) => configs.alterConfigs(ctx, resource, values, options.validateOnly ?? false));
   }
 
   /** Names of all topics, internal ones included, sorted. */

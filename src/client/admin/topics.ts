@@ -6,7 +6,7 @@ import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../cluster.js';
 import { check, type AdminContext } from './requests.js';
-import type { NewTopic, TopicDescription } from './types.js';
+import type { CreatePartitionsOptions, NewTopic, TopicDescription } from './types.js';
 
 export async function createTopic(ctx: AdminContext, topic: NewTopic): Promise<void> {
   const connection = await ctx.cluster.anyConnection(ctx.signal);
@@ -25,6 +25,20 @@ export async function createTopic(ctx: AdminContext, topic: NewTopic): Promise<v
   if (!result) throw new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, 'empty CreateTopics response');
   check(result.errorCode, result.errorMessage);
   ctx.cluster.invalidateTopic(topic.name);
+}
+
+/** Raises the topic's partition count to `count` (CreatePartitions, at any broker: it forwards to the controller). */
+export async function createPartitions(ctx: AdminContext, topic: string, count: number, options: CreatePartitionsOptions): Promise<void> {
+  const connection = await ctx.cluster.anyConnection(ctx.signal);
+  const response = await connection.request(Api.CreatePartitions, {
+    topics: [{ name: topic, count, assignments: options.assignments ? options.assignments.map((ids) => ({ brokerIds: [...ids] })) : null }],
+    timeoutMs: ctx.apiTimeoutMs,
+    validateOnly: options.validateOnly ?? false,
+  }, { signal: ctx.signal });
+  const result = response.results[0];
+  if (!result) throw new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, 'empty CreatePartitions response');
+  check(result.errorCode, result.errorMessage ?? topic);
+  ctx.cluster.invalidateTopic(topic);
 }
 
 export async function deleteTopic(ctx: AdminContext, name: string): Promise<void> {

@@ -45,6 +45,64 @@ export interface TopicDescription {
   readonly partitions: TopicPartitionInfo[];
 }
 
+/** Options of `createPartitions`. */
+export interface CreatePartitionsOptions extends AdminCallOptions {
+  /** Check only; change nothing. */
+  readonly validateOnly?: boolean;
+  /** The broker ids of each new partition's replicas, one entry per new partition; default: the brokers choose. */
+  readonly assignments?: readonly (readonly number[])[];
+}
+
+/** What a config belongs to: a topic, a broker (name: its node id, or '' for the cluster-wide default), or a broker's loggers. */
+export interface ConfigResource {
+  readonly type: 'topic' | 'broker' | 'broker-logger';
+  readonly name: string;
+}
+
+/** Kafka's ConfigEntry.ConfigSource. */
+export type ConfigSourceName =
+  | 'UNKNOWN' | 'DYNAMIC_TOPIC_CONFIG' | 'DYNAMIC_BROKER_CONFIG' | 'DYNAMIC_DEFAULT_BROKER_CONFIG' | 'STATIC_BROKER_CONFIG'
+  | 'DEFAULT_CONFIG' | 'DYNAMIC_BROKER_LOGGER_CONFIG' | 'CLIENT_METRICS_CONFIG' | 'GROUP_CONFIG';
+
+/** Kafka's ConfigEntry.ConfigType ('UNKNOWN' from brokers before DescribeConfigs v3). */
+export type ConfigTypeName = 'UNKNOWN' | 'BOOLEAN' | 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'DOUBLE' | 'LIST' | 'CLASS' | 'PASSWORD';
+
+/** One config as DescribeConfigs reports it. */
+export interface ConfigEntry {
+  readonly name: string;
+  /** null for sensitive values and for configs without a value. */
+  readonly value: string | null;
+  readonly source: ConfigSourceName;
+  /** True when the broker does not take changes to it. */
+  readonly readOnly: boolean;
+  readonly sensitive: boolean;
+  readonly type: ConfigTypeName;
+  /** Where the value could come from, most specific first; empty unless asked for. */
+  readonly synonyms: { readonly name: string; readonly value: string | null; readonly source: ConfigSourceName }[];
+  /** null unless asked for (and the broker has it). */
+  readonly documentation: string | null;
+}
+
+export interface DescribeConfigsOptions extends AdminCallOptions {
+  /** Only these configs; default all. */
+  readonly keys?: readonly string[];
+  readonly synonyms?: boolean;
+  readonly documentation?: boolean;
+}
+
+/** One IncrementalAlterConfigs operation; append and subtract apply to list configs only. */
+export interface AlterConfigOp {
+  readonly name: string;
+  readonly op: 'set' | 'delete' | 'append' | 'subtract';
+  /** Needed except for 'delete'. */
+  readonly value?: string;
+}
+
+export interface AlterConfigsOptions extends AdminCallOptions {
+  /** Check only; change nothing. */
+  readonly validateOnly?: boolean;
+}
+
 /** Per call, for `listGroups`: ListGroups' filters (Kafka's ListGroupsOptions inStates / withTypes). */
 export interface ListGroupsOptions extends AdminCallOptions {
   /**

@@ -5,6 +5,7 @@
  * spaced by `retryBackoffMs`.
  */
 import type { Cluster, TopicMetadata } from '../cluster.js';
+import type { TimerHandle } from '../../util/clock.js';
 import { ErrorCode, isRetriable, KafkaProtocolError } from '../../protocol/errors.js';
 
 export class ProducerMetadata {
@@ -13,6 +14,7 @@ export class ProducerMetadata {
   private lastRefreshMs = -Infinity;
   /** Why the last refresh failed (null once one succeeds): a metadata timeout says it. */
   lastFailure: Error | null = null;
+  private ageTimer: TimerHandle | null = null;
 
   constructor(
     private readonly cluster: Cluster,
@@ -33,6 +35,23 @@ export class ProducerMetadata {
 
   topic(name: string): TopicMetadata | undefined {
     return this.cluster.topic(name);
+  }
+
+  /**
+   * Reads every known topic's metadata again each `maxAgeMs` (metadata.max.age.ms), as
+   * Java's producer does, so partitions added to a topic get records (keys are placed over
+   * the new count) without waiting for an error.
+   */
+  refreshEvery(maxAgeMs: number): void {
+    this.ageTimer = this.cluster.scheduler.schedule(maxAgeMs, () => {
+      for (const t of this.cluster.cachedTopics()) this.request(t.name);
+      this.refreshEvery(maxAgeMs);
+    });
+  }
+
+  stop(): void {
+    this.ageTimer?.cancel();
+    this.ageTimer = null;
   }
 
   /** Asks for a refresh that includes `topic`; requests coalesce. */

@@ -106,6 +106,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
       retryBackoffMaxMs: this.options.retryBackoffMaxMs, maxInFlight: this.options.maxInFlight, maxRequestSize: this.options.maxRequestSize,
       compression: this.options.compression, compressionLevel: this.options.compressionLevel, idempotent: this.options.idempotent,
     }, () => this.drainBlocked(), this.metricsRecorder);
+    this.metadata.refreshEvery(this.options.metadataMaxAgeMs);
   }
 
   /**
@@ -362,6 +363,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
         }
       }
       this.blockedTimer?.cancel();
+      this.metadata.stop();
       this.sender.stop();
       this.cluster.close();
     })();

@@ -42,6 +42,9 @@ export interface ApiTypes {
   DescribeCluster: [M.DescribeClusterRequestData, M.DescribeClusterResponseData];
   ConsumerGroupHeartbeat: [M.ConsumerGroupHeartbeatRequestData, M.ConsumerGroupHeartbeatResponseData];
   ConsumerGroupDescribe: [M.ConsumerGroupDescribeRequestData, M.ConsumerGroupDescribeResponseData];
+  CreatePartitions: [M.CreatePartitionsRequestData, M.CreatePartitionsResponseData];
+  AlterConfigs: [M.AlterConfigsRequestData, M.AlterConfigsResponseData];
+  IncrementalAlterConfigs: [M.IncrementalAlterConfigsRequestData, M.IncrementalAlterConfigsResponseData];
 }
 
 export type ApiName = keyof ApiTypes;

@@ -1,0 +1,34 @@
+/**
+ * AlterConfigs (the legacy API): a resource's configs are replaced as a whole, those not
+ * given return to their defaults. Topics and this broker's dynamic configs, checked and
+ * worded as Kafka 4.4 does (see ../config-changes.ts).
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { AlterConfigsRequestAlterConfigsResource, AlterConfigsRequestData, AlterConfigsResponseData } from '../../protocol/messages/alter-configs.js';
+import type { BrokerContext } from '../broker-context.js';
+import { applyBrokerConfigs, applyTopicConfigs, preprocess, topicProblem, ResourceType, type ConfigError } from '../config-changes.js';
+import { defineHandler } from '../handler.js';
+
+function alter(ctx: BrokerContext, resource: AlterConfigsRequestAlterConfigsResource, validateOnly: boolean): ConfigError {
+  // Preprocessing refused null values.
+  const configs = Object.fromEntries(resource.configs.map((c) => [c.name, c.value!]));
+  if (resource.resourceType === ResourceType.TOPIC) {
+    return topicProblem(ctx, resource.resourceName) ?? applyTopicConfigs(ctx, resource.resourceName, configs, validateOnly);
+  }
+  return applyBrokerConfigs(ctx, resource.resourceName, configs, validateOnly);
+}
+
+export const alterConfigsHandler = defineHandler<AlterConfigsRequestData, AlterConfigsResponseData>({
+  api: Api.AlterConfigs,
+  minVersion: 0,
+  maxVersion: Api.AlterConfigs.request.highestVersion,
+  handle(ctx, request) {
+    const { broker } = ctx;
+    const early = preprocess(broker, request.resources, () => false, false);
+    const responses = request.resources.map((r, i) => {
+      const outcome = early[i] ?? alter(broker, r, request.validateOnly);
+      return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
+    });
+    return { throttleTimeMs: 0, responses };
+  },
+});
