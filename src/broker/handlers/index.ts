@@ -23,6 +23,10 @@ import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
+import { deleteRecordsHandler } from './delete-records.js';
+import { describeLogDirsHandler } from './describe-log-dirs.js';
+import { describeProducersHandler } from './describe-producers.js';
+import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -48,4 +52,8 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   offsetDeleteHandler,
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
+  deleteRecordsHandler,
+  describeLogDirsHandler,
+  describeProducersHandler,
+  describeTopicPartitionsHandler,
 ];

@@ -42,6 +42,10 @@ export interface ApiTypes {
   DescribeCluster: [M.DescribeClusterRequestData, M.DescribeClusterResponseData];
   ConsumerGroupHeartbeat: [M.ConsumerGroupHeartbeatRequestData, M.ConsumerGroupHeartbeatResponseData];
   ConsumerGroupDescribe: [M.ConsumerGroupDescribeRequestData, M.ConsumerGroupDescribeResponseData];
+  DeleteRecords: [M.DeleteRecordsRequestData, M.DeleteRecordsResponseData];
+  DescribeLogDirs: [M.DescribeLogDirsRequestData, M.DescribeLogDirsResponseData];
+  DescribeProducers: [M.DescribeProducersRequestData, M.DescribeProducersResponseData];
+  DescribeTopicPartitions: [M.DescribeTopicPartitionsRequestData, M.DescribeTopicPartitionsResponseData];
 }
 
 export type ApiName = keyof ApiTypes;
