@@ -2,7 +2,8 @@
  * Kafka 4.4.0's own log admin tools, and KafkaJS's deleteTopicRecords, against Brook's
  * broker (file engine):
  *  - `kafka-delete-records --offset-json-file` (DeleteRecordsCommand): the low watermark it
- *    prints is the log start offset Brook's ListOffsets then answers;
+ *    prints is the log start offset Brook's ListOffsets then answers; `brook topics
+ *    delete-records` prints the same lines;
  *  - `kafka-log-dirs --describe` (LogDirsCommand): Brook's data directory, each partition's
  *    size equal to the bytes of its log files on disk;
  *  - `kafka-topics --describe --partition-size-limit-per-response 1` (TopicCommand, which in
@@ -23,6 +24,7 @@ import { startBrook, tempDir } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { runProcess, type RunResult } from '../support/clients/run.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
+import { brookCli } from '../support/admin-fixture.js';
 import { kafkaAvailable, kafkaClasspath } from '../support/kafka/kafka-broker.js';
 
 function kafkaTool(mainClass: string, args: readonly string[]): Promise<RunResult> {
@@ -65,6 +67,11 @@ test('kafka-delete-records, kafka-log-dirs, kafka-topics --describe, kafka-trans
   assert.equal(deleted.code, 0, deleted.stderr);
   assert.match(deleted.stdout, new RegExp(`partition: ${topic}-0\\s+low_watermark: 4`));
   assert.match(deleted.stdout, new RegExp(`partition: ${topic}-1\\s+low_watermark: 4`));
+  // brook topics delete-records, the same offsets again (nothing left to delete): Kafka's tool's lines.
+  const brookDeleted = await brookCli(['topics', 'delete-records', topic, '--partition', '0', '--partition', '1', '--offset', '4', '-b', bootstrap]);
+  assert.equal(brookDeleted.code, 0, brookDeleted.stderr);
+  const sortedLines = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('partition: ')).sort();
+  assert.deepEqual(sortedLines(brookDeleted.stdout), sortedLines(deleted.stdout));
   const starts = await admin.logStartOffsets([0, 1, 2].map((partition) => ({ topic, partition })));
   assert.deepEqual([...starts], [[`${topic}:0`, 4n], [`${topic}:1`, 4n], [`${topic}:2`, 0n]]);
 

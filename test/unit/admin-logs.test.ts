@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Admin, Consumer, Producer } from '../../src/index.js';
 import { spawnBrook, startBrook, tempDir } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
+import { brookCli } from '../support/admin-fixture.js';
 
 /** Sends `count` records one by one (one batch each) to `partition`; returns the producer's id. */
 async function produce(bootstrap: string, topic: string, partition: number, count: number): Promise<bigint> {
@@ -99,6 +100,36 @@ test('deleteRecords, a consumer below the log start offset, describeProducers, d
   assert.deepEqual(dirs.map((d) => [d.broker, d.path, d.error, d.totalBytes, d.usableBytes]), [[broker.config.nodeId, '(memory)', null, null, null]]);
   assert.deepEqual(dirs[0]!.partitions.map((p) => [p.topic, p.partition, p.offsetLag, p.isFuture]), [['logs-a', 0, 0n, false], ['logs-a', 1, 0n, false]]);
   assert.ok(dirs[0]!.partitions.every((p) => p.sizeBytes > 0n));
+});
+
+test('brook topics delete-records: all partitions or named ones, end, Kafka\'s lines, exit 1 on a failed partition, 2 on bad usage', { timeout: 60_000 }, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const b = ['-b', broker.bootstrap];
+  const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+  cleanup.add('close admin', () => admin.close());
+  await admin.createTopic({ name: 'cli-dr', partitions: 2 });
+  await produce(broker.bootstrap, 'cli-dr', 0, 5);
+  await produce(broker.bootstrap, 'cli-dr', 1, 2);
+
+  const all = await brookCli(['topics', 'delete-records', 'cli-dr', '--offset', '2', ...b]);
+  assert.equal(all.code, 0, all.stderr);
+  assert.equal(all.stdout, 'Records delete operation completed:\npartition: cli-dr-0\tlow_watermark: 2\npartition: cli-dr-1\tlow_watermark: 2\n');
+  const beyond = await brookCli(['topics', 'delete-records', 'cli-dr', '--partition', '1', '--offset', '3', ...b]);
+  assert.equal(beyond.code, 1);
+  assert.equal(beyond.stdout, 'Records delete operation completed:\npartition: cli-dr-1\terror: OFFSET_OUT_OF_RANGE\n');
+  const end = await brookCli(['topics', 'delete-records', 'cli-dr', '--partition', '0', '--offset', 'end', '--json', ...b]);
+  assert.equal(end.code, 0, end.stderr);
+  assert.deepEqual(JSON.parse(end.stdout), [{ topic: 'cli-dr', partition: 0, lowWatermark: 5, error: null }]);
+  for (const bad of [['cli-dr'], ['cli-dr', '--offset', 'x'], ['cli-dr', '--offset', '1', '--partition', '-1'], ['--offset', '1']]) {
+    const r = await brookCli(['topics', 'delete-records', ...bad, ...b]);
+    assert.equal(r.code, 2, `${bad.join(' ')}: ${r.stderr}`);
+  }
+  const unknown = await brookCli(['topics', 'delete-records', 'cli-missing', '--offset', '1', ...b]);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /UNKNOWN_TOPIC_OR_PARTITION/);
 });
 
 test('file engine: retention deletes the segments below the log start offset; sizes on disk; a clean restart keeps the log start offset and producers', { timeout: 60_000 }, async (t) => {

@@ -5,12 +5,14 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { withAdmin } from '../admin-session.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { topicsDeleteRecords } from './topics-delete-records.js';
 
 const HELP = `Usage:
   brook topics create NAME --partitions N [--replication-factor N] [--config KEY=VALUE ...]
   brook topics list [--json]
   brook topics describe NAME [--json]
   brook topics delete NAME
+  brook topics delete-records NAME --offset N|end [--partition P ...] [--json]
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
@@ -22,6 +24,7 @@ export const topicsCommand: Command = {
   summary: 'create, list, describe and delete topics',
   gracefulStopMs: 5_000,
   async run(args, context) {
+    if (args[0] === 'delete-records') return topicsDeleteRecords(args.slice(1), context);
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
@@ -83,7 +86,7 @@ export const topicsCommand: Command = {
         return 0;
       }
       default:
-        throw new UsageError(`unknown topics action '${action}' (create, list, describe, delete)`);
+        throw new UsageError(`unknown topics action '${action}' (create, list, describe, delete, delete-records)`);
     }
   },
 };
