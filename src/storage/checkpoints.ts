@@ -49,16 +49,30 @@ export interface CheckpointSource {
   checkpointEntries(): Iterable<readonly [string, bigint, bigint]>;
 }
 
+interface Waiter {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
 export class CheckpointWriter {
   private writing: Promise<void> | null = null;
   private dirty = false;
+  /** Callers of changed() whose change the next write round covers. */
+  private waiters: Waiter[] = [];
 
   constructor(private readonly fs: FileSystem, private readonly dir: string, private readonly source: CheckpointSource, private readonly log?: Logger) {}
 
-  /** Something changed: write both files soon (once for any number of changes meanwhile). */
-  changed(): void {
+  /**
+   * Something changed: write both files soon (once for any number of changes meanwhile).
+   * Settles once a write that covers the change is durable; rejects when that write failed
+   * (DeleteRecords answers only then). Never an unhandled rejection: ignoring it is fine.
+   */
+  changed(): Promise<void> {
     this.dirty = true;
+    const durable = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    durable.catch(() => {});
     if (!this.writing) this.writing = this.loop();
+    return durable;
   }
 
   /** Settles when no write is pending. */
@@ -88,9 +102,17 @@ export class CheckpointWriter {
     try {
       while (this.dirty) {
         this.dirty = false;
+        const covered = this.waiters;
+        this.waiters = [];
         const [start, recovery] = this.render();
-        await writeAtomic(this.fs, join(this.dir, LOG_START_OFFSET_CHECKPOINT), start);
-        await writeAtomic(this.fs, join(this.dir, RECOVERY_POINT_CHECKPOINT), recovery);
+        try {
+          await writeAtomic(this.fs, join(this.dir, LOG_START_OFFSET_CHECKPOINT), start);
+          await writeAtomic(this.fs, join(this.dir, RECOVERY_POINT_CHECKPOINT), recovery);
+        } catch (err) {
+          for (const w of [...covered, ...this.waiters.splice(0)]) w.reject(err as Error);
+          throw err;
+        }
+        for (const w of covered) w.resolve();
       }
     } catch (err) {
       // A lost checkpoint only makes the next start recover more: log it and go on.

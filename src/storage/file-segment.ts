@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { ioError } from './errors.js';
 import type { FileSystem } from './file-system.js';
-import type { FlushScheduler, SyncTarget } from './flush-scheduler.js';
+import { RESOLVED, type FlushScheduler, type SyncTarget } from './flush-scheduler.js';
 import type { IoFaults } from './io-faults.js';
 import { CLEANED_SUFFIX, completeSwaps, deletedPaths, swapIntoPlace } from './file-swap.js';
 import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists, writeAllSync, writeFileDurable } from './fs-util.js';
@@ -168,8 +168,8 @@ export interface FileStoreContext {
   /** Persisted checkpoints of this partition (-1 when none). */
   readonly recoveryPoint: bigint;
   readonly logStartOffset: bigint;
-  /** The log start offset or recovery point moved: rewrite the checkpoint files. */
-  checkpointsChanged(): void;
+  /** The log start offset or recovery point moved: rewrite the checkpoint files; settles when they are durable. */
+  checkpointsChanged(): Promise<void>;
   /** Where write failures are logged and counted. */
   readonly faults: IoFaults;
 }
@@ -441,10 +441,10 @@ export class FilePartitionStore implements PartitionStore {
     if (this.dirTarget) this.ctx.scheduler.markDirty(this.dirTarget);
   }
 
-  logStartOffsetChanged(logStartOffset: bigint): void {
-    if (logStartOffset === this.logStartOffset) return;
+  logStartOffsetChanged(logStartOffset: bigint): Promise<void> {
+    if (logStartOffset === this.logStartOffset) return RESOLVED;
     this.logStartOffset = logStartOffset;
-    this.ctx.checkpointsChanged();
+    return this.ctx.checkpointsChanged();
   }
 
   prepareClose(active: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): void {

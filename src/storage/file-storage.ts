@@ -7,7 +7,8 @@
  * At open, a missing clean-shutdown marker means the last run crashed: partitions recover
  * every segment from their recovery point on (see log-loader.ts).
  */
-import { join } from 'node:path';
+import { statfsSync, type BigIntStatsFs } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Logger } from '../util/log.js';
 import { Catalog, fileCatalogPersistence } from './catalog.js';
@@ -20,7 +21,7 @@ import { IoFaults } from './io-faults.js';
 import { fsyncDirSync, readIfExists, unlinkIfExists, writeAllSync, writeAtomicSync } from './fs-util.js';
 import { BaseStorage, type EngineStats, type StorageEngine } from './storage-base.js';
 import { acquireDirLock } from './dir-lock.js';
-import type { FlushPolicy, Storage, StorageOptions, TopicMetadata } from './types.js';
+import type { FlushPolicy, LogDirInfo, Storage, StorageOptions, TopicMetadata } from './types.js';
 
 export { LOCK_FILE } from './dir-lock.js';
 export const CLEAN_SHUTDOWN_MARKER = '.kafka_cleanshutdown';
@@ -98,6 +99,22 @@ class FileEngine implements StorageEngine, CheckpointSource {
 
   topicCreated(): void {
     fsyncDirSync(this.fs, this.dataDir);
+  }
+
+  /**
+   * The data directory as Kafka names a log dir (absolute, not resolved through links) and
+   * its file system's size. statfs is a query about the volume, not data: node:fs directly.
+   */
+  logDir(): LogDirInfo {
+    const path = resolve(this.dataDir);
+    let stats: BigIntStatsFs;
+    try {
+      stats = statfsSync(this.dataDir, { bigint: true });
+    } catch (err) {
+      this.log?.warn('statfs of the data directory failed', { dataDir: path, err });
+      return { path, totalBytes: -1n, usableBytes: -1n };
+    }
+    return { path, totalBytes: stats.blocks * stats.bsize, usableBytes: stats.bavail * stats.bsize };
   }
 
   topicDeleted(topic: TopicMetadata): void {

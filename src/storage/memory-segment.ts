@@ -102,7 +102,10 @@ export class MemoryPartitionStore implements PartitionStore {
 
   writeProducerSnapshot(): void {}
   deleteProducerSnapshot(): void {}
-  logStartOffsetChanged(): void {}
+  logStartOffsetChanged(): Promise<void> {
+    return RESOLVED;
+  }
+
   prepareClose(): void {}
   close(): void {}
   destroy(): void {}

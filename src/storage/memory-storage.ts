@@ -10,7 +10,10 @@ import { BaseStorage, type EngineStats, type StorageEngine } from './storage-bas
 import { FSYNC_SECONDS_BOUNDS, Histogram } from '../util/histogram.js';
 import type { PartitionStore } from './segment-store.js';
 import { IoFaults } from './io-faults.js';
-import type { Storage, StorageOptions } from './types.js';
+import type { LogDirInfo, Storage, StorageOptions } from './types.js';
+
+/** The name DescribeLogDirs gives the memory engine's one pseudo directory (the broker's start line says the same). */
+export const MEMORY_LOG_DIR = '(memory)';
 
 class MemoryEngine implements StorageEngine {
   readonly stats: EngineStats = Object.freeze({ fsyncs: 0, flushRounds: 0, fsyncErrors: 0, flushRoundSeconds: new Histogram(FSYNC_SECONDS_BOUNDS).snapshot() });
@@ -23,6 +26,11 @@ class MemoryEngine implements StorageEngine {
 
   topicCreated(): void {}
   topicDeleted(): void {}
+
+  /** Kafka always has a log directory; memory has none, so one pseudo directory of unknown size (UNKNOWN_VOLUME_BYTES). */
+  logDir(): LogDirInfo {
+    return { path: MEMORY_LOG_DIR, totalBytes: -1n, usableBytes: -1n };
+  }
 
   flush(): Promise<void> {
     return RESOLVED;

@@ -29,7 +29,10 @@ import { lastSequence, type ProducerStateManager } from './producer-state.js';
 import { BatchWalker, HEADER_PREFIX, Segment } from './segment.js';
 import type { PartitionStore } from './segment-store.js';
 import type { LogConfig } from './topic-configs.js';
-import type { AppendOptions, AppendResult, OffsetAndTimestamp, PartitionLog, ReadOptions, ReadResult, SegmentInfo } from './types.js';
+import type {
+  ActiveProducer, AppendOptions, AppendResult, DeleteRecordsResult, OffsetAndTimestamp, PartitionLog, ReadOptions, ReadResult, SegmentInfo,
+} from './types.js';
+import { RESOLVED } from './flush-scheduler.js';
 
 /** Brook is the only replica and never changes leader: every batch is stamped with epoch 0. */
 export const LEADER_EPOCH = 0;
@@ -85,7 +88,7 @@ export class PartitionLogImpl implements PartitionLog {
       name: `${topic}-${partition}`, config: deps.config, nowMs, producerIdExpirationMs: deps.producerIdExpirationMs,
       scratch: recoveryScratch, log: deps.log,
     });
-    deps.store.logStartOffsetChanged(loaded.logStartOffset);
+    void deps.store.logStartOffsetChanged(loaded.logStartOffset);
     return new PartitionLogImpl(topic, partition, deps, loaded.segments, loaded.logStartOffset, loaded.producers, loaded.snapshotOffsets);
   }
 
@@ -346,15 +349,39 @@ export class PartitionLogImpl implements PartitionLog {
     return null;
   }
 
+  deleteRecords(offset: bigint): DeleteRecordsResult {
+    this.ensureOpen();
+    if (!this.config.deleteRetention) {
+      throw new StorageError(ErrorCode.POLICY_VIOLATION, `Records of partition ${this.topic}-${this.partition} can not be deleted due to the configured policy`);
+    }
+    const target = offset === -1n ? this.highWatermark : offset;
+    if (target < 0n) throw new StorageError(ErrorCode.OFFSET_OUT_OF_RANGE, `The offset ${target} for partition ${this.topic}-${this.partition} is not valid`);
+    if (target > this.highWatermark) {
+      throw new StorageError(ErrorCode.OFFSET_OUT_OF_RANGE,
+        `Cannot increment the log start offset to ${target} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this.highWatermark}`);
+    }
+    if (target <= this.lso) return { logStartOffset: this.lso, durable: RESOLVED };
+    this.lso = target;
+    this.deps.log?.info('incremented the log start offset (DeleteRecords)', { partition: `${this.topic}-${this.partition}`, logStartOffset: String(target) });
+    return { logStartOffset: target, durable: this.deps.store.logStartOffsetChanged(target) };
+  }
+
+  activeProducers(): ActiveProducer[] {
+    this.ensureOpen();
+    return this.producers.activeProducers();
+  }
+
   /**
-   * Kafka's deleteOldSegments for cleanup.policy=delete: first segments whose largest
-   * timestamp is older than retention.ms, then oldest segments while the log exceeds
-   * retention.bytes. When every segment would go, a new empty one is rolled first, as
-   * Kafka does, so the log start offset becomes the log end offset.
+   * Kafka's deleteOldSegments: under every cleanup policy, segments wholly below the log
+   * start offset (moved by DeleteRecords); for cleanup.policy=delete then segments whose
+   * largest timestamp is older than retention.ms, then oldest segments while the log
+   * exceeds retention.bytes. When every segment would go, a new empty one is rolled first,
+   * as Kafka does, so the log start offset becomes the log end offset.
    */
   enforceRetention(nowMs: number): void {
     if (this.state !== 'open') return;
     const config = this.config;
+    this.deleteOldest(nowMs, (_s, next) => next !== undefined && next.baseOffset <= this.lso);
     if (config.deleteRetention) {
       if (config.retentionMs >= 0) this.deleteOldest(nowMs, (s) => nowMs - s.largestTimestamp() > config.retentionMs);
       if (config.retentionBytes >= 0) {
@@ -369,12 +396,12 @@ export class PartitionLogImpl implements PartitionLog {
     this.producers.expire(nowMs, this.deps.producerIdExpirationMs);
   }
 
-  private deleteOldest(nowMs: number, deletable: (s: Segment) => boolean): void {
+  private deleteOldest(nowMs: number, deletable: (s: Segment, next: Segment | undefined) => boolean): void {
     let count = 0;
     while (count < this.segmentList.length) {
       const s = this.segmentList[count]!;
       if (count === this.segmentList.length - 1 && s.size === 0) break;
-      if (!deletable(s)) break;
+      if (!deletable(s, this.segmentList[count + 1])) break;
       count++;
     }
     if (count === 0) return;
@@ -382,7 +409,7 @@ export class PartitionLogImpl implements PartitionLog {
     for (const s of this.segmentList.splice(0, count)) this.deps.store.deleteSegment(s.files);
     const start = this.segmentList[0]!.baseOffset;
     if (start > this.lso) this.lso = start;
-    this.deps.store.logStartOffsetChanged(this.lso);
+    void this.deps.store.logStartOffsetChanged(this.lso);
     while (this.snapshotOffsets.length > 0 && this.snapshotOffsets[0]! < this.lso) {
       this.deps.store.deleteProducerSnapshot(this.snapshotOffsets.shift()!);
     }
@@ -494,7 +521,7 @@ export class PartitionLogImpl implements PartitionLog {
       this.producers = loaded.producers;
       this.snapshotOffsets = loaded.snapshotOffsets;
       this.lso = loaded.logStartOffset;
-      this.deps.store.logStartOffsetChanged(this.lso);
+      void this.deps.store.logStartOffsetChanged(this.lso);
       this.state = 'open';
       this.offlineBecause = null;
       this.deps.faults.partitionRecovered(name, { logEndOffset: String(this.logEndOffset), logEndOffsetBefore: String(endBefore) });

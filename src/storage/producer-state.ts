@@ -8,7 +8,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { crc32c, NO_PRODUCER_EPOCH, NO_SEQUENCE } from '../protocol/records/index.js';
 import { StorageError } from './errors.js';
-import type { AppendOrigin } from './types.js';
+import type { ActiveProducer, AppendOrigin } from './types.js';
 
 /** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN, matching max.in.flight.requests.per.connection <= 5. */
 export const BATCHES_TO_RETAIN = 5;
@@ -116,6 +116,15 @@ export class ProducerStateManager {
       if (last) out.set(id, last.lastOffset);
     }
     return out;
+  }
+
+  /** Every producer with state, by producer id (DescribeProducers). */
+  activeProducers(): ActiveProducer[] {
+    const out: ActiveProducer[] = [];
+    for (const [producerId, entry] of this.producers) {
+      out.push({ producerId, producerEpoch: entry.epoch, lastSequence: entry.batches.at(-1)?.lastSeq ?? NO_SEQUENCE, lastTimestamp: entry.lastTimestamp });
+    }
+    return out.sort((a, b) => (a.producerId < b.producerId ? -1 : a.producerId > b.producerId ? 1 : 0));
   }
 
   /** Forgets producers idle for `expirationMs` (by their last batch timestamp), as Kafka's removeExpiredProducers. */

@@ -114,7 +114,8 @@ export interface PartitionStore {
   durableNow(segment: SegmentFiles): Promise<void>;
   writeProducerSnapshot(offset: bigint, data: Buffer): void;
   deleteProducerSnapshot(offset: bigint): void;
-  logStartOffsetChanged(logStartOffset: bigint): void;
+  /** Persists the log start offset (file engine: its checkpoint); settles when that is durable, rejects when the write failed. */
+  logStartOffsetChanged(logStartOffset: bigint): Promise<void>;
   /** Clean shutdown, step one: persist the active segment's indexes (synced by the storage's final flush). */
   prepareClose(active: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): void;
   /** Closes every file (after the final flush). */

@@ -14,7 +14,7 @@ import type { PartitionStore } from './segment-store.js';
 import {
   describeTopicConfigs, effectiveTopicConfigs, logConfig, topicDefaultsFromBrokerConfig, validateBrokerTopicDefault, validateTopicConfigs, type TopicConfigEntry,
 } from './topic-configs.js';
-import type { CreateTopicOptions, LogCleanerStats, PartitionLog, Storage, StorageOptions, StorageStats, TopicConfigs, TopicMetadata } from './types.js';
+import type { CreateTopicOptions, LogCleanerStats, LogDirInfo, PartitionLog, Storage, StorageOptions, StorageStats, TopicConfigs, TopicMetadata } from './types.js';
 
 export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 /** Header walks of reads need a few KiB (an index interval); recovery reads whole batches in bulk. */
@@ -32,6 +32,7 @@ export interface StorageEngine {
   /** After a new topic's partitions were opened (make their directories durable). */
   topicCreated(topic: TopicMetadata): void;
   topicDeleted(topic: TopicMetadata): void;
+  logDir(): LogDirInfo;
   flush(): Promise<void>;
   /**
    * Shutdown once every log tried to persist its state (`persisted`: the first failure, if
@@ -228,6 +229,10 @@ export class BaseStorage implements Storage {
   describeTopicConfigs(name: string): TopicConfigEntry[] | undefined {
     const topic = this.catalog.topic(name);
     return topic ? describeTopicConfigs(topic.configs, this.topicDefaults) : undefined;
+  }
+
+  logDir(): LogDirInfo {
+    return this.engine.logDir();
   }
 
   enforceRetention(nowMs: number): void {

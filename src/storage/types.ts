@@ -86,6 +86,27 @@ export interface OffsetAndTimestamp {
   readonly timestamp: bigint;
 }
 
+/** DescribeProducers: one idempotent producer with state in a partition. */
+export interface ActiveProducer {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  /** The last sequence of its newest retained data batch; -1 when none (e.g. only control batches). */
+  readonly lastSequence: number;
+  /** The max timestamp of its newest batch. */
+  readonly lastTimestamp: bigint;
+}
+
+/** What DeleteRecords did to a partition. */
+export interface DeleteRecordsResult {
+  /** The log start offset now (Kafka's low watermark of a single replica). */
+  readonly logStartOffset: bigint;
+  /**
+   * Settles when the new log start offset is durable (file engine: its checkpoint file);
+   * rejects with the write's error. Never an unhandled rejection.
+   */
+  readonly durable: Promise<void>;
+}
+
 export interface SegmentInfo {
   readonly baseOffset: bigint;
   readonly sizeInBytes: number;
@@ -130,6 +151,29 @@ export interface PartitionLog {
 
   /** The segments, oldest first (diagnostics and tests). */
   segments(): SegmentInfo[];
+
+  /**
+   * DeleteRecords, as Kafka's Partition.deleteRecordsOnLeader: moves the log start offset up
+   * to `offset` (-1: the high watermark); an offset at or below it changes nothing. Reads
+   * below it fail with OFFSET_OUT_OF_RANGE at once; the segments wholly below it go at the
+   * next retention pass (`enforceRetention`), whatever the cleanup policy, as in Kafka.
+   * Throws `StorageError(POLICY_VIOLATION)` unless cleanup.policy includes delete, and
+   * `StorageError(OFFSET_OUT_OF_RANGE)` for an offset below -1 or above the high watermark.
+   */
+  deleteRecords(offset: bigint): DeleteRecordsResult;
+
+  /** DescribeProducers: the producers whose state this partition keeps (not yet expired), by producer id. */
+  activeProducers(): ActiveProducer[];
+}
+
+/** DescribeLogDirs: the directory the logs live in and its file system's size. */
+export interface LogDirInfo {
+  /** The file engine's data directory, absolute; '(memory)' for the memory engine. */
+  readonly path: string;
+  /** Bytes of the file system (statfs), -1 when unknown (memory engine, statfs failed), as Kafka's UNKNOWN_VOLUME_BYTES. */
+  readonly totalBytes: bigint;
+  /** Bytes available to this process (statfs f_bavail), -1 when unknown. */
+  readonly usableBytes: bigint;
 }
 
 /**
@@ -251,6 +295,8 @@ export interface Storage {
   partition(topic: string, partition: number): PartitionLog | undefined;
   /** DescribeConfigs: every topic config with its value and where it comes from; undefined for an unknown topic. */
   describeTopicConfigs(name: string): TopicConfigEntry[] | undefined;
+  /** DescribeLogDirs: where the logs are (one directory). */
+  logDir(): LogDirInfo;
 
   /** Deletes segments past retention (time and size) and advances log start offsets. */
   enforceRetention(nowMs: number): void;

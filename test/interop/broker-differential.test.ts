@@ -10,7 +10,7 @@
  * is in docs/ARCHITECTURE.md):
  *   D1  ApiVersions: fewer APIs; older maxima (Produce 11, Fetch 17, ListOffsets 10, Metadata 12,
  *       OffsetCommit 9, OffsetFetch 9, DescribeGroups 5, ApiVersions 4, DeleteGroups 2,
- *       DescribeCluster 1, ConsumerGroupDescribe 0: Brook's schemas stop at the Kafka 3.9/4.0 boundary, the newer versions are
+ *       DescribeCluster 1, DescribeLogDirs 4, ConsumerGroupDescribe 0: Brook's schemas stop at the Kafka 3.9/4.0 boundary, the newer versions are
  *       not generated); so a too-new ApiVersions is answered with ApiVersions' own range 0-4 (Kafka
  *       4.4: 0-5); Produce v0-2 advertised but refused, exactly as Kafka 4.4
  *       (KAFKA-18659, librdkafka needs v0 listed to compress); CreateTopics v0-1, DeleteTopics v0 and
@@ -165,6 +165,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       '9: brook 1-9 kafka 1-10', // OffsetFetch: v10 (topic ids, KIP-848)
       '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
       '18: brook 0-4 kafka 0-5', // ApiVersions: v5 (KIP-1242 cluster id and node id check)
+      '35: brook 1-4 kafka 1-5', // DescribeLogDirs: v5 not in Brook's schemas
       '42: brook 0-2 kafka 0-3', // DeleteGroups: v3 (per-group error message)
       '60: brook 0-1 kafka 0-2', // DescribeCluster: v2 (KIP-1073 fenced brokers)
       '69: brook 0-0 kafka 0-1', // ConsumerGroupDescribe: v1 (KIP-1099 MemberType) not in Brook's schemas

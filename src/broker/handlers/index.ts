@@ -26,6 +26,10 @@ import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
 import { createPartitionsHandler } from './create-partitions.js';
 import { alterConfigsHandler } from './alter-configs.js';
 import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
+import { deleteRecordsHandler } from './delete-records.js';
+import { describeLogDirsHandler } from './describe-log-dirs.js';
+import { describeProducersHandler } from './describe-producers.js';
+import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -54,4 +58,8 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   createPartitionsHandler,
   alterConfigsHandler,
   incrementalAlterConfigsHandler,
+  deleteRecordsHandler,
+  describeLogDirsHandler,
+  describeProducersHandler,
+  describeTopicPartitionsHandler,
 ];

@@ -39,7 +39,7 @@ export function describeTopic(broker: BrokerContext, topic: TopicMetadata, inclu
 }
 
 /** Kafka's Topic.isInternal: by name, whether or not the topic exists yet. */
-const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
+export const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 function missingTopic(name: string | null, topicId: string, errorCode: number): MetadataResponseTopic {
   const isInternal = name !== null && INTERNAL_TOPIC_NAMES.has(name);

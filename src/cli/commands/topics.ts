@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { withAdmin } from '../admin-session.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { topicsDeleteRecords } from './topics-delete-records.js';
 
 const HELP = `Usage:
   brook topics create NAME --partitions N [--replication-factor N] [--config KEY=VALUE ...]
@@ -12,6 +13,7 @@ const HELP = `Usage:
   brook topics describe NAME [--json]
   brook topics alter NAME --partitions N
   brook topics delete NAME
+  brook topics delete-records NAME --offset N|end [--partition P ...] [--json]
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
@@ -23,6 +25,7 @@ export const topicsCommand: Command = {
   summary: 'create, list, describe and delete topics',
   gracefulStopMs: 5_000,
   async run(args, context) {
+    if (args[0] === 'delete-records') return topicsDeleteRecords(args.slice(1), context);
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
@@ -99,7 +102,7 @@ export const topicsCommand: Command = {
         return 0;
       }
       default:
-        throw new UsageError(`unknown topics action '${action}' (create, list, describe, alter, delete)`);
+        throw new UsageError(`unknown topics action '${action}' (create, list, describe, alter, delete, delete-records)`);
     }
   },
 };

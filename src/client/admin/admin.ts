@@ -15,12 +15,18 @@ import * as groups from './groups.js';
 import * as offsets from './offsets.js';
 import { describeGroupOffsets } from './lag.js';
 import { resetOffsets } from './reset.js';
+import * as records from './records.js';
+import { describeLogDirs } from './log-dirs.js';
+import { describeTopics } from './topic-partitions.js';
 import type {
   AlterConfigOp, AlterConfigsOptions, ConfigEntry, ConfigResource, CreatePartitionsOptions, DescribeConfigsOptions,
 } from './types.js';
 import type {
   AdminCallOptions, AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
+} from './types.js';
+import type {
+  DeletedRecords, DescribedTopic, DescribeLogDirsQuery, DescribeTopicsOptions, LogDirDescription, PartitionProducers, RecordsToDelete,
 } from './types.js';
 
 export class Admin {
@@ -144,6 +150,35 @@ export class Admin {
   /** Plans new offsets and, with `execute`, commits them; refused while the group has active members. */
   resetOffsets(group: string, options: ResetOffsetsOptions, call: AdminCallOptions = {}): Promise<PlannedOffset[]> {
     return this.run('resetOffsets', call, (ctx) => resetOffsets(ctx, group, options));
+  }
+
+  /**
+   * Deletes every record before the given offset of each partition (DeleteRecords at its
+   * leader; offset -1n: up to the high watermark); per partition the new low watermark or
+   * the error (e.g. OFFSET_OUT_OF_RANGE beyond the high watermark, POLICY_VIOLATION on a
+   * compacted topic), sorted by topic and partition.
+   */
+  deleteRecords(recordsToDelete: readonly RecordsToDelete[], call: AdminCallOptions = {}): Promise<DeletedRecords[]> {
+    return this.run('deleteRecords', call, (ctx) => records.deleteRecords(ctx, recordsToDelete));
+  }
+
+  /** Each broker's log directories with their partitions' sizes (DescribeLogDirs); `query` narrows brokers and partitions. */
+  describeLogDirs(query: DescribeLogDirsQuery = {}): Promise<LogDirDescription[]> {
+    return this.run('describeLogDirs', query, (ctx) => describeLogDirs(ctx, query));
+  }
+
+  /** The producers with state in each partition (DescribeProducers at its leader), sorted by topic and partition. */
+  describeProducers(partitions: readonly TopicPartition[], call: AdminCallOptions = {}): Promise<PartitionProducers[]> {
+    return this.run('describeProducers', call, (ctx) => records.describeProducers(ctx, partitions));
+  }
+
+  /**
+   * Topics (`names` null: all) with every partition, leader, replicas, ISR and eligible
+   * leader replicas, paged through DescribeTopicPartitions (Metadata on brokers without
+   * it), sorted by name. Throws the first topic's error (e.g. UNKNOWN_TOPIC_OR_PARTITION).
+   */
+  describeTopics(names: readonly string[] | null, options: DescribeTopicsOptions = {}): Promise<DescribedTopic[]> {
+    return this.run('describeTopics', options, (ctx) => describeTopics(ctx, names, options.partitionsPerRequest));
   }
 
   close(): void {

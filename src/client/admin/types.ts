@@ -252,3 +252,87 @@ export interface PlannedOffset extends TopicPartition {
 export interface DeletedOffset extends TopicPartition {
   readonly error: string | null;
 }
+
+/** Admin.deleteRecords: every record of the partition before `offset` goes; -1n: up to the high watermark. */
+export interface RecordsToDelete extends TopicPartition {
+  readonly offset: bigint;
+}
+
+/** What DeleteRecords did to a partition: its new log start offset, or the Kafka error name. */
+export interface DeletedRecords extends TopicPartition {
+  /** The partition's low watermark (log start offset) now; null on error. */
+  readonly lowWatermark: bigint | null;
+  readonly error: string | null;
+}
+
+/** One partition in a log directory (DescribeLogDirs). */
+export interface LogDirPartition extends TopicPartition {
+  /** Bytes of the partition's log segments. */
+  readonly sizeBytes: bigint;
+  /** How far the replica is behind the log end (0 for a leader). */
+  readonly offsetLag: bigint;
+  /** A replica being moved into this directory (Kafka's "future" log). */
+  readonly isFuture: boolean;
+}
+
+/** A broker's log directory (kafka-log-dirs --describe). */
+export interface LogDirDescription {
+  readonly broker: number;
+  readonly path: string;
+  /** Kafka's error name (e.g. KAFKA_STORAGE_ERROR for an offline directory), or null. */
+  readonly error: string | null;
+  /** Size of the directory's volume; null when the broker does not say (DescribeLogDirs before v4, or unknown). */
+  readonly totalBytes: bigint | null;
+  readonly usableBytes: bigint | null;
+  readonly partitions: LogDirPartition[];
+}
+
+/** Per call, for `describeLogDirs`. */
+export interface DescribeLogDirsQuery extends AdminCallOptions {
+  /** Broker ids; default every broker of the cluster. */
+  readonly brokers?: readonly number[];
+  /** Only these partitions; default all. */
+  readonly partitions?: readonly TopicPartition[];
+}
+
+/** An idempotent or transactional producer with state in a partition (DescribeProducers). */
+export interface ProducerStateDescription {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  /** -1 when the broker keeps no batch of it. */
+  readonly lastSequence: number;
+  readonly lastTimestamp: bigint;
+  /** null when unknown (-1). */
+  readonly coordinatorEpoch: number | null;
+  /** The first offset of its open transaction; null when none. */
+  readonly currentTransactionStartOffset: bigint | null;
+}
+
+/** The active producers of a partition, or the Kafka error name. */
+export interface PartitionProducers extends TopicPartition {
+  readonly error: string | null;
+  readonly activeProducers: ProducerStateDescription[];
+}
+
+/** A partition as DescribeTopicPartitions reports it (Kafka's TopicPartitionInfo). */
+export interface DescribedPartition extends TopicPartitionInfo {
+  readonly leaderEpoch: number;
+  /** KIP-966 eligible leader replicas; null when the broker does not report them (no DescribeTopicPartitions). */
+  readonly elr: number[] | null;
+  readonly lastKnownElr: number[] | null;
+  readonly offline: number[];
+}
+
+/** A topic as Admin.describeTopics reports it. */
+export interface DescribedTopic {
+  readonly name: string;
+  readonly topicId: string;
+  readonly internal: boolean;
+  readonly partitions: DescribedPartition[];
+}
+
+/** Per call, for `describeTopics`. */
+export interface DescribeTopicsOptions extends AdminCallOptions {
+  /** Partitions per DescribeTopicPartitions response (response_partition_limit); default 2000, the broker's maximum. */
+  readonly partitionsPerRequest?: number;
+}

@@ -45,6 +45,10 @@ export interface ApiTypes {
   CreatePartitions: [M.CreatePartitionsRequestData, M.CreatePartitionsResponseData];
   AlterConfigs: [M.AlterConfigsRequestData, M.AlterConfigsResponseData];
   IncrementalAlterConfigs: [M.IncrementalAlterConfigsRequestData, M.IncrementalAlterConfigsResponseData];
+  DeleteRecords: [M.DeleteRecordsRequestData, M.DeleteRecordsResponseData];
+  DescribeLogDirs: [M.DescribeLogDirsRequestData, M.DescribeLogDirsResponseData];
+  DescribeProducers: [M.DescribeProducersRequestData, M.DescribeProducersResponseData];
+  DescribeTopicPartitions: [M.DescribeTopicPartitionsRequestData, M.DescribeTopicPartitionsResponseData];
 }
 
 export type ApiName = keyof ApiTypes;
