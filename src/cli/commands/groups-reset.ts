@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { PlannedOffset, ResetScope, ResetSpec } from '../../client/admin/index.js';
 import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, bootstrapFrom, joinNegativeValues, UsageError } from '../options.js';
 
 const HELP = `Usage: brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
          (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601)
@@ -69,24 +69,9 @@ export function planTable(group: string, plan: readonly PlannedOffset[]): string
 /** Options whose value may be a negative number: `--shift-by -2` must not read as an option. */
 const NUMERIC_OPTIONS = new Set(['--shift-by', '--to-offset']);
 
-/** `--shift-by -2` → `--shift-by=-2` (node's parseArgs calls the first form ambiguous). */
-function joinNegativeValues(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const next = args[i + 1];
-    if (NUMERIC_OPTIONS.has(args[i]!) && next !== undefined && /^-\d+$/.test(next)) {
-      out.push(`${args[i]}=${next}`);
-      i++;
-    } else {
-      out.push(args[i]!);
-    }
-  }
-  return out;
-}
-
 export async function groupsResetOffsets(args: string[], context: CommandContext): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: joinNegativeValues(args), allowPositionals: true,
+    args: joinNegativeValues(args, NUMERIC_OPTIONS), allowPositionals: true,
     options: {
       ...BOOTSTRAP_OPTIONS,
       topic: { type: 'string', multiple: true },
