@@ -14,8 +14,9 @@ import * as groups from './groups.js';
 import * as offsets from './offsets.js';
 import { describeGroupOffsets } from './lag.js';
 import { resetOffsets } from './reset.js';
+import { describeCluster } from './cluster-info.js';
 import type {
-  AdminCallOptions, AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
+  AdminCallOptions, AdminOptions, ClusterDescription, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
 } from './types.js';
 
@@ -58,6 +59,11 @@ export class Admin {
 
   describeTopic(name: string, call: AdminCallOptions = {}): Promise<TopicDescription> {
     return this.run('describeTopic', call, (ctx) => topics.describeTopic(ctx, name));
+  }
+
+  /** The cluster's id, brokers, controller and every topic's partitions (one Metadata request). */
+  describeCluster(call: AdminCallOptions = {}): Promise<ClusterDescription> {
+    return this.run('describeCluster', call, (ctx) => describeCluster(ctx));
   }
 
   /**

@@ -194,3 +194,34 @@ export interface PlannedOffset extends TopicPartition {
 export interface DeletedOffset extends TopicPartition {
   readonly error: string | null;
 }
+
+export interface BrokerDescription {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+}
+
+/** A cluster as Metadata describes it: `kcat -L`. */
+export interface ClusterDescription {
+  /** null from brokers too old to have one. */
+  readonly clusterId: string | null;
+  /** -1 when unknown. */
+  readonly controllerId: number;
+  readonly brokers: BrokerDescription[];
+  readonly topics: ClusterTopic[];
+}
+
+export interface ClusterPartition extends TopicPartitionInfo {
+  /** The partition's Metadata error code (0: none; e.g. LEADER_NOT_AVAILABLE). */
+  readonly errorCode: number;
+}
+
+export interface ClusterTopic {
+  readonly name: string;
+  readonly topicId: string;
+  readonly internal: boolean;
+  /** The topic's Metadata error code (0: none). */
+  readonly errorCode: number;
+  readonly partitions: ClusterPartition[];
+}
