@@ -170,7 +170,11 @@ export type ResetSpec =
   /** committed + by, clamped into [log start, log end]; needs a committed offset. */
   | { readonly kind: 'shift'; readonly by: bigint }
   /** First offset with timestamp >= this; log end when there is none. */
-  | { readonly kind: 'datetime'; readonly timestampMs: bigint };
+  | { readonly kind: 'datetime'; readonly timestampMs: bigint }
+  /** The committed offset where there is one, else the log end (Kafka's --to-current). */
+  | { readonly kind: 'current' }
+  /** Given offsets per partition (Kafka's --from-file), each clamped into [log start, log end]. */
+  | { readonly kind: 'offsets'; readonly offsets: readonly PlannedOffset[] };
 
 /** Which partitions a reset covers. */
 export type ResetScope =
