@@ -44,7 +44,8 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(`${usage()}\n`);
-    return name === undefined ? 1 : 0;
+    // No command at all is a usage error, like an unknown one.
+    return name === undefined ? 2 : 0;
   }
   if (name === 'version' || name === '--version') {
     process.stdout.write(`${packageVersion()}\n`);

@@ -12,7 +12,7 @@ import { errorInfo } from '../../protocol/errors.js';
 export const CLUSTER_HELP = `Usage:
   brook cluster info [--json]
 
-Prints the cluster id and controller, then as kcat -L: the brokers, and every topic with
+Prints the cluster id and controller, then as kcat's metadata listing: the brokers, and every topic with
 its partitions' leader, replicas and in-sync replicas.
 
 Options:

@@ -30,7 +30,8 @@ Options:
   --from-beginning       start from the earliest offset when there is no committed offset
                          (the same as --offset earliest)
   -o, --offset WHERE     where to start: earliest (or beginning), latest (or end; the
-                         default), an offset N, or -N: N records before each partition's end;
+                         default), an offset N, or minus N (e.g. -5): that many records before
+                         each partition's end;
                          with --group only earliest or latest (where no offset is committed)
   -p, --partition P      only these partitions (repeatable or comma-separated; not with --group)
   -e, --exit-at-end      exit once every partition is read up to where its end was at start

@@ -18,7 +18,9 @@ export const GROUPS_DELETE_OFFSETS_HELP = `Usage: brook groups delete-offsets GR
 Deletes the group's committed offsets of the given partitions (OffsetDelete). Refused for
 the topics the group's members are subscribed to.
   --topic T   every partition of T (repeatable); T:0,2 only partitions 0 and 2
-  --json      [{"topic","partition","error"}], error null when deleted`;
+  --json      [{"topic","partition","error"}], error null when deleted
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
 
 export const GROUPS_DELETE_OFFSETS_OPTIONS = {
   ...BOOTSTRAP_OPTIONS,

@@ -23,11 +23,11 @@ A consumer group (the consumer group protocol of KIP-848) also shows its type, a
 group epoch and assignment epoch, and a table of its members: each member's epoch and
 current assignment, and the assignment epoch and the member's target assignment.
   --offsets  the offsets table (the default)
-  --members  the members, as kafka-consumer-groups --describe --members: GROUP CONSUMER-ID
+  --members  the members, as Kafka's kafka-consumer-groups shows them: GROUP CONSUMER-ID
              HOST CLIENT-ID #PARTITIONS (with --verbose also the epochs and the current and
              target assignments)
   --state    the group's coordinator, assignment strategy, state and member count, as
-             kafka-consumer-groups --describe --state (with --verbose also its epochs)
+             Kafka's kafka-consumer-groups shows them (with --verbose also its epochs)
   --verbose  the extra columns of --members and --state
   --json   {"group","state","protocolType","protocol","generation",
             "members":[{"memberId","groupInstanceId","clientId","host","assignment":[{"topic","partition"}]}],
@@ -39,7 +39,9 @@ current assignment, and the assignment epoch and the member's target assignment.
            "subscribedTopicRegex","rackId".
            With --members: {"group","state","members":[...]} (members as above); with
            --state: {"group","coordinator":{"nodeId","host","port"},"assignmentStrategy",
-           "state","members","groupEpoch","assignmentEpoch"} (members: their number).`;
+           "state","members","groupEpoch","assignmentEpoch"} (members: their number).
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
 
 export const GROUPS_DESCRIBE_OPTIONS = {
   ...BOOTSTRAP_OPTIONS,

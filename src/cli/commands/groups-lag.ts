@@ -20,7 +20,9 @@ without: per group and topic GROUP TOPIC PARTITIONS LAG (the sum of the known la
                  again after a "Every S s: ... TIME" line; Ctrl-C ends it (exit 0)
   --interval S   seconds between refreshes (default 2; fractions allowed)
   --json         [{"group","topic","partition","committed","logEndOffset","lag","memberId"}]
-                 with GROUP, else [{"group","topic","partitions","lag"}]; one line per refresh`;
+                 with GROUP, else [{"group","topic","partitions","lag"}]; one line per refresh
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
 
 export const GROUPS_LAG_OPTIONS = {
   ...BOOTSTRAP_OPTIONS,

@@ -38,7 +38,9 @@ group has no active members (state Empty, or unknown).
   --execute            commit the plan (default: print it only, a dry run)
   --dry-run            print the plan only (the default)
   --json               print the plan as [{"topic","partition","offset"}]
-  --export             print the plan as CSV (topic,partition,offset), for --from-file`;
+  --export             print the plan as CSV (topic,partition,offset), for --from-file
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
 
 export const GROUPS_RESET_OPTIONS = {
   ...BOOTSTRAP_OPTIONS,
