@@ -114,3 +114,4 @@ export class BufferedOutput implements RecordSink {
 function ignoreEpipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
 }
+
