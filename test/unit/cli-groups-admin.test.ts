@@ -33,8 +33,9 @@ before(async () => {
   await producer.connect();
   const old = String(Date.now() - 2 * 3_600_000);
   for (let p = 0; p < PARTITIONS; p++) {
-    // Old and new records in batches of their own: a batch's max timestamp is what the
-    // producer wrote, and KafkaJS writes its first record's.
+    // Old and new records in batches of their own: KafkaJS's batch header carries the
+    // largest timestamp given explicitly (records stamped "now" do not count), and Brook's
+    // broker searches by that header where Kafka's recomputes it on append.
     await producer.send({ topic: TOPIC, messages: Array.from({ length: OLD }, (_, i) => ({ partition: p, value: `old-${i}`, timestamp: old })) });
     await producer.send({ topic: TOPIC, messages: Array.from({ length: NEW }, (_, i) => ({ partition: p, value: `new-${i}` })) });
   }
