@@ -1,6 +1,6 @@
 /**
  * The `brook` command line: runs the command named by the first argument (one module per
- * command in commands/: broker, topics, produce, consume, groups) and turns its outcome into
+ * command in commands/: broker, topics, produce, consume, groups, cluster) and turns its outcome into
  * the exit code. A command that throws gets one line on stderr; usage errors exit 2, other
  * failures 1, so scripts can tell a wrong invocation from a failed one. It also owns the
  * process's signals: the first SIGINT/SIGTERM asks the command to stop (its context's
@@ -16,8 +16,9 @@ import { groupsCommand } from './commands/groups.js';
 import { produceCommand } from './commands/produce.js';
 import { consumeCommand } from './commands/consume.js';
 import { configsCommand } from './commands/configs.js';
+import { clusterCommand } from './commands/cluster.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand, configsCommand];
+const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand, configsCommand, clusterCommand];
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -44,7 +45,8 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(`${usage()}\n`);
-    return name === undefined ? 1 : 0;
+    // No command at all is a usage error, like an unknown one.
+    return name === undefined ? 2 : 0;
   }
   if (name === 'version' || name === '--version') {
     process.stdout.write(`${packageVersion()}\n`);

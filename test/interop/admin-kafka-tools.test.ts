@@ -4,15 +4,20 @@
  *     tools jar) and `brook groups` agree on describe (offsets, log end, lag, consumer id,
  *     host, client id) and on reset-offsets plans, for an active and an Empty group, and
  *     print the same sentences for an unknown group and for resetting an active group;
- *  2. against Apache Kafka 4.4.0 (KRaft), Brook's CLI agrees with Kafka's tool on describe,
- *     lag and reset plans, and its resets are what Kafka's tool then reads back;
+ *     describe --members and --state (and --verbose) print the same rows; resets
+ *     --to-current, --by-duration and --from-file plan the same, --export writes the same
+ *     CSV, and offsets deleted by either tool are gone for both;
+ *  2. against Apache Kafka 4.4.0 (KRaft), Brook's CLI agrees with Kafka's tool on describe
+ *     (offsets, --members, --state), lag and reset plans, and its resets are what Kafka's tool then reads back;
  *  3. against Brook's broker, `kafka-topics` (TopicCommand, Kafka 4.4.0) creates, lists,
  *     describes and deletes topics, and `brook topics describe` prints the same lines.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { startBrook } from '../support/brook.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startBrook, tempDir } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { runProcess, until, type RunResult } from '../support/clients/run.js';
 import { brookCli, runGroup, seedTopic } from '../support/admin-fixture.js';
@@ -56,6 +61,15 @@ async function samePlan(bootstrap: string, group: string, scenario: readonly str
   return rows(kafka.stdout);
 }
 
+/** `--describe --members` / `--state` (with or without --verbose): the same rows from both tools. */
+async function sameView(bootstrap: string, group: string, view: readonly string[]): Promise<void> {
+  const kafka = await kafkaGroups(bootstrap, ['--describe', '--group', group, ...view]);
+  assert.equal(kafka.code, 0, `kafka-consumer-groups --describe ${view.join(' ')}: ${kafka.stderr}`);
+  const brook = await brookCli(['groups', 'describe', group, ...view, '-b', bootstrap]);
+  assert.equal(brook.code, 0, brook.stderr);
+  assert.deepEqual(rows(brook.stdout), rows(kafka.stdout), `brook groups describe ${view.join(' ')} = kafka-consumer-groups --describe ${view.join(' ')}`);
+}
+
 /** The sentence after "Error: " in Kafka's tool output. */
 function kafkaError(r: RunResult): string {
   const m = /Error: (.*)/.exec(r.stdout + r.stderr);
@@ -70,6 +84,8 @@ test('kafka-consumer-groups and brook groups agree against Brook\'s broker', { t
   kafkaClasspath();
   const broker = await startBrook();
   cleanup.add('stop broker', () => broker.stop());
+  const planDir = tempDir();
+  cleanup.add('remove plan dir', () => planDir.remove());
   const bootstrap = broker.bootstrap;
   const topic = 'interop-admin-topic';
   const group = 'interop-admin-group';
@@ -83,6 +99,9 @@ test('kafka-consumer-groups and brook groups agree against Brook\'s broker', { t
 
   const activeRows = await sameDescribe(bootstrap, group, 'active group');
   assert.ok(activeRows.every((r) => r[5] === '0' && r[6] !== '-' && r[8] === 'interop-admin-client'), 'lag 0 and a consumer per row');
+  for (const view of [['--members'], ['--members', '--verbose'], ['--state'], ['--state', '--verbose']]) {
+    await sameView(bootstrap, group, view);
+  }
 
   const kafkaRefusal = await kafkaGroups(bootstrap, ['--reset-offsets', '--group', group, '--topic', topic, '--to-earliest', '--execute']);
   const brookRefusal = await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-earliest', '--execute', '-b', bootstrap]);
@@ -106,6 +125,23 @@ test('kafka-consumer-groups and brook groups agree against Brook\'s broker', { t
   await samePlan(bootstrap, group, ['--topic', topic, '--to-datetime', '2030-01-01T00:00:00.000'], false);
   await samePlan(bootstrap, group, ['--topic', `${topic}:0,2`, '--to-earliest'], false);
   await samePlan(bootstrap, group, ['--all-topics', '--to-latest'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-current'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--by-duration', 'P1D'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--by-duration', 'PT0S'], false);
+  const plan = join(planDir.path, 'plan.csv');
+  writeFileSync(plan, `${topic},0,2\n${topic},2,99\n`);
+  await samePlan(bootstrap, group, ['--from-file', plan], false);
+  // Both tools' --export: the same CSV lines (Kafka's in hash order, one blank line after).
+  const kafkaCsv = await kafkaGroups(bootstrap, ['--reset-offsets', '--group', group, '--topic', topic, '--to-earliest', '--export', '--dry-run']);
+  const brookCsv = await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-earliest', '--export', '-b', bootstrap]);
+  assert.deepEqual(brookCsv.stdout.trim().split('\n').sort(), kafkaCsv.stdout.trim().split('\n').sort());
+  // Kafka's tool deletes offsets; Brook's sees them gone, and the other way round.
+  const kafkaDeleted = await kafkaGroups(bootstrap, ['--delete-offsets', '--group', group, '--topic', `${topic}:0`]);
+  assert.match(kafkaDeleted.stdout, /Request succeeded for deleting offsets from group/);
+  const brookDeleted = await brookCli(['groups', 'delete-offsets', group, '--topic', `${topic}:1`, '-b', bootstrap]);
+  assert.equal(brookDeleted.code, 0, brookDeleted.stderr);
+  assert.match(brookDeleted.stdout, /^Request succeeded for deleting offsets from group /);
+  assert.deepEqual((await sameDescribe(bootstrap, group, 'after deleting offsets of partitions 0 and 1')).map((r) => r[2]), ['2']);
   // Brook executes, Kafka's tool reads it back.
   assert.equal((await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-offset', '6', '--execute', '-b', bootstrap])).code, 0);
   assert.deepEqual((await sameDescribe(bootstrap, group, 'after Brook reset to 6')).map((r) => [r[3], r[5]]), [['6', '4'], ['6', '4'], ['6', '4']]);
@@ -150,6 +186,7 @@ test('brook groups against Apache Kafka 4.4.0 agrees with kafka-consumer-groups'
   assert.deepEqual(listed.find((g) => g.group === group), { group, state: 'Stable', type: 'classic', protocolType: 'consumer' });
   const active = await sameDescribe(bootstrap, group, 'Kafka: active group');
   assert.ok(active.every((r) => r[5] === '0' && r[8] === 'kafka-console-member'));
+  for (const view of [['--members'], ['--members', '--verbose'], ['--state'], ['--state', '--verbose']]) await sameView(bootstrap, group, view);
 
   const refused = await brookCli(['groups', 'reset-offsets', group, '--topic', topic, '--to-earliest', '--execute', ...b]);
   assert.notEqual(refused.code, 0);
@@ -170,6 +207,8 @@ test('brook groups against Apache Kafka 4.4.0 agrees with kafka-consumer-groups'
   await samePlan(bootstrap, group, ['--topic', topic, '--to-datetime', '2000-01-01T00:00:00.000'], false);
   await samePlan(bootstrap, group, ['--topic', topic, '--to-datetime', '2100-01-01T00:00:00.000'], false);
   await samePlan(bootstrap, group, ['--topic', `${topic}:1`, '--to-latest'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--to-current'], false);
+  await samePlan(bootstrap, group, ['--topic', topic, '--by-duration', 'P1D'], false);
 
   // Delete: the group, then it is gone for both tools.
   const deleted = await brookCli(['groups', 'delete', group, ...b]);

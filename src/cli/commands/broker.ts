@@ -19,7 +19,7 @@ function isTopicDefaultSetting(key: string): boolean {
   return false;
 }
 
-const HELP = `Usage: brook broker [options]
+export const BROKER_HELP = `Usage: brook broker [options]
 
 Runs a Kafka-compatible broker.
 
@@ -159,6 +159,23 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
   return config;
 }
 
+export const BROKER_OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  listeners: { type: 'string' },
+  'advertised-listeners': { type: 'string' },
+  'data-dir': { type: 'string' },
+  'group-initial-rebalance-delay-ms': { type: 'string' },
+  'group-min-session-timeout-ms': { type: 'string' },
+  'group-max-session-timeout-ms': { type: 'string' },
+  'group-max-size': { type: 'string' },
+  'metrics-port': { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const brokerCommand: Command = {
   name: 'broker',
   summary: 'run a Kafka-compatible broker',
@@ -166,26 +183,11 @@ export const brokerCommand: Command = {
   async run(args, context) {
     const { values } = parseArgs({
       args,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        listeners: { type: 'string' },
-        'advertised-listeners': { type: 'string' },
-        'data-dir': { type: 'string' },
-        'group-initial-rebalance-delay-ms': { type: 'string' },
-        'group-min-session-timeout-ms': { type: 'string' },
-        'group-max-session-timeout-ms': { type: 'string' },
-        'group-max-size': { type: 'string' },
-        'metrics-port': { type: 'string' },
-        'log-level': { type: 'string' },
-        'log-format': { type: 'string' },
-        config: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: BROKER_OPTIONS,
       strict: true,
     });
     if (values.help) {
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${BROKER_HELP}\n`);
       return 0;
     }
     const config: BrokerSettings = values.config ? configFromProperties(parseProperties(readFileSync(values.config, 'utf8'))) : {};

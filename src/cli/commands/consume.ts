@@ -1,33 +1,71 @@
 /**
- * `brook consume TOPIC`: what kafka-console-consumer.sh does, over Brook's consumer. With
- * --group the consumer joins the group and commits exactly what it printed; without, it
- * assigns itself every partition and commits nothing.
+ * `brook consume TOPIC`: what kafka-console-consumer.sh and `kcat -C` do, over Brook's
+ * consumer. With --group the consumer joins the group and commits exactly what it printed;
+ * without, it assigns itself every partition (or those of --partition), starts where
+ * --offset says and commits nothing. Output is buffered (one write per poll), waits for a
+ * slow reader, and ends quietly when the reader goes away (`| head`).
  */
 import { parseArgs } from 'node:util';
 import { Consumer } from '../../client/consumer/consumer.js';
 import type { ConsumerRecord } from '../../client/consumer/record-decoding.js';
 import type { OffsetToCommit } from '../../client/consumer/offset-committer.js';
 import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, bootstrapFrom, joinNegativeValues, UsageError } from '../options.js';
+import { BufferedOutput } from '../output.js';
+import { parseEncoding, recordFormatter } from '../record-format.js';
+import { endOffsets, parsePartitions, parseStartOffset, seekToStart, type StartOffset } from '../start-offsets.js';
 
 /** With --group, the longest wait for a first assignment before --timeout-ms starts counting anyway. */
 const JOIN_GRACE_MS = 30_000;
 
-const HELP = `Usage:
-  brook consume TOPIC [--group G] [--from-beginning] [--max-messages N] [--timeout-ms N]
-                      [--assignor NAME[,NAME...]] [--format json|value]
+export const CONSUME_HELP = `Usage:
+  brook consume TOPIC [--group G] [--from-beginning] [--offset earliest|latest|N|-N]
+                      [--partition P[,P...]] [--exit-at-end] [--max-messages N] [--timeout-ms N]
+                      [--assignor NAME[,NAME...]] [--format json|value|TEMPLATE]
+                      [--key-encoding utf8|hex|base64] [--value-encoding utf8|hex|base64]
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
   --group G              consume as a member of group G and commit what was printed
   --from-beginning       start from the earliest offset when there is no committed offset
+                         (the same as --offset earliest)
+  -o, --offset WHERE     where to start: earliest (or beginning), latest (or end; the
+                         default), an offset N, or minus N (e.g. -5): that many records before
+                         each partition's end;
+                         with --group only earliest or latest (where no offset is committed)
+  -p, --partition P      only these partitions (repeatable or comma-separated; not with --group)
+  -e, --exit-at-end      exit once every partition is read up to where its end was at start
+                         (as kcat -e; not with --group)
   --max-messages N       exit after N records
   --timeout-ms N         exit after N ms without a new record (with --group, counted
                          from the first assignment, so joining the group is not idle time)
   --assignor NAMES       partition assignors, preferred first (default range,cooperative-sticky)
-  --format json|value    json: one object per record {"topic","partition","offset","key","value","timestamp"};
-                         value: the value only (default)
+  -f, --format FORMAT    value: the value only (default);
+                         json: one object per record {"topic","partition","offset","key","value","timestamp"}
+                         and "headers":[{"key","value"}] when the record has headers;
+                         else a template: %t topic, %p partition, %o offset, %k key, %K key
+                         length, %s value, %S value length, %T timestamp (ms), %h headers
+                         (k=v,k2=v2), %% a percent sign; escapes \\n \\t \\r \\0 \\\\ (as kcat -f;
+                         add \\n to end a line)
+  --key-encoding E       print keys as utf8 (default), hex or base64
+  --value-encoding E     print values and header values as utf8 (default), hex or base64
   -h, --help             show this help`;
+
+export const CONSUME_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  group: { type: 'string' },
+  'from-beginning': { type: 'boolean' },
+  offset: { type: 'string', short: 'o' },
+  partition: { type: 'string', short: 'p', multiple: true },
+  'exit-at-end': { type: 'boolean', short: 'e' },
+  'max-messages': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  assignor: { type: 'string' },
+  format: { type: 'string', short: 'f' },
+  'key-encoding': { type: 'string' },
+  'value-encoding': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 function positiveInt(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -36,72 +74,64 @@ function positiveInt(name: string, raw: string | undefined): number | undefined 
   return n;
 }
 
-function render(r: ConsumerRecord, format: 'json' | 'value'): string {
-  if (format === 'value') return `${r.value === null ? '' : r.value.toString('utf8')}\n`;
-  return `${JSON.stringify({
-    topic: r.topic, partition: r.partition, offset: Number(r.offset),
-    key: r.key === null ? null : r.key.toString('utf8'),
-    value: r.value === null ? null : r.value.toString('utf8'),
-    timestamp: r.timestamp,
-  })}\n`;
-}
-
-function write(text: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (process.stdout.write(text)) resolve();
-    else process.stdout.once('drain', resolve);
-  });
-}
-
 export const consumeCommand: Command = {
   name: 'consume',
   summary: 'print records of a topic (alone or as a group member)',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const { values, positionals } = parseArgs({
-      args, allowPositionals: true,
-      options: {
-        ...BOOTSTRAP_OPTIONS,
-        group: { type: 'string' },
-        'from-beginning': { type: 'boolean' },
-        'max-messages': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        assignor: { type: 'string' },
-        format: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      args: joinNegativeValues(args, new Set(['--offset', '-o'])), allowPositionals: true, options: CONSUME_OPTIONS,
     });
     if (values.help) {
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${CONSUME_HELP}\n`);
       return 0;
     }
     const [topic, extra] = positionals;
     if (!topic) throw new UsageError('consume needs a TOPIC (see brook consume --help)');
     if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
-    const format = values.format ?? 'value';
-    if (format !== 'json' && format !== 'value') throw new UsageError('--format must be json or value');
+    const format = recordFormatter(values.format, {
+      key: parseEncoding('key-encoding', values['key-encoding']),
+      value: parseEncoding('value-encoding', values['value-encoding']),
+    });
     const maxMessages = positiveInt('max-messages', values['max-messages']);
     const timeoutMs = positiveInt('timeout-ms', values['timeout-ms']);
     const assignors = values.assignor?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const group = values.group;
+    let start: StartOffset = values['from-beginning'] ? { kind: 'earliest' } : { kind: 'latest' };
+    if (values.offset !== undefined) {
+      start = parseStartOffset(values.offset);
+      if (values['from-beginning'] && start.kind !== 'earliest') throw new UsageError('--from-beginning and --offset disagree');
+    }
+    if (group !== undefined) {
+      // A group member starts at its committed offsets; the reset policy only covers the rest.
+      if (start.kind !== 'earliest' && start.kind !== 'latest') throw new UsageError('with --group, --offset must be earliest or latest');
+      if (values.partition !== undefined) throw new UsageError('--partition cannot be used with --group (the group assigns partitions)');
+      if (values['exit-at-end']) throw new UsageError('--exit-at-end cannot be used with --group');
+    }
 
     const stop = context.interrupted;
     const consumer = new Consumer({
-      bootstrapServers: bootstrapFrom(values), groupId: values.group, clientId: 'brook-console-consumer',
-      autoOffsetReset: values['from-beginning'] ? 'earliest' : 'latest',
+      bootstrapServers: bootstrapFrom(values), groupId: group, clientId: 'brook-console-consumer',
+      autoOffsetReset: start.kind === 'earliest' ? 'earliest' : 'latest',
       // Commit exactly what was printed, not what was fetched: explicit commits below.
       enableAutoCommit: false,
       ...(assignors && assignors.length > 0 ? { assignors } : {}),
     });
-    const printed = new Map<string, OffsetToCommit>();
+    const out = new BufferedOutput();
+    // The last printed record per partition: what --group commits.
+    const printed = new Map<number, ConsumerRecord>();
+    const toCommit = (): OffsetToCommit[] => [...printed.values()].map((r) => ({ topic: r.topic, partition: r.partition, offset: r.offset + 1n, leaderEpoch: r.leaderEpoch }));
     let count = 0;
     // With --group, --timeout-ms counts from the first assignment: joining a group takes the
     // broker's initial rebalance delay (3 s by default) plus the join itself, and a consumer
     // that gave up before it was given any partition would read nothing. A group that never
     // assigns anything still ends: the idle clock starts after JOIN_GRACE_MS regardless.
     let lastRecordAt = Date.now();
-    let assigned = values.group === undefined;
+    let assigned = group === undefined;
+    // --exit-at-end: partition → the end offset to reach.
+    const remaining = new Map<number, bigint>();
     try {
-      if (values.group !== undefined) {
+      if (group !== undefined) {
         consumer.subscribe([topic], {
           onPartitionsAssigned: () => {
             if (!assigned) lastRecordAt = Date.now();
@@ -109,13 +139,22 @@ export const consumeCommand: Command = {
           },
         });
       } else {
-        const partitions = await consumer.partitionsFor(topic, { signal: stop });
-        if (partitions.length === 0) throw new Error(`topic '${topic}' does not exist`);
+        const all = await consumer.partitionsFor(topic, { signal: stop });
+        if (all.length === 0) throw new Error(`topic '${topic}' does not exist`);
+        const chosen = values.partition === undefined ? all.map((tp) => tp.partition) : parsePartitions(values.partition, topic, all.map((tp) => tp.partition));
+        const partitions = chosen.map((partition) => ({ topic, partition }));
         consumer.assign(partitions);
+        if (values['exit-at-end']) {
+          const ends = await endOffsets(consumer, partitions, stop);
+          partitions.forEach((tp, i) => remaining.set(tp.partition, ends[i]!));
+        }
+        await seekToStart(consumer, partitions, start, stop);
+        if (values['exit-at-end']) await dropFinished(consumer, topic, remaining, stop);
       }
       let lastCommitAt = Date.now();
       const startedAt = Date.now();
-      while (!stop.aborted && (maxMessages === undefined || count < maxMessages)) {
+      while (!stop.aborted && (maxMessages === undefined || count < maxMessages) && !out.closed) {
+        if (values['exit-at-end'] && remaining.size === 0) break;
         if (!assigned && Date.now() - startedAt >= JOIN_GRACE_MS) {
           assigned = true;
           lastRecordAt = startedAt + JOIN_GRACE_MS;
@@ -130,24 +169,44 @@ export const consumeCommand: Command = {
         }
         if (records.length > 0) {
           lastRecordAt = Date.now();
-          const take = maxMessages === undefined ? records : records.slice(0, maxMessages - count);
-          await write(take.map((r) => render(r, format)).join(''));
-          for (const r of take) printed.set(`${r.topic}:${r.partition}`, { topic: r.topic, partition: r.partition, offset: r.offset + 1n, leaderEpoch: r.leaderEpoch });
-          count += take.length;
-        } else if (assigned && timeoutMs !== undefined && Date.now() - lastRecordAt >= timeoutMs) {
-          break;
+          const take = maxMessages === undefined || records.length <= maxMessages - count ? records.length : maxMessages - count;
+          for (let i = 0; i < take; i++) {
+            const r = records[i]!;
+            format(r, out);
+            if (out.full) await out.flush();
+            if (group !== undefined) printed.set(r.partition, r);
+            if (remaining.size > 0) {
+              const end = remaining.get(r.partition);
+              if (end !== undefined && r.offset + 1n >= end) remaining.delete(r.partition);
+            }
+          }
+          count += take;
+          await out.flush();
+        } else {
+          if (assigned && timeoutMs !== undefined && Date.now() - lastRecordAt >= timeoutMs) break;
+          // Nothing came: a partition may have reached its end through records it never returns (control records).
+          if (remaining.size > 0) await dropFinished(consumer, topic, remaining, stop);
         }
-        if (values.group !== undefined && printed.size > 0 && Date.now() - lastCommitAt >= 5_000) {
+        if (group !== undefined && printed.size > 0 && Date.now() - lastCommitAt >= 5_000) {
           lastCommitAt = Date.now();
-          consumer.commitAsync([...printed.values()]);
+          consumer.commitAsync(toCommit());
         }
       }
+      await out.flush();
       // After an interrupt everything left must fit in a few seconds, whatever the broker's state.
       const commitTimeoutMs = stop.aborted ? INTERRUPTED_CLOSE_TIMEOUT_MS : undefined;
-      if (values.group !== undefined && printed.size > 0) await consumer.commitSync([...printed.values()], { timeoutMs: commitTimeoutMs });
+      if (group !== undefined && printed.size > 0) await consumer.commitSync(toCommit(), { timeoutMs: commitTimeoutMs });
       return 0;
     } finally {
+      out.close();
       await consumer.close({ timeoutMs: stop.aborted ? INTERRUPTED_CLOSE_TIMEOUT_MS : undefined });
     }
   },
 };
+
+/** --exit-at-end: forgets the partitions whose position reached the end they had at start. */
+async function dropFinished(consumer: Consumer, topic: string, remaining: Map<number, bigint>, signal: AbortSignal): Promise<void> {
+  for (const [partition, end] of remaining) {
+    if (await consumer.position({ topic, partition }, { signal }) >= end) remaining.delete(partition);
+  }
+}

@@ -9,14 +9,19 @@ class GroupNotEmptyError extends BrookError {
   readonly code = 'ERR_GROUP_NOT_EMPTY' as const;
 }
 
-const HELP = `Usage: brook groups delete GROUP [-b HOST:PORT]
+export const GROUPS_DELETE_HELP = `Usage: brook groups delete GROUP [-b HOST:PORT]
 
-Deletes the group and its committed offsets. Fails while the group has members.`;
+Deletes the group and its committed offsets. Fails while the group has members.
+
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
+
+export const GROUPS_DELETE_OPTIONS = { ...BOOTSTRAP_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
 
 export async function groupsDelete(args: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...BOOTSTRAP_OPTIONS, help: { type: 'boolean', short: 'h' } } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: GROUPS_DELETE_OPTIONS });
   if (values.help) {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(`${GROUPS_DELETE_HELP}\n`);
     return 0;
   }
   const [group, extra] = positionals;

@@ -1,5 +1,5 @@
 /**
- * `brook groups describe GROUP [--json]`: the group's state and members, and per partition
+ * `brook groups describe GROUP [--members | --state] [--verbose] [--json]`: the group's state and members, and per partition
  * the committed offset, log end offset and lag, as `kafka-consumer-groups --describe` shows
  * them ('-' where Kafka shows '-'; null in JSON). A consumer group (KIP-848) also shows its
  * type, assignor, group epoch and assignment epoch, and per member its epoch and current
@@ -7,18 +7,28 @@
  */
 import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
-import type { GroupOffsets, MemberDescription, TopicPartition } from '../../client/admin/index.js';
+import { GroupNotFoundError, type GroupOffsets, type MemberDescription, type TopicPartition } from '../../client/admin/index.js';
+import { assignmentString, membersView, stateNotice, stateView } from '../group-views.js';
+
+export { assignmentString };
 import { withAdmin } from '../admin-session.js';
 import { MISSING, formatRow, toJson } from '../format.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 
-const HELP = `Usage: brook groups describe GROUP [--json] [-b HOST:PORT]
+export const GROUPS_DESCRIBE_HELP = `Usage: brook groups describe GROUP [--offsets | --members | --state] [--verbose] [--json] [-b HOST:PORT]
 
 Shows the group's state and, per assigned or committed partition, CURRENT-OFFSET (the
 committed offset), LOG-END-OFFSET, LAG and the member that owns it ('-' when unknown).
 A consumer group (the consumer group protocol of KIP-848) also shows its type, assignor,
 group epoch and assignment epoch, and a table of its members: each member's epoch and
 current assignment, and the assignment epoch and the member's target assignment.
+  --offsets  the offsets table (the default)
+  --members  the members, as Kafka's kafka-consumer-groups shows them: GROUP CONSUMER-ID
+             HOST CLIENT-ID #PARTITIONS (with --verbose also the epochs and the current and
+             target assignments)
+  --state    the group's coordinator, assignment strategy, state and member count, as
+             Kafka's kafka-consumer-groups shows them (with --verbose also its epochs)
+  --verbose  the extra columns of --members and --state
   --json   {"group","state","protocolType","protocol","generation",
             "members":[{"memberId","groupInstanceId","clientId","host","assignment":[{"topic","partition"}]}],
             "offsets":[{"topic","partition","committed","logEndOffset","lag"}]}
@@ -26,7 +36,22 @@ current assignment, and the assignment epoch and the member's target assignment.
            A consumer group adds "type":"consumer","groupEpoch","assignmentEpoch" (its
            "generation" is the group epoch, "protocol" the assignor) and per member
            "memberEpoch","targetAssignment":[{"topic","partition"}],"subscribedTopics",
-           "subscribedTopicRegex","rackId".`;
+           "subscribedTopicRegex","rackId".
+           With --members: {"group","state","members":[...]} (members as above); with
+           --state: {"group","coordinator":{"nodeId","host","port"},"assignmentStrategy",
+           "state","members","groupEpoch","assignmentEpoch"} (members: their number).
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
+
+export const GROUPS_DESCRIBE_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  offsets: { type: 'boolean' },
+  members: { type: 'boolean' },
+  state: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 const partitionsJson = (list: readonly TopicPartition[]): unknown[] => list.map((tp) => ({ topic: tp.topic, partition: tp.partition }));
 
@@ -84,18 +109,6 @@ export function describeTable(result: GroupOffsets): string {
 }
 
 /**
- * Kafka's assignment column (ConsumerGroupCommand.getAssignmentString): per topic
- * `topic:p,p,...`, topics sorted and joined by ';'; '-' when empty.
- */
-export function assignmentString(list: readonly TopicPartition[]): string {
-  const byTopic = new Map<string, number[]>();
-  for (const tp of list) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
-  // Kafka sorts the partitions as strings, and the per-topic strings.
-  const parts = [...byTopic].map(([topic, ps]) => `${topic}:${ps.map(String).sort().join(',')}`).sort();
-  return parts.length === 0 ? MISSING : parts.join(';');
-}
-
-/**
  * A consumer group's members as `kafka-consumer-groups --describe --members --verbose`
  * prints them: GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS CURRENT-EPOCH
  * CURRENT-ASSIGNMENT TARGET-EPOCH TARGET-ASSIGNMENT; the instance id column only when a
@@ -133,16 +146,33 @@ export function stateLine(result: GroupOffsets): string {
 }
 
 export async function groupsDescribe(args: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args, allowPositionals: true,
-    options: { ...BOOTSTRAP_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: GROUPS_DESCRIBE_OPTIONS });
   if (values.help) {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(`${GROUPS_DESCRIBE_HELP}\n`);
     return 0;
   }
   const [group, extra] = positionals;
   if (!group || extra !== undefined) throw new UsageError('groups describe needs exactly one GROUP');
+  if ([values.offsets, values.members, values.state].filter(Boolean).length > 1) throw new UsageError('--offsets, --members and --state cannot be used together');
+  if (values.members || values.state) {
+    const d = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.describeGroup(group));
+    if (d.state === 'Dead') throw new GroupNotFoundError(group);
+    const verbose = values.verbose ?? false;
+    if (values.json) {
+      const consumer = d.type === 'consumer';
+      process.stdout.write(`${toJson(values.members
+        ? { group: d.group, state: d.state, members: d.members.map((m) => memberJson(m, consumer)) }
+        : {
+          group: d.group, coordinator: d.coordinator, assignmentStrategy: d.protocol, state: d.state,
+          members: d.members.length, groupEpoch: d.groupEpoch, assignmentEpoch: d.assignmentEpoch,
+        })}\n`);
+      return 0;
+    }
+    const notice = stateNotice(d);
+    if (notice !== null) process.stderr.write(`${notice}\n`);
+    process.stdout.write(`\n${values.members ? membersView(d, verbose) : stateView(d, verbose)}\n`);
+    return 0;
+  }
   const result = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.describeGroupOffsets(group));
   if (values.json) {
     process.stdout.write(`${toJson(describeJson(result))}\n`);

@@ -12,7 +12,7 @@ import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 /** Kafka's GroupType names (Brook's broker has classic and consumer groups only). */
 const GROUP_TYPES = ['classic', 'consumer', 'share', 'streams'];
 
-const HELP = `Usage: brook groups list [--type TYPE[,TYPE]] [--state STATE[,STATE]] [--json] [-b HOST:PORT]
+export const GROUPS_LIST_HELP = `Usage: brook groups list [--type TYPE[,TYPE]] [--state STATE[,STATE]] [--json] [-b HOST:PORT]
 
 Lists every group of the cluster with its type (classic: JoinGroup/SyncGroup; consumer:
 the consumer group protocol of KIP-848) and state.
@@ -21,26 +21,30 @@ the consumer group protocol of KIP-848) and state.
   --state S    only groups in these states, e.g. Stable, Empty, Assigning, Reconciling,
                PreparingRebalance, CompletingRebalance (comma-separated, repeatable;
                case-insensitive)
-  --json       one JSON array: [{"group","state","type","protocolType"}]`;
+  --json       one JSON array: [{"group","state","type","protocolType"}]
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
 
 /** `--type a,b --type c` → ['a', 'b', 'c'] (Kafka's tool takes comma-separated lists). */
 function listOption(values: readonly string[] | undefined): string[] {
   return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }
 
+export const GROUPS_LIST_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  type: { type: 'string', multiple: true },
+  state: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function groupsList(args: string[], context: CommandContext): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      ...BOOTSTRAP_OPTIONS,
-      type: { type: 'string', multiple: true },
-      state: { type: 'string', multiple: true },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: GROUPS_LIST_OPTIONS,
   });
   if (values.help) {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(`${GROUPS_LIST_HELP}\n`);
     return 0;
   }
   const types = listOption(values.type);

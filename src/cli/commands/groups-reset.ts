@@ -1,18 +1,23 @@
 /**
- * `brook groups reset-offsets GROUP --topic T ... (--to-earliest | --to-latest | --to-offset N
- * | --shift-by N | --to-datetime ISO8601) [--execute]`: `kafka-consumer-groups --reset-offsets`.
- * Without --execute it only prints the plan (Kafka's dry run); with it, it commits the plan.
+ * `brook groups reset-offsets GROUP (--topic T ... | --all-topics) (--to-earliest | --to-latest
+ * | --to-offset N | --shift-by N | --to-datetime ISO8601 | --by-duration PnDTnHnMnS |
+ * --to-current | --from-file CSV) [--execute] [--export]`: `kafka-consumer-groups
+ * --reset-offsets`. Without --execute it only prints the plan (Kafka's dry run); with it, it
+ * commits the plan.
  */
 import type { CommandContext } from '../command.js';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { PlannedOffset, ResetScope, ResetSpec } from '../../client/admin/index.js';
 import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, bootstrapFrom, joinNegativeValues, UsageError } from '../options.js';
+import { parseIsoDuration, parseResetCsv, resetCsv } from '../reset-plans.js';
 
-const HELP = `Usage: brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
-         (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601)
-         [--execute] [--json] [-b HOST:PORT]
+export const GROUPS_RESET_HELP = `Usage: brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
+         (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601
+          | --by-duration PnDTnHnMnS | --to-current | --from-file CSV)
+         [--execute | --dry-run] [--json | --export] [-b HOST:PORT]
 
 Plans new committed offsets for GROUP and, with --execute, commits them. Only while the
 group has no active members (state Empty, or unknown).
@@ -24,9 +29,37 @@ group has no active members (state Empty, or unknown).
   --shift-by N         committed offset + N (N may be negative), clamped likewise
   --to-datetime T      first offset whose timestamp >= T (YYYY-MM-DDTHH:mm:SS.sss, with an
                        optional zone Z or +HH:MM; UTC without one); log end when none
+  --by-duration D      first offset whose timestamp >= now - D (ISO-8601 duration, e.g.
+                       PT30M, P1DT12H); log end when none
+  --to-current         the committed offset (the log end where there is none)
+  --from-file CSV      the offsets of a plan file: topic,partition,offset lines (or
+                       group,topic,partition,offset; what --export writes), clamped into
+                       [log start, log end]; no --topic or --all-topics needed
   --execute            commit the plan (default: print it only, a dry run)
   --dry-run            print the plan only (the default)
-  --json               print the plan as [{"topic","partition","offset"}]`;
+  --json               print the plan as [{"topic","partition","offset"}]
+  --export             print the plan as CSV (topic,partition,offset), for --from-file
+  -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  -h, --help                               show this help`;
+
+export const GROUPS_RESET_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  topic: { type: 'string', multiple: true },
+  'all-topics': { type: 'boolean' },
+  'to-earliest': { type: 'boolean' },
+  'to-latest': { type: 'boolean' },
+  'to-offset': { type: 'string' },
+  'shift-by': { type: 'string' },
+  'to-datetime': { type: 'string' },
+  'by-duration': { type: 'string' },
+  'to-current': { type: 'boolean' },
+  'from-file': { type: 'string' },
+  execute: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  export: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 function parseInteger(option: string, text: string): bigint {
   if (!/^[+-]?\d+$/.test(text.trim())) throw new UsageError(`--${option} expects an integer, got '${text}'`);
@@ -47,7 +80,7 @@ export function parseDateTime(text: string): bigint {
   return BigInt(ms);
 }
 
-function parseTopicArg(arg: string): { topic: string; partitions?: number[] } {
+export function parseTopicArg(arg: string): { topic: string; partitions?: number[] } {
   const colon = arg.indexOf(':');
   if (colon < 0) return { topic: arg };
   const topic = arg.slice(0, colon);
@@ -69,41 +102,10 @@ export function planTable(group: string, plan: readonly PlannedOffset[]): string
 /** Options whose value may be a negative number: `--shift-by -2` must not read as an option. */
 const NUMERIC_OPTIONS = new Set(['--shift-by', '--to-offset']);
 
-/** `--shift-by -2` → `--shift-by=-2` (node's parseArgs calls the first form ambiguous). */
-function joinNegativeValues(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const next = args[i + 1];
-    if (NUMERIC_OPTIONS.has(args[i]!) && next !== undefined && /^-\d+$/.test(next)) {
-      out.push(`${args[i]}=${next}`);
-      i++;
-    } else {
-      out.push(args[i]!);
-    }
-  }
-  return out;
-}
-
 export async function groupsResetOffsets(args: string[], context: CommandContext): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: joinNegativeValues(args), allowPositionals: true,
-    options: {
-      ...BOOTSTRAP_OPTIONS,
-      topic: { type: 'string', multiple: true },
-      'all-topics': { type: 'boolean' },
-      'to-earliest': { type: 'boolean' },
-      'to-latest': { type: 'boolean' },
-      'to-offset': { type: 'string' },
-      'shift-by': { type: 'string' },
-      'to-datetime': { type: 'string' },
-      execute: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: joinNegativeValues(args, NUMERIC_OPTIONS), allowPositionals: true, options: GROUPS_RESET_OPTIONS });
   if (values.help) {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(`${GROUPS_RESET_HELP}\n`);
     return 0;
   }
   const [group, extra] = positionals;
@@ -111,8 +113,10 @@ export async function groupsResetOffsets(args: string[], context: CommandContext
 
   const topics = values.topic ?? [];
   if (topics.length > 0 && values['all-topics']) throw new UsageError('--topic and --all-topics cannot be used together');
-  if (topics.length === 0 && !values['all-topics']) throw new UsageError('One of the reset scopes should be defined: --all-topics, --topic.');
-  const scope: ResetScope = values['all-topics'] ? { kind: 'all-topics' } : { kind: 'topics', topics: topics.map(parseTopicArg) };
+  const fromFile = values['from-file'] === undefined ? null : parseResetCsv(readPlanFile(values['from-file']), group);
+  if (topics.length === 0 && !values['all-topics'] && fromFile === null) throw new UsageError('One of the reset scopes should be defined: --all-topics, --topic.');
+  // A plan file names its partitions itself (as Kafka's tool, which then ignores the scope).
+  const scope: ResetScope = fromFile !== null ? fileScope(fromFile) : values['all-topics'] ? { kind: 'all-topics' } : { kind: 'topics', topics: topics.map(parseTopicArg) };
 
   const specs: ResetSpec[] = [];
   if (values['to-earliest']) specs.push({ kind: 'earliest' });
@@ -120,16 +124,38 @@ export async function groupsResetOffsets(args: string[], context: CommandContext
   if (values['to-offset'] !== undefined) specs.push({ kind: 'offset', offset: parseInteger('to-offset', values['to-offset']) });
   if (values['shift-by'] !== undefined) specs.push({ kind: 'shift', by: parseInteger('shift-by', values['shift-by']) });
   if (values['to-datetime'] !== undefined) specs.push({ kind: 'datetime', timestampMs: parseDateTime(values['to-datetime']) });
-  if (specs.length !== 1) throw new UsageError('reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-datetime');
+  if (values['by-duration'] !== undefined) specs.push({ kind: 'datetime', timestampMs: BigInt(Date.now()) - parseIsoDuration(values['by-duration']) });
+  if (values['to-current']) specs.push({ kind: 'current' });
+  if (fromFile !== null) specs.push({ kind: 'offsets', offsets: fromFile });
+  if (specs.length !== 1) {
+    throw new UsageError('reset-offsets needs exactly one of --to-earliest, --to-latest, --to-offset, --shift-by, --to-datetime, --by-duration, --to-current, --from-file');
+  }
+  if (values.json && values.export) throw new UsageError('--json and --export cannot be used together');
   if (values.execute && values['dry-run']) throw new UsageError('--execute and --dry-run cannot be used together');
 
   const execute = values.execute ?? false;
   const plan = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.resetOffsets(group, { scope, spec: specs[0]!, execute }));
-  if (values.json) {
+  if (values.export) {
+    process.stdout.write(resetCsv(plan));
+  } else if (values.json) {
     process.stdout.write(`${toJson(plan.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.offset })))}\n`);
   } else {
     // As Kafka's tool: a blank line, then the plan, whether it was executed or not.
     process.stdout.write(`\n${planTable(group, plan)}\n`);
   }
   return 0;
+}
+
+function readPlanFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read --from-file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function fileScope(offsets: readonly PlannedOffset[]): ResetScope {
+  const byTopic = new Map<string, number[]>();
+  for (const o of offsets) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o.partition]);
+  return { kind: 'topics', topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) };
 }

@@ -1,5 +1,5 @@
 /**
- * `brook groups list|describe|reset-offsets|delete`: what `kafka-consumer-groups.sh` does,
+ * `brook groups list|describe|lag|reset-offsets|delete-offsets|delete`: what `kafka-consumer-groups.sh` does,
  * over the admin client. Each action lives in its own groups-*.ts file.
  */
 import type { Command, CommandContext } from '../command.js';
@@ -8,12 +8,17 @@ import { groupsList } from './groups-list.js';
 import { groupsDescribe } from './groups-describe.js';
 import { groupsResetOffsets } from './groups-reset.js';
 import { groupsDelete } from './groups-delete.js';
+import { groupsDeleteOffsets } from './groups-delete-offsets.js';
+import { groupsLag } from './groups-lag.js';
 
-const HELP = `Usage:
+export const GROUPS_HELP = `Usage:
   brook groups list [--type classic|consumer] [--state STATE] [--json]
-  brook groups describe GROUP [--json]
+  brook groups describe GROUP [--offsets | --members | --state] [--verbose] [--json]
+  brook groups lag [GROUP] [--watch [--interval S]] [--json]
   brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
-      (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601) [--execute]
+      (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601
+       | --by-duration PnDTnHnMnS | --to-current | --from-file CSV) [--execute] [--export]
+  brook groups delete-offsets GROUP --topic T[:P,P...] ...
   brook groups delete GROUP
 
 Common options:
@@ -25,16 +30,18 @@ const ACTIONS: Record<string, (args: string[], context: CommandContext) => Promi
   describe: groupsDescribe,
   'reset-offsets': groupsResetOffsets,
   delete: groupsDelete,
+  'delete-offsets': groupsDeleteOffsets,
+  lag: groupsLag,
 };
 
 export const groupsCommand: Command = {
   name: 'groups',
-  summary: 'list, describe, reset offsets of and delete consumer groups',
+  summary: 'list, describe, watch the lag of, reset offsets of and delete consumer groups',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const [action, ...rest] = args;
     if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${GROUPS_HELP}\n`);
       return action === undefined ? 2 : 0;
     }
     const run = ACTIONS[action];

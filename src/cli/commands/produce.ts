@@ -1,9 +1,12 @@
 /**
- * `brook produce TOPIC`: what `kafka-console-producer.sh` does. One record per stdin line,
- * read as a stream (huge inputs are fine: reading pauses while too many records await
- * their acknowledgement). Records go out with `send(record, callback)`: no promise per line. With --key-separator each line is "KEY SEP VALUE", split at the
- * first SEP; a line without it is an error, as Kafka's console producer's "No key
- * separator found on line number N" (records before it are still delivered).
+ * `brook produce TOPIC`: what `kafka-console-producer.sh` and `kcat -P` do. One record per
+ * stdin line, read as a stream (huge inputs are fine: reading pauses while too many records
+ * await their acknowledgement). Records go out with `send(record, callback)`: no promise per
+ * line. A line is the value, or with --key-separator "KEY SEP VALUE" split at the first SEP
+ * (a line without it is an error, as Kafka's console producer's "No key separator found on
+ * line number N"), or with --input-format json an object with key, value, headers,
+ * partition and timestamp (produce-input.ts). A bad line stops the command; records before
+ * it are still delivered.
  */
 import { parseArgs } from 'node:util';
 import type { Readable } from 'node:stream';
@@ -13,9 +16,12 @@ import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
 import { LineSplitter } from '../line-splitter.js';
 import type { RecordCallback } from '../../client/producer/delivery.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { parseEncoding } from '../record-format.js';
+import { InputLineError, decodeField, parseHeaderOption, parseJsonRecord, type InputRecord } from '../produce-input.js';
 
-const HELP = `Usage:
-  brook produce TOPIC [--key-separator SEP] [--acks all|1|0]
+export const PRODUCE_HELP = `Usage:
+  brook produce TOPIC [--key-separator SEP] [--input-format line|json] [--header K=V ...]
+                      [--partition P] [--tombstone] [--acks all|1|0]
 
 Reads stdin and sends one record per line to TOPIC; with --key-separator, each line is
 "KEY<SEP>VALUE". A summary (records, seconds, records/s) goes to stderr at the end.
@@ -23,11 +29,37 @@ Reads stdin and sends one record per line to TOPIC; with --key-separator, each l
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
   --key-separator SEP                      split each line into key and value at the first SEP
+  --input-format line|json                 line: the line is the value (default); json: each
+                                           line is {"key","value","headers","partition","timestamp"},
+                                           all optional; a null value is a tombstone; headers
+                                           {"k":"v"}, [["k","v"]] or [{"key","value"}]
+  -H, --header K=V                         add this header to every record (repeatable)
+  -p, --partition P                        send every record to partition P (default: by key,
+                                           as Kafka's partitioner)
+  --tombstone                              an empty value is sent as null (a tombstone)
+  --key-encoding utf8|hex|base64           how keys are written in the input (default utf8)
+  --value-encoding utf8|hex|base64         how values (and JSON header values) are written
   --acks all|-1|1|0                        acknowledgements to wait for (default all)
   --compression none|gzip|snappy|lz4|zstd  batch compression (default none)
   --linger-ms N                            wait up to N ms to fill a batch (default 5)
   --batch-size N                           batch size in bytes (default 16384)
   -h, --help                               show this help`;
+
+export const PRODUCE_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  'key-separator': { type: 'string' },
+  'input-format': { type: 'string' },
+  header: { type: 'string', short: 'H', multiple: true },
+  partition: { type: 'string', short: 'p' },
+  tombstone: { type: 'boolean' },
+  'key-encoding': { type: 'string' },
+  'value-encoding': { type: 'string' },
+  acks: { type: 'string' },
+  compression: { type: 'string' },
+  'linger-ms': { type: 'string' },
+  'batch-size': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 /** Reading pauses above this many unacknowledged records and resumes below half of it. */
 const MAX_OUTSTANDING = 50_000;
@@ -48,21 +80,9 @@ export const produceCommand: Command = {
   summary: 'send stdin lines as records to a topic',
   gracefulStopMs: 5_000,
   async run(args, context) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        ...BOOTSTRAP_OPTIONS,
-        'key-separator': { type: 'string' },
-        acks: { type: 'string' },
-        compression: { type: 'string' },
-        'linger-ms': { type: 'string' },
-        'batch-size': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: PRODUCE_OPTIONS });
     if (values.help) {
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${PRODUCE_HELP}\n`);
       return 0;
     }
     const [topic, extra] = positionals;
@@ -70,6 +90,14 @@ export const produceCommand: Command = {
     if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
     const separator = values['key-separator'];
     if (separator === '') throw new UsageError('--key-separator must not be empty');
+    const inputFormat = values['input-format'] ?? 'line';
+    if (inputFormat !== 'line' && inputFormat !== 'json') throw new UsageError(`--input-format must be line or json, got '${inputFormat}'`);
+    if (inputFormat === 'json' && separator !== undefined) throw new UsageError('--key-separator applies to --input-format line only');
+    const keyEncoding = parseEncoding('key-encoding', values['key-encoding']);
+    const valueEncoding = parseEncoding('value-encoding', values['value-encoding']);
+    const fixedHeaders = (values.header ?? []).map(parseHeaderOption);
+    const fixedPartition = intOption('partition', values.partition);
+    const tombstone = values.tombstone ?? false;
     let acks: number;
     try {
       acks = parseAcks(values.acks);
@@ -109,23 +137,46 @@ export const produceCommand: Command = {
       }
     };
     let lineNumber = 0;
-    const splitter = new LineSplitter((line) => {
-      lineNumber++;
-      if (failure) return;
+    /** One input line → a record, or null when the line is to be skipped. */
+    const toRecord = (line: string): InputRecord | null => {
+      if (inputFormat === 'json') {
+        if (line.trim() === '') return null;
+        const r = parseJsonRecord(line, keyEncoding, valueEncoding);
+        return fixedHeaders.length > 0 ? { ...r, headers: [...fixedHeaders, ...r.headers] } : r;
+      }
       let key: string | null = null;
       let value = line;
       if (separator !== undefined) {
         const at = line.indexOf(separator);
-        if (at < 0) {
-          failure = new MissingKeySeparatorError(`No key separator found on line number ${lineNumber}: '${line}'`);
-          return;
-        }
+        if (at < 0) throw new MissingKeySeparatorError(`No key separator found on line number ${lineNumber}: '${line}'`);
         key = line.slice(0, at);
         value = line.slice(at + separator.length);
       }
+      return {
+        key: key === null ? null : decodeField(key, keyEncoding),
+        value: tombstone && value === '' ? null : decodeField(value, valueEncoding),
+        headers: fixedHeaders,
+      };
+    };
+    const splitter = new LineSplitter((line) => {
+      lineNumber++;
+      if (failure) return;
+      let record: InputRecord | null;
+      try {
+        record = toRecord(line);
+      } catch (err) {
+        failure = err instanceof InputLineError ? new InputLineError(`line ${lineNumber}: ${err.message}`) : (err as Error);
+        return;
+      }
+      if (record === null) return;
       outstanding++;
       sent++;
-      producer.send({ topic, key, value }, onDelivery);
+      producer.send({
+        topic, key: record.key, value: record.value,
+        ...(record.headers.length > 0 ? { headers: record.headers } : {}),
+        ...(record.partition !== undefined ? { partition: record.partition } : fixedPartition !== undefined ? { partition: fixedPartition } : {}),
+        ...(record.timestamp !== undefined ? { timestamp: record.timestamp } : {}),
+      }, onDelivery);
     });
     const progress = tty ? setInterval(() => process.stderr.write(`\r${acked} records acknowledged...`), 1000) : null;
     try {

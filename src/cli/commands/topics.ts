@@ -7,7 +7,7 @@ import { withAdmin } from '../admin-session.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 import { topicsDeleteRecords } from './topics-delete-records.js';
 
-const HELP = `Usage:
+export const TOPICS_HELP = `Usage:
   brook topics create NAME --partitions N [--replication-factor N] [--config KEY=VALUE ...]
   brook topics list [--json]
   brook topics describe NAME [--json]
@@ -20,6 +20,15 @@ Options:
   --json                                   machine-readable output
   -h, --help                               show this help`;
 
+export const TOPICS_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  partitions: { type: 'string' },
+  'replication-factor': { type: 'string' },
+  config: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const topicsCommand: Command = {
   name: 'topics',
   summary: 'create, list, describe and delete topics',
@@ -29,18 +38,11 @@ export const topicsCommand: Command = {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: {
-        ...BOOTSTRAP_OPTIONS,
-        partitions: { type: 'string' },
-        'replication-factor': { type: 'string' },
-        config: { type: 'string', multiple: true },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: TOPICS_OPTIONS,
     });
     const [action, name] = positionals;
     if (values.help || action === undefined) {
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${TOPICS_HELP}\n`);
       return values.help ? 0 : 2;
     }
     const bootstrap = bootstrapFrom(values);

@@ -21,8 +21,9 @@ import { describeTopics } from './topic-partitions.js';
 import type {
   AlterConfigOp, AlterConfigsOptions, ConfigEntry, ConfigResource, CreatePartitionsOptions, DescribeConfigsOptions,
 } from './types.js';
+import { describeCluster } from './cluster-info.js';
 import type {
-  AdminCallOptions, AdminOptions, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
+  AdminCallOptions, AdminOptions, ClusterDescription, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
 } from './types.js';
 import type {
@@ -88,6 +89,11 @@ export class Admin {
 
   describeTopic(name: string, call: AdminCallOptions = {}): Promise<TopicDescription> {
     return this.run('describeTopic', call, (ctx) => topics.describeTopic(ctx, name));
+  }
+
+  /** The cluster's id, brokers, controller and every topic's partitions (one Metadata request). */
+  describeCluster(call: AdminCallOptions = {}): Promise<ClusterDescription> {
+    return this.run('describeCluster', call, (ctx) => describeCluster(ctx));
   }
 
   /**

@@ -2,6 +2,7 @@
  * `kafka-consumer-groups --reset-offsets`: which partitions (topics, topic:partitions or all
  * committed ones), where to (earliest, latest, an offset or a shift clamped into the log's
  * range, the first offset at a time), and only while the group has no active members.
+ * Also: the current committed offsets (log end where none) and offsets given per partition.
  * Committing is Kafka's alterConsumerGroupOffsets: OffsetCommit with generation -1.
  */
 import { describeGroup, } from './groups.js';
@@ -90,6 +91,20 @@ async function plan(ctx: AdminContext, group: string, partitions: TopicPartition
       const empty = partitions.filter((tp) => (found.get(tpKey(tp)) ?? null) === null);
       const ends = empty.length > 0 ? await listOffsets(ctx, empty, LATEST_TIMESTAMP) : new Map<string, bigint | null>();
       return partitions.map((tp) => ({ ...tp, offset: found.get(tpKey(tp)) ?? known(ends, tp, 'ending') }));
+    }
+    case 'current': {
+      const committed = new Map((await fetchCommittedOffsets(ctx, group)).map((c) => [tpKey(c), c.offset]));
+      const uncommitted = partitions.filter((tp) => !committed.has(tpKey(tp)));
+      const ends = uncommitted.length > 0 ? await listOffsets(ctx, uncommitted, LATEST_TIMESTAMP) : new Map<string, bigint | null>();
+      return partitions.map((tp) => ({ ...tp, offset: committed.get(tpKey(tp)) ?? known(ends, tp, 'ending') }));
+    }
+    case 'offsets': {
+      const given = new Map(spec.offsets.map((o) => [tpKey(o), o.offset]));
+      return clamp(ctx, partitions.map((tp) => {
+        const offset = given.get(tpKey(tp));
+        if (offset === undefined) throw new ResetOffsetsError(`No offset given for partition ${tp.topic}-${tp.partition}`);
+        return { ...tp, offset };
+      }));
     }
     default: {
       const never: never = spec;

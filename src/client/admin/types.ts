@@ -228,7 +228,11 @@ export type ResetSpec =
   /** committed + by, clamped into [log start, log end]; needs a committed offset. */
   | { readonly kind: 'shift'; readonly by: bigint }
   /** First offset with timestamp >= this; log end when there is none. */
-  | { readonly kind: 'datetime'; readonly timestampMs: bigint };
+  | { readonly kind: 'datetime'; readonly timestampMs: bigint }
+  /** The committed offset where there is one, else the log end (Kafka's --to-current). */
+  | { readonly kind: 'current' }
+  /** Given offsets per partition (Kafka's --from-file), each clamped into [log start, log end]. */
+  | { readonly kind: 'offsets'; readonly offsets: readonly PlannedOffset[] };
 
 /** Which partitions a reset covers. */
 export type ResetScope =
@@ -335,4 +339,35 @@ export interface DescribedTopic {
 export interface DescribeTopicsOptions extends AdminCallOptions {
   /** Partitions per DescribeTopicPartitions response (response_partition_limit); default 2000, the broker's maximum. */
   readonly partitionsPerRequest?: number;
+}
+
+export interface BrokerDescription {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+}
+
+/** A cluster as Metadata describes it: `kcat -L`. */
+export interface ClusterDescription {
+  /** null from brokers too old to have one. */
+  readonly clusterId: string | null;
+  /** -1 when unknown. */
+  readonly controllerId: number;
+  readonly brokers: BrokerDescription[];
+  readonly topics: ClusterTopic[];
+}
+
+export interface ClusterPartition extends TopicPartitionInfo {
+  /** The partition's Metadata error code (0: none; e.g. LEADER_NOT_AVAILABLE). */
+  readonly errorCode: number;
+}
+
+export interface ClusterTopic {
+  readonly name: string;
+  readonly topicId: string;
+  readonly internal: boolean;
+  /** The topic's Metadata error code (0: none). */
+  readonly errorCode: number;
+  readonly partitions: ClusterPartition[];
 }

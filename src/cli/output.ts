@@ -1,0 +1,117 @@
+/**
+ * Buffered stdout for commands that print a lot (`consume`): records are formatted straight
+ * into a byte buffer (UTF-8 keys and values are copied, never decoded to strings) and
+ * written in large chunks, one write per poll or per 256 KiB. The writer waits for 'drain'
+ * when the stream's buffer is full, and a reader that went away (`brook consume | head`:
+ * EPIPE) ends the output quietly instead of crashing the process: `closed` turns true and
+ * the command stops as after its last record.
+ */
+import type { Writable } from 'node:stream';
+import type { RecordSink } from './record-format.js';
+
+const CHUNK_BYTES = 256 * 1024;
+/** Up to this length, ascii() copies characters itself. */
+const SMALL = 24;
+
+export class BufferedOutput implements RecordSink {
+  /** Filled chunks not yet written. */
+  private filled: Buffer[] = [];
+  private buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+  private readerGone = false;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly stream: Writable = process.stdout) {
+    stream.on('error', this.onError);
+  }
+
+  /** The reader closed the pipe: nothing more will be written. */
+  get closed(): boolean {
+    return this.readerGone;
+  }
+
+  /** A chunk is full: the caller should flush before formatting more. */
+  get full(): boolean {
+    return this.filled.length > 0;
+  }
+
+  text(s: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    this.reserve(s.length * 3);
+    this.used += this.buffer.write(s, this.used);
+  }
+
+  ascii(s: string): void {
+    const n = s.length;
+    this.reserve(n);
+    // Short strings (a newline, a number) byte by byte: cheaper than a call into C++.
+    if (n <= SMALL) {
+      const buf = this.buffer;
+      let at = this.used;
+      for (let i = 0; i < n; i++) buf[at++] = s.charCodeAt(i);
+      this.used = at;
+    } else {
+      this.used += this.buffer.write(s, this.used, 'latin1');
+    }
+  }
+
+  bytes(b: Buffer): void {
+    this.reserve(b.length);
+    this.buffer.set(b, this.used);
+    this.used += b.length;
+  }
+
+  /** Writes what is buffered; resolves once the stream can take more (or the reader is gone). */
+  async flush(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.used > 0) this.filled.push(this.buffer.subarray(0, this.used));
+    const chunks = this.filled;
+    // Written chunks belong to the stream until it is done with them: a fresh buffer, never a reused one.
+    this.filled = [];
+    if (this.used > 0) {
+      this.buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+      this.used = 0;
+    }
+    if (chunks.length === 0 || this.readerGone) return;
+    let ok = true;
+    for (const chunk of chunks) ok = this.stream.write(chunk);
+    if (ok) return;
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      this.stream.once('drain', this.onDrain);
+    });
+    if (this.failure) throw this.failure;
+  }
+
+  /** Stops listening to the stream (after the last flush); a late EPIPE still must not crash the process. */
+  close(): void {
+    this.stream.off('drain', this.onDrain);
+    this.stream.off('error', this.onError);
+    this.stream.on('error', ignoreEpipe);
+  }
+
+  private reserve(n: number): void {
+    if (this.used + n <= this.buffer.length) return;
+    if (this.used > 0) this.filled.push(this.buffer.subarray(0, this.used));
+    this.buffer = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, n));
+    this.used = 0;
+  }
+
+  private readonly onDrain = (): void => {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  };
+
+  private readonly onError = (err: NodeJS.ErrnoException): void => {
+    if (err.code === 'EPIPE') this.readerGone = true;
+    else this.failure ??= err;
+    this.onDrain();
+  };
+}
+
+function ignoreEpipe(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'EPIPE') throw err;
+}
+
