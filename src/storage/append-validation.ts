@@ -7,25 +7,34 @@
  *      size > max.message.bytes → MESSAGE_TOO_LARGE; bad CRC or length → CORRUPT_MESSAGE.
  *   3. LogValidator.validateBatch (client origin): lastOffsetDelta/recordCount consistency,
  *      no control batches, idempotent batches carry a sequence → INVALID_RECORD.
- *   4. LogValidator.validateTimestamp → INVALID_TIMESTAMP.
+ *   4. LogValidator.validateTimestamp, on every record → INVALID_TIMESTAMP.
  *   5. UnifiedLog.append: batch larger than segment.bytes → RECORD_LIST_TOO_LARGE.
- * Records are never decoded: timestamp bounds are checked on the batch's base (first
- * record) and max timestamps, where Kafka checks every record. Producer state is checked
- * afterwards by the log.
+ * On CreateTime topics the records' timestamp deltas are read (a compressed batch is
+ * decompressed for it, as Kafka's LogValidator does, keys and values unread) to check each
+ * timestamp and to find the batch's true max timestamp, which the log then stores in the
+ * header: producers such as KafkaJS write a max timestamp from explicitly given timestamps
+ * only, and ListOffsets by timestamp and the time index rely on it. Records whose bytes do
+ * not parse → INVALID_RECORD (Kafka's InvalidRecordException); a payload that does not
+ * decompress → CORRUPT_MESSAGE. Producer state is checked afterwards by the log.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
   CorruptRecordError,
+  decompress,
+  CompressionType,
+  forEachTimestampDelta,
   LENGTH_OFFSET,
   LOG_OVERHEAD,
   MAGIC_OFFSET,
   MAGIC_V2,
   MIN_BATCH_LENGTH,
   NO_TIMESTAMP,
+  RECORDS_OFFSET,
   TimestampType,
   validateBatch,
   type RecordBatchHeader,
 } from '../protocol/records/index.js';
+import { ProtocolDecodeError } from '../protocol/primitives/index.js';
 import { StorageError } from './errors.js';
 import type { LogConfig } from './topic-configs.js';
 import type { AppendOrigin } from './types.js';
@@ -65,12 +74,22 @@ function fromCorruptRecord(err: CorruptRecordError): StorageError {
   return corrupt(err.message);
 }
 
+/** A batch that passed validateAppend. */
+export interface ValidatedBatch {
+  /** As produced; `sizeInBytes` says how much of the records to append. */
+  readonly header: RecordBatchHeader;
+  /**
+   * Kafka's maxBatchTimestamp on a CreateTime topic: the largest record timestamp (never
+   * below NO_TIMESTAMP), which may differ from the header's. Unused on LogAppendTime topics.
+   */
+  readonly maxTimestamp: bigint;
+}
+
 /**
  * Validates `records` as the single batch of a produce request for a partition with
- * `config`. Returns its header (whose `sizeInBytes` says how much of `records` to append).
- * Throws StorageError; changes nothing.
+ * `config`. Throws StorageError; changes nothing.
  */
-export function validateAppend(records: Buffer, config: LogConfig, origin: AppendOrigin, nowMs: number): RecordBatchHeader {
+export function validateAppend(records: Buffer, config: LogConfig, origin: AppendOrigin, nowMs: number): ValidatedBatch {
   const size = validateProduceRecords(records);
   // DefaultRecordBatch.isValid: a v2 batch shorter than its header fails validation as corrupt.
   if (records.readInt32BE(LENGTH_OFFSET) < MIN_BATCH_LENGTH) throw corrupt(`record batch of ${size} bytes is shorter than a batch header`);
@@ -89,12 +108,12 @@ export function validateAppend(records: Buffer, config: LogConfig, origin: Appen
     throw err;
   }
   checkBatch(header, origin);
-  checkTimestamps(header, config, nowMs);
+  const maxTimestamp = checkTimestamps(records, header, config, nowMs);
   if (size > config.segmentBytes) {
     throw new StorageError(ErrorCode.RECORD_LIST_TOO_LARGE,
       `the record batch is ${size} bytes, more than the maximum configured segment size of ${config.segmentBytes}`);
   }
-  return header;
+  return { header, maxTimestamp };
 }
 
 /**
@@ -126,18 +145,62 @@ function checkBatch(header: RecordBatchHeader, origin: AppendOrigin): void {
   }
 }
 
-function checkTimestamps(header: RecordBatchHeader, config: LogConfig, nowMs: number): void {
+/** Checks the records' timestamps; returns the batch's max timestamp (see ValidatedBatch). */
+function checkTimestamps(records: Buffer, header: RecordBatchHeader, config: LogConfig, nowMs: number): bigint {
   if (config.timestampType === TimestampType.LogAppendTime) {
     if (header.timestampType === TimestampType.LogAppendTime) {
       throw new StorageError(ErrorCode.INVALID_TIMESTAMP, 'producers must not set the timestamp type to LogAppendTime');
     }
-    return;
+    return header.maxTimestamp;
   }
   const now = BigInt(nowMs);
-  // The base timestamp is the first record's (as producers write it); a LogAppendTime-flagged
-  // batch gives every record its max timestamp.
-  if (header.timestampType === TimestampType.CreateTime) checkTimestamp(header.baseTimestamp, now, config);
-  checkTimestamp(header.maxTimestamp, now, config);
+  // A LogAppendTime-flagged batch gives every record its max timestamp.
+  if (header.timestampType === TimestampType.LogAppendTime) {
+    checkTimestamp(header.maxTimestamp, now, config);
+    return header.maxTimestamp;
+  }
+  const range = timestampDeltaRange(records, header);
+  const base = header.baseTimestamp;
+  // Every timestamp lies between the smallest and the largest: checking those two checks all.
+  if (range.min <= range.max) {
+    checkTimestamp(base + BigInt(range.min), now, config);
+    checkTimestamp(base + BigInt(range.max), now, config);
+  }
+  // Kafka's maxBatchTimestamp starts at NO_TIMESTAMP and takes every larger record timestamp.
+  const max = range.min <= range.max ? base + BigInt(range.max) : NO_TIMESTAMP;
+  return max > NO_TIMESTAMP ? max : NO_TIMESTAMP;
+}
+
+interface DeltaRange {
+  /** Smallest and largest timestamp delta of the records other than NO_TIMESTAMP ones (min > max: none). */
+  min: number;
+  max: number;
+}
+
+/** The records' timestamp deltas, read from the batch (decompressed first if need be). */
+function timestampDeltaRange(records: Buffer, header: RecordBatchHeader): DeltaRange {
+  // Records at NO_TIMESTAMP are not bounds-checked (Kafka's validateTimestamp skips them).
+  const base = Number(header.baseTimestamp);
+  const noTimestampDelta = Number.isSafeInteger(base) ? -1 - base : Number.NaN;
+  const range: DeltaRange = { min: Number.POSITIVE_INFINITY, max: Number.NEGATIVE_INFINITY };
+  const visit = (delta: number): void => {
+    if (delta === noTimestampDelta) return;
+    if (delta < range.min) range.min = delta;
+    if (delta > range.max) range.max = delta;
+  };
+  try {
+    if (header.compression === CompressionType.None) {
+      forEachTimestampDelta(records, RECORDS_OFFSET, header.sizeInBytes, header.recordCount, visit);
+    } else {
+      const body = decompress(header.compression, records.subarray(RECORDS_OFFSET, header.sizeInBytes));
+      forEachTimestampDelta(body, 0, body.length, header.recordCount, visit);
+    }
+  } catch (err) {
+    if (err instanceof CorruptRecordError) throw corrupt(err.message);
+    if (err instanceof ProtocolDecodeError) throw invalidRecord(`invalid record in the batch: ${err.message}`);
+    throw err;
+  }
+  return range;
 }
 
 function checkTimestamp(timestamp: bigint, now: bigint, config: LogConfig): void {

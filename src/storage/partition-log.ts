@@ -1,8 +1,9 @@
 /**
  * The one implementation of PartitionLog: Kafka's UnifiedLog/LocalLog logic over a
- * PartitionStore (files or memory). Appends are validated on the batch header and CRC only,
- * get their offsets by rewriting the header in place, and are written as received; reads
- * find whole batches through the sparse offset index and return the stored bytes.
+ * PartitionStore (files or memory). Appends are validated (header, CRC, record timestamps),
+ * get their offsets and true max timestamp by rewriting the header in place, and are
+ * otherwise written as received; reads find whole batches through the sparse offset index
+ * and return the stored bytes.
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
@@ -127,7 +128,8 @@ export class PartitionLogImpl implements PartitionLog {
     const origin = options.origin ?? 'client';
     const nowMs = options.nowMs;
     const config = this.config;
-    const header = validateAppend(records, config, origin, nowMs);
+    const validated = validateAppend(records, config, origin, nowMs);
+    const header = validated.header;
     const logAppendTime = config.timestampType === TimestampType.LogAppendTime;
     const hasProducer = header.producerId >= 0n;
     const lastSeq = hasProducer ? lastSequence(header.baseSequence, header.lastOffsetDelta) : -1;
@@ -144,7 +146,7 @@ export class PartitionLogImpl implements PartitionLog {
     }
     const baseOffset = this.active.nextOffset;
     const lastOffset = baseOffset + BigInt(header.lastOffsetDelta);
-    const maxTimestamp = logAppendTime ? BigInt(nowMs) : header.maxTimestamp;
+    const maxTimestamp = logAppendTime ? BigInt(nowMs) : validated.maxTimestamp;
     const size = header.sizeInBytes;
     if (this.active.shouldRoll({
       batchSize: size, lastOffset, maxTimestamp, nowMs,
@@ -179,8 +181,12 @@ export class PartitionLogImpl implements PartitionLog {
     batch.writeBigInt64BE(baseOffset, BASE_OFFSET_OFFSET);
     batch.writeInt32BE(LEADER_EPOCH, PARTITION_LEADER_EPOCH_OFFSET);
     if (logAppendTime) setLogAppendTime(batch, 0, maxTimestamp);
-    // On a CreateTime topic Kafka rewrites the batch as CreateTime whatever the producer set.
-    else if (header.timestampType === TimestampType.LogAppendTime) setMaxTimestamp(batch, 0, TimestampType.CreateTime, header.maxTimestamp);
+    // On a CreateTime topic Kafka (DefaultRecordBatch.setMaxTimestamp) rewrites the batch as
+    // CreateTime whatever the producer set, with the records' max timestamp: the header's
+    // may be wrong. A batch already right is left byte for byte.
+    else if (header.timestampType === TimestampType.LogAppendTime || header.maxTimestamp !== maxTimestamp) {
+      setMaxTimestamp(batch, 0, TimestampType.CreateTime, maxTimestamp);
+    }
   }
 
   /** Kafka's roll: a new active segment at the log end; the old one is sealed (indexes persisted, fsynced). */

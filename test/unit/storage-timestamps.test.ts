@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { CompressionType, readBatchHeader, TimestampType, validateBatch } from '../../src/protocol/records/index.js';
+import { CompressionType, decodeRecordBatch, readBatchHeader, setMaxTimestamp, TimestampType, validateBatch } from '../../src/protocol/records/index.js';
 import type { PartitionLog, Storage } from '../../src/storage/index.js';
 import { batch, ENGINES, errorCodeOf, makeEnv, NOW, recordsOf, type StorageEnv } from '../support/storage/helpers.js';
 
@@ -91,6 +91,57 @@ for (const kind of ENGINES) {
       log.append(batch({ count: 2 }), { nowMs: NOW + 10 });
       assert.deepEqual(log.maxTimestamp(), { offset: 2n, timestamp: BigInt(NOW + 50) });
       assert.deepEqual(log.offsetForTimestamp(BigInt(NOW + 1)), { offset: 2n, timestamp: BigInt(NOW + 50) });
+    });
+
+    /** A batch whose header claims `claimed` as max timestamp, CRC valid (as KafkaJS writes it). */
+    function misstated(records: Buffer, claimed: number): Buffer {
+      setMaxTimestamp(records, 0, TimestampType.CreateTime, BigInt(claimed));
+      return records;
+    }
+
+    for (const compression of [CompressionType.None, CompressionType.Gzip]) {
+      it(`stores the records' max timestamp when the header's is wrong (LogValidator), CRC valid (codec ${compression})`, () => {
+        const log = newLog(`misstated-max-${compression}`, { 'index.interval.bytes': '1' });
+        log.append(batch({ count: 2, timestamp: NOW - HOUR }), { nowMs: NOW });
+        // Records at NOW - HOUR and NOW; the header says NOW - HOUR.
+        log.append(misstated(batch({ count: 2, timestamp: (i) => (i === 0 ? NOW - HOUR : NOW), compression }), NOW - HOUR), { nowMs: NOW });
+        const stored = log.read(2n, 1 << 20, { minOneBatch: true }).records[0]!;
+        const decoded = decodeRecordBatch(stored); // checks the CRC
+        assert.equal(decoded.header.maxTimestamp, BigInt(NOW));
+        assert.deepEqual(decoded.records.map((r) => r.timestamp), [BigInt(NOW - HOUR), BigInt(NOW)]);
+        assert.deepEqual(log.offsetForTimestamp(BigInt(NOW - HOUR / 2)), { offset: 3n, timestamp: BigInt(NOW) });
+        assert.deepEqual(log.maxTimestamp(), { offset: 3n, timestamp: BigInt(NOW) });
+      });
+    }
+
+    it('lowers a header max timestamp above every record (Kafka sets the records\' max either way)', () => {
+      const log = newLog('overstated-max');
+      log.append(misstated(batch({ count: 2, timestamp: (i) => NOW - 10 + i }), NOW + 1000), { nowMs: NOW });
+      const stored = log.read(0n, 1 << 20, { minOneBatch: true }).records[0]!;
+      assert.equal(validateBatch(stored).maxTimestamp, BigInt(NOW - 9));
+      assert.equal(log.offsetForTimestamp(BigInt(NOW)), null);
+    });
+
+    for (const compression of [CompressionType.None, CompressionType.Gzip]) {
+      it(`stores a batch with a right header as produced, CRC included (codec ${compression})`, () => {
+        const log = newLog(`right-max-${compression}`);
+        const produced = batch({ count: 3, timestamp: (i) => NOW - 100 * i, compression });
+        const original = Buffer.from(produced);
+        log.append(produced, { nowMs: NOW });
+        const stored = log.read(0n, 1 << 20, { minOneBatch: true }).records[0]!;
+        // Only the base offset (0 here) and the leader epoch, both outside the CRC, are the broker's.
+        assert.deepEqual(stored.subarray(0, 8), original.subarray(0, 8));
+        assert.deepEqual(stored.subarray(16), original.subarray(16));
+      });
+    }
+
+    it('checks every record\'s timestamp, not only the first and the largest', () => {
+      const log = newLog('middle-record', { 'message.timestamp.before.max.ms': String(HOUR) });
+      const b = batch({ count: 3, timestamp: (i) => (i === 1 ? NOW - 2 * HOUR : NOW) });
+      assert.equal(errorCodeOf(() => log.append(b, { nowMs: NOW })), ErrorCode.INVALID_TIMESTAMP);
+      const gz = batch({ count: 3, timestamp: (i) => (i === 1 ? NOW - 2 * HOUR : NOW), compression: CompressionType.Gzip });
+      assert.equal(errorCodeOf(() => log.append(gz, { nowMs: NOW })), ErrorCode.INVALID_TIMESTAMP);
+      assert.equal(log.logEndOffset, 0n);
     });
 
     it('rewrites a producer-set LogAppendTime flag to CreateTime on CreateTime topics', () => {

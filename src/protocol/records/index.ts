@@ -85,4 +85,4 @@ export {
   type DecodeRecordsOptions,
   type RecordBatchInput,
 } from './batch-codec.js';
-export { forEachRecordSpan, type RecordSpanVisitor } from './record-views.js';
+export { forEachRecordSpan, forEachTimestampDelta, type RecordSpanVisitor } from './record-views.js';

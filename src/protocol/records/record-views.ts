@@ -36,3 +36,24 @@ export function forEachRecordSpan(batch: Buffer, header: RecordBatchHeader, visi
   }
   return true;
 }
+
+/**
+ * Calls `visit` with the timestamp delta of each of the `count` records in
+ * `section[start, end)`, an uncompressed (or decompressed) records section: what a broker
+ * needs to compute a produced batch's true max timestamp, without building records.
+ * Throws ProtocolDecodeError when the records do not fill the section exactly.
+ */
+export function forEachTimestampDelta(section: Buffer, start: number, end: number, count: number, visit: (timestampDelta: number) => void): void {
+  const r = new Reader(section, start, end);
+  for (let i = 0; i < count; i++) {
+    const length = r.readVarint();
+    if (length < 0 || length > r.remaining) r.fail(`record of ${length} bytes, ${r.remaining} remain`);
+    const recordEnd = r.offset + length;
+    r.readInt8();
+    const delta = r.readVarlongNumber();
+    if (r.offset > recordEnd) r.fail(`record of ${length} bytes is shorter than its fields`);
+    r.offset = recordEnd;
+    visit(delta);
+  }
+  if (r.remaining !== 0) r.fail(`${r.remaining} bytes left after the batch's ${count} records`);
+}
