@@ -98,7 +98,8 @@ export const TOPIC_CONFIG_DEFS: ReadonlyMap<string, TopicConfigDef> = new Map(
     def('local.retention.ms', 'long', '-2', [log('local.retention.ms')], false, atLeast(-2n)),
     def('max.compaction.lag.ms', 'long', LONG_MAX_TEXT, [log('cleaner.max.compaction.lag.ms')], true, atLeast(1n)),
     // New in Kafka 4.4: a cap on each record's decompressed size, which Kafka checks where it
-    // decompresses. Brook never decompresses produced batches; it stores and reports the value only.
+    // decompresses. Brook decompresses a produced batch only to read its records' timestamps
+    // (append-validation.ts, capped at 64 MiB); it stores and reports this value but does not enforce it yet.
     def('max.decompressed.message.bytes', 'int', '2147483639', [{ name: 'max.decompressed.message.bytes' }], false, between(1n, 2147483639n)),
     def('max.message.bytes', 'int', '1048588', [{ name: 'message.max.bytes' }], true, atLeast(0n)),
     // Kafka 4.0 changed this default from Long.MAX_VALUE to one hour (KIP-1030).
