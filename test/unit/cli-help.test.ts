@@ -12,6 +12,8 @@ import { projectRoot } from '../support/brook.js';
 import { runProcess } from '../support/clients/run.js';
 import { BROKER_HELP, BROKER_OPTIONS } from '../../src/cli/commands/broker.js';
 import { TOPICS_HELP, TOPICS_OPTIONS } from '../../src/cli/commands/topics.js';
+import { TOPICS_DELETE_RECORDS_HELP, TOPICS_DELETE_RECORDS_OPTIONS } from '../../src/cli/commands/topics-delete-records.js';
+import { CONFIGS_HELP, CONFIGS_OPTIONS } from '../../src/cli/commands/configs.js';
 import { PRODUCE_HELP, PRODUCE_OPTIONS } from '../../src/cli/commands/produce.js';
 import { CONSUME_HELP, CONSUME_OPTIONS } from '../../src/cli/commands/consume.js';
 import { CLUSTER_HELP, CLUSTER_OPTIONS } from '../../src/cli/commands/cluster.js';
@@ -29,6 +31,8 @@ type Options = Readonly<Record<string, { readonly type: string; readonly short?:
 const HELPS: readonly { readonly args: readonly string[]; readonly help: string; readonly options: Options }[] = [
   { args: ['broker'], help: BROKER_HELP, options: BROKER_OPTIONS },
   { args: ['topics'], help: TOPICS_HELP, options: TOPICS_OPTIONS },
+  { args: ['topics', 'delete-records'], help: TOPICS_DELETE_RECORDS_HELP, options: TOPICS_DELETE_RECORDS_OPTIONS },
+  { args: ['configs'], help: CONFIGS_HELP, options: CONFIGS_OPTIONS },
   { args: ['produce'], help: PRODUCE_HELP, options: PRODUCE_OPTIONS },
   { args: ['consume'], help: CONSUME_HELP, options: CONSUME_OPTIONS },
   { args: ['cluster'], help: CLUSTER_HELP, options: CLUSTER_OPTIONS },

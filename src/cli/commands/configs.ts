@@ -8,7 +8,7 @@ import { withAdmin } from '../admin-session.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 import type { AlterConfigOp, ConfigEntry, ConfigResource, ConfigSourceName } from '../../client/admin/index.js';
 
-const HELP = `Usage:
+export const CONFIGS_HELP = `Usage:
   brook configs describe (--topic NAME | --broker ID | --broker-defaults) [--all] [--json]
   brook configs alter (--topic NAME | --broker ID | --broker-defaults) [--set KEY=VALUE ...] [--delete KEY ...]
 
@@ -22,6 +22,18 @@ Options:
   --delete KEY                             remove a config, back to its default (repeatable)
   --json                                   machine-readable output
   -h, --help                               show this help`;
+
+export const CONFIGS_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  topic: { type: 'string' },
+  broker: { type: 'string' },
+  'broker-defaults': { type: 'boolean' },
+  all: { type: 'boolean' },
+  set: { type: 'string', multiple: true },
+  delete: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 /** The source kafka-configs lists without --all: the resource's own dynamic configs. */
 function dynamicSource(resource: ConfigResource): ConfigSourceName {
@@ -59,21 +71,11 @@ export const configsCommand: Command = {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: {
-        ...BOOTSTRAP_OPTIONS,
-        topic: { type: 'string' },
-        broker: { type: 'string' },
-        'broker-defaults': { type: 'boolean' },
-        all: { type: 'boolean' },
-        set: { type: 'string', multiple: true },
-        delete: { type: 'string', multiple: true },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: CONFIGS_OPTIONS,
     });
     const [action, extra] = positionals;
     if (values.help || action === undefined) {
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${CONFIGS_HELP}\n`);
       return values.help ? 0 : 2;
     }
     if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);

@@ -10,7 +10,7 @@ import type { CommandContext } from '../command.js';
 import { withAdmin } from '../admin-session.js';
 import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
 
-const HELP = `Usage: brook topics delete-records TOPIC --offset N|end [--partition P ...] [--json] [-b HOST:PORT]
+export const TOPICS_DELETE_RECORDS_HELP = `Usage: brook topics delete-records TOPIC --offset N|end [--partition P ...] [--json] [-b HOST:PORT]
 
 Deletes every record before offset N (end or -1: every record) of the topic's partitions
 (all of them unless --partition names some): their log start offset moves to N.
@@ -22,6 +22,14 @@ Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
   -h, --help             show this help`;
 
+export const TOPICS_DELETE_RECORDS_OPTIONS = {
+  ...BOOTSTRAP_OPTIONS,
+  offset: { type: 'string' },
+  partition: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 function integer(text: string, what: string, min: number): number {
   const n = Number(text);
   if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`${what} must be an integer >= ${min}, got '${text}'`);
@@ -32,16 +40,10 @@ export async function topicsDeleteRecords(args: string[], context: CommandContex
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      ...BOOTSTRAP_OPTIONS,
-      offset: { type: 'string' },
-      partition: { type: 'string', multiple: true },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: TOPICS_DELETE_RECORDS_OPTIONS,
   });
   if (values.help) {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(`${TOPICS_DELETE_RECORDS_HELP}\n`);
     return 0;
   }
   const [topic, extra] = positionals;

@@ -13,7 +13,7 @@ export const TOPICS_HELP = `Usage:
   brook topics describe NAME [--json]
   brook topics alter NAME --partitions N
   brook topics delete NAME
-  brook topics delete-records NAME --offset N|end [--partition P ...] [--json]
+  brook topics delete-records NAME ...     (its options: brook topics delete-records --help)
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
