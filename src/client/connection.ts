@@ -93,8 +93,8 @@ export class KafkaConnection implements BrokerConnection {
     const socket = await new Promise<Socket>((resolve, reject) => {
       const onread = { buffer: () => frames.readBuffer(), callback: (n: number): boolean => { received(n); return true; } };
       const tls = options.tls ?? null;
-      const s = tls === null ? netConnect({ host, port, onread }) : tlsConnect({ ...tlsConnectOptions(tls, host), host, port, onread } as TlsConnectOptions);
       // (node:tls takes `onread` as node:net does; its type declarations leave it out.)
+      const s = tls === null ? netConnect({ host, port, onread }) : tlsConnect({ ...tlsConnectOptions(tls, host), host, port, onread } as TlsConnectOptions);
       // Every way out removes the abort listener: the signal may be the client's, shared by many attempts.
       const settle = (err: Error | null): void => {
         clearTimeout(timer);
