@@ -27,7 +27,8 @@ test('Brook\'s producer, consumer group, admin client and CLI over SSL against A
     sslListener: true,
     config: {
       'ssl.keystore.type': 'PEM',
-      'ssl.keystore.location': pki.serverKeystore,
+      'ssl.keystore.location': pki.serverEncryptedKeystore,
+      'ssl.key.password': pki.serverKeyPassword,
       'ssl.truststore.type': 'PEM',
       'ssl.truststore.location': pki.ca,
       'num.partitions': '2',

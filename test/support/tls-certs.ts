@@ -16,7 +16,10 @@ export interface TestPki {
   readonly ca: string;
   /** The server's certificate chain then its key, in one file (Kafka's PEM keystore). */
   readonly serverKeystore: string;
-  /** The server's keystore with the key encrypted by `serverKeyPassword`. */
+  /**
+   * The server's keystore with the key encrypted by `serverKeyPassword`, as PKCS#8 PBES1
+   * (PBE-SHA1-3DES): Kafka 4.4 on JDK 17 cannot load OpenSSL 3's default PBES2 (AES) ones.
+   */
   readonly serverEncryptedKeystore: string;
   readonly serverKeyPassword: string;
   readonly client: ClientCert;
@@ -82,7 +85,7 @@ export function makeTestPki(): TestPki {
   const serverKeystore = join(dir, 'server-keystore.pem');
   writeFileSync(serverKeystore, readFileSync(join(dir, 'server.pem'), 'utf8') + readFileSync(join(dir, 'server.key'), 'utf8'));
   const serverKeyPassword = 'keystore-secret';
-  const encryptedKey = openssl(['pkcs8', '-topk8', '-in', 'server.key', '-passout', `pass:${serverKeyPassword}`, '-v2', 'aes-256-cbc'], dir);
+  const encryptedKey = openssl(['pkcs8', '-topk8', '-in', 'server.key', '-passout', `pass:${serverKeyPassword}`, '-v1', 'PBE-SHA1-3DES'], dir);
   const serverEncryptedKeystore = join(dir, 'server-encrypted-keystore.pem');
   writeFileSync(serverEncryptedKeystore, readFileSync(join(dir, 'server.pem'), 'utf8') + encryptedKey);
   const client = clientCert(dir, 'ca', 'client', '/O=Brook/OU=eng/CN=client');
