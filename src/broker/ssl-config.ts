@@ -128,7 +128,7 @@ export function tlsServerOptions(listener: string, common: BrokerSslConfig | und
       + 'or ssl.keystore.certificate.chain and ssl.keystore.key');
   }
   const ca = c.truststoreLocation !== undefined ? read(c.truststoreLocation, 'ssl.truststore.location') : c.truststoreCertificates;
-  const clientAuth = c.clientAuth ?? 'none';
+  const clientAuth = parseClientAuth(c.clientAuth ?? 'none');
   if (clientAuth !== 'none' && ca === undefined) {
     throw new Error(`listener ${listener}: ssl.client.auth=${clientAuth} needs a truststore (ssl.truststore.location) to check client certificates against`);
   }

@@ -195,6 +195,7 @@ test('PEM keystores: an encrypted key with ssl.key.password, inline PEM, per-lis
   await assert.rejects(sslBroker(pki, { keystoreType: 'JKS' }), /ssl\.keystore\.type=JKS is not supported/);
   await assert.rejects(sslBroker(pki, { keystoreLocation: pki.ca }), /expected one private key, found 0/);
   await assert.rejects(sslBroker(pki, { clientAuth: 'required', truststoreLocation: undefined }), /needs a truststore/);
+  await assert.rejects(sslBroker(pki, { clientAuth: 'always' as 'required' }), /Invalid value always for configuration ssl.client.auth/);
 
   const serverPem = readFileSync(pki.serverKeystore, 'utf8');
   const chain = serverPem.slice(0, serverPem.indexOf('-----BEGIN PRIVATE KEY-----'));
