@@ -15,6 +15,7 @@ export {
 export { CLIENT_CHANNELS, type CommitMessage, type FetchMessage, type RebalanceMessage, type RequestMessage } from './client/diagnostics.js';
 export { ConfigError, ConnectionError, NoBrokerReachableError, RequestTimeoutError, TimeoutError, UnsupportedApiVersionError } from './client/errors.js';
 export type { CommonClientOptions } from './client/options.js';
+export type { SecurityProtocol, SslOptions } from './client/ssl.js';
 // What clients throw or report from the protocol layer: broker error codes and corrupt data.
 export { BrookError, ErrorCode, KafkaProtocolError, errorInfo, isRetriable, type ErrorCodeName, type KafkaErrorInfo } from './protocol/errors.js';
 export { ProtocolDecodeError } from './protocol/primitives/decode-error.js';

@@ -5,8 +5,11 @@
  * program may run several at once (tests of an application, each with its own broker).
  */
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { brokerConfig, validateGroupConfig, type BrokerConfig } from './config.js';
 import { planListeners } from './listener-config.js';
+import { sslListeners, type SslListener } from './ssl-config.js';
+import { ANONYMOUS, sslPrincipal } from './principal.js';
 import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
 import { createAppendNotifier } from './append-notifier.js';
@@ -102,6 +105,7 @@ export class Broker {
     // Every setting is checked before anything is opened.
     validateGroupConfig(config);
     const listenerPlan = planListeners(config);
+    const listenerTls = sslListeners(listenerPlan, config);
     const log = givenLog ?? createLogger('broker');
     const clock = givenClock ?? systemClock;
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
@@ -134,7 +138,7 @@ export class Broker {
 
     let bound: BoundListener[];
     try {
-      bound = await bindListeners(listenerPlan, config.listenBacklog, log);
+      bound = await bindListeners(listenerPlan, config.listenBacklog, listenerTls, log);
     } catch (err) {
       // A port is taken (or a host is not ours): undo the start, so that the data
       // directory's lock is released and an embedding program can start again in this process.
@@ -181,7 +185,17 @@ export class Broker {
       // A connection's requests see the address of the listener it came in on (Kafka answers
       // Metadata with the endpoints of the request's listener).
       const listenerContext: BrokerContext = { ...context, advertisedHost: l.advertisedHost, advertisedPort: l.advertisedPort };
-      l.server.on('connection', (socket) => broker.accept(socket, listenerContext));
+      const ssl = listenerTls.get(l.name);
+      if (ssl === undefined) {
+        l.server.on('connection', (socket: Socket) => broker.accept(socket, listenerContext, l.name, ANONYMOUS));
+      } else {
+        // A tls.Server: 'connection' brings the raw socket; the broker takes it once its handshake is done.
+        l.server.on('secureConnection', (socket: TLSSocket) => broker.acceptTls(socket, listenerContext, l.name, ssl));
+        l.server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
+          monitor.authenticationFailed({ client: `/${socket.remoteAddress ?? 'unknown'}`, listener: l.name, reason: `TLS handshake failed: ${err.message}` });
+          socket.destroy();
+        });
+      }
       l.server.on('error', (err) => log.error('listener error', { listener: l.name, err }));
     }
     broker.retentionTimer = setInterval(() => {
@@ -203,7 +217,27 @@ export class Broker {
     return broker;
   }
 
-  private accept(socket: Socket, context: BrokerContext): void {
+  /**
+   * A connection whose TLS handshake completed. With ssl.client.auth=required a client
+   * certificate that verifies is needed; with requested, a client without one is let in as
+   * ANONYMOUS but one whose certificate does not verify is refused (as Java's SSLEngine with
+   * wantClientAuth does).
+   */
+  private acceptTls(socket: TLSSocket, context: BrokerContext, listener: string, ssl: SslListener): void {
+    if (ssl.clientAuth !== 'none' && !socket.authorized) {
+      const presented = socket.getPeerX509Certificate() !== undefined;
+      if (ssl.clientAuth === 'required' || presented) {
+        const reason = presented ? `client certificate not trusted: ${String(socket.authorizationError)}` : 'no client certificate (ssl.client.auth=required)';
+        this.monitor.authenticationFailed({ client: `/${socket.remoteAddress ?? 'unknown'}`, listener, reason });
+        socket.on('error', () => undefined);
+        socket.destroy();
+        return;
+      }
+    }
+    this.accept(socket, context, listener, sslPrincipal(socket));
+  }
+
+  private accept(socket: Socket, context: BrokerContext, listener: string, principal: string): void {
     // max.connections open (across listeners): the new connection is closed at once. (Kafka's
     // acceptor instead stops accepting until one closes, leaving clients waiting in the listen
     // backlog until their connection timeout; a closed connection tells them at once.) Checked
@@ -215,7 +249,8 @@ export class Broker {
       return;
     }
     this.monitor.accepted();
-    const connection = new Connection(socket, context, this.monitor, (c) => {
+    if (principal !== ANONYMOUS) context.log.debug('authenticated', { client: `/${socket.remoteAddress ?? 'unknown'}`, listener, principal });
+    const connection = new Connection(socket, context, this.monitor, { listener, principal }, (c) => {
       this.monitor.closed();
       this.connections.delete(c);
     });

@@ -1,5 +1,6 @@
 import type { ConsumerGroupMigrationPolicy } from '../coordinator/types.js';
 import type { ListenerList } from './listener-config.js';
+import type { BrokerSslConfig } from './ssl-config.js';
 
 /**
  * The broker's settings, named after Kafka's where one exists, with Kafka's defaults.
@@ -14,9 +15,13 @@ export interface BrokerConfig {
   /**
    * Kafka's `listeners`, e.g. `PLAINTEXT://0.0.0.0:9092` or `['PLAINTEXT://:9092',
    * 'LOCAL://127.0.0.1:0']` (an empty host: every interface; port 0: one the OS picks). When
-   * given it replaces `host` and `port`. Only PLAINTEXT listeners are served (listener-config.ts).
+   * given it replaces `host` and `port`. PLAINTEXT and SSL listeners are served (listener-config.ts).
    */
   readonly listeners?: ListenerList;
+  /** Kafka's `ssl.*` settings of the SSL listeners (ssl-config.ts). */
+  readonly ssl?: BrokerSslConfig;
+  /** Kafka's `listener.name.<name>.ssl.*`: per listener (by listener name), over `ssl`. */
+  readonly listenerSsl?: Readonly<Record<string, BrokerSslConfig>>;
   /** Kafka's `advertised.listeners`: what Metadata names for each listener; defaults to `listeners`. */
   readonly advertisedListeners?: ListenerList;
   /** Kafka's `listener.security.protocol.map` (`NAME:PROTOCOL,...`); default: each protocol's own name. */

@@ -29,23 +29,32 @@ export interface ConnectionStats {
    * or too many of its response bytes were unread (a client that pipelines and never reads).
    */
   throttled: number;
+  /**
+   * Kafka's failed-authentication-total: connections refused while authenticating. On an SSL
+   * listener, a TLS handshake that failed or timed out (a plaintext client, a certificate that
+   * does not verify, a client that never finishes); such a connection is never accepted.
+   */
+  failedAuthentication: number;
 }
 
 /** Broker-wide connection counters and the rate-limited log lines that go with them. */
 export class ConnectionMonitor {
   readonly stats: ConnectionStats = {
     open: 0, accepted: 0, rejected: 0, closed: 0, closedIdle: 0, closedIncompleteRequest: 0, closedBadInput: 0, throttled: 0,
+    failedAuthentication: 0,
   };
   private readonly rejectedLog: RateLimitedLog;
   private readonly idleLog: RateLimitedLog;
   private readonly badInputLog: RateLimitedLog;
   private readonly throttledLog: RateLimitedLog;
+  private readonly authenticationLog: RateLimitedLog;
 
   constructor(readonly log: Logger, maxConnections: number) {
     this.rejectedLog = new RateLimitedLog(log, 'warn', `refusing connections: max.connections (${maxConnections}) are open`);
     this.idleLog = new RateLimitedLog(log, 'info', 'closing idle connection');
     this.badInputLog = new RateLimitedLog(log, 'info', 'closing connection');
     this.throttledLog = new RateLimitedLog(log, 'info', 'connection throttled: not reading its requests until its responses are read');
+    this.authenticationLog = new RateLimitedLog(log, 'info', 'failed authentication');
   }
 
   accepted(): void {
@@ -77,5 +86,10 @@ export class ConnectionMonitor {
   throttled(fields: { client: string; inFlight: number; unwrittenBytes: number }): void {
     this.stats.throttled++;
     this.throttledLog.event(fields);
+  }
+
+  authenticationFailed(fields: { client: string; listener: string; reason: string }): void {
+    this.stats.failedAuthentication++;
+    this.authenticationLog.event(fields);
   }
 }

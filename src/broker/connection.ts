@@ -57,6 +57,13 @@ export interface ConnectionInfo {
   /** The client's address as Kafka writes it ("/127.0.0.1") and its port. */
   readonly client: string;
   readonly clientPort: number;
+  /** The listener it came in on (Kafka's listener name). */
+  readonly listener: string;
+  /**
+   * Who the client is, as Kafka's default principal builder says it: `User:` and the subject
+   * of a verified client certificate on an SSL listener (`User:CN=...`), else `User:ANONYMOUS`.
+   */
+  readonly principal: string;
   /** Requests read whose responses are not yet handed to the socket (parked ones included). */
   readonly inFlight: number;
   /** The size of those requests. */
@@ -125,6 +132,7 @@ export class Connection {
     private readonly socket: Socket,
     private readonly broker: BrokerContext,
     private readonly monitor: ConnectionMonitor,
+    private readonly identity: { readonly listener: string; readonly principal: string },
     private readonly onClose: (c: Connection) => void,
   ) {
     this.decoder = new FrameDecoder(broker.config.maxRequestBytes);
@@ -152,6 +160,8 @@ export class Connection {
     return {
       client: this.clientHost,
       clientPort: this.socket.remotePort ?? 0,
+      listener: this.identity.listener,
+      principal: this.identity.principal,
       inFlight: this.queue.length,
       inFlightRequestBytes: this.inFlightRequestBytes,
       unwrittenBytes: this.socket.writableLength,
@@ -367,6 +377,7 @@ export class Connection {
       header,
       apiVersion: version,
       clientHost: this.clientHost,
+      principal: this.identity.principal,
       signal: this.abort.signal,
       get answerSoon(): AbortSignal {
         slot.hurry ??= new AbortController();

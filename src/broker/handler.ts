@@ -18,6 +18,8 @@ export interface RequestContext {
   readonly apiVersion: number;
   /** The client's address as Kafka reports it in group descriptions ("/127.0.0.1"). */
   readonly clientHost: string;
+  /** The connection's principal (`User:ANONYMOUS`, or `User:<DN>` of an mTLS client), for authorization. */
+  readonly principal: string;
   /** Aborted when the connection closes, so parked requests can give up. */
   readonly signal: AbortSignal;
   /**

@@ -3,8 +3,8 @@
  * (`NAME://HOST:PORT,...`; an empty host binds every interface), `advertised.listeners`
  * (what Metadata, FindCoordinator and DescribeCluster name; defaults to `listeners`) and
  * `listener.security.protocol.map` (listener name to security protocol; by default each
- * protocol's own name). Errors carry Kafka's messages. Brook serves PLAINTEXT only: a listener
- * of another protocol is refused here, before anything is opened.
+ * protocol's own name). Errors carry Kafka's messages. Brook serves PLAINTEXT and SSL: a
+ * listener of another protocol is refused here, before anything is opened.
  *
  * Without `listeners`, Brook's `host` and `port` make the one listener `PLAINTEXT://host:port`
  * (as Kafka's old `host.name` and `port` did), and `advertisedHost` (Kafka's old
@@ -141,8 +141,8 @@ export function planListeners(config: BrokerConfig): ListenerPlan {
     throw new Error('advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a routable IP address.');
   }
   for (const l of listeners) {
-    if (l.securityProtocol !== 'PLAINTEXT') {
-      throw new Error(`listener ${connectionString(l.name, l.host, l.port)}: security protocol ${l.securityProtocol} is not supported yet (Brook serves PLAINTEXT listeners only)`);
+    if (l.securityProtocol !== 'PLAINTEXT' && l.securityProtocol !== 'SSL') {
+      throw new Error(`listener ${connectionString(l.name, l.host, l.port)}: security protocol ${l.securityProtocol} is not supported yet (Brook serves PLAINTEXT and SSL listeners)`);
     }
   }
   return { listeners, advertised: new Map(advertised.map((a) => [a.name, a])) };

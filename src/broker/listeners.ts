@@ -1,11 +1,14 @@
 /**
- * The broker's listeners: one TCP server per configured listener (listener-config.ts), and
+ * The broker's listeners: one TCP server per configured listener (listener-config.ts), a TLS
+ * one for an SSL listener (ssl-config.ts), and
  * the address each advertises. A listener bound to port 0 advertises the port the OS chose
  * (Kafka's ListenerInfo.withEphemeralPortsCorrected); a wildcard host (empty, 0.0.0.0, ::)
  * advertises this machine's canonical host name, as Kafka's withWildcardHostnamesResolved
  * does for an empty host (InetAddress.getLocalHost().getCanonicalHostName()).
  */
 import { createServer, type Server } from 'node:net';
+import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import type { SslListener } from './ssl-config.js';
 import { hostname, networkInterfaces } from 'node:os';
 import { lookup, lookupService } from 'node:dns/promises';
 import { connectionString, isWildcardHost, type Endpoint, type ListenerPlan, type SecurityProtocol } from './listener-config.js';
@@ -26,11 +29,15 @@ export interface ListenerInfo {
 }
 
 export interface BoundListener extends ListenerInfo {
+  /** A tls.Server for an SSL listener: its connections arrive as 'secureConnection'. */
   readonly server: Server;
 }
 
-function listen(endpoint: Endpoint, backlog: number): Promise<Server> {
-  const server = createServer({ noDelay: true });
+/** The TLS settings of each SSL listener, by listener name (sslListeners). */
+export type ListenerTls = ReadonlyMap<string, SslListener>;
+
+function listen(endpoint: Endpoint, backlog: number, tls: TlsOptions | undefined): Promise<Server> {
+  const server = tls === undefined ? createServer({ noDelay: true }) : createTlsServer({ ...tls, noDelay: true });
   return new Promise<Server>((resolve, reject) => {
     server.once('error', reject);
     // A null host: every interface (IPv6 and IPv4 where the OS has both), as Kafka binds an empty host.
@@ -70,12 +77,12 @@ export async function canonicalHostName(): Promise<string> {
  * Binds every listener of the plan, in order; when one fails, the ones already bound are
  * closed before the error is thrown, so a failed start holds no port.
  */
-export async function bindListeners(plan: ListenerPlan, backlog: number, log: Logger): Promise<BoundListener[]> {
+export async function bindListeners(plan: ListenerPlan, backlog: number, tls: ListenerTls, log: Logger): Promise<BoundListener[]> {
   const servers: Server[] = [];
   try {
     for (const endpoint of plan.listeners) {
       try {
-        servers.push(await listen(endpoint, backlog));
+        servers.push(await listen(endpoint, backlog, tls.get(endpoint.name)?.options));
       } catch (err) {
         log.error('cannot listen', { listener: connectionString(endpoint.name, endpoint.host, endpoint.port), err });
         throw err;

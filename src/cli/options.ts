@@ -1,14 +1,30 @@
 /** Options and errors shared by the client commands. */
+import type { SecurityProtocol, SslOptions } from '../client/ssl.js';
+import { clientSecurityFromFile } from './client-config.js';
+
 export class UsageError extends Error {
   readonly code = 'ERR_USAGE' as const;
 }
 
+/** Where a client command connects, and how: every client command takes these. */
 export const BOOTSTRAP_OPTIONS = {
   'bootstrap-server': { type: 'string', short: 'b' },
+  'command-config': { type: 'string' },
 } as const;
 
 export function bootstrapFrom(values: { 'bootstrap-server'?: string }): string {
   return values['bootstrap-server'] ?? 'localhost:9092';
+}
+
+/** The client options of BOOTSTRAP_OPTIONS: the bootstrap servers and --command-config's security settings. */
+export interface ClientConnectionOptions {
+  readonly bootstrapServers: string;
+  readonly securityProtocol?: SecurityProtocol;
+  readonly ssl?: SslOptions;
+}
+
+export function connectionFrom(values: { 'bootstrap-server'?: string; 'command-config'?: string }): ClientConnectionOptions {
+  return { bootstrapServers: bootstrapFrom(values), ...clientSecurityFromFile(values['command-config']) };
 }
 
 /**

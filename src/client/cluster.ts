@@ -9,6 +9,7 @@ import { Api } from '../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
 import { NoBrokerReachableError } from './errors.js';
 import { KafkaConnection, parseBootstrap, type BrokerConnection, type ConnectionOptions } from './connection.js';
+import type { ClientTls } from './ssl.js';
 import { TracedConnection } from './request-tracing.js';
 import { systemScheduler, type Scheduler } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
@@ -25,6 +26,8 @@ export interface ClusterOptions {
   readonly connectTimeoutMs?: number;
   /** Kafka's `retry.backoff.ms` (default 100). */
   readonly retryBackoffMs?: number;
+  /** TLS options of every connection (security.protocol=SSL); absent or null for PLAINTEXT. */
+  readonly tls?: ClientTls;
   readonly scheduler?: Scheduler;
   readonly logger?: Logger;
   /** Opens connections (default KafkaConnection.connect); tests inject scripted brokers. */
@@ -66,6 +69,7 @@ export class Cluster {
   readonly logger: Logger;
   private readonly bootstrap: { host: string; port: number }[];
   private readonly connectTimeoutMs: number;
+  private readonly tls: ClientTls;
   private readonly connectionFactory: (options: ConnectionOptions) => Promise<BrokerConnection>;
   private readonly connections = new Map<string, Promise<BrokerConnection>>();
   private readonly brokers = new Map<number, BrokerAddress>();
@@ -82,6 +86,7 @@ export class Cluster {
     this.clientId = options.clientId ?? 'brook';
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.tls = options.tls ?? null;
     this.retryBackoffMs = options.retryBackoffMs ?? 100;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.logger = options.logger ?? silentLogger;
@@ -145,7 +150,7 @@ export class Cluster {
   private open(key: string, address: { host: string; port: number }): Promise<BrokerConnection> {
     const attempt = this.connectionFactory({
       host: address.host, port: address.port, clientId: this.clientId,
-      requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal,
+      requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal, tls: this.tls,
     }).then((connection): BrokerConnection => new TracedConnection(connection, this.clientId, this.scheduler));
     this.connections.set(key, attempt);
     attempt.then((connection) => { if (this.closed) connection.close(); }, () => undefined);

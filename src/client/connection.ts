@@ -1,15 +1,17 @@
 /**
- * One connection to one Kafka broker (Brook's, Apache Kafka, Redpanda, ...): TCP, the
+ * One connection to one Kafka broker (Brook's, Apache Kafka, Redpanda, ...): TCP or TLS, the
  * ApiVersions handshake, version negotiation per API, pipelined requests matched to
  * responses by correlation id, timeouts, and cancellation by AbortSignal.
  */
 import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions as TlsConnectOptions } from 'node:tls';
 import { Api, type ApiCodecs } from '../protocol/messages/index.js';
 import type { MessageCodec } from '../protocol/messages/runtime.js';
 import { decodeResponse, encodeRequest, responseCorrelationId } from '../protocol/frame.js';
 import { FrameReader } from '../protocol/frame-reader.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError } from './errors.js';
+import { tlsConnectOptions, type ClientTls } from './ssl.js';
 
 export { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError };
 
@@ -24,6 +26,8 @@ export interface ConnectionOptions {
   /** Kafka's `request.timeout.ms` default. */
   readonly requestTimeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** TLS options for security.protocol=SSL; absent or null for PLAINTEXT. */
+  readonly tls?: ClientTls;
 }
 
 interface Pending {
@@ -87,7 +91,10 @@ export class KafkaConnection implements BrokerConnection {
     const frames = new FrameReader();
     let received = (_n: number): void => {};
     const socket = await new Promise<Socket>((resolve, reject) => {
-      const s = netConnect({ host, port, onread: { buffer: () => frames.readBuffer(), callback: (n) => { received(n); return true; } } });
+      const onread = { buffer: () => frames.readBuffer(), callback: (n: number): boolean => { received(n); return true; } };
+      const tls = options.tls ?? null;
+      // (node:tls takes `onread` as node:net does; its type declarations leave it out.)
+      const s = tls === null ? netConnect({ host, port, onread }) : tlsConnect({ ...tlsConnectOptions(tls, host), host, port, onread } as TlsConnectOptions);
       // Every way out removes the abort listener: the signal may be the client's, shared by many attempts.
       const settle = (err: Error | null): void => {
         clearTimeout(timer);
@@ -102,7 +109,8 @@ export class KafkaConnection implements BrokerConnection {
       const timer = setTimeout(() => settle(new ConnectionError(`connection to ${host}:${port} timed out`)), options.connectTimeoutMs ?? 10_000);
       const onAbort = (): void => settle(new ConnectionError('connect aborted', { cause: options.signal?.reason }));
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      s.once('connect', () => settle(null));
+      // TLS: connected once the handshake is done and the broker's certificate checked.
+      s.once(tls === null ? 'connect' : 'secureConnect', () => settle(null));
       s.once('error', (err) => settle(new ConnectionError(`cannot connect to ${host}:${port}: ${err.message}`, { cause: err })));
     });
     const connection = new KafkaConnection(socket, frames, host, port, options.clientId ?? 'brook', options.requestTimeoutMs ?? 30_000);

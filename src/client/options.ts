@@ -12,6 +12,7 @@ import type { Logger } from '../util/log.js';
 import type { BrokerConnection, ConnectionOptions } from './connection.js';
 import { parseBootstrap } from './connection.js';
 import { ConfigError } from './errors.js';
+import { resolveSecurity, type ClientTls, type SecurityProtocol, type SslOptions } from './ssl.js';
 
 /** The largest int32: the wire's limit for timeouts and sizes, and setTimeout's longest delay. */
 export const INT32_MAX = 2_147_483_647;
@@ -101,6 +102,10 @@ export interface CommonClientOptions extends OptionsOf<typeof COMMON_OPTIONS> {
   readonly bootstrapServers: string;
   /** client.id, sent with every request. */
   readonly clientId?: string;
+  /** security.protocol: PLAINTEXT (default) or SSL. */
+  readonly securityProtocol?: SecurityProtocol;
+  /** Kafka's ssl.* settings, for securityProtocol SSL (ssl.ts). */
+  readonly ssl?: SslOptions;
   /** The clock and timers (default: the system's); tests pass a ManualScheduler. */
   readonly scheduler?: Scheduler;
   readonly logger?: Logger;
@@ -111,6 +116,8 @@ export interface CommonClientOptions extends OptionsOf<typeof COMMON_OPTIONS> {
 export interface ResolvedCommonOptions extends ResolvedOf<typeof COMMON_OPTIONS> {
   readonly bootstrapServers: string;
   readonly clientId: string;
+  /** The TLS options of every connection; null for PLAINTEXT. */
+  readonly tls: ClientTls;
 }
 
 /** The longest string a request can carry (an int16 length): group ids, client ids, instance ids, racks. */
@@ -135,7 +142,8 @@ export function resolveCommonOptions(o: CommonClientOptions, defaultClientId: st
   }
   if (servers.length === 0) throw new ConfigError('bootstrapServers is empty');
   const clientId = wireString('clientId', o.clientId) ?? defaultClientId;
-  return { ...resolveTable(COMMON_OPTIONS, o as unknown as Readonly<Record<string, unknown>>), bootstrapServers: o.bootstrapServers, clientId };
+  const tls = resolveSecurity(o.securityProtocol, o.ssl);
+  return { ...resolveTable(COMMON_OPTIONS, o as unknown as Readonly<Record<string, unknown>>), bootstrapServers: o.bootstrapServers, clientId, tls };
 }
 
 /** A per-call time limit: the call's own `timeoutMs`, else the client's default.api.timeout.ms. */

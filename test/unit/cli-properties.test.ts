@@ -2,13 +2,18 @@
  * `brook broker --config FILE`: the file is read as java.util.Properties reads Kafka's
  * server.properties (the tricky cases of test/support/properties/cases.ts; the interop test
  * properties-java.test.ts checks them against Java itself), and values are parsed as Kafka's
- * ConfigDef parses them: trimmed, booleans in any case, integers as Java's parseInt.
+ * ConfigDef parses them: trimmed, booleans in any case, integers as Java's parseInt. Also
+ * the ssl.* broker properties and `--command-config`'s client properties.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PROPERTIES_CASES } from '../support/properties/cases.js';
 import { parseProperties } from '../../src/cli/properties.js';
 import { configFromProperties } from '../../src/cli/commands/broker.js';
+import { clientSecurityFromProperties } from '../../src/cli/client-config.js';
 
 const byKey = ([a]: readonly [string, string], [b]: readonly [string, string]): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -64,4 +69,41 @@ test('listeners, advertised.listeners and listener.security.protocol.map are tak
     advertisedListeners: 'PLAINTEXT://broker-a:9092,LOCAL://127.0.0.1:9093',
     listenerSecurityProtocolMap: 'PLAINTEXT:PLAINTEXT,LOCAL:PLAINTEXT',
   });
+});
+
+test('ssl.* and listener.name.<name>.ssl.* broker properties become the broker\'s ssl and listenerSsl settings', { timeout: 5_000 }, () => {
+  const config = configFromProperties(parseProperties([
+    'ssl.keystore.type=PEM', 'ssl.keystore.location=/k.pem', 'ssl.key.password = secret ', 'ssl.truststore.location=/ca.pem',
+    'ssl.client.auth=REQUESTED', 'listener.name.external.ssl.client.auth=required', 'ssl.endpoint.identification.algorithm=',
+  ].join('\n')));
+  assert.deepEqual(config.ssl, { keystoreType: 'PEM', keystoreLocation: '/k.pem', keyPassword: 'secret', truststoreLocation: '/ca.pem', clientAuth: 'requested' });
+  assert.deepEqual(config.listenerSsl, { EXTERNAL: { clientAuth: 'required' } });
+  assert.throws(() => configFromProperties(parseProperties('ssl.client.auth=sometimes')), /Invalid value sometimes for configuration ssl.client.auth/);
+  assert.throws(() => configFromProperties(parseProperties('ssl.cipher.suites=X')), /unknown broker properties: ssl.cipher.suites/);
+});
+
+test('--command-config: Kafka\'s client properties become securityProtocol and ssl; other protocols and store types are refused', { timeout: 5_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'brook-client-config-'));
+  try {
+    const keystore = join(dir, 'client.pem');
+    writeFileSync(keystore, '-----BEGIN CERTIFICATE-----\nQ0VSVA==\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nS0VZ\n-----END PRIVATE KEY-----\n');
+    const warnings: string[] = [];
+    const read = (text: string) => clientSecurityFromProperties(parseProperties(text), (m) => warnings.push(m));
+    assert.deepEqual(read('security.protocol=PLAINTEXT'), {});
+    assert.deepEqual(read(''), {});
+    const ssl = read(`security.protocol=ssl\nssl.truststore.type=PEM\nssl.truststore.certificates=CA\nssl.keystore.type=PEM\nssl.keystore.location=${keystore}\nssl.key.password=pw\nssl.endpoint.identification.algorithm=\nclient.id=x`);
+    assert.deepEqual(ssl, {
+      securityProtocol: 'SSL',
+      ssl: {
+        ca: 'CA', cert: '-----BEGIN CERTIFICATE-----\nQ0VSVA==\n-----END CERTIFICATE-----', key: '-----BEGIN PRIVATE KEY-----\nS0VZ\n-----END PRIVATE KEY-----',
+        passphrase: 'pw', endpointIdentificationAlgorithm: '',
+      },
+    });
+    assert.deepEqual(warnings, ['these client properties are not used by brook: client.id']);
+    assert.throws(() => read('security.protocol=SASL_SSL'), /security.protocol=SASL_SSL is not supported/);
+    assert.throws(() => read('security.protocol=SSL\nssl.truststore.type=JKS'), /ssl.truststore.type=JKS is not supported/);
+    assert.throws(() => read(`security.protocol=SSL\nssl.keystore.location=${join(dir, 'missing.pem')}`), /ssl.keystore.location: cannot read/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -142,6 +142,34 @@ test('an unknown autoOffsetReset, isolationLevel or compression is refused; the 
   for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) await producer!.create({ compression });
 });
 
+test('securityProtocol and ssl: unknown protocols, ssl under PLAINTEXT, a cert without its key and a bad endpointIdentificationAlgorithm are refused; SSL reaches every connection', TIMEOUT, async () => {
+  for (const client of clients()) {
+    for (const securityProtocol of ['TLS', 'ssl', 'SASL_SSL', '']) await refused(client, { securityProtocol }, 'securityProtocol');
+    await refused(client, { ssl: { ca: 'x' } }, 'securityProtocol');
+    await refused(client, { securityProtocol: 'SSL', ssl: { cert: 'x' } }, 'ssl.cert');
+    await refused(client, { securityProtocol: 'SSL', ssl: { endpointIdentificationAlgorithm: 'http' } }, 'endpointIdentificationAlgorithm');
+  }
+  // Taken: the connections Admin.connect opens get TLS options with the CA, every check on.
+  // (The consumer and producer over TLS: test/unit/broker-tls.test.ts.)
+  const admin = clients()[2]!;
+  const opened = async (options: Record<string, unknown>): Promise<ConnectionOptions[]> => {
+    const seen: ConnectionOptions[] = [];
+    await assert.rejects(admin.create({ ...options, defaultApiTimeoutMs: 50 }, async (o) => {
+      seen.push(o);
+      throw new Error('no connection in this test');
+    }));
+    assert.ok(seen.length > 0);
+    return seen;
+  };
+  for (const o of await opened({ securityProtocol: 'SSL', ssl: { ca: 'PEM' } })) {
+    assert.equal(o.tls?.ca, 'PEM');
+    assert.equal(o.tls?.rejectUnauthorized, true);
+    assert.equal(o.tls?.checkServerIdentity, undefined, 'the host name is checked (Node\'s default check)');
+  }
+  for (const o of await opened({ securityProtocol: 'SSL', ssl: { endpointIdentificationAlgorithm: '' } })) assert.equal(typeof o.tls?.checkServerIdentity, 'function');
+  for (const o of await opened({})) assert.equal(o.tls ?? null, null);
+});
+
 test('each client refuses an empty or malformed bootstrapServers before connecting', TIMEOUT, async () => {
   const bad: unknown[] = [undefined, 42, '', ' , ', 'localhost:x', 'localhost:0', 'localhost:65536', 'localhost:9092,other:'];
   for (const client of clients()) {

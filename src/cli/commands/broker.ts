@@ -13,6 +13,7 @@ import { topicDefaultsFromBrokerConfig, TOPIC_CONFIG_DEFS } from '../../storage/
 import { atLeast, javaTrim, parseBoolean, parseInt32, parseInt64, parseProperties } from '../properties.js';
 import { createLogger, parseLogFormat, parseLogLevel } from '../../util/log.js';
 import { UsageError } from '../options.js';
+import { parseClientAuth, sslSettingOf, type BrokerSslConfig } from '../../broker/ssl-config.js';
 
 function isTopicDefaultSetting(key: string): boolean {
   for (const d of TOPIC_CONFIG_DEFS.values()) if (d.synonyms.some((s) => s.name === key)) return true;
@@ -26,8 +27,8 @@ Runs a Kafka-compatible broker.
 Options:
   --host HOST                              address to listen on (default 127.0.0.1)
   --port PORT                              port to listen on (default 9092; 0 = any free port)
-  --listeners LIST                         Kafka's listeners, e.g. PLAINTEXT://0.0.0.0:9092
-                                           (replaces --host and --port; only PLAINTEXT is served)
+  --listeners LIST                         Kafka's listeners, e.g. PLAINTEXT://0.0.0.0:9092,SSL://:9093
+                                           (replaces --host and --port; PLAINTEXT and SSL are served)
   --advertised-listeners LIST              Kafka's advertised.listeners (default: the listeners)
   --data-dir DIR                           where data lives (default ./data)
   --group-initial-rebalance-delay-ms MS    Kafka's group.initial.rebalance.delay.ms (default 3000)
@@ -47,7 +48,10 @@ info: members joining, leaving or expiring, rebalances starting (with the reason
 completing (generation, members, duration), offsets expiring, groups deleted.
 
 Properties understood in --config: listeners, advertised.listeners,
-listener.security.protocol.map, host, port, advertised.host.name, node.id, log.dirs,
+listener.security.protocol.map, ssl.keystore.type (PEM), ssl.keystore.location,
+ssl.keystore.certificate.chain, ssl.keystore.key, ssl.key.password, ssl.truststore.type (PEM),
+ssl.truststore.location, ssl.truststore.certificates, ssl.client.auth (required, requested,
+none), each also as listener.name.<name>.ssl.*, host, port, advertised.host.name, node.id, log.dirs,
 num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
 group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
 group.coordinator.rebalance.protocols, group.consumer.session.timeout.ms,
@@ -97,6 +101,31 @@ function usage<T>(parse: () => T): T {
 }
 
 type BrokerSettings = { -readonly [K in keyof BrokerConfig]?: BrokerConfig[K] };
+
+const LISTENER_SSL = /^listener\.name\.([^.]+)\.(ssl\..+)$/;
+
+/**
+ * An `ssl.*` or `listener.name.<name>.ssl.*` property into `config`; false when it is not one
+ * Brook knows. (`ssl.endpoint.identification.algorithm` is taken and ignored: on a broker it
+ * only concerns the connections Kafka's brokers open to each other.)
+ */
+function sslProperty(config: BrokerSettings, key: string, value: string): boolean {
+  const m = LISTENER_SSL.exec(key);
+  const property = m === null ? key : m[2]!;
+  if (m === null && property === 'ssl.endpoint.identification.algorithm') return true;
+  const setting = sslSettingOf(property);
+  if (setting === undefined) return false;
+  const parsed = setting === 'clientAuth' ? parseClientAuth(value) : value;
+  if (m === null) {
+    config.ssl = { ...config.ssl, [setting]: parsed };
+  } else {
+    const name = m[1]!.toUpperCase();
+    const listeners: Record<string, BrokerSslConfig> = { ...config.listenerSsl };
+    listeners[name] = { ...listeners[name], [setting]: parsed };
+    config.listenerSsl = listeners;
+  }
+  return true;
+}
 
 export function configFromProperties(props: Map<string, string>): BrokerSettings {
   const config: BrokerSettings = {};
@@ -148,7 +177,7 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
         config.flush = value === 'always' || value === 'never' ? value : { intervalMs: long() };
         break;
       default:
-        unhandled[key] = raw;
+        if (!sslProperty(config, key, value)) unhandled[key] = raw;
     }
   }
   // Broker settings that are topic defaults (log.retention.hours, message.max.bytes, ...).

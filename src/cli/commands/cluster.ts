@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { withAdmin } from '../admin-session.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 import type { ClusterDescription } from '../../client/admin/index.js';
 import { errorInfo } from '../../protocol/errors.js';
 
@@ -17,6 +17,7 @@ its partitions' leader, replicas and in-sync replicas.
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   --json                                   {"clusterId","controllerId","brokers":[{"nodeId","host","port","rack"}],
                                            "topics":[{"name","topicId","internal","partitions":
                                            [{"partition","leader","replicas","isr"}]}]}
@@ -73,7 +74,7 @@ export const clusterCommand: Command = {
     if (action === undefined) throw new UsageError('cluster needs an action: info (see brook cluster --help)');
     if (action !== 'info') throw new UsageError(`unknown cluster action '${action}' (info)`);
     if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
-    const cluster = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.describeCluster());
+    const cluster = await withAdmin(connectionFrom(values), context.interrupted, (admin) => admin.describeCluster());
     process.stdout.write(values.json ? `${JSON.stringify(clusterJson(cluster))}\n` : `${clusterText(cluster)}\n`);
     return 0;
   },

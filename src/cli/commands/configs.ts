@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { withAdmin } from '../admin-session.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 import type { AlterConfigOp, ConfigEntry, ConfigResource, ConfigSourceName } from '../../client/admin/index.js';
 
 export const CONFIGS_HELP = `Usage:
@@ -14,6 +14,7 @@ export const CONFIGS_HELP = `Usage:
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   --topic NAME                             a topic's configs
   --broker ID                              one broker's configs (its node id)
   --broker-defaults                        the cluster-wide defaults of broker configs
@@ -79,7 +80,7 @@ export const configsCommand: Command = {
       return values.help ? 0 : 2;
     }
     if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
-    const bootstrap = bootstrapFrom(values);
+    const bootstrap = connectionFrom(values);
     const resource = resourceFrom(values);
     switch (action) {
       case 'describe': {

@@ -10,7 +10,7 @@ import { Consumer } from '../../client/consumer/consumer.js';
 import type { ConsumerRecord } from '../../client/consumer/record-decoding.js';
 import type { OffsetToCommit } from '../../client/consumer/offset-committer.js';
 import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, joinNegativeValues, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, joinNegativeValues, UsageError } from '../options.js';
 import { BufferedOutput } from '../output.js';
 import { parseEncoding, recordFormatter } from '../record-format.js';
 import { endOffsets, parsePartitions, parseStartOffset, seekToStart, type StartOffset } from '../start-offsets.js';
@@ -26,6 +26,7 @@ export const CONSUME_HELP = `Usage:
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   --group G              consume as a member of group G and commit what was printed
   --from-beginning       start from the earliest offset when there is no committed offset
                          (the same as --offset earliest)
@@ -111,7 +112,7 @@ export const consumeCommand: Command = {
 
     const stop = context.interrupted;
     const consumer = new Consumer({
-      bootstrapServers: bootstrapFrom(values), groupId: group, clientId: 'brook-console-consumer',
+      ...connectionFrom(values), groupId: group, clientId: 'brook-console-consumer',
       autoOffsetReset: start.kind === 'earliest' ? 'earliest' : 'latest',
       // Commit exactly what was printed, not what was fetched: explicit commits below.
       enableAutoCommit: false,

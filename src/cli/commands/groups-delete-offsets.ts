@@ -10,7 +10,7 @@ import type { TopicPartition } from '../../client/admin/index.js';
 import { ErrorCode, KAFKA_ERRORS, KafkaProtocolError } from '../../protocol/errors.js';
 import { withAdmin } from '../admin-session.js';
 import { MISSING, formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 import { parseTopicArg } from './groups-reset.js';
 
 export const GROUPS_DELETE_OFFSETS_HELP = `Usage: brook groups delete-offsets GROUP --topic T[:P,P...] ... [--json] [-b HOST:PORT]
@@ -20,6 +20,7 @@ the topics the group's members are subscribed to.
   --topic T   every partition of T (repeatable); T:0,2 only partitions 0 and 2
   --json      [{"topic","partition","error"}], error null when deleted
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help                               show this help`;
 
 export const GROUPS_DELETE_OFFSETS_OPTIONS = {
@@ -45,7 +46,7 @@ export async function groupsDeleteOffsets(args: string[], context: CommandContex
   const topics = (values.topic ?? []).map(parseTopicArg);
   if (topics.length === 0) throw new UsageError('groups delete-offsets needs --topic');
 
-  const outcomes = await withAdmin(bootstrapFrom(values), context.interrupted, async (admin) => {
+  const outcomes = await withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
     const partitions: TopicPartition[] = [];
     const failed: Outcome[] = [];
     for (const { topic, partitions: listed } of topics) {

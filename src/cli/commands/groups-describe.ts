@@ -13,7 +13,7 @@ import { assignmentString, membersView, stateNotice, stateView } from '../group-
 export { assignmentString };
 import { withAdmin } from '../admin-session.js';
 import { MISSING, formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 
 export const GROUPS_DESCRIBE_HELP = `Usage: brook groups describe GROUP [--offsets | --members | --state] [--verbose] [--json] [-b HOST:PORT]
 
@@ -41,6 +41,7 @@ current assignment, and the assignment epoch and the member's target assignment.
            --state: {"group","coordinator":{"nodeId","host","port"},"assignmentStrategy",
            "state","members","groupEpoch","assignmentEpoch"} (members: their number).
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help                               show this help`;
 
 export const GROUPS_DESCRIBE_OPTIONS = {
@@ -155,7 +156,7 @@ export async function groupsDescribe(args: string[], context: CommandContext): P
   if (!group || extra !== undefined) throw new UsageError('groups describe needs exactly one GROUP');
   if ([values.offsets, values.members, values.state].filter(Boolean).length > 1) throw new UsageError('--offsets, --members and --state cannot be used together');
   if (values.members || values.state) {
-    const d = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.describeGroup(group));
+    const d = await withAdmin(connectionFrom(values), context.interrupted, (admin) => admin.describeGroup(group));
     if (d.state === 'Dead') throw new GroupNotFoundError(group);
     const verbose = values.verbose ?? false;
     if (values.json) {
@@ -173,7 +174,7 @@ export async function groupsDescribe(args: string[], context: CommandContext): P
     process.stdout.write(`\n${values.members ? membersView(d, verbose) : stateView(d, verbose)}\n`);
     return 0;
   }
-  const result = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.describeGroupOffsets(group));
+  const result = await withAdmin(connectionFrom(values), context.interrupted, (admin) => admin.describeGroupOffsets(group));
   if (values.json) {
     process.stdout.write(`${toJson(describeJson(result))}\n`);
     return 0;

@@ -10,7 +10,7 @@ import type { Writable } from 'node:stream';
 import type { Admin, GroupOffsets } from '../../client/admin/index.js';
 import { withAdmin } from '../admin-session.js';
 import { MISSING, formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 
 export const GROUPS_LAG_HELP = `Usage: brook groups lag [GROUP] [--watch] [--interval S] [--json] [-b HOST:PORT]
 
@@ -22,6 +22,7 @@ without: per group and topic GROUP TOPIC PARTITIONS LAG (the sum of the known la
   --json         [{"group","topic","partition","committed","logEndOffset","lag","memberId"}]
                  with GROUP, else [{"group","topic","partitions","lag"}]; one line per refresh
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help                               show this help`;
 
 export const GROUPS_LAG_OPTIONS = {
@@ -121,7 +122,7 @@ export async function groupsLag(args: string[], context: CommandContext): Promis
   if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`--interval must be a positive number of seconds, got '${values.interval}'`);
   if (values.interval !== undefined && !values.watch) throw new UsageError('--interval needs --watch');
   const json = values.json ?? false;
-  return withAdmin(bootstrapFrom(values), context.interrupted, async (admin) => {
+  return withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
     const render = async (): Promise<string> => (group === undefined ? allGroupsRows(admin, json) : groupRows(await admin.describeGroupOffsets(group), json));
     if (!values.watch) {
       process.stdout.write(`${await render()}\n`);

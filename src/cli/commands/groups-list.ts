@@ -7,7 +7,7 @@ import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 
 /** Kafka's GroupType names (Brook's broker has classic and consumer groups only). */
 const GROUP_TYPES = ['classic', 'consumer', 'share', 'streams'];
@@ -23,6 +23,7 @@ the consumer group protocol of KIP-848) and state.
                case-insensitive)
   --json       one JSON array: [{"group","state","type","protocolType"}]
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help                               show this help`;
 
 /** `--type a,b --type c` → ['a', 'b', 'c'] (Kafka's tool takes comma-separated lists). */
@@ -50,7 +51,7 @@ export async function groupsList(args: string[], context: CommandContext): Promi
   const types = listOption(values.type);
   const unknown = types.filter((t) => !GROUP_TYPES.includes(t.toLowerCase()));
   if (unknown.length > 0) throw new UsageError(`Invalid types list '${unknown.join(',')}'. Valid types are: ${GROUP_TYPES.join(', ')}`);
-  const groups = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.listGroups({ types, states: listOption(values.state) }));
+  const groups = await withAdmin(connectionFrom(values), context.interrupted, (admin) => admin.listGroups({ types, states: listOption(values.state) }));
   if (values.json) {
     process.stdout.write(`${toJson(groups)}\n`);
     return 0;

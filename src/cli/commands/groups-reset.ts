@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import type { PlannedOffset, ResetScope, ResetSpec } from '../../client/admin/index.js';
 import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, joinNegativeValues, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, joinNegativeValues, UsageError } from '../options.js';
 import { parseIsoDuration, parseResetCsv, resetCsv } from '../reset-plans.js';
 
 export const GROUPS_RESET_HELP = `Usage: brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
@@ -40,6 +40,7 @@ group has no active members (state Empty, or unknown).
   --json               print the plan as [{"topic","partition","offset"}]
   --export             print the plan as CSV (topic,partition,offset), for --from-file
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help                               show this help`;
 
 export const GROUPS_RESET_OPTIONS = {
@@ -134,7 +135,7 @@ export async function groupsResetOffsets(args: string[], context: CommandContext
   if (values.execute && values['dry-run']) throw new UsageError('--execute and --dry-run cannot be used together');
 
   const execute = values.execute ?? false;
-  const plan = await withAdmin(bootstrapFrom(values), context.interrupted, (admin) => admin.resetOffsets(group, { scope, spec: specs[0]!, execute }));
+  const plan = await withAdmin(connectionFrom(values), context.interrupted, (admin) => admin.resetOffsets(group, { scope, spec: specs[0]!, execute }));
   if (values.export) {
     process.stdout.write(resetCsv(plan));
   } else if (values.json) {

@@ -23,6 +23,7 @@ export const GROUPS_HELP = `Usage:
 
 Common options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help                               show help (also per action: brook groups describe --help)`;
 
 const ACTIONS: Record<string, (args: string[], context: CommandContext) => Promise<number>> = {

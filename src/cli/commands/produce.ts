@@ -15,7 +15,7 @@ import { parseAcks, type CompressionName } from '../../client/producer/options.j
 import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
 import { LineSplitter } from '../line-splitter.js';
 import type { RecordCallback } from '../../client/producer/delivery.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 import { parseEncoding } from '../record-format.js';
 import { InputLineError, decodeField, parseHeaderOption, parseJsonRecord, type InputRecord } from '../produce-input.js';
 
@@ -28,6 +28,7 @@ Reads stdin and sends one record per line to TOPIC; with --key-separator, each l
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   --key-separator SEP                      split each line into key and value at the first SEP
   --input-format line|json                 line: the line is the value (default); json: each
                                            line is {"key","value","headers","partition","timestamp"},
@@ -105,7 +106,7 @@ export const produceCommand: Command = {
       throw new UsageError((err as Error).message);
     }
     const producer = new Producer({
-      bootstrapServers: bootstrapFrom(values), clientId: 'brook-console-producer', acks: acks === -1 ? 'all' : (acks as 0 | 1),
+      ...connectionFrom(values), clientId: 'brook-console-producer', acks: acks === -1 ? 'all' : (acks as 0 | 1),
       compression: (values.compression ?? 'none') as CompressionName,
       lingerMs: intOption('linger-ms', values['linger-ms']), batchSize: intOption('batch-size', values['batch-size']),
       // The console producer should not sit for a minute when no broker answers.

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import type { CommandContext } from '../command.js';
 import { withAdmin } from '../admin-session.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 
 export const TOPICS_DELETE_RECORDS_HELP = `Usage: brook topics delete-records TOPIC --offset N|end [--partition P ...] [--json] [-b HOST:PORT]
 
@@ -20,6 +20,7 @@ Options:
   --partition P          a partition (repeatable; default all)
   --json                 machine-readable output
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help             show this help`;
 
 export const TOPICS_DELETE_RECORDS_OPTIONS = {
@@ -51,7 +52,7 @@ export async function topicsDeleteRecords(args: string[], context: CommandContex
   if (values.offset === undefined) throw new UsageError('topics delete-records needs --offset N|end');
   const offset = values.offset === 'end' ? -1n : BigInt(integer(values.offset, '--offset', -1));
   const named = (values.partition ?? []).map((p) => integer(p, '--partition', 0));
-  const results = await withAdmin(bootstrapFrom(values), context.interrupted, async (admin) => {
+  const results = await withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
     const partitions = named.length > 0 ? named : (await admin.describeTopic(topic)).partitions.map((p) => p.partition);
     return admin.deleteRecords(partitions.map((partition) => ({ topic, partition, offset })));
   });

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { withAdmin } from '../admin-session.js';
-import { BOOTSTRAP_OPTIONS, bootstrapFrom, UsageError } from '../options.js';
+import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 import { topicsDeleteRecords } from './topics-delete-records.js';
 
 export const TOPICS_HELP = `Usage:
@@ -17,6 +17,7 @@ export const TOPICS_HELP = `Usage:
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
+  --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   --json                                   machine-readable output
   -h, --help                               show this help`;
 
@@ -45,7 +46,7 @@ export const topicsCommand: Command = {
       process.stdout.write(`${TOPICS_HELP}\n`);
       return values.help ? 0 : 2;
     }
-    const bootstrap = bootstrapFrom(values);
+    const bootstrap = connectionFrom(values);
     switch (action) {
       case 'create': {
         if (!name) throw new UsageError('topics create needs a topic NAME');

@@ -82,7 +82,7 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     this.logger = o.logger.child('consumer');
     this.cluster = new Cluster({
       bootstrapServers: o.bootstrapServers, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs, connectTimeoutMs: o.connectTimeoutMs,
-      retryBackoffMs: o.retryBackoffMs, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
+      retryBackoffMs: o.retryBackoffMs, tls: o.tls, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
     });
     this.subscriptions = new SubscriptionState(o.autoOffsetReset);
     const instrumentation = this.instrumentation = new ConsumerInstrumentation(o.scheduler, o.clientId, o.groupId, this.subscriptions, () => ({

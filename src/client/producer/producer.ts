@@ -86,7 +86,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
     this.serializers = resolveSerdes('serializers', options.serializers);
     this.cluster = new Cluster({
       bootstrapServers: this.options.bootstrapServers, clientId: this.options.clientId, requestTimeoutMs: this.options.requestTimeoutMs,
-      connectTimeoutMs: this.options.connectTimeoutMs, retryBackoffMs: this.options.retryBackoffMs, scheduler: options.scheduler,
+      connectTimeoutMs: this.options.connectTimeoutMs, retryBackoffMs: this.options.retryBackoffMs, tls: this.options.tls, scheduler: options.scheduler,
       logger: options.logger, connectionFactory: options.connectionFactory,
     });
     this.partitioner = options.partitioner;

@@ -41,6 +41,11 @@ export interface KafkaBrokerOptions {
   startTimeoutMs?: number;
   /** Extra JVM options, after the defaults (so `-Xmx1g` here wins). */
   jvmOptions?: string[];
+  /**
+   * Also open a listener named SSL (security protocol SSL) on a free port; its `ssl.*`
+   * settings go in `config`. Its port is `sslPort`.
+   */
+  sslListener?: boolean;
 }
 
 export interface KafkaBroker {
@@ -50,6 +55,8 @@ export interface KafkaBroker {
   readonly port: number;
   /** `${host}:${port}` */
   readonly bootstrap: string;
+  /** The SSL listener's port (options.sslListener), else null. */
+  readonly sslPort: number | null;
   readonly dataDir: string;
   /** Time from spawning the broker's JVM to ready (ApiVersions and Metadata answered). */
   readonly startupMs: number;
@@ -93,18 +100,20 @@ interface BrokerState {
   clusterId: string;
   port: number;
   controllerPort: number;
+  sslPort?: number;
 }
 
 function serverProperties(dataDir: string, state: BrokerState, extra: Record<string, string>): string {
+  const ssl = state.sslPort !== undefined ? `,SSL://${HOST}:${state.sslPort}` : '';
   const props: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': String(NODE_ID),
     // 4.4's dynamic quorum (KIP-853), as in the quickstart; formatted with --standalone.
     'controller.quorum.bootstrap.servers': `${HOST}:${state.controllerPort}`,
-    listeners: `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}`,
+    listeners: `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}${ssl}`,
+    'advertised.listeners': `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}${ssl}`,
     'controller.listener.names': 'CONTROLLER',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${state.sslPort !== undefined ? ',SSL:SSL' : ''}`,
     'inter.broker.listener.name': 'PLAINTEXT',
     'log.dirs': join(dataDir, 'logs'),
     'offsets.topic.replication.factor': '1',
@@ -159,8 +168,8 @@ export async function startKafka(options: KafkaBrokerOptions = {}): Promise<Kafk
       throw new Error(`${dataDir} holds Kafka storage that was not formatted by this harness (no ${STATE_FILE})`);
     }
     for (let attempt = 1; ; attempt++) {
-      const [port, controllerPort] = await freePorts(2);
-      const state: BrokerState = { clusterId: randomClusterId(), port: port!, controllerPort: controllerPort! };
+      const [port, controllerPort, sslPort] = await freePorts(options.sslListener ? 3 : 2);
+      const state: BrokerState = { clusterId: randomClusterId(), port: port!, controllerPort: controllerPort!, ...(sslPort !== undefined ? { sslPort } : {}) };
       try {
         return await launch(cp, dataDir, owned, state, true, options);
       } catch (err) {
@@ -227,6 +236,7 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
     host: HOST,
     port: state.port,
     bootstrap: `${HOST}:${state.port}`,
+    sslPort: state.sslPort ?? null,
     controllerPort: state.controllerPort,
     clusterId: state.clusterId,
     nodeId: NODE_ID,
