@@ -21,6 +21,9 @@ export const APIS = [
   'DescribeConfigs', 'AlterConfigs', 'DescribeLogDirs', 'SaslAuthenticate', 'CreatePartitions',
   'DeleteGroups', 'IncrementalAlterConfigs', 'OffsetDelete', 'DescribeCluster', 'DescribeProducers',
   'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe', 'DescribeTopicPartitions',
+  'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeUserScramCredentials', 'AlterUserScramCredentials',
+  'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit',
+  'DescribeTransactions', 'ListTransactions',
 ] as const;
 
 /** Payloads that are not API messages: headers and the consumer protocol. */

@@ -32,6 +32,18 @@ export * from './describe-producers.js';
 export * from './consumer-group-heartbeat.js';
 export * from './consumer-group-describe.js';
 export * from './describe-topic-partitions.js';
+export * from './describe-acls.js';
+export * from './create-acls.js';
+export * from './delete-acls.js';
+export * from './describe-user-scram-credentials.js';
+export * from './alter-user-scram-credentials.js';
+export * from './add-partitions-to-txn.js';
+export * from './add-offsets-to-txn.js';
+export * from './end-txn.js';
+export * from './write-txn-markers.js';
+export * from './txn-offset-commit.js';
+export * from './describe-transactions.js';
+export * from './list-transactions.js';
 export * from './request-header.js';
 export * from './response-header.js';
 export * from './consumer-protocol-subscription.js';
@@ -69,6 +81,18 @@ import { DescribeProducersRequest, DescribeProducersResponse } from './describe-
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from './consumer-group-heartbeat.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from './consumer-group-describe.js';
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './describe-topic-partitions.js';
+import { DescribeAclsRequest, DescribeAclsResponse } from './describe-acls.js';
+import { CreateAclsRequest, CreateAclsResponse } from './create-acls.js';
+import { DeleteAclsRequest, DeleteAclsResponse } from './delete-acls.js';
+import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from './describe-user-scram-credentials.js';
+import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from './alter-user-scram-credentials.js';
+import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from './add-partitions-to-txn.js';
+import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from './add-offsets-to-txn.js';
+import { EndTxnRequest, EndTxnResponse } from './end-txn.js';
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from './write-txn-markers.js';
+import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from './txn-offset-commit.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './describe-transactions.js';
+import { ListTransactionsRequest, ListTransactionsResponse } from './list-transactions.js';
 
 export interface ApiCodecs {
   readonly name: string;
@@ -113,6 +137,18 @@ export const Api = {
   ConsumerGroupHeartbeat: { name: 'ConsumerGroupHeartbeat', apiKey: ConsumerGroupHeartbeatRequest.apiKey, request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse },
   ConsumerGroupDescribe: { name: 'ConsumerGroupDescribe', apiKey: ConsumerGroupDescribeRequest.apiKey, request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse },
   DescribeTopicPartitions: { name: 'DescribeTopicPartitions', apiKey: DescribeTopicPartitionsRequest.apiKey, request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse },
+  DescribeAcls: { name: 'DescribeAcls', apiKey: DescribeAclsRequest.apiKey, request: DescribeAclsRequest, response: DescribeAclsResponse },
+  CreateAcls: { name: 'CreateAcls', apiKey: CreateAclsRequest.apiKey, request: CreateAclsRequest, response: CreateAclsResponse },
+  DeleteAcls: { name: 'DeleteAcls', apiKey: DeleteAclsRequest.apiKey, request: DeleteAclsRequest, response: DeleteAclsResponse },
+  DescribeUserScramCredentials: { name: 'DescribeUserScramCredentials', apiKey: DescribeUserScramCredentialsRequest.apiKey, request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse },
+  AlterUserScramCredentials: { name: 'AlterUserScramCredentials', apiKey: AlterUserScramCredentialsRequest.apiKey, request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse },
+  AddPartitionsToTxn: { name: 'AddPartitionsToTxn', apiKey: AddPartitionsToTxnRequest.apiKey, request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse },
+  AddOffsetsToTxn: { name: 'AddOffsetsToTxn', apiKey: AddOffsetsToTxnRequest.apiKey, request: AddOffsetsToTxnRequest, response: AddOffsetsToTxnResponse },
+  EndTxn: { name: 'EndTxn', apiKey: EndTxnRequest.apiKey, request: EndTxnRequest, response: EndTxnResponse },
+  WriteTxnMarkers: { name: 'WriteTxnMarkers', apiKey: WriteTxnMarkersRequest.apiKey, request: WriteTxnMarkersRequest, response: WriteTxnMarkersResponse },
+  TxnOffsetCommit: { name: 'TxnOffsetCommit', apiKey: TxnOffsetCommitRequest.apiKey, request: TxnOffsetCommitRequest, response: TxnOffsetCommitResponse },
+  DescribeTransactions: { name: 'DescribeTransactions', apiKey: DescribeTransactionsRequest.apiKey, request: DescribeTransactionsRequest, response: DescribeTransactionsResponse },
+  ListTransactions: { name: 'ListTransactions', apiKey: ListTransactionsRequest.apiKey, request: ListTransactionsRequest, response: ListTransactionsResponse },
 } as const;
 
 export type ApiName = keyof typeof Api;

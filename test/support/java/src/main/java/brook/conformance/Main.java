@@ -52,6 +52,9 @@ public final class Main {
         "DescribeCluster", "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
         "DeleteRecords", "AlterConfigs", "DescribeLogDirs", "CreatePartitions",
         "IncrementalAlterConfigs", "DescribeProducers", "DescribeTopicPartitions",
+        "DescribeAcls", "CreateAcls", "DeleteAcls", "DescribeUserScramCredentials",
+        "AlterUserScramCredentials", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn",
+        "WriteTxnMarkers", "TxnOffsetCommit", "DescribeTransactions", "ListTransactions",
     };
     /** Non-API messages served under their own class name. */
     private static final String[] CLIENT_MESSAGES = {"ConsumerProtocolSubscription", "ConsumerProtocolAssignment"};
