@@ -13,9 +13,10 @@ export {
   type Deserializer, type Deserializers, type Serializer, type Serializers,
 } from './client/serdes.js';
 export { CLIENT_CHANNELS, type CommitMessage, type FetchMessage, type RebalanceMessage, type RequestMessage } from './client/diagnostics.js';
-export { ConfigError, ConnectionError, NoBrokerReachableError, RequestTimeoutError, TimeoutError, UnsupportedApiVersionError } from './client/errors.js';
+export { AuthenticationError, ConfigError, ConnectionError, NoBrokerReachableError, RequestTimeoutError, TimeoutError, UnsupportedApiVersionError } from './client/errors.js';
 export type { CommonClientOptions } from './client/options.js';
 export type { SecurityProtocol, SslOptions } from './client/ssl.js';
+export type { SaslMechanism, SaslOptions } from './client/sasl.js';
 // What clients throw or report from the protocol layer: broker error codes and corrupt data.
 export { BrookError, ErrorCode, KafkaProtocolError, errorInfo, isRetriable, type ErrorCodeName, type KafkaErrorInfo } from './protocol/errors.js';
 export { ProtocolDecodeError } from './protocol/primitives/decode-error.js';

@@ -1,26 +1,74 @@
 /**
  * `--command-config FILE`, as Kafka's tools take it: a Java .properties file of client
- * settings under Kafka's names, turned into the clients' `securityProtocol` and `ssl`
- * options. PEM stores only (`ssl.truststore.type=PEM`, `ssl.keystore.type=PEM`); a JKS or
- * PKCS12 store needs a JVM. Settings Brook's clients do not read are reported on stderr
- * and otherwise ignored, as Kafka's clients log "supplied but are not used".
+ * settings under Kafka's names, turned into the clients' `securityProtocol`, `ssl` and
+ * `sasl` options. PEM stores only (`ssl.truststore.type=PEM`, `ssl.keystore.type=PEM`); a JKS
+ * or PKCS12 store needs a JVM. The SASL login comes from `sasl.jaas.config` (Kafka's
+ * PlainLoginModule or ScramLoginModule with username and password) or from librdkafka's
+ * `sasl.username` and `sasl.password`. Settings Brook's clients do not read are reported on
+ * stderr and otherwise ignored, as Kafka's clients log "supplied but are not used".
  */
 import { readFileSync } from 'node:fs';
-import type { SecurityProtocol, SslOptions } from '../client/ssl.js';
+import { SECURITY_PROTOCOLS, type SecurityProtocol, type SslOptions } from '../client/ssl.js';
+import { SASL_MECHANISMS, type SaslMechanism, type SaslOptions } from '../client/sasl.js';
 import { splitPemKeystore } from '../util/pem.js';
+import { parseJaasConfig } from './jaas-config.js';
 import { javaTrim, parseProperties } from './properties.js';
 import { UsageError } from './options.js';
 
 export interface ClientSecurity {
   readonly securityProtocol?: SecurityProtocol;
   readonly ssl?: SslOptions;
+  readonly sasl?: SaslOptions;
 }
 
 const READ = new Set([
   'security.protocol', 'ssl.truststore.type', 'ssl.truststore.location', 'ssl.truststore.certificates',
   'ssl.keystore.type', 'ssl.keystore.location', 'ssl.keystore.certificate.chain', 'ssl.keystore.key',
   'ssl.key.password', 'ssl.endpoint.identification.algorithm',
+  'sasl.mechanism', 'sasl.jaas.config', 'sasl.username', 'sasl.password',
 ]);
+
+/** Kafka's login modules that hand a username and password to PLAIN and SCRAM (either serves both, as in Kafka). */
+const PASSWORD_LOGIN_MODULES = new Set([
+  'org.apache.kafka.common.security.plain.PlainLoginModule',
+  'org.apache.kafka.common.security.scram.ScramLoginModule',
+]);
+
+/** The `sasl` option from sasl.mechanism and the login (sasl.jaas.config, else sasl.username and sasl.password). */
+function saslFrom(props: Map<string, string>, protocol: string): SaslOptions {
+  // Kafka's (and librdkafka's) default mechanism is GSSAPI.
+  const mechanism = props.get('sasl.mechanism') ?? 'GSSAPI';
+  if (!SASL_MECHANISMS.includes(mechanism as SaslMechanism)) {
+    const unset = props.has('sasl.mechanism') ? '' : ' (Kafka\'s default when sasl.mechanism is not set)';
+    throw new UsageError(`sasl.mechanism=${mechanism}${unset} is not supported: Brook's clients speak ${SASL_MECHANISMS.join(', ')}`);
+  }
+  const jaas = props.get('sasl.jaas.config');
+  let username = props.get('sasl.username');
+  let password = props.get('sasl.password');
+  if (jaas !== undefined) {
+    let entries;
+    try {
+      entries = parseJaasConfig(jaas);
+    } catch (err) {
+      throw new UsageError(`sasl.jaas.config: ${(err as Error).message}`);
+    }
+    if (entries.length !== 1) throw new UsageError(`sasl.jaas.config: JAAS config property contains ${entries.length} login modules, should be 1 module`);
+    const entry = entries[0]!;
+    if (!PASSWORD_LOGIN_MODULES.has(entry.loginModule)) {
+      throw new UsageError(`sasl.jaas.config: login module ${entry.loginModule} is not supported (${[...PASSWORD_LOGIN_MODULES].join(' or ')})`);
+    }
+    if (entry.options.get('tokenauth')?.toLowerCase() === 'true') throw new UsageError('sasl.jaas.config: tokenauth (delegation tokens) is not supported');
+    const fromJaas = { username: entry.options.get('username'), password: entry.options.get('password') };
+    if ((username !== undefined && username !== fromJaas.username) || (password !== undefined && password !== fromJaas.password)) {
+      throw new UsageError('sasl.username/sasl.password and sasl.jaas.config name different logins: give one of them');
+    }
+    ({ username, password } = fromJaas);
+  }
+  if (username === undefined || password === undefined) {
+    throw new UsageError(`security.protocol=${protocol} needs a login: sasl.jaas.config with username and password, or sasl.username and sasl.password`);
+  }
+  return { mechanism: mechanism as SaslMechanism, username, password };
+}
 
 function readFile(path: string, property: string): string {
   try {
@@ -42,8 +90,9 @@ export function clientSecurityFromProperties(raw: Map<string, string>, warn: (me
   const unused = [...props.keys()].filter((k) => !READ.has(k));
   if (unused.length > 0) warn(`these client properties are not used by brook: ${unused.join(', ')}`);
   const protocol = (props.get('security.protocol') ?? 'PLAINTEXT').toUpperCase();
-  if (protocol === 'PLAINTEXT') return {};
-  if (protocol !== 'SSL') throw new UsageError(`security.protocol=${protocol} is not supported (PLAINTEXT or SSL)`);
+  if (!SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) throw new UsageError(`security.protocol=${protocol} is not supported (${SECURITY_PROTOCOLS.join(', ')})`);
+  const sasl = protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL' ? { sasl: saslFrom(props, protocol) } : {};
+  if (protocol === 'PLAINTEXT' || protocol === 'SASL_PLAINTEXT') return protocol === 'PLAINTEXT' ? {} : { securityProtocol: protocol, ...sasl };
   pemOnly(props, 'ssl.truststore.type');
   pemOnly(props, 'ssl.keystore.type');
   const location = props.get('ssl.truststore.location');
@@ -66,7 +115,8 @@ export function clientSecurityFromProperties(raw: Map<string, string>, warn: (me
   if (eia !== '' && eia.toLowerCase() !== 'https') throw new UsageError(`ssl.endpoint.identification.algorithm=${eia} is not supported (https, or empty to turn the host name check off)`);
   const password = props.get('ssl.key.password');
   return {
-    securityProtocol: 'SSL',
+    securityProtocol: protocol as 'SSL' | 'SASL_SSL',
+    ...sasl,
     ssl: {
       ...(ca !== undefined ? { ca } : {}),
       ...(identity ?? {}),

@@ -1,6 +1,5 @@
 /** Options and errors shared by the client commands. */
-import type { SecurityProtocol, SslOptions } from '../client/ssl.js';
-import { clientSecurityFromFile } from './client-config.js';
+import { clientSecurityFromFile, type ClientSecurity } from './client-config.js';
 
 export class UsageError extends Error {
   readonly code = 'ERR_USAGE' as const;
@@ -17,10 +16,8 @@ export function bootstrapFrom(values: { 'bootstrap-server'?: string }): string {
 }
 
 /** The client options of BOOTSTRAP_OPTIONS: the bootstrap servers and --command-config's security settings. */
-export interface ClientConnectionOptions {
+export interface ClientConnectionOptions extends ClientSecurity {
   readonly bootstrapServers: string;
-  readonly securityProtocol?: SecurityProtocol;
-  readonly ssl?: SslOptions;
 }
 
 export function connectionFrom(values: { 'bootstrap-server'?: string; 'command-config'?: string }): ClientConnectionOptions {

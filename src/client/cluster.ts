@@ -7,9 +7,10 @@
  */
 import { Api } from '../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
-import { NoBrokerReachableError } from './errors.js';
+import { AuthenticationError, NoBrokerReachableError } from './errors.js';
 import { KafkaConnection, parseBootstrap, type BrokerConnection, type ConnectionOptions } from './connection.js';
 import type { ClientTls } from './ssl.js';
+import type { ClientSasl } from './sasl.js';
 import { TracedConnection } from './request-tracing.js';
 import { systemScheduler, type Scheduler } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
@@ -28,6 +29,8 @@ export interface ClusterOptions {
   readonly retryBackoffMs?: number;
   /** TLS options of every connection (security.protocol=SSL); absent or null for PLAINTEXT. */
   readonly tls?: ClientTls;
+  /** The SASL login of every connection (SASL_PLAINTEXT, SASL_SSL); absent or null without SASL. */
+  readonly sasl?: ClientSasl;
   readonly scheduler?: Scheduler;
   readonly logger?: Logger;
   /** Opens connections (default KafkaConnection.connect); tests inject scripted brokers. */
@@ -70,6 +73,8 @@ export class Cluster {
   private readonly bootstrap: { host: string; port: number }[];
   private readonly connectTimeoutMs: number;
   private readonly tls: ClientTls;
+  private readonly sasl: ClientSasl;
+  private authenticationErrorValue: AuthenticationError | null = null;
   private readonly connectionFactory: (options: ConnectionOptions) => Promise<BrokerConnection>;
   private readonly connections = new Map<string, Promise<BrokerConnection>>();
   private readonly brokers = new Map<number, BrokerAddress>();
@@ -87,6 +92,7 @@ export class Cluster {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.tls = options.tls ?? null;
+    this.sasl = options.sasl ?? null;
     this.retryBackoffMs = options.retryBackoffMs ?? 100;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.logger = options.logger ?? silentLogger;
@@ -99,6 +105,15 @@ export class Cluster {
 
   get controllerId(): number {
     return this.controllerIdValue;
+  }
+
+  /**
+   * The last connection's authentication failure, until a connection authenticates again: as
+   * in Java's clients, calls waiting on the cluster (poll, send) fail with it rather than
+   * wait for metadata that will not come.
+   */
+  get authenticationError(): AuthenticationError | null {
+    return this.authenticationErrorValue;
   }
 
   /** Brokers known from the last metadata response. */
@@ -150,8 +165,14 @@ export class Cluster {
   private open(key: string, address: { host: string; port: number }): Promise<BrokerConnection> {
     const attempt = this.connectionFactory({
       host: address.host, port: address.port, clientId: this.clientId,
-      requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal, tls: this.tls,
-    }).then((connection): BrokerConnection => new TracedConnection(connection, this.clientId, this.scheduler));
+      requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal, tls: this.tls, sasl: this.sasl,
+    }).then((connection): BrokerConnection => {
+      this.authenticationErrorValue = null;
+      return new TracedConnection(connection, this.clientId, this.scheduler);
+    }, (err: unknown) => {
+      if (err instanceof AuthenticationError) this.authenticationErrorValue = err;
+      throw err;
+    });
     this.connections.set(key, attempt);
     attempt.then((connection) => { if (this.closed) connection.close(); }, () => undefined);
     return attempt;
@@ -176,7 +197,8 @@ export class Cluster {
       try {
         return await this.connectionTo(address, signal);
       } catch (err) {
-        if (signal?.aborted) throw err;
+        // Another broker of the same cluster would refuse the same login: fail now, not after all of them.
+        if (signal?.aborted || err instanceof AuthenticationError) throw err;
         errors.push((err as Error).message);
       }
     }

@@ -1,6 +1,6 @@
 /**
  * One connection to one Kafka broker (Brook's, Apache Kafka, Redpanda, ...): TCP or TLS, the
- * ApiVersions handshake, version negotiation per API, pipelined requests matched to
+ * ApiVersions handshake, SASL authentication (sasl.ts), version negotiation per API, pipelined requests matched to
  * responses by correlation id, timeouts, and cancellation by AbortSignal.
  */
 import { connect as netConnect, type Socket } from 'node:net';
@@ -12,6 +12,7 @@ import { FrameReader } from '../protocol/frame-reader.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError } from './errors.js';
 import { tlsConnectOptions, type ClientTls } from './ssl.js';
+import { authenticate, type ClientSasl } from './sasl.js';
 
 export { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError };
 
@@ -26,9 +27,18 @@ export interface ConnectionOptions {
   /** Kafka's `request.timeout.ms` default. */
   readonly requestTimeoutMs?: number;
   readonly signal?: AbortSignal;
-  /** TLS options for security.protocol=SSL; absent or null for PLAINTEXT. */
+  /** TLS options for security.protocol=SSL or SASL_SSL; absent or null without TLS. */
   readonly tls?: ClientTls;
+  /** The SASL login for SASL_PLAINTEXT or SASL_SSL; absent or null without SASL. */
+  readonly sasl?: ClientSasl;
 }
+
+/**
+ * The share of a SASL session's lifetime (KIP-368) after which the connection stops being
+ * handed out; Java's client re-authenticates at 85-95% of it. A broker with
+ * connections.max.reauth.ms closes a connection whose session expired at its next request.
+ */
+const SESSION_RETIRE_FRACTION = 0.85;
 
 interface Pending {
   readonly api: ApiCodecs;
@@ -69,6 +79,9 @@ export class KafkaConnection implements BrokerConnection {
   private closedError: Error | null = null;
   /** Broker's version range per API key, from ApiVersions. */
   private brokerVersions = new Map<number, { min: number; max: number }>();
+  /** Set once the SASL session nears its end: no new users; the socket closes when idle. */
+  private retired = false;
+  private retireTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly socket: Socket,
@@ -122,6 +135,7 @@ export class KafkaConnection implements BrokerConnection {
     try {
       options.signal?.throwIfAborted();
       await connection.negotiate();
+      if (options.sasl) connection.retireAfter(await authenticate(connection, options.sasl));
     } catch (err) {
       connection.close();
       throw err;
@@ -145,6 +159,20 @@ export class KafkaConnection implements BrokerConnection {
       throw new ConnectionError(`ApiVersions failed with error ${response.errorCode}`);
     }
     this.brokerVersions = new Map(response.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
+  }
+
+  /**
+   * Brook's clients do not re-authenticate a live connection (KIP-368's client side): before
+   * the session ends the connection is retired instead (closed reads true, so the cluster
+   * opens and authenticates a new one), and its socket closes once its last response is in.
+   */
+  private retireAfter(sessionLifetimeMs: number): void {
+    if (sessionLifetimeMs <= 0) return;
+    this.retireTimer = setTimeout(() => {
+      this.retired = true;
+      if (this.pending.size === 0) this.close();
+    }, Math.min(Math.floor(sessionLifetimeMs * SESSION_RETIRE_FRACTION), 2_147_483_647));
+    this.retireTimer.unref();
   }
 
   /** Highest version of `api` both sides support, or undefined when there is none. */
@@ -249,11 +277,13 @@ export class KafkaConnection implements BrokerConnection {
         p.reject(err as Error);
       }
     }
+    if (this.retired && this.pending.size === 0) this.close();
   }
 
   private fail(err: Error): void {
     if (this.closedError) return;
     this.closedError = err;
+    if (this.retireTimer !== null) clearTimeout(this.retireTimer);
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
       p.reject(err);
@@ -262,7 +292,7 @@ export class KafkaConnection implements BrokerConnection {
   }
 
   get closed(): boolean {
-    return this.closedError !== null;
+    return this.closedError !== null || this.retired;
   }
 
   close(): void {

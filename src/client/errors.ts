@@ -3,7 +3,7 @@
  * connections, timeouts and configuration. Broker error codes arrive as KafkaProtocolError;
  * each client adds its own typed errors next to it (consumer/errors.ts, producer/errors.ts).
  */
-import { BrookError } from '../protocol/errors.js';
+import { BrookError, KafkaProtocolError } from '../protocol/errors.js';
 
 /** A connection to a broker could not be opened, broke, or was closed while a request waited. */
 export class ConnectionError extends BrookError {
@@ -37,4 +37,18 @@ export class TimeoutError extends BrookError {
 /** An option is missing, out of range, of the wrong type, or contradicts another (Kafka's ConfigException). */
 export class ConfigError extends BrookError {
   readonly code = 'ERR_CONFIG' as const;
+}
+
+/**
+ * SASL authentication failed (Java's AuthenticationException and its subclasses): the
+ * broker's SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM or ILLEGAL_SASL_STATE with
+ * its message, or SASL_AUTHENTICATION_FAILED for a server the client refused (a SCRAM server
+ * that cannot prove it knows the password). A KafkaProtocolError, so it is classified by
+ * Kafka's error table: not retriable, and every call that needs the broker fails with it.
+ */
+export class AuthenticationError extends KafkaProtocolError {
+  constructor(errorCode: number, detail?: string) {
+    super(errorCode, detail);
+    this.name = 'AuthenticationError';
+  }
 }

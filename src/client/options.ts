@@ -12,7 +12,8 @@ import type { Logger } from '../util/log.js';
 import type { BrokerConnection, ConnectionOptions } from './connection.js';
 import { parseBootstrap } from './connection.js';
 import { ConfigError } from './errors.js';
-import { resolveSecurity, type ClientTls, type SecurityProtocol, type SslOptions } from './ssl.js';
+import { resolveSecurity, resolveSecurityProtocol, type ClientTls, type SecurityProtocol, type SslOptions } from './ssl.js';
+import { resolveSasl, type ClientSasl, type SaslOptions } from './sasl.js';
 
 /** The largest int32: the wire's limit for timeouts and sizes, and setTimeout's longest delay. */
 export const INT32_MAX = 2_147_483_647;
@@ -102,10 +103,12 @@ export interface CommonClientOptions extends OptionsOf<typeof COMMON_OPTIONS> {
   readonly bootstrapServers: string;
   /** client.id, sent with every request. */
   readonly clientId?: string;
-  /** security.protocol: PLAINTEXT (default) or SSL. */
+  /** security.protocol: PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL. */
   readonly securityProtocol?: SecurityProtocol;
-  /** Kafka's ssl.* settings, for securityProtocol SSL (ssl.ts). */
+  /** Kafka's ssl.* settings, for securityProtocol SSL and SASL_SSL (ssl.ts). */
   readonly ssl?: SslOptions;
+  /** sasl.mechanism and the login's username and password, for SASL_PLAINTEXT and SASL_SSL (sasl.ts). */
+  readonly sasl?: SaslOptions;
   /** The clock and timers (default: the system's); tests pass a ManualScheduler. */
   readonly scheduler?: Scheduler;
   readonly logger?: Logger;
@@ -116,8 +119,10 @@ export interface CommonClientOptions extends OptionsOf<typeof COMMON_OPTIONS> {
 export interface ResolvedCommonOptions extends ResolvedOf<typeof COMMON_OPTIONS> {
   readonly bootstrapServers: string;
   readonly clientId: string;
-  /** The TLS options of every connection; null for PLAINTEXT. */
+  /** The TLS options of every connection; null without TLS. */
   readonly tls: ClientTls;
+  /** The SASL login of every connection; null without SASL. */
+  readonly sasl: ClientSasl;
 }
 
 /** The longest string a request can carry (an int16 length): group ids, client ids, instance ids, racks. */
@@ -142,8 +147,10 @@ export function resolveCommonOptions(o: CommonClientOptions, defaultClientId: st
   }
   if (servers.length === 0) throw new ConfigError('bootstrapServers is empty');
   const clientId = wireString('clientId', o.clientId) ?? defaultClientId;
-  const tls = resolveSecurity(o.securityProtocol, o.ssl);
-  return { ...resolveTable(COMMON_OPTIONS, o as unknown as Readonly<Record<string, unknown>>), bootstrapServers: o.bootstrapServers, clientId, tls };
+  const protocol = resolveSecurityProtocol(o.securityProtocol);
+  const tls = resolveSecurity(protocol, o.ssl);
+  const sasl = resolveSasl(protocol, o.sasl);
+  return { ...resolveTable(COMMON_OPTIONS, o as unknown as Readonly<Record<string, unknown>>), bootstrapServers: o.bootstrapServers, clientId, tls, sasl };
 }
 
 /** A per-call time limit: the call's own `timeoutMs`, else the client's default.api.timeout.ms. */

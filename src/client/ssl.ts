@@ -10,9 +10,18 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions as TlsConnectOptions } from 'node:tls';
 import { ConfigError } from './errors.js';
 
-/** Kafka's security.protocol values the clients speak. */
-export type SecurityProtocol = 'PLAINTEXT' | 'SSL';
-export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL'];
+/** Kafka's security.protocol values the clients speak (SASL's settings are in sasl.ts). */
+export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
+
+/** The security protocol option, checked (default PLAINTEXT). */
+export function resolveSecurityProtocol(securityProtocol: unknown): SecurityProtocol {
+  const protocol = securityProtocol ?? 'PLAINTEXT';
+  if (typeof protocol !== 'string' || !SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) {
+    throw new ConfigError(`securityProtocol must be one of ${SECURITY_PROTOCOLS.join(', ')}, not ${String(protocol)}`);
+  }
+  return protocol as SecurityProtocol;
+}
 
 type Pem = string | Buffer | readonly (string | Buffer)[];
 
@@ -36,15 +45,11 @@ export interface SslOptions {
 /** How a client connects: null for PLAINTEXT, else the TLS options of every connection (the host is added per broker). */
 export type ClientTls = Readonly<TlsConnectOptions> | null;
 
-export function resolveSecurity(securityProtocol: unknown, ssl: SslOptions | undefined): ClientTls {
-  const protocol = securityProtocol ?? 'PLAINTEXT';
-  if (typeof protocol !== 'string' || !SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) {
-    throw new ConfigError(`securityProtocol must be one of ${SECURITY_PROTOCOLS.join(', ')}, not ${String(protocol)}`);
-  }
-  if (protocol === 'PLAINTEXT') {
-    // Kafka ignores ssl.* under PLAINTEXT; a client given TLS settings that would then talk
+export function resolveSecurity(securityProtocol: SecurityProtocol, ssl: SslOptions | undefined): ClientTls {
+  if (securityProtocol === 'PLAINTEXT' || securityProtocol === 'SASL_PLAINTEXT') {
+    // Kafka ignores ssl.* without TLS; a client given TLS settings that would then talk
     // in the clear is more likely a mistake than a wish.
-    if (ssl !== undefined) throw new ConfigError("ssl is given but securityProtocol is PLAINTEXT (set securityProtocol: 'SSL')");
+    if (ssl !== undefined) throw new ConfigError(`ssl is given but securityProtocol is ${securityProtocol} (set securityProtocol: 'SSL' or 'SASL_SSL')`);
     return null;
   }
   const o = ssl ?? {};

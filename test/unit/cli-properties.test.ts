@@ -100,10 +100,43 @@ test('--command-config: Kafka\'s client properties become securityProtocol and s
       },
     });
     assert.deepEqual(warnings, ['these client properties are not used by brook: client.id']);
-    assert.throws(() => read('security.protocol=SASL_SSL'), /security.protocol=SASL_SSL is not supported/);
+    assert.throws(() => read('security.protocol=SASL_SSL'), /sasl.mechanism=GSSAPI \(Kafka's default when sasl.mechanism is not set\) is not supported/);
+    assert.throws(() => read('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER'), /sasl.mechanism=OAUTHBEARER is not supported/);
+    assert.throws(() => read('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN'), /needs a login: sasl.jaas.config/);
+    assert.throws(() => read('security.protocol=KERBEROS'), /security.protocol=KERBEROS is not supported/);
     assert.throws(() => read('security.protocol=SSL\nssl.truststore.type=JKS'), /ssl.truststore.type=JKS is not supported/);
     assert.throws(() => read(`security.protocol=SSL\nssl.keystore.location=${join(dir, 'missing.pem')}`), /ssl.keystore.location: cannot read/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('--command-config: SASL settings from sasl.jaas.config (Java JAAS quoting) or librdkafka\'s sasl.username and sasl.password', { timeout: 5_000 }, () => {
+  const read = (text: string) => clientSecurityFromProperties(parseProperties(text));
+  const plain = 'org.apache.kafka.common.security.plain.PlainLoginModule';
+  const scram = 'org.apache.kafka.common.security.scram.ScramLoginModule';
+  assert.deepEqual(read(`security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=${plain} required username="alice" password="alice-secret";`), {
+    securityProtocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: 'alice', password: 'alice-secret' },
+  });
+  // In .properties a backslash escapes too: \\" in the file is \" in the value, a quote inside the JAAS string.
+  const quoted = read(String.raw`security.protocol=sasl_ssl
+sasl.mechanism=SCRAM-SHA-512
+ssl.truststore.certificates=CA
+sasl.jaas.config=${scram} REQUIRED \
+  username='o\\'hara' /* the admin */ password="p;a=s\\"s";`);
+  assert.deepEqual(quoted, {
+    securityProtocol: 'SASL_SSL', sasl: { mechanism: 'SCRAM-SHA-512', username: "o'hara", password: 'p;a=s"s' },
+    ssl: { ca: 'CA', endpointIdentificationAlgorithm: 'https' },
+  });
+  assert.deepEqual(read('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\nsasl.username=bob\nsasl.password=pw'), {
+    securityProtocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'SCRAM-SHA-256', username: 'bob', password: 'pw' },
+  });
+  const sasl = 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=';
+  assert.throws(() => read(`${sasl}${plain} required username="a" password="b"`), /not terminated by semi-colon/);
+  assert.throws(() => read(`${sasl}${plain} required username= ;`), /Value not specified for key 'username'/);
+  assert.throws(() => read(`${sasl}${plain} always username="a";`), /Invalid login module control flag 'always'/);
+  assert.throws(() => read(`${sasl}${plain} required username="a" password="b"; ${plain} required username="a" password="b";`), /contains 2 login modules, should be 1/);
+  assert.throws(() => read(`${sasl}com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true;`), /login module com.sun.security.auth.module.Krb5LoginModule is not supported/);
+  assert.throws(() => read(`${sasl}${scram} required username="a" password="b" tokenauth="true";`), /tokenauth/);
+  assert.throws(() => read(`${sasl}${plain} required username="a" password="b";\nsasl.username=c\nsasl.password=b`), /name different logins/);
 });

@@ -82,7 +82,7 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     this.logger = o.logger.child('consumer');
     this.cluster = new Cluster({
       bootstrapServers: o.bootstrapServers, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs, connectTimeoutMs: o.connectTimeoutMs,
-      retryBackoffMs: o.retryBackoffMs, tls: o.tls, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
+      retryBackoffMs: o.retryBackoffMs, tls: o.tls, sasl: o.sasl, scheduler: o.scheduler, logger: o.logger, connectionFactory: o.connectionFactory,
     });
     this.subscriptions = new SubscriptionState(o.autoOffsetReset);
     const instrumentation = this.instrumentation = new ConsumerInstrumentation(o.scheduler, o.clientId, o.groupId, this.subscriptions, () => ({
@@ -365,7 +365,16 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
       this.pendingError = null;
       throw err;
     }
+    // A refused login is reported once per failed attempt (Java's poll throws it and goes on
+    // trying): the next poll waits for the next attempt instead of failing on the old one.
+    const refused = this.cluster.authenticationError;
+    if (refused !== null && refused !== this.reportedAuthenticationError) {
+      this.reportedAuthenticationError = refused;
+      throw refused;
+    }
   }
+
+  private reportedAuthenticationError: Error | null = null;
 
   // ---- commits ------------------------------------------------------------------------
 

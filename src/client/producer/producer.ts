@@ -86,7 +86,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
     this.serializers = resolveSerdes('serializers', options.serializers);
     this.cluster = new Cluster({
       bootstrapServers: this.options.bootstrapServers, clientId: this.options.clientId, requestTimeoutMs: this.options.requestTimeoutMs,
-      connectTimeoutMs: this.options.connectTimeoutMs, retryBackoffMs: this.options.retryBackoffMs, tls: this.options.tls, scheduler: options.scheduler,
+      connectTimeoutMs: this.options.connectTimeoutMs, retryBackoffMs: this.options.retryBackoffMs, tls: this.options.tls, sasl: this.options.sasl, scheduler: options.scheduler,
       logger: options.logger, connectionFactory: options.connectionFactory,
     });
     this.partitioner = options.partitioner;
@@ -221,7 +221,12 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
       if (topicError) throw topicError;
     }
     const count = this.metadata.partitionCount(record.topic);
-    if (count <= 0) return false;
+    if (count <= 0) {
+      // Metadata cannot come while the brokers refuse the login (Java's send throws it too).
+      const refused = this.cluster.authenticationError;
+      if (refused) throw refused;
+      return false;
+    }
     const partition = this.choosePartition(record, measured, count);
     if (partition >= count) return false; // an explicit partition the metadata does not show (yet)
     if (!this.accumulator.hasRoom(upperBound)) return false;

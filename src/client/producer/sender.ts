@@ -19,6 +19,7 @@ import { ErrorCode, isRetriable, KafkaProtocolError } from '../../protocol/error
 import type { CompressionType } from '../../protocol/records/compression.js';
 import type { Cluster } from '../cluster.js';
 import { RequestTimeoutError, type BrokerConnection } from '../connection.js';
+import { AuthenticationError } from '../errors.js';
 import type { TimerHandle } from '../../util/clock.js';
 import type { PartitionQueue, RecordAccumulator } from './accumulator.js';
 import type { ProducerBatch } from './producer-batch.js';
@@ -102,7 +103,7 @@ export class Sender {
   abort(err: Error): void {
     this.stopped = true;
     this.timer?.cancel();
-    for (const batch of [...this.accumulator.incomplete()]) this.fail(batch, err, false);
+    this.failIncomplete(err);
   }
 
   private run(): void {
@@ -200,6 +201,8 @@ export class Sender {
       this.connections.set(node, connection);
     }, (err: Error) => {
       this.cluster.logger.debug('producer cannot reach broker', { node, error: err });
+      // A login the broker refused will not be accepted on retry: fail now, as Java's producer does.
+      if (err instanceof AuthenticationError) this.failIncomplete(err);
       this.nodeBackoffUntil.set(node, this.cluster.scheduler.nowMs() + this.options.retryBackoffMs);
       for (const t of new Set([...this.accumulator.pending].map((q) => q.topic))) this.metadata.request(t);
     }).finally(() => {
@@ -349,6 +352,10 @@ export class Sender {
     return q.inFlight.some(earlier) || q.batches.some((o) => o.attempts > 0 && earlier(o));
   }
 
+  private failIncomplete(err: Error): void {
+    for (const batch of [...this.accumulator.incomplete()]) this.fail(batch, err, false);
+  }
+
   private fail(b: ProducerBatch, err: Error, mayBump = true): void {
     const q = this.accumulator.queue(b.topic, b.partition);
     q.removeInFlight(b);
@@ -411,12 +418,15 @@ export class Sender {
           return;
         }
         if (!isRetriable(response.errorCode)) {
-          const err = new KafkaProtocolError(response.errorCode, 'InitProducerId');
-          for (const batch of [...this.accumulator.incomplete()]) this.fail(batch, err, false);
+          this.failIncomplete(new KafkaProtocolError(response.errorCode, 'InitProducerId'));
           return;
         }
       } catch (err) {
         this.cluster.logger.debug('InitProducerId failed', { error: err as Error });
+        if (err instanceof AuthenticationError) {
+          this.failIncomplete(err);
+          return;
+        }
       }
       await this.cluster.backoff();
     }

@@ -46,6 +46,14 @@ export interface KafkaBrokerOptions {
    * settings go in `config`. Its port is `sslPort`.
    */
   sslListener?: boolean;
+  /**
+   * Also open these listeners, each named after its security protocol (so its settings go in
+   * `config` as `listener.name.sasl_ssl.*`), on free ports; their ports are `listenerPorts`.
+   * The broker and controller still talk to each other over PLAINTEXT.
+   */
+  saslListeners?: readonly ('SASL_PLAINTEXT' | 'SASL_SSL')[];
+  /** Extra `kafka-storage format` arguments, e.g. `['--add-scram', 'SCRAM-SHA-512=[name=admin,password=admin-secret]']`. */
+  formatArgs?: readonly string[];
 }
 
 export interface KafkaBroker {
@@ -57,6 +65,8 @@ export interface KafkaBroker {
   readonly bootstrap: string;
   /** The SSL listener's port (options.sslListener), else null. */
   readonly sslPort: number | null;
+  /** The ports of options.saslListeners, by listener name. */
+  readonly listenerPorts: Readonly<Record<string, number>>;
   readonly dataDir: string;
   /** Time from spawning the broker's JVM to ready (ApiVersions and Metadata answered). */
   readonly startupMs: number;
@@ -101,10 +111,12 @@ interface BrokerState {
   port: number;
   controllerPort: number;
   sslPort?: number;
+  saslPorts?: Record<string, number>;
 }
 
 function serverProperties(dataDir: string, state: BrokerState, extra: Record<string, string>): string {
-  const ssl = state.sslPort !== undefined ? `,SSL://${HOST}:${state.sslPort}` : '';
+  const sasl = Object.entries(state.saslPorts ?? {});
+  const ssl = (state.sslPort !== undefined ? `,SSL://${HOST}:${state.sslPort}` : '') + sasl.map(([name, port]) => `,${name}://${HOST}:${port}`).join('');
   const props: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': String(NODE_ID),
@@ -113,7 +125,7 @@ function serverProperties(dataDir: string, state: BrokerState, extra: Record<str
     listeners: `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}${ssl}`,
     'advertised.listeners': `PLAINTEXT://${HOST}:${state.port},CONTROLLER://${HOST}:${state.controllerPort}${ssl}`,
     'controller.listener.names': 'CONTROLLER',
-    'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${state.sslPort !== undefined ? ',SSL:SSL' : ''}`,
+    'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${state.sslPort !== undefined ? ',SSL:SSL' : ''}${sasl.map(([name]) => `,${name}:${name}`).join('')}`,
     'inter.broker.listener.name': 'PLAINTEXT',
     'log.dirs': join(dataDir, 'logs'),
     'offsets.topic.replication.factor': '1',
@@ -168,8 +180,14 @@ export async function startKafka(options: KafkaBrokerOptions = {}): Promise<Kafk
       throw new Error(`${dataDir} holds Kafka storage that was not formatted by this harness (no ${STATE_FILE})`);
     }
     for (let attempt = 1; ; attempt++) {
-      const [port, controllerPort, sslPort] = await freePorts(options.sslListener ? 3 : 2);
-      const state: BrokerState = { clusterId: randomClusterId(), port: port!, controllerPort: controllerPort!, ...(sslPort !== undefined ? { sslPort } : {}) };
+      const saslListeners = options.saslListeners ?? [];
+      const [port, controllerPort, ...more] = await freePorts(2 + saslListeners.length + (options.sslListener ? 1 : 0));
+      const saslPorts = Object.fromEntries(saslListeners.map((name) => [name, more.shift()!]));
+      const sslPort = more.shift();
+      const state: BrokerState = {
+        clusterId: randomClusterId(), port: port!, controllerPort: controllerPort!, ...(sslPort !== undefined ? { sslPort } : {}),
+        ...(saslListeners.length > 0 ? { saslPorts } : {}),
+      };
       try {
         return await launch(cp, dataDir, owned, state, true, options);
       } catch (err) {
@@ -197,7 +215,7 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
   if (format) {
     const formatStart = performance.now();
     // --standalone: this controller alone is the initial voter set of a dynamic quorum.
-    const formatted = await runJava([...cdsOptions(cp, false).options, ...jvmArgs, 'kafka.tools.StorageTool', 'format', '--cluster-id', state.clusterId, '--config', propertiesPath, '--standalone'], dataDir);
+    const formatted = await runJava([...cdsOptions(cp, false).options, ...jvmArgs, 'kafka.tools.StorageTool', 'format', '--cluster-id', state.clusterId, '--config', propertiesPath, '--standalone', ...(options.formatArgs ?? [])], dataDir);
     formatMs = Math.round(performance.now() - formatStart);
     if (formatted.code !== 0) {
       throw new Error(`kafka-storage format failed (exit ${formatted.code}):\n${formatted.output}\n${failureReport(dataDir, logStart)}`);
@@ -237,6 +255,7 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
     port: state.port,
     bootstrap: `${HOST}:${state.port}`,
     sslPort: state.sslPort ?? null,
+    listenerPorts: state.saslPorts ?? {},
     controllerPort: state.controllerPort,
     clusterId: state.clusterId,
     nodeId: NODE_ID,
