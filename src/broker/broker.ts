@@ -10,6 +10,9 @@ import { brokerConfig, validateGroupConfig, type BrokerConfig } from './config.j
 import { planListeners } from './listener-config.js';
 import { sslListeners, type SslListener } from './ssl-config.js';
 import { ANONYMOUS, sslPrincipal } from './principal.js';
+import { saslListeners, type SaslMechanismName } from './sasl/sasl-config.js';
+import { SaslAuthenticator } from './sasl/sasl-authenticator.js';
+import { CredentialStore } from './sasl/credential-store.js';
 import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
 import { createAppendNotifier } from './append-notifier.js';
@@ -106,11 +109,21 @@ export class Broker {
     validateGroupConfig(config);
     const listenerPlan = planListeners(config);
     const listenerTls = sslListeners(listenerPlan, config);
+    const listenerSasl = saslListeners(listenerPlan, config);
     const log = givenLog ?? createLogger('broker');
     const clock = givenClock ?? systemClock;
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
+
+    let credentials: CredentialStore;
+    try {
+      // Read whether or not a listener is SASL: AlterUserScramCredentials manages users on any.
+      credentials = config.dataDir === null ? CredentialStore.inMemory() : CredentialStore.open(config.dataDir);
+    } catch (err) {
+      if (givenStorage === undefined) await storage.close();
+      throw err;
+    }
 
     let groups: CoordinatorRuntime;
     try {
@@ -177,6 +190,7 @@ export class Broker {
       readBuffers: new ReadBufferPool(),
       groups,
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
+      credentials,
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
     };
     const monitor = new ConnectionMonitor(log, config.maxConnections);
@@ -186,11 +200,12 @@ export class Broker {
       // Metadata with the endpoints of the request's listener).
       const listenerContext: BrokerContext = { ...context, advertisedHost: l.advertisedHost, advertisedPort: l.advertisedPort };
       const ssl = listenerTls.get(l.name);
+      const sasl = listenerSasl.get(l.name) ?? null;
       if (ssl === undefined) {
-        l.server.on('connection', (socket: Socket) => broker.accept(socket, listenerContext, l.name, ANONYMOUS));
+        l.server.on('connection', (socket: Socket) => broker.accept(socket, listenerContext, l.name, ANONYMOUS, sasl));
       } else {
         // A tls.Server: 'connection' brings the raw socket; the broker takes it once its handshake is done.
-        l.server.on('secureConnection', (socket: TLSSocket) => broker.acceptTls(socket, listenerContext, l.name, ssl));
+        l.server.on('secureConnection', (socket: TLSSocket) => broker.acceptTls(socket, listenerContext, l.name, ssl, sasl));
         l.server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
           monitor.authenticationFailed({ client: `/${socket.remoteAddress ?? 'unknown'}`, listener: l.name, reason: `TLS handshake failed: ${err.message}` });
           socket.destroy();
@@ -223,7 +238,7 @@ export class Broker {
    * ANONYMOUS but one whose certificate does not verify is refused (as Java's SSLEngine with
    * wantClientAuth does).
    */
-  private acceptTls(socket: TLSSocket, context: BrokerContext, listener: string, ssl: SslListener): void {
+  private acceptTls(socket: TLSSocket, context: BrokerContext, listener: string, ssl: SslListener, sasl: readonly SaslMechanismName[] | null): void {
     if (ssl.clientAuth !== 'none' && !socket.authorized) {
       const presented = socket.getPeerX509Certificate() !== undefined;
       if (ssl.clientAuth === 'required' || presented) {
@@ -234,10 +249,12 @@ export class Broker {
         return;
       }
     }
-    this.accept(socket, context, listener, sslPrincipal(socket));
+    // On SASL_SSL the principal is SASL's, as Kafka's (the certificate only secures the channel).
+    this.accept(socket, context, listener, sasl === null ? sslPrincipal(socket) : ANONYMOUS, sasl);
   }
 
-  private accept(socket: Socket, context: BrokerContext, listener: string, principal: string): void {
+  /** `sasl`: the enabled mechanisms of a SASL listener, whose clients must authenticate first. */
+  private accept(socket: Socket, context: BrokerContext, listener: string, principal: string, sasl: readonly SaslMechanismName[] | null): void {
     // max.connections open (across listeners): the new connection is closed at once. (Kafka's
     // acceptor instead stops accepting until one closes, leaving clients waiting in the listen
     // backlog until their connection timeout; a closed connection tells them at once.) Checked
@@ -250,7 +267,8 @@ export class Broker {
     }
     this.monitor.accepted();
     if (principal !== ANONYMOUS) context.log.debug('authenticated', { client: `/${socket.remoteAddress ?? 'unknown'}`, listener, principal });
-    const connection = new Connection(socket, context, this.monitor, { listener, principal }, (c) => {
+    const authenticator = sasl === null ? null : new SaslAuthenticator(sasl, context.credentials);
+    const connection = new Connection(socket, context, this.monitor, { listener, principal, sasl: authenticator }, (c) => {
       this.monitor.closed();
       this.connections.delete(c);
     });

@@ -1,6 +1,7 @@
 import type { ConsumerGroupMigrationPolicy } from '../coordinator/types.js';
 import type { ListenerList } from './listener-config.js';
 import type { BrokerSslConfig } from './ssl-config.js';
+import { DEFAULT_SASL_MAX_RECEIVE_SIZE } from './sasl/sasl-config.js';
 
 /**
  * The broker's settings, named after Kafka's where one exists, with Kafka's defaults.
@@ -15,13 +16,22 @@ export interface BrokerConfig {
   /**
    * Kafka's `listeners`, e.g. `PLAINTEXT://0.0.0.0:9092` or `['PLAINTEXT://:9092',
    * 'LOCAL://127.0.0.1:0']` (an empty host: every interface; port 0: one the OS picks). When
-   * given it replaces `host` and `port`. PLAINTEXT and SSL listeners are served (listener-config.ts).
+   * given it replaces `host` and `port`. PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners are served (listener-config.ts).
    */
   readonly listeners?: ListenerList;
   /** Kafka's `ssl.*` settings of the SSL listeners (ssl-config.ts). */
   readonly ssl?: BrokerSslConfig;
   /** Kafka's `listener.name.<name>.ssl.*`: per listener (by listener name), over `ssl`. */
   readonly listenerSsl?: Readonly<Record<string, BrokerSslConfig>>;
+  /**
+   * Kafka's `sasl.enabled.mechanisms` of the SASL_PLAINTEXT and SASL_SSL listeners: some of
+   * PLAIN, SCRAM-SHA-256, SCRAM-SHA-512. No default: a SASL listener needs it (sasl/sasl-config.ts).
+   */
+  readonly saslEnabledMechanisms?: string | readonly string[];
+  /** Kafka's `listener.name.<name>.sasl.enabled.mechanisms`: per listener (by listener name). */
+  readonly listenerSaslEnabledMechanisms?: Readonly<Record<string, string | readonly string[]>>;
+  /** Kafka's `sasl.server.max.receive.size`: the largest request read before a SASL client has authenticated. */
+  readonly saslServerMaxReceiveSize: number;
   /** Kafka's `advertised.listeners`: what Metadata names for each listener; defaults to `listeners`. */
   readonly advertisedListeners?: ListenerList;
   /** Kafka's `listener.security.protocol.map` (`NAME:PROTOCOL,...`); default: each protocol's own name. */
@@ -152,6 +162,7 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   logCleanerEnable: true,
   logCleanerBackoffMs: 15_000,
   maxRequestBytes: 100 * 1024 * 1024,
+  saslServerMaxReceiveSize: DEFAULT_SASL_MAX_RECEIVE_SIZE,
   connectionsMaxIdleMs: 10 * 60 * 1000,
   maxConnections: 10_000,
   listenBacklog: 511,

@@ -32,7 +32,8 @@ export interface ConnectionStats {
   /**
    * Kafka's failed-authentication-total: connections refused while authenticating. On an SSL
    * listener, a TLS handshake that failed or timed out (a plaintext client, a certificate that
-   * does not verify, a client that never finishes); such a connection is never accepted.
+   * does not verify, a client that never finishes); such a connection is never accepted. On a
+   * SASL listener, a refused or timed-out SASL authentication, or a request before it.
    */
   failedAuthentication: number;
 }

@@ -38,6 +38,8 @@ import { NO_RESPONSE, type RequestContext } from './handler.js';
 import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import type { ConnectionMonitor } from './connection-stats.js';
 import type { RequestMetrics } from './metrics/broker-metrics.js';
+import type { SaslAuthenticator } from './sasl/sasl-authenticator.js';
+import { handshakeTimeoutMs } from './ssl-config.js';
 
 /** Stop reading from a client with this many requests awaiting their responses. */
 export const MAX_IN_FLIGHT = 100;
@@ -101,7 +103,23 @@ function newSlot(): Slot {
   return { done: false, requestBytes: 0, chunks: null, hurry: null, written: null, metrics: null, startedMs: 0 };
 }
 
-type CloseKind = 'idle' | 'badInput' | 'error' | 'shutdown';
+type CloseKind = 'idle' | 'badInput' | 'error' | 'shutdown' | 'authentication';
+
+/** What a connection on a SASL listener may send before it has authenticated (Kafka's SaslServerAuthenticator). */
+function allowedBeforeAuthentication(sasl: SaslAuthenticator, apiKey: number): boolean {
+  if (apiKey === API_SASL_HANDSHAKE || apiKey === API_SASL_AUTHENTICATE) return true;
+  return apiKey === API_VERSIONS && sasl.state === 'handshake';
+}
+const API_VERSIONS = 18;
+const API_SASL_HANDSHAKE = 17;
+const API_SASL_AUTHENTICATE = 36;
+
+/** Who the connection is: its listener, its principal so far, and its SASL state on a SASL listener. */
+export interface ConnectionIdentity {
+  readonly listener: string;
+  readonly principal: string;
+  readonly sasl: SaslAuthenticator | null;
+}
 
 export class Connection {
   private readonly decoder: FrameDecoder;
@@ -127,15 +145,23 @@ export class Connection {
   private peakInFlightRequestBytes = 0;
   private peakUnwrittenBytes = 0;
   private peakBufferedRequestBytes = 0;
+  /** `User:ANONYMOUS`, an mTLS client's DN, or `User:<name>` once SASL authentication completes. */
+  private principal: string;
+  private readonly sasl: SaslAuthenticator | null;
+  private authenticationTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly socket: Socket,
     private readonly broker: BrokerContext,
     private readonly monitor: ConnectionMonitor,
-    private readonly identity: { readonly listener: string; readonly principal: string },
+    private readonly identity: ConnectionIdentity,
     private readonly onClose: (c: Connection) => void,
   ) {
-    this.decoder = new FrameDecoder(broker.config.maxRequestBytes);
+    this.principal = identity.principal;
+    this.sasl = identity.sasl;
+    // Before authentication, Kafka's sasl.server.max.receive.size bounds a frame: a client
+    // that has not said who it is cannot make the broker hold socket.request.max.bytes.
+    this.decoder = new FrameDecoder(this.sasl === null ? broker.config.maxRequestBytes : Math.min(broker.config.saslServerMaxReceiveSize, broker.config.maxRequestBytes));
     this.clientHost = `/${socket.remoteAddress ?? 'unknown'}`;
     // Kafka: a negative connections.max.idle.ms turns idle expiry off.
     this.idleMs = broker.config.connectionsMaxIdleMs;
@@ -149,10 +175,22 @@ export class Connection {
     socket.on('close', () => {
       this.closed = true;
       this.clearIdleTimer();
+      this.clearAuthenticationTimer();
       this.abort.abort();
       this.onClose(this);
     });
     if (this.idleMs >= 0) this.armIdleTimer(this.idleMs);
+    if (this.sasl !== null) {
+      // As long as a TLS handshake may take (ssl-config.ts): a real client authenticates in milliseconds.
+      const limitMs = handshakeTimeoutMs(this.idleMs);
+      this.authenticationTimer = setTimeout(() => {
+        this.authenticationTimer = null;
+        if (this.closed || this.sasl!.state === 'complete') return;
+        this.monitor.authenticationFailed({ client: this.clientHost, listener: this.identity.listener, reason: `SASL authentication not completed within ${limitMs} ms` });
+        this.close('SASL authentication timed out', 'authentication');
+      }, limitMs);
+      this.authenticationTimer.unref();
+    }
   }
 
   /** Counters and levels of this connection (for operators and tests). */
@@ -161,7 +199,7 @@ export class Connection {
       client: this.clientHost,
       clientPort: this.socket.remotePort ?? 0,
       listener: this.identity.listener,
-      principal: this.identity.principal,
+      principal: this.principal,
       inFlight: this.queue.length,
       inFlightRequestBytes: this.inFlightRequestBytes,
       unwrittenBytes: this.socket.writableLength,
@@ -180,6 +218,7 @@ export class Connection {
     if (this.closed) return;
     this.closed = true;
     this.clearIdleTimer();
+    this.clearAuthenticationTimer();
     // Idle closes are logged (rate-limited) by the monitor; a shutdown closes every connection.
     if (kind === 'error') this.broker.log.info('closing connection', { client: this.clientHost, reason });
     else if (kind === 'shutdown') this.broker.log.debug('closing connection', { client: this.clientHost, reason });
@@ -209,7 +248,9 @@ export class Connection {
     if (this.closed) return;
     this.closed = true;
     this.clearIdleTimer();
-    if (this.closingKind !== 'badInput') this.broker.log.info('closing connection', { client: this.clientHost, reason: this.closingReason });
+    this.clearAuthenticationTimer();
+    // Bad input and failed authentication are logged, rate-limited, by the monitor.
+    if (this.closingKind !== 'badInput' && this.closingKind !== 'authentication') this.broker.log.info('closing connection', { client: this.clientHost, reason: this.closingReason });
     this.abort.abort();
     // end() writes what is still corked, then FIN; destroy once it is handed to the kernel.
     const timer = setTimeout(() => this.socket.destroy(), 5_000);
@@ -243,6 +284,8 @@ export class Connection {
     try {
       let handled = false;
       while (!this.closed && this.closingReason === null) {
+        // PLAIN's password check is under way: what follows must see its outcome (it resumes us).
+        if (this.sasl?.busy === true) break;
         if (this.overLimits()) {
           this.pause();
           break;
@@ -296,6 +339,11 @@ export class Connection {
     this.idleTimer.unref();
   }
 
+  private clearAuthenticationTimer(): void {
+    if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
+    this.authenticationTimer = null;
+  }
+
   private clearIdleTimer(): void {
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.idleTimer = null;
@@ -332,6 +380,8 @@ export class Connection {
 
   /** Handles one request; true when its answer is a promise (see processFrames). */
   private onFrame(frame: Buffer): boolean {
+    const sasl = this.sasl;
+    if (sasl !== null && sasl.rawTokens && sasl.state === 'authenticate') return this.onRawSaslToken(sasl, frame);
     let decoded;
     try {
       decoded = decodeRequestHeader(frame);
@@ -342,6 +392,11 @@ export class Connection {
     }
     const { header, api, body } = decoded;
     const version = header.requestApiVersion;
+    if (sasl !== null && sasl.state !== 'complete' && !allowedBeforeAuthentication(sasl, api.apiKey)) {
+      // Kafka's IllegalSaslStateException: no answer, the connection closes.
+      this.authenticationFailed(`unexpected ${api.name} request during SASL ${sasl.state === 'handshake' ? 'handshake' : 'authentication'}`);
+      return false;
+    }
     const handler = this.broker.handlers.get(api.apiKey);
     if (handler === undefined) {
       this.closeAfterPending(`API ${api.name} is not served by this broker`);
@@ -377,7 +432,8 @@ export class Connection {
       header,
       apiVersion: version,
       clientHost: this.clientHost,
-      principal: this.identity.principal,
+      principal: this.principal,
+      sasl,
       signal: this.abort.signal,
       get answerSoon(): AbortSignal {
         slot.hurry ??= new AbortController();
@@ -404,6 +460,56 @@ export class Connection {
   }
 
   private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: Slot = newSlot()): void {
+    this.enqueueEncoded(api.name, (body) => encodeResponse(api, version, correlationId, body), result, slot);
+  }
+
+  /**
+   * A raw SASL token after a SaslHandshake v0: answered with a raw token (size prefix, bytes),
+   * or, when authentication fails, by closing the connection (the raw exchange has no way to
+   * say why, as in Kafka).
+   */
+  private onRawSaslToken(sasl: SaslAuthenticator, frame: Buffer): boolean {
+    const slot = newSlot();
+    slot.requestBytes = frame.length;
+    const result = sasl.authenticate(frame);
+    const raw = (r: unknown): unknown => {
+      const step = r as { errorCode: number; challenge: Buffer };
+      if (step.errorCode !== 0) return null;
+      return step.challenge;
+    };
+    const answer = result instanceof Promise ? result.then(raw) : raw(result);
+    this.enqueueEncoded('SASL token', (token) => {
+      if (token === null) return [];
+      const size = Buffer.allocUnsafe(4);
+      size.writeInt32BE((token as Buffer).length, 0);
+      return [size, token as Buffer];
+    }, answer, slot);
+    return answer instanceof Promise;
+  }
+
+  /** A failed authentication: counted, logged (rate-limited), and the connection closes after its pending answers. */
+  private authenticationFailed(reason: string): void {
+    this.monitor.authenticationFailed({ client: this.clientHost, listener: this.identity.listener, reason });
+    this.closeAfterPending(reason, 'authentication');
+  }
+
+  /** After each response of a SASL listener's connection: the outcome of the authentication so far. */
+  private afterSaslStep(): void {
+    const sasl = this.sasl;
+    if (sasl === null || this.closingReason !== null) return;
+    if (sasl.state === 'failed') {
+      this.authenticationFailed(sasl.failure ?? 'SASL authentication failed');
+    } else if (sasl.state === 'complete' && this.principal !== sasl.principal) {
+      this.principal = sasl.principal!;
+      this.decoder.maxFrameBytes = this.broker.config.maxRequestBytes;
+      this.clearAuthenticationTimer();
+      this.broker.log.debug('authenticated', { client: this.clientHost, listener: this.identity.listener, mechanism: sasl.mechanismName, principal: this.principal });
+      // Frames that arrived during PLAIN's password check wait in the decoder (processFrames).
+      queueMicrotask(() => this.processFrames());
+    }
+  }
+
+  private enqueueEncoded(what: string, encode: (body: unknown) => Buffer[], result: unknown, slot: Slot): void {
     this.queue.push(slot);
     this.inFlightRequestBytes += slot.requestBytes;
     if (this.queue.length > this.peakInFlight) this.peakInFlight = this.queue.length;
@@ -411,13 +517,14 @@ export class Connection {
     const complete = (body: unknown): void => {
       if (this.closed) return;
       try {
-        slot.chunks = encodeResponse(api, version, correlationId, body);
+        slot.chunks = encode(body);
       } catch (err) {
-        this.broker.log.error('response could not be encoded', { api: api.name, version, err });
-        this.close(`internal error encoding ${api.name}`, 'error');
+        this.broker.log.error('response could not be encoded', { api: what, err });
+        this.close(`internal error encoding ${what}`, 'error');
         return;
       }
       slot.done = true;
+      if (this.sasl !== null && this.sasl.state !== 'authenticate') this.afterSaslStep();
       slot.metrics?.duration.observe((performance.now() - slot.startedMs) / 1000);
       if (this.queue[0] !== slot) this.hurryAheadOf(slot);
       this.flush();
@@ -435,8 +542,8 @@ export class Connection {
           this.closeAfterPending('acks=0 produce failed', 'error');
           return;
         }
-        this.broker.log.error('handler failed', { api: api.name, version, err });
-        this.close(`internal error in ${api.name}`, 'error');
+        this.broker.log.error('handler failed', { api: what, err });
+        this.close(`internal error in ${what}`, 'error');
       });
     } else {
       complete(result);

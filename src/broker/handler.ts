@@ -7,6 +7,7 @@
 import type { ApiCodecs } from '../protocol/messages/index.js';
 import type { RequestHeader } from '../protocol/messages/request-header.js';
 import type { BrokerContext } from './broker-context.js';
+import type { SaslAuthenticator } from './sasl/sasl-authenticator.js';
 
 export const NO_RESPONSE: unique symbol = Symbol('no response');
 
@@ -20,6 +21,8 @@ export interface RequestContext {
   readonly clientHost: string;
   /** The connection's principal (`User:ANONYMOUS`, or `User:<DN>` of an mTLS client), for authorization. */
   readonly principal: string;
+  /** The connection's SASL state on a SASL listener (SaslHandshake, SaslAuthenticate); null on other listeners. */
+  readonly sasl: SaslAuthenticator | null;
   /** Aborted when the connection closes, so parked requests can give up. */
   readonly signal: AbortSignal;
   /**

@@ -3,8 +3,8 @@
  * (`NAME://HOST:PORT,...`; an empty host binds every interface), `advertised.listeners`
  * (what Metadata, FindCoordinator and DescribeCluster name; defaults to `listeners`) and
  * `listener.security.protocol.map` (listener name to security protocol; by default each
- * protocol's own name). Errors carry Kafka's messages. Brook serves PLAINTEXT and SSL: a
- * listener of another protocol is refused here, before anything is opened.
+ * protocol's own name). Errors carry Kafka's messages. Brook serves all four of Kafka's
+ * security protocols: PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL.
  *
  * Without `listeners`, Brook's `host` and `port` make the one listener `PLAINTEXT://host:port`
  * (as Kafka's old `host.name` and `port` did), and `advertisedHost` (Kafka's old
@@ -139,11 +139,6 @@ export function planListeners(config: BrokerConfig): ListenerPlan {
   // itself, may bind 0.0.0.0: Brook then advertises the host name, as for an empty host).
   if (config.advertisedListeners !== undefined && advertised.some((a) => a.host === '0.0.0.0' || a.host === '::')) {
     throw new Error('advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a routable IP address.');
-  }
-  for (const l of listeners) {
-    if (l.securityProtocol !== 'PLAINTEXT' && l.securityProtocol !== 'SSL') {
-      throw new Error(`listener ${connectionString(l.name, l.host, l.port)}: security protocol ${l.securityProtocol} is not supported yet (Brook serves PLAINTEXT and SSL listeners)`);
-    }
   }
   return { listeners, advertised: new Map(advertised.map((a) => [a.name, a])) };
 }

@@ -97,13 +97,16 @@ export function handshakeTimeoutMs(connectionsMaxIdleMs: number): number {
   return connectionsMaxIdleMs < 0 ? MAX_HANDSHAKE_MS : Math.max(1, Math.min(connectionsMaxIdleMs, MAX_HANDSHAKE_MS));
 }
 
-/** The TLS settings of every SSL listener of the plan, by listener name; throws on a bad setting. */
+/** The TLS settings of every SSL and SASL_SSL listener of the plan, by listener name; throws on a bad setting. */
 export function sslListeners(plan: ListenerPlan, config: BrokerConfig): Map<string, SslListener> {
   const perListener = new Map(Object.entries(config.listenerSsl ?? {}).map(([name, c]) => [name.toUpperCase(), c]));
   const result = new Map<string, SslListener>();
   for (const l of plan.listeners) {
-    if (l.securityProtocol !== 'SSL') continue;
-    const ssl = tlsServerOptions(l.name, config.ssl, perListener.get(l.name));
+    if (l.securityProtocol !== 'SSL' && l.securityProtocol !== 'SASL_SSL') continue;
+    // As in Kafka, ssl.client.auth applies to a SASL_SSL listener only when set for that
+    // listener (listener.name.<name>.ssl.client.auth): SASL is its client authentication.
+    const common = l.securityProtocol === 'SASL_SSL' && config.ssl?.clientAuth !== undefined ? { ...config.ssl, clientAuth: undefined } : config.ssl;
+    const ssl = tlsServerOptions(l.name, common, perListener.get(l.name));
     result.set(l.name, { ...ssl, options: { ...ssl.options, handshakeTimeout: handshakeTimeoutMs(config.connectionsMaxIdleMs) } });
   }
   return result;

@@ -17,8 +17,9 @@ import { produceCommand } from './commands/produce.js';
 import { consumeCommand } from './commands/consume.js';
 import { configsCommand } from './commands/configs.js';
 import { clusterCommand } from './commands/cluster.js';
+import { usersCommand } from './commands/users.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand, configsCommand, clusterCommand];
+const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand, configsCommand, clusterCommand, usersCommand];
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -156,7 +156,8 @@ const SMALL_CHUNK = 4096;
  * stay here, unparsed.
  */
 export class FrameDecoder {
-  private readonly maxFrameBytes: number;
+  /** The largest size prefix accepted; may change between frames (a SASL connection's grows once authenticated). */
+  maxFrameBytes: number;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   /** Bytes needed before the next step: 4 for a size prefix, then 4 + size for its frame. */

@@ -30,6 +30,10 @@ import { deleteRecordsHandler } from './delete-records.js';
 import { describeLogDirsHandler } from './describe-log-dirs.js';
 import { describeProducersHandler } from './describe-producers.js';
 import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
+import { saslHandshakeHandler } from './sasl-handshake.js';
+import { saslAuthenticateHandler } from './sasl-authenticate.js';
+import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -62,4 +66,8 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   describeLogDirsHandler,
   describeProducersHandler,
   describeTopicPartitionsHandler,
+  saslHandshakeHandler,
+  saslAuthenticateHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
 ];

@@ -173,7 +173,7 @@ function renderConnections(e: Exposition, c: Readonly<ConnectionStats>): void {
   e.sample('brook_connections_closed_by_broker_total', 'reason="idle"', c.closedIdle);
   e.sample('brook_connections_closed_by_broker_total', 'reason="incomplete_request"', c.closedIncompleteRequest);
   e.sample('brook_connections_closed_by_broker_total', 'reason="bad_input"', c.closedBadInput);
-  e.single('brook_connections_failed_authentication_total', 'counter', 'Connections refused while authenticating (Kafka\'s failed-authentication-total): TLS handshakes that failed or timed out.', c.failedAuthentication);
+  e.single('brook_connections_failed_authentication_total', 'counter', 'Connections refused while authenticating (Kafka\'s failed-authentication-total): TLS handshakes that failed or timed out, SASL authentications that failed.', c.failedAuthentication);
   e.single('brook_connections_throttled_total', 'counter', 'Times a connection stopped reading requests until the client read its responses.', c.throttled);
 }
 

@@ -28,7 +28,8 @@ Options:
   --host HOST                              address to listen on (default 127.0.0.1)
   --port PORT                              port to listen on (default 9092; 0 = any free port)
   --listeners LIST                         Kafka's listeners, e.g. PLAINTEXT://0.0.0.0:9092,SSL://:9093
-                                           (replaces --host and --port; PLAINTEXT and SSL are served)
+                                           (replaces --host and --port; PLAINTEXT, SSL, SASL_PLAINTEXT
+                                           and SASL_SSL are served)
   --advertised-listeners LIST              Kafka's advertised.listeners (default: the listeners)
   --data-dir DIR                           where data lives (default ./data)
   --group-initial-rebalance-delay-ms MS    Kafka's group.initial.rebalance.delay.ms (default 3000)
@@ -51,7 +52,9 @@ Properties understood in --config: listeners, advertised.listeners,
 listener.security.protocol.map, ssl.keystore.type (PEM), ssl.keystore.location,
 ssl.keystore.certificate.chain, ssl.keystore.key, ssl.key.password, ssl.truststore.type (PEM),
 ssl.truststore.location, ssl.truststore.certificates, ssl.client.auth (required, requested,
-none), each also as listener.name.<name>.ssl.*, host, port, advertised.host.name, node.id, log.dirs,
+none), each also as listener.name.<name>.ssl.*, sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256,
+SCRAM-SHA-512; required by SASL listeners), listener.name.<name>.sasl.enabled.mechanisms,
+sasl.server.max.receive.size, host, port, advertised.host.name, node.id, log.dirs,
 num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
 group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
 group.coordinator.rebalance.protocols, group.consumer.session.timeout.ms,
@@ -127,6 +130,16 @@ function sslProperty(config: BrokerSettings, key: string, value: string): boolea
   return true;
 }
 
+const LISTENER_SASL_MECHANISMS = /^listener\.name\.([^.]+)\.sasl\.enabled\.mechanisms$/;
+
+/** `listener.name.<name>.sasl.enabled.mechanisms` into `config`; false when `key` is not that. */
+function saslProperty(config: BrokerSettings, key: string, value: string): boolean {
+  const m = LISTENER_SASL_MECHANISMS.exec(key);
+  if (m === null) return false;
+  config.listenerSaslEnabledMechanisms = { ...config.listenerSaslEnabledMechanisms, [m[1]!.toUpperCase()]: value };
+  return true;
+}
+
 export function configFromProperties(props: Map<string, string>): BrokerSettings {
   const config: BrokerSettings = {};
   const unhandled: Record<string, string> = {};
@@ -168,6 +181,8 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'log.cleaner.enable': config.logCleanerEnable = parseBoolean(key, value); break;
       case 'log.cleaner.backoff.ms': config.logCleanerBackoffMs = atLeast(key, long(), 0); break;
       case 'socket.request.max.bytes': config.maxRequestBytes = positive(key, value); break;
+      case 'sasl.enabled.mechanisms': config.saslEnabledMechanisms = value; break;
+      case 'sasl.server.max.receive.size': config.saslServerMaxReceiveSize = positive(key, value); break;
       case 'connections.max.idle.ms': config.connectionsMaxIdleMs = long(); break;
       case 'max.connections': config.maxConnections = atLeast(key, int(key, value), 0); break;
       case 'socket.listen.backlog.size': config.listenBacklog = positive(key, value); break;
@@ -177,7 +192,7 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
         config.flush = value === 'always' || value === 'never' ? value : { intervalMs: long() };
         break;
       default:
-        if (!sslProperty(config, key, value)) unhandled[key] = raw;
+        if (!sslProperty(config, key, value) && !saslProperty(config, key, value)) unhandled[key] = raw;
     }
   }
   // Broker settings that are topic defaults (log.retention.hours, message.max.bytes, ...).

@@ -22,6 +22,8 @@ import type {
   AlterConfigOp, AlterConfigsOptions, ConfigEntry, ConfigResource, CreatePartitionsOptions, DescribeConfigsOptions,
 } from './types.js';
 import { describeCluster } from './cluster-info.js';
+import * as scram from './scram-credentials.js';
+import type { UserScramCredentialAlteration, UserScramCredentialsDescription } from './scram-credentials.js';
 import type {
   AdminCallOptions, AdminOptions, ClusterDescription, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
@@ -65,6 +67,16 @@ export class Admin {
   /** Raises a topic's partition count to `count`; Kafka's errors (e.g. INVALID_PARTITIONS) as KafkaProtocolError. */
   createPartitions(topic: string, count: number, options: CreatePartitionsOptions = {}): Promise<void> {
     return this.run('createPartitions', options, (ctx) => topics.createPartitions(ctx, topic, count, options));
+  }
+
+  /** Users' SCRAM mechanisms and iteration counts (every SCRAM user when `users` is empty): DescribeUserScramCredentials. */
+  describeUserScramCredentials(users: readonly string[] = [], call: AdminCallOptions = {}): Promise<UserScramCredentialsDescription[]> {
+    return this.run('describeUserScramCredentials', call, (ctx) => scram.describeUserScramCredentials(ctx, users));
+  }
+
+  /** Adds, replaces or deletes users' SCRAM credentials (AlterUserScramCredentials); the password never leaves the client. */
+  alterUserScramCredentials(alterations: readonly UserScramCredentialAlteration[], call: AdminCallOptions = {}): Promise<void> {
+    return this.run('alterUserScramCredentials', call, (ctx) => scram.alterUserScramCredentials(ctx, alterations));
   }
 
   /** A topic's or a broker's configs, sorted by name, with their sources (and synonyms and documentation when asked). */

@@ -3,3 +3,6 @@ export { Admin } from './admin.js';
 export * from './types.js';
 export * from './errors.js';
 export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './offsets.js';
+export {
+  DEFAULT_SCRAM_ITERATIONS, type ScramCredentialInfo, type ScramMechanismName, type UserScramCredentialAlteration, type UserScramCredentialsDescription,
+} from './scram-credentials.js';
