@@ -77,7 +77,6 @@ function positiveInt(name: string, raw: string | undefined): number | undefined 
 
 export const consumeCommand: Command = {
   name: 'consume',
-  summary: 'print records of a topic (alone or as a group member)',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const { values, positionals } = parseArgs({
