@@ -17,6 +17,8 @@ import { endOffsets, parsePartitions, parseStartOffset, seekToStart, type StartO
 
 /** With --group, the longest wait for a first assignment before --timeout-ms starts counting anyway. */
 const JOIN_GRACE_MS = 30_000;
+/** Records per poll: about 1 MB of 100-byte records, a few output chunks. */
+const CLI_MAX_POLL_RECORDS = 10_000;
 
 export const CONSUME_HELP = `Usage:
   brook consume TOPIC [--group G] [--from-beginning] [--offset earliest|latest|N|-N]
@@ -115,6 +117,8 @@ export const consumeCommand: Command = {
       autoOffsetReset: start.kind === 'earliest' ? 'earliest' : 'latest',
       // Commit exactly what was printed, not what was fetched: explicit commits below.
       enableAutoCommit: false,
+      // Bigger polls than the library's 500: fewer polls and writes per record printed.
+      maxPollRecords: CLI_MAX_POLL_RECORDS,
       ...(assignors && assignors.length > 0 ? { assignors } : {}),
     });
     const out = new BufferedOutput();
