@@ -3,9 +3,11 @@
  * record) or a template in kcat's `-f` syntax (`%k %s %p %o %T %h`, escapes \n \t \r \\).
  * Keys, values and header values are printed as UTF-8, hex or base64, so binary records
  * survive the trip through a text pipe. A template is compiled once into a list of parts;
- * printing a record only concatenates them.
+ * printing a record only concatenates them. Records come as RawRecords (spans of the fetched
+ * bytes): a UTF-8 key or value is copied from the fetch response to the output buffer
+ * without a Buffer, string or record object in between.
  */
-import type { ConsumerRecord } from '../client/consumer/record-decoding.js';
+import { recordHeaders, type RawRecord } from '../client/consumer/record-decoding.js';
 import { UsageError } from './options.js';
 
 export type Encoding = 'utf8' | 'hex' | 'base64';
@@ -31,22 +33,28 @@ export interface Encodings {
 export interface RecordSink {
   text(s: string): void;
   ascii(s: string): void;
-  bytes(b: Buffer): void;
+  /** buf[start, start + length) */
+  bytes(buf: Buffer, start: number, length: number): void;
 }
 
-export type RecordFormatter = (r: ConsumerRecord, sink: RecordSink) => void;
+export type RecordFormatter = (r: RawRecord, sink: RecordSink) => void;
 
-function field(b: Buffer | null, encoding: Encoding, sink: RecordSink): void {
-  if (b === null) return;
-  if (encoding === 'utf8') sink.bytes(b);
-  else sink.ascii(b.toString(encoding));
+/** A key, value or header value: `length` -1 is null, which prints nothing. */
+function field(buf: Buffer, start: number, length: number, encoding: Encoding, sink: RecordSink): void {
+  if (length < 0) return;
+  if (encoding === 'utf8') sink.bytes(buf, start, length);
+  else sink.ascii(buf.toString(encoding, start, start + length));
+}
+
+function fieldString(buf: Buffer, start: number, length: number, encoding: Encoding): string | null {
+  return length < 0 ? null : buf.toString(encoding, start, start + length);
 }
 
 /** Each record's value on its own line (an empty line for a null value). */
 export function valueFormatter(enc: Encodings): RecordFormatter {
   const encoding = enc.value;
   return (r, sink) => {
-    field(r.value, encoding, sink);
+    field(r.buffer, r.valueStart, r.valueLength, encoding, sink);
     sink.ascii('\n');
   };
 }
@@ -59,12 +67,12 @@ export function valueFormatter(enc: Encodings): RecordFormatter {
 export function jsonFormatter(enc: Encodings): RecordFormatter {
   return (r, sink) => {
     const out: Record<string, unknown> = {
-      topic: r.topic, partition: r.partition, offset: Number(r.offset),
-      key: r.key === null ? null : r.key.toString(enc.key),
-      value: r.value === null ? null : r.value.toString(enc.value),
+      topic: r.topic, partition: r.partition, offset: r.offset,
+      key: fieldString(r.buffer, r.keyStart, r.keyLength, enc.key),
+      value: fieldString(r.buffer, r.valueStart, r.valueLength, enc.value),
       timestamp: r.timestamp,
     };
-    if (r.headers.length > 0) out.headers = r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString(enc.value) }));
+    if (r.headerCount > 0) out.headers = recordHeaders(r).map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString(enc.value) }));
     sink.text(`${JSON.stringify(out)}\n`);
   };
 }
@@ -72,14 +80,16 @@ export function jsonFormatter(enc: Encodings): RecordFormatter {
 type Part = string | RecordFormatter;
 
 /** kcat's `%h`: key=value pairs joined by ','; a null header value prints as the key alone. */
-function headers(r: ConsumerRecord, encoding: Encoding, sink: RecordSink): void {
-  for (let i = 0; i < r.headers.length; i++) {
-    const h = r.headers[i]!;
+function headers(r: RawRecord, encoding: Encoding, sink: RecordSink): void {
+  if (r.headerCount === 0) return;
+  const all = recordHeaders(r);
+  for (let i = 0; i < all.length; i++) {
+    const h = all[i]!;
     if (i > 0) sink.ascii(',');
     sink.text(h.key);
     if (h.value === null) continue;
     sink.ascii('=');
-    field(h.value, encoding, sink);
+    field(h.value, 0, h.value.length, encoding, sink);
   }
 }
 
@@ -87,11 +97,11 @@ function tokenPart(token: string, enc: Encodings): RecordFormatter {
   switch (token) {
     case 't': return (r, sink) => sink.text(r.topic);
     case 'p': return (r, sink) => sink.ascii(String(r.partition));
-    case 'o': return (r, sink) => sink.ascii(r.offset.toString());
-    case 'k': return (r, sink) => field(r.key, enc.key, sink);
-    case 'K': return (r, sink) => sink.ascii(String(r.key === null ? -1 : r.key.length));
-    case 's': return (r, sink) => field(r.value, enc.value, sink);
-    case 'S': return (r, sink) => sink.ascii(String(r.value === null ? -1 : r.value.length));
+    case 'o': return (r, sink) => sink.ascii(String(r.offset));
+    case 'k': return (r, sink) => field(r.buffer, r.keyStart, r.keyLength, enc.key, sink);
+    case 'K': return (r, sink) => sink.ascii(String(r.keyLength));
+    case 's': return (r, sink) => field(r.buffer, r.valueStart, r.valueLength, enc.value, sink);
+    case 'S': return (r, sink) => sink.ascii(String(r.valueLength));
     case 'T': return (r, sink) => sink.ascii(String(r.timestamp));
     case 'h': return (r, sink) => headers(r, enc.value, sink);
     default: throw new UsageError(`unknown token '%${token}' in --format (known: %t %p %o %k %K %s %S %T %h %%)`);
