@@ -87,6 +87,30 @@ export class BufferedOutput implements RecordSink {
     }
   }
 
+  integer(n: number): void {
+    if (!Number.isSafeInteger(n)) {
+      this.ascii(String(n));
+      return;
+    }
+    // Digits written in place: no string per number.
+    this.reserve(17);
+    const buf = this.buffer;
+    let at = this.used;
+    if (n < 0) {
+      buf[at++] = 0x2d;
+      n = -n;
+    }
+    let digits = 1;
+    for (let p = 10; p <= n; p *= 10) digits++;
+    const end = at + digits;
+    for (let i = end - 1; i >= at; i--) {
+      const q = Math.floor(n / 10);
+      buf[i] = 0x30 + (n - q * 10);
+      n = q;
+    }
+    this.used = end;
+  }
+
   /** Writes what is buffered; resolves once the stream can take more (or the reader is gone). */
   async flush(): Promise<void> {
     if (this.failure) throw this.failure;

@@ -35,6 +35,8 @@ export interface RecordSink {
   ascii(s: string): void;
   /** buf[start, start + length) */
   bytes(buf: Buffer, start: number, length: number): void;
+  /** An integer in decimal, as String(n) writes it. */
+  integer(n: number): void;
 }
 
 export type RecordFormatter = (r: RawRecord, sink: RecordSink) => void;
@@ -44,10 +46,6 @@ function field(buf: Buffer, start: number, length: number, encoding: Encoding, s
   if (length < 0) return;
   if (encoding === 'utf8') sink.bytes(buf, start, length);
   else sink.ascii(buf.toString(encoding, start, start + length));
-}
-
-function fieldString(buf: Buffer, start: number, length: number, encoding: Encoding): string | null {
-  return length < 0 ? null : buf.toString(encoding, start, start + length);
 }
 
 /** Each record's value on its own line (an empty line for a null value). */
@@ -65,19 +63,56 @@ export function valueFormatter(enc: Encodings): RecordFormatter {
  * headers keep exactly the documented keys).
  */
 export function jsonFormatter(enc: Encodings): RecordFormatter {
+  // Written piece by piece (JSON.stringify's output, without its per-record object and string).
+  let topic: string | null = null;
+  let opening = Buffer.alloc(0);
   return (r, sink) => {
-    const out: Record<string, unknown> = {
-      topic: r.topic, partition: r.partition, offset: r.offset,
-      key: fieldString(r.buffer, r.keyStart, r.keyLength, enc.key),
-      value: fieldString(r.buffer, r.valueStart, r.valueLength, enc.value),
-      timestamp: r.timestamp,
-    };
-    if (r.headerCount > 0) out.headers = recordHeaders(r).map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString(enc.value) }));
-    sink.text(`${JSON.stringify(out)}\n`);
+    if (r.topic !== topic) {
+      topic = r.topic;
+      opening = Buffer.from(`{"topic":${JSON.stringify(topic)},"partition":`);
+    }
+    sink.bytes(opening, 0, opening.length);
+    sink.integer(r.partition);
+    sink.ascii(',"offset":');
+    sink.integer(r.offset);
+    sink.ascii(',"key":');
+    jsonField(r.buffer, r.keyStart, r.keyLength, enc.key, sink);
+    sink.ascii(',"value":');
+    jsonField(r.buffer, r.valueStart, r.valueLength, enc.value, sink);
+    sink.ascii(',"timestamp":');
+    sink.integer(r.timestamp);
+    if (r.headerCount > 0) {
+      const headers = recordHeaders(r).map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString(enc.value) }));
+      sink.text(`,"headers":${JSON.stringify(headers)}`);
+    }
+    sink.ascii('}\n');
   };
 }
 
-type Part = string | RecordFormatter;
+/** A key or value as a JSON string (or null), as JSON.stringify writes it. */
+function jsonField(buf: Buffer, start: number, length: number, encoding: Encoding, sink: RecordSink): void {
+  if (length < 0) {
+    sink.ascii('null');
+  } else if (encoding !== 'utf8') {
+    // hex and base64 need no escaping.
+    sink.ascii(`"${buf.toString(encoding, start, start + length)}"`);
+  } else if (plainAscii(buf, start, length)) {
+    sink.ascii('"');
+    sink.bytes(buf, start, length);
+    sink.ascii('"');
+  } else {
+    sink.text(JSON.stringify(buf.toString('utf8', start, start + length)));
+  }
+}
+
+/** Printable ASCII without '"' and '\\': bytes JSON.stringify leaves as they are. */
+function plainAscii(buf: Buffer, start: number, length: number): boolean {
+  for (let i = start, end = start + length; i < end; i++) {
+    const b = buf[i]!;
+    if (b < 0x20 || b > 0x7e || b === 0x22 || b === 0x5c) return false;
+  }
+  return true;
+}
 
 /** kcat's `%h`: key=value pairs joined by ','; a null header value prints as the key alone. */
 function headers(r: RawRecord, encoding: Encoding, sink: RecordSink): void {
@@ -95,14 +130,21 @@ function headers(r: RawRecord, encoding: Encoding, sink: RecordSink): void {
 
 function tokenPart(token: string, enc: Encodings): RecordFormatter {
   switch (token) {
-    case 't': return (r, sink) => sink.text(r.topic);
-    case 'p': return (r, sink) => sink.ascii(String(r.partition));
-    case 'o': return (r, sink) => sink.ascii(String(r.offset));
+    case 't': {
+      let topic: string | null = null;
+      let bytes = Buffer.alloc(0);
+      return (r, sink) => {
+        if (r.topic !== topic) bytes = Buffer.from(topic = r.topic);
+        sink.bytes(bytes, 0, bytes.length);
+      };
+    }
+    case 'p': return (r, sink) => sink.integer(r.partition);
+    case 'o': return (r, sink) => sink.integer(r.offset);
     case 'k': return (r, sink) => field(r.buffer, r.keyStart, r.keyLength, enc.key, sink);
-    case 'K': return (r, sink) => sink.ascii(String(r.keyLength));
+    case 'K': return (r, sink) => sink.integer(r.keyLength);
     case 's': return (r, sink) => field(r.buffer, r.valueStart, r.valueLength, enc.value, sink);
-    case 'S': return (r, sink) => sink.ascii(String(r.valueLength));
-    case 'T': return (r, sink) => sink.ascii(String(r.timestamp));
+    case 'S': return (r, sink) => sink.integer(r.valueLength);
+    case 'T': return (r, sink) => sink.integer(r.timestamp);
     case 'h': return (r, sink) => headers(r, enc.value, sink);
     default: throw new UsageError(`unknown token '%${token}' in --format (known: %t %p %o %k %K %s %S %T %h %%)`);
   }
@@ -117,7 +159,7 @@ const ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', '
  * kcat's. No newline is added: end the template with \n.
  */
 export function templateFormatter(template: string, enc: Encodings): RecordFormatter {
-  const parts: Part[] = [];
+  const parts: RecordFormatter[] = [];
   let literal = '';
   for (let i = 0; i < template.length; i++) {
     const c = template[i]!;
@@ -127,7 +169,7 @@ export function templateFormatter(template: string, enc: Encodings): RecordForma
       i++;
       if (c === '%' && next === '%') literal += '%';
       else if (c === '%') {
-        if (literal !== '') parts.push(literal);
+        if (literal !== '') parts.push(literalPart(literal));
         literal = '';
         parts.push(tokenPart(next, enc));
       } else {
@@ -139,15 +181,17 @@ export function templateFormatter(template: string, enc: Encodings): RecordForma
       literal += c;
     }
   }
-  if (literal !== '') parts.push(literal);
+  if (literal !== '') parts.push(literalPart(literal));
   if (parts.length === 0) return () => undefined;
   return (r, sink) => {
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i]!;
-      if (typeof p === 'string') sink.text(p);
-      else p(r, sink);
-    }
+    for (let i = 0; i < parts.length; i++) parts[i]!(r, sink);
   };
+}
+
+/** Template text, encoded once. */
+function literalPart(text: string): RecordFormatter {
+  const bytes = Buffer.from(text);
+  return (_r, sink) => sink.bytes(bytes, 0, bytes.length);
 }
 
 /** `--format`: json, value, or else a template. */
