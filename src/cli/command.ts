@@ -1,7 +1,6 @@
 /** One `brook` sub-command: parses its own arguments, returns the exit code. */
 export interface Command {
   readonly name: string;
-  readonly summary: string;
   /**
    * How long after the first SIGINT/SIGTERM the command may take to stop gracefully before
    * the process exits anyway; null: as long as it needs (the broker flushes its logs).

@@ -1,25 +1,34 @@
 /**
  * The `brook` command line: runs the command named by the first argument (one module per
- * command in commands/: broker, topics, produce, consume, groups, cluster) and turns its outcome into
+ * command in commands/: broker, topics, produce, consume, groups, configs, cluster, users) and turns its outcome into
  * the exit code. A command that throws gets one line on stderr; usage errors exit 2, other
  * failures 1, so scripts can tell a wrong invocation from a failed one. It also owns the
  * process's signals: the first SIGINT/SIGTERM asks the command to stop (its context's
  * `interrupted` signal aborts) and, for client commands, exits anyway if it has not stopped
  * a few seconds later; a second signal exits at once (130/143). docs/CLI.md is the contract.
+ * A command's module is imported only when it runs: `brook consume` does not compile the
+ * broker, and start-up time counts in every short command and every pipe.
  */
 import { readFileSync } from 'node:fs';
 
 import type { Command } from './command.js';
-import { brokerCommand } from './commands/broker.js';
-import { topicsCommand } from './commands/topics.js';
-import { groupsCommand } from './commands/groups.js';
-import { produceCommand } from './commands/produce.js';
-import { consumeCommand } from './commands/consume.js';
-import { configsCommand } from './commands/configs.js';
-import { clusterCommand } from './commands/cluster.js';
-import { usersCommand } from './commands/users.js';
 
-const commands: Command[] = [brokerCommand, topicsCommand, produceCommand, consumeCommand, groupsCommand, configsCommand, clusterCommand, usersCommand];
+interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+const commands: readonly CommandEntry[] = [
+  { name: 'broker', summary: 'run a Kafka-compatible broker', load: async () => (await import('./commands/broker.js')).brokerCommand },
+  { name: 'topics', summary: 'create, list, describe and delete topics', load: async () => (await import('./commands/topics.js')).topicsCommand },
+  { name: 'produce', summary: 'send stdin lines as records to a topic', load: async () => (await import('./commands/produce.js')).produceCommand },
+  { name: 'consume', summary: 'print records of a topic (alone or as a group member)', load: async () => (await import('./commands/consume.js')).consumeCommand },
+  { name: 'groups', summary: 'list, describe, watch the lag of, reset offsets of and delete consumer groups', load: async () => (await import('./commands/groups.js')).groupsCommand },
+  { name: 'configs', summary: 'describe and alter topic and broker configs', load: async () => (await import('./commands/configs.js')).configsCommand },
+  { name: 'cluster', summary: 'show the cluster: brokers, controller, topics (as kcat -L)', load: async () => (await import('./commands/cluster.js')).clusterCommand },
+  { name: 'users', summary: 'add, list and delete SASL users (SCRAM, PLAIN)', load: async () => (await import('./commands/users.js')).usersCommand },
+];
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -53,11 +62,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`brook: unknown command '${name}' (see 'brook --help')\n`);
     return 2;
   }
+  const command = await entry.load();
   const interrupt = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     const exitCode = signal === 'SIGINT' ? 130 : 143;

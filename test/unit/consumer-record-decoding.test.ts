@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PartitionRecords, type ConsumerRecord } from '../../src/client/consumer/record-decoding.js';
+import { PartitionRecords, recordHeaders, type ConsumerRecord } from '../../src/client/consumer/record-decoding.js';
 import { ProtocolDecodeError } from '../../src/protocol/primitives/decode-error.js';
 import {
   ATTRIBUTES_OFFSET, CompressionType, CRC_OFFSET, crc32c, decodeRecords, encodeRecordBatch, RECORDS_OFFSET, type RecordInput,
@@ -66,6 +66,45 @@ test('PartitionRecords gives out exactly what the protocol decoder reads, across
     assert.equal(pr.nextFetchOffset, offset - 5n);
     assert.equal(pr.endOffset(), offset - 5n);
   }
+});
+
+test('PartitionRecords.visit() gives each record as spans of the bytes the protocol decoder reads, and stops where the visitor says', () => {
+  const rnd = lcg(11);
+  const baseTs = 1_700_000_000_000;
+  const batches: Buffer[] = [];
+  let offset = 500n;
+  for (const compression of [CompressionType.None, CompressionType.Lz4, CompressionType.None]) {
+    const records = randomRecords(rnd, 1 + Math.floor(rnd() * 60), baseTs);
+    batches.push(encodeRecordBatch({ records, baseOffset: offset, compression, partitionLeaderEpoch: 4 }));
+    offset += BigInt(records.length) + 3n;
+  }
+  const expected = batches.flatMap((b) => decodeRecords(b));
+  for (const max of [1, 9, 500]) {
+    const pr = new PartitionRecords('t', 1, 500n, 0, Buffer.concat(batches), 99n, false, null);
+    let seen = 0;
+    while (!pr.drained) {
+      pr.visit(max, (r) => {
+        const e = expected[seen++]!;
+        const span = (start: number, length: number): Buffer | null => (length < 0 ? null : Buffer.from(r.buffer.subarray(start, start + length)));
+        assert.equal(r.offset, Number(e.offset));
+        assert.equal(r.timestamp, Number(e.timestamp));
+        assert.deepEqual(span(r.keyStart, r.keyLength), e.key);
+        assert.deepEqual(span(r.valueStart, r.valueLength), e.value);
+        assert.deepEqual(recordHeaders(r), e.headers.map((h) => ({ key: h.key, value: h.value })));
+        assert.equal(r.headerCount, e.headers.length);
+        assert.equal(r.partition, 1);
+        assert.equal(r.leaderEpoch, 4);
+      });
+    }
+    assert.equal(seen, expected.length);
+    assert.equal(pr.nextFetchOffset, offset - 3n);
+  }
+  // false from the visitor: that record is the last one given out; the position is right after it.
+  const pr = new PartitionRecords('t', 1, 500n, 0, Buffer.concat(batches), 99n, false, null);
+  const offsets: number[] = [];
+  assert.equal(pr.visit(100, (r) => { offsets.push(r.offset); return offsets.length < 3; }), 3);
+  assert.deepEqual(offsets, expected.slice(0, 3).map((e) => Number(e.offset)));
+  assert.equal(pr.nextFetchOffset, expected[3]!.offset);
 });
 
 test('PartitionRecords skips records below the fetch position and moves the position per take()', () => {

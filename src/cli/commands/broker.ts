@@ -222,7 +222,6 @@ export const BROKER_OPTIONS = {
 
 export const brokerCommand: Command = {
   name: 'broker',
-  summary: 'run a Kafka-compatible broker',
   gracefulStopMs: null,
   async run(args, context) {
     const { values } = parseArgs({

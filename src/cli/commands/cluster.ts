@@ -62,7 +62,6 @@ export function clusterJson(c: ClusterDescription): unknown {
 
 export const clusterCommand: Command = {
   name: 'cluster',
-  summary: 'show the cluster: brokers, controller, topics (as kcat -L)',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: CLUSTER_OPTIONS });

@@ -66,7 +66,6 @@ function describeLines(resource: ConfigResource, entries: readonly ConfigEntry[]
 
 export const configsCommand: Command = {
   name: 'configs',
-  summary: 'describe and alter topic and broker configs',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const { values, positionals } = parseArgs({

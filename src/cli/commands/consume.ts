@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Consumer } from '../../client/consumer/consumer.js';
-import type { ConsumerRecord } from '../../client/consumer/record-decoding.js';
+import type { RawRecord } from '../../client/consumer/record-decoding.js';
 import type { OffsetToCommit } from '../../client/consumer/offset-committer.js';
 import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
 import { BOOTSTRAP_OPTIONS, connectionFrom, joinNegativeValues, UsageError } from '../options.js';
@@ -17,6 +17,8 @@ import { endOffsets, parsePartitions, parseStartOffset, seekToStart, type StartO
 
 /** With --group, the longest wait for a first assignment before --timeout-ms starts counting anyway. */
 const JOIN_GRACE_MS = 30_000;
+/** Records per poll: about 1 MB of 100-byte records, a few output chunks. */
+const CLI_MAX_POLL_RECORDS = 10_000;
 
 export const CONSUME_HELP = `Usage:
   brook consume TOPIC [--group G] [--from-beginning] [--offset earliest|latest|N|-N]
@@ -77,7 +79,6 @@ function positiveInt(name: string, raw: string | undefined): number | undefined 
 
 export const consumeCommand: Command = {
   name: 'consume',
-  summary: 'print records of a topic (alone or as a group member)',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const { values, positionals } = parseArgs({
@@ -116,12 +117,14 @@ export const consumeCommand: Command = {
       autoOffsetReset: start.kind === 'earliest' ? 'earliest' : 'latest',
       // Commit exactly what was printed, not what was fetched: explicit commits below.
       enableAutoCommit: false,
+      // Bigger polls than the library's 500: fewer polls per record printed.
+      maxPollRecords: maxMessages === undefined ? CLI_MAX_POLL_RECORDS : Math.max(1, Math.min(CLI_MAX_POLL_RECORDS, maxMessages)),
       ...(assignors && assignors.length > 0 ? { assignors } : {}),
     });
     const out = new BufferedOutput();
-    // The last printed record per partition: what --group commits.
-    const printed = new Map<number, ConsumerRecord>();
-    const toCommit = (): OffsetToCommit[] => [...printed.values()].map((r) => ({ topic: r.topic, partition: r.partition, offset: r.offset + 1n, leaderEpoch: r.leaderEpoch }));
+    // Per partition, the offset after the last printed record and its leader epoch: what --group commits.
+    const printed = new Map<number, { next: number; leaderEpoch: number }>();
+    const toCommit = (): OffsetToCommit[] => [...printed].map(([partition, p]) => ({ topic, partition, offset: BigInt(p.next), leaderEpoch: p.leaderEpoch }));
     let count = 0;
     // With --group, --timeout-ms counts from the first assignment: joining a group takes the
     // broker's initial rebalance delay (3 s by default) plus the join itself, and a consumer
@@ -129,8 +132,26 @@ export const consumeCommand: Command = {
     // assigns anything still ends: the idle clock starts after JOIN_GRACE_MS regardless.
     let lastRecordAt = Date.now();
     let assigned = group === undefined;
-    // --exit-at-end: partition → the end offset to reach.
-    const remaining = new Map<number, bigint>();
+    // --exit-at-end: partition → the end offset to reach (offsets are exact as numbers: RawRecord).
+    const remaining = new Map<number, number>();
+    // Prints one record; false (the poll ends there) once the output chunk is full or --max-messages is reached.
+    const print = (r: RawRecord): boolean => {
+      format(r, out);
+      count++;
+      if (group !== undefined) {
+        const p = printed.get(r.partition);
+        if (p === undefined) printed.set(r.partition, { next: r.offset + 1, leaderEpoch: r.leaderEpoch });
+        else {
+          p.next = r.offset + 1;
+          p.leaderEpoch = r.leaderEpoch;
+        }
+      }
+      if (remaining.size > 0) {
+        const end = remaining.get(r.partition);
+        if (end !== undefined && r.offset + 1 >= end) remaining.delete(r.partition);
+      }
+      return !out.full && (maxMessages === undefined || count < maxMessages);
+    };
     try {
       if (group !== undefined) {
         consumer.subscribe([topic], {
@@ -147,7 +168,7 @@ export const consumeCommand: Command = {
         consumer.assign(partitions);
         if (values['exit-at-end']) {
           const ends = await endOffsets(consumer, partitions, stop);
-          partitions.forEach((tp, i) => remaining.set(tp.partition, ends[i]!));
+          partitions.forEach((tp, i) => remaining.set(tp.partition, Number(ends[i]!)));
         }
         await seekToStart(consumer, partitions, start, stop);
         if (values['exit-at-end']) await dropFinished(consumer, topic, remaining, stop);
@@ -161,27 +182,15 @@ export const consumeCommand: Command = {
           lastRecordAt = startedAt + JOIN_GRACE_MS;
         }
         const waitMs = timeoutMs === undefined || !assigned ? 1_000 : Math.max(0, Math.min(1_000, lastRecordAt + timeoutMs - Date.now()));
-        let records: ConsumerRecord[];
+        let given: number;
         try {
-          records = await consumer.poll({ timeoutMs: waitMs, signal: stop });
+          given = await consumer.pollRaw(print, { timeoutMs: waitMs, signal: stop });
         } catch (err) {
           if (stop.aborted) break;
           throw err;
         }
-        if (records.length > 0) {
+        if (given > 0) {
           lastRecordAt = Date.now();
-          const take = maxMessages === undefined || records.length <= maxMessages - count ? records.length : maxMessages - count;
-          for (let i = 0; i < take; i++) {
-            const r = records[i]!;
-            format(r, out);
-            if (out.full) await out.flush();
-            if (group !== undefined) printed.set(r.partition, r);
-            if (remaining.size > 0) {
-              const end = remaining.get(r.partition);
-              if (end !== undefined && r.offset + 1n >= end) remaining.delete(r.partition);
-            }
-          }
-          count += take;
           await out.flush();
         } else {
           if (assigned && timeoutMs !== undefined && Date.now() - lastRecordAt >= timeoutMs) break;
@@ -206,8 +215,8 @@ export const consumeCommand: Command = {
 };
 
 /** --exit-at-end: forgets the partitions whose position reached the end they had at start. */
-async function dropFinished(consumer: Consumer, topic: string, remaining: Map<number, bigint>, signal: AbortSignal): Promise<void> {
+async function dropFinished(consumer: Consumer, topic: string, remaining: Map<number, number>, signal: AbortSignal): Promise<void> {
   for (const [partition, end] of remaining) {
-    if (await consumer.position({ topic, partition }, { signal }) >= end) remaining.delete(partition);
+    if (await consumer.position({ topic, partition }, { signal }) >= BigInt(end)) remaining.delete(partition);
   }
 }

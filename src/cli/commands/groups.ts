@@ -37,7 +37,6 @@ const ACTIONS: Record<string, (args: string[], context: CommandContext) => Promi
 
 export const groupsCommand: Command = {
   name: 'groups',
-  summary: 'list, describe, watch the lag of, reset offsets of and delete consumer groups',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const [action, ...rest] = args;

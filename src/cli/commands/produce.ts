@@ -78,7 +78,6 @@ export class MissingKeySeparatorError extends Error {
 
 export const produceCommand: Command = {
   name: 'produce',
-  summary: 'send stdin lines as records to a topic',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: PRODUCE_OPTIONS });

@@ -32,7 +32,6 @@ export const TOPICS_OPTIONS = {
 
 export const topicsCommand: Command = {
   name: 'topics',
-  summary: 'create, list, describe and delete topics',
   gracefulStopMs: 5_000,
   async run(args, context) {
     if (args[0] === 'delete-records') return topicsDeleteRecords(args.slice(1), context);

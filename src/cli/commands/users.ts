@@ -153,7 +153,6 @@ function parse(args: string[]) {
 
 export const usersCommand: Command = {
   name: 'users',
-  summary: 'add, list and delete SASL users (SCRAM, PLAIN)',
   gracefulStopMs: 5_000,
   async run(args, context) {
     const { values, positionals } = parse(args);

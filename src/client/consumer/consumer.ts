@@ -28,7 +28,7 @@ import type { ConsumerMetrics } from './metrics.js';
 import { OffsetCommitter, type CommitCallback, type CommitIdentity, type OffsetToCommit } from './offset-committer.js';
 import { resetPositions } from './offset-reset.js';
 import { resolveConsumerOptions, type ConsumerOptions, type GroupProtocol, type ResolvedConsumerOptions } from './options.js';
-import type { ConsumerRecord } from './record-decoding.js';
+import type { ConsumerRecord, RawRecordVisitor } from './record-decoding.js';
 import { SubscriptionState, tpKey, type RebalanceListener, type TopicPartitionState } from './subscription-state.js';
 
 export interface PollOptions {
@@ -211,16 +211,39 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     return records;
   }
 
-  private async fetchRecords(options: PollOptions): Promise<ConsumerRecord<K, V, H>[]> {
+  /**
+   * poll() for readers that copy bytes straight out (`brook consume`): each record goes to
+   * `visitor` as its spans in the fetched data (RawRecord: valid only during the call, keys
+   * and values not deserialized), with nothing allocated per record. The poll ends early
+   * after a record for which `visitor` returns false. Returns how many records were given
+   * out (at most maxPollRecords); as with poll(), they count as consumed at the next call.
+   */
+  async pollRaw(visitor: RawRecordVisitor, options: PollOptions = {}): Promise<number> {
+    this.ensureOpen();
+    this.subscriptions.markPositionsConsumed();
+    const max = this.options.maxPollRecords;
+    const count = await this.untilRecords(options, () => this.fetcher.visitFetchedRecords(max, visitor), 0);
+    if (count > 0) this.handedOutBy = 'poll';
+    return count;
+  }
+
+  private fetchRecords(options: PollOptions): Promise<ConsumerRecord<K, V, H>[]> {
+    const max = this.options.maxPollRecords;
+    // The fetcher applied this consumer's deserializers, which give K, V and H.
+    return this.untilRecords(options, () => this.fetcher.fetchedRecords(max) as ConsumerRecord<K, V, H>[], []);
+  }
+
+  /** Calls `give` until it gives out records (a non-empty array or a positive count) or the poll's time is up (then `none`). */
+  private async untilRecords<T extends number | unknown[]>(options: PollOptions, give: () => T, none: T): Promise<T> {
     const linked = linkedSignal([options.signal, this.closeController.signal]);
     try {
-      return await this.fetchRecordsUntil(options.timeoutMs ?? 1_000, linked.signal);
+      return await this.fetchRecordsUntil(options.timeoutMs ?? 1_000, linked.signal, give, none);
     } finally {
       linked.dispose();
     }
   }
 
-  private async fetchRecordsUntil(timeoutMs: number, signal: AbortSignal): Promise<ConsumerRecord<K, V, H>[]> {
+  private async fetchRecordsUntil<T extends number | unknown[]>(timeoutMs: number, signal: AbortSignal, give: () => T, none: T): Promise<T> {
     const scheduler = this.options.scheduler;
     const deadline = scheduler.nowMs() + timeoutMs;
     this.membership?.recordPoll();
@@ -232,15 +255,14 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
           if (!this.closed) this.pendingError ??= err as Error;
           return true;
         });
-        if (!(await this.raceDeadline(joined, deadline, signal))) return [];
+        if (!(await this.raceDeadline(joined, deadline, signal))) return none;
         continue;
       }
       await this.updateFetchPositions(signal);
-      // The fetcher applied this consumer's deserializers, which give K, V and H.
-      const records = this.fetcher.fetchedRecords(this.options.maxPollRecords) as ConsumerRecord<K, V, H>[];
-      if (records.length > 0) return records;
+      const given = give();
+      if (typeof given === 'number' ? given > 0 : given.length > 0) return given;
       this.fetcher.sendFetches();
-      if (scheduler.nowMs() >= deadline) return [];
+      if (scheduler.nowMs() >= deadline) return none;
       await this.raceDeadline(new Promise<boolean>((resolve) => this.waiters.push(() => resolve(true))), deadline, signal);
     }
   }

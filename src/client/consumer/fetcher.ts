@@ -17,7 +17,7 @@ import { fetchChannel, type FetchMessage } from '../diagnostics.js';
 import { RecordDeserializationError } from './errors.js';
 import type { ConsumerMetricsRecorder } from './metrics.js';
 import type { ResolvedConsumerOptions } from './options.js';
-import { PartitionRecords, type ConsumerRecord } from './record-decoding.js';
+import { PartitionRecords, type ConsumerRecord, type RawRecord, type RawRecordVisitor } from './record-decoding.js';
 import { tpKey, type SubscriptionState, type TopicPartitionState } from './subscription-state.js';
 
 /** Errors after which the partition's leader must be looked up again. */
@@ -64,9 +64,29 @@ export class Fetcher {
    */
   fetchedRecords(max: number): ConsumerRecord<unknown, unknown, unknown>[] {
     const out: ConsumerRecord<unknown, unknown, unknown>[] = [];
+    this.giveOut(max, (pr, n) => pr.take(n, out));
+    return out;
+  }
+
+  /**
+   * As fetchedRecords(), but each record goes to `visitor` as a RawRecord
+   * (PartitionRecords.visit), until one returns false; returns how many.
+   */
+  visitFetchedRecords(max: number, visitor: RawRecordVisitor): number {
+    let stopped = false;
+    const visit = (record: RawRecord): boolean => {
+      if (visitor(record) !== false) return true;
+      stopped = true;
+      return false;
+    };
+    return this.giveOut(max, (pr, n) => (stopped ? 0 : pr.visit(n, visit)));
+  }
+
+  private giveOut(max: number, give: (pr: PartitionRecords, max: number) => number): number {
+    let count = 0;
     let bytes = 0;
     for (const [key, pr] of this.buffered) {
-      if (out.length >= max) break;
+      if (count >= max) break;
       const state = this.subscriptions.stateOf(pr.topic, pr.partition);
       if (!state || state.epoch !== pr.stateEpoch || state.position !== pr.nextFetchOffset) {
         this.buffered.delete(key);
@@ -76,7 +96,7 @@ export class Fetcher {
       if (state.paused || state.revoking) continue;
       const bytesBefore = pr.consumedBytes;
       try {
-        pr.take(max - out.length, out);
+        count += give(pr, max - count);
       } catch (err) {
         // Nothing of this partition was given out: its position moves only past batches
         // left behind whole, never past the record that failed.
@@ -87,7 +107,7 @@ export class Fetcher {
           this.buffered.delete(key);
           this.following.delete(key);
         }
-        if (out.length > 0) break;
+        if (count > 0) break;
         this.metrics.consumed(0, bytes);
         throw err;
       }
@@ -105,9 +125,9 @@ export class Fetcher {
         }
       }
     }
-    this.metrics.consumed(out.length, bytes);
-    if (out.length > 0 || this.buffered.size === 0) this.sendFetches();
-    return out;
+    this.metrics.consumed(count, bytes);
+    if (count > 0 || this.buffered.size === 0) this.sendFetches();
+    return count;
   }
 
   /** Drops buffered data of partitions that are gone or were sought. */

@@ -93,19 +93,69 @@ function readVarlongNumber(buf: Buffer, end: number): number {
   throw corrupt('varlong longer than 10 bytes', at);
 }
 
-/** A varint length then that many bytes, as a view (null for length -1). */
-function bytesView(buf: Buffer, end: number): Buffer | null {
+/** A varint length then that many bytes, skipped: the length, -1 for null. */
+function spanLength(buf: Buffer, end: number): number {
   const length = readVarint(buf, end);
   if (length < 0) {
     if (length !== -1) throw corrupt(`negative length ${length}`, cursor.at);
-    return null;
+    return -1;
   }
-  const from = cursor.at;
-  const to = from + length;
-  if (to > end) throw corrupt(`field of ${length} bytes exceeds its record`, from);
+  const to = cursor.at + length;
+  if (to > end) throw corrupt(`field of ${length} bytes exceeds its record`, cursor.at);
   cursor.at = to;
+  return length;
+}
+
+function view(buf: Buffer, start: number, length: number): Buffer {
   // Buffer.from(arrayBuffer, ...) makes the same view as subarray() but skips its species look-up.
-  return Buffer.from(buf.buffer, buf.byteOffset + from, length);
+  return Buffer.from(buf.buffer, buf.byteOffset + start, length);
+}
+
+/**
+ * A record as its spans in the fetched (or decompressed) batch: what a reader that copies
+ * bytes straight out (`brook consume`) needs, without the per-record objects, views and
+ * bigints of a ConsumerRecord. One object is reused for every record: it is valid only
+ * during the visitor's call. Deserializers do not apply: keys and values are the raw bytes.
+ */
+export interface RawRecord {
+  readonly topic: string;
+  readonly partition: number;
+  /** The offset as a number (exact: this consumer refuses offsets beyond 2^53). */
+  readonly offset: number;
+  /** The key is buffer[keyStart, keyStart + keyLength); keyLength -1 for a null key. The same for the value. */
+  readonly buffer: Buffer;
+  readonly keyStart: number;
+  readonly keyLength: number;
+  readonly valueStart: number;
+  readonly valueLength: number;
+  /** Where the headers' varint-prefixed keys and values start, and how many there are (recordHeaders() decodes them). */
+  readonly headersStart: number;
+  readonly headerCount: number;
+  /** Milliseconds since the epoch. */
+  readonly timestamp: number;
+  readonly timestampType: 'CreateTime' | 'LogAppendTime';
+  /** The batch's partition leader epoch, -1 when unknown. */
+  readonly leaderEpoch: number;
+}
+
+/** Returns false to stop after this record (the poll ends with it), anything else to go on. */
+export type RawRecordVisitor = (record: RawRecord) => boolean | void;
+
+type MutableRawRecord = { -readonly [K in keyof RawRecord]: RawRecord[K] };
+
+/** A raw record's headers, their values as views of its batch. */
+export function recordHeaders(raw: RawRecord): ConsumerRecordHeader[] {
+  const headers: ConsumerRecordHeader[] = [];
+  const buf = raw.buffer;
+  cursor.at = raw.headersStart;
+  for (let i = 0; i < raw.headerCount; i++) {
+    // Checked when the record was read: every length fits.
+    const keyLength = spanLength(buf, buf.length);
+    const key = buf.toString('utf8', cursor.at - keyLength, cursor.at);
+    const valueLength = spanLength(buf, buf.length);
+    headers.push({ key, value: valueLength < 0 ? null : view(buf, cursor.at - valueLength, valueLength) });
+  }
+  return headers;
 }
 
 /** The records of one partition from one Fetch response, consumed in order. */
@@ -132,6 +182,9 @@ export class PartitionRecords {
   private readonly abortedProducers = new Set<bigint>();
   private readonly aborted: AbortedTransactionInfo[];
   private drainedFlag = false;
+  /** The record readNext() decoded (reused), and where it ends in the batch. */
+  private readonly raw: MutableRawRecord;
+  private recordEnd = 0;
   private failure: Error | null = null;
   private endOffsetValue: bigint | null = null;
 
@@ -149,6 +202,10 @@ export class PartitionRecords {
     private readonly deserializers: AnyDeserializers | null = null,
   ) {
     this.nextFetchOffset = fetchOffset;
+    this.raw = {
+      topic, partition, offset: 0, buffer: records, keyStart: 0, keyLength: -1, valueStart: 0, valueLength: -1,
+      headersStart: 0, headerCount: 0, timestamp: 0, timestampType: 'CreateTime', leaderEpoch: -1,
+    };
     this.batches = iterateBatches(records);
     this.aborted = readCommitted && aborted ? [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1)) : [];
   }
@@ -196,25 +253,47 @@ export class PartitionRecords {
    * before that record.
    */
   take(max: number, out: ConsumerRecord<unknown, unknown, unknown>[]): number {
+    return this.give(max, () => {
+      out.push(this.build());
+      return true;
+    });
+  }
+
+  /**
+   * As take(), but calls `visitor` with each record's spans (RawRecord) instead of building
+   * it: no deserializers, nothing allocated per record. The visit ends after a record for
+   * which `visitor` returns false. A visitor that throws is treated as a record that cannot
+   * be decoded (as take() above): it should not.
+   */
+  visit(max: number, visitor: RawRecordVisitor): number {
+    return this.give(max, () => visitor(this.raw) !== false);
+  }
+
+  /** Hands out up to `max` records with `handOut` (take and visit); returns how many. */
+  private give(max: number, handOut: () => boolean): number {
     if (this.failure !== null) throw this.failure;
     let n = 0;
     try {
       while (n < max) {
         if (this.left === 0 && !this.nextBatch()) break;
-        const record = this.readOne();
-        if (record === null) continue;
-        out.push(record);
-        this.lastEpoch = this.leaderEpoch;
+        if (!this.readNext()) continue;
+        this.raw.timestampType = this.timestampTypeName;
+        this.raw.leaderEpoch = this.leaderEpoch;
+        // Handed out before it counts: a deserializer (or visitor) that throws leaves the position at the record.
+        const more = handOut();
+        this.consumed();
         n++;
+        if (!more) break;
       }
     } catch (err) {
       if (n === 0) throw err;
       // A deserializer is simply called again; corrupt bytes may have moved the batch
       // iterator past them, so the failure is kept instead.
       if (!(err instanceof RecordDeserializationError)) this.failure = err as Error;
+    } finally {
+      // Within a batch the position is tracked as a number; it becomes the bigint once per call.
+      if (this.header !== null && n > 0) this.nextFetchOffset = BigInt(this.nextOffsetNumber);
     }
-    // Within a batch the position is tracked as a number; it becomes the bigint once per take().
-    if (this.header !== null && n > 0) this.nextFetchOffset = BigInt(this.nextOffsetNumber);
     return n;
   }
 
@@ -284,8 +363,12 @@ export class PartitionRecords {
     return this.readCommitted && header.isTransactional && this.abortedProducers.has(header.producerId);
   }
 
-  /** One record, or null when it lies below nextFetchOffset. */
-  private readOne(): ConsumerRecord<unknown, unknown, unknown> | null {
+  /**
+   * Decodes the next record's fields into `this.raw` (its key, value and headers as spans of
+   * the batch: nothing allocated); false when it lies below nextFetchOffset. Does not yet
+   * count it as given out: `consumed()` does.
+   */
+  private readNext(): boolean {
     // Decoded straight from the bytes (cursor.at) rather than through Reader: this runs
     // once per record and its varints are almost always one byte.
     const buf = this.body!;
@@ -300,46 +383,58 @@ export class PartitionRecords {
     const offsetNumber = this.baseOffsetNumber + readVarint(buf, end);
     if (offsetNumber < this.nextOffsetNumber) {
       this.pos = end;
-      return null;
+      return false;
     }
-    const key = bytesView(buf, end);
-    const value = bytesView(buf, end);
+    const raw = this.raw;
+    raw.keyLength = spanLength(buf, end);
+    raw.keyStart = cursor.at - Math.max(0, raw.keyLength);
+    raw.valueLength = spanLength(buf, end);
+    raw.valueStart = cursor.at - Math.max(0, raw.valueLength);
     const headerCount = readVarint(buf, end);
-    let headers = NO_HEADERS;
-    if (headerCount > 0) {
-      headers = [];
-      for (let i = 0; i < headerCount; i++) {
-        const k = bytesView(buf, end);
-        if (k === null) throw corrupt('null header key', cursor.at);
-        headers.push({ key: k.toString('utf8'), value: bytesView(buf, end) });
-      }
-    } else if (headerCount < 0) {
-      throw corrupt(`negative header count ${headerCount}`, cursor.at);
+    raw.headersStart = cursor.at;
+    raw.headerCount = headerCount;
+    if (headerCount < 0) throw corrupt(`negative header count ${headerCount}`, cursor.at);
+    for (let i = 0; i < headerCount; i++) {
+      if (spanLength(buf, end) < 0) throw corrupt('null header key', cursor.at);
+      spanLength(buf, end);
     }
     if (cursor.at !== end) throw corrupt(`record at offset ${offsetNumber} declared ${length} bytes`, cursor.at);
+    raw.buffer = buf;
+    raw.offset = offsetNumber;
+    raw.timestamp = this.logAppendTime >= 0 ? this.logAppendTime : this.baseTimestampNumber + timestampDelta;
+    this.recordEnd = end;
+    return true;
+  }
+
+  /** The record readNext() decoded is given out: the position moves past it. */
+  private consumed(): void {
+    this.pos = this.recordEnd;
+    this.nextOffsetNumber = this.raw.offset + 1;
+    this.lastEpoch = this.leaderEpoch;
+  }
+
+  /** The record readNext() decoded, built: views of its bytes, then the consumer's deserializers. */
+  private build(): ConsumerRecord<unknown, unknown, unknown> {
+    const raw = this.raw;
+    const buf = raw.buffer;
     const record: ConsumerRecord = {
       topic: this.topic,
       partition: this.partition,
-      offset: BigInt(offsetNumber),
-      key,
-      value,
-      headers,
-      timestamp: this.logAppendTime >= 0 ? this.logAppendTime : this.baseTimestampNumber + timestampDelta,
+      offset: BigInt(raw.offset),
+      key: raw.keyLength < 0 ? null : view(buf, raw.keyStart, raw.keyLength),
+      value: raw.valueLength < 0 ? null : view(buf, raw.valueStart, raw.valueLength),
+      headers: raw.headerCount === 0 ? NO_HEADERS : recordHeaders(raw),
+      timestamp: raw.timestamp,
       timestampType: this.timestampTypeName,
       leaderEpoch: this.leaderEpoch,
     };
-    let out: ConsumerRecord<unknown, unknown, unknown> = record;
-    if (this.deserializers !== null) {
-      try {
-        out = deserializeRecord(this.deserializers, record);
-      } catch (err) {
-        // Not consumed: the next take() reads this record again.
-        this.left++;
-        throw err;
-      }
+    if (this.deserializers === null) return record;
+    try {
+      return deserializeRecord(this.deserializers, record);
+    } catch (err) {
+      // Not consumed: the next take() reads this record again.
+      this.left++;
+      throw err;
     }
-    this.pos = end;
-    this.nextOffsetNumber = offsetNumber + 1;
-    return out;
   }
 }
