@@ -11,6 +11,7 @@ import type { ApiHandler } from './handler.js';
 import type { CoordinatorRuntime } from './coordinator-runtime.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { ListenerInfo } from './listeners.js';
+import type { AclStore } from './authorizer/acl-store.js';
 
 export interface Clock {
   nowMs(): number;
@@ -46,6 +47,8 @@ export interface BrokerContext {
   readonly groups: CoordinatorRuntime;
   /** Counters the request path keeps (requests per API, traffic per topic). */
   readonly metrics: BrokerMetrics;
+  /** The ACLs and the authorizer; null when authorization is off (authorizer.class.name unset). */
+  readonly acls: AclStore | null;
 }
 
 export interface AppendNotifier {

@@ -6,7 +6,7 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ConsumerGroupDescribeRequestData, ConsumerGroupDescribeResponseData } from '../../protocol/messages/consumer-group-describe.js';
-import { OPERATIONS_NOT_REQUESTED } from '../authorized-operations.js';
+import { OPERATIONS_NOT_REQUESTED } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 function errorResponse(request: ConsumerGroupDescribeRequestData, errorCode: number): ConsumerGroupDescribeResponseData {

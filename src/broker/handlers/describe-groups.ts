@@ -1,7 +1,7 @@
 /** DescribeGroups: state, protocol and members of each group, in request order. */
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeGroupsRequestData, DescribeGroupsResponseData } from '../../protocol/messages/describe-groups.js';
-import { OPERATIONS_NOT_REQUESTED } from '../authorized-operations.js';
+import { OPERATIONS_NOT_REQUESTED } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const describeGroupsHandler = defineHandler<DescribeGroupsRequestData, DescribeGroupsResponseData>({

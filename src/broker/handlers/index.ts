@@ -30,6 +30,9 @@ import { deleteRecordsHandler } from './delete-records.js';
 import { describeLogDirsHandler } from './describe-log-dirs.js';
 import { describeProducersHandler } from './describe-producers.js';
 import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
+import { describeAclsHandler } from './describe-acls.js';
+import { createAclsHandler } from './create-acls.js';
+import { deleteAclsHandler } from './delete-acls.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -62,4 +65,7 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   describeLogDirsHandler,
   describeProducersHandler,
   describeTopicPartitionsHandler,
+  describeAclsHandler,
+  createAclsHandler,
+  deleteAclsHandler,
 ];
