@@ -81,6 +81,27 @@ export function filterAuthorized(ctx: RequestContext, operation: number, resourc
   return allowed;
 }
 
+// ConfigResource.Type codes.
+const CONFIG_TOPIC = 2, CONFIG_BROKER = 4, CONFIG_BROKER_LOGGER = 8, CONFIG_CLIENT_METRICS = 16, CONFIG_GROUP = 32;
+const TOPIC_AUTHORIZATION_FAILED = 29, GROUP_AUTHORIZATION_FAILED = 30, CLUSTER_AUTHORIZATION_FAILED = 31;
+
+/**
+ * DescribeConfigs (DESCRIBE_CONFIGS) and AlterConfigs/IncrementalAlterConfigs (ALTER_CONFIGS)
+ * on a config resource, as Kafka checks them: broker, broker-logger and client-metrics
+ * configs on the cluster, topic and group configs on the topic or group. The error code when
+ * the client may not, else null.
+ */
+export function configResourceError(ctx: RequestContext, operation: number, configResourceType: number, name: string): number | null {
+  if (ctx.broker.acls === null) return null;
+  switch (configResourceType) {
+    case CONFIG_TOPIC: return authorize(ctx, operation, ResourceType.TOPIC, name) ? null : TOPIC_AUTHORIZATION_FAILED;
+    case CONFIG_GROUP: return authorize(ctx, operation, ResourceType.GROUP, name) ? null : GROUP_AUTHORIZATION_FAILED;
+    case CONFIG_BROKER: case CONFIG_BROKER_LOGGER: case CONFIG_CLIENT_METRICS:
+      return authorizeCluster(ctx, operation) ? null : CLUSTER_AUTHORIZATION_FAILED;
+    default: return null;
+  }
+}
+
 const bits = (...ops: number[]): number => ops.reduce((acc, op) => acc | (1 << op), 0);
 const { READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE } = AclOperation;
 
