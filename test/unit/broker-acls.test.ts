@@ -17,6 +17,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import type { AclCreation } from '../../src/protocol/messages/create-acls.js';
 import { startBrook, tempDir } from '../support/brook.js';
 import { FaultyFileSystem } from '../support/storage/faulty-fs.js';
+import { configFromProperties } from '../../src/cli/commands/broker.js';
 
 const TIMEOUT = { timeout: 60_000 };
 const STANDARD = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
@@ -115,9 +116,17 @@ test('a request with an UNKNOWN code closes the connection, as Kafka\'s request 
   const conn = await connect(broker.port);
   t.after(() => conn.close());
   await assert.rejects(conn.request(Api.DescribeAcls, { ...everything, operation: 0 }));
+  const second = await connect(broker.port);
+  t.after(() => second.close());
+  await assert.rejects(second.request(Api.CreateAcls, { creations: [acl(TOPIC, 't', LITERAL, READ), acl(0, 't', LITERAL, READ)] }));
+  const third = await connect(broker.port);
+  t.after(() => third.close());
+  await assert.rejects(third.request(Api.DeleteAcls, { filters: [{ ...everything, permissionType: 0 }] }));
   const fresh = await connect(broker.port);
   t.after(() => fresh.close());
-  assert.equal((await fresh.request(Api.DescribeAcls, everything)).errorCode, 0);
+  // Nothing of the refused CreateAcls was created.
+  const described = await fresh.request(Api.DescribeAcls, everything);
+  assert.deepEqual([described.errorCode, described.resources], [0, []]);
 });
 
 test('a failed write of the ACLs is answered as an error and changes nothing', TIMEOUT, async (t) => {
@@ -183,4 +192,15 @@ test('after a restart without super users, ACLs decide what User:ANONYMOUS may d
   ]);
   const groups = await c.request(Api.ListGroups, { statesFilter: [], typesFilter: [] });
   assert.deepEqual(groups.groups, []);
+});
+
+test('the properties file names of the authorizer settings, read as Kafka reads them', TIMEOUT, () => {
+  const config = configFromProperties(new Map([
+    ['authorizer.class.name', ` ${STANDARD}`],
+    ['super.users', 'User:admin;User:CN=ops,O=Example'],
+    // StandardAuthorizer: Boolean.parseBoolean, so only "true" (any case) is true.
+    ['allow.everyone.if.no.acl.found', 'TRUE'],
+  ]));
+  assert.deepEqual([config.authorizerClassName, config.superUsers, config.allowEveryoneIfNoAclFound], [STANDARD, 'User:admin;User:CN=ops,O=Example', true]);
+  assert.equal(configFromProperties(new Map([['allow.everyone.if.no.acl.found', 'yes']])).allowEveryoneIfNoAclFound, false);
 });
