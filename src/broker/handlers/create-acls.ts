@@ -17,7 +17,8 @@ export const createAclsHandler = defineHandler<CreateAclsRequestData, CreateAcls
   api: Api.CreateAcls,
   minVersion: 1,
   maxVersion: Api.CreateAcls.request.highestVersion,
-  async handle(ctx, request) {
+  // Not async: a request with an UNKNOWN code must throw before any answer (acl-requests.ts).
+  handle(ctx, request) {
     const bindings: AclBinding[] = request.creations.map((c) => {
       const f = aclFilter(c.resourceType, c.resourceName, c.resourcePatternType ?? PatternType.LITERAL, c.principal, c.host, c.operation, c.permissionType);
       return { ...f, resourceName: c.resourceName, principal: c.principal, host: c.host };
@@ -28,7 +29,6 @@ export const createAclsHandler = defineHandler<CreateAclsRequestData, CreateAcls
     if (!authorizeCluster(ctx, AclOperation.ALTER)) return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Request requires ALTER on the cluster');
     const acls = ctx.broker.acls;
     if (acls === null) return all(ErrorCode.SECURITY_DISABLED, 'No Authorizer is configured.');
-    const results = await acls.createAcls(bindings);
-    return { throttleTimeMs: 0, results: results.map((r) => r ?? { errorCode: ErrorCode.NONE, errorMessage: null }) };
+    return acls.createAcls(bindings).then((results) => ({ throttleTimeMs: 0, results: results.map((r) => r ?? { errorCode: ErrorCode.NONE, errorMessage: null }) }));
   },
 });

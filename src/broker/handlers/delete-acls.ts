@@ -15,7 +15,8 @@ export const deleteAclsHandler = defineHandler<DeleteAclsRequestData, DeleteAcls
   api: Api.DeleteAcls,
   minVersion: 1,
   maxVersion: Api.DeleteAcls.request.highestVersion,
-  async handle(ctx, request) {
+  // Not async: a request with an UNKNOWN code must throw before any answer (acl-requests.ts).
+  handle(ctx, request) {
     const filters = request.filters.map((f) => aclFilter(f.resourceTypeFilter, f.resourceNameFilter, f.patternTypeFilter ?? PatternType.LITERAL, f.principalFilter, f.hostFilter, f.operation, f.permissionType));
     for (const f of filters) refuseUnknownCodes('DeleteAcls', [f.resourceType, f.patternType, f.operation, f.permissionType]);
     const all = (errorCode: number, errorMessage: string): DeleteAclsResponseData =>
@@ -23,8 +24,7 @@ export const deleteAclsHandler = defineHandler<DeleteAclsRequestData, DeleteAcls
     if (!authorizeCluster(ctx, AclOperation.ALTER)) return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Request requires ALTER on the cluster');
     const acls = ctx.broker.acls;
     if (acls === null) return all(ErrorCode.SECURITY_DISABLED, 'No Authorizer is configured.');
-    const results = await acls.deleteAcls(filters);
-    return {
+    return acls.deleteAcls(filters).then((results) => ({
       throttleTimeMs: 0,
       filterResults: results.map((r) => ('error' in r
         ? { ...r.error, matchingAcls: [] }
@@ -35,6 +35,6 @@ export const deleteAclsHandler = defineHandler<DeleteAclsRequestData, DeleteAcls
             principal: a.principal, host: a.host, operation: a.operation, permissionType: a.permissionType,
           })),
         })),
-    };
+    }));
   },
 });
