@@ -12,6 +12,7 @@ import type { CoordinatorRuntime } from './coordinator-runtime.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
+import type { AclStore } from './authorizer/acl-store.js';
 
 export interface Clock {
   nowMs(): number;
@@ -49,6 +50,8 @@ export interface BrokerContext {
   readonly metrics: BrokerMetrics;
   /** The SASL users (SCRAM and PLAIN credentials): the data directory's, or in memory. */
   readonly credentials: CredentialStore;
+  /** The ACLs and the authorizer; null when authorization is off (authorizer.class.name unset). */
+  readonly acls: AclStore | null;
 }
 
 export interface AppendNotifier {

@@ -24,7 +24,9 @@ import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
-import { openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
+import { nodeFileSystem, openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
+import { authorizerSettings, openAclStore } from './authorization.js';
+import type { AclStore } from './authorizer/acl-store.js';
 import { createLogger, type Logger } from '../util/log.js';
 
 /** The broker's settings (Kafka's names in camelCase, config.ts) and what it runs with. */
@@ -107,6 +109,7 @@ export class Broker {
     const config = brokerConfig(overrides);
     // Every setting is checked before anything is opened.
     validateGroupConfig(config);
+    const authorization = authorizerSettings(config);
     const listenerPlan = planListeners(config);
     const listenerTls = sslListeners(listenerPlan, config);
     const listenerSasl = saslListeners(listenerPlan, config);
@@ -115,6 +118,14 @@ export class Broker {
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
+    let acls: AclStore | null;
+    try {
+      // After the storage, which holds the data directory's lock.
+      acls = openAclStore(authorization, config.dataDir, fileSystem ?? nodeFileSystem);
+    } catch (err) {
+      if (givenStorage === undefined) await storage.close();
+      throw err;
+    }
 
     let credentials: CredentialStore;
     try {
@@ -192,6 +203,7 @@ export class Broker {
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       credentials,
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
+      acls,
     };
     const monitor = new ConnectionMonitor(log, config.maxConnections);
     const broker = new Broker(config, bound, context, monitor, metricsServer);

@@ -130,6 +130,15 @@ export interface BrokerConfig {
    * on `host`; 0 lets the OS choose; null (the default) serves none.
    */
   readonly metricsPort: number | null;
+  /**
+   * Kafka's `authorizer.class.name`: `org.apache.kafka.metadata.authorizer.StandardAuthorizer`
+   * turns authorization on (ACLs, authorizer/); null or '' (the default) allows everything.
+   */
+  readonly authorizerClassName: string | null;
+  /** Kafka's `super.users`: principals allowed everything, `User:a;User:b` (or a list). */
+  readonly superUsers: string | readonly string[];
+  /** Kafka's `allow.everyone.if.no.acl.found`: allow what no ACL applies to (default false). */
+  readonly allowEveryoneIfNoAclFound: boolean;
 }
 
 export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
@@ -170,6 +179,9 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   retentionCheckIntervalMs: 5 * 60 * 1000,
   topicDefaults: {},
   metricsPort: null,
+  authorizerClassName: null,
+  superUsers: '',
+  allowEveryoneIfNoAclFound: false,
 };
 
 export function brokerConfig(overrides: Partial<BrokerConfig> = {}): BrokerConfig {

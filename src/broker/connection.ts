@@ -34,7 +34,7 @@ import { FrameDecoder, FrameTooLargeError, UnknownApiError, decodeRequestHeader,
 import { ProtocolDecodeError } from '../protocol/primitives/decode-error.js';
 import type { ApiCodecs } from '../protocol/messages/index.js';
 import type { BrokerContext } from './broker-context.js';
-import { NO_RESPONSE, type RequestContext } from './handler.js';
+import { NO_RESPONSE, UnparsableRequestError, type RequestContext } from './handler.js';
 import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import type { ConnectionMonitor } from './connection-stats.js';
 import type { RequestMetrics } from './metrics/broker-metrics.js';
@@ -447,6 +447,10 @@ export class Connection {
     try {
       result = handler.handle(ctx, request);
     } catch (err) {
+      if (err instanceof UnparsableRequestError) {
+        this.closeAfterPending(`invalid ${api.name} v${version}: ${err.message}`);
+        return false;
+      }
       this.broker.log.error('handler failed', { api: api.name, version, err });
       this.close(`internal error in ${api.name}`, 'error');
       return false;

@@ -11,6 +11,13 @@ import type { SaslAuthenticator } from './sasl/sasl-authenticator.js';
 
 export const NO_RESPONSE: unique symbol = Symbol('no response');
 
+/**
+ * Thrown by a handler for a request Kafka's request classes refuse while parsing it (after
+ * the bytes decoded): like an undecodable request, the connection closes once the responses
+ * before it are out.
+ */
+export class UnparsableRequestError extends Error {}
+
 export type HandlerResult<Res> = Res | Promise<Res> | typeof NO_RESPONSE;
 
 export interface RequestContext {

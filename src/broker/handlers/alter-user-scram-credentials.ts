@@ -6,7 +6,8 @@
  * a credential that does not exist is RESOURCE_NOT_FOUND; a user named twice in one request
  * is DUPLICATE_RESOURCE. The client sends the salted password (Hi), never the password; the
  * broker keeps StoredKey and ServerKey. The accepted changes are written durably together
- * before the response; a failed write answers KAFKA_STORAGE_ERROR for each of them.
+ * before the response; a failed write answers KAFKA_STORAGE_ERROR for each of them. It needs
+ * ALTER on the cluster: without it every named user gets CLUSTER_AUTHORIZATION_FAILED.
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -16,6 +17,7 @@ import type {
   ScramCredentialDeletion, ScramCredentialUpsertion,
 } from '../../protocol/messages/alter-user-scram-credentials.js';
 import type { CredentialChange } from '../sasl/credential-store.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 interface ApiError { readonly code: number; readonly message: string }
@@ -38,6 +40,10 @@ export const alterUserScramCredentialsHandler = defineHandler<AlterUserScramCred
   minVersion: 0,
   maxVersion: 0,
   handle(ctx, request) {
+    if (!authorizeCluster(ctx, AclOperation.ALTER)) {
+      const refused = (user: string): AlterUserScramCredentialsResult => ({ user, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null });
+      return { throttleTimeMs: 0, results: [...request.deletions.map((d) => refused(d.name)), ...request.upsertions.map((u) => refused(u.name))] };
+    }
     const store = ctx.broker.credentials;
     // Insertion-ordered, as the results list them: deletions, upsertions, then refusals.
     const deletions = new Map<string, ScramCredentialDeletion>();

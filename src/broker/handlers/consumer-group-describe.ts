@@ -6,8 +6,9 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ConsumerGroupDescribeRequestData, ConsumerGroupDescribeResponseData } from '../../protocol/messages/consumer-group-describe.js';
-import { OPERATIONS_NOT_REQUESTED } from '../authorized-operations.js';
+import { OPERATIONS_NOT_REQUESTED } from '../authorization.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizedOperations } from '../authorization.js';
 
 function errorResponse(request: ConsumerGroupDescribeRequestData, errorCode: number): ConsumerGroupDescribeResponseData {
   return {
@@ -24,6 +25,21 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
   maxVersion: Api.ConsumerGroupDescribe.request.highestVersion,
   handle(ctx, request) {
     if (!ctx.broker.config.groupCoordinatorRebalanceProtocols.includes('consumer')) return errorResponse(request, ErrorCode.UNSUPPORTED_VERSION);
-    return ctx.broker.groups.submit(ctx, (c, cctx) => c.consumerGroupDescribe(cctx, request), (errorCode) => errorResponse(request, errorCode));
+    const refused: ConsumerGroupDescribeResponseData['groups'] = [];
+    const allowed: string[] = [];
+    for (const groupId of request.groupIds) {
+      if (authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) allowed.push(groupId);
+      else refused.push(...errorResponse({ ...request, groupIds: [groupId] }, ErrorCode.GROUP_AUTHORIZATION_FAILED).groups);
+    }
+    const withOperations = request.includeAuthorizedOperations && ctx.broker.acls !== null;
+    const forCoordinator = { ...request, groupIds: allowed };
+    return ctx.broker.groups
+      .submit<ConsumerGroupDescribeResponseData>(ctx, (c, cctx) => c.consumerGroupDescribe(cctx, forCoordinator), (errorCode) => errorResponse(forCoordinator, errorCode))
+      .then((answer) => {
+        if (withOperations) {
+          for (const g of answer.groups) if (g.errorCode === ErrorCode.NONE) g.authorizedOperations = authorizedOperations(ctx, ResourceType.GROUP, g.groupId);
+        }
+        return refused.length === 0 ? answer : { ...answer, groups: [...answer.groups, ...refused] };
+      });
   },
 });

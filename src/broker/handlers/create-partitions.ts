@@ -16,6 +16,7 @@ import type {
 } from '../../protocol/messages/create-partitions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 
 /**
@@ -85,7 +86,11 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequestData
     for (const [name, count] of counts) {
       if (count > 1) results.push(result(name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
     }
-    const checked = request.topics.filter((t) => counts.get(t.name) === 1).map((t) => ({ t, outcome: check(ctx, t) }));
+    // Then, as Kafka, those the client may not ALTER (no message).
+    const unique = request.topics.filter((t) => counts.get(t.name) === 1);
+    const alterable = unique.filter((t) => authorize(ctx, AclOperation.ALTER, ResourceType.TOPIC, t.name));
+    for (const t of unique) if (!alterable.includes(t)) results.push(result(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, null));
+    const checked = alterable.map((t) => ({ t, outcome: check(ctx, t) }));
     const adding = checked.reduce((sum, c) => sum + (typeof c.outcome === 'number' ? c.outcome : 0), 0);
     if (adding > MAX_NEW_PARTITIONS_PER_REQUEST) {
       // The controller applies a request's records atomically: too many fail all topics.

@@ -3,6 +3,11 @@
  * and a manual assignment may only name this broker. `validateOnly` checks without
  * creating. From v5 the result carries the topic id, partition count, replication factor
  * and every config, as Kafka's does.
+ *
+ * With an authorizer, as Kafka's ControllerApis: CREATE on the cluster or on the topic, else
+ * TOPIC_AUTHORIZATION_FAILED (after the others); without DESCRIBE_CONFIGS on the topic a
+ * created topic's result carries no configs, partitions or replication factor, and
+ * topicConfigErrorCode TOPIC_AUTHORIZATION_FAILED.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { CreateTopicsRequestData, CreateTopicsResponseData, CreatableTopicResult, CreatableTopic } from '../../protocol/messages/create-topics.js';
@@ -11,6 +16,7 @@ import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { topicConfigViews } from '../topic-config-view.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from '../authorization.js';
 
 /** A failed topic, with Kafka's schema defaults (an empty configs list, not null). */
 function result(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
@@ -18,6 +24,12 @@ function result(name: string, errorCode: number, errorMessage: string | null): C
 }
 
 function create(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
+  const created = createTopic(ctx, t, validateOnly);
+  if (created.errorCode !== ErrorCode.NONE || authorize(ctx, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, t.name)) return created;
+  return { ...created, numPartitions: -1, replicationFactor: -1, configs: [], topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+}
+
+function createTopic(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
   const { broker } = ctx;
   const nodeId = broker.config.nodeId;
   if (t.assignments.length > 0) {
@@ -65,13 +77,15 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequestData, Create
     for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     // As Kafka (ControllerApis.createTopics): the unique names are created, then each name
     // given more than once gets one INVALID_REQUEST result, at the end.
-    const topics = request.topics
-      .filter((t) => counts.get(t.name) === 1)
-      .map((t) => create(ctx, t, request.validateOnly === true));
+    const mayCreateAny = authorizeCluster(ctx, AclOperation.CREATE);
+    const unique = request.topics.filter((t) => counts.get(t.name) === 1);
+    const allowed = mayCreateAny ? unique : unique.filter((t) => authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, t.name));
+    const topics = allowed.map((t) => create(ctx, t, request.validateOnly === true));
     if (topics.some((t) => t.errorCode === ErrorCode.NONE) && request.validateOnly !== true) ctx.broker.groups.topicsChanged();
     for (const [name, count] of counts) {
       if (count > 1) topics.push(result(name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
     }
+    for (const t of unique) if (!allowed.includes(t)) topics.push(result(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
     return { throttleTimeMs: 0, topics };
   },
 });

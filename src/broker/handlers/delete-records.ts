@@ -11,6 +11,7 @@ import type { DeleteRecordsPartition, DeleteRecordsPartitionResult, DeleteRecord
 import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
 import type { BrokerContext } from '../broker-context.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 async function deletePartition(broker: BrokerContext, topic: string, p: DeleteRecordsPartition): Promise<DeleteRecordsPartitionResult> {
@@ -37,7 +38,10 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequestData, Dele
   async handle(ctx, request) {
     const topics = await Promise.all(request.topics.map(async (t) => ({
       name: t.name,
-      partitions: await Promise.all(t.partitions.map((p) => deletePartition(ctx.broker, t.name, p))),
+      // Kafka: DELETE on the topic, before looking for it.
+      partitions: authorize(ctx, AclOperation.DELETE, ResourceType.TOPIC, t.name)
+        ? await Promise.all(t.partitions.map((p) => deletePartition(ctx.broker, t.name, p)))
+        : t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })),
     })));
     return { throttleTimeMs: 0, topics };
   },

@@ -14,6 +14,7 @@ import type { DeleteTopicsRequestData, DeleteTopicsResponseData, DeletableTopicR
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, DeleteTopicsResponseData>({
@@ -27,7 +28,16 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, Delete
       : (request.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
     const responses: DeletableTopicResult[] = wanted.map(({ name, topicId }) => {
       const byId = name === null;
+      // Kafka (ControllerApis.deleteTopics): a name needs DELETE before it is even looked up;
+      // an id that exists needs DESCRIBE (else its name stays hidden), then DELETE.
+      const denied = (topicName: string | null): DeletableTopicResult =>
+        ({ name: topicName, topicId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: errorInfo(ErrorCode.TOPIC_AUTHORIZATION_FAILED).message });
+      if (!byId && !authorize(ctx, AclOperation.DELETE, ResourceType.TOPIC, name)) return denied(name);
       const topic = byId ? storage.topicById(topicId) : storage.topic(name);
+      if (topic && byId) {
+        if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name)) return denied(null);
+        if (!authorize(ctx, AclOperation.DELETE, ResourceType.TOPIC, topic.name)) return denied(topic.name);
+      }
       if (!topic) {
         // Kafka explains these with its error's default message.
         const errorCode = byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

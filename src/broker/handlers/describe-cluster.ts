@@ -8,7 +8,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { DescribeClusterRequestData, DescribeClusterResponseData } from '../../protocol/messages/describe-cluster.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { CLUSTER_OPERATIONS, OPERATIONS_NOT_REQUESTED } from '../authorized-operations.js';
+import { AclOperation, CLUSTER_NAME, ResourceType, OPERATIONS_NOT_REQUESTED, authorizeCluster, authorizedOperations } from '../authorization.js';
 
 const BROKERS_ENDPOINT = 1;
 const CONTROLLERS_ENDPOINT = 2;
@@ -42,7 +42,9 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequestData, 
       clusterId: broker.storage.clusterId,
       controllerId: broker.config.nodeId,
       brokers: [{ brokerId: broker.config.nodeId, host: broker.advertisedHost, port: broker.advertisedPort, rack: null }],
-      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+      // Kafka: 0 without DESCRIBE on the cluster (the request itself needs no permission).
+      clusterAuthorizedOperations: !request.includeClusterAuthorizedOperations ? OPERATIONS_NOT_REQUESTED
+        : authorizeCluster(ctx, AclOperation.DESCRIBE) ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME) : 0,
     };
   },
 });

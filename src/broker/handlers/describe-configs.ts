@@ -7,7 +7,8 @@ import { Api } from '../../protocol/messages/index.js';
 import type {
   DescribeConfigsRequestData, DescribeConfigsResponseData, DescribeConfigsResult, DescribeConfigsResourceResult, DescribeConfigsResource,
 } from '../../protocol/messages/describe-configs.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
+import { AclOperation, configResourceError } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { brokerConfigLayers, ConfigSource, topicConfigViews } from '../topic-config-view.js';
 import { brokerConfigEntries, dynamicDefaultEntries } from '../broker-config-view.js';
@@ -39,6 +40,8 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
   const base = { resourceType: resource.resourceType, resourceName: resource.resourceName, errorMessage: null };
   const keys = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
   const wanted = (name: string): boolean => keys === null || keys.has(name);
+  const denied = configResourceError(ctx, AclOperation.DESCRIBE_CONFIGS, resource.resourceType, resource.resourceName);
+  if (denied !== null) return { ...base, errorCode: denied, errorMessage: errorInfo(denied).message, configs: [] };
   switch (resource.resourceType) {
     case TOPIC: {
       const topic = broker.storage.topic(resource.resourceName);

@@ -9,6 +9,7 @@
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeLogDirsRequestData, DescribeLogDirsResponseData, DescribeLogDirsTopic } from '../../protocol/messages/describe-log-dirs.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequestData, DescribeLogDirsResponseData>({
@@ -16,6 +17,8 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequestData, 
   minVersion: 1,
   maxVersion: Api.DescribeLogDirs.request.highestVersion,
   handle(ctx, request) {
+    // Kafka: DESCRIBE on the cluster, else no directories (and the error, from v3).
+    if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const { storage } = ctx.broker;
     // null: every partition; otherwise only the named ones that exist (Kafka leaves out the rest).
     const wanted = request.topics === null ? null : new Map<string, Set<number>>();

@@ -9,6 +9,7 @@ import type { DescribeProducersRequestData, DescribeProducersResponseData, Parti
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
 import { validateTopicName } from '../../storage/catalog.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const describeProducersHandler = defineHandler<DescribeProducersRequestData, DescribeProducersResponseData>({
@@ -22,7 +23,9 @@ export const describeProducersHandler = defineHandler<DescribeProducersRequestDa
       let topicError: { errorCode: number; errorMessage: string } | null = null;
       try {
         validateTopicName(t.name);
-        if (!storage.topic(t.name)) topicError = { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: errorInfo(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION).message };
+        // Kafka: READ on the topic, before looking for it.
+        if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) topicError = { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: errorInfo(ErrorCode.TOPIC_AUTHORIZATION_FAILED).message };
+        else if (!storage.topic(t.name)) topicError = { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: errorInfo(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION).message };
       } catch (err) {
         if (!(err instanceof StorageError)) throw err;
         topicError = { errorCode: err.errorCode, errorMessage: err.message };

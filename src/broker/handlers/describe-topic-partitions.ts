@@ -23,7 +23,7 @@ import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
 import { validateTopicName } from '../../storage/catalog.js';
 import type { TopicMetadata } from '../../storage/types.js';
-import { TOPIC_OPERATIONS } from '../authorized-operations.js';
+import { AclOperation, ResourceType, authorize, authorizedOperations } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 import { INTERNAL_TOPIC_NAMES } from './metadata.js';
 
@@ -43,7 +43,7 @@ function partitionsOf(topic: TopicMetadata, nodeId: number, from: number, to: nu
   return out;
 }
 
-function missingTopic(name: string): DescribeTopicPartitionsResponseTopic {
+function missingTopic(name: string, operations: number): DescribeTopicPartitionsResponseTopic {
   let errorCode: number = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   try {
     validateTopicName(name);
@@ -51,7 +51,7 @@ function missingTopic(name: string): DescribeTopicPartitionsResponseTopic {
     if (!(err instanceof StorageError)) throw err;
     errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
   }
-  return { errorCode, name, topicId: ZERO_UUID, isInternal: INTERNAL_TOPIC_NAMES.has(name), partitions: [], topicAuthorizedOperations: TOPIC_OPERATIONS };
+  return { errorCode, name, topicId: ZERO_UUID, isInternal: INTERNAL_TOPIC_NAMES.has(name), partitions: [], topicAuthorizedOperations: operations };
 }
 
 /** Kafka's answer to a request it refuses as a whole (DescribeTopicPartitionsRequest.getErrorResponse). */
@@ -84,21 +84,27 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
     const topics: DescribeTopicPartitionsResponseTopic[] = [];
     let nextCursor: DescribeTopicPartitionsResponseCursor | null = null;
     // Sorted as Java's String.compareTo: by UTF-16 code units, as JavaScript compares strings.
+    // Kafka does not even look whether a topic the client may not describe exists; those come last.
+    const unauthorized: DescribeTopicPartitionsResponseTopic[] = [];
     for (const name of [...names].sort()) {
+      if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
+        if (!fetchAll) unauthorized.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_UNSET });
+        continue;
+      }
       if (remaining === 0) {
         nextCursor = { topicName: name, partitionIndex: 0 };
         break;
       }
       const topic = storage.topic(name);
       if (!topic) {
-        if (!fetchAll) topics.push(missingTopic(name));
+        if (!fetchAll) topics.push(missingTopic(name, authorizedOperations(ctx, ResourceType.TOPIC, name)));
         continue;
       }
       const from = cursor && name === cursorTopic ? cursor.partitionIndex : 0;
       const to = Math.min(topic.partitions, from + remaining);
       const partitions = partitionsOf(topic, config.nodeId, from, to);
       topics.push({
-        errorCode: ErrorCode.NONE, name, topicId: topic.topicId, isInternal: topic.isInternal, partitions, topicAuthorizedOperations: TOPIC_OPERATIONS,
+        errorCode: ErrorCode.NONE, name, topicId: topic.topicId, isInternal: topic.isInternal, partitions, topicAuthorizedOperations: authorizedOperations(ctx, ResourceType.TOPIC, name),
       });
       if (to < topic.partitions) {
         nextCursor = { topicName: name, partitionIndex: to };
@@ -106,6 +112,7 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
       }
       remaining -= partitions.length;
     }
+    topics.push(...unauthorized);
     return { throttleTimeMs: 0, topics, nextCursor };
   },
 });

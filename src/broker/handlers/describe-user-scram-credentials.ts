@@ -3,7 +3,8 @@
  * keys), from the credential store. No users, or null, means every user with a SCRAM
  * credential; a named user without one gets RESOURCE_NOT_FOUND, one named twice
  * DUPLICATE_RESOURCE: Kafka's codes and messages. PLAIN users are not SCRAM users and are
- * not listed (Kafka has no API for its PLAIN users either).
+ * not listed (Kafka has no API for its PLAIN users either). It needs DESCRIBE on the cluster:
+ * without it the whole request answers CLUSTER_AUTHORIZATION_FAILED.
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -12,6 +13,7 @@ import type {
   CredentialInfo, DescribeUserScramCredentialsRequestData, DescribeUserScramCredentialsResponseData, DescribeUserScramCredentialsResult,
 } from '../../protocol/messages/describe-user-scram-credentials.js';
 import type { UserCredentials } from '../sasl/credential-store.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 function infos(user: UserCredentials | undefined): CredentialInfo[] {
@@ -25,6 +27,9 @@ export const describeUserScramCredentialsHandler = defineHandler<DescribeUserScr
   minVersion: 0,
   maxVersion: 0,
   handle(ctx, request) {
+    if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
+    }
     const store = ctx.broker.credentials;
     const users = new Map(store.list());
     const results: DescribeUserScramCredentialsResult[] = [];

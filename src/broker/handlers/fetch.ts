@@ -15,6 +15,7 @@ import type { FetchRequestData, FetchResponseData, FetchableTopicResponse, Parti
 import { ErrorCode } from '../../protocol/errors.js';
 import { EMPTY_BUFFER, ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
+import { AclOperation, ResourceType, filterAuthorized } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { partitionKey } from '../append-notifier.js';
 
@@ -49,7 +50,7 @@ function topicName(ctx: RequestContext, w: Wanted): string | undefined {
 }
 
 /** One pass over every requested partition; returns the response and the bytes it carries. */
-function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[], allocate: (length: number) => Buffer): { topics: FetchableTopicResponse[]; bytes: number; anyError: boolean } {
+function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[], readable: ReadonlySet<string> | null, allocate: (length: number) => Buffer): { topics: FetchableTopicResponse[]; bytes: number; anyError: boolean } {
   const { storage } = ctx.broker;
   const readCommitted = (request.isolationLevel ?? 0) === READ_COMMITTED;
   let remaining = ctx.apiVersion >= 3 ? (request.maxBytes ?? DEFAULT_MAX_BYTES) : DEFAULT_MAX_BYTES;
@@ -58,7 +59,13 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
   const topics = wanted.map((w): FetchableTopicResponse => {
     const name = topicName(ctx, w);
     const unknown = ctx.apiVersion >= 13 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    // Kafka: an unknown topic id first, then READ on the topic, then the partition.
+    const denied = name !== undefined && readable !== null && !readable.has(name);
     const partitions = w.partitions.map((p): PartitionData => {
+      if (denied) {
+        anyError = true;
+        return emptyPartition(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED, false);
+      }
       const log = name === undefined ? undefined : storage.partition(name, p.partition);
       if (!log) {
         anyError = true;
@@ -102,6 +109,16 @@ function countBytesOut(ctx: RequestContext, wanted: readonly Wanted[], topics: r
   }
 }
 
+/** The fetched topics the client may READ (a consumer's fetch; Brook has no followers). */
+function readableTopics(ctx: RequestContext, wanted: readonly Wanted[]): Set<string> {
+  const names: string[] = [];
+  for (const w of wanted) {
+    const name = topicName(ctx, w);
+    if (name !== undefined) names.push(name);
+  }
+  return filterAuthorized(ctx, AclOperation.READ, ResourceType.TOPIC, names);
+}
+
 export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
   api: Api.Fetch,
   // v0-3 return the legacy message formats (down-conversion), which Kafka 4 dropped too.
@@ -120,9 +137,10 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
     };
 
     // Reads are copied into pooled buffers, given back once the response is on its way.
+    const readable = ctx.broker.acls === null ? null : readableTopics(ctx, wanted);
     const lease = ctx.broker.readBuffers.lease();
     ctx.onResponseWritten(() => lease.release());
-    let pass = readAll(ctx, request, wanted, lease.allocate);
+    let pass = readAll(ctx, request, wanted, readable, lease.allocate);
     if (pass.bytes >= request.minBytes || pass.anyError || request.maxWaitMs <= 0 || wanted.length === 0) return respond(pass.topics);
 
     // Park until data arrives on one of our partitions or the wait is over.
@@ -141,7 +159,7 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onClose);
       answerSoon.removeEventListener('abort', onClose);
-      pass = readAll(ctx, request, wanted, lease.allocate);
+      pass = readAll(ctx, request, wanted, readable, lease.allocate);
       if (pass.bytes >= request.minBytes || pass.anyError) break;
     }
     return respond(pass.topics);

@@ -16,6 +16,7 @@ import type { BrokerContext } from '../broker-context.js';
 import {
   applyBrokerConfigs, applyTopicConfigs, configError, preprocess, topicProblem, ResourceType, type ConfigError,
 } from '../config-changes.js';
+import { AclOperation, configResourceError } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 /** Kafka's AlterConfigOp.OpType. */
@@ -92,7 +93,8 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
     const { broker } = ctx;
     const early = preprocess(broker, request.resources, (c) => c.configOperation === OpType.DELETE, true);
     const responses = request.resources.map((r, i) => {
-      const outcome = early[i] ?? alter(broker, r, request.validateOnly);
+      const denied = (early[i] ?? null) === null ? configResourceError(ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName) : null;
+      const outcome = early[i] ?? (denied !== null ? { errorCode: denied, errorMessage: null } : alter(broker, r, request.validateOnly));
       return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
     });
     return { throttleTimeMs: 0, responses };

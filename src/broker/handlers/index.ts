@@ -34,6 +34,9 @@ import { saslHandshakeHandler } from './sasl-handshake.js';
 import { saslAuthenticateHandler } from './sasl-authenticate.js';
 import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials.js';
+import { describeAclsHandler } from './describe-acls.js';
+import { createAclsHandler } from './create-acls.js';
+import { deleteAclsHandler } from './delete-acls.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -70,4 +73,7 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   saslAuthenticateHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
+  describeAclsHandler,
+  createAclsHandler,
+  deleteAclsHandler,
 ];

@@ -2,12 +2,17 @@
 import { Api } from '../../protocol/messages/index.js';
 import type { ListGroupsRequestData, ListGroupsResponseData } from '../../protocol/messages/list-groups.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from '../authorization.js';
 
 export const listGroupsHandler = defineHandler<ListGroupsRequestData, ListGroupsResponseData>({
   api: Api.ListGroups,
   minVersion: 0,
   maxVersion: Api.ListGroups.request.highestVersion,
   handle(ctx, request) {
-    return ctx.broker.groups.submit(ctx, (c, cctx) => c.listGroups(cctx, request), (errorCode) => ({ throttleTimeMs: 0, errorCode, groups: [] }));
+    // Kafka: every group with DESCRIBE on the cluster, otherwise those the client may DESCRIBE.
+    const all = authorizeCluster(ctx, AclOperation.DESCRIBE);
+    return ctx.broker.groups
+      .submit<ListGroupsResponseData>(ctx, (c, cctx) => c.listGroups(cctx, request), (errorCode) => ({ throttleTimeMs: 0, errorCode, groups: [] }))
+      .then((answer) => (all ? answer : { ...answer, groups: answer.groups.filter((g) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId)) }));
   },
 });

@@ -8,6 +8,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsPartition, ListOffsetsPartitionResponse } from '../../protocol/messages/list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { PartitionLog } from '../../storage/types.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 const LATEST = -1n;
@@ -40,7 +41,13 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffs
     }
     const answered = new Set<string>();
     const byTopic = new Map<string, ListOffsetsPartitionResponse[]>();
+    // Kafka: topics the client may not DESCRIBE come after the others, every partition refused.
+    const refused: ListOffsetsResponseData['topics'] = [];
     for (const t of request.topics) {
+      if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.name)) {
+        refused.push({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) });
+        continue;
+      }
       let partitions = byTopic.get(t.name);
       if (!partitions) byTopic.set(t.name, (partitions = []));
       for (const p of t.partitions) {
@@ -50,7 +57,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffs
         partitions.push(answer(ctx.apiVersion, storage.partition(t.name, p.partitionIndex), p, counts.get(key)! > 1));
       }
     }
-    return { throttleTimeMs: 0, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
+    return { throttleTimeMs: 0, topics: [...[...byTopic].map(([name, partitions]) => ({ name, partitions })), ...refused] };
   },
 });
 

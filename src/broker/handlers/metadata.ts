@@ -7,6 +7,10 @@
  * partitions, because creation goes through its controller asynchronously (ZooKeeper-era
  * Kafka said LEADER_NOT_AVAILABLE); Brook creates topics synchronously and describes them
  * at once. Clients retry on either error, so they only see the topic sooner.
+ *
+ * With an authorizer, as Kafka's KafkaApis: a listing of all topics leaves out those the
+ * client may not DESCRIBE; a named one it may not DESCRIBE answers TOPIC_AUTHORIZATION_FAILED
+ * whether it exists or not; auto-creation needs CREATE on the cluster or on the topic.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { MetadataRequestData, MetadataResponseData, MetadataResponseTopic } from '../../protocol/messages/metadata.js';
@@ -17,9 +21,10 @@ import { StorageError } from '../../storage/errors.js';
 import { validateTopicName } from '../../storage/catalog.js';
 import { defineHandler } from '../handler.js';
 import type { BrokerContext } from '../broker-context.js';
-import { CLUSTER_OPERATIONS, OPERATIONS_NOT_REQUESTED, TOPIC_OPERATIONS } from '../authorized-operations.js';
+import type { RequestContext } from '../handler.js';
+import { AclOperation, CLUSTER_NAME, ResourceType, OPERATIONS_NOT_REQUESTED, authorize, authorizeCluster, authorizedOperations } from '../authorization.js';
 
-export function describeTopic(broker: BrokerContext, topic: TopicMetadata, includeOperations: boolean): MetadataResponseTopic {
+export function describeTopic(broker: BrokerContext, topic: TopicMetadata): MetadataResponseTopic {
   const nodeId = broker.config.nodeId;
   const partitions = new Array(topic.partitions);
   for (let p = 0; p < topic.partitions; p++) {
@@ -34,7 +39,7 @@ export function describeTopic(broker: BrokerContext, topic: TopicMetadata, inclu
     topicId: topic.topicId,
     isInternal: topic.isInternal,
     partitions,
-    topicAuthorizedOperations: includeOperations ? TOPIC_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+    topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED,
   };
 }
 
@@ -44,6 +49,16 @@ export const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set(['__consumer_of
 function missingTopic(name: string | null, topicId: string, errorCode: number): MetadataResponseTopic {
   const isInternal = name !== null && INTERNAL_TOPIC_NAMES.has(name);
   return { errorCode, name, topicId, isInternal, partitions: [], topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED };
+}
+
+function unauthorized(name: string | null, topicId: string, isInternal: boolean): MetadataResponseTopic {
+  return { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, topicId, isInternal, partitions: [], topicAuthorizedOperations: OPERATIONS_NOT_REQUESTED };
+}
+
+/** v8+: Kafka sets the client's operations on every topic it describes (unknown ones too). */
+function withOperations(ctx: RequestContext, topic: MetadataResponseTopic, include: boolean): MetadataResponseTopic {
+  if (include) topic.topicAuthorizedOperations = authorizedOperations(ctx, ResourceType.TOPIC, topic.name ?? '');
+  return topic;
 }
 
 export const metadataHandler = defineHandler<MetadataRequestData, MetadataResponseData>({
@@ -58,24 +73,44 @@ export const metadataHandler = defineHandler<MetadataRequestData, MetadataRespon
     const allowAutoCreate = apiVersion < 4 || request.allowAutoTopicCreation !== false;
     let topics: MetadataResponseTopic[];
     if (all) {
-      topics = broker.storage.topics().map((t) => describeTopic(broker, t, includeTopicOps));
+      topics = [];
+      for (const t of broker.storage.topics()) if (authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.name)) topics.push(describeTopic(broker, t));
     } else {
+      const autoCreate = allowAutoCreate && broker.config.autoCreateTopics;
+      let mayCreateAny: boolean | undefined;
       topics = request.topics!.map((wanted) => {
         if (wanted.name === null) {
           const byId = wanted.topicId ? broker.storage.topicById(wanted.topicId) : undefined;
-          return byId ? describeTopic(broker, byId, includeTopicOps) : missingTopic(null, wanted.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
+          if (byId === undefined) return missingTopic(null, wanted.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
+          // Kafka: topic ids are not secret, so the id comes back with the error (the name does not).
+          if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, byId.name)) return unauthorized(null, byId.topicId, false);
+          return withOperations(ctx, describeTopic(broker, byId), includeTopicOps);
+        }
+        // Kafka does not even look whether a topic the client may not describe exists.
+        if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, wanted.name)) return unauthorized(wanted.name, ZERO_UUID, false);
+        if (autoCreate && broker.storage.topic(wanted.name) === undefined) {
+          mayCreateAny ??= authorizeCluster(ctx, AclOperation.CREATE);
+          if (!mayCreateAny && !authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, wanted.name)) {
+            return unauthorized(wanted.name, ZERO_UUID, INTERNAL_TOPIC_NAMES.has(wanted.name));
+          }
         }
         try {
           const topic = broker.topicForProduceOrMetadata(wanted.name, allowAutoCreate);
-          if (topic) return describeTopic(broker, topic, includeTopicOps);
+          if (topic) return withOperations(ctx, describeTopic(broker, topic), includeTopicOps);
           // As Kafka: a name that could never exist is INVALID_TOPIC_EXCEPTION, auto-creation or not.
           validateTopicName(wanted.name);
-          return missingTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          return withOperations(ctx, missingTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), includeTopicOps);
         } catch (err) {
-          if (err instanceof StorageError) return missingTopic(wanted.name, ZERO_UUID, err.errorCode);
+          if (err instanceof StorageError) return withOperations(ctx, missingTopic(wanted.name, ZERO_UUID, err.errorCode), includeTopicOps);
           throw err;
         }
       });
+    }
+    if (all && includeTopicOps) for (const t of topics) withOperations(ctx, t, true);
+    // v8-v10: the cluster's operations, 0 without DESCRIBE on it.
+    let clusterAuthorizedOperations = OPERATIONS_NOT_REQUESTED;
+    if (request.includeClusterAuthorizedOperations === true) {
+      clusterAuthorizedOperations = authorizeCluster(ctx, AclOperation.DESCRIBE) ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME) : 0;
     }
     return {
       throttleTimeMs: 0,
@@ -83,7 +118,7 @@ export const metadataHandler = defineHandler<MetadataRequestData, MetadataRespon
       clusterId: broker.storage.clusterId,
       controllerId: broker.config.nodeId,
       topics,
-      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+      clusterAuthorizedOperations,
     };
   },
 });

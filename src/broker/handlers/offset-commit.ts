@@ -15,6 +15,7 @@ import type {
 } from '../../protocol/messages/offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 
 export const offsetCommitHandler = defineHandler<OffsetCommitRequestData, OffsetCommitResponseData>({
   api: Api.OffsetCommit,
@@ -22,9 +23,18 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequestData, Offset
   maxVersion: Api.OffsetCommit.request.highestVersion,
   handle(ctx, request) {
     const { storage } = ctx.broker;
+    const everyPartition = (errorCode: number): OffsetCommitResponseData => ({
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    });
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return everyPartition(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     const rejected = new TopicMerger();
     const valid: OffsetCommitRequestTopic[] = [];
     for (const t of request.topics) {
+      if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
+        rejected.add(t.name, t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })));
+        continue;
+      }
       const partitions = t.partitions.filter((p) => {
         if (storage.partition(t.name, p.partitionIndex) !== undefined) return true;
         rejected.add(t.name, [{ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }]);
@@ -34,12 +44,8 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequestData, Offset
     }
     if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected.topics };
     const forCoordinator: OffsetCommitRequestData = { ...request, topics: valid };
-    const errorResponse = (errorCode: number): OffsetCommitResponseData => ({
-      throttleTimeMs: 0,
-      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
-    });
     return ctx.broker.groups
-      .submit<OffsetCommitResponseData>(ctx, (c, cctx) => c.offsetCommit(cctx, forCoordinator), errorResponse)
+      .submit<OffsetCommitResponseData>(ctx, (c, cctx) => c.offsetCommit(cctx, forCoordinator), everyPartition)
       .then((answer) => {
         for (const t of answer.topics) rejected.add(t.name, t.partitions);
         return { ...answer, topics: rejected.topics };

@@ -13,6 +13,7 @@ import type {
 } from '../../protocol/messages/offset-delete.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 
 export const offsetDeleteHandler = defineHandler<OffsetDeleteRequestData, OffsetDeleteResponseData>({
   api: Api.OffsetDelete,
@@ -20,6 +21,7 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequestData, Offset
   maxVersion: Api.OffsetDelete.request.highestVersion,
   handle(ctx, request) {
     const { storage } = ctx.broker;
+    if (!authorize(ctx, AclOperation.DELETE, ResourceType.GROUP, request.groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
     const topics: OffsetDeleteResponseTopic[] = [];
     const byName = new Map<string, OffsetDeleteResponseTopic>();
     const add = (name: string, partitions: OffsetDeleteResponseTopic['partitions']): void => {
@@ -33,6 +35,10 @@ export const offsetDeleteHandler = defineHandler<OffsetDeleteRequestData, Offset
     };
     const valid: OffsetDeleteRequestTopic[] = [];
     for (const t of request.topics) {
+      if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
+        add(t.name, t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })));
+        continue;
+      }
       const partitions = t.partitions.filter((p) => {
         if (storage.partition(t.name, p.partitionIndex) !== undefined) return true;
         add(t.name, [{ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }]);

@@ -3,6 +3,11 @@
  * in place, never re-encoded). acks=all answers once the appended bytes are durable,
  * acks=1 once they are in the log, acks=0 not at all; with acks=0 an error closes the
  * connection, which is how Kafka tells such a producer something went wrong.
+ *
+ * With an authorizer, as Kafka 4's KafkaApis: transactional batches need WRITE on the
+ * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request), each
+ * topic WRITE (else TOPIC_AUTHORIZATION_FAILED). Idempotent batches need nothing more: Kafka
+ * 3.0 (KIP-679) dropped the IDEMPOTENT_WRITE check from Produce.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { ProduceRequestData, ProduceResponseData, PartitionProduceResponse, TopicProduceResponse } from '../../protocol/messages/produce.js';
@@ -11,6 +16,7 @@ import { StorageError } from '../../storage/errors.js';
 import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
 import { defineHandler, NO_RESPONSE, type RequestContext } from '../handler.js';
+import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
 
 const ACKS_ALL = -1;
 
@@ -80,19 +86,25 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
   handle(ctx, request) {
     const acks = request.acks;
     if (acks !== 0 && acks !== 1 && acks !== ACKS_ALL) {
-      return {
-        throttleTimeMs: 0,
-        responses: request.topicData.map((t) => ({
-          name: t.name,
-          partitionResponses: t.partitionData.map((p) => failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS)),
-        })),
-      };
+      return everyPartition(request, ErrorCode.INVALID_REQUIRED_ACKS);
+    }
+    let writable: Set<string> | null = null;
+    if (ctx.broker.acls !== null) {
+      if (hasTransactionalRecords(request) && (request.transactionalId == null || !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
+        if (acks === 0) return Promise.reject(new AcksZeroProduceError());
+        return everyPartition(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      }
+      writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name));
     }
     const durables: Promise<void>[] = [];
     let anyError = false;
     const responses: TopicProduceResponse[] = request.topicData.map((t) => ({
       name: t.name,
       partitionResponses: t.partitionData.map((p) => {
+        if (writable !== null && !writable.has(t.name)) {
+          anyError = true;
+          return failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+        }
         const { response, durable } = appendPartition(ctx, t.name, p.index, p.records);
         if (response.errorCode !== ErrorCode.NONE) anyError = true;
         if (durable && acks === ACKS_ALL) {
@@ -114,6 +126,28 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
     return Promise.all(durables).then(() => body);
   },
 });
+
+function everyPartition(request: ProduceRequestData, errorCode: number): ProduceResponseData {
+  return {
+    throttleTimeMs: 0,
+    responses: request.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => failed(p.index, errorCode)) })),
+  };
+}
+
+/** Offset of the attributes in a v2 record batch header; bit 4 marks a transactional batch. */
+const ATTRIBUTES_OFFSET = 21;
+const TRANSACTIONAL_FLAG = 0x10;
+
+/** Kafka's RequestUtils.hasTransactionalRecords: is the first batch of some partition transactional? */
+function hasTransactionalRecords(request: ProduceRequestData): boolean {
+  for (const t of request.topicData) {
+    for (const p of t.partitionData) {
+      const r = p.records;
+      if (r !== null && r.length > ATTRIBUTES_OFFSET + 1 && (r.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) !== 0) return true;
+    }
+  }
+  return false;
+}
 
 /** Rejecting with this makes the connection close without an "internal error" log. */
 export class AcksZeroProduceError extends Error {

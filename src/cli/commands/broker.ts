@@ -66,7 +66,9 @@ group.consumer.max.assignment.interval.ms,
 group.consumer.migration.policy, offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
 log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
 connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
-log.flush.policy (always|never|<ms>), metrics.port, and the broker
+log.flush.policy (always|never|<ms>), metrics.port, authorizer.class.name
+(org.apache.kafka.metadata.authorizer.StandardAuthorizer), super.users,
+allow.everyone.if.no.acl.found, and the broker
 settings that are topic defaults (log.retention.hours/ms/bytes, log.segment.bytes,
 log.roll.ms, message.max.bytes, log.message.timestamp.type, ...).`;
 
@@ -188,6 +190,10 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'socket.listen.backlog.size': config.listenBacklog = positive(key, value); break;
       case 'log.retention.check.interval.ms': config.retentionCheckIntervalMs = atLeast(key, long(), 1); break;
       case 'metrics.port': config.metricsPort = atLeast(key, int(key, value), 0); break;
+      case 'authorizer.class.name': config.authorizerClassName = value; break;
+      case 'super.users': config.superUsers = value; break;
+      // StandardAuthorizer reads it with Boolean.parseBoolean: anything but "true" is false.
+      case 'allow.everyone.if.no.acl.found': config.allowEveryoneIfNoAclFound = value.toLowerCase() === 'true'; break;
       case 'log.flush.policy':
         config.flush = value === 'always' || value === 'never' ? value : { intervalMs: long() };
         break;
