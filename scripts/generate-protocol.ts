@@ -21,7 +21,8 @@ export const APIS = [
   'DescribeConfigs', 'AlterConfigs', 'DescribeLogDirs', 'SaslAuthenticate', 'CreatePartitions',
   'DeleteGroups', 'IncrementalAlterConfigs', 'OffsetDelete', 'DescribeCluster', 'DescribeProducers',
   'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe', 'DescribeTopicPartitions',
-  'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeUserScramCredentials', 'AlterUserScramCredentials',
+  'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeClientQuotas', 'AlterClientQuotas',
+  'DescribeUserScramCredentials', 'AlterUserScramCredentials',
   'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit',
   'DescribeTransactions', 'ListTransactions',
 ] as const;

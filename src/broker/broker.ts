@@ -10,8 +10,9 @@ import { brokerConfig, validateGroupConfig, type BrokerConfig } from './config.j
 import { planListeners } from './listener-config.js';
 import { sslListeners, type SslListener } from './ssl-config.js';
 import { ANONYMOUS, sslPrincipal } from './principal.js';
-import { saslListeners, type SaslMechanismName } from './sasl/sasl-config.js';
-import { SaslAuthenticator } from './sasl/sasl-authenticator.js';
+import { saslListeners } from './sasl/sasl-config.js';
+import { SaslAuthenticator, type SaslListenerAuth } from './sasl/sasl-authenticator.js';
+import { plainCredentials } from './sasl/plain-password.js';
 import { CredentialStore } from './sasl/credential-store.js';
 import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
@@ -112,7 +113,8 @@ export class Broker {
     const authorization = authorizerSettings(config);
     const listenerPlan = planListeners(config);
     const listenerTls = sslListeners(listenerPlan, config);
-    const listenerSasl = saslListeners(listenerPlan, config);
+    const listenerSasl = new Map<string, SaslListenerAuth>();
+    for (const [name, l] of saslListeners(listenerPlan, config)) listenerSasl.set(name, { mechanisms: l.mechanisms, jaasPlain: await plainCredentials(l.jaasPlainUsers) });
     const log = givenLog ?? createLogger('broker');
     const clock = givenClock ?? systemClock;
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
@@ -250,7 +252,7 @@ export class Broker {
    * ANONYMOUS but one whose certificate does not verify is refused (as Java's SSLEngine with
    * wantClientAuth does).
    */
-  private acceptTls(socket: TLSSocket, context: BrokerContext, listener: string, ssl: SslListener, sasl: readonly SaslMechanismName[] | null): void {
+  private acceptTls(socket: TLSSocket, context: BrokerContext, listener: string, ssl: SslListener, sasl: SaslListenerAuth | null): void {
     if (ssl.clientAuth !== 'none' && !socket.authorized) {
       const presented = socket.getPeerX509Certificate() !== undefined;
       if (ssl.clientAuth === 'required' || presented) {
@@ -265,8 +267,8 @@ export class Broker {
     this.accept(socket, context, listener, sasl === null ? sslPrincipal(socket) : ANONYMOUS, sasl);
   }
 
-  /** `sasl`: the enabled mechanisms of a SASL listener, whose clients must authenticate first. */
-  private accept(socket: Socket, context: BrokerContext, listener: string, principal: string, sasl: readonly SaslMechanismName[] | null): void {
+  /** `sasl`: what a SASL listener's clients, who must authenticate first, authenticate against. */
+  private accept(socket: Socket, context: BrokerContext, listener: string, principal: string, sasl: SaslListenerAuth | null): void {
     // max.connections open (across listeners): the new connection is closed at once. (Kafka's
     // acceptor instead stops accepting until one closes, leaving clients waiting in the listen
     // backlog until their connection timeout; a closed connection tells them at once.) Checked

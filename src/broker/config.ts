@@ -30,6 +30,14 @@ export interface BrokerConfig {
   readonly saslEnabledMechanisms?: string | readonly string[];
   /** Kafka's `listener.name.<name>.sasl.enabled.mechanisms`: per listener (by listener name). */
   readonly listenerSaslEnabledMechanisms?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Kafka's `listener.name.<name>.<mechanism>.sasl.jaas.config`, by listener name, then
+   * mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512): PLAIN's `user_<name>="<password>"`
+   * options are users of that listener; SCRAM's is only checked (sasl/sasl-config.ts).
+   */
+  readonly listenerSaslJaasConfig?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Kafka's `sasl.mechanism.inter.broker.protocol`: checked; no effect on a single broker. */
+  readonly saslMechanismInterBrokerProtocol?: string;
   /** Kafka's `sasl.server.max.receive.size`: the largest request read before a SASL client has authenticated. */
   readonly saslServerMaxReceiveSize: number;
   /** Kafka's `advertised.listeners`: what Metadata names for each listener; defaults to `listeners`. */

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { SECURITY_PROTOCOLS, type SecurityProtocol, type SslOptions } from '../client/ssl.js';
 import { SASL_MECHANISMS, type SaslMechanism, type SaslOptions } from '../client/sasl.js';
 import { splitPemKeystore } from '../util/pem.js';
-import { parseJaasConfig } from './jaas-config.js';
+import { passwordLoginEntry } from '../protocol/sasl/jaas-config.js';
 import { javaTrim, parseProperties } from './properties.js';
 import { UsageError } from './options.js';
 
@@ -28,12 +28,6 @@ const READ = new Set([
   'sasl.mechanism', 'sasl.jaas.config', 'sasl.username', 'sasl.password',
 ]);
 
-/** Kafka's login modules that hand a username and password to PLAIN and SCRAM (either serves both, as in Kafka). */
-const PASSWORD_LOGIN_MODULES = new Set([
-  'org.apache.kafka.common.security.plain.PlainLoginModule',
-  'org.apache.kafka.common.security.scram.ScramLoginModule',
-]);
-
 /** The `sasl` option from sasl.mechanism and the login (sasl.jaas.config, else sasl.username and sasl.password). */
 function saslFrom(props: Map<string, string>, protocol: string): SaslOptions {
   // Kafka's (and librdkafka's) default mechanism is GSSAPI.
@@ -46,18 +40,12 @@ function saslFrom(props: Map<string, string>, protocol: string): SaslOptions {
   let username = props.get('sasl.username');
   let password = props.get('sasl.password');
   if (jaas !== undefined) {
-    let entries;
+    let entry;
     try {
-      entries = parseJaasConfig(jaas);
+      entry = passwordLoginEntry(jaas);
     } catch (err) {
       throw new UsageError(`sasl.jaas.config: ${(err as Error).message}`);
     }
-    if (entries.length !== 1) throw new UsageError(`sasl.jaas.config: JAAS config property contains ${entries.length} login modules, should be 1 module`);
-    const entry = entries[0]!;
-    if (!PASSWORD_LOGIN_MODULES.has(entry.loginModule)) {
-      throw new UsageError(`sasl.jaas.config: login module ${entry.loginModule} is not supported (${[...PASSWORD_LOGIN_MODULES].join(' or ')})`);
-    }
-    if (entry.options.get('tokenauth')?.toLowerCase() === 'true') throw new UsageError('sasl.jaas.config: tokenauth (delegation tokens) is not supported');
     const fromJaas = { username: entry.options.get('username'), password: entry.options.get('password') };
     if ((username !== undefined && username !== fromJaas.username) || (password !== undefined && password !== fromJaas.password)) {
       throw new UsageError('sasl.username/sasl.password and sasl.jaas.config name different logins: give one of them');

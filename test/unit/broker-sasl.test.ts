@@ -328,3 +328,29 @@ test('a credential change whose write fails throws and changes nothing, on disk 
   assert.equal(store.plain('bob'), undefined);
   assert.equal(readFileSync(join(dir.path, CREDENTIALS_FILE), 'utf8'), '{"version":1,"users":{}}\n');
 });
+
+test('a failed directory fsync after the rename: the change is refused, yet memory holds what a restart reads', async (t) => {
+  const dir = tempDir();
+  t.after(() => dir.remove());
+  writeFileSync(join(dir.path, CREDENTIALS_FILE), '{"version":1,"users":{}}\n');
+  const fs = await import('node:fs');
+  let renamed = false;
+  const failing = {
+    ...fs,
+    renameSync: (from: import('node:fs').PathLike, to: import('node:fs').PathLike) => {
+      fs.renameSync(from, to);
+      renamed = true;
+    },
+    fsyncSync: (fd: number) => {
+      if (renamed) throw new Error('EIO: injected directory fsync');
+      fs.fsyncSync(fd);
+    },
+  };
+  const store = CredentialStore.open(dir.path, failing);
+  const credential = await plainCredential('pw', 1);
+  assert.throws(() => store.apply([{ op: 'setPlain', user: 'bob', credential }]), /cannot write .*EIO: injected directory fsync/);
+  const restarted = CredentialStore.open(dir.path);
+  assert.ok(restarted.plain('bob') !== undefined, 'the renamed file holds bob');
+  assert.deepEqual(store.list().map(([name]) => name), restarted.list().map(([name]) => name));
+  assert.deepEqual(store.plain('bob'), restarted.plain('bob'));
+});

@@ -32,6 +32,8 @@ import { describeProducersHandler } from './describe-producers.js';
 import { describeTopicPartitionsHandler } from './describe-topic-partitions.js';
 import { saslHandshakeHandler } from './sasl-handshake.js';
 import { saslAuthenticateHandler } from './sasl-authenticate.js';
+import { describeClientQuotasHandler } from './describe-client-quotas.js';
+import { alterClientQuotasHandler } from './alter-client-quotas.js';
 import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials.js';
 import { describeAclsHandler } from './describe-acls.js';
@@ -71,6 +73,8 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   describeTopicPartitionsHandler,
   saslHandshakeHandler,
   saslAuthenticateHandler,
+  describeClientQuotasHandler,
+  alterClientQuotasHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
   describeAclsHandler,

@@ -8,7 +8,10 @@
  * Every change is all or nothing and durable before it is visible: the whole file is
  * written to a temporary, fsynced, renamed over the old one and the directory fsynced, so
  * a crash (kill -9, power loss) leaves the old or the new users, never a mix. A change whose
- * write fails throws and leaves the store as it was.
+ * write fails throws; the store then holds what a restart would read: the old users when
+ * the new file never replaced the old one, the new users when only the directory's fsync
+ * failed after the rename (the file a restart reads is then the new one, so keeping the old
+ * users in memory would change the users at the next restart, silently).
  */
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
@@ -97,6 +100,9 @@ function serialize(users: ReadonlyMap<string, UserCredentials>): string {
   return `${JSON.stringify({ version: FORMAT_VERSION, users: out }, null, 2)}\n`;
 }
 
+/** A failed write; `renamed` when the new file had already replaced the old one. */
+type WriteError = Error & { readonly renamed: boolean };
+
 export class CredentialStore {
   private constructor(
     private users: ReadonlyMap<string, UserCredentials>,
@@ -136,9 +142,10 @@ export class CredentialStore {
   }
 
   /**
-   * Applies the changes together: written durably first, then visible. Throws (the store
-   * unchanged) when the write fails. Deleting what does not exist is a no-op here: callers
-   * that must refuse it (AlterUserScramCredentials) check first.
+   * Applies the changes together: written durably first, then visible. Throws when the
+   * write fails: the store unchanged, unless the new file was already in place (see above).
+   * Deleting what does not exist is a no-op here: callers that must refuse it
+   * (AlterUserScramCredentials) check first.
    */
   apply(changes: readonly CredentialChange[]): void {
     const next = new Map(this.users);
@@ -153,7 +160,14 @@ export class CredentialStore {
       if (scram.size === 0 && plain === null) next.delete(c.user);
       else next.set(c.user, { scram, plain });
     }
-    if (this.path !== null) this.write(serialize(next));
+    if (this.path !== null) {
+      try {
+        this.write(serialize(next));
+      } catch (err) {
+        if ((err as WriteError).renamed) this.users = next;
+        throw err;
+      }
+    }
     this.users = next;
   }
 
@@ -161,6 +175,7 @@ export class CredentialStore {
     const path = this.path!;
     const tmp = `${path}.tmp`;
     const fs = this.fs;
+    let renamed = false;
     try {
       // 0600: the keys let whoever reads them impersonate the server to SCRAM clients.
       const fd = fs.openSync(tmp, 'w', 0o600);
@@ -173,6 +188,7 @@ export class CredentialStore {
         fs.closeSync(fd);
       }
       fs.renameSync(tmp, path);
+      renamed = true;
       const dir = fs.openSync(join(path, '..'), 'r');
       try {
         fs.fsyncSync(dir);
@@ -180,12 +196,15 @@ export class CredentialStore {
         fs.closeSync(dir);
       }
     } catch (err) {
-      try {
-        fs.rmSync(tmp, { force: true });
-      } catch {
-        // The temporary is overwritten by the next write anyway.
+      if (!renamed) {
+        try {
+          fs.rmSync(tmp, { force: true });
+        } catch {
+          // The temporary is overwritten by the next write anyway.
+        }
       }
-      throw new Error(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+      const failure: WriteError = Object.assign(new Error(`cannot write ${path}: ${(err as Error).message}`, { cause: err }), { renamed });
+      throw failure;
     }
   }
 }

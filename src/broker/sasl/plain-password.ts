@@ -1,9 +1,11 @@
 /**
  * How Brook keeps a SASL/PLAIN user's password: never the password itself, but a salted
  * PBKDF2-HMAC-SHA-256 hash of it (16 random bytes of salt, PLAIN_ITERATIONS rounds, 32
- * bytes). Kafka's PLAIN reads passwords in clear from its JAAS file; Brook keeps PLAIN users
- * in its credential store instead (credential-store.ts), apart from the SCRAM ones. The
- * check runs in libuv's thread pool, so a client trying passwords does not stall the broker.
+ * bytes). Kafka's PLAIN reads passwords in clear from its JAAS setting; Brook keeps PLAIN
+ * users in its credential store (credential-store.ts), apart from the SCRAM ones, and takes
+ * the JAAS setting's users too, hashed the same way when the broker starts (so both kinds
+ * are checked alike, in the same time). The check runs in libuv's thread pool, so a client
+ * trying passwords does not stall the broker.
  */
 import { pbkdf2, randomBytes } from 'node:crypto';
 import { sameBytes } from '../../protocol/sasl/scram.js';
@@ -36,4 +38,10 @@ export async function verifyPlain(credential: PlainCredential | undefined, passw
   const c = credential ?? NOBODY;
   const hash = await derive(password, c.salt, c.iterations);
   return credential !== undefined && sameBytes(hash, c.hash);
+}
+
+/** The credentials of a JAAS setting's PLAIN users (name to password), by name. */
+export async function plainCredentials(users: ReadonlyMap<string, string>): Promise<Map<string, PlainCredential>> {
+  const entries = await Promise.all([...users].map(async ([name, password]) => [name, await plainCredential(password)] as const));
+  return new Map(entries);
 }

@@ -13,7 +13,7 @@ import { decodePlain } from '../../protocol/sasl/plain.js';
 import { scramMechanism } from '../../protocol/sasl/scram.js';
 import type { SaslHandshakeResponseData } from '../../protocol/messages/sasl-handshake.js';
 import type { CredentialStore } from './credential-store.js';
-import { verifyPlain } from './plain-password.js';
+import { verifyPlain, type PlainCredential } from './plain-password.js';
 import { ScramServerExchange } from './scram-server.js';
 import { SaslFailure } from './sasl-failure.js';
 import type { SaslMechanismName } from './sasl-config.js';
@@ -32,7 +32,14 @@ interface Mechanism {
   step(token: Buffer): { challenge: Buffer; user: string | null } | Promise<{ challenge: Buffer; user: string | null }>;
 }
 
-function plainMechanism(credentials: CredentialStore): Mechanism {
+/** What a SASL listener's connections authenticate against, besides the credential store. */
+export interface SaslListenerAuth {
+  readonly mechanisms: readonly SaslMechanismName[];
+  /** The PLAIN users of the listener's `listener.name.<l>.plain.sasl.jaas.config`; over the store's of the same name. */
+  readonly jaasPlain: ReadonlyMap<string, PlainCredential>;
+}
+
+function plainMechanism(credentials: CredentialStore, jaasPlain: ReadonlyMap<string, PlainCredential>): Mechanism {
   let used = false;
   return {
     async step(token) {
@@ -44,7 +51,7 @@ function plainMechanism(credentials: CredentialStore): Mechanism {
       if (plain.authorizationId !== '' && plain.authorizationId !== plain.username) {
         throw new SaslFailure('authorization', 'Authentication failed: Client requested an authorization id that is different from username');
       }
-      if (!await verifyPlain(credentials.plain(plain.username), plain.password)) {
+      if (!await verifyPlain(jaasPlain.get(plain.username) ?? credentials.plain(plain.username), plain.password)) {
         throw new SaslFailure('authorization', 'Authentication failed: Invalid username or password');
       }
       return { challenge: EMPTY, user: plain.username };
@@ -75,7 +82,11 @@ export class SaslAuthenticator {
   busy = false;
   private mechanism: Mechanism | null = null;
 
-  constructor(readonly enabled: readonly SaslMechanismName[], private readonly credentials: CredentialStore) {}
+  readonly enabled: readonly SaslMechanismName[];
+
+  constructor(private readonly listener: SaslListenerAuth, private readonly credentials: CredentialStore) {
+    this.enabled = listener.mechanisms;
+  }
 
   /** SaslHandshake: picks the mechanism. Kafka closes the connection after a refusal; so does the caller. */
   handshake(mechanism: string, version: number): SaslHandshakeResponseData {
@@ -89,7 +100,7 @@ export class SaslAuthenticator {
       return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: [...this.enabled] };
     }
     this.mechanismName = chosen;
-    this.mechanism = chosen === 'PLAIN' ? plainMechanism(this.credentials) : scramMechanismServer(chosen, this.credentials);
+    this.mechanism = chosen === 'PLAIN' ? plainMechanism(this.credentials, this.listener.jaasPlain) : scramMechanismServer(chosen, this.credentials);
     this.rawTokens = version === 0;
     this.state = 'authenticate';
     return { errorCode: ErrorCode.NONE, mechanisms: [...this.enabled] };

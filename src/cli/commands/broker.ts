@@ -54,7 +54,9 @@ ssl.keystore.certificate.chain, ssl.keystore.key, ssl.key.password, ssl.truststo
 ssl.truststore.location, ssl.truststore.certificates, ssl.client.auth (required, requested,
 none), each also as listener.name.<name>.ssl.*, sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256,
 SCRAM-SHA-512; required by SASL listeners), listener.name.<name>.sasl.enabled.mechanisms,
-sasl.server.max.receive.size, host, port, advertised.host.name, node.id, log.dirs,
+listener.name.<name>.<mechanism>.sasl.jaas.config (PLAIN: its user_NAME="PASSWORD" options are
+users; SCRAM: checked only), sasl.mechanism.inter.broker.protocol (checked; no effect on a
+single broker), sasl.server.max.receive.size, host, port, advertised.host.name, node.id, log.dirs,
 num.partitions, auto.create.topics.enable, group.initial.rebalance.delay.ms,
 group.min.session.timeout.ms, group.max.session.timeout.ms, group.max.size,
 group.coordinator.rebalance.protocols, group.consumer.session.timeout.ms,
@@ -133,12 +135,24 @@ function sslProperty(config: BrokerSettings, key: string, value: string): boolea
 }
 
 const LISTENER_SASL_MECHANISMS = /^listener\.name\.([^.]+)\.sasl\.enabled\.mechanisms$/;
+const LISTENER_SASL_JAAS = /^listener\.name\.([^.]+)\.(plain|scram-sha-256|scram-sha-512)\.sasl\.jaas\.config$/;
 
-/** `listener.name.<name>.sasl.enabled.mechanisms` into `config`; false when `key` is not that. */
+/**
+ * `listener.name.<name>.sasl.enabled.mechanisms` or `listener.name.<name>.<mechanism>.sasl.jaas.config`
+ * into `config`; false when `key` is neither. (Kafka spells the mechanism in lower case there.)
+ */
 function saslProperty(config: BrokerSettings, key: string, value: string): boolean {
   const m = LISTENER_SASL_MECHANISMS.exec(key);
-  if (m === null) return false;
-  config.listenerSaslEnabledMechanisms = { ...config.listenerSaslEnabledMechanisms, [m[1]!.toUpperCase()]: value };
+  if (m !== null) {
+    config.listenerSaslEnabledMechanisms = { ...config.listenerSaslEnabledMechanisms, [m[1]!.toUpperCase()]: value };
+    return true;
+  }
+  const j = LISTENER_SASL_JAAS.exec(key);
+  if (j === null) return false;
+  const listener = j[1]!.toUpperCase();
+  const jaas: Record<string, Record<string, string>> = { ...config.listenerSaslJaasConfig };
+  jaas[listener] = { ...jaas[listener], [j[2]!.toUpperCase()]: value };
+  config.listenerSaslJaasConfig = jaas;
   return true;
 }
 
@@ -184,6 +198,7 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'log.cleaner.backoff.ms': config.logCleanerBackoffMs = atLeast(key, long(), 0); break;
       case 'socket.request.max.bytes': config.maxRequestBytes = positive(key, value); break;
       case 'sasl.enabled.mechanisms': config.saslEnabledMechanisms = value; break;
+      case 'sasl.mechanism.inter.broker.protocol': config.saslMechanismInterBrokerProtocol = value; break;
       case 'sasl.server.max.receive.size': config.saslServerMaxReceiveSize = positive(key, value); break;
       case 'connections.max.idle.ms': config.connectionsMaxIdleMs = long(); break;
       case 'max.connections': config.maxConnections = atLeast(key, int(key, value), 0); break;

@@ -35,6 +35,8 @@ export * from './describe-topic-partitions.js';
 export * from './describe-acls.js';
 export * from './create-acls.js';
 export * from './delete-acls.js';
+export * from './describe-client-quotas.js';
+export * from './alter-client-quotas.js';
 export * from './describe-user-scram-credentials.js';
 export * from './alter-user-scram-credentials.js';
 export * from './add-partitions-to-txn.js';
@@ -84,6 +86,8 @@ import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from 
 import { DescribeAclsRequest, DescribeAclsResponse } from './describe-acls.js';
 import { CreateAclsRequest, CreateAclsResponse } from './create-acls.js';
 import { DeleteAclsRequest, DeleteAclsResponse } from './delete-acls.js';
+import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from './describe-client-quotas.js';
+import { AlterClientQuotasRequest, AlterClientQuotasResponse } from './alter-client-quotas.js';
 import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from './describe-user-scram-credentials.js';
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from './alter-user-scram-credentials.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from './add-partitions-to-txn.js';
@@ -140,6 +144,8 @@ export const Api = {
   DescribeAcls: { name: 'DescribeAcls', apiKey: DescribeAclsRequest.apiKey, request: DescribeAclsRequest, response: DescribeAclsResponse },
   CreateAcls: { name: 'CreateAcls', apiKey: CreateAclsRequest.apiKey, request: CreateAclsRequest, response: CreateAclsResponse },
   DeleteAcls: { name: 'DeleteAcls', apiKey: DeleteAclsRequest.apiKey, request: DeleteAclsRequest, response: DeleteAclsResponse },
+  DescribeClientQuotas: { name: 'DescribeClientQuotas', apiKey: DescribeClientQuotasRequest.apiKey, request: DescribeClientQuotasRequest, response: DescribeClientQuotasResponse },
+  AlterClientQuotas: { name: 'AlterClientQuotas', apiKey: AlterClientQuotasRequest.apiKey, request: AlterClientQuotasRequest, response: AlterClientQuotasResponse },
   DescribeUserScramCredentials: { name: 'DescribeUserScramCredentials', apiKey: DescribeUserScramCredentialsRequest.apiKey, request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse },
   AlterUserScramCredentials: { name: 'AlterUserScramCredentials', apiKey: AlterUserScramCredentialsRequest.apiKey, request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse },
   AddPartitionsToTxn: { name: 'AddPartitionsToTxn', apiKey: AddPartitionsToTxnRequest.apiKey, request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse },

@@ -49,6 +49,9 @@ export interface ApiTypes {
   DescribeLogDirs: [M.DescribeLogDirsRequestData, M.DescribeLogDirsResponseData];
   DescribeProducers: [M.DescribeProducersRequestData, M.DescribeProducersResponseData];
   DescribeTopicPartitions: [M.DescribeTopicPartitionsRequestData, M.DescribeTopicPartitionsResponseData];
+  DescribeClientQuotas: [M.DescribeClientQuotasRequestData, M.DescribeClientQuotasResponseData];
+  AlterClientQuotas: [M.AlterClientQuotasRequestData, M.AlterClientQuotasResponseData];
+  DescribeUserScramCredentials: [M.DescribeUserScramCredentialsRequestData, M.DescribeUserScramCredentialsResponseData];
 }
 
 export type ApiName = keyof ApiTypes;

@@ -52,7 +52,8 @@ public final class Main {
         "DescribeCluster", "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
         "DeleteRecords", "AlterConfigs", "DescribeLogDirs", "CreatePartitions",
         "IncrementalAlterConfigs", "DescribeProducers", "DescribeTopicPartitions",
-        "DescribeAcls", "CreateAcls", "DeleteAcls", "DescribeUserScramCredentials",
+        "DescribeAcls", "CreateAcls", "DeleteAcls", "DescribeClientQuotas", "AlterClientQuotas",
+        "DescribeUserScramCredentials",
         "AlterUserScramCredentials", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn",
         "WriteTxnMarkers", "TxnOffsetCommit", "DescribeTransactions", "ListTransactions",
     };

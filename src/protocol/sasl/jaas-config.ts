@@ -126,3 +126,25 @@ export function parseJaasConfig(text: string): JaasEntry[] {
   if (entries.length === 0) throw new Error('Login module not specified in JAAS config');
   return entries;
 }
+
+/** Kafka's login modules that carry a username and password, for PLAIN and SCRAM alike (either serves both, as in Kafka). */
+export const PASSWORD_LOGIN_MODULES: ReadonlySet<string> = new Set([
+  'org.apache.kafka.common.security.plain.PlainLoginModule',
+  'org.apache.kafka.common.security.scram.ScramLoginModule',
+]);
+
+/**
+ * The one entry of a `sasl.jaas.config` value (a client's, or a broker's
+ * `listener.name.<l>.<mechanism>.sasl.jaas.config`), which must be one of
+ * PASSWORD_LOGIN_MODULES; throws with Kafka's message for several entries.
+ */
+export function passwordLoginEntry(text: string): JaasEntry {
+  const entries = parseJaasConfig(text);
+  if (entries.length !== 1) throw new Error(`JAAS config property contains ${entries.length} login modules, should be 1 module`);
+  const entry = entries[0]!;
+  if (!PASSWORD_LOGIN_MODULES.has(entry.loginModule)) {
+    throw new Error(`login module ${entry.loginModule} is not supported (${[...PASSWORD_LOGIN_MODULES].join(' or ')})`);
+  }
+  if (entry.options.get('tokenauth')?.toLowerCase() === 'true') throw new Error('tokenauth (delegation tokens) is not supported');
+  return entry;
+}
