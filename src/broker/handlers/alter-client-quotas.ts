@@ -7,6 +7,7 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { AlterClientQuotasRequestData, AlterClientQuotasResponseData } from '../../protocol/messages/alter-client-quotas.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const QUOTAS_NOT_SUPPORTED = 'Client quotas are not supported: Brook enforces no quotas and stores none';
@@ -15,12 +16,14 @@ export const alterClientQuotasHandler = defineHandler<AlterClientQuotasRequestDa
   api: Api.AlterClientQuotas,
   minVersion: 0,
   maxVersion: 1,
-  handle(_ctx, request) {
+  handle(ctx, request) {
+    // Kafka's ControllerApis: ALTER_CONFIGS on the cluster, else every entry is refused.
+    const allowed = authorizeCluster(ctx, AclOperation.ALTER_CONFIGS);
     return {
       throttleTimeMs: 0,
       entries: request.entries.map((e) => ({
-        errorCode: ErrorCode.INVALID_REQUEST,
-        errorMessage: QUOTAS_NOT_SUPPORTED,
+        errorCode: allowed ? ErrorCode.INVALID_REQUEST : ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: allowed ? QUOTAS_NOT_SUPPORTED : null,
         entity: e.entity.map(({ entityType, entityName }) => ({ entityType, entityName })),
       })),
     };

@@ -10,6 +10,7 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ComponentData, DescribeClientQuotasRequestData, DescribeClientQuotasResponseData } from '../../protocol/messages/describe-client-quotas.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 /** Kafka's ClientQuotaEntity types. */
@@ -46,7 +47,11 @@ export const describeClientQuotasHandler = defineHandler<DescribeClientQuotasReq
   api: Api.DescribeClientQuotas,
   minVersion: 0,
   maxVersion: 1,
-  handle(_ctx, request) {
+  handle(ctx, request) {
+    // Kafka's KafkaApis: DESCRIBE_CONFIGS on the cluster, else the whole request is refused.
+    if (!authorizeCluster(ctx, AclOperation.DESCRIBE_CONFIGS)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, entries: null };
+    }
     const error = filterError(request.components);
     if (error !== null) return { throttleTimeMs: 0, errorCode: error.code, errorMessage: error.message, entries: null };
     // Kafka answers an empty message, not null, with its entries.
