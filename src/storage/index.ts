@@ -5,6 +5,7 @@ export { nodeFileSystem, type FileSystem, type FileStat } from './file-system.js
 export { MAX_TOPIC_NAME_LENGTH, randomUuid, validateTopicName } from './catalog.js';
 export { LEADER_EPOCH } from './partition-log.js';
 export { ReadBufferPool, ReadLease } from './read-buffer-pool.js';
+export type { AbortedTxn } from './txn-index.js';
 export {
   describeTopicConfigs,
   effectiveTopicConfigs,
