@@ -219,6 +219,16 @@ export class CoordinatorRuntime {
   }
 
   /** Shutdown: parked requests get NOT_COORDINATOR, timers stop; resolves once appends settle. */
+  /**
+   * The transaction of `producerId` ended and its marker is durable in `__consumer_offsets`
+   * (the transaction coordinator's marker path calls this): its pending transactional
+   * offsets become committed (`commit`) or are dropped.
+   */
+  completeTransaction(producerId: bigint, commit: boolean): void {
+    if (this.stopped) return;
+    this.run(this.coordinator.completeTransaction(producerId, commit, this.clock.nowMs()));
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return this.tail;
     try {
@@ -250,7 +260,7 @@ export class CoordinatorRuntime {
     // Without a token the result cannot be reverted: what it tells has happened.
     if (token === null && events.length > 0) this.lifecycle.handle(events);
     if (result.records.length === 0 && result.replies.length === 0 && token === null) return;
-    const appended = result.records.length > 0 ? this.append(result.records) : Promise.resolve(ErrorCode.NONE);
+    const appended = result.records.length > 0 ? this.appendRecords(result.records) : Promise.resolve(ErrorCode.NONE);
     // Nothing in flight: an old failure does not concern this result.
     const previous = this.inFlight === 0 ? Promise.resolve(ErrorCode.NONE) : this.chain;
     this.inFlight++;
@@ -290,6 +300,51 @@ export class CoordinatorRuntime {
     if (reverted === undefined) return; // reverted with an earlier result
     this.chain = Promise.resolve(ErrorCode.NONE);
     this.run(reverted);
+  }
+
+  /**
+   * Appends a result's records in order: records of a transaction (TxnOffsetCommit) go in a
+   * transactional batch of their producer, after whatever lingers; the rest linger.
+   */
+  private appendRecords(records: CoordinatorRecord[]): Promise<number> {
+    if (records.every((r) => r.producerId === undefined)) return this.append(records);
+    const outcomes: Promise<number>[] = [];
+    let i = 0;
+    while (i < records.length) {
+      const producerId = records[i]!.producerId;
+      let j = i + 1;
+      while (j < records.length && records[j]!.producerId === producerId && records[j]!.producerEpoch === records[i]!.producerEpoch) j++;
+      const run = records.slice(i, j);
+      if (producerId === undefined) {
+        outcomes.push(this.append(run));
+      } else {
+        if (this.lingering !== null) this.appendLingering(this.lingering);
+        outcomes.push(this.appendTransactional(run, producerId, run[0]!.producerEpoch ?? 0));
+      }
+      i = j;
+    }
+    return Promise.all(outcomes).then((codes) => codes.find((c) => c !== ErrorCode.NONE) ?? ErrorCode.NONE);
+  }
+
+  /** One transactional batch of `producerId` (no sequence: Kafka's coordinator writes none); resolves as append's. */
+  private appendTransactional(records: CoordinatorRecord[], producerId: bigint, producerEpoch: number): Promise<number> {
+    try {
+      this.ensureTopic();
+      const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
+      if (log === undefined) throw new Error(`${CONSUMER_OFFSETS_TOPIC} partition 0 is missing`);
+      const nowMs = this.clock.nowMs();
+      const encoded = encodeRecordBatch({
+        records: records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })),
+        producerId, producerEpoch, baseSequence: -1, isTransactional: true,
+      });
+      return log.append(encoded, { nowMs, origin: 'coordinator' }).durable.then(() => ErrorCode.NONE, (err: unknown) => {
+        this.log.error('group coordinator records are not durable', { err });
+        return coordinatorError(err);
+      });
+    } catch (err) {
+      this.log.error('group coordinator transactional append failed', { err });
+      return Promise.resolve(coordinatorError(err));
+    }
   }
 
   /**
@@ -414,6 +469,8 @@ export class CoordinatorRuntime {
     if (log === undefined) return 0;
     const latest = readForReplay(log);
     for (const record of latest.toReplay()) this.coordinator.replay(record);
+    // Offsets of transactions still open at the log end: pending until their marker.
+    for (const record of latest.openTransactionRecords()) this.coordinator.replay(record);
     return latest.records;
   }
 }

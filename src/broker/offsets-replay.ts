@@ -15,8 +15,12 @@
  *   records carrying a value. The reduced records keep log order, and a key whose last
  *   record is a tombstone keeps its last value too, just before it in log order, where it
  *   created the group.
+ * Records of transactions (TxnOffsetCommit) are held per producer until the transaction's
+ * marker: a COMMIT adds them at the marker's place (where they take effect, as Kafka's
+ * replayEndTransactionMarker), an ABORT drops them; those of transactions still open at the
+ * end are replayed last, with their producer id, as pending offsets.
  */
-import { decodeRecordBatch, forEachRecordSpan, iterateBatches, MAGIC_V2, readBatchHeader } from '../protocol/records/index.js';
+import { ControlRecordType, decodeRecordBatch, forEachRecordSpan, iterateBatches, MAGIC_V2, readBatchHeader } from '../protocol/records/index.js';
 import type { CoordinatorRecord } from '../coordinator/index.js';
 import type { PartitionLog } from '../storage/types.js';
 
@@ -43,6 +47,8 @@ export class LatestRecordPerKey {
   private readonly byHash = new Map<number, KeyState>();
   private readonly keys: KeyState[] = [];
   private count = 0;
+  /** Records of open transactions by producer id, with the epoch of their batch. */
+  private readonly openTxns = new Map<bigint, CoordinatorRecord[]>();
 
   /** Records seen so far. */
   get records(): number {
@@ -82,6 +88,30 @@ export class LatestRecordPerKey {
       state.lastValue = null;
     }
     state.at = at;
+  }
+
+  /** A record of a transactional batch: held until the transaction's marker. */
+  addTransactional(producerId: bigint, producerEpoch: number, key: Buffer, value: Buffer | null): void {
+    this.count++;
+    let records = this.openTxns.get(producerId);
+    if (records === undefined) this.openTxns.set(producerId, (records = []));
+    records.push({ key: Buffer.from(key), value: value === null ? null : Buffer.from(value), producerId, producerEpoch });
+  }
+
+  /** The producer's transaction ended here: a commit's records take effect now. */
+  endTransaction(producerId: bigint, commit: boolean): void {
+    const records = this.openTxns.get(producerId);
+    this.openTxns.delete(producerId);
+    if (!commit || records === undefined) return;
+    for (const r of records) {
+      this.count--; // counted when held
+      this.add(r.key, 0, r.key.length, r.value ?? r.key, 0, r.value === null ? -1 : r.value.length);
+    }
+  }
+
+  /** Records of transactions still open at the end of the log, in log order per producer. */
+  openTransactionRecords(): CoordinatorRecord[] {
+    return [...this.openTxns.values()].flat();
   }
 
   /** The records to replay, in log order. */
@@ -131,7 +161,14 @@ export function readForReplay(log: PartitionLog): LatestRecordPerKey {
       for (const view of iterateBatches(chunk)) {
         const header = view.magic === MAGIC_V2 ? readBatchHeader(view.buffer) : decodeRecordBatch(view.buffer).header;
         if (header.lastOffset < offset) continue;
-        if (!header.isControl) {
+        if (header.isControl && header.producerId >= 0n) {
+          const type = decodeRecordBatch(view.buffer).control?.type;
+          if (type === ControlRecordType.Commit || type === ControlRecordType.Abort) latest.endTransaction(header.producerId, type === ControlRecordType.Commit);
+        } else if (header.isTransactional && header.producerId >= 0n) {
+          for (const record of decodeRecordBatch(view.buffer).records) {
+            if (record.offset >= offset && record.key !== null) latest.addTransactional(header.producerId, header.producerEpoch, record.key, record.value);
+          }
+        } else if (!header.isControl) {
           baseOffset = header.baseOffset;
           partial = baseOffset < offset;
           if (view.magic !== MAGIC_V2 || !forEachRecordSpan(view.buffer, header, add)) {

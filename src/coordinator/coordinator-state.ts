@@ -92,12 +92,55 @@ export class OffsetStore {
   }
 }
 
+type PendingOffsets = Map<string, Map<string, Map<number, OffsetAndMetadata>>>;
+
+/** Offsets of open transactions: producer id → group → topic → partition (txn-offsets.ts). */
+export class PendingTxnOffsets {
+  private readonly byProducer = new Map<bigint, PendingOffsets>();
+
+  constructor(private readonly journal: Journal) {}
+
+  put(producerId: bigint, groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): void {
+    let groups = this.byProducer.get(producerId);
+    if (groups === undefined) {
+      const created: PendingOffsets = new Map();
+      this.byProducer.set(producerId, (groups = created));
+      if (this.journal.recording) this.journal.record(() => this.byProducer.delete(producerId));
+    }
+    let topics = groups.get(groupId);
+    if (topics === undefined) groups.set(groupId, (topics = new Map()));
+    let partitions = topics.get(topic);
+    if (partitions === undefined) topics.set(topic, (partitions = new Map()));
+    const previous = partitions.get(partition);
+    partitions.set(partition, offset);
+    if (!this.journal.recording) return;
+    const target = partitions;
+    this.journal.record(() => (previous === undefined ? target.delete(partition) : target.set(partition, previous)));
+  }
+
+  /** Removes and returns the producer's pending offsets. */
+  take(producerId: bigint): PendingOffsets | undefined {
+    const pending = this.byProducer.get(producerId);
+    if (pending === undefined) return undefined;
+    this.byProducer.delete(producerId);
+    if (this.journal.recording) this.journal.record(() => this.byProducer.set(producerId, pending));
+    return pending;
+  }
+
+  /** Kafka's hasPendingTransactionalOffsets. */
+  has(groupId: string, topic: string, partition: number): boolean {
+    for (const groups of this.byProducer.values()) if (groups.get(groupId)?.get(topic)?.has(partition) === true) return true;
+    return false;
+  }
+}
+
 export class CoordinatorState {
   readonly journal = new Journal();
   readonly groups = new Map<string, ClassicGroup>();
   /** KIP-848 consumer groups. A group id is in at most one of `groups` and `consumerGroups`. */
   readonly consumerGroups = new Map<string, ConsumerGroup>();
   readonly offsets = new OffsetStore(this.journal);
+  readonly pendingTxnOffsets = new PendingTxnOffsets(this.journal);
   readonly timers = new TimerTable(this.journal);
   /** The topics, as the broker last reported them (onMetadataChange); not part of the undo. */
   readonly metadata = new MetadataImage();

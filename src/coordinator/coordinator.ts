@@ -28,6 +28,8 @@ import { heartbeat, leaveGroup } from './heartbeat.js';
 import { joinGroup } from './join.js';
 import { applyRecord, loaded, unload } from './load.js';
 import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offsets.js';
+import { completeTransaction, txnOffsetCommit } from './txn-offsets.js';
+import type { TxnOffsetCommitRequestData } from '../protocol/messages/txn-offset-commit.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './rebalance.js';
 import { parkedRequests, settleRevert, touchedGroups, touchedTimers } from './revert.js';
@@ -104,6 +106,20 @@ export class GroupCoordinator {
 
   offsetFetch(ctx: RequestContext, req: OffsetFetchRequestData): CoordinatorResult {
     return this.run(offsetFetch, ctx, req);
+  }
+
+  /** Offsets inside a transaction: its records carry the producer id and epoch (txn-offsets.ts). */
+  txnOffsetCommit(ctx: RequestContext, req: TxnOffsetCommitRequestData): CoordinatorResult {
+    return this.run(txnOffsetCommit, ctx, req);
+  }
+
+  /**
+   * The transaction of `producerId` is over: its COMMIT (`commit`) or ABORT marker was
+   * appended to `__consumer_offsets` and is durable. Its pending offsets become committed
+   * or are dropped. No records: the marker is the record.
+   */
+  completeTransaction(producerId: bigint, commit: boolean, nowMs: number): CoordinatorResult {
+    return this.execute(nowMs, () => completeTransaction(this.s, producerId, commit, nowMs));
   }
 
   offsetDelete(ctx: RequestContext, req: OffsetDeleteRequestData): CoordinatorResult {
@@ -230,6 +246,11 @@ export class GroupCoordinator {
    */
   replay(record: CoordinatorRecord): void {
     applyRecord(this.s, record, null);
+  }
+
+  /** Start-up: a transaction marker met in `__consumer_offsets`, in log order with the records. */
+  replayEndTransactionMarker(producerId: bigint, commit: boolean): void {
+    completeTransaction(this.s, producerId, commit, null);
   }
 
   /**

@@ -35,13 +35,16 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
         return;
       }
       const v = decodeOffsetCommitValue(record.value);
-      applyOffset(s, group, topic, partition, {
+      const offset: OffsetAndMetadata = {
         committedOffset: v.offset,
         leaderEpoch: v.leaderEpoch ?? -1,
         metadata: v.metadata,
         commitTimestampMs: Number(v.commitTimestamp),
         expireTimestampMs: v.expireTimestamp === undefined || v.expireTimestamp === -1n ? null : Number(v.expireTimestamp),
-      }, nowMs);
+      };
+      // Written inside a transaction: pending until its marker (Kafka's replay with a producer id).
+      if (record.producerId !== undefined && record.producerId >= 0n) s.pendingTxnOffsets.put(record.producerId, group, topic, partition, offset);
+      else applyOffset(s, group, topic, partition, offset, nowMs);
       return;
     }
     case 'group-metadata':

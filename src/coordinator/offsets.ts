@@ -135,19 +135,26 @@ function fetchedOffset(partitionIndex: number, o: OffsetAndMetadata): OffsetFetc
   };
 }
 
+/** Kafka's answer for a partition with offsets of an open transaction, when the fetch requires stable offsets. */
+function unstableOffset(partitionIndex: number): OffsetFetchResponsePartitions {
+  return { ...noOffset(partitionIndex), errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
+}
+
 /** One group's offsets; topics null means every partition the group has an offset for. */
 function fetchGroupOffsets(
   s: CoordinatorState,
   groupId: string,
   topics: { name: string; partitionIndexes: number[] }[] | null,
+  requireStable: boolean,
 ): OffsetFetchResponseGroup {
+  const unstable = (topic: string, p: number): boolean => requireStable && s.pendingTxnOffsets.has(groupId, topic, p);
   const group = s.groups.get(groupId);
   // An unknown group is not an error: it simply has no offsets.
   const known = (group !== undefined && !group.is('Dead')) || s.consumerGroups.has(groupId);
   if (topics === null) {
     const all: OffsetFetchResponseTopics[] = [];
     for (const [name, partitions] of (known ? s.offsets.ofGroup(groupId) : undefined) ?? []) {
-      all.push({ name, partitions: [...partitions].map(([p, o]) => fetchedOffset(p, o)) });
+      all.push({ name, partitions: [...partitions].map(([p, o]) => (unstable(name, p) ? unstableOffset(p) : fetchedOffset(p, o))) });
     }
     return { groupId, topics: all, errorCode: ErrorCode.NONE };
   }
@@ -157,6 +164,7 @@ function fetchGroupOffsets(
     topics: topics.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((p) => {
+        if (unstable(t.name, p)) return unstableOffset(p);
         const o = known ? s.offsets.get(groupId, t.name, p) : undefined;
         return o === undefined ? noOffset(p) : fetchedOffset(p, o);
       }),
@@ -166,8 +174,9 @@ function fetchGroupOffsets(
 
 /**
  * v8+ asks for several groups; v0-7 for one, reshaped as Kafka's OffsetFetchResponse does
- * (v2+ carries the group error at the top, v0-1 in every partition). requireStable needs
- * no wait: Brook has no pending transactional offsets.
+ * (v2+ carries the group error at the top, v0-1 in every partition). requireStable (v7+)
+ * answers UNSTABLE_OFFSET_COMMIT for a partition with offsets of an open transaction (the
+ * client retries), as Kafka's fetchOffsets.
  */
 export function offsetFetch(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetFetchRequestData): void {
   if (ctx.apiVersion >= 8) {
@@ -175,13 +184,13 @@ export function offsetFetch(s: CoordinatorState, op: Operation, ctx: RequestCont
       // v9+ names the member: a consumer group checks it is current (Kafka's validateOffsetFetch).
       const consumerGroup = ctx.apiVersion >= 9 ? s.consumerGroups.get(g.groupId) : undefined;
       const error = consumerGroup === undefined ? ErrorCode.NONE : consumerOffsetFetchError(consumerGroup, g.memberId ?? null, g.memberEpoch ?? -1);
-      return error === ErrorCode.NONE ? fetchGroupOffsets(s, g.groupId, g.topics) : { groupId: g.groupId, topics: [], errorCode: error };
+      return error === ErrorCode.NONE ? fetchGroupOffsets(s, g.groupId, g.topics, req.requireStable === true) : { groupId: g.groupId, topics: [], errorCode: error };
     });
     op.reply(ctx.requestId, { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups } satisfies OffsetFetchResponseData);
     return;
   }
   const topics = ctx.apiVersion >= 2 ? (req.topics ?? null) : (req.topics ?? []);
-  const g = fetchGroupOffsets(s, req.groupId ?? '', topics);
+  const g = fetchGroupOffsets(s, req.groupId ?? '', topics, req.requireStable === true);
   const response: OffsetFetchResponseData = {
     throttleTimeMs: 0,
     errorCode: ctx.apiVersion >= 2 ? g.errorCode : ErrorCode.NONE,

@@ -22,6 +22,13 @@ export type TimerKey = string;
 export interface CoordinatorRecord {
   key: Buffer;
   value: Buffer | null;
+  /**
+   * Set on a record written inside a transaction (TxnOffsetCommit), which goes to the log
+   * in a transactional batch of this producer; replay passes them for the records of
+   * transactions still open at the end of the log.
+   */
+  producerId?: bigint;
+  producerEpoch?: number;
 }
 
 export type TimerOp = { schedule: TimerKey; atMs: number } | { cancel: TimerKey };

@@ -52,10 +52,23 @@ export class OffsetMap {
   }
 }
 
-/** Adds the keys of `batch`'s records from offset `from` on to `map` (control batches have none that count). */
-export function addBatchToMap(map: OffsetMap, batch: Buffer, from: bigint): void {
+/** An aborted transaction's offsets (the txn index's producerId, firstOffset and marker offset). */
+export interface AbortedRange {
+  readonly producerId: bigint;
+  readonly firstOffset: bigint;
+  readonly lastOffset: bigint;
+}
+
+/**
+ * Adds the keys of `batch`'s records from offset `from` on to `map` (control batches have
+ * none that count). Records of an aborted transaction are left out, as Kafka's cleaner does
+ * (buildOffsetMap skips aborted batches): else their key would shadow, and the cleaner
+ * drop, the committed record read_committed consumers still need.
+ */
+export function addBatchToMap(map: OffsetMap, batch: Buffer, from: bigint, aborted: readonly AbortedRange[]): void {
   const h = readBatchHeader(batch);
   if (h.isControl || h.lastOffset < from) return;
+  if (h.isTransactional && aborted.some((a) => a.producerId === h.producerId && a.firstOffset <= h.baseOffset && h.baseOffset < a.lastOffset)) return;
   if (h.compression === CompressionType.None) {
     validateBatch(batch);
     forEachRecordSpan(batch, h, (delta, buf, keyStart, keyLength) => {

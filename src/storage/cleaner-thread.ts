@@ -20,6 +20,7 @@
  * thread (terminate, then its exit). A worker that dies (an uncaught exception, an exit)
  * fails the requests in flight; the next request starts a new one.
  */
+import type { AbortedRange } from './cleaner-filter.js';
 import { Worker } from 'node:worker_threads';
 
 export interface SegmentRef {
@@ -36,6 +37,8 @@ export interface MapRequest {
   /** The first dirty offset: records before it do not go into the map. */
   readonly from: bigint;
   readonly maxEntries: number;
+  /** Aborted transactions: their records never go into the map. */
+  readonly aborted: readonly AbortedRange[];
 }
 
 export interface MapResult {

@@ -117,7 +117,7 @@ function buildMap(request: MapRequest): MapResult {
   let segments = 0;
   for (const segment of request.segments) {
     if (segments > 0 && map.size >= request.maxEntries) break;
-    forEachBatch(segment, (batch) => addBatchToMap(map!, batch, request.from));
+    forEachBatch(segment, (batch) => addBatchToMap(map!, batch, request.from, request.aborted));
     segments++;
   }
   return { segments, keys: map.size };
@@ -195,7 +195,7 @@ function cleanGroup(request: GroupRequest): GroupResult {
   try {
     const log = new CleanedLog(fd);
     const cleaned = new Segment({
-      baseOffset: request.baseOffset, log, lastModifiedMs: request.lastModifiedMs, loadOffsetIndex: () => null, loadTimeIndex: () => null,
+      baseOffset: request.baseOffset, log, lastModifiedMs: request.lastModifiedMs, loadOffsetIndex: () => null, loadTimeIndex: () => null, loadTxnIndex: () => null,
     }, request.nowMs);
     let removed = 0;
     let horizon = Infinity;

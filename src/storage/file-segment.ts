@@ -146,7 +146,7 @@ export function segmentName(baseOffset: bigint): string {
   return baseOffset.toString().padStart(20, '0');
 }
 
-const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex|snapshot)$/;
+const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex|txnindex|snapshot)$/;
 
 class FileSegmentFiles implements SegmentFiles {
   constructor(private readonly fs: FileSystem, readonly baseOffset: bigint, readonly log: FileLog, readonly lastModifiedMs: number, readonly stem: string) {}
@@ -157,6 +157,10 @@ class FileSegmentFiles implements SegmentFiles {
 
   loadTimeIndex(): Buffer | null {
     return readIfExists(this.fs, `${this.stem}.timeindex`);
+  }
+
+  loadTxnIndex(): Buffer | null {
+    return readIfExists(this.fs, `${this.stem}.txnindex`);
   }
 }
 
@@ -317,7 +321,7 @@ export class FilePartitionStore implements PartitionStore {
     this.ctx.scheduler.release(log);
     const stem = this.stem(segment.baseOffset);
     // The log first: an index without its log is cleaned up at the next start.
-    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${stem}.${ext}`);
+    for (const ext of ['log', 'index', 'timeindex', 'txnindex']) unlinkIfExists(this.fs, `${stem}.${ext}`);
     this.ctx.scheduler.markDirty(this.dirTarget!);
   }
 
@@ -429,6 +433,12 @@ export class FilePartitionStore implements PartitionStore {
 
   durableNow(segment: SegmentFiles): Promise<void> {
     return this.ctx.scheduler.waitFor((segment as FileSegmentFiles).log);
+  }
+
+  writeTxnIndex(segment: SegmentFiles, data: Buffer): void {
+    const path = `${this.stem(segment.baseOffset)}.txnindex`;
+    if (data.length > 0) this.writeWhole(path, data);
+    else unlinkIfExists(this.fs, path);
   }
 
   writeProducerSnapshot(offset: bigint, data: Buffer): void {

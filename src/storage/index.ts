@@ -6,6 +6,7 @@ export { readIfExists, writeAtomic } from './fs-util.js';
 export { MAX_TOPIC_NAME_LENGTH, randomUuid, validateTopicName } from './catalog.js';
 export { LEADER_EPOCH } from './partition-log.js';
 export { ReadBufferPool, ReadLease } from './read-buffer-pool.js';
+export type { AbortedTxn } from './txn-index.js';
 export {
   describeTopicConfigs,
   effectiveTopicConfigs,

@@ -80,6 +80,26 @@ export class OffsetIndex extends GrowableEntries {
     return found < 0 ? 0 : this.positionAt(found);
   }
 
+  /**
+   * Kafka's fetchUpperBoundOffset: the relative offset of the first entry whose position is
+   * >= `position`, else -1. Bounds the aborted transactions a read_committed fetch answers.
+   */
+  upperBoundOffset(position: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.positionAt(mid) >= position) {
+        found = mid;
+        hi = mid - 1;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return found < 0 ? -1 : this.relativeOffsetAt(found);
+  }
+
   /** The largest indexed batch position that is <= `position`, else 0. */
   floorPosition(position: number): number {
     let lo = 0;

@@ -24,7 +24,7 @@
  */
 import { HEADER_PREFIX, BatchWalker, Segment } from './segment.js';
 import { LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MAX_TIMESTAMP_OFFSET } from '../protocol/records/index.js';
-import { addBatchToMap, filterBatch, OffsetMap, type FilterContext } from './cleaner-filter.js';
+import { addBatchToMap, filterBatch, OffsetMap, type AbortedRange, type FilterContext } from './cleaner-filter.js';
 import type { CleanerThread, GroupResult } from './cleaner-thread.js';
 import { OffsetIndex, TimeIndex } from './indexes.js';
 import type { CleanerFileAccess, PartitionStore, SegmentFiles } from './segment-store.js';
@@ -40,6 +40,10 @@ export interface CleanerView {
   readonly logStartOffset: bigint;
   readonly activeProducers: ReadonlyMap<bigint, bigint>;
   readonly scratch: Buffer;
+  /** Segments holding offsets from here on are not cleaned: an open transaction may yet abort. */
+  readonly lastStableOffset: bigint;
+  /** Every aborted transaction of the log (from the segments' transaction indexes). */
+  readonly aborted: readonly AbortedRange[];
 }
 
 /** What the cleaner needs of a partition log (PartitionLogImpl). */
@@ -129,7 +133,10 @@ export class LogCleaner {
     let dirtyIdx = segments.findIndex((s) => s.nextOffset > firstDirty);
     if (dirtyIdx < 0 || dirtyIdx > active) dirtyIdx = active;
     let uncleanableIdx = dirtyIdx;
-    while (uncleanableIdx < active && segments[uncleanableIdx]!.largestTimestamp() <= nowMs - config.minCompactionLagMs) uncleanableIdx++;
+    while (
+      uncleanableIdx < active && segments[uncleanableIdx]!.largestTimestamp() <= nowMs - config.minCompactionLagMs
+      && segments[uncleanableIdx]!.nextOffset <= view.lastStableOffset
+    ) uncleanableIdx++;
     let cleanBytes = 0;
     let dirtyBytes = 0;
     for (let i = 0; i < uncleanableIdx; i++) {
@@ -218,7 +225,7 @@ class InlineWork implements CleanerWork {
     let count = 0;
     while (count < dirty.length && (count === 0 || this.map.size < maxEntries)) {
       const segment = dirty[count]!;
-      if (!(await this.forEachBatch([segment], segment, (bytes) => addBatchToMap(this.map, bytes, from)))) return null;
+      if (!(await this.forEachBatch([segment], segment, (bytes) => addBatchToMap(this.map, bytes, from, this.view.aborted)))) return null;
       count++;
       await yieldToEventLoop();
       if (this.aborted?.()) return null;
@@ -307,7 +314,7 @@ class WorkerWork implements CleanerWork {
   }
 
   async buildMap(dirty: readonly Segment[], from: bigint, maxEntries: number): Promise<number | null> {
-    const result = await this.settle(dirty, this.worker.map({ segments: this.refs(dirty), from, maxEntries }));
+    const result = await this.settle(dirty, this.worker.map({ segments: this.refs(dirty), from, maxEntries, aborted: this.view.aborted }));
     return result === null ? null : result.segments;
   }
 
@@ -393,6 +400,9 @@ function groupBySize(segments: readonly Segment[], config: LogConfig): Segment[]
       if (indexBytes + next.offsetIndex.bytes().length > config.segmentIndexBytes) break;
       if (timeBytes + next.timeIndex.bytes().length > config.segmentIndexBytes) break;
       if (next.nextOffset - 1n - group[0]!.baseOffset > BigInt(INT32_MAX)) break;
+      // A cleaned segment keeps its first segment's base offset and so its `.txnindex`:
+      // a segment with aborted transactions of its own starts a new group.
+      if (next.txnIndex.size > 0) break;
       group.push(next);
       bytes += next.size;
       indexBytes += next.offsetIndex.bytes().length;

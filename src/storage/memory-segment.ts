@@ -54,6 +54,10 @@ class MemorySegmentFiles implements SegmentFiles {
   loadTimeIndex(): Buffer | null {
     return null;
   }
+
+  loadTxnIndex(): Buffer | null {
+    return null;
+  }
 }
 
 const EMPTY_STATE: PartitionState = { segments: [], cleanShutdown: true, recoveryPoint: 0n, logStartOffset: -1n, snapshots: [] };
@@ -100,6 +104,7 @@ export class MemoryPartitionStore implements PartitionStore {
     return RESOLVED;
   }
 
+  writeTxnIndex(): void {}
   writeProducerSnapshot(): void {}
   deleteProducerSnapshot(): void {}
   logStartOffsetChanged(): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import {
+  CorruptRecordError,
   decodeRecordBatch,
   LAST_OFFSET_DELTA_OFFSET,
   LENGTH_OFFSET,
@@ -30,6 +31,7 @@ import { lastSequence, type ProducerStateManager } from './producer-state.js';
 import { BatchWalker, HEADER_PREFIX, Segment } from './segment.js';
 import type { PartitionStore } from './segment-store.js';
 import type { LogConfig } from './topic-configs.js';
+import { readTxnMarker, type AbortedTxn, type TxnMarker } from './txn-index.js';
 import type {
   ActiveProducer, AppendOptions, AppendResult, DeleteRecordsResult, OffsetAndTimestamp, PartitionLog, ReadOptions, ReadResult, SegmentInfo,
 } from './types.js';
@@ -41,6 +43,16 @@ const NO_RECORDS: Buffer[] = [];
 const TWO_32 = 4294967296;
 /** Recovery re-reads whole batches; the storage's own scratch is sized for header walks. */
 const RECOVERY_SCRATCH_BYTES = 1024 * 1024;
+
+/** The transaction marker of a control batch being appended; INVALID_RECORD when it holds something else. */
+function markerOf(batch: Buffer): TxnMarker | null {
+  try {
+    return readTxnMarker(batch);
+  } catch (err) {
+    if (err instanceof CorruptRecordError) throw new StorageError(ErrorCode.INVALID_RECORD, `invalid transaction marker: ${err.message}`);
+    throw err;
+  }
+}
 
 /** An int64 offset as a number, without allocating a bigint (exact below 2^53, far beyond any real offset). */
 function readOffset(buf: Buffer, at: number): number {
@@ -105,6 +117,14 @@ export class PartitionLogImpl implements PartitionLog {
     return this.active.nextOffset;
   }
 
+  get lastStableOffset(): bigint {
+    const hw = this.active.nextOffset;
+    const first = this.producers.firstUnstableOffset;
+    if (first === null || first >= hw) return hw;
+    // DeleteRecords may have moved the log start past an open transaction's first batch.
+    return first < this.lso ? this.lso : first;
+  }
+
   get sizeInBytes(): number {
     let total = 0;
     for (const s of this.segmentList) total += s.size;
@@ -133,8 +153,13 @@ export class PartitionLogImpl implements PartitionLog {
     const logAppendTime = config.timestampType === TimestampType.LogAppendTime;
     const hasProducer = header.producerId >= 0n;
     const lastSeq = hasProducer ? lastSequence(header.baseSequence, header.lastOffsetDelta) : -1;
-    if (hasProducer) {
-      const dup = this.producers.check(header.producerId, header.producerEpoch, header.baseSequence, lastSeq, header.isControl, origin);
+    // A transaction marker (from the transaction coordinator) completes the producer's open transaction.
+    const marker = hasProducer && header.isControl ? markerOf(records.subarray(0, header.sizeInBytes)) : null;
+    if (marker) {
+      this.producers.checkMarker(header.producerId, header.producerEpoch, marker.coordinatorEpoch, origin);
+    } else if (hasProducer) {
+      const dup = this.producers.check(
+        header.producerId, header.producerEpoch, header.baseSequence, lastSeq, header.isControl, origin, header.isTransactional);
       if (dup) {
         // As Kafka (UnifiedLog.append), a duplicate answers with the original batch's timestamp
         // as its append time, whatever the topic's timestamp type.
@@ -161,9 +186,13 @@ export class PartitionLogImpl implements PartitionLog {
     segment.log.append(batch);
     segment.lastModifiedMs = nowMs;
     segment.onAppended(position, size, lastOffset, maxTimestamp, config.indexIntervalBytes);
-    if (hasProducer) {
+    if (marker) {
+      const completed = this.producers.completeTxn(header.producerId, header.producerEpoch, marker.isAbort, marker.coordinatorEpoch, baseOffset, maxTimestamp);
+      // Kafka's LogSegment.updateTxnIndex: only aborted transactions are indexed.
+      if (completed?.isAborted) segment.txnIndex.append(completed);
+    } else if (hasProducer) {
       const meta = header.isControl ? null : { firstSeq: header.baseSequence, lastSeq, firstOffset: baseOffset, lastOffset, timestamp: maxTimestamp };
-      this.producers.update(header.producerId, header.producerEpoch, meta, maxTimestamp);
+      this.producers.update(header.producerId, header.producerEpoch, meta, maxTimestamp, header.isTransactional);
     }
     return {
       baseOffset, lastOffset, logAppendTimeMs: logAppendTime ? maxTimestamp : -1n, logStartOffset: this.lso,
@@ -198,6 +227,7 @@ export class PartitionLogImpl implements PartitionLog {
       old.finalizeTimeIndex();
       created = new Segment(this.deps.store.createSegment(base), nowMs);
       this.writeSnapshot(base);
+      this.deps.store.writeTxnIndex(old.files, old.txnIndex.bytes());
       this.deps.store.sealSegment(old.files, old.offsetIndex.bytes(), old.timeIndex.bytes(), base);
       this.segmentList.push(created);
     } catch (err) {
@@ -233,23 +263,67 @@ export class PartitionLogImpl implements PartitionLog {
       throw new StorageError(ErrorCode.OFFSET_OUT_OF_RANGE,
         `offset ${fetchOffset} of ${this.topic}-${this.partition} is outside [${this.lso}, ${leo}]`);
     }
+    const lastStable = this.lastStableOffset;
+    const readCommitted = options.readCommitted === true;
+    // Kafka's read_committed reads stop at the last stable offset, a batch boundary.
+    const maxOffset = readCommitted ? lastStable : leo;
     let records = NO_RECORDS;
-    if (fetchOffset < leo) {
+    let aborted: AbortedTxn[] | null = readCommitted ? [] : null;
+    if (fetchOffset < maxOffset) {
       const target = Number(fetchOffset);
       for (let i = this.segmentIndexFor(fetchOffset); i < this.segmentList.length; i++) {
-        const found = this.readSegment(this.segmentList[i]!, target, maxBytes, options);
+        const segment = this.segmentList[i]!;
+        const found = this.readSegment(segment, target, maxBytes, options, maxOffset);
         if (found) {
-          records = found.length > 0 ? [found] : NO_RECORDS;
+          records = found.bytes.length > 0 ? [found.bytes] : NO_RECORDS;
+          if (readCommitted && found.bytes.length > 0) aborted = this.collectAbortedTxns(fetchOffset, i, found.start, found.bytes.length);
           break;
         }
       }
     }
     const bytes = records.length > 0 ? records[0]!.length : 0;
-    return { records, bytes, highWatermark: leo, logStartOffset: this.lso, lastStableOffset: leo };
+    return { records, bytes, highWatermark: leo, logStartOffset: this.lso, lastStableOffset: lastStable, abortedTransactions: aborted };
   }
 
-  /** Whole batches from the one holding `target`, within `maxBytes`; null when the segment ends before `target`. */
-  private readSegment(segment: Segment, target: number, maxBytes: number, options: ReadOptions): Buffer | null {
+  /**
+   * Kafka's LocalLog.addAbortedTransactions: the aborted transactions that may cover the
+   * `size` bytes read at `position` of segment `index`, up to the offset the offset index
+   * gives for the end of the read (else the next segment's base, else the log end), from
+   * that segment's and later segments' indexes until an entry's LSO reaches that bound.
+   */
+  private collectAbortedTxns(fetchOffset: bigint, index: number, position: number, size: number): AbortedTxn[] {
+    const segment = this.segmentList[index]!;
+    const rel = segment.offsetIndex.upperBoundOffset(position + size);
+    const upperBound = rel >= 0 ? segment.baseOffset + BigInt(rel) : (this.segmentList[index + 1]?.baseOffset ?? this.logEndOffset);
+    const out: AbortedTxn[] = [];
+    for (let i = index; i < this.segmentList.length; i++) {
+      const found = this.segmentList[i]!.txnIndex.collect(fetchOffset, upperBound);
+      for (const txn of found.aborted) out.push(txn);
+      if (found.complete) break;
+    }
+    return out;
+  }
+
+  /** The batches a read_committed consumer must not see yet start at this position of `segment` (its size when none). */
+  private positionOf(segment: Segment, offset: bigint): number {
+    if (segment.nextOffset <= offset) return segment.size;
+    const walker = new BatchWalker(segment.log, this.deps.scratch);
+    let position = segment.offsetIndex.lookup(segment.relative(offset) - 1);
+    while (position < segment.size) {
+      const at = walker.ensure(position, LAST_OFFSET_DELTA_OFFSET + 4);
+      if (at < 0) break;
+      const v = walker.view;
+      if (readOffset(v, at) + v.readInt32BE(at + LAST_OFFSET_DELTA_OFFSET) >= offset) return position;
+      position += LOG_OVERHEAD + v.readInt32BE(at + LENGTH_OFFSET);
+    }
+    return segment.size;
+  }
+
+  /**
+   * Whole batches from the one holding `target`, within `maxBytes`, none from the one
+   * holding `maxOffset` on; null when the segment ends before `target`.
+   */
+  private readSegment(segment: Segment, target: number, maxBytes: number, options: ReadOptions, maxOffset: bigint): { bytes: Buffer; start: number } | null {
     if (Number(segment.nextOffset) <= target) return null;
     const walker = new BatchWalker(segment.log, this.deps.scratch);
     const size = segment.size;
@@ -269,9 +343,12 @@ export class PartitionLogImpl implements PartitionLog {
       position += batchSize;
     }
     if (start < 0) return null;
-    const limit = start + Math.max(0, maxBytes);
-    let end = size;
-    if (limit < size) {
+    // Kafka's maxPosition: it bounds even the one batch minOneBatch would return.
+    const maxPosition = maxOffset < segment.nextOffset ? this.positionOf(segment, maxOffset) : size;
+    if (maxPosition <= start) return { bytes: Buffer.alloc(0), start };
+    const limit = Math.min(start + Math.max(0, maxBytes), maxPosition);
+    let end = maxPosition;
+    if (limit < maxPosition) {
       // Jump close to the limit through the index, then walk the last few headers.
       end = Math.max(start, segment.offsetIndex.floorPosition(limit));
       for (;;) {
@@ -283,10 +360,10 @@ export class PartitionLogImpl implements PartitionLog {
       }
     }
     if (end === start) {
-      if (!options.minOneBatch) return Buffer.alloc(0);
+      if (!options.minOneBatch || start + firstSize > maxPosition) return { bytes: Buffer.alloc(0), start };
       end = start + firstSize;
     }
-    return segment.log.read(start, end - start, options.allocate);
+    return { bytes: segment.log.read(start, end - start, options.allocate), start };
   }
 
   /** The segment holding `offset` (the last one whose base offset is <= it). */
@@ -427,6 +504,7 @@ export class PartitionLogImpl implements PartitionLog {
     return {
       segments: [...this.segmentList], config: this.config, store: this.deps.store, logStartOffset: this.lso,
       activeProducers: this.producers.lastDataOffsets(), scratch: this.deps.scratch,
+      lastStableOffset: this.lastStableOffset, aborted: this.segmentList.flatMap((s) => s.txnIndex.all()),
     };
   }
 
@@ -441,6 +519,8 @@ export class PartitionLogImpl implements PartitionLog {
     if (at < 0 || at + old.length >= this.segmentList.length) return false;
     for (let i = 0; i < old.length; i++) if (this.segmentList[at + i] !== old[i]) return false;
     this.deps.store.replaceSegments(old.map((s) => s.files), cleaned.files);
+    // Groups never merge a later segment with aborted transactions (log-cleaner.ts): the first one's index is the group's.
+    cleaned.txnIndex = old[0]!.txnIndex;
     this.segmentList.splice(at, old.length, cleaned);
     return true;
   }
@@ -451,6 +531,7 @@ export class PartitionLogImpl implements PartitionLog {
     const active = this.active;
     active.finalizeTimeIndex();
     this.writeSnapshot(active.nextOffset);
+    this.deps.store.writeTxnIndex(active.files, active.txnIndex.bytes());
     this.deps.store.prepareClose(active.files, active.offsetIndex.bytes(), active.timeIndex.bytes());
   }
 

@@ -33,6 +33,8 @@ export interface SegmentFiles {
   /** The stored offset / time index (Kafka's file format), or null when missing. */
   loadOffsetIndex(): Buffer | null;
   loadTimeIndex(): Buffer | null;
+  /** The stored aborted-transaction index (Kafka's `.txnindex`), or null when missing. */
+  loadTxnIndex(): Buffer | null;
 }
 
 /** What an engine found when it opened a partition. */
@@ -112,6 +114,11 @@ export interface PartitionStore {
   appended(segment: SegmentFiles): Promise<void>;
   /** Settles when everything appended to `segment` so far is durable, whatever the policy. */
   durableNow(segment: SegmentFiles): Promise<void>;
+  /**
+   * Persists a segment's aborted-transaction index whole (empty: removes it), before
+   * sealSegment or prepareClose, whose flush round makes it durable with the segment.
+   */
+  writeTxnIndex(segment: SegmentFiles, data: Buffer): void;
   writeProducerSnapshot(offset: bigint, data: Buffer): void;
   deleteProducerSnapshot(offset: bigint): void;
   /** Persists the log start offset (file engine: its checkpoint); settles when that is durable, rejects when the write failed. */

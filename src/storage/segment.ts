@@ -18,6 +18,7 @@ import {
   validateBatch,
 } from '../protocol/records/index.js';
 import { OffsetIndex, TimeIndex } from './indexes.js';
+import { TxnIndex } from './txn-index.js';
 import type { LogBytes, SegmentFiles } from './segment-store.js';
 
 const INT32_MAX = 0x7fffffff;
@@ -61,6 +62,8 @@ export class Segment {
   readonly baseOffset: bigint;
   offsetIndex = new OffsetIndex();
   timeIndex = new TimeIndex();
+  /** Transactions aborted by a marker in this segment (Kafka's `.txnindex`). */
+  txnIndex = new TxnIndex();
   /** The offset after this segment's last batch (the base offset while empty). */
   nextOffset: bigint;
   /** The largest batch max timestamp so far (-1: none), and the last offset of its batch. */
@@ -169,6 +172,11 @@ export class Segment {
     if (lastOffset - this.baseOffset > BigInt(INT32_MAX)) return false;
     const timeIndex = TimeIndex.load(storedTime, Math.max(0, this.relative(lastOffset)));
     if (!timeIndex) return false;
+    // No file: no transaction was aborted in the segment (the file is written before the segment counts as sealed).
+    const storedTxn = this.files.loadTxnIndex();
+    const txnIndex = storedTxn ? TxnIndex.load(storedTxn) : new TxnIndex();
+    if (!txnIndex) return false;
+    this.txnIndex = txnIndex;
     this.offsetIndex = offsetIndex;
     this.timeIndex = timeIndex;
     this.nextOffset = lastOffset + 1n;
@@ -195,6 +203,8 @@ export class Segment {
   recover(scratch: Buffer, indexIntervalBytes: number): number {
     this.offsetIndex = new OffsetIndex();
     this.timeIndex = new TimeIndex();
+    // Rebuilt by the producer-state replay (log-loader.ts), which reads the markers again.
+    this.txnIndex = new TxnIndex();
     this.nextOffset = this.baseOffset;
     this.maxTimestamp = -1n;
     this.offsetOfMaxTimestamp = -1n;

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../util/log.js';
 import type { FileSystem } from './file-system.js';
+import type { AbortedTxn } from './txn-index.js';
 import type { IoFaultStats } from './io-faults.js';
 import type { HistogramSnapshot } from '../util/histogram.js';
 import type { TopicConfigEntry } from './topic-configs.js';
@@ -66,6 +67,11 @@ export interface ReadOptions {
    * `ReadLease` of a response, which must then outlive the use of the result.
    */
   readonly allocate?: (length: number) => Buffer;
+  /**
+   * isolation_level=read_committed: only batches below the last stable offset, and the
+   * aborted transactions overlapping what was read (Kafka's collectAbortedTransactions).
+   */
+  readonly readCommitted?: boolean;
 }
 
 export interface ReadResult {
@@ -77,8 +83,10 @@ export interface ReadResult {
   readonly bytes: number;
   readonly highWatermark: bigint;
   readonly logStartOffset: bigint;
-  /** No transactions: equals the high watermark. */
+  /** The first offset of the oldest open transaction, else the high watermark. */
   readonly lastStableOffset: bigint;
+  /** readCommitted only (else null): the aborted transactions a consumer needs to drop the returned aborted batches. */
+  readonly abortedTransactions: AbortedTxn[] | null;
 }
 
 export interface OffsetAndTimestamp {
@@ -121,6 +129,11 @@ export interface PartitionLog {
   readonly logEndOffset: bigint;
   /** Single node: every appended record is "replicated", so this equals the log end offset. */
   readonly highWatermark: bigint;
+  /**
+   * Kafka's last stable offset: the first offset of the oldest open transaction (never
+   * below the log start offset), or the high watermark when none is open.
+   */
+  readonly lastStableOffset: bigint;
   /** Bytes in all segments. */
   readonly sizeInBytes: number;
 

@@ -388,7 +388,7 @@ describe('cleaner filter: uncompressed batches walked in place', () => {
         const offset = rnd() < 0.6 ? h.lastOffset + 1n + BigInt(int(5)) : baseOffset - 2n + BigInt(int(Number(h.lastOffset - baseOffset) + 4));
         for (const m of [map, expected]) m.put(Buffer.from(`k${k}`), offset);
       }
-      addBatchToMap(map, batch, from);
+      addBatchToMap(map, batch, from, []);
       for (const r of decodeRecordBatch(batch).records) if (r.key !== null && r.offset >= from) expected.put(r.key, r.offset);
       for (let k = 0; k < 4; k++) assert.equal(map.get(Buffer.from(`k${k}`)), expected.get(Buffer.from(`k${k}`)), `batch ${i}: map entry k${k}`);
       map.latestOffset = baseOffset + BigInt(int(14)) - 2n;

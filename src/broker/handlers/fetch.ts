@@ -5,6 +5,9 @@
  * `maxWaitMs`, then reads again (Kafka's DelayedFetch). It also answers, with what it has, as soon as a
  * later request on the same connection has its response ready (see connection.ts).
  *
+ * isolation_level=read_committed (1) reads stop at the last stable offset and carry the
+ * aborted transactions overlapping what was read (storage's PartitionLog.read).
+ *
  * Fetch sessions (KIP-227) are declined the way Kafka allows: a request for a new session
  * (epoch 0) gets session id 0, which tells the client no session exists and it keeps
  * sending full requests; an incremental request for a session id we never gave gets
@@ -77,14 +80,15 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
         return emptyPartition(p.partition, ErrorCode.UNKNOWN_LEADER_EPOCH, true);
       }
       try {
-        const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, remaining), { minOneBatch: bytes === 0, allocate });
+        const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, remaining), { minOneBatch: bytes === 0, allocate, readCommitted });
         remaining -= result.bytes;
         bytes += result.bytes;
         const records = result.records.length === 0 ? EMPTY_BUFFER : result.records.length === 1 ? result.records[0]! : Buffer.concat(result.records);
         return {
           partitionIndex: p.partition, errorCode: ErrorCode.NONE, highWatermark: result.highWatermark,
           lastStableOffset: result.lastStableOffset, logStartOffset: result.logStartOffset,
-          abortedTransactions: readCommitted ? [] : null, preferredReadReplica: -1, records,
+          abortedTransactions: result.abortedTransactions?.map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset })) ?? null,
+          preferredReadReplica: -1, records,
         };
       } catch (err) {
         if (!(err instanceof StorageError)) throw err;

@@ -17,6 +17,7 @@ import { heartbeatHandler } from './heartbeat.js';
 import { leaveGroupHandler } from './leave-group.js';
 import { offsetCommitHandler } from './offset-commit.js';
 import { offsetFetchHandler } from './offset-fetch.js';
+import { txnOffsetCommitHandler } from './txn-offset-commit.js';
 import { describeGroupsHandler } from './describe-groups.js';
 import { listGroupsHandler } from './list-groups.js';
 import { deleteGroupsHandler } from './delete-groups.js';
@@ -58,6 +59,7 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   leaveGroupHandler,
   offsetCommitHandler,
   offsetFetchHandler,
+  txnOffsetCommitHandler,
   describeGroupsHandler,
   listGroupsHandler,
   deleteGroupsHandler,

@@ -2,7 +2,9 @@
  * ListOffsets: earliest (-2), latest (-1), max timestamp (-3), earliest local (-4, the same
  * as earliest: nothing is tiered), latest tiered (-5: no tiered storage, so "none"), or
  * the first offset whose timestamp is at or after a given time. v0 (the old multi-offset
- * form) is not served, as in Kafka 4.
+ * form) is not served, as in Kafka 4. With isolation_level=read_committed (v2+) the last
+ * fetchable offset is the last stable offset, as Kafka's fetchOffsetForTimestamp: latest is
+ * the LSO, and a timestamp lookup that lands at or past it finds nothing (offset -1).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsPartition, ListOffsetsPartitionResponse } from '../../protocol/messages/list-offsets.js';
@@ -16,15 +18,19 @@ const EARLIEST = -2n;
 const MAX_TIMESTAMP = -3n;
 const EARLIEST_LOCAL = -4n;
 const LATEST_TIERED = -5n;
+const READ_COMMITTED = 1;
 
-function lookup(log: PartitionLog, timestamp: bigint): { offset: bigint; timestamp: bigint } | null {
+function lookup(log: PartitionLog, timestamp: bigint, readCommitted: boolean): { offset: bigint; timestamp: bigint } | null {
+  const lastFetchable = readCommitted ? log.lastStableOffset : log.highWatermark;
+  let found: { offset: bigint; timestamp: bigint } | null;
   switch (timestamp) {
-    case LATEST: return { offset: log.highWatermark, timestamp: -1n };
+    case LATEST: return { offset: lastFetchable, timestamp: -1n };
     case EARLIEST: case EARLIEST_LOCAL: return { offset: log.logStartOffset, timestamp: -1n };
-    case MAX_TIMESTAMP: return log.maxTimestamp();
+    case MAX_TIMESTAMP: found = log.maxTimestamp(); break;
     case LATEST_TIERED: return null;
-    default: return timestamp < 0n ? null : log.offsetForTimestamp(timestamp);
+    default: found = timestamp < 0n ? null : log.offsetForTimestamp(timestamp);
   }
+  return found && found.offset < lastFetchable ? found : null;
 }
 
 export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffsetsResponseData>({
@@ -33,6 +39,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffs
   maxVersion: Api.ListOffsets.request.highestVersion,
   handle(ctx, request) {
     const { storage } = ctx.broker;
+    const readCommitted = (request.isolationLevel ?? 0) === READ_COMMITTED;
     // As Kafka (ReplicaManager.fetchOffset keeps one status per partition): a partition named
     // more than once gets one answer, INVALID_REQUEST.
     const counts = new Map<string, number>();
@@ -54,19 +61,19 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffs
         const key = `${t.name}/${p.partitionIndex}`;
         if (answered.has(key)) continue;
         answered.add(key);
-        partitions.push(answer(ctx.apiVersion, storage.partition(t.name, p.partitionIndex), p, counts.get(key)! > 1));
+        partitions.push(answer(ctx.apiVersion, storage.partition(t.name, p.partitionIndex), p, counts.get(key)! > 1, readCommitted));
       }
     }
     return { throttleTimeMs: 0, topics: [...[...byTopic].map(([name, partitions]) => ({ name, partitions })), ...refused] };
   },
 });
 
-function answer(version: number, log: PartitionLog | undefined, p: ListOffsetsPartition, duplicate: boolean): ListOffsetsPartitionResponse {
+function answer(version: number, log: PartitionLog | undefined, p: ListOffsetsPartition, duplicate: boolean, readCommitted: boolean): ListOffsetsPartitionResponse {
   const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
   if (duplicate) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
   if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   if ((p.currentLeaderEpoch ?? -1) > 0) return { ...base, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
-  const found = lookup(log, p.timestamp);
+  const found = lookup(log, p.timestamp, readCommitted);
   if (!found) return { ...base, errorCode: ErrorCode.NONE };
   // The leader epoch field exists from v4; earlier versions must leave it at its default.
   return { ...base, errorCode: ErrorCode.NONE, offset: found.offset, timestamp: found.timestamp, leaderEpoch: version >= 4 ? 0 : -1 };

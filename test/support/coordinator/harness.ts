@@ -41,7 +41,8 @@ export type GroupApi =
   | 'ListGroups'
   | 'FindCoordinator'
   | 'ConsumerGroupHeartbeat'
-  | 'ConsumerGroupDescribe';
+  | 'ConsumerGroupDescribe'
+  | 'TxnOffsetCommit';
 
 type RequestOf<A extends GroupApi> = Parameters<(typeof Api)[A]['request']['encode']>[0];
 type ResponseOf<A extends GroupApi> = ReturnType<(typeof Api)[A]['response']['decode']>;
@@ -223,6 +224,7 @@ export class CoordinatorHarness {
         case 'ListGroups': return c.listGroups(ctx, decoded as RequestOf<'ListGroups'>);
         case 'ConsumerGroupHeartbeat': return c.consumerGroupHeartbeat(ctx, decoded as RequestOf<'ConsumerGroupHeartbeat'>);
         case 'ConsumerGroupDescribe': return c.consumerGroupDescribe(ctx, decoded as RequestOf<'ConsumerGroupDescribe'>);
+        case 'TxnOffsetCommit': return c.txnOffsetCommit(ctx, decoded as RequestOf<'TxnOffsetCommit'>);
         case 'FindCoordinator':
           return c.findCoordinator(ctx, decoded as RequestOf<'FindCoordinator'>, { nodeId: 1, host: 'localhost', port: 9092 });
         default: throw new Error(`unknown API ${String(api)}`);

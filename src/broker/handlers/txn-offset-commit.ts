@@ -1,0 +1,44 @@
+/**
+ * TxnOffsetCommit: a transactional producer's offsets for a group (sendOffsetsToTransaction).
+ * As Kafka's KafkaApis: partitions of unknown topics are answered UNKNOWN_TOPIC_OR_PARTITION
+ * by the broker, the rest go to the group coordinator, which holds them pending until the
+ * transaction's marker lands in `__consumer_offsets` (coordinator/txn-offsets.ts) and
+ * writes them inside the transaction. Whether the transaction coordinator knows the group's
+ * partition to be in the transaction (AddOffsetsToTxn) is not checked here.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type {
+  TxnOffsetCommitRequestData,
+  TxnOffsetCommitRequestTopic,
+  TxnOffsetCommitResponseData,
+  TxnOffsetCommitResponseTopic,
+} from '../../protocol/messages/txn-offset-commit.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { defineHandler } from '../handler.js';
+
+export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData>({
+  api: Api.TxnOffsetCommit,
+  minVersion: 0,
+  maxVersion: Api.TxnOffsetCommit.request.highestVersion,
+  handle(ctx, request) {
+    const { storage } = ctx.broker;
+    const rejected: TxnOffsetCommitResponseTopic[] = [];
+    const valid: TxnOffsetCommitRequestTopic[] = [];
+    for (const t of request.topics) {
+      const unknown = t.partitions.filter((p) => storage.partition(t.name, p.partitionIndex) === undefined);
+      if (unknown.length > 0) {
+        rejected.push({ name: t.name, partitions: unknown.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })) });
+      }
+      const known = t.partitions.filter((p) => storage.partition(t.name, p.partitionIndex) !== undefined);
+      if (known.length > 0) valid.push({ ...t, partitions: known });
+    }
+    if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected };
+    const errorResponse = (errorCode: number): TxnOffsetCommitResponseData => ({
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    });
+    return ctx.broker.groups
+      .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), errorResponse)
+      .then((answer) => ({ ...answer, topics: [...rejected, ...answer.topics] }));
+  },
+});
