@@ -165,6 +165,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       '9: brook 1-9 kafka 1-10', // OffsetFetch: v10 (topic ids, KIP-848)
       '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
       '18: brook 0-4 kafka 0-5', // ApiVersions: v5 (KIP-1242 cluster id and node id check)
+      '28: brook 0-4 kafka 0-6', // TxnOffsetCommit: v5 (transactions V2, KIP-890), v6 (topic ids, KIP-1319)
       '35: brook 1-4 kafka 1-5', // DescribeLogDirs: v5 not in Brook's schemas
       '42: brook 0-2 kafka 0-3', // DeleteGroups: v3 (per-group error message)
       '60: brook 0-1 kafka 0-2', // DescribeCluster: v2 (KIP-1073 fenced brokers)
