@@ -1,8 +1,8 @@
 /**
  * FindCoordinator: this broker coordinates every group and transactional id (v0-3 one key,
  * v4+ a batch). A group lookup creates `__consumer_offsets` when missing, as Kafka does at
- * the first group FindCoordinator (Brook synchronously, so the answer is never
- * COORDINATOR_NOT_AVAILABLE while it loads).
+ * the first group FindCoordinator, and a transactional id lookup `__transaction_state`
+ * (Brook synchronously, so the answer is never COORDINATOR_NOT_AVAILABLE while it loads).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { FindCoordinatorRequestData, FindCoordinatorResponseData } from '../../protocol/messages/find-coordinator.js';
@@ -10,6 +10,7 @@ import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 
 const GROUP_KEY_TYPE = 0;
+const TRANSACTION_KEY_TYPE = 1;
 
 export const findCoordinatorHandler = defineHandler<FindCoordinatorRequestData, FindCoordinatorResponseData>({
   api: Api.FindCoordinator,
@@ -24,6 +25,13 @@ export const findCoordinatorHandler = defineHandler<FindCoordinatorRequestData, 
         broker.groups.ensureTopic();
       } catch (err) {
         broker.log.error('cannot create the group coordinator topic', { err });
+        return errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      }
+    } else if (keyType === TRANSACTION_KEY_TYPE) {
+      try {
+        broker.transactions.ensureTopic();
+      } catch (err) {
+        broker.log.error('cannot create the transaction coordinator topic', { err });
         return errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
       }
     }

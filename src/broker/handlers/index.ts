@@ -34,6 +34,12 @@ import { saslHandshakeHandler } from './sasl-handshake.js';
 import { saslAuthenticateHandler } from './sasl-authenticate.js';
 import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials.js';
+import { addPartitionsToTxnHandler } from './add-partitions-to-txn.js';
+import { addOffsetsToTxnHandler } from './add-offsets-to-txn.js';
+import { endTxnHandler } from './end-txn.js';
+import { writeTxnMarkersHandler } from './write-txn-markers.js';
+import { describeTransactionsHandler } from './describe-transactions.js';
+import { listTransactionsHandler } from './list-transactions.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -70,4 +76,10 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   saslAuthenticateHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
+  addPartitionsToTxnHandler,
+  addOffsetsToTxnHandler,
+  endTxnHandler,
+  writeTxnMarkersHandler,
+  describeTransactionsHandler,
+  listTransactionsHandler,
 ];

@@ -1,23 +1,37 @@
 /**
- * InitProducerId for idempotent producers: every call gets a producer id never used
- * before (ids are reserved in persisted blocks), epoch 0 — what Kafka does for a producer
- * without a transactional id. Transactions are not supported (no transaction coordinator
- * exists): a transactional id is refused with INVALID_REQUEST and a log line.
+ * InitProducerId. Without a transactional id (an idempotent producer) every call gets a
+ * producer id never used before (ids are reserved in persisted blocks), epoch 0, as Kafka.
+ * With one, the transaction coordinator answers (allocation, epoch bump, fencing, KIP-360
+ * recovery: src/coordinator/transactions/).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
 import { defineHandler } from '../handler.js';
+import { clientError } from './transaction-errors.js';
 
 export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, InitProducerIdResponseData>({
   api: Api.InitProducerId,
   minVersion: 0,
   maxVersion: Api.InitProducerId.request.highestVersion,
-  handle(ctx, request) {
-    if (request.transactionalId !== null) {
-      ctx.broker.log.info('transactional producer refused: transactions are not supported', { transactionalId: request.transactionalId });
-      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
+  async handle(ctx, request) {
+    const { transactionalId } = request;
+    if (transactionalId !== null) {
+      const input = {
+        transactionalId,
+        transactionTimeoutMs: request.transactionTimeoutMs,
+        producerId: ctx.apiVersion >= 3 ? (request.producerId ?? -1n) : -1n,
+        producerEpoch: ctx.apiVersion >= 3 ? (request.producerEpoch ?? -1) : -1,
+      };
+      const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.initProducerId(id, input, nowMs));
+      return {
+        throttleTimeMs: 0,
+        // PRODUCER_FENCED came with v4 (KIP-588); older clients know INVALID_PRODUCER_EPOCH.
+        errorCode: clientError(reply.errorCode, ctx.apiVersion, 4),
+        producerId: reply.producerId,
+        producerEpoch: reply.producerEpoch,
+      };
     }
     try {
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.storage.allocateProducerId(), producerEpoch: 0 };

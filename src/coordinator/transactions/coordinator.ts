@@ -71,6 +71,10 @@ function appendError(errorCode: number): number {
   }
 }
 
+function answer(result: TxnResult, requestId: TxnRequestId, errorCode: number, producerId = NO_PRODUCER_ID, producerEpoch = NO_PRODUCER_EPOCH): void {
+  result.replies.push({ requestId, errorCode, producerId, producerEpoch });
+}
+
 export class TransactionCoordinator {
   private readonly config: TransactionCoordinatorConfig;
   private readonly txns = new Map<string, TransactionMetadata>();
@@ -128,9 +132,7 @@ export class TransactionCoordinator {
   /** Kafka's handleInitProducerId for a transactional id. */
   initProducerId(requestId: TxnRequestId, input: InitProducerIdInput, nowMs: number): TxnResult {
     const result = emptyResult();
-    const reply = (errorCode: number, producerId = NO_PRODUCER_ID, producerEpoch = NO_PRODUCER_EPOCH): void => {
-      result.replies.push({ requestId, errorCode, producerId, producerEpoch });
-    };
+    const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     if (input.transactionalId === '') return reply(ErrorCode.INVALID_REQUEST), result;
     if (input.transactionTimeoutMs <= 0 || input.transactionTimeoutMs > this.config.transactionMaxTimeoutMs) {
       return reply(ErrorCode.INVALID_TRANSACTION_TIMEOUT), result;
@@ -161,7 +163,9 @@ export class TransactionCoordinator {
       case TransactionState.Ongoing: {
         // Abort the ongoing transaction under a bumped epoch (fencing its producer), and have
         // this producer retry: its retry bumps the epoch once more.
-        const fenced = this.fenceAndAbort(txn, nowMs, result, (errorCode) => reply(errorCode === ErrorCode.NONE ? ErrorCode.CONCURRENT_TRANSACTIONS : errorCode));
+        const fenced = this.fenceAndAbort(txn, nowMs, result, (errorCode, later) => {
+          answer(later, requestId, errorCode === ErrorCode.NONE ? ErrorCode.CONCURRENT_TRANSACTIONS : errorCode);
+        });
         if (fenced !== ErrorCode.NONE) reply(fenced);
         return result;
       }
@@ -193,9 +197,9 @@ export class TransactionCoordinator {
             txnTimeoutMs: input.transactionTimeoutMs, partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: nowMs,
           });
         }
-        this.write(txn, transit, result, (errorCode) => {
-          if (errorCode === ErrorCode.NONE) reply(ErrorCode.NONE, transit.producerId, transit.producerEpoch);
-          else reply(errorCode);
+        this.write(txn, transit, result, (errorCode, later) => {
+          if (errorCode === ErrorCode.NONE) answer(later, requestId, ErrorCode.NONE, transit.producerId, transit.producerEpoch);
+          else answer(later, requestId, errorCode);
         });
         return result;
       }
@@ -207,9 +211,7 @@ export class TransactionCoordinator {
   /** Kafka's handleAddPartitionsToTransaction (client path; AddOffsetsToTxn adds the group's partition). */
   addPartitions(requestId: TxnRequestId, input: TxnInput, partitions: readonly TopicPartition[], nowMs: number): TxnResult {
     const result = emptyResult();
-    const reply = (errorCode: number): void => {
-      result.replies.push({ requestId, errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH });
-    };
+    const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     const txn = this.lookup(input.transactionalId, reply);
     if (txn === undefined) return result;
     if (txn.producerId !== input.producerId) return reply(ErrorCode.INVALID_PRODUCER_ID_MAPPING), result;
@@ -227,19 +229,19 @@ export class TransactionCoordinator {
       state: TransactionState.Ongoing, partitions: merged,
       txnStartTimestamp: starting ? nowMs : txn.txnStartTimestamp, txnLastUpdateTimestamp: nowMs,
     });
-    this.write(txn, transit, result, reply);
+    this.write(txn, transit, result, (errorCode, later) => answer(later, requestId, errorCode));
     return result;
   }
 
   /** Kafka's handleEndTransaction (transaction version 1) for a client's EndTxn. */
   endTxn(requestId: TxnRequestId, input: TxnInput, commit: boolean, nowMs: number): TxnResult {
     const result = emptyResult();
-    const reply = (errorCode: number): void => {
-      result.replies.push({ requestId, errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH });
-    };
+    const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     const txn = this.lookup(input.transactionalId, reply);
     if (txn === undefined) return result;
-    const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, reply);
+    const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, (errorCode, later) => {
+      answer(later, requestId, errorCode);
+    });
     if (error !== null) reply(error);
     return result;
   }
@@ -342,7 +344,7 @@ export class TransactionCoordinator {
    */
   private endTransaction(
     txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean,
-    nowMs: number, result: TxnResult, done: (errorCode: number) => void,
+    nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void,
   ): number | null {
     if (txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     // A client never bumps the epoch: strict equality. The coordinator's own abort (fencing) may.
@@ -357,7 +359,7 @@ export class TransactionCoordinator {
           state, producerEpoch, lastProducerEpoch: fencing ? NO_PRODUCER_EPOCH : txn.lastProducerEpoch, txnLastUpdateTimestamp: nowMs,
         });
         this.write(txn, transit, result, (errorCode, later, at) => {
-          done(errorCode);
+          done(errorCode, later);
           if (errorCode !== ErrorCode.NONE) return;
           txn.hasFailedEpochFence = false;
           this.sendMarkers(txn, at, later);
@@ -382,7 +384,7 @@ export class TransactionCoordinator {
    * ongoing transaction, and timed-out transactions). The bump is not repeated after a
    * fence whose write failed: that epoch never reached a client.
    */
-  private fenceAndAbort(txn: TransactionMetadata, nowMs: number, result: TxnResult, done: (errorCode: number) => void): number {
+  private fenceAndAbort(txn: TransactionMetadata, nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void): number {
     const epoch = txn.producerEpoch >= MAX_PRODUCER_EPOCH || txn.hasFailedEpochFence ? txn.producerEpoch : txn.producerEpoch + 1;
     txn.pending = TransactionState.PrepareEpochFence;
     const error = this.endTransaction(txn, txn.producerId, epoch, false, false, nowMs, result, done);
