@@ -257,7 +257,6 @@ export class TransactionCoordinator {
       txn.complete(transit);
       if (transit.state === TransactionState.Dead && this.txns.get(txn.transactionalId) === txn) this.txns.delete(txn.transactionalId);
     } else {
-      if (txn.pending === TransactionState.PrepareAbort && transit.producerEpoch !== txn.producerEpoch) txn.hasFailedEpochFence = true;
       txn.pending = null;
     }
     pending.done(errorCode === ErrorCode.NONE ? ErrorCode.NONE : appendError(errorCode), result, nowMs);
@@ -353,11 +352,15 @@ export class TransactionCoordinator {
     switch (txn.state) {
       case TransactionState.Ongoing: {
         const state = commit ? TransactionState.PrepareCommit : TransactionState.PrepareAbort;
-        const fencing = txn.pending === TransactionState.PrepareEpochFence;
-        if (fencing) txn.pending = null;
-        const transit = txn.prepare({
-          state, producerEpoch, lastProducerEpoch: fencing ? NO_PRODUCER_EPOCH : txn.lastProducerEpoch, txnLastUpdateTimestamp: nowMs,
-        });
+        if (txn.pending === TransactionState.PrepareEpochFence) {
+          // As Kafka, the fenced epoch is taken in memory at once (the zombie is refused from
+          // now on); should the PrepareAbort not be written, the next fence reuses it.
+          txn.pending = null;
+          txn.producerEpoch = producerEpoch;
+          txn.lastProducerEpoch = NO_PRODUCER_EPOCH;
+          txn.hasFailedEpochFence = true;
+        }
+        const transit = txn.prepare({ state, txnLastUpdateTimestamp: nowMs });
         this.write(txn, transit, result, (errorCode, later, at) => {
           done(errorCode, later);
           if (errorCode !== ErrorCode.NONE) return;
