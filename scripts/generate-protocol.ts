@@ -4,13 +4,21 @@
  * ../shared/kafka-protocol beside the checkout). One file per API holds its request and
  * response.
  *
+ * The `__transaction_state` record schemas (TransactionLogKey, TransactionLogValue) are not
+ * among those: they are read from Kafka 4.4.0's kafka-transaction-coordinator jar (Maven
+ * Central; the local Maven cache's copy when present, else downloaded), checked against a
+ * pinned SHA-256 so the generated files are reproducible.
+ *
  *   npm run generate           # rewrite the generated files
  *   npm run generate:check     # fail if they differ from what the schemas give
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kebab, loadSchema, type RawMessage } from './protocol-schema.js';
+import { kebab, loadSchema, parseSchema, type RawMessage } from './protocol-schema.js';
 import { generateMessage, modelMessage, type GeneratedMessage } from './protocol-codegen.js';
 
 /** The APIs Brook speaks, in the order the registry lists them. */
@@ -40,17 +48,48 @@ const COORDINATOR_RECORDS = [
   'ConsumerGroupCurrentMemberAssignmentKey', 'ConsumerGroupCurrentMemberAssignmentValue',
 ];
 
+/** `__transaction_state` records, from the transaction coordinator's jar (see transactionJar()). */
+const TRANSACTION_RECORDS = ['TransactionLogKey', 'TransactionLogValue'];
+const TRANSACTION_JAR = {
+  path: 'org/apache/kafka/kafka-transaction-coordinator/4.4.0/kafka-transaction-coordinator-4.4.0.jar',
+  sha256: '1d5324d59776d6b7f324cfdc87647b1e88f9823332201c0324e7ae9f210d915d',
+};
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const schemaDir = process.env['BROOK_KAFKA_SCHEMAS'] ?? resolve(root, '..', 'shared', 'kafka-protocol');
 
 interface Unit {
   file: string; // relative to root
   messages: RawMessage[];
+  /** Where the schemas came from, when not the schema directory (a line under the header). */
+  source?: string;
+}
+
+/**
+ * The Kafka 4.4.0 kafka-transaction-coordinator jar: BROOK_KAFKA_TRANSACTION_JAR, else the
+ * local Maven cache's copy, else Maven Central's, downloaded into the temp directory. Its
+ * SHA-256 must be the pinned one.
+ */
+function transactionJar(): string {
+  const candidates = [process.env['BROOK_KAFKA_TRANSACTION_JAR'], join(homedir(), '.m2', 'repository', TRANSACTION_JAR.path)];
+  let jar = candidates.find((p): p is string => p !== undefined && existsSync(p));
+  if (jar === undefined) {
+    jar = join(tmpdir(), TRANSACTION_JAR.path.split('/').at(-1)!);
+    if (!existsSync(jar)) execFileSync('curl', ['-fsSL', '-o', jar, `https://repo1.maven.org/maven2/${TRANSACTION_JAR.path}`], { stdio: 'inherit' });
+  }
+  const sha256 = createHash('sha256').update(readFileSync(jar)).digest('hex');
+  if (sha256 !== TRANSACTION_JAR.sha256) throw new Error(`${jar}: SHA-256 ${sha256}, expected ${TRANSACTION_JAR.sha256}`);
+  return jar;
+}
+
+function jarSchema(jar: string, name: string): RawMessage {
+  return parseSchema(execFileSync('unzip', ['-p', jar, `common/message/${name}.json`], { encoding: 'utf8' }));
 }
 
 function units(): Unit[] {
   const msg = (name: string): RawMessage => loadSchema(join(schemaDir, 'messages', `${name}.json`));
   const rec = (name: string): RawMessage => loadSchema(join(schemaDir, 'coordinator-records', `${name}.json`));
+  const txnJar = transactionJar();
   return [
     ...APIS.map((api) => ({
       file: `src/protocol/messages/${kebab(api)}.ts`,
@@ -60,6 +99,11 @@ function units(): Unit[] {
     ...COORDINATOR_RECORDS.map((name) => ({
       file: `src/protocol/coordinator-records/${kebab(name)}.ts`,
       messages: [rec(name)],
+    })),
+    ...TRANSACTION_RECORDS.map((name) => ({
+      file: `src/protocol/coordinator-records/${kebab(name)}.ts`,
+      messages: [jarSchema(txnJar, name)],
+      source: `// Schema: common/message/${name}.json in Maven Central's ${TRANSACTION_JAR.path} (SHA-256 ${TRANSACTION_JAR.sha256}).\n`,
     })),
   ];
 }
@@ -105,7 +149,7 @@ function render(unit: Unit, clash: Set<string>): { text: string; models: Generat
   const types = ['MessageCodec', 'RawTaggedField', 'StructSchema'].filter(used).map((t) => `type ${t}`);
   const runtimePath = unit.file.includes('/messages/') ? './runtime.js' : `${up}messages/runtime.js`;
   const text = [
-    HEADER,
+    HEADER + (unit.source ?? ''),
     '/* eslint-disable */',
     `import type { Reader } from '${up}primitives/reader.js';`,
     `import type { Writer } from '${up}primitives/writer.js';`,
@@ -155,7 +199,12 @@ function indexFile(): string {
 }
 
 function recordsIndex(): string {
-  return [HEADER, ...COORDINATOR_RECORDS.map((n) => `export * from './${kebab(n)}.js';`), "export * from './framing.js';", ''].join('\n');
+  return [
+    HEADER,
+    ...[...COORDINATOR_RECORDS, ...TRANSACTION_RECORDS].map((n) => `export * from './${kebab(n)}.js';`),
+    "export * from './framing.js';",
+    '',
+  ].join('\n');
 }
 
 function main(): void {

@@ -54,7 +54,8 @@ export function modelMessage(raw: RawMessage, rename: (schemaName: string) => st
     const struct: Struct = { tsName, schemaName, range: structRange, flexible: messageFlexible, fields: [], needsIsDefault: false };
     built.set(schemaName, struct);
     for (const rf of rawFields) {
-      const versions = intersect(parseRange(rf.versions), structRange);
+      // A tagged field may leave out `versions`: it exists in its tagged versions (as Kafka's FieldSpec).
+      const versions = intersect(parseRange(rf.versions ?? rf.taggedVersions), structRange);
       if (versions === null) continue;
       const tagged = intersect(parseRange(rf.taggedVersions), versions);
       if (tagged !== null && tagged[0] !== versions[0]) {

@@ -12,7 +12,8 @@ export const MAX_VERSION = 0x7fff;
 export interface RawField {
   name: string;
   type: string;
-  versions: string;
+  /** Left out by some tagged fields (then their taggedVersions). */
+  versions?: string;
   nullableVersions?: string;
   taggedVersions?: string;
   flexibleVersions?: string;
@@ -34,7 +35,12 @@ export interface RawMessage {
 
 /** Kafka's schema files carry `//` comment lines, which JSON does not allow. */
 export function loadSchema(path: string): RawMessage {
-  const text = readFileSync(path, 'utf8')
+  return parseSchema(readFileSync(path, 'utf8'));
+}
+
+/** A schema file's text (e.g. read from a jar) as a message model. */
+export function parseSchema(source: string): RawMessage {
+  const text = source
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('//'))
     .join('\n');

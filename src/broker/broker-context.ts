@@ -9,6 +9,7 @@ import type { ReadBufferPool } from '../storage/read-buffer-pool.js';
 import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
 import type { CoordinatorRuntime } from './coordinator-runtime.js';
+import type { TransactionRuntime } from './transaction-runtime.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
@@ -46,6 +47,8 @@ export interface BrokerContext {
   readonly readBuffers: ReadBufferPool;
   /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
   readonly groups: CoordinatorRuntime;
+  /** The transaction coordinator and its runtime (`__transaction_state`, markers, timers). */
+  readonly transactions: TransactionRuntime;
   /** Counters the request path keeps (requests per API, traffic per topic). */
   readonly metrics: BrokerMetrics;
   /** The SASL users (SCRAM and PLAIN credentials): the data directory's, or in memory. */

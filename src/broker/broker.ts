@@ -20,6 +20,7 @@ import { createAppendNotifier } from './append-notifier.js';
 import { Connection, type ConnectionInfo } from './connection.js';
 import { ConnectionMonitor, type ConnectionStats } from './connection-stats.js';
 import { CoordinatorRuntime } from './coordinator-runtime.js';
+import { TransactionRuntime } from './transaction-runtime.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
@@ -162,12 +163,33 @@ export class Broker {
       throw err;
     }
 
+    const appends = createAppendNotifier();
+    let transactions: TransactionRuntime;
+    try {
+      transactions = TransactionRuntime.start({
+        storage, clock, log: log.child('transactions'), appends,
+        numPartitions: config.transactionStateLogNumPartitions,
+        segmentBytes: config.transactionStateLogSegmentBytes,
+        coordinator: {
+          transactionMaxTimeoutMs: config.transactionMaxTimeoutMs,
+          transactionalIdExpirationMs: config.transactionalIdExpirationMs,
+          abortTimedOutTransactionCleanupIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+          removeExpiredTransactionalIdsCleanupIntervalMs: config.transactionRemoveExpiredTransactionCleanupIntervalMs,
+        },
+      });
+    } catch (err) {
+      await groups.stop();
+      if (givenStorage === undefined) await storage.close();
+      throw err;
+    }
+
     let bound: BoundListener[];
     try {
       bound = await bindListeners(listenerPlan, config.listenBacklog, listenerTls, log);
     } catch (err) {
       // A port is taken (or a host is not ours): undo the start, so that the data
       // directory's lock is released and an embedding program can start again in this process.
+      await transactions.stop();
       await groups.stop();
       if (givenStorage === undefined) await storage.close();
       throw err;
@@ -183,6 +205,7 @@ export class Broker {
       } catch (err) {
         log.error('cannot listen for metrics', { host: metricsHost ?? '(all)', port: config.metricsPort, err });
         await closeServers(bound.map((l) => l.server));
+        await transactions.stop();
         await groups.stop();
         if (givenStorage === undefined) await storage.close();
         throw err;
@@ -199,9 +222,10 @@ export class Broker {
       advertisedPort: first.advertisedPort,
       listeners,
       handlers,
-      appends: createAppendNotifier(),
+      appends,
       readBuffers: new ReadBufferPool(),
       groups,
+      transactions,
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       credentials,
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
@@ -327,6 +351,7 @@ export class Broker {
       if (this.cleanerTimer) clearTimeout(this.cleanerTimer);
       const closed = closeServers(this.bound.map((l) => l.server));
       // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
+      await this.context.transactions.stop();
       await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');
       await closed;

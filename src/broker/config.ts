@@ -110,6 +110,18 @@ export interface BrokerConfig {
    * sooner; below 1 MiB (tests) it becomes the topic's internal.segment.bytes.
    */
   readonly offsetsTopicSegmentBytes: number;
+  /** Kafka's `transaction.max.timeout.ms`: the longest transaction.timeout.ms a producer may ask for. */
+  readonly transactionMaxTimeoutMs: number;
+  /** Kafka's `transactional.id.expiration.ms`: idle transactional ids are forgotten after this. */
+  readonly transactionalIdExpirationMs: number;
+  /** Kafka's `transaction.abort.timed.out.transaction.cleanup.interval.ms`. */
+  readonly transactionAbortTimedOutTransactionCleanupIntervalMs: number;
+  /** Kafka's `transaction.remove.expired.transaction.cleanup.interval.ms`. */
+  readonly transactionRemoveExpiredTransactionCleanupIntervalMs: number;
+  /** Kafka's `transaction.state.log.num.partitions` (partitions of `__transaction_state` when created). */
+  readonly transactionStateLogNumPartitions: number;
+  /** Kafka's `transaction.state.log.segment.bytes` (Kafka: 100 MiB; Brook: 10 MiB, as offsets.topic.segment.bytes). */
+  readonly transactionStateLogSegmentBytes: number;
   /** Kafka's `log.cleaner.enable`. */
   readonly logCleanerEnable: boolean;
   /** Kafka's `log.cleaner.backoff.ms`: the pause between passes of the log cleaner. */
@@ -176,6 +188,12 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   offsetsRetentionMs: 10_080 * 60_000,
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetsTopicSegmentBytes: 10 * 1024 * 1024,
+  transactionMaxTimeoutMs: 900_000,
+  transactionalIdExpirationMs: 604_800_000,
+  transactionAbortTimedOutTransactionCleanupIntervalMs: 10_000,
+  transactionRemoveExpiredTransactionCleanupIntervalMs: 3_600_000,
+  transactionStateLogNumPartitions: 50,
+  transactionStateLogSegmentBytes: 10 * 1024 * 1024,
   logCleanerEnable: true,
   logCleanerBackoffMs: 15_000,
   maxRequestBytes: 100 * 1024 * 1024,

@@ -28,6 +28,7 @@ const codecs = [
   ...API_CODECS.flatMap((api) => [api.request, api.response]),
   ConsumerProtocolSubscription, ConsumerProtocolAssignment,
   records.OffsetCommitKey, records.OffsetCommitValue, records.GroupMetadataKey, records.GroupMetadataValue,
+  records.TransactionLogKey, records.TransactionLogValue,
 ] as MessageCodec<unknown>[];
 
 /**

@@ -1,8 +1,8 @@
 /**
  * FindCoordinator: this broker coordinates every group and transactional id (v0-3 one key,
  * v4+ a batch). A group lookup creates `__consumer_offsets` when missing, as Kafka does at
- * the first group FindCoordinator (Brook synchronously, so the answer is never
- * COORDINATOR_NOT_AVAILABLE while it loads).
+ * the first group FindCoordinator, and a transactional id lookup `__transaction_state`
+ * (Brook synchronously, so the answer is never COORDINATOR_NOT_AVAILABLE while it loads).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { FindCoordinatorRequestData, FindCoordinatorResponseData } from '../../protocol/messages/find-coordinator.js';
@@ -12,6 +12,7 @@ import type { RequestContext } from '../handler.js';
 import { AclOperation, ResourceType, authorize } from '../authorization.js';
 
 const GROUP_KEY_TYPE = 0;
+const TRANSACTION_KEY_TYPE = 1;
 
 export const findCoordinatorHandler = defineHandler<FindCoordinatorRequestData, FindCoordinatorResponseData>({
   api: Api.FindCoordinator,
@@ -45,6 +46,13 @@ function findCoordinator(ctx: RequestContext, request: FindCoordinatorRequestDat
       broker.log.error('cannot create the group coordinator topic', { err });
       return errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
+  } else if (keyType === TRANSACTION_KEY_TYPE) {
+    try {
+      broker.transactions.ensureTopic();
+    } catch (err) {
+      broker.log.error('cannot create the transaction coordinator topic', { err });
+      return errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
   }
   const node = { nodeId: broker.config.nodeId, host: broker.advertisedHost, port: broker.advertisedPort };
   return broker.groups.submit(ctx, (c, cctx) => c.findCoordinator(cctx, request, node), errorResponse);
@@ -60,8 +68,6 @@ function findCoordinatorError(version: number, request: FindCoordinatorRequestDa
   }
   return { throttleTimeMs: 0, errorCode, errorMessage, nodeId: -1, host: '', port: -1, coordinators: [] };
 }
-
-const TRANSACTION_KEY_TYPE = 1;
 
 /** The keys the client may not DESCRIBE, or null when there are none. */
 function deniedKeys(ctx: RequestContext, keyType: number, keys: readonly string[]): Set<string> | null {

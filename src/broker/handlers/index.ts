@@ -40,6 +40,12 @@ import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials
 import { describeAclsHandler } from './describe-acls.js';
 import { createAclsHandler } from './create-acls.js';
 import { deleteAclsHandler } from './delete-acls.js';
+import { addPartitionsToTxnHandler } from './add-partitions-to-txn.js';
+import { addOffsetsToTxnHandler } from './add-offsets-to-txn.js';
+import { endTxnHandler } from './end-txn.js';
+import { writeTxnMarkersHandler } from './write-txn-markers.js';
+import { describeTransactionsHandler } from './describe-transactions.js';
+import { listTransactionsHandler } from './list-transactions.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -82,4 +88,10 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   describeAclsHandler,
   createAclsHandler,
   deleteAclsHandler,
+  addPartitionsToTxnHandler,
+  addOffsetsToTxnHandler,
+  endTxnHandler,
+  writeTxnMarkersHandler,
+  describeTransactionsHandler,
+  listTransactionsHandler,
 ];

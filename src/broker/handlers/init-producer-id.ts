@@ -1,8 +1,8 @@
 /**
- * InitProducerId for idempotent producers: every call gets a producer id never used
- * before (ids are reserved in persisted blocks), epoch 0 — what Kafka does for a producer
- * without a transactional id. Transactions are not supported (no transaction coordinator
- * exists): a transactional id is refused with INVALID_REQUEST and a log line.
+ * InitProducerId. Without a transactional id (an idempotent producer) every call gets a
+ * producer id never used before (ids are reserved in persisted blocks), epoch 0, as Kafka.
+ * With one, the transaction coordinator answers (allocation, epoch bump, fencing, KIP-360
+ * recovery: src/coordinator/transactions/).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
@@ -10,23 +10,37 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
 import { AclOperation, ResourceType, authorize, authorizeByResourceType, authorizeCluster } from '../authorization.js';
 import { defineHandler } from '../handler.js';
+import { clientError } from './transaction-errors.js';
 
 export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, InitProducerIdResponseData>({
   api: Api.InitProducerId,
   minVersion: 0,
   maxVersion: Api.InitProducerId.request.highestVersion,
-  handle(ctx, request) {
+  async handle(ctx, request) {
+    const { transactionalId } = request;
     // Kafka: WRITE on the transactional id; an idempotent producer needs IDEMPOTENT_WRITE on
     // the cluster or WRITE on some topic (KIP-679).
     const refused = (errorCode: number): InitProducerIdResponseData => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
-    if (request.transactionalId !== null) {
-      if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (transactionalId !== null) {
+      if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId)) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     } else if (!authorizeCluster(ctx, AclOperation.IDEMPOTENT_WRITE) && !authorizeByResourceType(ctx, AclOperation.WRITE, ResourceType.TOPIC)) {
       return refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     }
-    if (request.transactionalId !== null) {
-      ctx.broker.log.info('transactional producer refused: transactions are not supported', { transactionalId: request.transactionalId });
-      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
+    if (transactionalId !== null) {
+      const input = {
+        transactionalId,
+        transactionTimeoutMs: request.transactionTimeoutMs,
+        producerId: ctx.apiVersion >= 3 ? (request.producerId ?? -1n) : -1n,
+        producerEpoch: ctx.apiVersion >= 3 ? (request.producerEpoch ?? -1) : -1,
+      };
+      const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.initProducerId(id, input, nowMs));
+      return {
+        throttleTimeMs: 0,
+        // PRODUCER_FENCED came with v4 (KIP-588); older clients know INVALID_PRODUCER_EPOCH.
+        errorCode: clientError(reply.errorCode, ctx.apiVersion, 4),
+        producerId: reply.producerId,
+        producerEpoch: reply.producerEpoch,
+      };
     }
     try {
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.storage.allocateProducerId(), producerEpoch: 0 };

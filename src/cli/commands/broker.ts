@@ -66,7 +66,10 @@ group.consumer.max.heartbeat.interval.ms, group.consumer.max.size, group.consume
 group.consumer.assignment.interval.ms, group.consumer.min.assignment.interval.ms,
 group.consumer.max.assignment.interval.ms,
 group.consumer.migration.policy, offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
-log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
+transaction.max.timeout.ms, transactional.id.expiration.ms,
+transaction.abort.timed.out.transaction.cleanup.interval.ms,
+transaction.remove.expired.transaction.cleanup.interval.ms, transaction.state.log.num.partitions,
+transaction.state.log.segment.bytes, log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
 connections.max.idle.ms, max.connections, socket.listen.backlog.size, log.retention.check.interval.ms,
 log.flush.policy (always|never|<ms>), metrics.port, authorizer.class.name
 (org.apache.kafka.metadata.authorizer.StandardAuthorizer), super.users,
@@ -194,6 +197,12 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'offsets.retention.minutes': config.offsetsRetentionMs = positive(key, value) * 60_000; break;
       case 'offsets.retention.check.interval.ms': config.offsetsRetentionCheckIntervalMs = atLeast(key, long(), 1); break;
       case 'offsets.topic.segment.bytes': config.offsetsTopicSegmentBytes = positive(key, value); break;
+      case 'transaction.max.timeout.ms': config.transactionMaxTimeoutMs = positive(key, value); break;
+      case 'transactional.id.expiration.ms': config.transactionalIdExpirationMs = positive(key, value); break;
+      case 'transaction.abort.timed.out.transaction.cleanup.interval.ms': config.transactionAbortTimedOutTransactionCleanupIntervalMs = positive(key, value); break;
+      case 'transaction.remove.expired.transaction.cleanup.interval.ms': config.transactionRemoveExpiredTransactionCleanupIntervalMs = positive(key, value); break;
+      case 'transaction.state.log.num.partitions': config.transactionStateLogNumPartitions = positive(key, value); break;
+      case 'transaction.state.log.segment.bytes': config.transactionStateLogSegmentBytes = positive(key, value); break;
       case 'log.cleaner.enable': config.logCleanerEnable = parseBoolean(key, value); break;
       case 'log.cleaner.backoff.ms': config.logCleanerBackoffMs = atLeast(key, long(), 0); break;
       case 'socket.request.max.bytes': config.maxRequestBytes = positive(key, value); break;

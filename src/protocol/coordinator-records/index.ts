@@ -16,4 +16,6 @@ export * from './consumer-group-target-assignment-member-key.js';
 export * from './consumer-group-target-assignment-member-value.js';
 export * from './consumer-group-current-member-assignment-key.js';
 export * from './consumer-group-current-member-assignment-value.js';
+export * from './transaction-log-key.js';
+export * from './transaction-log-value.js';
 export * from './framing.js';

@@ -86,3 +86,4 @@ export {
   type RecordBatchInput,
 } from './batch-codec.js';
 export { forEachRecordSpan, forEachTimestampDelta, type RecordSpanVisitor } from './record-views.js';
+export { encodeEndTxnMarkerBatch, type EndTxnMarkerBatchInput } from './end-txn-marker-batch.js';

@@ -42,6 +42,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 public final class Main {
     private static final String CLIENT_PKG = "org.apache.kafka.common.message.";
     private static final String COORDINATOR_PKG = "org.apache.kafka.coordinator.group.generated.";
+    private static final String TRANSACTION_PKG = "org.apache.kafka.coordinator.transaction.generated.";
 
     /** APIs whose XxxRequest / XxxResponse are served (classes XxxRequestData / XxxResponseData). */
     private static final String[] APIS = {
@@ -59,6 +60,8 @@ public final class Main {
     };
     /** Non-API messages served under their own class name. */
     private static final String[] CLIENT_MESSAGES = {"ConsumerProtocolSubscription", "ConsumerProtocolAssignment"};
+    /** `__transaction_state` records (kafka-transaction-coordinator). */
+    private static final String[] TRANSACTION_RECORDS = {"TransactionLogKey", "TransactionLogValue"};
     private static final String[] COORDINATOR_RECORDS = {
         "OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue",
     };
@@ -120,6 +123,7 @@ public final class Main {
             }
             for (String name : CLIENT_MESSAGES) CODECS.put(name, Codec.load(CLIENT_PKG + name));
             for (String name : COORDINATOR_RECORDS) CODECS.put(name, Codec.load(COORDINATOR_PKG + name));
+            for (String name : TRANSACTION_RECORDS) CODECS.put(name, Codec.load(TRANSACTION_PKG + name));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -1,0 +1,38 @@
+/**
+ * ListTransactions (`kafka-transactions list`): transactional ids with their producer id and
+ * state, filtered by state names, producer ids and (v1) how long they have been running.
+ * State names this broker does not know come back in unknownStateFilters, as Kafka.
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { ListTransactionsRequestData, ListTransactionsResponseData } from '../../protocol/messages/list-transactions.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { STATE_NAMES } from '../../coordinator/transactions/state.js';
+import { defineHandler } from '../handler.js';
+
+const KNOWN_STATES = new Set(Object.values(STATE_NAMES));
+
+export const listTransactionsHandler = defineHandler<ListTransactionsRequestData, ListTransactionsResponseData>({
+  api: Api.ListTransactions,
+  minVersion: 0,
+  maxVersion: Api.ListTransactions.request.highestVersion,
+  handle(ctx, request) {
+    const { coordinator } = ctx.broker.transactions;
+    const unknownStateFilters = request.stateFilters.filter((s) => !KNOWN_STATES.has(s));
+    if (coordinator.loadInProgress) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknownStateFilters, transactionStates: [] };
+    }
+    const filter = {
+      states: request.stateFilters.filter((s) => KNOWN_STATES.has(s)),
+      producerIds: request.producerIdFilters,
+      durationMs: Number(request.durationFilter ?? -1n),
+    };
+    // Only unknown state filters given: nothing can match them.
+    const matches = filter.states.length === 0 && request.stateFilters.length > 0 ? [] : coordinator.list(filter, ctx.broker.clock.nowMs());
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      unknownStateFilters,
+      transactionStates: matches.map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state })),
+    };
+  },
+});

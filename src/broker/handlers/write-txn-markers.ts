@@ -1,0 +1,29 @@
+/**
+ * WriteTxnMarkers, as a partition leader receives it from a transaction coordinator: a
+ * COMMIT or ABORT control batch appended to each partition, answered once durable. The
+ * same append the local coordinator uses (TransactionRuntime.writeMarkers).
+ */
+import { Api } from '../../protocol/messages/index.js';
+import type { WriteTxnMarkersRequestData, WriteTxnMarkersResponseData } from '../../protocol/messages/write-txn-markers.js';
+import { defineHandler } from '../handler.js';
+
+export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequestData, WriteTxnMarkersResponseData>({
+  api: Api.WriteTxnMarkers,
+  minVersion: 0,
+  maxVersion: Api.WriteTxnMarkers.request.highestVersion,
+  async handle(ctx, request) {
+    const markers = await Promise.all(request.markers.map(async (m) => {
+      const partitions = m.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
+      const errors = await ctx.broker.transactions.writeMarkers(m.producerId, m.producerEpoch, m.transactionResult, m.coordinatorEpoch, partitions);
+      let i = 0;
+      return {
+        producerId: m.producerId,
+        topics: m.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: errors[i++]! })),
+        })),
+      };
+    }));
+    return { markers };
+  },
+});
