@@ -27,9 +27,9 @@
  *       on produce (it checks the batch's first and max timestamps).
  *   D6  CreateTopics validateOnly answers with the zero topic id; Kafka returns a random id
  *       for the topic it did not create.
- *   D7  InitProducerId with a transactional id: INVALID_REQUEST (no transactions); Kafka
- *       answers as a transaction coordinator (here NOT_COORDINATOR until its state topic
- *       exists).
+ *   D7  InitProducerId with a transactional id before any FindCoordinator for one: Brook
+ *       creates `__transaction_state` on demand and answers; Kafka answers NOT_COORDINATOR
+ *       until a FindCoordinator has created its state topic.
  *   D8  Fetch sessions (KIP-227) are declined: a new-session request gets session id 0;
  *       Kafka creates a session (src/broker/handlers/fetch.ts).
  *   D9  DescribeConfigs for the broker: read-only but for the dynamic configs that set topic
@@ -140,7 +140,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
     assert.equal(kafka.errorCode, ErrorCode.NONE);
     assert.equal(brook.errorCode, ErrorCode.NONE);
     // D1: versions Brook still serves that Kafka 4 removed (KIP-896).
-    const brookOnly = new Map<number, number[]>([[19, [0, 1]], [20, [0]], [32, [0]]]);
+    const brookOnly = new Map<number, number[]>([[19, [0, 1]], [20, [0]], [27, [0]], [32, [0]]]);
     const narrower: string[] = [];
     for (const range of brook.apiKeys) {
       const k = kafka.apiKeys.find((x) => x.apiKey === range.apiKey);
@@ -165,10 +165,14 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       '9: brook 1-9 kafka 1-10', // OffsetFetch: v10 (topic ids, KIP-848)
       '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
       '18: brook 0-4 kafka 0-5', // ApiVersions: v5 (KIP-1242 cluster id and node id check)
+      '24: brook 0-3 kafka 0-5', // AddPartitionsToTxn: v4 (brokers' verification batches) not served, v5 (transactions V2)
+      '26: brook 0-4 kafka 0-5', // EndTxn: v5 (transactions V2, KIP-890)
+      '27: brook 0-1 kafka 1-2', // WriteTxnMarkers: v0 removed by Kafka 4 (KIP-896), v2 (KIP-1228 transaction version)
       '28: brook 0-4 kafka 0-6', // TxnOffsetCommit: v5 (transactions V2, KIP-890), v6 (topic ids, KIP-1319)
       '35: brook 1-4 kafka 1-5', // DescribeLogDirs: v5 not in Brook's schemas
       '42: brook 0-2 kafka 0-3', // DeleteGroups: v3 (per-group error message)
       '60: brook 0-1 kafka 0-2', // DescribeCluster: v2 (KIP-1073 fenced brokers)
+      '66: brook 0-1 kafka 0-2', // ListTransactions: v2 (KIP-1152 transactional id pattern)
       '69: brook 0-0 kafka 0-1', // ConsumerGroupDescribe: v1 (KIP-1099 MemberType) not in Brook's schemas
     ]);
     // D1: no feature flags.
@@ -483,11 +487,38 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       assertSame(await compareFetch(12, fetchRequest(12, 'idem', [{ partition: 0, offset: 0n }]), ids), 'stored idempotent batches');
     });
 
-    it('InitProducerId with a transactional id: Brook refuses (D7)', async () => {
-      const c = await pair.compare('InitProducerId', 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60_000 });
-      assert.equal(c.raw.brook.errorCode, ErrorCode.INVALID_REQUEST);
-      assert.notEqual(c.raw.kafka.errorCode, ErrorCode.INVALID_REQUEST);
-      assert.equal(c.raw.brook.producerId, -1n);
+    it('InitProducerId with a transactional id: after FindCoordinator both allocate, then bump the epoch; before it Kafka answers NOT_COORDINATOR, Brook allocates (D7)', async () => {
+      const early = await pair.compare('InitProducerId', 4, { transactionalId: 'tx-early', transactionTimeoutMs: 60_000 });
+      assert.equal(early.raw.kafka.errorCode, ErrorCode.NOT_COORDINATOR);
+      assert.equal(early.raw.brook.errorCode, ErrorCode.NONE);
+      const retriable = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.CONCURRENT_TRANSACTIONS]);
+      const find = { key: '', keyType: 1, coordinatorKeys: ['tx-1'] };
+      for (const side of ['kafka', 'brook'] as const) {
+        let found = await pair.conn[side].request('FindCoordinator', 4, find);
+        for (let i = 0; i < 100 && found.coordinators![0]!.errorCode !== ErrorCode.NONE; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          found = await pair.conn[side].request('FindCoordinator', 4, find);
+        }
+        assert.equal(found.coordinators![0]!.errorCode, ErrorCode.NONE, `${side} coordinates tx-1`);
+      }
+      const init = async (side: 'kafka' | 'brook') => {
+        let reply = await pair.conn[side].request('InitProducerId', 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60_000 });
+        for (let i = 0; i < 100 && retriable.has(reply.errorCode); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          reply = await pair.conn[side].request('InitProducerId', 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60_000 });
+        }
+        return reply;
+      };
+      for (const epoch of [0, 1]) {
+        const [kafka, brook] = [await init('kafka'), await init('brook')];
+        assert.deepEqual([brook.errorCode, brook.producerEpoch], [kafka.errorCode, kafka.producerEpoch], `InitProducerId #${epoch + 1}`);
+        assert.deepEqual([kafka.errorCode, kafka.producerEpoch], [ErrorCode.NONE, epoch]);
+        assert.ok(brook.producerId >= 0n);
+      }
+      // Too long a transaction timeout: both refuse it.
+      const tooLong = await pair.compare('InitProducerId', 4, { transactionalId: 'tx-1', transactionTimeoutMs: 900_001 });
+      assert.equal(tooLong.raw.kafka.errorCode, ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+      assert.equal(tooLong.raw.brook.errorCode, ErrorCode.INVALID_TRANSACTION_TIMEOUT);
     });
   });
 
