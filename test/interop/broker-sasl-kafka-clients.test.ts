@@ -7,7 +7,7 @@
  *    Brook's own CLI produces and consumes in a group as that user;
  *  - librdkafka (confluent-kafka 2.x) produces and consumes in a group, committing;
  *  - Kafka 4.4.0's console producer and consumer (--command-config) do the same, in a group;
- *  - KafkaJS logs in with PLAIN as a user of the listener's JAAS user list;
+ *  - KafkaJS logs in with PLAIN as a user of the listener's JAAS user list, and with SCRAM-SHA-512;
  *  - refusals as each client reports them (a wrong password, a mechanism the listener does
  *    not enable, a client speaking plaintext to the TLS listener), while a client logged in
  *    before them keeps working.
@@ -148,6 +148,23 @@ test('Brook over SASL_SSL from a Kafka-style server.properties: librdkafka, Kafk
     const offsets = await kafkaAdmin.fetchTopicOffsets('sasl-kafkajs');
     await kafkaAdmin.disconnect();
     assert.equal(offsets.reduce((sum, p) => sum + Number(p.high), 0), 3);
+  });
+
+  await t.test('KafkaJS with SCRAM-SHA-512 as alice over SASL_SSL', async () => {
+    const scram = new Kafka({
+      clientId: 'sasl-ssl-kafkajs-scram', brokers: [bootstrap], ssl: { ca: [pki.caPem] },
+      sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' }, logLevel: logLevel.NOTHING, retry: { retries: 1 },
+    });
+    const producer = scram.producer();
+    await producer.connect();
+    const sent = await producer.send({ topic: 'sasl-kafkajs-scram', messages: [{ value: 'x' }, { value: 'y' }] });
+    await producer.disconnect();
+    assert.equal(sent[0]!.errorCode, 0);
+    const kafkaAdmin = scram.admin();
+    await kafkaAdmin.connect();
+    const offsets = await kafkaAdmin.fetchTopicOffsets('sasl-kafkajs-scram');
+    await kafkaAdmin.disconnect();
+    assert.equal(offsets.reduce((sum, p) => sum + Number(p.high), 0), 2);
   });
 
   await t.test('refusals as each client reports them; a client logged in before keeps working', async () => {
