@@ -61,6 +61,11 @@ export function authorizeCluster(ctx: RequestContext, operation: number): boolea
   return authorize(ctx, operation, ResourceType.CLUSTER, CLUSTER_NAME);
 }
 
+/** May the principal create the topic: CREATE on the cluster or on the topic (Kafka's CreateTopics and auto-creation). */
+export function mayCreateTopic(ctx: RequestContext, topic: string): boolean {
+  return authorizeCluster(ctx, AclOperation.CREATE) || authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, topic);
+}
+
 /** Kafka's Authorizer.authorizeByResourceType: may the principal do `operation` on some resource of the type? */
 export function authorizeByResourceType(ctx: RequestContext, operation: number, resourceType: number): boolean {
   const acls = ctx.broker.acls;

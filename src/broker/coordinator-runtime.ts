@@ -36,6 +36,7 @@ import type { Clock } from './broker-context.js';
 import type { RequestContext } from './handler.js';
 import { GroupLifecycle } from './group-lifecycle.js';
 import { readForReplay } from './offsets-replay.js';
+import { AclOperation, ResourceType, authorize } from './authorization.js';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 /** See the module comment: one partition instead of Kafka's 50. */
@@ -204,6 +205,7 @@ export class CoordinatorRuntime {
         clientHost: ctx.clientHost,
         nowMs: this.clock.nowMs(),
       };
+      if (ctx.broker.acls !== null) cctx.mayDescribeTopic = (topic) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic);
       let result: CoordinatorResult;
       try {
         result = call(this.coordinator, cctx);

@@ -207,7 +207,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     namesChanged = !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames);
   }
   const regexRemovals: string[] = [];
-  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals);
+  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals, ctx.mayDescribeTopic);
   const hasSubscriptionChanged = namesChanged || regex !== 'none';
   // Kafka 4.4 bumps for new topic names, a regex whose topics are known, or a new preferred
   // assignor; a new group needs no bump of its own (it starts at epoch 1, see group.ts).

@@ -233,7 +233,7 @@ export class GroupCoordinator {
         expireRebalance(s, op, action.groupId, action.memberId, action.memberEpoch);
         break;
       case 'consumer-regex':
-        applyRegexRefresh(s, op, action.groupId, action.regexes, action.startMs);
+        applyRegexRefresh(s, op, action.groupId, action.regexes, action.startMs, action.mayDescribeTopic);
         break;
       default:
         assertNever(action, 'timer action');

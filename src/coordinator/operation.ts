@@ -34,7 +34,7 @@ export type TimerAction =
    * The resolution of a consumer group's regular expressions, which Kafka runs on an executor
    * and applies in a later write; `startMs` is when it was asked for.
    */
-  | { readonly kind: 'consumer-regex'; readonly groupId: string; readonly regexes: readonly string[]; readonly startMs: number };
+  | { readonly kind: 'consumer-regex'; readonly groupId: string; readonly regexes: readonly string[]; readonly startMs: number; readonly mayDescribeTopic?: ((topic: string) => boolean) | undefined };
 
 // Components are URI-encoded so that a ':' inside a group or member id cannot make two
 // different keys collide.

@@ -77,6 +77,12 @@ export interface RequestContext {
   /** As Kafka reports it in DescribeGroups, e.g. "/127.0.0.1". */
   clientHost: string;
   nowMs: number;
+  /**
+   * Whether the requesting principal may DESCRIBE a topic, when the broker has an authorizer:
+   * the topics a member's regex resolves to are those it may describe (Kafka 4's
+   * refreshRegularExpressions, which resolves with the context of the heartbeat that asked).
+   */
+  mayDescribeTopic?: (topic: string) => boolean;
 }
 
 /**

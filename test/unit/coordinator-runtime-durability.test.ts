@@ -59,6 +59,8 @@ function requestContext(signal: AbortSignal): RequestContext {
     apiVersion: 8,
     clientHost: '/127.0.0.1',
     signal,
+    // No authorizer: the runtime gives the coordinator no topic filter.
+    broker: { acls: null },
   } as unknown as RequestContext;
 }
 

@@ -1,7 +1,9 @@
 /**
  * ConsumerGroupDescribe (KIP-848): epochs, assignor, members and assignments of consumer
  * groups, in request order. UNSUPPORTED_VERSION for every group when the consumer protocol
- * is disabled, as Kafka's KafkaApis.
+ * is disabled, as Kafka's KafkaApis. With an authorizer: DESCRIBE on each group (else
+ * GROUP_AUTHORIZATION_FAILED, listed first as Kafka does) and on every topic its members are
+ * assigned (else TOPIC_AUTHORIZATION_FAILED for the group).
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -39,7 +41,33 @@ export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeR
         if (withOperations) {
           for (const g of answer.groups) if (g.errorCode === ErrorCode.NONE) g.authorizedOperations = authorizedOperations(ctx, ResourceType.GROUP, g.groupId);
         }
-        return refused.length === 0 ? answer : { ...answer, groups: [...answer.groups, ...refused] };
+        // As Kafka's KafkaApis: the refused groups first, then the coordinator's answers.
+        const groups = [...refused, ...answer.groups];
+        return { ...answer, groups: ctx.broker.acls === null ? groups : groups.map((g) => hideUndescribableTopics(ctx, g)) };
       });
   },
 });
+
+type DescribedGroup = ConsumerGroupDescribeResponseData['groups'][number];
+
+/**
+ * Kafka 4's KafkaApis: a client may not learn of topics it may not DESCRIBE, so a group whose
+ * members' current or target assignments name such a topic is answered with
+ * TOPIC_AUTHORIZATION_FAILED and no members instead.
+ */
+function hideUndescribableTopics(ctx: Parameters<typeof authorize>[0], group: DescribedGroup): DescribedGroup {
+  const topics = new Set<string>();
+  for (const m of group.members) {
+    for (const tp of m.assignment.topicPartitions) topics.add(tp.topicName);
+    for (const tp of m.targetAssignment.topicPartitions) topics.add(tp.topicName);
+  }
+  for (const topic of topics) {
+    if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic)) {
+      return {
+        ...errorResponse({ groupIds: [group.groupId], includeAuthorizedOperations: false }, ErrorCode.TOPIC_AUTHORIZATION_FAILED).groups[0]!,
+        errorMessage: 'The group has described topic(s) that the client is not authorized to describe.',
+      };
+    }
+  }
+  return group;
+}

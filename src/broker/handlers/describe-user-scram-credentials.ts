@@ -4,10 +4,10 @@
  * credential; a named user without one gets RESOURCE_NOT_FOUND, one named twice
  * DUPLICATE_RESOURCE: Kafka's codes and messages. PLAIN users are not SCRAM users and are
  * not listed (Kafka has no API for its PLAIN users either). It needs DESCRIBE on the cluster:
- * without it the whole request answers CLUSTER_AUTHORIZATION_FAILED.
+ * without it the whole request, and each named user, answers CLUSTER_AUTHORIZATION_FAILED.
  */
 import { Api } from '../../protocol/messages/index.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { scramMechanism } from '../../protocol/sasl/scram.js';
 import type {
   CredentialInfo, DescribeUserScramCredentialsRequestData, DescribeUserScramCredentialsResponseData, DescribeUserScramCredentialsResult,
@@ -28,7 +28,12 @@ export const describeUserScramCredentialsHandler = defineHandler<DescribeUserScr
   maxVersion: 0,
   handle(ctx, request) {
     if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null, results: [] };
+      // As Kafka's error response: one result per named user, the error in it, and no user
+      // name (Kafka leaves it unset). With `users` null Kafka 4.4 fails to build that
+      // response and never answers; Brook answers with no results.
+      const errorMessage = errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message;
+      const results = (request.users ?? []).map(() => ({ user: '', errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage, credentialInfos: [] }));
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage, results };
     }
     const store = ctx.broker.credentials;
     const users = new Map(store.list());

@@ -7,7 +7,10 @@
  * With an authorizer, as Kafka 4's KafkaApis: transactional batches need WRITE on the
  * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request), each
  * topic WRITE (else TOPIC_AUTHORIZATION_FAILED). Idempotent batches need nothing more: Kafka
- * 3.0 (KIP-679) dropped the IDEMPOTENT_WRITE check from Produce.
+ * 3.0 (KIP-679) dropped the IDEMPOTENT_WRITE check from Produce. Auto-creating an unknown
+ * topic (Brook's, see docs/ARCHITECTURE.md) also needs CREATE on the cluster or the topic, as
+ * a Metadata request's does; without it the partition is UNKNOWN_TOPIC_OR_PARTITION, Kafka's
+ * answer for any unknown topic.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { ProduceRequestData, ProduceResponseData, PartitionProduceResponse, TopicProduceResponse } from '../../protocol/messages/produce.js';
@@ -16,7 +19,7 @@ import { StorageError } from '../../storage/errors.js';
 import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
 import { defineHandler, NO_RESPONSE, type RequestContext } from '../handler.js';
-import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, filterAuthorized, mayCreateTopic } from '../authorization.js';
 
 const ACKS_ALL = -1;
 
@@ -35,7 +38,7 @@ function appendPartition(ctx: RequestContext, topicName: string, index: number, 
   const { broker } = ctx;
   let topic;
   try {
-    topic = broker.topicForProduceOrMetadata(topicName, true);
+    topic = broker.topicForProduceOrMetadata(topicName, broker.acls === null || broker.storage.topic(topicName) !== undefined || mayCreateTopic(ctx, topicName));
   } catch (err) {
     if (err instanceof StorageError) return { response: failed(index, err.errorCode, err.message) };
     throw err;

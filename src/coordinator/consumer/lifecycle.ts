@@ -23,7 +23,7 @@ export const METADATA_REFRESH_INTERVAL_MS = 2_147_483_647;
  * topics; when a regex's topics or the subscription metadata changed, the group epoch is
  * bumped (the members get a new target assignment at their next heartbeat).
  */
-export function applyRegexRefresh(s: CoordinatorState, op: Operation, groupId: string, regexes: readonly string[], startMs: number): void {
+export function applyRegexRefresh(s: CoordinatorState, op: Operation, groupId: string, regexes: readonly string[], startMs: number, mayDescribeTopic?: (topic: string) => boolean): void {
   const group = s.consumerGroups.get(groupId);
   if (group === undefined) return;
   const counts = new Map<string, SubscriptionCount>(group.subscribedTopicNames);
@@ -35,7 +35,7 @@ export function applyRegexRefresh(s: CoordinatorState, op: Operation, groupId: s
   };
   let bump = false;
   const updates: [string, ResolvedRegex][] = [];
-  for (const [regex, resolved] of resolveRegexes(s, regexes, startMs)) {
+  for (const [regex, resolved] of resolveRegexes(s, regexes, startMs, mayDescribeTopic)) {
     if (group.numSubscribedMembers(regex) === 0) continue;
     const old = group.resolvedRegularExpressions.get(regex);
     if (!sameResolution(old, resolved)) {
@@ -80,7 +80,8 @@ export function onMetadataChange(s: CoordinatorState, topics: readonly TopicImag
 /**
  * After replay: every member must heartbeat within the session timeout, a member that owes
  * a revocation within its rebalance timeout (Kafka's onLoaded). Regex resolutions, which
- * Brook does not persist, are computed again from the current topics.
+ * Brook does not persist, are computed again from the current topics; with no heartbeat's
+ * principal at hand, unfiltered by authorization until the next refresh (docs/ARCHITECTURE.md).
  */
 export function loadedConsumerGroups(s: CoordinatorState, op: Operation): void {
   for (const group of s.consumerGroups.values()) {

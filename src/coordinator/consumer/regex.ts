@@ -77,6 +77,7 @@ export function maybeUpdateRegularExpressions(
   member: ConsumerGroupMember,
   updated: ConsumerGroupMember,
   removals: string[],
+  mayDescribeTopic?: (topic: string) => boolean,
 ): RegexUpdate {
   const oldRegex = member.subscribedTopicRegex;
   const newRegex = updated.subscribedTopicRegex;
@@ -113,13 +114,16 @@ export function maybeUpdateRegularExpressions(
   requireRefresh ||= group.lastRegexVersion() < s.metadata.lastVersionWithNewTopics;
   requireRefresh ||= op.nowMs > last + s.config.consumerGroupRegexRefreshIntervalMs;
   if (requireRefresh && regexes.size > 0) {
-    op.schedule(key, 0, { kind: 'consumer-regex', groupId: group.groupId, regexes: [...regexes.keys()], startMs: op.nowMs });
+    op.schedule(key, 0, { kind: 'consumer-regex', groupId: group.groupId, regexes: [...regexes.keys()], startMs: op.nowMs, mayDescribeTopic });
   }
   return status;
 }
 
-/** The topics each regex matches now, as Kafka's refreshRegularExpressions computes them. */
-export function resolveRegexes(s: CoordinatorState, regexes: Iterable<string>, startMs: number): Map<string, ResolvedRegex> {
+/**
+ * The topics each regex matches now, as Kafka's refreshRegularExpressions computes them:
+ * with an authorizer, only those the principal of the heartbeat that asked may DESCRIBE.
+ */
+export function resolveRegexes(s: CoordinatorState, regexes: Iterable<string>, startMs: number, mayDescribeTopic?: (topic: string) => boolean): Map<string, ResolvedRegex> {
   const compiled: [string, RegExp | null][] = [];
   for (const regex of regexes) {
     let re: RegExp | null = null;
@@ -132,7 +136,12 @@ export function resolveRegexes(s: CoordinatorState, regexes: Iterable<string>, s
   }
   const matches = new Map<string, string[]>(compiled.map(([regex]) => [regex, []]));
   for (const topic of s.metadata.topics()) {
-    for (const [regex, re] of compiled) if (re?.test(topic.name)) matches.get(regex)!.push(topic.name);
+    let describable: boolean | undefined;
+    for (const [regex, re] of compiled) {
+      if (!re?.test(topic.name)) continue;
+      describable ??= mayDescribeTopic === undefined || mayDescribeTopic(topic.name);
+      if (describable) matches.get(regex)!.push(topic.name);
+    }
   }
   // Kafka writes the matches sorted and reads them back into a HashSet.
   return new Map([...matches].map(([regex, topics]) => [regex, { topics: javaSetOrder(stringHash, topics.sort()), version: s.metadata.version, timestampMs: startMs }]));
