@@ -8,6 +8,7 @@
  */
 import type { MemberSubscription, PartitionAssignor, RebalanceProtocol, TopicPartition } from '../../assignors/types.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../protocol/consumer-protocol.js';
+import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import type { Cluster } from '../cluster.js';
 import type { BrokerConnection } from '../connection.js';
 import type { TimerHandle } from '../../util/clock.js';
@@ -42,7 +43,8 @@ export interface ConsumerCoordinatorHooks {
   onAssigned(): void;
   requestRejoin(reason: string): void;
   wake(): void;
-  listenerError(err: Error): void;
+  /** An error for the application: the next poll() throws it (a listener's, an unauthorized topic). */
+  reportError(err: Error): void;
 }
 
 export class ConsumerCoordinator implements MembershipHooks {
@@ -67,12 +69,21 @@ export class ConsumerCoordinator implements MembershipHooks {
     this.protocol = commonRebalanceProtocol(assignors);
   }
 
-  /** Refreshes metadata for the subscription (every topic for a pattern); returns partition counts. */
-  async refreshSubscriptionMetadata(signal?: AbortSignal): Promise<Map<string, number>> {
+  /**
+   * Refreshes metadata for the subscription (every topic for a pattern); returns partition
+   * counts. Subscribed topics the broker refuses to describe come back as a
+   * TOPIC_AUTHORIZATION_FAILED error for the application (Java's consumer throws
+   * TopicAuthorizationException from poll() after such a refresh); the topics get no partitions.
+   */
+  async refreshSubscriptionMetadata(signal?: AbortSignal): Promise<{ counts: Map<string, number>; unauthorized: KafkaProtocolError | null }> {
     const pattern = this.subscriptions.type === 'pattern';
     const topics = await this.cluster.refreshMetadata(pattern ? null : this.subscriptions.topics, signal);
     if (pattern) this.subscriptions.matchTopics(topics.filter((t) => !t.internal && t.errorCode === 0).map((t) => t.name));
-    return new Map(this.cluster.cachedTopics().map((t) => [t.name, t.partitions.length]));
+    const refused = pattern ? [] : topics.filter((t) => t.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED).map((t) => t.name);
+    return {
+      counts: new Map(this.cluster.cachedTopics().map((t) => [t.name, t.partitions.length])),
+      unauthorized: refused.length === 0 ? null : new KafkaProtocolError(ErrorCode.TOPIC_AUTHORIZATION_FAILED, `Not authorized to access topics: [${refused.join(', ')}]`),
+    };
   }
 
   protocols(): { name: string; metadata: Buffer }[] {
@@ -180,7 +191,7 @@ export class ConsumerCoordinator implements MembershipHooks {
       await invokeListener(this.subscriptions.listener, which, partitions);
     } catch (err) {
       this.logger.warn(`rebalance listener ${which} threw`, { error: err as Error });
-      this.hooks.listenerError(err as Error);
+      this.hooks.reportError(err as Error);
     }
   }
 
@@ -201,7 +212,8 @@ export class ConsumerCoordinator implements MembershipHooks {
   async checkMetadata(): Promise<void> {
     if (this.closed || !this.subscriptions.usesGroup) return;
     try {
-      const counts = await this.refreshSubscriptionMetadata();
+      const { counts, unauthorized } = await this.refreshSubscriptionMetadata();
+      if (unauthorized !== null) this.hooks.reportError(unauthorized);
       const topics = this.subscriptions.topics;
       if (topics.length !== this.joinedTopics.length || topics.some((t, i) => t !== this.joinedTopics[i])) {
         this.hooks.requestRejoin('subscribed topics changed');

@@ -90,7 +90,7 @@ export class ClassicGroupMember implements GroupMember {
       onAssigned: () => ctx.onAssigned(),
       requestRejoin: (reason) => membership.requestRejoin(reason),
       wake: () => ctx.wake(),
-      listenerError: (err) => ctx.reportError(err),
+      reportError: (err) => ctx.reportError(err),
     }, logger, () => membership.generationId, () => membership.isLeader);
     membership = this.membership = new GroupMembership(cluster, lookup, options, this.coordinator, logger);
     this.commitHooks = {
@@ -129,12 +129,25 @@ export class ClassicGroupMember implements GroupMember {
   }
 
   subscriptionChanged(): void {
+    this.subscriptionMetadataStale = true;
     this.membership.requestRejoin('subscription changed');
   }
 
+  /**
+   * The subscription's metadata is fetched once before the first join after a (new)
+   * subscription, as Java's consumer does: a pattern needs its matches, and topics the
+   * principal may not describe fail poll() before it joins (and again at each poll until the
+   * subscription or the ACLs change).
+   */
+  private subscriptionMetadataStale = true;
+
   async ensureActiveGroup(pollSignal: AbortSignal, closeSignal: AbortSignal): Promise<void> {
     const subscriptions = this.ctx.subscriptions;
-    if (subscriptions.type === 'pattern' && subscriptions.topics.length === 0) await this.coordinator.refreshSubscriptionMetadata(pollSignal);
+    if (this.subscriptionMetadataStale || (subscriptions.type === 'pattern' && subscriptions.topics.length === 0)) {
+      const { unauthorized } = await this.coordinator.refreshSubscriptionMetadata(pollSignal);
+      if (unauthorized !== null) throw unauthorized;
+      this.subscriptionMetadataStale = false;
+    }
     await this.membership.ensureActiveGroup(closeSignal);
   }
 
