@@ -1,9 +1,9 @@
 /**
  * kill -9 in the middle of transactions (`bin/brook broker` as a child process, SIGKILL):
  * transaction A (records, offsets for group g-a) is committed and the broker killed as soon
- * as EndTxn answers (its markers and CompleteCommit may or may not be durable by then: the
- * test holds either way, and the restart's log line says which state was found; a kill that
- * reliably lands between PrepareCommit and the markers is not arranged); transaction B (records interleaved with A's, offsets
+ * as EndTxn answers: its markers and CompleteCommit may or may not be durable by then (both
+ * happen; the restart's log line says whether A was found in PrepareCommit, whose markers
+ * are then written again), and the test holds either way; transaction B (records interleaved with A's, offsets
  * for g-b) is left Ongoing. After the restart A is complete (its records read_committed, g-a
  * at its offset), B holds the last stable offset until its transaction.timeout.ms passes and
  * the coordinator aborts it; then the LSO reaches the log end, KafkaJS's read_committed
@@ -113,7 +113,10 @@ test('kill -9 during transactions: the committed one completes, the Ongoing one 
   await until('B aborted at its timeout', B_TIMEOUT_MS + 10_000, async () => ((await describe(b.id)).transactionState === 'CompleteAbort' ? true : undefined), 100);
   assert.equal((await describe(b.id)).producerEpoch, b.producerEpoch + 1);
   const end = await listOffset(TOPIC, 0);
-  assert.equal(end, 6n, 'b1, a1, a2, b2 and the two markers');
+  // b1, a1, a2, b2, A's COMMIT and B's ABORT; A found in PrepareCommit gets its COMMIT again
+  // (as Kafka rewrites a loaded PrepareCommit's markers), whether or not the first one was durable.
+  const prepared = loaded?.includes('PrepareCommit') === true;
+  assert.ok(end === 6n || (prepared && end === 7n), `log end ${end} (A found in PrepareCommit: ${prepared})`);
   assert.equal(await listOffset(TOPIC, 1), end, 'the LSO reaches the log end');
   assert.equal(await listOffset('__consumer_offsets', 1), await listOffset('__consumer_offsets', 0), 'and in __consumer_offsets');
   assert.deepEqual(await groupOffset('g-b', true), [ErrorCode.NONE, -1n], 'B\'s offsets are dropped');
