@@ -32,7 +32,9 @@ test('kill -9 during transactions: the committed one completes, the Ongoing one 
   t.after(() => cleanup.run());
   const dir = tempDir('brook-txn-kill-');
   cleanup.add('remove data', () => dir.remove());
-  const properties = join(dir.path, '..', `${dir.path.split('/').pop()}.properties`);
+  const configDir = tempDir('brook-txn-kill-config-');
+  cleanup.add('remove config', () => configDir.remove());
+  const properties = join(configDir.path, 'broker.properties');
   writeFileSync(properties, 'transaction.abort.timed.out.transaction.cleanup.interval.ms=100\ntransaction.state.log.num.partitions=3\n');
   const args = ['--port', '0', '--data-dir', dir.path, '--group-initial-rebalance-delay-ms', '0', '--config', properties];
   let broker: BrookProcess = await spawnBrook(args);
