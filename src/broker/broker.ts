@@ -167,7 +167,7 @@ export class Broker {
     let transactions: TransactionRuntime;
     try {
       transactions = TransactionRuntime.start({
-        storage, clock, log: log.child('transactions'), appends,
+        storage, clock, log: log.child('transactions'), appends, groups,
         numPartitions: config.transactionStateLogNumPartitions,
         segmentBytes: config.transactionStateLogSegmentBytes,
         coordinator: {

@@ -24,7 +24,7 @@ import { StorageError } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
 import type { AppendNotifier, Clock } from './broker-context.js';
-import { coordinatorError } from './coordinator-runtime.js';
+import { CONSUMER_OFFSETS_TOPIC, coordinatorError, type CoordinatorRuntime } from './coordinator-runtime.js';
 import type { RequestContext } from './handler.js';
 import { readForReplay } from './offsets-replay.js';
 
@@ -39,6 +39,8 @@ export interface TransactionRuntimeOptions {
   readonly clock: Clock;
   readonly log: Logger;
   readonly appends: AppendNotifier;
+  /** Told when a marker is durable in `__consumer_offsets`: the transaction's offsets complete. */
+  readonly groups: Pick<CoordinatorRuntime, 'completeTransaction'>;
   readonly coordinator: Partial<TransactionCoordinatorConfig>;
   /** `transaction.state.log.num.partitions` */
   readonly numPartitions: number;
@@ -52,6 +54,7 @@ export class TransactionRuntime {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly appends: AppendNotifier;
+  private readonly groups: Pick<CoordinatorRuntime, 'completeTransaction'>;
   private readonly numPartitions: number;
   private readonly segmentBytes: number;
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -65,6 +68,7 @@ export class TransactionRuntime {
     this.clock = options.clock;
     this.log = options.log;
     this.appends = options.appends;
+    this.groups = options.groups;
     this.numPartitions = options.numPartitions;
     this.segmentBytes = options.segmentBytes;
     this.coordinator = new TransactionCoordinator(options.coordinator, () => this.allocateProducerId());
@@ -118,7 +122,11 @@ export class TransactionRuntime {
 
   /**
    * Appends a COMMIT or ABORT marker to each partition (WriteTxnMarkers, and the
-   * coordinator's own markers); resolves with each partition's error once durable.
+   * coordinator's own markers); resolves with each partition's error once durable. Every
+   * marker goes through here, so this is where a durable marker in `__consumer_offsets`
+   * completes the producer's transactional offsets in the group coordinator (Kafka's
+   * GroupCoordinator.completeTransaction from handleWriteTxnMarkersRequest). The storage
+   * refuses a marker of an older producer epoch, which then completes nothing.
    */
   async writeMarkers(
     producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, partitions: readonly TopicPartition[],
@@ -134,6 +142,7 @@ export class TransactionRuntime {
         const { durable } = log.append(batch, { nowMs, origin: 'coordinator' });
         this.appends.notifyAppend(topic, partition);
         await durable;
+        if (topic === CONSUMER_OFFSETS_TOPIC) this.groups.completeTransaction(producerId, commit);
         return ErrorCode.NONE;
       } catch (err) {
         if (err instanceof StorageError) return err.errorCode;

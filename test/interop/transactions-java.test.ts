@@ -6,22 +6,67 @@
  * (whose commit then fails with ProducerFencedException), and the second's commit. The
  * partition then holds, read by a raw Fetch, a COMMIT or ABORT control batch after each
  * transaction's records, with the producer epoch of its end (bumped by the fence).
+ *
+ * Then Kafka's consume-transform-produce (test/support/java ConsumeTransformProduce,
+ * `sendOffsetsToTransaction(offsets, consumer.groupMetadata())`): after each commit the
+ * group's offsets that `kafka-consumer-groups` shows are the transaction's, after the abort
+ * they are unchanged; read_committed consumers of Kafka (Java), librdkafka (confluent-kafka)
+ * and KafkaJS see exactly the committed transactions' records, while a read_uncommitted
+ * Fetch shows the aborted one's too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startBrook } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
-import { runProcess } from '../support/clients/run.js';
+import { commandWorks, runProcess, until, type RunResult } from '../support/clients/run.js';
+import { kafkaJs } from '../support/clients/kafkajs.js';
 import { javaCommand } from '../support/java-oracle.js';
 import { kafkaAvailable, kafkaClasspath } from '../support/kafka/kafka-broker.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
-import { Admin } from '../../src/index.js';
+import { Admin, Producer } from '../../src/index.js';
 import { decodeControlRecordKey, decodeEndTxnMarker, decodeRecordBatch, iterateBatches } from '../../src/protocol/records/index.js';
+
+const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'support', 'python');
 
 function kafkaTransactions(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runProcess('java', ['-Xshare:auto', '-cp', kafkaClasspath(), 'org.apache.kafka.tools.TransactionsCommand', ...args], { timeoutMs: 60_000 });
+}
+
+interface JavaFlow {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly lines: string[];
+  readonly exited: Promise<number | null>;
+  stderr(): string;
+  /** Resolves once the program printed `line`; fails when it exits first. */
+  waitFor(line: string): Promise<void>;
+}
+
+/** One of test/support/java's programs, its stdout collected line by line. */
+function javaFlow(mainClass: string, args: readonly string[], cleanup: Cleanup): JavaFlow {
+  const [cmd, ...javaArgs] = javaCommand(`brook.conformance.${mainClass}`);
+  const child = spawn(cmd!, [...javaArgs, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  cleanup.add(`kill ${mainClass}`, () => void child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const lines: string[] = [];
+  const waiters: (() => void)[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(line);
+    for (const w of waiters.splice(0)) w();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (line: string): Promise<void> => {
+    while (!lines.includes(line)) {
+      const more = new Promise<void>((resolve) => waiters.push(resolve));
+      const code = await Promise.race([more.then(() => undefined), exited]);
+      if (code !== undefined && !lines.includes(line)) assert.fail(`${mainClass} exited ${code} before "${line}": ${lines.join(' | ')}\n${stderr.slice(-3000)}`);
+    }
+  };
+  return { child, lines, exited, stderr: () => stderr, waitFor };
 }
 
 test('Kafka 4.4 transactional producer: commit, abort, fencing, kafka-transactions describe/list, markers in the log', { timeout: 300_000 }, async (t) => {
@@ -37,26 +82,9 @@ test('Kafka 4.4 transactional producer: commit, abort, fencing, kafka-transactio
   const transactionalId = 'txn-java-id';
   await admin.createTopic({ name: topic, partitions: 1 });
 
-  const [cmd, ...args] = javaCommand('brook.conformance.TransactionalFlow');
-  const child = spawn(cmd!, [...args, broker.bootstrap, topic, transactionalId], { stdio: ['pipe', 'pipe', 'pipe'] });
-  cleanup.add('kill java', () => void child.kill('SIGKILL'));
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const lines: string[] = [];
-  const waiters: (() => void)[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    lines.push(line);
-    for (const w of waiters.splice(0)) w();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (line: string): Promise<void> => {
-    while (!lines.includes(line)) {
-      const more = new Promise<void>((resolve) => waiters.push(resolve));
-      const code = await Promise.race([more.then(() => undefined), exited]);
-      if (code !== undefined && !lines.includes(line)) assert.fail(`TransactionalFlow exited ${code} before "${line}": ${lines.join(' | ')}\n${stderr.slice(-3000)}`);
-    }
-  };
-  await waitFor('ongoing');
+  const flow = javaFlow('TransactionalFlow', [broker.bootstrap, topic, transactionalId], cleanup);
+  const { child, lines, exited } = flow;
+  await flow.waitFor('ongoing');
 
   const described = await kafkaTransactions(['--bootstrap-server', broker.bootstrap, 'describe', '--transactional-id', transactionalId]);
   t.diagnostic(`kafka-transactions describe: ${described.stdout.trim()}`);
@@ -73,7 +101,7 @@ test('Kafka 4.4 transactional producer: commit, abort, fencing, kafka-transactio
   assert.match(listed.stdout, new RegExp(`${transactionalId}\\s+${broker.config.nodeId}\\s+\\d+\\s+Ongoing`));
 
   child.stdin.write('go\n');
-  assert.equal(await exited, 0, `${lines.join(' | ')}\n${stderr.slice(-3000)}`);
+  assert.equal(await exited, 0, `${lines.join(' | ')}\n${flow.stderr().slice(-3000)}`);
   assert.deepEqual(lines, ['initialized', 'committed', 'aborted', 'ongoing', 'second initialized', 'fenced ProducerFencedException', 'second committed']);
 
   const done = await kafkaTransactions(['--bootstrap-server', broker.bootstrap, 'describe', '--transactional-id', transactionalId]);
@@ -108,4 +136,90 @@ test('Kafka 4.4 transactional producer: commit, abort, fencing, kafka-transactio
     '7 zombie-0 epoch 0', '8 ABORT epoch 1',
     '9 second-0 epoch 2', '10 COMMIT epoch 2',
   ]);
+});
+
+/** The values of partition 0's data records, read_uncommitted by a raw Fetch v4 (control batches skipped). */
+async function rawValues(conn: RawConnection, topic: string): Promise<string[]> {
+  const fetched = await conn.request('Fetch', 4, {
+    replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+    topics: [{ topic, topicId: '', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1, logStartOffset: -1n }] }],
+    forgottenTopicsData: [], rackId: '',
+  });
+  const values: string[] = [];
+  for (const view of iterateBatches(fetched.responses[0]!.partitions[0]!.records as Buffer)) {
+    const { header, records } = decodeRecordBatch(view.buffer);
+    if (!header.isControl) for (const r of records) values.push(r.value!.toString());
+  }
+  return values;
+}
+
+const kafkaGroups = (bootstrap: string, args: readonly string[]): Promise<RunResult> =>
+  runProcess('java', ['-Xshare:auto', '-cp', kafkaClasspath(), 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', '--bootstrap-server', bootstrap, ...args], { timeoutMs: 60_000 });
+
+/** The group's committed offset of `topic`-0 as `kafka-consumer-groups --describe --offsets` shows it ("-" for none). */
+async function committedOffset(bootstrap: string, group: string, topic: string): Promise<string> {
+  const described = await kafkaGroups(bootstrap, ['--describe', '--offsets', '--group', group]);
+  assert.equal(described.code, 0, described.stderr);
+  const lines = described.stdout.split('\n').map((l) => l.trim().split(/\s+/));
+  const header = lines.find((l) => l[0] === 'GROUP');
+  const row = lines.find((l) => l[0] === group && l[1] === topic && l[2] === '0');
+  assert.ok(header && row, `no row for ${topic}-0 in: ${described.stdout}`);
+  return row[header.indexOf('CURRENT-OFFSET')]!;
+}
+
+test('Kafka 4.4 consume-transform-produce: sendOffsetsToTransaction commits or drops the group offsets; read_committed readers see the committed records', { timeout: 300_000 }, async (t) => {
+  assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
+  assert.ok(commandWorks('python3', ['-c', 'import confluent_kafka']), 'python3 with confluent-kafka is needed for the interop suite');
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  kafkaClasspath();
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+  cleanup.add('close admin', () => admin.close());
+  const [input, output, group] = ['ctp-in', 'ctp-out', 'ctp-group'];
+  await admin.createTopic({ name: input, partitions: 1 });
+  await admin.createTopic({ name: output, partitions: 1 });
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, acks: 'all', lingerMs: 0 });
+  cleanup.add('close producer', () => producer.close());
+  for (let i = 0; i < 10; i++) await producer.send({ topic: input, partition: 0, key: `k${i}`, value: `in-${i}` });
+
+  const flow = javaFlow('ConsumeTransformProduce', [broker.bootstrap, input, output, group, 'ctp-txn'], cleanup);
+  await flow.waitFor('committed 4');
+  assert.equal(await committedOffset(broker.bootstrap, group, input), '4', 'the committed transaction\'s offset');
+  flow.child.stdin.write('go\n');
+  await flow.waitFor('aborted 7');
+  assert.equal(await committedOffset(broker.bootstrap, group, input), '4', 'the aborted transaction\'s offset is dropped');
+  flow.child.stdin.write('go\n');
+  await flow.waitFor('committed 10');
+  assert.equal(await flow.exited, 0, flow.stderr().slice(-3000));
+  assert.equal(await committedOffset(broker.bootstrap, group, input), '10');
+
+  const inputs = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `in-${from + i}`);
+  const conn = await RawConnection.connect('127.0.0.1', broker.port, { timeoutMs: 5000 });
+  cleanup.add('close raw connection', () => conn.close());
+  // The aborted transaction's records are in the log, between the committed ones.
+  assert.deepEqual(await rawValues(conn, output), [
+    ...inputs(0, 4).map((v) => `t1:${v}`), ...inputs(4, 7).map((v) => `t2:${v}`), ...inputs(4, 10).map((v) => `t3:${v}`),
+  ]);
+  const committed = [...inputs(0, 4).map((v) => `t1:${v}`), ...inputs(4, 10).map((v) => `t3:${v}`)];
+
+  const [cmd, ...args] = javaCommand('brook.conformance.ReadCommitted');
+  const java = await runProcess(cmd!, [...args, broker.bootstrap, output, String(committed.length), '20000'], { timeoutMs: 60_000 });
+  assert.equal(java.code, 0, java.stderr);
+  assert.deepEqual(java.stdout.trim().split('\n'), committed, 'Java read_committed');
+
+  const python = await runProcess('python3', [join(PYTHON_DIR, 'read_committed.py'), broker.bootstrap, output, String(committed.length), '20000'], { timeoutMs: 60_000 });
+  assert.equal(python.code, 0, python.stderr);
+  assert.deepEqual(JSON.parse(python.stdout) as string[], committed, 'librdkafka read_committed');
+
+  const consumer = kafkaJs(broker.bootstrap).consumer({ groupId: 'ctp-kafkajs', readUncommitted: false, maxWaitTimeInMs: 100 });
+  cleanup.add('kafkajs consumer', () => consumer.disconnect());
+  const seen: string[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic: output, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
+  await until('KafkaJS read the committed records', 20_000, async () => (seen.length >= committed.length ? true : undefined));
+  await new Promise((r) => setTimeout(r, 1000)); // records past them would show up now
+  assert.deepEqual(seen, committed, 'KafkaJS readUncommitted: false');
 });

@@ -2,7 +2,8 @@
  * The transaction coordinator in the broker (file engine): a transaction left Ongoing when
  * the broker stops is found again after the restart (replay of `__transaction_state`) and
  * aborted once its transaction.timeout.ms has passed, with an ABORT marker under a bumped
- * epoch in its partition; describe and list report it.
+ * epoch in its partition; describe and list report it. And a marker that WriteTxnMarkers
+ * appends to `__consumer_offsets` completes the producer's transactional offsets.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,4 +63,37 @@ test('an Ongoing transaction survives a restart and is aborted at its timeout', 
   assert.equal(marker.header.baseOffset, 1n);
   assert.equal(marker.header.producerEpoch, producerEpoch + 1);
   assert.equal(decodeControlRecordKey(marker.records[0]!.key).type, 0); // ABORT
+});
+
+test('a marker written by WriteTxnMarkers into __consumer_offsets completes the transactional offsets: COMMIT makes them the group\'s, ABORT drops them', { timeout: 30_000 }, async (t) => {
+  const broker = await startBrook({ transactionStateLogNumPartitions: 3 });
+  const conn = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
+  t.after(async () => {
+    conn.close();
+    await broker.stop();
+  });
+  await conn.request(Api.CreateTopics, { topics: [{ name: 'in', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+  const committedOffset = async (): Promise<bigint> => {
+    const fetched = await conn.request(Api.OffsetFetch, { groups: [{ groupId: 'g', memberId: null, memberEpoch: -1, topics: [{ name: 'in', partitionIndexes: [0] }] }], requireStable: false });
+    return fetched.groups![0]!.topics[0]!.partitions[0]!.committedOffset;
+  };
+  const transaction = async (id: string, offset: bigint, commit: boolean): Promise<void> => {
+    await conn.request(Api.FindCoordinator, { keyType: 1, coordinatorKeys: [id] }, { version: 4 });
+    const { producerId, producerEpoch } = await conn.request(Api.InitProducerId, { transactionalId: id, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
+    assert.equal((await conn.request(Api.AddOffsetsToTxn, { transactionalId: id, producerId, producerEpoch, groupId: 'g' })).errorCode, ErrorCode.NONE);
+    const sent = await conn.request(Api.TxnOffsetCommit, {
+      transactionalId: id, groupId: 'g', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+    });
+    assert.equal(sent.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+    const written = await conn.request(Api.WriteTxnMarkers, {
+      markers: [{ producerId, producerEpoch, transactionResult: commit, coordinatorEpoch: 0, topics: [{ name: '__consumer_offsets', partitionIndexes: [0] }] }],
+    });
+    assert.equal(written.markers[0]!.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+  };
+  assert.equal(await committedOffset(), -1n);
+  await transaction('t-commit', 5n, true);
+  assert.equal(await committedOffset(), 5n);
+  await transaction('t-abort', 7n, false);
+  assert.equal(await committedOffset(), 5n);
 });

@@ -1,12 +1,15 @@
 /**
  * AddOffsetsToTxn: the group's `__consumer_offsets` partition joins the transaction, so
  * its offsets (TxnOffsetCommit) are committed or aborted by the transaction's marker. As in
- * KafkaApis, the coordinator's AddPartitionsToTxn path with that one partition.
+ * KafkaApis, the coordinator's AddPartitionsToTxn path with that one partition, after
+ * WRITE on the transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and READ on the
+ * group (GROUP_AUTHORIZATION_FAILED).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { AddOffsetsToTxnRequestData, AddOffsetsToTxnResponseData } from '../../protocol/messages/add-offsets-to-txn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
 import { clientError } from './transaction-errors.js';
 
@@ -18,6 +21,10 @@ export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequestData, 
   minVersion: 0,
   maxVersion: Api.AddOffsetsToTxn.request.highestVersion,
   async handle(ctx, request) {
+    if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    }
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     try {
       ctx.broker.groups.ensureTopic();
     } catch (err) {

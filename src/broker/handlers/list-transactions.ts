@@ -1,13 +1,15 @@
 /**
  * ListTransactions (`kafka-transactions list`): transactional ids with their producer id and
  * state, filtered by state names, producer ids and (v1) how long they have been running.
- * State names this broker does not know come back in unknownStateFilters, as Kafka.
+ * State names this broker does not know come back in unknownStateFilters, as Kafka. Only
+ * the ids the principal may DESCRIBE are listed (KafkaApis).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { ListTransactionsRequestData, ListTransactionsResponseData } from '../../protocol/messages/list-transactions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { STATE_NAMES } from '../../coordinator/transactions/state.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize } from '../authorization.js';
 
 const KNOWN_STATES = new Set(Object.values(STATE_NAMES));
 
@@ -32,7 +34,7 @@ export const listTransactionsHandler = defineHandler<ListTransactionsRequestData
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
       unknownStateFilters,
-      transactionStates: matches.map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state })),
+      transactionStates: matches.filter((t) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t.transactionalId)).map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state })),
     };
   },
 });

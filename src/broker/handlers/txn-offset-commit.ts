@@ -5,6 +5,10 @@
  * transaction's marker lands in `__consumer_offsets` (coordinator/txn-offsets.ts) and
  * writes them inside the transaction. Whether the transaction coordinator knows the group's
  * partition to be in the transaction (AddOffsetsToTxn) is not checked here.
+ *
+ * Authorization as KafkaApis: WRITE on the transactional id, then READ on the group (every
+ * partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED or GROUP_AUTHORIZATION_FAILED), then READ
+ * on each topic (its partitions TOPIC_AUTHORIZATION_FAILED, the others still committed).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type {
@@ -15,6 +19,7 @@ import type {
 } from '../../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData>({
   api: Api.TxnOffsetCommit,
@@ -22,9 +27,20 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, 
   maxVersion: Api.TxnOffsetCommit.request.highestVersion,
   handle(ctx, request) {
     const { storage } = ctx.broker;
+    const all = (errorCode: number): TxnOffsetCommitResponseData => ({
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    });
+    if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return all(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return all(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const readable = filterAuthorized(ctx, AclOperation.READ, ResourceType.TOPIC, request.topics.map((t) => t.name));
     const rejected: TxnOffsetCommitResponseTopic[] = [];
     const valid: TxnOffsetCommitRequestTopic[] = [];
     for (const t of request.topics) {
+      if (!readable.has(t.name)) {
+        rejected.push({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) });
+        continue;
+      }
       const unknown = t.partitions.filter((p) => storage.partition(t.name, p.partitionIndex) === undefined);
       if (unknown.length > 0) {
         rejected.push({ name: t.name, partitions: unknown.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })) });
@@ -33,12 +49,8 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, 
       if (known.length > 0) valid.push({ ...t, partitions: known });
     }
     if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected };
-    const errorResponse = (errorCode: number): TxnOffsetCommitResponseData => ({
-      throttleTimeMs: 0,
-      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
-    });
     return ctx.broker.groups
-      .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), errorResponse)
+      .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), all)
       .then((answer) => ({ ...answer, topics: [...rejected, ...answer.topics] }));
   },
 });

@@ -1,17 +1,29 @@
 /**
  * WriteTxnMarkers, as a partition leader receives it from a transaction coordinator: a
  * COMMIT or ABORT control batch appended to each partition, answered once durable. The
- * same append the local coordinator uses (TransactionRuntime.writeMarkers).
+ * same append the local coordinator uses (TransactionRuntime.writeMarkers). Only for a
+ * principal with CLUSTER_ACTION on the cluster (KafkaApis: else every partition
+ * CLUSTER_AUTHORIZATION_FAILED).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { WriteTxnMarkersRequestData, WriteTxnMarkersResponseData } from '../../protocol/messages/write-txn-markers.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 
 export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequestData, WriteTxnMarkersResponseData>({
   api: Api.WriteTxnMarkers,
   minVersion: 0,
   maxVersion: Api.WriteTxnMarkers.request.highestVersion,
   async handle(ctx, request) {
+    if (!authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
+      return {
+        markers: request.markers.map((m) => ({
+          producerId: m.producerId,
+          topics: m.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED })) })),
+        })),
+      };
+    }
     const markers = await Promise.all(request.markers.map(async (m) => {
       const partitions = m.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
       const errors = await ctx.broker.transactions.writeMarkers(m.producerId, m.producerEpoch, m.transactionResult, m.coordinatorEpoch, partitions);
