@@ -144,9 +144,19 @@ export class ClassicGroupMember implements GroupMember {
   async ensureActiveGroup(pollSignal: AbortSignal, closeSignal: AbortSignal): Promise<void> {
     const subscriptions = this.ctx.subscriptions;
     if (this.subscriptionMetadataStale || (subscriptions.type === 'pattern' && subscriptions.topics.length === 0)) {
-      const { unauthorized } = await this.coordinator.refreshSubscriptionMetadata(pollSignal);
-      if (unauthorized !== null) throw unauthorized;
-      this.subscriptionMetadataStale = false;
+      let refreshed: Awaited<ReturnType<ConsumerCoordinator['refreshSubscriptionMetadata']>> | null = null;
+      try {
+        refreshed = await this.coordinator.refreshSubscriptionMetadata(pollSignal);
+      } catch (err) {
+        // No broker reachable yet, or the poll's time is up: the join below retries and
+        // reports as it does without this refresh; the next poll refreshes again.
+        if (pollSignal.aborted) throw err;
+        this.ctx.logger.debug('subscription metadata refresh failed', { error: err as Error });
+      }
+      if (refreshed !== null) {
+        if (refreshed.unauthorized !== null) throw refreshed.unauthorized;
+        this.subscriptionMetadataStale = false;
+      }
     }
     await this.membership.ensureActiveGroup(closeSignal);
   }
