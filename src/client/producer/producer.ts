@@ -406,7 +406,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
   private async transactionCall(what: string, options: TransactionCallOptions, call: (tx: TransactionManager, signal: AbortSignal) => Promise<void>): Promise<void> {
     const tx = this.transactionManager(what);
     const timeoutMs = callTimeoutMs(options.timeoutMs, this.options.maxBlockMs);
-    await withTimeLimit(this.cluster.scheduler, { what: `Producer.${what}`, timeoutMs, signals: [options.signal] }, (signal) => call(tx, signal));
+    await withTimeLimit(this.cluster.scheduler, { what: `Producer.${what}`, timeoutMs, signals: [options.signal] }, async (signal) => call(tx, signal));
   }
 
   /** Fails every send still waiting for metadata or memory. */

@@ -68,12 +68,12 @@ export function txnErrorAction(code: number): TxnErrorAction {
     case ErrorCode.PRODUCER_FENCED:
     case ErrorCode.INVALID_PRODUCER_EPOCH:
       return 'fenced';
+    // The last three: a TxnOffsetCommit from a member the group no longer knows (Java's CommitFailedException).
     case ErrorCode.TRANSACTION_ABORTABLE:
     case ErrorCode.TOPIC_AUTHORIZATION_FAILED:
     case ErrorCode.GROUP_AUTHORIZATION_FAILED:
     case ErrorCode.UNKNOWN_PRODUCER_ID:
     case ErrorCode.INVALID_PRODUCER_ID_MAPPING:
-    // TxnOffsetCommit from a member the group no longer knows: Java's CommitFailedException, abortable.
     case ErrorCode.UNKNOWN_MEMBER_ID:
     case ErrorCode.ILLEGAL_GENERATION:
     case ErrorCode.FENCED_INSTANCE_ID:
