@@ -17,10 +17,10 @@
  * schemas know).
  */
 import { Api } from '../../protocol/messages/index.js';
-import { ErrorCode, isRetriable, KafkaProtocolError } from '../../protocol/errors.js';
+import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
 import { CoordinatorType, type BrokerAddress, type Cluster } from '../cluster.js';
 import type { BrokerConnection } from '../connection.js';
-import { ConnectionError, NoBrokerReachableError, RequestTimeoutError } from '../errors.js';
+import { coordinatorErrorAction, coordinatorFailureAction } from '../coordinator-errors.js';
 import { ProducerFencedError } from './errors.js';
 
 export const END_TXN_MAX_VERSION_V1 = 4;
@@ -58,31 +58,37 @@ export type TxnErrorAction = 'none' | 'retry' | 'find-coordinator' | 'abortable'
 
 export function txnErrorAction(code: number): TxnErrorAction {
   switch (code) {
-    case ErrorCode.NONE:
-      return 'none';
-    case ErrorCode.NOT_COORDINATOR:
-    case ErrorCode.COORDINATOR_NOT_AVAILABLE:
-    case ErrorCode.REQUEST_TIMED_OUT:
-    case ErrorCode.NETWORK_EXCEPTION:
-      return 'find-coordinator';
     case ErrorCode.PRODUCER_FENCED:
     case ErrorCode.INVALID_PRODUCER_EPOCH:
       return 'fenced';
-    // The last three: a TxnOffsetCommit from a member the group no longer knows (Java's CommitFailedException).
     case ErrorCode.TRANSACTION_ABORTABLE:
     case ErrorCode.TOPIC_AUTHORIZATION_FAILED:
     case ErrorCode.GROUP_AUTHORIZATION_FAILED:
     case ErrorCode.UNKNOWN_PRODUCER_ID:
     case ErrorCode.INVALID_PRODUCER_ID_MAPPING:
-    case ErrorCode.UNKNOWN_MEMBER_ID:
-    case ErrorCode.ILLEGAL_GENERATION:
-    case ErrorCode.FENCED_INSTANCE_ID:
       return 'abortable';
     // Another partition of the same request failed; that one's error decides.
     case ErrorCode.OPERATION_NOT_ATTEMPTED:
       return 'retry';
+  }
+  // The coordinator's own errors are classified as for every coordinator (coordinator-errors.ts).
+  switch (coordinatorErrorAction(code)) {
+    case 'none':
+      return 'none';
+    case 'find-coordinator':
+      return 'find-coordinator';
+    case 'retry':
+      return 'retry';
+    // TxnOffsetCommit from a member the group no longer knows as such: Java's
+    // CommitFailedException, which only aborting the transaction gets past.
+    case 'rejoin':
+    case 'reset-generation':
+    case 'reset-member':
+    case 'fenced':
+    case 'stale-epoch':
+      return 'abortable';
     default:
-      return isRetriable(code) ? 'retry' : 'fatal';
+      return 'fatal';
   }
 }
 
@@ -212,8 +218,12 @@ export class TransactionRequests {
         if (signal.aborted) throw signal.reason;
         if (err instanceof KafkaProtocolError && err.constructor === KafkaProtocolError) {
           code = err.errorCode; // FindCoordinator's own error, or a check above
-        } else if (err instanceof ConnectionError || err instanceof RequestTimeoutError || err instanceof NoBrokerReachableError) {
-          code = ErrorCode.NETWORK_EXCEPTION;
+        } else if (coordinatorFailureAction(err) === 'find-coordinator') {
+          // The connection broke or the request went unanswered: look the coordinator up again.
+          target.forget();
+          this.cluster.logger.debug('transactional request retried', { what, error: err as Error });
+          await this.cluster.backoff(signal);
+          continue;
         } else {
           throw err;
         }
