@@ -2,7 +2,7 @@
 import { CompressionType } from '../../protocol/records/compression.js';
 import { ConfigError } from '../errors.js';
 import {
-  choice, int, resolveCommonOptions, resolveTable, INT32_MAX,
+  choice, int, resolveCommonOptions, resolveTable, wireString, INT32_MAX,
   type CommonClientOptions, type OptionsOf, type ResolvedCommonOptions,
 } from '../options.js';
 import type { Serializers } from '../serdes.js';
@@ -31,6 +31,8 @@ const PRODUCER_OPTIONS = {
   maxBlockMs: int(60_000, 0, Number.MAX_SAFE_INTEGER),
   /** max.request.size. */
   maxRequestSize: int(1_048_576, 1),
+  /** transaction.timeout.ms: the coordinator aborts a transaction left open longer than this. */
+  transactionTimeoutMs: int(60_000, 1),
 } as const;
 
 /** K, V and H: what the `serializers` take for keys, values and header values (Buffer or string without them). */
@@ -45,6 +47,11 @@ export interface ProducerOptions<K = Buffer | string, V = Buffer | string, H = B
   readonly idempotent?: boolean;
   /** A custom partitioner for records without an explicit partition. */
   readonly partitioner?: PartitionerFunction;
+  /**
+   * transactional.id: makes the producer transactional (initTransactions, beginTransaction,
+   * commitTransaction...; see transactions.ts). Implies idempotence.
+   */
+  readonly transactionalId?: string;
 }
 
 export interface ResolvedOptions extends ResolvedCommonOptions {
@@ -61,6 +68,9 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly bufferMemory: number;
   readonly maxBlockMs: number;
   readonly maxRequestSize: number;
+  /** null without transactions. */
+  readonly transactionalId: string | null;
+  readonly transactionTimeoutMs: number;
 }
 
 const CODECS: Record<CompressionName, CompressionType> = {
@@ -90,9 +100,12 @@ export function resolveOptions<K, V, H>(o: ProducerOptions<K, V, H>): ResolvedOp
   // Kafka: idempotence is on by default but silently off when acks/retries/in-flight
   // settings conflict and it was not asked for; asked for explicitly, a conflict is an error.
   const compatible = acks === -1 && own.retries > 0 && maxInFlight <= 5;
-  if (o.idempotent === true && !compatible) {
-    throw new ConfigError('idempotence needs acks=all, retries > 0 and maxInFlightRequestsPerConnection <= 5');
+  const transactionalId = wireString('transactionalId', o.transactionalId);
+  // As Kafka: a transactional id turns idempotence on and cannot go without it.
+  if ((o.idempotent === true || transactionalId !== null) && !compatible) {
+    throw new ConfigError(`idempotence${transactionalId !== null ? ' (implied by transactionalId)' : ''} needs acks=all, retries > 0 and maxInFlightRequestsPerConnection <= 5`);
   }
+  if (transactionalId !== null && o.idempotent === false) throw new ConfigError('transactionalId needs idempotence: idempotent cannot be false');
   if (own.deliveryTimeoutMs < own.lingerMs + common.requestTimeoutMs) {
     throw new ConfigError(`deliveryTimeoutMs (${own.deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${own.lingerMs + common.requestTimeoutMs})`);
   }
@@ -103,7 +116,7 @@ export function resolveOptions<K, V, H>(o: ProducerOptions<K, V, H>): ResolvedOp
     batchSize: own.batchSize,
     compression: compressionFromName(own.compression),
     compressionLevel: o.compressionLevel,
-    idempotent: o.idempotent ?? compatible,
+    idempotent: transactionalId !== null || (o.idempotent ?? compatible),
     retries: own.retries,
     retryBackoffMaxMs: own.retryBackoffMaxMs,
     deliveryTimeoutMs: own.deliveryTimeoutMs,
@@ -111,6 +124,8 @@ export function resolveOptions<K, V, H>(o: ProducerOptions<K, V, H>): ResolvedOp
     bufferMemory: own.bufferMemory,
     maxBlockMs: own.maxBlockMs,
     maxRequestSize: own.maxRequestSize,
+    transactionalId,
+    transactionTimeoutMs: own.transactionTimeoutMs,
   };
 }
 

@@ -112,7 +112,7 @@ export class ProducerBatch {
   }
 
   /** Freezes the records (compressing them once); later appends go to a new batch. */
-  seal(compression: CompressionType, compressionLevel?: number): void {
+  seal(compression: CompressionType, compressionLevel?: number, isTransactional = false): void {
     if (this.wire !== null) return;
     if (compression === CompressionType.None) {
       this.wire = this.buffer.subarray(0, this.position);
@@ -124,7 +124,7 @@ export class ProducerBatch {
       this.buffer = wire;
     }
     this.attributes = batchAttributes({
-      compression, timestampType: TimestampType.CreateTime, isTransactional: false, isControl: false, hasDeleteHorizonMs: false,
+      compression, timestampType: TimestampType.CreateTime, isTransactional, isControl: false, hasDeleteHorizonMs: false,
     });
   }
 

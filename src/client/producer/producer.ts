@@ -14,7 +14,9 @@ import { callTimeoutMs } from '../options.js';
 import type { KafkaProtocolError } from '../../protocol/errors.js';
 import type { TimerHandle } from '../../util/clock.js';
 import { RecordAccumulator } from './accumulator.js';
-import { BufferExhaustedError, InvalidPartitionError, MetadataTimeoutError, ProducerClosedError, RecordTooLargeError } from './errors.js';
+import {
+  BufferExhaustedError, IllegalStateError, InvalidPartitionError, MetadataTimeoutError, ProducerClosedError, RecordTooLargeError, TransactionAbortedError,
+} from './errors.js';
 import { ProducerMetadata } from './metadata.js';
 import { ProducerMetricsRecorder, type ProducerMetrics } from './metrics.js';
 import { resolveOptions, type ProducerOptions, type ResolvedOptions } from './options.js';
@@ -26,6 +28,14 @@ import { byteLength, recordSizeUpperBound, sizeOfHeaders, type Bytes, type Heade
 import { Sender } from './sender.js';
 import { Fifo } from './fifo.js';
 import { deliverError, SendBatchDelivery, type DeliveryTag, type DeliveryTarget, type RecordCallback } from './delivery.js';
+import { TransactionRequests, type ConsumerGroupMetadata, type OffsetInTransaction } from './transaction-requests.js';
+import { TransactionManager, type TransactionState } from './transactions.js';
+
+/** The time limit and cancellation of a transactional call (default: maxBlockMs, as Java's). */
+export interface TransactionCallOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
 
 /** K, V and H: what the producer's serializers take (Buffer or string without them); null or absent is sent as null. */
 export interface ProducerRecord<K = Buffer | string, V = Buffer | string, H = Buffer | string> {
@@ -71,6 +81,8 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
   private readonly partitioner: PartitionerFunction | undefined;
   private readonly serializers: Serializers<K, V, H> | null;
   private readonly metricsRecorder: ProducerMetricsRecorder;
+  /** null without a transactionalId. */
+  private readonly transactions: TransactionManager | null;
   private readonly blocked = new Fifo<Blocked>();
   /** Sends that left the blocked queue so far (flush waits for a count). */
   private blockedDone = 0;
@@ -100,12 +112,16 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
       this.topicErrors.set(topic, err);
       this.drainBlocked();
     });
+    const id = this.options.transactionalId;
+    this.transactions = id === null ? null : new TransactionManager(new TransactionRequests(this.cluster, id), this.options.transactionTimeoutMs);
     this.sender = new Sender(this.cluster, this.accumulator, this.metadata, {
       acks: this.options.acks, lingerMs: this.options.lingerMs, requestTimeoutMs: this.options.requestTimeoutMs,
       deliveryTimeoutMs: this.options.deliveryTimeoutMs, retries: this.options.retries, retryBackoffMs: this.options.retryBackoffMs,
       retryBackoffMaxMs: this.options.retryBackoffMaxMs, maxInFlight: this.options.maxInFlight, maxRequestSize: this.options.maxRequestSize,
       compression: this.options.compression, compressionLevel: this.options.compressionLevel, idempotent: this.options.idempotent,
-    }, () => this.drainBlocked(), this.metricsRecorder);
+      transactionalId: id,
+    }, () => this.drainBlocked(), this.metricsRecorder, this.transactions);
+    this.transactions?.attach(this.sender);
     this.metadata.refreshEvery(this.options.metadataMaxAgeMs);
   }
 
@@ -183,6 +199,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
   /** Appends the record or queues it behind the blocked ones; throws for a record that can never be sent. */
   private enqueue(record: ProducerRecord<K, V, H>, target: DeliveryTarget, tag: DeliveryTag, now: number): void {
     if (this.closing) throw new ProducerClosedError('the producer is closed');
+    if (this.transactions !== null) this.transactions.checkSend();
     if (typeof record?.topic !== 'string' || record.topic === '') throw new TypeError('record.topic must be a non-empty string');
     // Appending is synchronous, so one scratch object serves every fast-path send.
     const measured = this.scratch;
@@ -231,6 +248,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
     if (partition >= count) return false; // an explicit partition the metadata does not show (yet)
     if (!this.accumulator.hasRoom(upperBound)) return false;
     const accumulator = this.accumulator;
+    if (this.transactions !== null) this.transactions.maybeAddPartition(accumulator.queue(record.topic, partition));
     accumulator.append(record.topic, partition, measured, timestamp, now, target, tag);
     if (record.partition === undefined && measured.key === null && !this.partitioner) this.sticky.onAppend(record.topic, partition, accumulator.appendedBytes);
     if (accumulator.appendWakesSender) this.sender.wakeup();
@@ -325,6 +343,82 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
     });
   }
 
+  // ---- transactions (transactions.ts) ---------------------------------------------------
+
+  /** The transaction manager's state (Java's TransactionManager states); null without a transactionalId. */
+  get transactionState(): TransactionState | null {
+    return this.transactions?.state ?? null;
+  }
+
+  /**
+   * Gets the transactional id's producer id and epoch from its coordinator, fencing every
+   * earlier producer with the same id and completing (aborting) a transaction it left open.
+   * Once per producer, before any other transactional call. A call that times out can be
+   * repeated: it waits for the same InitProducerId.
+   */
+  initTransactions(options: TransactionCallOptions = {}): Promise<void> {
+    return this.transactionCall('initTransactions', options, (tx) => tx.initTransactions());
+  }
+
+  /** Starts a transaction: the records sent until commitTransaction or abortTransaction belong to it. */
+  beginTransaction(): void {
+    this.transactionManager('beginTransaction').beginTransaction();
+  }
+
+  /**
+   * Makes the consumer group's offsets part of the transaction (AddOffsetsToTxn, then
+   * TxnOffsetCommit to the group's coordinator): they become the group's committed offsets
+   * when the transaction commits. `groupMetadata` is the consumer's `groupMetadata()`;
+   * its generation and member id let the coordinator refuse a member that was fenced.
+   */
+  sendOffsetsToTransaction(offsets: readonly OffsetInTransaction[], groupMetadata: ConsumerGroupMetadata, options: TransactionCallOptions = {}): Promise<void> {
+    return this.transactionCall('sendOffsetsToTransaction', options, (tx, signal) => tx.sendOffsetsToTransaction(offsets, groupMetadata, signal));
+  }
+
+  /**
+   * Flushes the transaction's records, then commits it (EndTxn). When a record failed, it
+   * rejects with TransactionAbortableError and the transaction must be aborted. A call
+   * that times out can be repeated: it waits for the same commit.
+   */
+  commitTransaction(options: TransactionCallOptions = {}): Promise<void> {
+    return this.transactionCall('commitTransaction', options, (tx) => tx.commitTransaction(() => this.flush()));
+  }
+
+  /**
+   * Aborts the transaction: records not sent yet fail with TransactionAbortedError, the
+   * ones in flight are waited for, then EndTxn(abort); read_committed consumers never see
+   * its records.
+   */
+  abortTransaction(options: TransactionCallOptions = {}): Promise<void> {
+    return this.transactionCall('abortTransaction', options, (tx) => {
+      const abort = tx.abortTransaction();
+      this.failBlocked(new TransactionAbortedError('Failing record since transaction was aborted'));
+      return abort;
+    });
+  }
+
+  private transactionManager(what: string): TransactionManager {
+    if (this.closing) throw new ProducerClosedError('the producer is closed');
+    if (this.transactions === null) throw new IllegalStateError(`Cannot ${what}: the producer has no transactionalId`);
+    return this.transactions;
+  }
+
+  private async transactionCall(what: string, options: TransactionCallOptions, call: (tx: TransactionManager, signal: AbortSignal) => Promise<void>): Promise<void> {
+    const tx = this.transactionManager(what);
+    const timeoutMs = callTimeoutMs(options.timeoutMs, this.options.maxBlockMs);
+    await withTimeLimit(this.cluster.scheduler, { what: `Producer.${what}`, timeoutMs, signals: [options.signal] }, async (signal) => call(tx, signal));
+  }
+
+  /** Fails every send still waiting for metadata or memory. */
+  private failBlocked(err: Error): void {
+    for (const b of this.blocked.drain()) {
+      this.blockedDone++;
+      deliverError(b.target, b.tag, err);
+    }
+    for (const w of this.blockedWaiters.splice(0)) w.resolve();
+    this.armBlockedTimer(this.cluster.scheduler.nowMs());
+  }
+
   /** Sends everything buffered now (ignoring lingerMs) and resolves when all of it is acknowledged or failed. */
   async flush(): Promise<void> {
     await this.waitForBlocked();
@@ -362,12 +456,12 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
         timer?.cancel();
         if (done) {
           const err = new ProducerClosedError(`the producer was closed with records still pending after ${timeoutMs} ms`);
-          for (const b of this.blocked.drain()) deliverError(b.target, b.tag, err);
-          for (const w of this.blockedWaiters.splice(0)) w.resolve();
+          this.failBlocked(err);
           this.sender.abort(err);
         }
       }
       this.blockedTimer?.cancel();
+      this.transactions?.close();
       this.metadata.stop();
       this.sender.stop();
       this.cluster.close();

@@ -26,6 +26,8 @@ import type { ProducerBatch } from './producer-batch.js';
 import type { ProducerMetadata } from './metadata.js';
 import { DeliveryTimeoutError } from './errors.js';
 import type { ProducerMetricsRecorder } from './metrics.js';
+import type { ProducerIdAndEpoch } from './transaction-requests.js';
+import type { TransactionalSender, TransactionManager } from './transactions.js';
 
 export interface SenderOptions {
   readonly acks: number;
@@ -40,6 +42,8 @@ export interface SenderOptions {
   readonly compression: CompressionType;
   readonly compressionLevel?: number;
   readonly idempotent: boolean;
+  /** Set for a transactional producer: carried in every Produce request. */
+  readonly transactionalId: string | null;
 }
 
 /** Errors after which the leader may have moved: refresh metadata before the retry. */
@@ -51,7 +55,7 @@ const METADATA_ERRORS = new Set<number>([
 
 const MAX_EPOCH = 32767;
 
-export class Sender {
+export class Sender implements TransactionalSender {
   private readonly inFlightPerNode = new Map<number, number>();
   private readonly connections = new Map<number, BrokerConnection>();
   private readonly connecting = new Set<number>();
@@ -76,7 +80,25 @@ export class Sender {
     /** Called when a batch finished and its bytes returned to bufferMemory. */
     private readonly onRelease: () => void,
     private readonly metrics: ProducerMetricsRecorder,
+    /** A transactional producer's: it gets the producer id, and decides which partitions may be sent. */
+    private readonly transactions: TransactionManager | null = null,
   ) {}
+
+  setProducerIdAndEpoch(id: ProducerIdAndEpoch): void {
+    this.producerId = id.producerId;
+    this.producerEpoch = id.producerEpoch;
+    this.epochBumpNeeded = false;
+    for (const q of this.accumulator.queues()) {
+      q.nextSequence = 0;
+      q.sequenceAcknowledged = false;
+    }
+  }
+
+  takeEpochBumpNeeded(): boolean {
+    const needed = this.epochBumpNeeded;
+    this.epochBumpNeeded = false;
+    return needed;
+  }
 
   get producerIdAndEpoch(): { producerId: bigint; producerEpoch: number } {
     return { producerId: this.producerId, producerEpoch: this.producerEpoch };
@@ -110,6 +132,11 @@ export class Sender {
     if (this.stopped) return;
     const now = this.cluster.scheduler.nowMs();
     let nextMs = this.expire(now);
+    const transactions = this.transactions;
+    if (transactions !== null) {
+      const refused = transactions.undrainedBatchError();
+      if (refused !== null) this.failUndrained(refused);
+    }
     if (this.options.idempotent && !this.ensureProducerId()) return this.arm(nextMs, now);
     const readyByNode = new Map<number, PartitionQueue[]>();
     for (const q of this.accumulator.pending) {
@@ -129,6 +156,8 @@ export class Sender {
         nextMs = Math.min(nextMs, b.createdMs + this.options.lingerMs);
         continue;
       }
+      // A transaction's partition is sent once the coordinator added it (AddPartitionsToTxn).
+      if (transactions !== null && !transactions.isSendAllowed(q)) continue;
       const leader = this.metadata.leaderOf(q.topic, q.partition);
       if (leader < 0) {
         this.metadata.request(q.topic);
@@ -220,7 +249,7 @@ export class Sender {
       if (!b) continue;
       if (!first && !this.readyAgain(q, b, now)) continue;
       if (this.options.idempotent && q.inFlight.length > 0 && (b.attempts > 0 || !q.sequenceAcknowledged)) continue;
-      b.seal(this.options.compression, this.options.compressionLevel);
+      b.seal(this.options.compression, this.options.compressionLevel, this.transactions !== null);
       if (drained.length > 0 && size + b.sizeInBytes > this.options.maxRequestSize) break;
       this.prepare(q, b);
       q.batches.shift();
@@ -261,7 +290,7 @@ export class Sender {
       t.partitionData.push({ index: b.partition, records: b.wireBytes });
     }
     const body: ProduceRequestData = {
-      transactionalId: null, acks: this.options.acks, timeoutMs: this.options.requestTimeoutMs, topicData: [...byTopic.values()],
+      transactionalId: this.options.transactionalId, acks: this.options.acks, timeoutMs: this.options.requestTimeoutMs, topicData: [...byTopic.values()],
     };
     this.inFlightPerNode.set(node, (this.inFlightPerNode.get(node) ?? 0) + 1);
     const sentMs = this.cluster.scheduler.nowMs();
@@ -338,6 +367,8 @@ export class Sender {
     if (this.stopped || now >= b.createdMs + this.options.deliveryTimeoutMs || b.attempts > this.options.retries) return false;
     if (errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER || errorCode === ErrorCode.UNKNOWN_PRODUCER_ID) {
       if (!this.options.idempotent) return false;
+      // In a transaction the gap ends the transaction (abortable); the abort bumps the epoch.
+      if (this.transactions !== null) return this.hasEarlierUnresolved(q, b);
       // As Java's idempotent producer: always retried. While an earlier batch of the partition
       // is unresolved the error may be its echo; otherwise the broker's sequence has a gap (or
       // it lost the producer's state), and only a new epoch, restarting at 0, gets past it.
@@ -356,7 +387,20 @@ export class Sender {
     for (const batch of [...this.accumulator.incomplete()]) this.fail(batch, err, false);
   }
 
+  /** Fails every batch not sent yet (Java's abortUndrainedBatches). */
+  private failUndrained(err: Error): void {
+    for (const q of [...this.accumulator.pending]) {
+      for (const b of [...q.batches]) {
+        // A retry that fails here may or may not have been written: the sequence may have a gap.
+        if (b.baseSequence >= 0 && b.producerEpoch === this.producerEpoch) this.epochBumpNeeded = true;
+        this.fail(b, err, false);
+      }
+    }
+  }
+
+  /** `mayBump`: the batch failed of its own accord (not because everything is being failed). */
   private fail(b: ProducerBatch, err: Error, mayBump = true): void {
+    if (mayBump && this.transactions !== null) err = this.transactions.batchFailed(err);
     const q = this.accumulator.queue(b.topic, b.partition);
     q.removeInFlight(b);
     const i = q.batches.indexOf(b);
@@ -381,6 +425,8 @@ export class Sender {
 
   /** True when a producer id is ready; otherwise starts getting one (or bumping the epoch). */
   private ensureProducerId(): boolean {
+    // A transactional producer's id comes from initTransactions, its epoch bumps from abortTransaction.
+    if (this.transactions !== null) return this.producerId >= 0n;
     if (this.producerId >= 0n && !this.epochBumpNeeded) return true;
     if (this.epochBumpNeeded) {
       for (const n of this.inFlightPerNode.values()) if (n > 0) return false;
