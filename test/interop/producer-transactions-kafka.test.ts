@@ -63,8 +63,7 @@ async function readAll(bootstrap: string, topic: string, partitions: number, iso
   }
 }
 
-/** `gaps`: parts of the scenario the broker cannot pass yet, each with the reason it is skipped. */
-async function scenario(t: TestContext, bootstrap: string, prefix: string, cleanup: Cleanup, gaps: { offsetsOnCommit?: string } = {}): Promise<void> {
+async function scenario(t: TestContext, bootstrap: string, prefix: string, cleanup: Cleanup): Promise<void> {
   const admin = await Admin.connect({ bootstrapServers: bootstrap });
   cleanup.add('close admin', () => admin.close());
   const out = `${prefix}-out`;
@@ -98,7 +97,7 @@ async function scenario(t: TestContext, bootstrap: string, prefix: string, clean
     assert.deepEqual(await readAll(bootstrap, out, 2, 'read_uncommitted', committed.length + aborted.length), [...committed, ...aborted].sort());
   });
 
-  await t.test('consume-transform-produce: the group\'s offsets move with a committed transaction only', { skip: gaps.offsetsOnCommit ?? false }, async () => {
+  await t.test('consume-transform-produce: the group\'s offsets move with a committed transaction only', async () => {
     const seed = new Producer({ bootstrapServers: bootstrap, serializers: stringSerializers });
     cleanup.add('close seed producer', () => seed.close());
     const inputs = Array.from({ length: 8 }, (_, i) => `in-${i}`);
@@ -168,10 +167,5 @@ test('Brook\'s transactional producer against Brook\'s broker', { timeout: 300_0
   t.after(() => cleanup.run());
   const broker = await startBrook();
   cleanup.add('stop broker', () => broker.stop());
-  await scenario(t, broker.bootstrap, 'brook', cleanup, {
-    // The transaction coordinator writes the COMMIT marker to __consumer_offsets, but the group
-    // coordinator is not told (CoordinatorRuntime.completeTransaction has no caller yet), so the
-    // offsets TxnOffsetCommit holds pending never become the group's committed offsets.
-    offsetsOnCommit: 'Brook\'s broker does not yet make a committed transaction\'s TxnOffsetCommit offsets the group\'s',
-  });
+  await scenario(t, broker.bootstrap, 'brook', cleanup);
 });
