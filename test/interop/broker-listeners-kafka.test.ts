@@ -101,11 +101,7 @@ test('listeners, advertised.listeners and listener.security.protocol.map read as
   for (const [i, c] of CASES.entries()) {
     const k = expected[i]!;
     const b = await brook(c);
-    const protocols = 'listeners' in k ? new Set(k.listeners.map((l) => l[1])) : new Set<string>();
-    if ([...protocols].some((p) => p.startsWith('SASL_'))) {
-      // Deliberate: Brook does not serve SASL yet, and says so at start.
-      assert.ok('error' in b && /is not supported yet/.test(b.error), `${c.name}: Brook refuses it\n  brook: ${JSON.stringify(b)}`);
-    } else if ('error' in k && /nonroutable meta-address 0\.0\.0\.0/.test(k.error) && c.props['advertised.listeners'] === undefined) {
+    if ('error' in k && /nonroutable meta-address 0\.0\.0\.0/.test(k.error) && c.props['advertised.listeners'] === undefined) {
       // Deliberate: Kafka refuses to start; Brook advertises what Kafka advertises for an empty host.
       assert.ok('advertised' in b, `${c.name}: Brook starts\n  brook: ${JSON.stringify(b)}`);
       assert.deepEqual(b.advertised.map((r) => r[2]), [kafkaCanonicalHost], `${c.name}: the canonical host name`);
