@@ -94,3 +94,34 @@ export class ConnectionMonitor {
     this.authenticationLog.event(fields);
   }
 }
+
+/** What the broker knows about one connection (read-only; `Broker.connectionInfo()`). */
+export interface ConnectionInfo {
+  /** The client's address as Kafka writes it ("/127.0.0.1") and its port. */
+  readonly client: string;
+  readonly clientPort: number;
+  /** The listener it came in on (Kafka's listener name). */
+  readonly listener: string;
+  /**
+   * Who the client is, as Kafka's default principal builder says it: `User:` and the subject
+   * of a verified client certificate on an SSL listener (`User:CN=...`), else `User:ANONYMOUS`.
+   */
+  readonly principal: string;
+  /** Requests read whose responses are not yet handed to the socket (parked ones included). */
+  readonly inFlight: number;
+  /** The size of those requests. */
+  readonly inFlightRequestBytes: number;
+  /** Response bytes handed to the socket that the kernel has not taken yet. */
+  readonly unwrittenBytes: number;
+  /** Request bytes received and not yet handled: a request still arriving, or requests held while throttled. */
+  readonly bufferedRequestBytes: number;
+  /** Reading stopped until the client reads its responses. */
+  readonly readingPaused: boolean;
+  /** Times this connection stopped reading. */
+  readonly throttled: number;
+  /** The most of each seen at once. */
+  readonly peakInFlight: number;
+  readonly peakInFlightRequestBytes: number;
+  readonly peakUnwrittenBytes: number;
+  readonly peakBufferedRequestBytes: number;
+}

@@ -36,10 +36,12 @@ import type { ApiCodecs } from '../protocol/messages/index.js';
 import type { BrokerContext } from './broker-context.js';
 import { NO_RESPONSE, UnparsableRequestError, type RequestContext } from './handler.js';
 import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
-import type { ConnectionMonitor } from './connection-stats.js';
-import type { RequestMetrics } from './metrics/broker-metrics.js';
+import type { ConnectionInfo, ConnectionMonitor } from './connection-stats.js';
+import { newResponseSlot, ResponseQueue, type ResponseSlot } from './response-queue.js';
 import type { SaslAuthenticator } from './sasl/sasl-authenticator.js';
 import { handshakeTimeoutMs } from './ssl-config.js';
+
+export type { ConnectionInfo } from './connection-stats.js';
 
 /** Stop reading from a client with this many requests awaiting their responses. */
 export const MAX_IN_FLIGHT = 100;
@@ -54,65 +56,7 @@ export const MAX_IN_FLIGHT_REQUEST_BYTES = 16 * 1024 * 1024;
 /** The idle check never runs more often than this (connections.max.idle.ms of 0 or 1). */
 const MIN_IDLE_CHECK_MS = 10;
 
-/** What the broker knows about one connection (read-only; `Broker.connectionInfo()`). */
-export interface ConnectionInfo {
-  /** The client's address as Kafka writes it ("/127.0.0.1") and its port. */
-  readonly client: string;
-  readonly clientPort: number;
-  /** The listener it came in on (Kafka's listener name). */
-  readonly listener: string;
-  /**
-   * Who the client is, as Kafka's default principal builder says it: `User:` and the subject
-   * of a verified client certificate on an SSL listener (`User:CN=...`), else `User:ANONYMOUS`.
-   */
-  readonly principal: string;
-  /** Requests read whose responses are not yet handed to the socket (parked ones included). */
-  readonly inFlight: number;
-  /** The size of those requests. */
-  readonly inFlightRequestBytes: number;
-  /** Response bytes handed to the socket that the kernel has not taken yet. */
-  readonly unwrittenBytes: number;
-  /** Request bytes received and not yet handled: a request still arriving, or requests held while throttled. */
-  readonly bufferedRequestBytes: number;
-  /** Reading stopped until the client reads its responses. */
-  readonly readingPaused: boolean;
-  /** Times this connection stopped reading. */
-  readonly throttled: number;
-  /** The most of each seen at once. */
-  readonly peakInFlight: number;
-  readonly peakInFlightRequestBytes: number;
-  readonly peakUnwrittenBytes: number;
-  readonly peakBufferedRequestBytes: number;
-}
-
-interface Slot {
-  done: boolean;
-  /** The request's size: it is held until its response is written. */
-  requestBytes: number;
-  chunks: Buffer[] | null;
-  /** Created when the handler looked at `answerSoon` (parked requests do). */
-  hurry: AbortController | null;
-  /** Run when the response has been handed to the kernel (`onResponseWritten`). */
-  written: (() => void)[] | null;
-  /** The request's API counters, and when its frame was taken up (performance.now()). */
-  metrics: RequestMetrics | null;
-  startedMs: number;
-}
-
-function newSlot(): Slot {
-  return { done: false, requestBytes: 0, chunks: null, hurry: null, written: null, metrics: null, startedMs: 0 };
-}
-
 type CloseKind = 'idle' | 'badInput' | 'error' | 'shutdown' | 'authentication';
-
-/** What a connection on a SASL listener may send before it has authenticated (Kafka's SaslServerAuthenticator). */
-function allowedBeforeAuthentication(sasl: SaslAuthenticator, apiKey: number): boolean {
-  if (apiKey === API_SASL_HANDSHAKE || apiKey === API_SASL_AUTHENTICATE) return true;
-  return apiKey === API_VERSIONS && sasl.state === 'handshake';
-}
-const API_VERSIONS = 18;
-const API_SASL_HANDSHAKE = 17;
-const API_SASL_AUTHENTICATE = 36;
 
 /** Who the connection is: its listener, its principal so far, and its SASL state on a SASL listener. */
 export interface ConnectionIdentity {
@@ -123,7 +67,7 @@ export interface ConnectionIdentity {
 
 export class Connection {
   private readonly decoder: FrameDecoder;
-  private readonly queue: Slot[] = [];
+  private readonly queue = new ResponseQueue();
   private readonly abort = new AbortController();
   private readonly clientHost: string;
   private readingPaused = false;
@@ -139,10 +83,7 @@ export class Connection {
   private lastActiveMs = performance.now();
   /** Bytes the kernel had taken at the last idle check (write progress counts as activity). */
   private sentAtLastCheck = 0;
-  private inFlightRequestBytes = 0;
   private throttledCount = 0;
-  private peakInFlight = 0;
-  private peakInFlightRequestBytes = 0;
   private peakUnwrittenBytes = 0;
   private peakBufferedRequestBytes = 0;
   /** `User:ANONYMOUS`, an mTLS client's DN, or `User:<name>` once SASL authentication completes. */
@@ -201,13 +142,13 @@ export class Connection {
       listener: this.identity.listener,
       principal: this.principal,
       inFlight: this.queue.length,
-      inFlightRequestBytes: this.inFlightRequestBytes,
+      inFlightRequestBytes: this.queue.inFlightRequestBytes,
       unwrittenBytes: this.socket.writableLength,
       bufferedRequestBytes: this.decoder.buffered,
       readingPaused: this.readingPaused,
       throttled: this.throttledCount,
-      peakInFlight: this.peakInFlight,
-      peakInFlightRequestBytes: this.peakInFlightRequestBytes,
+      peakInFlight: this.queue.peakInFlight,
+      peakInFlightRequestBytes: this.queue.peakInFlightRequestBytes,
       peakUnwrittenBytes: this.peakUnwrittenBytes,
       peakBufferedRequestBytes: this.peakBufferedRequestBytes,
     };
@@ -316,7 +257,7 @@ export class Connection {
 
   private overLimits(): boolean {
     return this.queue.length >= MAX_IN_FLIGHT
-      || this.inFlightRequestBytes >= MAX_IN_FLIGHT_REQUEST_BYTES
+      || this.queue.inFlightRequestBytes >= MAX_IN_FLIGHT_REQUEST_BYTES
       || this.socket.writableLength >= MAX_UNWRITTEN_BYTES;
   }
 
@@ -392,7 +333,7 @@ export class Connection {
     }
     const { header, api, body } = decoded;
     const version = header.requestApiVersion;
-    if (sasl !== null && sasl.state !== 'complete' && !allowedBeforeAuthentication(sasl, api.apiKey)) {
+    if (sasl !== null && sasl.state !== 'complete' && !sasl.allowsBeforeAuthentication(api.apiKey)) {
       // Kafka's IllegalSaslStateException: no answer, the connection closes.
       this.authenticationFailed(`unexpected ${api.name} request during SASL ${sasl.state === 'handshake' ? 'handshake' : 'authentication'}`);
       return false;
@@ -419,8 +360,7 @@ export class Connection {
       else this.closeAfterPending(`failed to read ${api.name} v${version}: ${(err as Error).message}`);
       return false;
     }
-    const slot: Slot = newSlot();
-    slot.requestBytes = frame.length;
+    const slot = newResponseSlot(frame.length);
     const metrics = this.broker.metrics.request(api.apiKey) ?? null;
     if (metrics !== null) {
       metrics.count++;
@@ -463,7 +403,7 @@ export class Connection {
     return result instanceof Promise;
   }
 
-  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: Slot = newSlot()): void {
+  private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: ResponseSlot = newResponseSlot()): void {
     this.enqueueEncoded(api.name, (body) => encodeResponse(api, version, correlationId, body), result, slot);
   }
 
@@ -473,8 +413,7 @@ export class Connection {
    * say why, as in Kafka).
    */
   private onRawSaslToken(sasl: SaslAuthenticator, frame: Buffer): boolean {
-    const slot = newSlot();
-    slot.requestBytes = frame.length;
+    const slot = newResponseSlot(frame.length);
     const result = sasl.authenticate(frame);
     const raw = (r: unknown): unknown => {
       const step = r as { errorCode: number; challenge: Buffer };
@@ -513,11 +452,8 @@ export class Connection {
     }
   }
 
-  private enqueueEncoded(what: string, encode: (body: unknown) => Buffer[], result: unknown, slot: Slot): void {
+  private enqueueEncoded(what: string, encode: (body: unknown) => Buffer[], result: unknown, slot: ResponseSlot): void {
     this.queue.push(slot);
-    this.inFlightRequestBytes += slot.requestBytes;
-    if (this.queue.length > this.peakInFlight) this.peakInFlight = this.queue.length;
-    if (this.inFlightRequestBytes > this.peakInFlightRequestBytes) this.peakInFlightRequestBytes = this.inFlightRequestBytes;
     const complete = (body: unknown): void => {
       if (this.closed) return;
       try {
@@ -530,7 +466,7 @@ export class Connection {
       slot.done = true;
       if (this.sasl !== null && this.sasl.state !== 'authenticate') this.afterSaslStep();
       slot.metrics?.duration.observe((performance.now() - slot.startedMs) / 1000);
-      if (this.queue[0] !== slot) this.hurryAheadOf(slot);
+      if (!this.queue.isHead(slot)) this.queue.hurryAheadOf(slot);
       this.flush();
     };
     if (result instanceof Promise) {
@@ -539,10 +475,7 @@ export class Connection {
         if ((err as { code?: unknown }).code === 'ERR_ACKS_ZERO_PRODUCE_FAILED') {
           // No response for this request, none for the ones after it (Kafka would not have
           // read them); the ones before it are still written.
-          const at = this.queue.indexOf(slot);
-          if (at >= 0) {
-            for (const dropped of this.queue.splice(at)) this.inFlightRequestBytes -= dropped.requestBytes;
-          }
+          this.queue.dropFrom(slot);
           this.closeAfterPending('acks=0 produce failed', 'error');
           return;
         }
@@ -554,36 +487,9 @@ export class Connection {
     }
   }
 
-  /** `slot`'s response is ready but waits behind unanswered ones: parked ones answer now. */
-  private hurryAheadOf(slot: Slot): void {
-    for (const s of this.queue) {
-      if (s === slot) return;
-      if (!s.done && s.hurry !== null && !s.hurry.signal.aborted) s.hurry.abort();
-    }
-  }
-
   /** Writes every response at the head of the queue that is ready, in order. */
   private flush(): void {
-    let wrote = false;
-    while (this.queue.length > 0 && this.queue[0]!.done) {
-      const slot = this.queue.shift()!;
-      this.inFlightRequestBytes -= slot.requestBytes;
-      if (!wrote) this.socket.cork();
-      wrote = true;
-      const chunks = slot.chunks!;
-      const written = slot.written;
-      if (written === null) {
-        for (const chunk of chunks) this.socket.write(chunk);
-      } else {
-        // Node calls a write's callback once that write reached the kernel (or failed).
-        for (let i = 0; i < chunks.length - 1; i++) this.socket.write(chunks[i]!);
-        this.socket.write(chunks[chunks.length - 1]!, () => {
-          for (const callback of written) callback();
-        });
-      }
-    }
-    if (wrote) {
-      process.nextTick(() => this.socket.uncork());
+    if (this.queue.writeReady(this.socket)) {
       this.lastActiveMs = performance.now();
       if (this.socket.writableLength > this.peakUnwrittenBytes) this.peakUnwrittenBytes = this.socket.writableLength;
     }

@@ -11,6 +11,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { decodePlain } from '../../protocol/sasl/plain.js';
 import { scramMechanism } from '../../protocol/sasl/scram.js';
+import { Api } from '../../protocol/messages/index.js';
 import type { SaslHandshakeResponseData } from '../../protocol/messages/sasl-handshake.js';
 import type { CredentialStore } from './credential-store.js';
 import { verifyPlain, type PlainCredential } from './plain-password.js';
@@ -86,6 +87,12 @@ export class SaslAuthenticator {
 
   constructor(private readonly listener: SaslListenerAuth, private readonly credentials: CredentialStore) {
     this.enabled = listener.mechanisms;
+  }
+
+  /** What the connection may send before it has authenticated (Kafka's SaslServerAuthenticator). */
+  allowsBeforeAuthentication(apiKey: number): boolean {
+    if (apiKey === Api.SaslHandshake.apiKey || apiKey === Api.SaslAuthenticate.apiKey) return true;
+    return apiKey === Api.ApiVersions.apiKey && this.state === 'handshake';
   }
 
   /** SaslHandshake: picks the mechanism. Kafka closes the connection after a refusal; so does the caller. */
