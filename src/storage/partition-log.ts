@@ -8,14 +8,8 @@
 import { ErrorCode } from '../protocol/errors.js';
 import {
   CorruptRecordError,
-  decodeRecordBatch,
-  LAST_OFFSET_DELTA_OFFSET,
-  LENGTH_OFFSET,
-  LOG_OVERHEAD,
-  MAX_TIMESTAMP_OFFSET,
   PARTITION_LEADER_EPOCH_OFFSET,
   BASE_OFFSET_OFFSET,
-  readBatchHeader,
   setLogAppendTime,
   setMaxTimestamp,
   TimestampType,
@@ -28,7 +22,8 @@ import { ioError, StorageError } from './errors.js';
 import type { CleanerView } from './log-cleaner.js';
 import { loadLog } from './log-loader.js';
 import { lastSequence, type ProducerStateManager } from './producer-state.js';
-import { BatchWalker, HEADER_PREFIX, Segment } from './segment.js';
+import { Segment } from './segment.js';
+import { findTimestamp, readBatches } from './segment-reads.js';
 import type { PartitionStore } from './segment-store.js';
 import type { LogConfig } from './topic-configs.js';
 import { readTxnMarker, type AbortedTxn, type TxnMarker } from './txn-index.js';
@@ -40,7 +35,6 @@ import { RESOLVED } from './flush-scheduler.js';
 /** Brook is the only replica and never changes leader: every batch is stamped with epoch 0. */
 export const LEADER_EPOCH = 0;
 const NO_RECORDS: Buffer[] = [];
-const TWO_32 = 4294967296;
 /** Recovery re-reads whole batches; the storage's own scratch is sized for header walks. */
 const RECOVERY_SCRATCH_BYTES = 1024 * 1024;
 
@@ -52,11 +46,6 @@ function markerOf(batch: Buffer): TxnMarker | null {
     if (err instanceof CorruptRecordError) throw new StorageError(ErrorCode.INVALID_RECORD, `invalid transaction marker: ${err.message}`);
     throw err;
   }
-}
-
-/** An int64 offset as a number, without allocating a bigint (exact below 2^53, far beyond any real offset). */
-function readOffset(buf: Buffer, at: number): number {
-  return buf.readInt32BE(at) * TWO_32 + buf.readUInt32BE(at + 4);
 }
 
 export interface PartitionLogDeps {
@@ -273,7 +262,7 @@ export class PartitionLogImpl implements PartitionLog {
       const target = Number(fetchOffset);
       for (let i = this.segmentIndexFor(fetchOffset); i < this.segmentList.length; i++) {
         const segment = this.segmentList[i]!;
-        const found = this.readSegment(segment, target, maxBytes, options, maxOffset);
+        const found = readBatches(segment, this.deps.scratch, target, maxBytes, options, maxOffset);
         if (found) {
           records = found.bytes.length > 0 ? [found.bytes] : NO_RECORDS;
           if (readCommitted && found.bytes.length > 0) aborted = this.collectAbortedTxns(fetchOffset, i, found.start, found.bytes.length);
@@ -302,68 +291,6 @@ export class PartitionLogImpl implements PartitionLog {
       if (found.complete) break;
     }
     return out;
-  }
-
-  /** The batches a read_committed consumer must not see yet start at this position of `segment` (its size when none). */
-  private positionOf(segment: Segment, offset: bigint): number {
-    if (segment.nextOffset <= offset) return segment.size;
-    const walker = new BatchWalker(segment.log, this.deps.scratch);
-    let position = segment.offsetIndex.lookup(segment.relative(offset) - 1);
-    while (position < segment.size) {
-      const at = walker.ensure(position, LAST_OFFSET_DELTA_OFFSET + 4);
-      if (at < 0) break;
-      const v = walker.view;
-      if (readOffset(v, at) + v.readInt32BE(at + LAST_OFFSET_DELTA_OFFSET) >= offset) return position;
-      position += LOG_OVERHEAD + v.readInt32BE(at + LENGTH_OFFSET);
-    }
-    return segment.size;
-  }
-
-  /**
-   * Whole batches from the one holding `target`, within `maxBytes`, none from the one
-   * holding `maxOffset` on; null when the segment ends before `target`.
-   */
-  private readSegment(segment: Segment, target: number, maxBytes: number, options: ReadOptions, maxOffset: bigint): { bytes: Buffer; start: number } | null {
-    if (Number(segment.nextOffset) <= target) return null;
-    const walker = new BatchWalker(segment.log, this.deps.scratch);
-    const size = segment.size;
-    let position = segment.offsetIndex.lookup(target - Number(segment.baseOffset));
-    let start = -1;
-    let firstSize = 0;
-    while (position < size) {
-      const at = walker.ensure(position, LAST_OFFSET_DELTA_OFFSET + 4);
-      if (at < 0) break;
-      const v = walker.view;
-      const batchSize = LOG_OVERHEAD + v.readInt32BE(at + LENGTH_OFFSET);
-      if (readOffset(v, at) + v.readInt32BE(at + LAST_OFFSET_DELTA_OFFSET) >= target) {
-        start = position;
-        firstSize = batchSize;
-        break;
-      }
-      position += batchSize;
-    }
-    if (start < 0) return null;
-    // Kafka's maxPosition: it bounds even the one batch minOneBatch would return.
-    const maxPosition = maxOffset < segment.nextOffset ? this.positionOf(segment, maxOffset) : size;
-    if (maxPosition <= start) return { bytes: Buffer.alloc(0), start };
-    const limit = Math.min(start + Math.max(0, maxBytes), maxPosition);
-    let end = maxPosition;
-    if (limit < maxPosition) {
-      // Jump close to the limit through the index, then walk the last few headers.
-      end = Math.max(start, segment.offsetIndex.floorPosition(limit));
-      for (;;) {
-        const at = walker.ensure(end, LOG_OVERHEAD);
-        if (at < 0) break;
-        const batchSize = LOG_OVERHEAD + walker.view.readInt32BE(at + LENGTH_OFFSET);
-        if (end + batchSize > limit) break;
-        end += batchSize;
-      }
-    }
-    if (end === start) {
-      if (!options.minOneBatch || start + firstSize > maxPosition) return { bytes: Buffer.alloc(0), start };
-      end = start + firstSize;
-    }
-    return { bytes: segment.log.read(start, end - start, options.allocate), start };
   }
 
   /** The segment holding `offset` (the last one whose base offset is <= it). */
@@ -400,36 +327,10 @@ export class PartitionLogImpl implements PartitionLog {
     return this.findInSegment(best, from, (ts) => ts === max);
   }
 
-  /**
-   * Walks batch headers from `position` to the first batch whose max timestamp `matches`,
-   * then (as Kafka, which reads that batch) returns its first record at or after the log
-   * start whose timestamp `matches`. LogAppendTime batches need no decoding: every record
-   * carries the batch time.
-   */
   private findInSegment(segment: Segment, position: number, matches: (ts: bigint) => boolean): OffsetAndTimestamp | null {
-    const walker = new BatchWalker(segment.log, this.deps.scratch);
-    while (position < segment.size) {
-      const at = walker.ensure(position, HEADER_PREFIX);
-      if (at < 0) return null;
-      const batchSize = LOG_OVERHEAD + walker.view.readInt32BE(at + LENGTH_OFFSET);
-      const maxTs = walker.view.readBigInt64BE(at + MAX_TIMESTAMP_OFFSET);
-      if (maxTs >= 0n && matches(maxTs)) {
-        const bytes = segment.log.read(position, batchSize);
-        const header = readBatchHeader(bytes);
-        if (header.lastOffset >= this.lso) {
-          if (header.timestampType === TimestampType.LogAppendTime) return { offset: header.baseOffset, timestamp: header.maxTimestamp };
-          try {
-            for (const record of decodeRecordBatch(bytes).records) {
-              if (record.offset >= this.lso && matches(record.timestamp)) return { offset: record.offset, timestamp: record.timestamp };
-            }
-          } catch (err) {
-            this.deps.log?.warn('cannot decode a stored batch', { partition: `${this.topic}-${this.partition}`, position, err });
-          }
-        }
-      }
-      position += batchSize;
-    }
-    return null;
+    return findTimestamp(segment, this.deps.scratch, position, this.lso, matches, (position, err) => {
+      this.deps.log?.warn('cannot decode a stored batch', { partition: `${this.topic}-${this.partition}`, position, err });
+    });
   }
 
   deleteRecords(offset: bigint): DeleteRecordsResult {
