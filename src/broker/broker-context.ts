@@ -15,9 +15,9 @@ import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
 import type { AclStore } from './authorizer/acl-store.js';
 
-export interface Clock {
-  nowMs(): number;
-}
+import type { Clock } from '../util/clock.js';
+
+export type { Clock };
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 

@@ -34,6 +34,7 @@ import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
 import type { Clock } from './broker-context.js';
 import type { RequestContext } from './handler.js';
+import { KeyedTimers } from './keyed-timers.js';
 import { GroupLifecycle } from './group-lifecycle.js';
 import { readForReplay } from './offsets-replay.js';
 import { AclOperation, ResourceType, authorize } from './authorization.js';
@@ -71,8 +72,6 @@ export function coordinatorError(err: unknown): number {
   }
 }
 
-/** setTimeout's largest delay (about 24.8 days). */
-const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /**
  * A lingering batch holding about this many key and value bytes is appended at once rather
@@ -114,7 +113,7 @@ export class CoordinatorRuntime {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly offsetsTopicSegmentBytes: number;
-  private readonly timers = new Map<TimerKey, NodeJS.Timeout>();
+  private readonly timers: KeyedTimers<TimerKey>;
   private readonly parked = new Map<RequestId, Parked>();
   private readonly bySignal = new WeakMap<AbortSignal, Set<RequestId>>();
   private nextRequestId = 1;
@@ -134,6 +133,13 @@ export class CoordinatorRuntime {
     this.storage = options.storage;
     this.clock = options.clock;
     this.log = options.log;
+    this.timers = new KeyedTimers(options.clock, (key) => {
+      try {
+        this.run(this.coordinator.onTimer(key, this.clock.nowMs()));
+      } catch (err) {
+        this.log.error('group coordinator timer failed', { key, err });
+      }
+    });
     this.offsetsTopicSegmentBytes = options.offsetsTopicSegmentBytes;
     this.coordinator = new GroupCoordinator(options.coordinator);
     this.lifecycle = new GroupLifecycle(options.log, options.clock);
@@ -241,8 +247,7 @@ export class CoordinatorRuntime {
     this.stopped = true;
     // Unload's records (and any lingering ones) go now, not at the next turn.
     if (this.lingering !== null) this.appendLingering(this.lingering);
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    this.timers.stop();
     await this.tail;
   }
 
@@ -255,8 +260,8 @@ export class CoordinatorRuntime {
    */
   private run(result: CoordinatorResult): void {
     for (const t of result.timers) {
-      if ('schedule' in t) this.schedule(t.schedule, t.atMs);
-      else this.cancel(t.cancel);
+      if ('schedule' in t) this.timers.schedule(t.schedule, t.atMs);
+      else this.timers.cancel(t.cancel);
     }
     const { token, events } = result;
     // Without a token the result cannot be reverted: what it tells has happened.
@@ -435,31 +440,6 @@ export class CoordinatorRuntime {
     this.parked.delete(requestId);
     parked.detach();
     return parked;
-  }
-
-  private schedule(key: TimerKey, atMs: number): void {
-    if (this.stopped) return;
-    this.cancel(key);
-    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, atMs - this.clock.nowMs()));
-    const timer = setTimeout(() => {
-      if (this.timers.get(key) !== timer) return;
-      this.timers.delete(key);
-      if (this.stopped) return;
-      try {
-        this.run(this.coordinator.onTimer(key, this.clock.nowMs()));
-      } catch (err) {
-        this.log.error('group coordinator timer failed', { key, err });
-      }
-    }, delay);
-    timer.unref();
-    this.timers.set(key, timer);
-  }
-
-  private cancel(key: TimerKey): void {
-    const timer = this.timers.get(key);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.timers.delete(key);
   }
 
   /**

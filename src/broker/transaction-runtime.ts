@@ -26,12 +26,12 @@ import type { Logger } from '../util/log.js';
 import type { AppendNotifier, Clock } from './broker-context.js';
 import { CONSUMER_OFFSETS_TOPIC, coordinatorError, type CoordinatorRuntime } from './coordinator-runtime.js';
 import type { RequestContext } from './handler.js';
+import { KeyedTimers } from './keyed-timers.js';
+import { allocateProducerId } from './producer-ids.js';
 import { readForReplay } from './offsets-replay.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 const MARKER_RETRY_BACKOFF_MS = 100;
-/** setTimeout's largest delay (about 24.8 days). */
-const MAX_TIMER_DELAY_MS = 2_147_483_647;
 const MIN_SEGMENT_BYTES = 1024 * 1024;
 
 export interface TransactionRuntimeOptions {
@@ -57,7 +57,7 @@ export class TransactionRuntime {
   private readonly groups: Pick<CoordinatorRuntime, 'completeTransaction'>;
   private readonly numPartitions: number;
   private readonly segmentBytes: number;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers: KeyedTimers<string>;
   private readonly parked = new Map<TxnRequestId, (reply: TxnReply) => void>();
   private nextRequestId = 1;
   private pending = new Set<Promise<unknown>>();
@@ -67,11 +67,18 @@ export class TransactionRuntime {
     this.storage = options.storage;
     this.clock = options.clock;
     this.log = options.log;
+    this.timers = new KeyedTimers(options.clock, (key) => {
+      try {
+        this.run(this.coordinator.onTimer(key, this.clock.nowMs()));
+      } catch (err) {
+        this.log.error('transaction coordinator timer failed', { key, err });
+      }
+    });
     this.appends = options.appends;
     this.groups = options.groups;
     this.numPartitions = options.numPartitions;
     this.segmentBytes = options.segmentBytes;
-    this.coordinator = new TransactionCoordinator(options.coordinator, () => this.allocateProducerId());
+    this.coordinator = new TransactionCoordinator(options.coordinator, () => allocateProducerId(this.storage, this.log));
   }
 
   /** Replays `__transaction_state` (when it exists), completes interrupted transactions, arms the timers. */
@@ -155,8 +162,7 @@ export class TransactionRuntime {
   /** Shutdown: timers stop, parked requests get NOT_COORDINATOR; resolves once appends settle. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    this.timers.stop();
     for (const [requestId, resolve] of this.parked) resolve({ requestId, errorCode: ErrorCode.NOT_COORDINATOR, producerId: -1n, producerEpoch: -1 });
     this.parked.clear();
     await Promise.allSettled([...this.pending]);
@@ -164,8 +170,8 @@ export class TransactionRuntime {
 
   private run(result: TxnResult): void {
     for (const t of result.timers) {
-      if ('schedule' in t) this.schedule(t.schedule, t.atMs);
-      else this.cancel(t.cancel);
+      if ('schedule' in t) this.timers.schedule(t.schedule, t.atMs);
+      else this.timers.cancel(t.cancel);
     }
     for (const reply of result.replies) {
       const resolve = this.parked.get(reply.requestId);
@@ -233,40 +239,5 @@ export class TransactionRuntime {
     const tracked = promise.catch((err: unknown) => this.log.error('transaction coordinator failed', { err }));
     this.pending.add(tracked);
     void tracked.finally(() => this.pending.delete(tracked));
-  }
-
-  private allocateProducerId(): bigint | null {
-    try {
-      return this.storage.allocateProducerId();
-    } catch (err) {
-      if (!(err instanceof StorageError)) throw err;
-      this.log.warn('no producer id: the id block could not be persisted', { err });
-      return null;
-    }
-  }
-
-  private schedule(key: string, atMs: number): void {
-    if (this.stopped) return;
-    this.cancel(key);
-    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, atMs - this.clock.nowMs()));
-    const timer = setTimeout(() => {
-      if (this.timers.get(key) !== timer) return;
-      this.timers.delete(key);
-      if (this.stopped) return;
-      try {
-        this.run(this.coordinator.onTimer(key, this.clock.nowMs()));
-      } catch (err) {
-        this.log.error('transaction coordinator timer failed', { key, err });
-      }
-    }, delay);
-    timer.unref();
-    this.timers.set(key, timer);
-  }
-
-  private cancel(key: string): void {
-    const timer = this.timers.get(key);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.timers.delete(key);
   }
 }
