@@ -7,9 +7,9 @@
 import { Api } from '../../protocol/messages/index.js';
 import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { StorageError } from '../../storage/errors.js';
 import { AclOperation, ResourceType, authorize, authorizeByResourceType, authorizeCluster } from '../authorization.js';
 import { defineHandler } from '../handler.js';
+import { allocateProducerId } from '../producer-ids.js';
 import { clientError } from './transaction-errors.js';
 
 export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, InitProducerIdResponseData>({
@@ -42,14 +42,8 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, In
         producerEpoch: reply.producerEpoch,
       };
     }
-    try {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.storage.allocateProducerId(), producerEpoch: 0 };
-    } catch (err) {
-      if (!(err instanceof StorageError)) throw err;
-      // The next id block could not be persisted (disk full): as Kafka's producer id manager
-      // answers while it has no block, a retriable "not yet".
-      ctx.broker.log.warn('no producer id: the id block could not be persisted', { err });
-      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, producerId: -1n, producerEpoch: -1 };
-    }
+    const producerId = allocateProducerId(ctx.broker.storage, ctx.broker.log);
+    if (producerId === null) return refused(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0 };
   },
 });
