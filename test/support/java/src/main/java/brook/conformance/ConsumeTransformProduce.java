@@ -56,6 +56,9 @@ public final class ConsumeTransformProduce {
             next = r.offset() + 1;
         }
         producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(next)), consumer.groupMetadata());
+        // An abort drops the batches not yet sent; flushed first, the aborted transaction's
+        // records are in the log (what the test then checks read_committed readers skip).
+        producer.flush();
         if (commit) producer.commitTransaction();
         else producer.abortTransaction();
         return next;
