@@ -66,6 +66,8 @@ export interface CleanResult {
   readonly durationMs: number;
   /** Time this thread spent in the swaps (renames, directory fsyncs): the event loop's share of the work. */
   readonly swapMs: number;
+  /** The longest of those swaps: how long a request arriving at the worst moment waited for one. */
+  readonly maxSwapMs: number;
   /** Where the map and the filtering ran. */
   readonly thread: 'worker' | 'inline';
 }
@@ -167,6 +169,7 @@ export class LogCleaner {
       let removed = 0;
       let horizon = Infinity;
       let swapMs = 0;
+      let maxSwapMs = 0;
       for (const group of groupBySize(segments.slice(0, endIdx), config)) {
         const outcome = await work.cleanGroup(group, ctx, endOffset - 1n);
         if (!outcome) return null;
@@ -179,7 +182,9 @@ export class LogCleaner {
           work.swapped(group);
         } finally {
           if (!swapped) view.store.discardCleanedSegment(outcome.cleaned.files);
-          swapMs += performance.now() - swapStarted;
+          const took = performance.now() - swapStarted;
+          swapMs += took;
+          if (took > maxSwapMs) maxSwapMs = took;
         }
         removed += outcome.removed;
         horizon = Math.min(horizon, outcome.horizon);
@@ -192,7 +197,7 @@ export class LogCleaner {
         segmentsBefore: segments.length, segmentsAfter: after.length,
         bytesBefore: segments.reduce((n, s) => n + s.size, 0), bytesAfter: after.reduce((n, s) => n + s.size, 0),
         recordsRemoved: removed, firstDirtyOffset: endOffset, durationMs: Math.round(performance.now() - started),
-        swapMs: Math.round(swapMs * 10) / 10, thread: work.thread,
+        swapMs: Math.round(swapMs * 10) / 10, maxSwapMs: Math.round(maxSwapMs * 100) / 100, thread: work.thread,
       };
     } finally {
       work.release();
