@@ -40,6 +40,19 @@ if (files.length === 0) {
 }
 
 const timeoutMs = process.env['BROOK_TEST_TIMEOUT_MS'] || String(DEFAULT_TIMEOUT_MS);
+
+/**
+ * Test files run two at a time (BROOK_TEST_CONCURRENCY, or --test-concurrency, overrides it).
+ * Node's default is one fewer than the cores, so one at a time on the 2-core machines CI runs
+ * on; most files spend their time waiting (a JVM starting, a session timeout, a child
+ * process), and the interop suite then used under half of 2 cores for 16 minutes. Two at a
+ * time on 2 cores, with 3 other test runs beside it, passed in 21 minutes. Every file takes
+ * its own ports (port 0), data directories and group names, so two never meet.
+ */
+const DEFAULT_CONCURRENCY = 2;
+const concurrency = extra.some((a) => a.startsWith('--test-concurrency'))
+  ? []
+  : [`--test-concurrency=${process.env['BROOK_TEST_CONCURRENCY'] || DEFAULT_CONCURRENCY}`];
 const skipsDir = mkdtempSync(join(tmpdir(), 'brook-skips-'));
 const skipsFile = join(skipsDir, 'skips.jsonl');
 
@@ -51,11 +64,11 @@ if (extra.some((a) => a.startsWith('--test-reporter=') || a === '--test-reporter
 }
 reporters.push(`--test-reporter=${pathToFileURL(join(root, 'scripts', 'skip-reporter.mjs')).href}`, `--test-reporter-destination=${skipsFile}`);
 
-console.log(`run-tests: ${suite}, ${files.length} files, default per-test timeout ${timeoutMs} ms`);
+console.log(`run-tests: ${suite}, ${files.length} files, default per-test timeout ${timeoutMs} ms, ${concurrency[0] ?? 'caller-given concurrency'}`);
 const result = spawnSync(process.execPath, [
   '--expose-internals', '--import', pathToFileURL(join(root, 'scripts', 'test-timeout.mjs')).href,
   '--import', pathToFileURL(join(root, 'scripts', 'test-exit.mjs')).href,
-  '--test', ...extra, ...reporters, ...files,
+  '--test', ...concurrency, ...extra, ...reporters, ...files,
 ], { stdio: 'inherit', env: { ...process.env, BROOK_TEST_TIMEOUT_MS: timeoutMs } });
 
 /** dist/test/unit/x.test.js → test/unit/x.test.ts (where the skip is written). */
