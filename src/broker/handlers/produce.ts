@@ -85,7 +85,7 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
   // too); they are still advertised, as Kafka does, so librdkafka keeps compression on.
   minVersion: 3,
   advertisedMinVersion: 0,
-  maxVersion: Api.Produce.request.highestVersion,
+  maxVersion: 11,
   handle(ctx, request) {
     const acks = request.acks;
     if (acks !== 0 && acks !== 1 && acks !== ACKS_ALL) {

@@ -24,7 +24,7 @@ import { AclOperation, ResourceType, authorize, filterAuthorized } from '../auth
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData>({
   api: Api.TxnOffsetCommit,
   minVersion: 0,
-  maxVersion: Api.TxnOffsetCommit.request.highestVersion,
+  maxVersion: 4,
   handle(ctx, request) {
     const { storage } = ctx.broker;
     const all = (errorCode: number): TxnOffsetCommitResponseData => ({
