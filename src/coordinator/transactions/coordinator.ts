@@ -4,14 +4,16 @@
  * a TxnResult; the runtime appends the writes to `__transaction_state`, appends the markers
  * to the transaction's partitions, runs the timers, and reports back (writeCompleted,
  * markersWritten, onTimer). Transaction version 1 (the client adds every partition; EndTxn
- * does not bump the epoch). See README.md.
+ * does not bump the epoch) and 2 (KIP-890: Produce and TxnOffsetCommit add their partition
+ * themselves, through addPartitions with version 2; every EndTxn bumps the epoch, see
+ * endTransactionV2). See README.md.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { CoordinatorRecord } from '../types.js';
 import { decodeTransactionRecord, encodeTransactionRecord } from './records.js';
 import {
   isEpochExhausted, MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, partitionKey, STATE_NAMES,
-  TransactionMetadata, TransactionState, type TopicPartition, type TransitMetadata,
+  TRANSACTION_VERSION_2, TransactionMetadata, TransactionState, type TopicPartition, type TransitMetadata,
 } from './state.js';
 import {
   DEFAULT_TRANSACTION_COORDINATOR_CONFIG, emptyResult, type ListTransactionsFilter, type TransactionCoordinatorConfig,
@@ -145,7 +147,7 @@ export class TransactionCoordinator {
       txn = new TransactionMetadata(input.transactionalId, {
         producerId, prevProducerId: NO_PRODUCER_ID, nextProducerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH,
         lastProducerEpoch: NO_PRODUCER_EPOCH, txnTimeoutMs: input.transactionTimeoutMs, state: TransactionState.Empty,
-        partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: nowMs,
+        partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: nowMs, clientTransactionVersion: 0,
       });
       this.txns.set(input.transactionalId, txn);
     }
@@ -208,8 +210,12 @@ export class TransactionCoordinator {
     }
   }
 
-  /** Kafka's handleAddPartitionsToTransaction (client path; AddOffsetsToTxn adds the group's partition). */
-  addPartitions(requestId: TxnRequestId, input: TxnInput, partitions: readonly TopicPartition[], nowMs: number): TxnResult {
+  /**
+   * Kafka's handleAddPartitionsToTransaction: the client's AddPartitionsToTxn and
+   * AddOffsetsToTxn (clientTransactionVersion 0), or under transaction version 2 the
+   * implicit add of a Produce v12 or TxnOffsetCommit v5 (2).
+   */
+  addPartitions(requestId: TxnRequestId, input: TxnInput, partitions: readonly TopicPartition[], nowMs: number, clientTransactionVersion = 0): TxnResult {
     const result = emptyResult();
     const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     const txn = this.lookup(input.transactionalId, reply);
@@ -227,18 +233,28 @@ export class TransactionCoordinator {
     const starting = txn.state !== TransactionState.Ongoing;
     const transit = txn.prepare({
       state: TransactionState.Ongoing, partitions: merged,
-      txnStartTimestamp: starting ? nowMs : txn.txnStartTimestamp, txnLastUpdateTimestamp: nowMs,
+      txnStartTimestamp: starting ? nowMs : txn.txnStartTimestamp, txnLastUpdateTimestamp: nowMs, clientTransactionVersion,
     });
     this.write(txn, transit, result, (errorCode, later) => answer(later, requestId, errorCode));
     return result;
   }
 
-  /** Kafka's handleEndTransaction (transaction version 1) for a client's EndTxn. */
-  endTxn(requestId: TxnRequestId, input: TxnInput, commit: boolean, nowMs: number): TxnResult {
+  /**
+   * Kafka's handleEndTransaction for a client's EndTxn: transaction version 1 (v0-4), or 2
+   * (v5, clientTransactionVersion 2), whose reply carries the producer id and epoch to use next.
+   */
+  endTxn(requestId: TxnRequestId, input: TxnInput, commit: boolean, nowMs: number, clientTransactionVersion = 0): TxnResult {
     const result = emptyResult();
     const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     const txn = this.lookup(input.transactionalId, reply);
     if (txn === undefined) return result;
+    if (clientTransactionVersion >= TRANSACTION_VERSION_2) {
+      const error = this.endTransactionV2(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, (errorCode, later, id, epoch) => {
+        answer(later, requestId, errorCode, id, epoch);
+      });
+      if (error !== null) answer(result, requestId, error.errorCode, error.producerId, error.producerEpoch);
+      return result;
+    }
     const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, (errorCode, later) => {
       answer(later, requestId, errorCode);
     });
@@ -383,6 +399,76 @@ export class TransactionCoordinator {
   }
 
   /**
+   * Kafka 4.4's TransactionCoordinator.endTransaction for transaction version 2: every end
+   * bumps the epoch (prepareAbortOrCommit), an exhausted epoch moves to a new producer id at
+   * the Complete transition, and a retry is told apart by its epoch being one behind (or the
+   * previous id at Short.MaxValue - 1 after such a move). Aborting with nothing ongoing
+   * (Empty, Complete*) still bumps the epoch. Returns the error to answer at once (with the
+   * id and epoch a successful retry gets), or null when `done` answers after the Prepare
+   * record is written, with the id and epoch of the Complete transition.
+   */
+  private endTransactionV2(
+    txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean, nowMs: number,
+    result: TxnResult, done: (errorCode: number, later: TxnResult, producerId: bigint, producerEpoch: number) => void,
+  ): { errorCode: number; producerId: bigint; producerEpoch: number } | null {
+    const fail = (errorCode: number): { errorCode: number; producerId: bigint; producerEpoch: number } => ({
+      errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH,
+    });
+    const isEpochFence = txn.pending === TransactionState.PrepareEpochFence;
+    const retryOnOverflow = !isEpochFence && txn.prevProducerId === producerId && producerEpoch === MAX_PRODUCER_EPOCH - 1 && txn.producerEpoch === 0;
+    const retryOnEpochBump = !isEpochFence && txn.producerEpoch === producerEpoch + 1;
+    const isRetry = retryOnEpochBump || retryOnOverflow;
+    let validEpoch: boolean;
+    if (isEpochFence) validEpoch = (!fromClient || producerEpoch === txn.producerEpoch) && producerEpoch >= txn.producerEpoch;
+    else if (txn.state === TransactionState.PrepareCommit || txn.state === TransactionState.PrepareAbort) validEpoch = retryOnEpochBump;
+    else if (txn.state === TransactionState.CompleteCommit || txn.state === TransactionState.CompleteAbort) validEpoch = isRetry || producerEpoch === txn.producerEpoch;
+    else validEpoch = producerEpoch === txn.producerEpoch;
+    if (txn.producerId !== producerId && !retryOnOverflow) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (!validEpoch) return fail(ErrorCode.PRODUCER_FENCED);
+    if (txn.pending !== null && !isEpochFence) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    const retried = { errorCode: ErrorCode.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
+    const complete = (state: TransactionState, noPartitionAdded: boolean): null | { errorCode: number; producerId: bigint; producerEpoch: number } => {
+      let nextProducerId = NO_PRODUCER_ID;
+      if (!isEpochFence && txn.isProducerEpochExhausted) {
+        const allocated = this.allocateProducerId();
+        if (allocated === null) return fail(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+        nextProducerId = allocated;
+      }
+      // A fence's abort takes the place of the pending fence; its bump is prepareAbortOrCommit's.
+      if (isEpochFence) txn.pending = null;
+      const transit = txn.prepareAbortOrCommit(state, TRANSACTION_VERSION_2, nextProducerId, nowMs, noPartitionAdded);
+      this.write(txn, transit, result, (errorCode, later, at) => {
+        if (errorCode !== ErrorCode.NONE) {
+          if (isEpochFence) txn.hasFailedEpochFence = true;
+          return done(errorCode, later, NO_PRODUCER_ID, NO_PRODUCER_EPOCH);
+        }
+        txn.hasFailedEpochFence = false;
+        const next = this.sendMarkers(txn, at, later);
+        done(ErrorCode.NONE, later, next.producerId, next.producerEpoch);
+      });
+      return null;
+    };
+    switch (txn.state) {
+      case TransactionState.Ongoing:
+        return complete(commit ? TransactionState.PrepareCommit : TransactionState.PrepareAbort, false);
+      case TransactionState.CompleteCommit:
+        if (commit) return isRetry ? retried : fail(ErrorCode.INVALID_TXN_STATE);
+        return isRetry ? fail(ErrorCode.INVALID_TXN_STATE) : complete(TransactionState.PrepareAbort, true);
+      case TransactionState.CompleteAbort:
+        if (commit) return fail(ErrorCode.INVALID_TXN_STATE);
+        return isRetry ? retried : complete(TransactionState.PrepareAbort, true);
+      case TransactionState.PrepareCommit:
+        return fail(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+      case TransactionState.PrepareAbort:
+        return fail(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
+      case TransactionState.Empty:
+        return commit ? fail(ErrorCode.INVALID_TXN_STATE) : complete(TransactionState.PrepareAbort, true);
+      default:
+        return fail(ErrorCode.INVALID_TXN_STATE);
+    }
+  }
+
+  /**
    * prepareFenceProducerEpoch then an abort under the bumped epoch (InitProducerId over an
    * ongoing transaction, and timed-out transactions). The bump is not repeated after a
    * fence whose write failed: that epoch never reached a client.
@@ -390,12 +476,18 @@ export class TransactionCoordinator {
   private fenceAndAbort(txn: TransactionMetadata, nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void): number {
     const epoch = txn.producerEpoch >= MAX_PRODUCER_EPOCH || txn.hasFailedEpochFence ? txn.producerEpoch : txn.producerEpoch + 1;
     txn.pending = TransactionState.PrepareEpochFence;
+    if (txn.clientTransactionVersion >= TRANSACTION_VERSION_2) {
+      const failed = this.endTransactionV2(txn, txn.producerId, epoch, false, false, nowMs, result, (errorCode, later) => done(errorCode, later));
+      if (failed !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
+      return failed?.errorCode ?? ErrorCode.NONE;
+    }
     const error = this.endTransaction(txn, txn.producerId, epoch, false, false, nowMs, result, done);
     if (error !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
     return error ?? ErrorCode.NONE;
   }
 
-  private sendMarkers(txn: TransactionMetadata, nowMs: number, result: TxnResult): void {
+  /** The markers of a prepared end, under its (bumped) epoch; returns the Complete transition to follow them. */
+  private sendMarkers(txn: TransactionMetadata, nowMs: number, result: TxnResult): TransitMetadata {
     const commit = txn.state === TransactionState.PrepareCommit;
     const partitions = [...txn.partitions.values()];
     const complete = txn.prepareComplete(nowMs);
@@ -405,6 +497,7 @@ export class TransactionCoordinator {
       markerId, transactionalId: txn.transactionalId, producerId: txn.producerId, producerEpoch: txn.producerEpoch,
       commit, coordinatorEpoch: this.coordinatorEpoch, partitions,
     });
+    return complete;
   }
 
   /** Appends the prepared Complete record; a failed append is retried after a backoff (Kafka re-enqueues it). */
