@@ -117,6 +117,10 @@ describe('transaction coordinator, transaction version 2', () => {
     assert.deepEqual([h.last()?.producerId, h.last()?.prevProducerId, h.last()?.producerEpoch], [100n, 7n, 0]);
     assert.deepEqual(reply(h.end('a', 7n, 32766, true)), [ErrorCode.NONE, 100n, 0]);
     assert.equal(h.produce('a', 100n, 0), ErrorCode.NONE);
+    // Every transition records the id it leaves as the previous one (prepareTransitionTo), so
+    // once the new id's transaction has started the old id is no longer recognised.
+    assert.equal(h.last()?.prevProducerId, 100n);
+    assert.equal(h.end('a', 7n, 32766, true).errorCode, ErrorCode.INVALID_PRODUCER_ID_MAPPING);
   });
 
   it('aborts a timed-out transaction under a bumped epoch; the old producer\'s abort is a retry', () => {

@@ -179,7 +179,7 @@ export class TransactionCoordinator {
           const producerId = this.allocateProducerId();
           if (producerId === null) return reply(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS), result;
           transit = txn.prepare({
-            state: TransactionState.Empty, producerId, prevProducerId: txn.producerId, producerEpoch: 0,
+            state: TransactionState.Empty, producerId, producerEpoch: 0,
             lastProducerEpoch: expected !== null ? txn.producerEpoch : NO_PRODUCER_EPOCH,
             txnTimeoutMs: input.transactionTimeoutMs, partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: nowMs,
           });

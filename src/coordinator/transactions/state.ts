@@ -136,7 +136,9 @@ export class TransactionMetadata implements TransitMetadata {
     this.pending = changes.state;
     return {
       producerId: this.producerId,
-      prevProducerId: this.prevProducerId,
+      // As Kafka 4.4's prepareTransitionTo: every transition records the id it leaves as the
+      // previous one (the old id after a rotation, else the current one).
+      prevProducerId: this.producerId,
       nextProducerId: this.nextProducerId,
       producerEpoch: this.producerEpoch,
       lastProducerEpoch: this.lastProducerEpoch,
@@ -174,7 +176,7 @@ export class TransactionMetadata implements TransitMetadata {
     const state = this.state === TransactionState.PrepareCommit ? TransactionState.CompleteCommit : TransactionState.CompleteAbort;
     if (this.clientTransactionVersion >= TRANSACTION_VERSION_2 && this.nextProducerId !== NO_PRODUCER_ID) {
       return this.prepare({
-        state, producerId: this.nextProducerId, prevProducerId: this.producerId, nextProducerId: NO_PRODUCER_ID, producerEpoch: 0,
+        state, producerId: this.nextProducerId, nextProducerId: NO_PRODUCER_ID, producerEpoch: 0,
         partitions: new Map(), txnLastUpdateTimestamp: nowMs,
       });
     }
