@@ -137,6 +137,23 @@ describe('transaction coordinator, transaction version 2', () => {
     assert.equal(h.produce('a', producerId, 1), ErrorCode.NONE);
   });
 
+  it('fences a version-1 transaction through the version-2 abort: its producer\'s KIP-360 re-init is then a retry', () => {
+    // Kafka 4.4 aborts timed-out and fenced transactions through endTransaction with the
+    // broker's transaction version (2): prepareAbortOrCommit writes epoch + 1 and keeps the
+    // old epoch as lastProducerEpoch, which prepareIncrementProducerEpoch takes as a retry.
+    const h = new Harness();
+    const { producerId } = h.init('a');
+    h.settle(h.coordinator.addPartitions(90, { transactionalId: 'a', producerId, producerEpoch: 0 }, [TP], h.nowMs));
+    h.nowMs += 61_000;
+    h.settle(h.coordinator.onTimer(ABORT_TIMED_OUT_KEY, h.nowMs));
+    assert.deepEqual(h.markers.map((m) => [m.producerEpoch, m.commit]), [[1, false]]);
+    assert.deepEqual([h.last()?.producerEpoch, h.last()?.clientTransactionVersion], [1, TV2]);
+    const [ended] = h.settle(h.coordinator.endTxn(91, { transactionalId: 'a', producerId, producerEpoch: 0 }, true, h.nowMs));
+    assert.equal(ended!.errorCode, ErrorCode.PRODUCER_FENCED);
+    const [reinit] = h.settle(h.coordinator.initProducerId(92, { transactionalId: 'a', transactionTimeoutMs: 60_000, producerId, producerEpoch: 0 }, h.nowMs));
+    assert.deepEqual(reply(reinit!), [ErrorCode.NONE, producerId, 1]);
+  });
+
   it('keeps transaction version 1 ends at the same epoch', () => {
     const h = new Harness();
     const { producerId } = h.init('a');

@@ -255,7 +255,7 @@ export class TransactionCoordinator {
       if (error !== null) answer(result, requestId, error.errorCode, error.producerId, error.producerEpoch);
       return result;
     }
-    const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, (errorCode, later) => {
+    const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, nowMs, result, (errorCode, later) => {
       answer(later, requestId, errorCode);
     });
     if (error !== null) reply(error);
@@ -353,35 +353,25 @@ export class TransactionCoordinator {
   }
 
   /**
-   * The checks and PrepareCommit/PrepareAbort transition of handleEndTransaction. Returns an
-   * error to answer at once, or null when `done` answers after the Prepare record is written
-   * (then the markers go out).
+   * The checks and PrepareCommit/PrepareAbort transition of Kafka's endTransactionWithTV1 for
+   * a client's EndTxn (the epoch must be the transaction's). Returns an error to answer at
+   * once, or null when `done` answers after the Prepare record is written (then the markers
+   * go out under the same epoch).
    */
   private endTransaction(
-    txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean,
+    txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean,
     nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void,
   ): number | null {
     if (txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
-    // A client never bumps the epoch: strict equality. The coordinator's own abort (fencing) may.
-    if ((fromClient && producerEpoch !== txn.producerEpoch) || producerEpoch < txn.producerEpoch) return ErrorCode.PRODUCER_FENCED;
-    if (txn.pending !== null && txn.pending !== TransactionState.PrepareEpochFence) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (producerEpoch !== txn.producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (txn.pending !== null) return ErrorCode.CONCURRENT_TRANSACTIONS;
     switch (txn.state) {
       case TransactionState.Ongoing: {
         const state = commit ? TransactionState.PrepareCommit : TransactionState.PrepareAbort;
-        if (txn.pending === TransactionState.PrepareEpochFence) {
-          // As Kafka, the fenced epoch is taken in memory at once (the zombie is refused from
-          // now on); should the PrepareAbort not be written, the next fence reuses it.
-          txn.pending = null;
-          txn.producerEpoch = producerEpoch;
-          txn.lastProducerEpoch = NO_PRODUCER_EPOCH;
-          txn.hasFailedEpochFence = true;
-        }
         const transit = txn.prepare({ state, txnLastUpdateTimestamp: nowMs });
         this.write(txn, transit, result, (errorCode, later, at) => {
           done(errorCode, later);
-          if (errorCode !== ErrorCode.NONE) return;
-          txn.hasFailedEpochFence = false;
-          this.sendMarkers(txn, at, later);
+          if (errorCode === ErrorCode.NONE) this.sendMarkers(txn, at, later);
         });
         return null;
       }
@@ -469,21 +459,19 @@ export class TransactionCoordinator {
   }
 
   /**
-   * prepareFenceProducerEpoch then an abort under the bumped epoch (InitProducerId over an
-   * ongoing transaction, and timed-out transactions). The bump is not repeated after a
-   * fence whose write failed: that epoch never reached a client.
+   * prepareFenceProducerEpoch then an abort (InitProducerId over an ongoing transaction, and
+   * timed-out transactions). Kafka 4.4 runs this abort through transaction version 2's
+   * endTransaction whatever the client's version, since its broker finalizes
+   * transaction.version 2 (as Brook's does): the PrepareAbort is written at epoch + 1 with
+   * the fenced epoch kept as the last one. A fence whose write failed is not bumped again
+   * (that epoch never reached a client).
    */
   private fenceAndAbort(txn: TransactionMetadata, nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void): number {
     const epoch = txn.producerEpoch >= MAX_PRODUCER_EPOCH || txn.hasFailedEpochFence ? txn.producerEpoch : txn.producerEpoch + 1;
     txn.pending = TransactionState.PrepareEpochFence;
-    if (txn.clientTransactionVersion >= TRANSACTION_VERSION_2) {
-      const failed = this.endTransactionV2(txn, txn.producerId, epoch, false, false, nowMs, result, (errorCode, later) => done(errorCode, later));
-      if (failed !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
-      return failed?.errorCode ?? ErrorCode.NONE;
-    }
-    const error = this.endTransaction(txn, txn.producerId, epoch, false, false, nowMs, result, done);
-    if (error !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
-    return error ?? ErrorCode.NONE;
+    const failed = this.endTransactionV2(txn, txn.producerId, epoch, false, false, nowMs, result, (errorCode, later) => done(errorCode, later));
+    if (failed !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
+    return failed?.errorCode ?? ErrorCode.NONE;
   }
 
   /** The markers of a prepared end, under its (bumped) epoch; returns the Complete transition to follow them. */
