@@ -10,6 +10,7 @@
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { CoordinatorRecord } from '../types.js';
+import { endDecisionV1, endDecisionV2 } from './end-transaction.js';
 import { decodeTransactionRecord, encodeTransactionRecord } from './records.js';
 import {
   isEpochExhausted, MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, partitionKey, STATE_NAMES,
@@ -252,7 +253,7 @@ export class TransactionCoordinator {
       const error = this.endTransactionV2(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, (errorCode, later, id, epoch) => {
         answer(later, requestId, errorCode, id, epoch);
       });
-      if (error !== null) answer(result, requestId, error.errorCode, error.producerId, error.producerEpoch);
+      if (error !== null) answer(result, requestId, error.answer, error.producerId, error.producerEpoch);
       return result;
     }
     const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, nowMs, result, (errorCode, later) => {
@@ -353,109 +354,57 @@ export class TransactionCoordinator {
   }
 
   /**
-   * The checks and PrepareCommit/PrepareAbort transition of Kafka's endTransactionWithTV1 for
-   * a client's EndTxn (the epoch must be the transaction's). Returns an error to answer at
-   * once, or null when `done` answers after the Prepare record is written (then the markers
-   * go out under the same epoch).
+   * A client's EndTxn under transaction version 1 (endDecisionV1). Returns an error to answer
+   * at once, or null when `done` answers after the Prepare record is written (then the
+   * markers go out under the same epoch).
    */
   private endTransaction(
     txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean,
     nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void,
   ): number | null {
-    if (txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
-    if (producerEpoch !== txn.producerEpoch) return ErrorCode.PRODUCER_FENCED;
-    if (txn.pending !== null) return ErrorCode.CONCURRENT_TRANSACTIONS;
-    switch (txn.state) {
-      case TransactionState.Ongoing: {
-        const state = commit ? TransactionState.PrepareCommit : TransactionState.PrepareAbort;
-        const transit = txn.prepare({ state, txnLastUpdateTimestamp: nowMs });
-        this.write(txn, transit, result, (errorCode, later, at) => {
-          done(errorCode, later);
-          if (errorCode === ErrorCode.NONE) this.sendMarkers(txn, at, later);
-        });
-        return null;
-      }
-      case TransactionState.CompleteCommit:
-        return commit ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE;
-      case TransactionState.CompleteAbort:
-        return commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.NONE;
-      case TransactionState.PrepareCommit:
-        return commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE;
-      case TransactionState.PrepareAbort:
-        return commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS;
-      default:
-        return ErrorCode.INVALID_TXN_STATE;
-    }
+    const decision = endDecisionV1(txn, producerId, producerEpoch, commit);
+    if ('answer' in decision) return decision.answer;
+    const transit = txn.prepare({ state: decision.prepare, txnLastUpdateTimestamp: nowMs });
+    this.write(txn, transit, result, (errorCode, later, at) => {
+      done(errorCode, later);
+      if (errorCode === ErrorCode.NONE) this.sendMarkers(txn, at, later);
+    });
+    return null;
   }
 
   /**
-   * Kafka 4.4's TransactionCoordinator.endTransaction for transaction version 2: every end
-   * bumps the epoch (prepareAbortOrCommit), an exhausted epoch moves to a new producer id at
-   * the Complete transition, and a retry is told apart by its epoch being one behind (or the
-   * previous id at Short.MaxValue - 1 after such a move). Aborting with nothing ongoing
-   * (Empty, Complete*) still bumps the epoch. Returns the error to answer at once (with the
-   * id and epoch a successful retry gets), or null when `done` answers after the Prepare
-   * record is written, with the id and epoch of the Complete transition.
+   * An end under transaction version 2 (endDecisionV2), as Kafka 4.4's endTransaction: the
+   * Prepare transition bumps the epoch (prepareAbortOrCommit), and one that exhausts it gets
+   * the producer id its Complete transition moves to. Returns what to answer at once, or
+   * null when `done` answers after the Prepare record is written, with the Complete
+   * transition's id and epoch.
    */
   private endTransactionV2(
     txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean, nowMs: number,
     result: TxnResult, done: (errorCode: number, later: TxnResult, producerId: bigint, producerEpoch: number) => void,
-  ): { errorCode: number; producerId: bigint; producerEpoch: number } | null {
-    const fail = (errorCode: number): { errorCode: number; producerId: bigint; producerEpoch: number } => ({
-      errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH,
-    });
+  ): { answer: number; producerId: bigint; producerEpoch: number } | null {
     const isEpochFence = txn.pending === TransactionState.PrepareEpochFence;
-    const retryOnOverflow = !isEpochFence && txn.prevProducerId === producerId && producerEpoch === MAX_PRODUCER_EPOCH - 1 && txn.producerEpoch === 0;
-    const retryOnEpochBump = !isEpochFence && txn.producerEpoch === producerEpoch + 1;
-    const isRetry = retryOnEpochBump || retryOnOverflow;
-    let validEpoch: boolean;
-    if (isEpochFence) validEpoch = (!fromClient || producerEpoch === txn.producerEpoch) && producerEpoch >= txn.producerEpoch;
-    else if (txn.state === TransactionState.PrepareCommit || txn.state === TransactionState.PrepareAbort) validEpoch = retryOnEpochBump;
-    else if (txn.state === TransactionState.CompleteCommit || txn.state === TransactionState.CompleteAbort) validEpoch = isRetry || producerEpoch === txn.producerEpoch;
-    else validEpoch = producerEpoch === txn.producerEpoch;
-    if (txn.producerId !== producerId && !retryOnOverflow) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    if (!validEpoch) return fail(ErrorCode.PRODUCER_FENCED);
-    if (txn.pending !== null && !isEpochFence) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-    const retried = { errorCode: ErrorCode.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
-    const complete = (state: TransactionState, noPartitionAdded: boolean): null | { errorCode: number; producerId: bigint; producerEpoch: number } => {
-      let nextProducerId = NO_PRODUCER_ID;
-      if (!isEpochFence && txn.isProducerEpochExhausted) {
-        const allocated = this.allocateProducerId();
-        if (allocated === null) return fail(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-        nextProducerId = allocated;
-      }
-      // A fence's abort takes the place of the pending fence; its bump is prepareAbortOrCommit's.
-      if (isEpochFence) txn.pending = null;
-      const transit = txn.prepareAbortOrCommit(state, TRANSACTION_VERSION_2, nextProducerId, nowMs, noPartitionAdded);
-      this.write(txn, transit, result, (errorCode, later, at) => {
-        if (errorCode !== ErrorCode.NONE) {
-          if (isEpochFence) txn.hasFailedEpochFence = true;
-          return done(errorCode, later, NO_PRODUCER_ID, NO_PRODUCER_EPOCH);
-        }
-        txn.hasFailedEpochFence = false;
-        const next = this.sendMarkers(txn, at, later);
-        done(ErrorCode.NONE, later, next.producerId, next.producerEpoch);
-      });
-      return null;
-    };
-    switch (txn.state) {
-      case TransactionState.Ongoing:
-        return complete(commit ? TransactionState.PrepareCommit : TransactionState.PrepareAbort, false);
-      case TransactionState.CompleteCommit:
-        if (commit) return isRetry ? retried : fail(ErrorCode.INVALID_TXN_STATE);
-        return isRetry ? fail(ErrorCode.INVALID_TXN_STATE) : complete(TransactionState.PrepareAbort, true);
-      case TransactionState.CompleteAbort:
-        if (commit) return fail(ErrorCode.INVALID_TXN_STATE);
-        return isRetry ? retried : complete(TransactionState.PrepareAbort, true);
-      case TransactionState.PrepareCommit:
-        return fail(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
-      case TransactionState.PrepareAbort:
-        return fail(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
-      case TransactionState.Empty:
-        return commit ? fail(ErrorCode.INVALID_TXN_STATE) : complete(TransactionState.PrepareAbort, true);
-      default:
-        return fail(ErrorCode.INVALID_TXN_STATE);
+    const decision = endDecisionV2(txn, producerId, producerEpoch, commit, fromClient);
+    if ('answer' in decision) return decision;
+    let nextProducerId = NO_PRODUCER_ID;
+    if (!isEpochFence && txn.isProducerEpochExhausted) {
+      const allocated = this.allocateProducerId();
+      if (allocated === null) return { answer: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH };
+      nextProducerId = allocated;
     }
+    // The fence's abort takes the place of the pending fence; its bump is prepareAbortOrCommit's.
+    if (isEpochFence) txn.pending = null;
+    const transit = txn.prepareAbortOrCommit(decision.prepare, TRANSACTION_VERSION_2, nextProducerId, nowMs, decision.noPartitionAdded);
+    this.write(txn, transit, result, (errorCode, later, at) => {
+      if (errorCode !== ErrorCode.NONE) {
+        if (isEpochFence) txn.hasFailedEpochFence = true;
+        return done(errorCode, later, NO_PRODUCER_ID, NO_PRODUCER_EPOCH);
+      }
+      txn.hasFailedEpochFence = false;
+      const next = this.sendMarkers(txn, at, later);
+      done(ErrorCode.NONE, later, next.producerId, next.producerEpoch);
+    });
+    return null;
   }
 
   /**
@@ -471,7 +420,7 @@ export class TransactionCoordinator {
     txn.pending = TransactionState.PrepareEpochFence;
     const failed = this.endTransactionV2(txn, txn.producerId, epoch, false, false, nowMs, result, (errorCode, later) => done(errorCode, later));
     if (failed !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
-    return failed?.errorCode ?? ErrorCode.NONE;
+    return failed?.answer ?? ErrorCode.NONE;
   }
 
   /** The markers of a prepared end, under its (bumped) epoch; returns the Complete transition to follow them. */
