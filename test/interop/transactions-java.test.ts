@@ -15,8 +15,8 @@
  * Fetch shows the aborted one's too.
  *
  * Last, the first flow against a Kafka 4.4 broker and against Brook: Kafka's producer runs
- * transaction version 2 on both (every end bumps the epoch), and the two logs are the same;
- * Brook's own producer (transaction version 1) still ends its transactions at its epoch.
+ * transaction version 2 on both (every end bumps the epoch), KafkaJS version 1 (the epoch
+ * stays), and the logs are the same; Brook's own producer (version 1) keeps its epoch too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -240,7 +240,7 @@ test('Kafka 4.4 consume-transform-produce: sendOffsetsToTransaction commits or d
   assert.deepEqual(seen, committed, 'KafkaJS readUncommitted: false');
 });
 
-test('Kafka 4.4 transactional producer: the same flow leaves the same markers and epochs on Kafka 4.4 and on Brook (transaction version 2); Brook\'s V1 producer keeps its epoch', { timeout: 400_000 }, async (t) => {
+test('Kafka 4.4 transactional producer: the same flow leaves the same markers and epochs on Kafka 4.4 and on Brook (transaction version 2); version-1 producers (KafkaJS, Brook\'s) keep their epoch', { timeout: 400_000 }, async (t) => {
   assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
@@ -249,26 +249,39 @@ test('Kafka 4.4 transactional producer: the same flow leaves the same markers an
   cleanup.add('stop kafka', () => kafka.stop());
   const brook = await startBrook();
   cleanup.add('stop broker', () => brook.stop());
-  const logs: string[][] = [];
+  const logs: { java: string[]; kafkaJs: string[] }[] = [];
   for (const [name, bootstrap, host, port] of [['kafka', kafka.bootstrap, kafka.host, kafka.port], ['brook', brook.bootstrap, '127.0.0.1', brook.port]] as const) {
     const admin = await Admin.connect({ bootstrapServers: bootstrap });
     cleanup.add(`close ${name} admin`, () => admin.close());
     await admin.createTopic({ name: 'txn-v2', partitions: 1 });
+    await admin.createTopic({ name: 'txn-kafkajs', partitions: 1 });
     const flow = javaFlow('TransactionalFlow', [bootstrap, 'txn-v2', 'txn-v2-id'], cleanup);
     await flow.waitFor('ongoing');
     flow.child.stdin.write('go\n');
     assert.equal(await flow.exited, 0, `${name}: ${flow.lines.join(' | ')}\n${flow.stderr().slice(-3000)}`);
     assert.deepEqual(flow.lines, ['initialized', 'committed', 'aborted', 'ongoing', 'second initialized', 'fenced ProducerFencedException', 'second committed']);
+
+    // KafkaJS speaks transaction version 1 (EndTxn v1, AddPartitionsToTxn v1, Produce v7).
+    const producer = kafkaJs(bootstrap).producer({ transactionalId: 'txn-kafkajs-id', idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    cleanup.add(`disconnect ${name} kafkajs`, () => producer.disconnect());
+    for (const value of ['kafkajs-a', 'kafkajs-b']) {
+      const txn = await producer.transaction();
+      await txn.send({ topic: 'txn-kafkajs', messages: [{ partition: 0, value }] });
+      await txn.commit();
+    }
+
     const conn = await RawConnection.connect(host, port, { timeoutMs: 5000 });
     cleanup.add(`close ${name} raw connection`, () => conn.close());
-    const log = await markerLog(conn, 'txn-v2');
-    t.diagnostic(`${name}: ${log.join(', ')}`);
+    const log = { java: await markerLog(conn, 'txn-v2'), kafkaJs: await markerLog(conn, 'txn-kafkajs') };
+    t.diagnostic(`${name}: ${log.java.join(', ')}; KafkaJS: ${log.kafkaJs.join(', ')}`);
     logs.push(log);
   }
-  assert.deepEqual(logs[1], logs[0], 'Brook\'s log is Kafka\'s');
-  assert.deepEqual(logs[0], TRANSACTIONAL_FLOW_LOG);
+  assert.deepEqual(logs[1], logs[0], 'Brook\'s logs are Kafka\'s');
+  assert.deepEqual(logs[0]!.java, TRANSACTIONAL_FLOW_LOG);
+  assert.deepEqual(logs[0]!.kafkaJs, ['0 kafkajs-a epoch 0', '1 COMMIT epoch 0', '2 kafkajs-b epoch 0', '3 COMMIT epoch 0']);
 
-  // Brook's own producer speaks transaction version 1: its markers keep the epoch it was given.
+  // Brook's own producer speaks transaction version 1 too.
   const admin = await Admin.connect({ bootstrapServers: brook.bootstrap });
   cleanup.add('close admin', () => admin.close());
   await admin.createTopic({ name: 'txn-v1', partitions: 1 });
