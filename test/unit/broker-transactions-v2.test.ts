@@ -3,8 +3,8 @@
  * KafkaApis serves it: a transactional Produce v12 adds its partition to the transaction and
  * a TxnOffsetCommit v5 the group's, without AddPartitionsToTxn / AddOffsetsToTxn; EndTxn v5
  * bumps the epoch, writes the markers under it and answers it; a stale epoch's Produce v12
- * gets INVALID_PRODUCER_EPOCH (AddPartitionsToTxnManager's mapping of PRODUCER_FENCED), a
- * retried EndTxn the bumped epoch. ApiVersions finalizes transaction.version 2, as a Kafka
+ * or TxnOffsetCommit v5 gets INVALID_PRODUCER_EPOCH (AddPartitionsToTxnManager's mapping of
+ * PRODUCER_FENCED), a retried EndTxn the bumped epoch. ApiVersions finalizes transaction.version 2, as a Kafka
  * 4.4 broker does (test/interop/broker-differential.test.ts compares the two).
  */
 import { test } from 'node:test';
@@ -63,6 +63,11 @@ test('transaction version 2: implicit adds by Produce v12 and TxnOffsetCommit v5
   const retried = await conn.request(Api.EndTxn, { transactionalId: 'tid', producerId, producerEpoch: 0, committed: true }, { version: 5 });
   assert.deepEqual([retried.errorCode, retried.producerId, retried.producerEpoch], [ErrorCode.NONE, producerId, 1]);
   assert.equal(await produce(0, 1), ErrorCode.INVALID_PRODUCER_EPOCH);
+  const staleOffsets = await conn.request(Api.TxnOffsetCommit, {
+    transactionalId: 'tid', groupId: 'g', producerId, producerEpoch: 0, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
+    topics: [{ name: 'tx', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+  }, { version: 5 });
+  assert.equal(staleOffsets.topics[0]!.partitions[0]!.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
   // The next transaction, at epoch 1, is aborted under epoch 2.
   assert.equal(await produce(1, 0), ErrorCode.NONE);
   const aborted = await conn.request(Api.EndTxn, { transactionalId: 'tid', producerId, producerEpoch: 1, committed: false }, { version: 5 });

@@ -219,7 +219,6 @@ async function addPartitionsImplicitly(
   return refused;
 }
 
-
 /** Rejecting with this makes the connection close without an "internal error" log. */
 export class AcksZeroProduceError extends Error {
   readonly code = 'ERR_ACKS_ZERO_PRODUCE_FAILED' as const;

@@ -60,7 +60,8 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, 
     if (ctx.apiVersion >= TRANSACTION_V2_TXN_OFFSET_COMMIT_VERSION) {
       return addOffsetsImplicitly(ctx, request).then((errorCode) => {
         if (errorCode === ErrorCode.NONE) return commit(ctx, request, valid, rejected, all);
-        return { throttleTimeMs: 0, topics: [...rejected, ...all(errorCode).topics.filter((t) => valid.some((v) => v.name === t.name))] };
+        const failed = valid.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+        return { throttleTimeMs: 0, topics: [...rejected, ...failed] };
       });
     }
     return commit(ctx, request, valid, rejected, all);
