@@ -17,7 +17,7 @@ import type { RequestContext } from './types.js';
 
 /** Kafka's validateTransactionalOffsetCommit (ClassicGroup/ConsumerGroup.validateOffsetCommit with isTransactional). */
 function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOffsetCommitRequestData): number {
-  const generationId = req.generationId ?? -1;
+  const generationId = req.generationIdOrMemberEpoch ?? -1;
   const memberId = req.memberId ?? '';
   const groupInstanceId = req.groupInstanceId ?? null;
   const consumerGroup = s.consumerGroups.get(req.groupId);

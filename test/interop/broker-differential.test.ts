@@ -8,14 +8,14 @@
  *
  * Where Brook deliberately differs from Kafka (each asserted explicitly below; the same list
  * is in docs/ARCHITECTURE.md):
- *   D1  ApiVersions: fewer APIs; older maxima (Produce 11, Fetch 17, ListOffsets 10, Metadata 12,
+ *   D1  ApiVersions: fewer APIs; older maxima (Produce 12, Fetch 17, ListOffsets 10, Metadata 12,
  *       OffsetCommit 9, OffsetFetch 9, DescribeGroups 5, ApiVersions 4, DeleteGroups 2,
  *       DescribeCluster 1, DescribeLogDirs 4, ConsumerGroupDescribe 0: Brook's schemas stop at the Kafka 3.9/4.0 boundary, the newer versions are
  *       not generated); so a too-new ApiVersions is answered with ApiVersions' own range 0-4 (Kafka
  *       4.4: 0-5); Produce v0-2 advertised but refused, exactly as Kafka 4.4
  *       (KAFKA-18659, librdkafka needs v0 listed to compress); CreateTopics v0-1, DeleteTopics v0 and
- *       DescribeConfigs v0, which Kafka 4 removed (KIP-896), are still served; no feature
- *       flags (supportedFeatures, finalizedFeatures).
+ *       DescribeConfigs v0, which Kafka 4 removed (KIP-896), are still served; of Kafka's
+ *       feature flags only transaction.version and group.version (same ranges and levels).
  *   D2  Metadata auto-creation: Brook creates the topic synchronously and describes it in the
  *       same response; Kafka answers UNKNOWN_TOPIC_OR_PARTITION (zero id, no partitions)
  *       and creates it asynchronously (src/broker/handlers/metadata.ts).
@@ -157,7 +157,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
     // the harness). ListOffsets, OffsetCommit, OffsetFetch, ApiVersions and DeleteGroups are new
     // here with Kafka 4.4 (4.1.2 advertised the same maxima as Brook).
     assert.deepEqual(narrower, [
-      '0: brook 0-11 kafka 0-13', // Produce: v12-13 not generated (v0-2 advertised, refused, as Kafka)
+      '0: brook 0-12 kafka 0-13', // Produce: v13 (topic ids, KIP-516) not generated (v0-2 advertised, refused, as Kafka)
       '1: brook 4-17 kafka 4-18', // Fetch: v18 (KIP-1166 high-watermark)
       '2: brook 1-10 kafka 1-11', // ListOffsets: v11 (KIP-1023 earliest pending upload offset)
       '3: brook 0-12 kafka 0-13', // Metadata: v13 (top-level error code)
@@ -166,19 +166,21 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
       '18: brook 0-4 kafka 0-5', // ApiVersions: v5 (KIP-1242 cluster id and node id check)
       '24: brook 0-3 kafka 0-5', // AddPartitionsToTxn: v4 (brokers' verification batches) not served, v5 (transactions V2)
-      '26: brook 0-4 kafka 0-5', // EndTxn: v5 (transactions V2, KIP-890)
       '27: brook 0-1 kafka 1-2', // WriteTxnMarkers: v0 removed by Kafka 4 (KIP-896), v2 (KIP-1228 transaction version)
-      '28: brook 0-4 kafka 0-6', // TxnOffsetCommit: v5 (transactions V2, KIP-890), v6 (topic ids, KIP-1319)
+      '28: brook 0-5 kafka 0-6', // TxnOffsetCommit: v6 (topic ids, KIP-1319)
       '35: brook 1-4 kafka 1-5', // DescribeLogDirs: v5 not in Brook's schemas
       '42: brook 0-2 kafka 0-3', // DeleteGroups: v3 (per-group error message)
       '60: brook 0-1 kafka 0-2', // DescribeCluster: v2 (KIP-1073 fenced brokers)
       '66: brook 0-1 kafka 0-2', // ListTransactions: v2 (KIP-1152 transactional id pattern)
       '69: brook 0-0 kafka 0-1', // ConsumerGroupDescribe: v1 (KIP-1099 MemberType) not in Brook's schemas
     ]);
-    // D1: no feature flags.
-    assert.ok((kafka.supportedFeatures ?? []).length > 0);
-    assert.deepEqual(brook.supportedFeatures, []);
-    assert.deepEqual(brook.finalizedFeatures, []);
+    // D1: of Kafka's features, Brook lists transaction.version and group.version, with Kafka's
+    // ranges and finalized levels (and none of the KRaft ones).
+    const pick = <T extends { name: string }>(features: T[] | undefined): T[] =>
+      (features ?? []).filter((f) => f.name === 'transaction.version' || f.name === 'group.version').sort((a, b) => a.name.localeCompare(b.name));
+    assert.deepEqual([...(brook.supportedFeatures ?? [])].sort((a, b) => a.name.localeCompare(b.name)), pick(kafka.supportedFeatures));
+    assert.deepEqual([...(brook.finalizedFeatures ?? [])].sort((a, b) => a.name.localeCompare(b.name)), pick(kafka.finalizedFeatures));
+    assert.ok(pick(kafka.finalizedFeatures).some((f) => f.name === 'transaction.version' && f.maxVersionLevel === 2));
     const rest = c.diffs.filter((d) => !/^(apiKeys|supportedFeatures|finalizedFeatures)/.test(d));
     assert.deepEqual(rest, [], rest.join('\n'));
   });

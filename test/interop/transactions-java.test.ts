@@ -13,6 +13,10 @@
  * they are unchanged; read_committed consumers of Kafka (Java), librdkafka (confluent-kafka)
  * and KafkaJS see exactly the committed transactions' records, while a read_uncommitted
  * Fetch shows the aborted one's too.
+ *
+ * Last, the first flow against a Kafka 4.4 broker and against Brook: Kafka's producer runs
+ * transaction version 2 on both (every end bumps the epoch), KafkaJS version 1 (the epoch
+ * stays), and the logs are the same; Brook's own producer (version 1) keeps its epoch too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +29,7 @@ import { Cleanup } from '../support/clients/cleanup.js';
 import { commandWorks, runProcess, until, type RunResult } from '../support/clients/run.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
 import { javaCommand } from '../support/java-oracle.js';
-import { kafkaAvailable, kafkaClasspath } from '../support/kafka/kafka-broker.js';
+import { kafkaAvailable, kafkaClasspath, startKafka } from '../support/kafka/kafka-broker.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
 import { Admin, Producer } from '../../src/index.js';
 import { decodeControlRecordKey, decodeEndTxnMarker, decodeRecordBatch, iterateBatches } from '../../src/protocol/records/index.js';
@@ -110,6 +114,25 @@ test('Kafka 4.4 transactional producer: commit, abort, fencing, kafka-transactio
   // The log: data batches, each transaction ended by its marker.
   const conn = await RawConnection.connect('127.0.0.1', broker.port, { timeoutMs: 5000 });
   cleanup.add('close raw connection', () => conn.close());
+  const log = await markerLog(conn, topic);
+  t.diagnostic(log.join('\n'));
+  // Kafka 4.4's producer runs transaction version 2 (Brook finalizes transaction.version 2):
+  // each end bumps the epoch and writes its marker under the new one. The first producer
+  // starts at 0 (commit at 1, abort at 2); the fence aborts its open transaction at 3; the
+  // second producer's InitProducerId bumps to 4, its commit to 5. The last test compares this
+  // with Kafka's own log of the same flow.
+  assert.deepEqual(log, TRANSACTIONAL_FLOW_LOG);
+});
+
+const TRANSACTIONAL_FLOW_LOG = [
+  '0 committed-0 epoch 0', '1 committed-1 epoch 0', '2 committed-2 epoch 0', '3 COMMIT epoch 1',
+  '4 aborted-0 epoch 1', '5 aborted-1 epoch 1', '6 ABORT epoch 2',
+  '7 zombie-0 epoch 2', '8 ABORT epoch 3',
+  '9 second-0 epoch 4', '10 COMMIT epoch 5',
+];
+
+/** Partition 0's log, read by a raw Fetch: each data record and each marker, with its producer epoch. */
+async function markerLog(conn: RawConnection, topic: string): Promise<string[]> {
   const fetched = await conn.request('Fetch', 4, {
     replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
     topics: [{ topic, topicId: '', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1, logStartOffset: -1n }] }],
@@ -128,15 +151,8 @@ test('Kafka 4.4 transactional producer: commit, abort, fencing, kafka-transactio
       for (const r of rs) log.push(`${r.offset} ${r.value!.toString()} epoch ${h.producerEpoch}`);
     }
   }
-  t.diagnostic(log.join('\n'));
-  // The first producer got epoch 0; the fence aborts its transaction under epoch 1; the second producer then gets epoch 2.
-  assert.deepEqual(log, [
-    '0 committed-0 epoch 0', '1 committed-1 epoch 0', '2 committed-2 epoch 0', '3 COMMIT epoch 0',
-    '4 aborted-0 epoch 0', '5 aborted-1 epoch 0', '6 ABORT epoch 0',
-    '7 zombie-0 epoch 0', '8 ABORT epoch 1',
-    '9 second-0 epoch 2', '10 COMMIT epoch 2',
-  ]);
-});
+  return log;
+}
 
 /** The values of partition 0's data records, read_uncommitted by a raw Fetch v4 (control batches skipped). */
 async function rawValues(conn: RawConnection, topic: string): Promise<string[]> {
@@ -222,4 +238,62 @@ test('Kafka 4.4 consume-transform-produce: sendOffsetsToTransaction commits or d
   await until('KafkaJS read the committed records', 20_000, async () => (seen.length >= committed.length ? true : undefined));
   await new Promise((r) => setTimeout(r, 1000)); // records past them would show up now
   assert.deepEqual(seen, committed, 'KafkaJS readUncommitted: false');
+});
+
+test('Kafka 4.4 transactional producer: the same flow leaves the same markers and epochs on Kafka 4.4 and on Brook (transaction version 2); version-1 producers (KafkaJS, Brook\'s) keep their epoch', { timeout: 400_000 }, async (t) => {
+  assert.ok(kafkaAvailable(), 'java 17+ and Maven are needed for the interop suite');
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  kafkaClasspath();
+  const kafka = await startKafka({ config: { 'num.partitions': '1', 'group.initial.rebalance.delay.ms': '0' } });
+  cleanup.add('stop kafka', () => kafka.stop());
+  const brook = await startBrook();
+  cleanup.add('stop broker', () => brook.stop());
+  const logs: { java: string[]; kafkaJs: string[] }[] = [];
+  for (const [name, bootstrap, host, port] of [['kafka', kafka.bootstrap, kafka.host, kafka.port], ['brook', brook.bootstrap, '127.0.0.1', brook.port]] as const) {
+    const admin = await Admin.connect({ bootstrapServers: bootstrap });
+    cleanup.add(`close ${name} admin`, () => admin.close());
+    await admin.createTopic({ name: 'txn-v2', partitions: 1 });
+    await admin.createTopic({ name: 'txn-kafkajs', partitions: 1 });
+    const flow = javaFlow('TransactionalFlow', [bootstrap, 'txn-v2', 'txn-v2-id'], cleanup);
+    await flow.waitFor('ongoing');
+    flow.child.stdin.write('go\n');
+    assert.equal(await flow.exited, 0, `${name}: ${flow.lines.join(' | ')}\n${flow.stderr().slice(-3000)}`);
+    assert.deepEqual(flow.lines, ['initialized', 'committed', 'aborted', 'ongoing', 'second initialized', 'fenced ProducerFencedException', 'second committed']);
+
+    // KafkaJS speaks transaction version 1 (EndTxn v1, AddPartitionsToTxn v1, Produce v7).
+    const producer = kafkaJs(bootstrap).producer({ transactionalId: 'txn-kafkajs-id', idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    cleanup.add(`disconnect ${name} kafkajs`, () => producer.disconnect());
+    for (const value of ['kafkajs-a', 'kafkajs-b']) {
+      const txn = await producer.transaction();
+      await txn.send({ topic: 'txn-kafkajs', messages: [{ partition: 0, value }] });
+      await txn.commit();
+    }
+
+    const conn = await RawConnection.connect(host, port, { timeoutMs: 5000 });
+    cleanup.add(`close ${name} raw connection`, () => conn.close());
+    const log = { java: await markerLog(conn, 'txn-v2'), kafkaJs: await markerLog(conn, 'txn-kafkajs') };
+    t.diagnostic(`${name}: ${log.java.join(', ')}; KafkaJS: ${log.kafkaJs.join(', ')}`);
+    logs.push(log);
+  }
+  assert.deepEqual(logs[1], logs[0], 'Brook\'s logs are Kafka\'s');
+  assert.deepEqual(logs[0]!.java, TRANSACTIONAL_FLOW_LOG);
+  assert.deepEqual(logs[0]!.kafkaJs, ['0 kafkajs-a epoch 0', '1 COMMIT epoch 0', '2 kafkajs-b epoch 0', '3 COMMIT epoch 0']);
+
+  // Brook's own producer speaks transaction version 1 too.
+  const admin = await Admin.connect({ bootstrapServers: brook.bootstrap });
+  cleanup.add('close admin', () => admin.close());
+  await admin.createTopic({ name: 'txn-v1', partitions: 1 });
+  const producer = new Producer({ bootstrapServers: brook.bootstrap, transactionalId: 'txn-v1-id', acks: 'all', lingerMs: 0 });
+  cleanup.add('close producer', () => producer.close());
+  await producer.initTransactions();
+  for (const value of ['v1-a', 'v1-b']) {
+    await producer.beginTransaction();
+    await producer.send({ topic: 'txn-v1', partition: 0, value });
+    await producer.commitTransaction();
+  }
+  const conn = await RawConnection.connect('127.0.0.1', brook.port, { timeoutMs: 5000 });
+  cleanup.add('close raw connection', () => conn.close());
+  assert.deepEqual(await markerLog(conn, 'txn-v1'), ['0 v1-a epoch 0', '1 COMMIT epoch 0', '2 v1-b epoch 0', '3 COMMIT epoch 0']);
 });

@@ -90,7 +90,7 @@ test('the transaction APIs authorize as Kafka\'s KafkaApis', { timeout: 60_000 }
   // TxnOffsetCommit
   const commitOffsets = async (id: string, groupId: string): Promise<[string, number[]][]> => {
     const r = await conn.request(Api.TxnOffsetCommit, {
-      transactionalId: id, groupId, producerId: ok.producerId, producerEpoch: ok.producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: id, groupId, producerId: ok.producerId, producerEpoch: ok.producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: ['orders', 'secret'].map((name) => ({ name, partitions: [{ partitionIndex: 0, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' }] })),
     });
     return r.topics.map((tr) => [tr.name, tr.partitions.map((p) => p.errorCode)] as [string, number[]]).sort();

@@ -66,7 +66,7 @@ test('kill -9 during transactions: the committed one completes, the Ongoing one 
     const p = { transactionalId: txn.id, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
     assert.equal((await conn.request(Api.AddOffsetsToTxn, { ...p, groupId })).errorCode, ErrorCode.NONE);
     const committed = await conn.request(Api.TxnOffsetCommit, {
-      ...p, groupId, generationId: -1, memberId: '', groupInstanceId: null,
+      ...p, groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     });
     assert.equal(committed.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);

@@ -82,7 +82,7 @@ test('a marker written by WriteTxnMarkers into __consumer_offsets completes the 
     const { producerId, producerEpoch } = await conn.request(Api.InitProducerId, { transactionalId: id, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
     assert.equal((await conn.request(Api.AddOffsetsToTxn, { transactionalId: id, producerId, producerEpoch, groupId: 'g' })).errorCode, ErrorCode.NONE);
     const sent = await conn.request(Api.TxnOffsetCommit, {
-      transactionalId: id, groupId: 'g', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: id, groupId: 'g', producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     });
     assert.equal(sent.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);

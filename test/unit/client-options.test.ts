@@ -253,6 +253,7 @@ function producerOn(scheduler: ManualScheduler, options: Partial<ProducerOptions
   fake.on('InitProducerId', () => ({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: 7n, producerEpoch: 0 }));
   let nextOffset = 0n;
   fake.on('Produce', (request: Request<'Produce'>) => ({
+    throttleTimeMs: 0,
     responses: request.topicData.map((t) => ({
       name: t.name,
       partitionResponses: t.partitionData.map((p) => ({ index: p.index, errorCode, baseOffset: errorCode === ErrorCode.NONE ? nextOffset++ : -1n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null })),

@@ -16,7 +16,7 @@ const G = 'g';
 function txnCommit(h: CoordinatorHarness, producerId: bigint, offsets: Record<number, number>, member: { generationId?: number; memberId?: string } = {}): number[] {
   const r = h.send('TxnOffsetCommit', 4, {
     transactionalId: 'tx', groupId: G, producerId, producerEpoch: 0,
-    generationId: member.generationId ?? -1, memberId: member.memberId ?? '', groupInstanceId: null,
+    generationIdOrMemberEpoch: member.generationId ?? -1, memberId: member.memberId ?? '', groupInstanceId: null,
     topics: [{ name: 'orders', partitions: Object.entries(offsets).map(([p, o]) => ({ partitionIndex: Number(p), committedOffset: BigInt(o), committedLeaderEpoch: -1, committedMetadata: '' })) }],
   });
   return r.answer.topics.flatMap((t) => t.partitions.map((p) => p.errorCode));

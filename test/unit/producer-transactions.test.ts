@@ -256,7 +256,7 @@ test('sendOffsetsToTransaction: AddOffsetsToTxn to the transaction coordinator, 
   const commit = fake.requests('TxnOffsetCommit')[0]!;
   assert.equal(commit.version, 4);
   assert.deepEqual(
-    [commit.body.transactionalId, commit.body.groupId, commit.body.producerId, commit.body.generationId, commit.body.memberId, commit.body.groupInstanceId],
+    [commit.body.transactionalId, commit.body.groupId, commit.body.producerId, commit.body.generationIdOrMemberEpoch, commit.body.memberId, commit.body.groupInstanceId],
     [TXN, 'g', 7n, 5, 'm-1', 'i-1'],
   );
   assert.deepEqual(commit.body.topics, [{

@@ -11,11 +11,32 @@ import { defineHandler } from '../handler.js';
 /** Kafka's rule for client software names and versions (KIP-511). */
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
-export function apiVersionsResponse(broker: BrokerContext, errorCode: number = ErrorCode.NONE): ApiVersionsResponseData {
+/**
+ * The features Brook serves, as Kafka 4.4's broker lists them (supported range; finalized
+ * level): `transaction.version` 2 is KIP-890's transaction version 2, which Kafka 4.4's
+ * clients use when it is finalized; `group.version` 1 is the KIP-848 consumer group protocol.
+ * Kafka's KRaft features (metadata.version, kraft.version, ...) are not listed: Brook has no
+ * KRaft metadata log.
+ */
+const FEATURES: readonly { name: string; min: number; max: number; finalized: number }[] = [
+  { name: 'group.version', min: 0, max: 1, finalized: 1 },
+  { name: 'transaction.version', min: 0, max: 2, finalized: 2 },
+];
+/** Brook's finalized features never change, so their epoch is fixed. */
+const FINALIZED_FEATURES_EPOCH = 0n;
+
+export function apiVersionsResponse(broker: BrokerContext, errorCode: number = ErrorCode.NONE, apiVersion = 0): ApiVersionsResponseData {
   const apiKeys = [...broker.handlers.values()]
     .sort((a, b) => a.api.apiKey - b.api.apiKey)
     .map((h) => ({ apiKey: h.api.apiKey, minVersion: h.advertisedMinVersion ?? h.minVersion, maxVersion: h.maxVersion }));
-  return { errorCode, apiKeys, throttleTimeMs: 0 };
+  return {
+    errorCode, apiKeys, throttleTimeMs: 0,
+    // As Kafka (ApiVersionsResponse): below v4, supported features whose range starts at 0 are
+    // left out (older clients reject a 0 minimum); the finalized ones are listed at any version.
+    supportedFeatures: FEATURES.filter((f) => apiVersion >= 4 || f.min > 0).map((f) => ({ name: f.name, minVersion: f.min, maxVersion: f.max })),
+    finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
+    finalizedFeatures: FEATURES.map((f) => ({ name: f.name, minVersionLevel: f.finalized, maxVersionLevel: f.finalized })),
+  };
 }
 
 /**
@@ -40,9 +61,9 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequestData, ApiVersi
       const name = request.clientSoftwareName ?? '';
       const version = request.clientSoftwareVersion ?? '';
       if (!SOFTWARE_PATTERN.test(name) || !SOFTWARE_PATTERN.test(version)) {
-        return { ...apiVersionsResponse(ctx.broker, ErrorCode.INVALID_REQUEST), apiKeys: [] };
+        return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
       }
     }
-    return apiVersionsResponse(ctx.broker);
+    return apiVersionsResponse(ctx.broker, ErrorCode.NONE, ctx.apiVersion);
   },
 });

@@ -18,8 +18,10 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
 import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
-import { defineHandler, NO_RESPONSE, type RequestContext } from '../handler.js';
+import { defineHandler, NO_RESPONSE, type HandlerResult, type RequestContext } from '../handler.js';
 import { AclOperation, ResourceType, authorize, filterAuthorized, mayCreateTopic } from '../authorization.js';
+import { TRANSACTION_VERSION_2, type TopicPartition } from '../../coordinator/transactions/state.js';
+import { implicitAddError } from './transaction-errors.js';
 
 const ACKS_ALL = -1;
 
@@ -99,36 +101,55 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
       }
       writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name));
     }
-    const durables: Promise<void>[] = [];
-    let anyError = false;
-    const responses: TopicProduceResponse[] = request.topicData.map((t) => ({
-      name: t.name,
-      partitionResponses: t.partitionData.map((p) => {
-        if (writable !== null && !writable.has(t.name)) {
-          anyError = true;
-          return failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-        }
-        const { response, durable } = appendPartition(ctx, t.name, p.index, p.records);
-        if (response.errorCode !== ErrorCode.NONE) anyError = true;
-        if (durable && acks === ACKS_ALL) {
-          durables.push(durable.catch((err: unknown) => {
-            ctx.broker.log.error('append not durable', { topic: t.name, partition: p.index, err });
-            response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
-            response.errorMessage = 'the append could not be made durable';
-          }));
-        }
-        return response;
-      }),
-    }));
-    if (acks === 0) {
-      if (anyError) ctx.broker.log.info('acks=0 produce failed; closing the connection as Kafka does');
-      return anyError ? Promise.reject(new AcksZeroProduceError()) : NO_RESPONSE;
+    if (ctx.apiVersion >= TRANSACTION_V2_PRODUCE_VERSION && request.transactionalId != null) {
+      const txn = firstTransactionalBatch(request);
+      if (txn !== null) {
+        return addPartitionsImplicitly(ctx, request, request.transactionalId, txn, writable).then((refused) => appendAll(ctx, request, writable, refused)) as HandlerResult<ProduceResponseData>;
+      }
     }
-    const body: ProduceResponseData = { throttleTimeMs: 0, responses };
-    if (durables.length === 0) return body;
-    return Promise.all(durables).then(() => body);
+    return appendAll(ctx, request, writable, null);
   },
 });
+
+/** Appends every partition of the request (`refused`: partitions answered with an error instead). */
+function appendAll(
+  ctx: RequestContext, request: ProduceRequestData, writable: Set<string> | null, refused: ReadonlyMap<string, number> | null,
+): HandlerResult<ProduceResponseData> {
+  const acks = request.acks;
+  const durables: Promise<void>[] = [];
+  let anyError = false;
+  const responses: TopicProduceResponse[] = request.topicData.map((t) => ({
+    name: t.name,
+    partitionResponses: t.partitionData.map((p) => {
+      if (writable !== null && !writable.has(t.name)) {
+        anyError = true;
+        return failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      }
+      const refusal = refused?.get(`${t.name}-${p.index}`);
+      if (refusal !== undefined) {
+        anyError = true;
+        return failed(p.index, refusal);
+      }
+      const { response, durable } = appendPartition(ctx, t.name, p.index, p.records);
+      if (response.errorCode !== ErrorCode.NONE) anyError = true;
+      if (durable && acks === ACKS_ALL) {
+        durables.push(durable.catch((err: unknown) => {
+          ctx.broker.log.error('append not durable', { topic: t.name, partition: p.index, err });
+          response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+          response.errorMessage = 'the append could not be made durable';
+        }));
+      }
+      return response;
+    }),
+  }));
+  if (acks === 0) {
+    if (anyError) ctx.broker.log.info('acks=0 produce failed; closing the connection as Kafka does');
+    return anyError ? Promise.reject(new AcksZeroProduceError()) : NO_RESPONSE;
+  }
+  const body: ProduceResponseData = { throttleTimeMs: 0, responses };
+  if (durables.length === 0) return body;
+  return Promise.all(durables).then(() => body);
+}
 
 function everyPartition(request: ProduceRequestData, errorCode: number): ProduceResponseData {
   return {
@@ -150,6 +171,52 @@ function hasTransactionalRecords(request: ProduceRequestData): boolean {
     }
   }
   return false;
+}
+
+/** Produce v12 and later are transaction version 2: a transactional batch's partition joins its transaction implicitly. */
+const TRANSACTION_V2_PRODUCE_VERSION = 12;
+const PRODUCER_ID_OFFSET = 43;
+const PRODUCER_EPOCH_OFFSET = 51;
+
+/** The producer id and epoch of the request's first transactional batch, or null. */
+function firstTransactionalBatch(request: ProduceRequestData): { producerId: bigint; producerEpoch: number } | null {
+  for (const t of request.topicData) {
+    for (const p of t.partitionData) {
+      const r = p.records;
+      if (r !== null && r.length > PRODUCER_EPOCH_OFFSET + 1 && (r.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) !== 0) {
+        return { producerId: r.readBigInt64BE(PRODUCER_ID_OFFSET), producerEpoch: r.readInt16BE(PRODUCER_EPOCH_OFFSET) };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Transaction version 2: the partitions of the request's transactional batches join the
+ * transaction (ReplicaManager's ADD_PARTITION verification through the transaction
+ * coordinator's AddPartitionsToTxn path) before anything is appended; its errors as
+ * implicitAddError says. Returns the refused partitions.
+ */
+async function addPartitionsImplicitly(
+  ctx: RequestContext, request: ProduceRequestData, transactionalId: string, txn: { producerId: bigint; producerEpoch: number }, writable: Set<string> | null,
+): Promise<Map<string, number>> {
+  const partitions: TopicPartition[] = [];
+  for (const t of request.topicData) {
+    if (writable !== null && !writable.has(t.name)) continue;
+    for (const p of t.partitionData) {
+      const r = p.records;
+      const transactional = r !== null && r.length > ATTRIBUTES_OFFSET + 1 && (r.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) !== 0;
+      if (transactional && ctx.broker.storage.partition(t.name, p.index) !== undefined) partitions.push({ topic: t.name, partition: p.index });
+    }
+  }
+  const refused = new Map<string, number>();
+  if (partitions.length === 0) return refused;
+  const input = { transactionalId, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
+  const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.addPartitions(id, input, partitions, nowMs, TRANSACTION_VERSION_2));
+  if (reply.errorCode === ErrorCode.NONE) return refused;
+  const errorCode = implicitAddError(reply.errorCode);
+  for (const { topic, partition } of partitions) refused.set(`${topic}-${partition}`, errorCode);
+  return refused;
 }
 
 /** Rejecting with this makes the connection close without an "internal error" log. */

@@ -3,8 +3,12 @@
  * As Kafka's KafkaApis: partitions of unknown topics are answered UNKNOWN_TOPIC_OR_PARTITION
  * by the broker, the rest go to the group coordinator, which holds them pending until the
  * transaction's marker lands in `__consumer_offsets` (coordinator/txn-offsets.ts) and
- * writes them inside the transaction. Whether the transaction coordinator knows the group's
- * partition to be in the transaction (AddOffsetsToTxn) is not checked here.
+ * writes them inside the transaction. Under transaction version 1 (v0-4) whether the
+ * transaction coordinator knows the group's partition to be in the transaction
+ * (AddOffsetsToTxn) is not checked here; v5 (transaction version 2, whose client sends no
+ * AddOffsetsToTxn) adds it first, as AddOffsetsToTxn does, every partition answered the
+ * add's error (implicitAddError; NOT_ENOUGH_REPLICAS then COORDINATOR_NOT_AVAILABLE, as
+ * Kafka's group coordinator normalizes it) when that fails.
  *
  * Authorization as KafkaApis: WRITE on the transactional id, then READ on the group (every
  * partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED or GROUP_AUTHORIZATION_FAILED), then READ
@@ -18,7 +22,11 @@ import type {
   TxnOffsetCommitResponseTopic,
 } from '../../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { defineHandler } from '../handler.js';
+import { defineHandler, type RequestContext } from '../handler.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
+import { TRANSACTION_VERSION_2 } from '../../coordinator/transactions/state.js';
+import { GROUP_OFFSETS_PARTITION } from './add-offsets-to-txn.js';
+import { implicitAddError } from './transaction-errors.js';
 import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData>({
@@ -49,8 +57,39 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, 
       if (known.length > 0) valid.push({ ...t, partitions: known });
     }
     if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected };
-    return ctx.broker.groups
-      .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), all)
-      .then((answer) => ({ ...answer, topics: [...rejected, ...answer.topics] }));
+    if (ctx.apiVersion >= TRANSACTION_V2_TXN_OFFSET_COMMIT_VERSION) {
+      return addOffsetsImplicitly(ctx, request).then((errorCode) => {
+        if (errorCode === ErrorCode.NONE) return commit(ctx, request, valid, rejected, all);
+        const failed = valid.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+        return { throttleTimeMs: 0, topics: [...rejected, ...failed] };
+      });
+    }
+    return commit(ctx, request, valid, rejected, all);
   },
 });
+
+const TRANSACTION_V2_TXN_OFFSET_COMMIT_VERSION = 5;
+
+function commit(
+  ctx: RequestContext, request: TxnOffsetCommitRequestData, valid: TxnOffsetCommitRequestTopic[], rejected: TxnOffsetCommitResponseTopic[],
+  all: (errorCode: number) => TxnOffsetCommitResponseData,
+): Promise<TxnOffsetCommitResponseData> {
+  return ctx.broker.groups
+    .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), all)
+    .then((answer) => ({ ...answer, topics: [...rejected, ...answer.topics] }));
+}
+
+/** The group's `__consumer_offsets` partition joins the transaction, as AddOffsetsToTxn would. */
+async function addOffsetsImplicitly(ctx: RequestContext, request: TxnOffsetCommitRequestData): Promise<number> {
+  try {
+    ctx.broker.groups.ensureTopic();
+  } catch (err) {
+    ctx.broker.log.error('cannot create the group coordinator topic', { err });
+    return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  }
+  const input = { transactionalId: request.transactionalId, producerId: request.producerId, producerEpoch: request.producerEpoch };
+  const partitions = [{ topic: CONSUMER_OFFSETS_TOPIC, partition: GROUP_OFFSETS_PARTITION }];
+  const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.addPartitions(id, input, partitions, nowMs, TRANSACTION_VERSION_2));
+  const errorCode = implicitAddError(reply.errorCode);
+  return errorCode === ErrorCode.NOT_ENOUGH_REPLICAS ? ErrorCode.COORDINATOR_NOT_AVAILABLE : errorCode;
+}

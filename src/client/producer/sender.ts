@@ -26,7 +26,7 @@ import type { ProducerBatch } from './producer-batch.js';
 import type { ProducerMetadata } from './metadata.js';
 import { DeliveryTimeoutError } from './errors.js';
 import type { ProducerMetricsRecorder } from './metrics.js';
-import type { ProducerIdAndEpoch } from './transaction-requests.js';
+import { PRODUCE_MAX_VERSION_V1, type ProducerIdAndEpoch } from './transaction-requests.js';
 import type { TransactionalSender, TransactionManager } from './transactions.js';
 
 export interface SenderOptions {
@@ -294,14 +294,16 @@ export class Sender implements TransactionalSender {
     };
     this.inFlightPerNode.set(node, (this.inFlightPerNode.get(node) ?? 0) + 1);
     const sentMs = this.cluster.scheduler.nowMs();
+    const supported = connection.supportedVersion(Api.Produce);
+    const version = supported === undefined ? undefined : Math.min(supported, PRODUCE_MAX_VERSION_V1);
     if (this.options.acks === 0) {
-      connection.sendWithoutResponse(Api.Produce, body).then(() => {
+      connection.sendWithoutResponse(Api.Produce, body, { version }).then(() => {
         this.requestDone(node);
         for (const b of batches) this.succeed(b, -1n, -1n);
       }, (err: Error) => this.requestFailed(node, connection, batches, err));
       return;
     }
-    connection.request(Api.Produce, body, { timeoutMs: this.options.requestTimeoutMs }).then((response) => {
+    connection.request(Api.Produce, body, { version, timeoutMs: this.options.requestTimeoutMs }).then((response) => {
       this.metrics.requestCompleted(this.cluster.scheduler.nowMs() - sentMs);
       this.requestDone(node);
       const answers = new Map<string, PartitionProduceResponse>();

@@ -23,6 +23,12 @@ import type { BrokerConnection } from '../connection.js';
 import { coordinatorErrorAction, coordinatorFailureAction } from '../coordinator-errors.js';
 import { ProducerFencedError } from './errors.js';
 
+/**
+ * Brook's producer speaks transaction version 1: as Kafka's client without TV2, it stays
+ * below the versions that mean TV2 to a broker (Produce v12 adds the partition implicitly,
+ * EndTxn v5 bumps the epoch, TxnOffsetCommit v5 adds the group implicitly).
+ */
+export const PRODUCE_MAX_VERSION_V1 = 11;
 export const END_TXN_MAX_VERSION_V1 = 4;
 export const TXN_OFFSET_COMMIT_MAX_VERSION_V1 = 4;
 export const ADD_PARTITIONS_TO_TXN_MAX_CLIENT_VERSION = 3;
@@ -188,7 +194,7 @@ export class TransactionRequests {
       const version = Math.min(connection.supportedVersion(Api.TxnOffsetCommit) ?? 0, TXN_OFFSET_COMMIT_MAX_VERSION_V1);
       const response = await connection.request(Api.TxnOffsetCommit, {
         transactionalId: this.transactionalId, groupId: group.groupId, producerId: id.producerId, producerEpoch: id.producerEpoch,
-        generationId: group.generationId ?? -1, memberId: group.memberId ?? '', groupInstanceId: group.groupInstanceId ?? null,
+        generationIdOrMemberEpoch: group.generationId ?? -1, memberId: group.memberId ?? '', groupInstanceId: group.groupInstanceId ?? null,
         topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
       }, { signal, version });
       const codes: number[] = [];

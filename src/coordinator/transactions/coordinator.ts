@@ -4,14 +4,17 @@
  * a TxnResult; the runtime appends the writes to `__transaction_state`, appends the markers
  * to the transaction's partitions, runs the timers, and reports back (writeCompleted,
  * markersWritten, onTimer). Transaction version 1 (the client adds every partition; EndTxn
- * does not bump the epoch). See README.md.
+ * does not bump the epoch) and 2 (KIP-890: Produce and TxnOffsetCommit add their partition
+ * themselves, through addPartitions with version 2; every EndTxn bumps the epoch, see
+ * endTransactionV2). See README.md.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { CoordinatorRecord } from '../types.js';
+import { endDecisionV1, endDecisionV2 } from './end-transaction.js';
 import { decodeTransactionRecord, encodeTransactionRecord } from './records.js';
 import {
   isEpochExhausted, MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, partitionKey, STATE_NAMES,
-  TransactionMetadata, TransactionState, type TopicPartition, type TransitMetadata,
+  TRANSACTION_VERSION_2, TransactionMetadata, TransactionState, type TopicPartition, type TransitMetadata,
 } from './state.js';
 import {
   DEFAULT_TRANSACTION_COORDINATOR_CONFIG, emptyResult, type ListTransactionsFilter, type TransactionCoordinatorConfig,
@@ -145,7 +148,7 @@ export class TransactionCoordinator {
       txn = new TransactionMetadata(input.transactionalId, {
         producerId, prevProducerId: NO_PRODUCER_ID, nextProducerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH,
         lastProducerEpoch: NO_PRODUCER_EPOCH, txnTimeoutMs: input.transactionTimeoutMs, state: TransactionState.Empty,
-        partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: nowMs,
+        partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: nowMs, clientTransactionVersion: 0,
       });
       this.txns.set(input.transactionalId, txn);
     }
@@ -177,7 +180,7 @@ export class TransactionCoordinator {
           const producerId = this.allocateProducerId();
           if (producerId === null) return reply(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS), result;
           transit = txn.prepare({
-            state: TransactionState.Empty, producerId, prevProducerId: txn.producerId, producerEpoch: 0,
+            state: TransactionState.Empty, producerId, producerEpoch: 0,
             lastProducerEpoch: expected !== null ? txn.producerEpoch : NO_PRODUCER_EPOCH,
             txnTimeoutMs: input.transactionTimeoutMs, partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: nowMs,
           });
@@ -208,8 +211,12 @@ export class TransactionCoordinator {
     }
   }
 
-  /** Kafka's handleAddPartitionsToTransaction (client path; AddOffsetsToTxn adds the group's partition). */
-  addPartitions(requestId: TxnRequestId, input: TxnInput, partitions: readonly TopicPartition[], nowMs: number): TxnResult {
+  /**
+   * Kafka's handleAddPartitionsToTransaction: the client's AddPartitionsToTxn and
+   * AddOffsetsToTxn (clientTransactionVersion 0), or under transaction version 2 the
+   * implicit add of a Produce v12 or TxnOffsetCommit v5 (2).
+   */
+  addPartitions(requestId: TxnRequestId, input: TxnInput, partitions: readonly TopicPartition[], nowMs: number, clientTransactionVersion = 0): TxnResult {
     const result = emptyResult();
     const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     const txn = this.lookup(input.transactionalId, reply);
@@ -227,19 +234,29 @@ export class TransactionCoordinator {
     const starting = txn.state !== TransactionState.Ongoing;
     const transit = txn.prepare({
       state: TransactionState.Ongoing, partitions: merged,
-      txnStartTimestamp: starting ? nowMs : txn.txnStartTimestamp, txnLastUpdateTimestamp: nowMs,
+      txnStartTimestamp: starting ? nowMs : txn.txnStartTimestamp, txnLastUpdateTimestamp: nowMs, clientTransactionVersion,
     });
     this.write(txn, transit, result, (errorCode, later) => answer(later, requestId, errorCode));
     return result;
   }
 
-  /** Kafka's handleEndTransaction (transaction version 1) for a client's EndTxn. */
-  endTxn(requestId: TxnRequestId, input: TxnInput, commit: boolean, nowMs: number): TxnResult {
+  /**
+   * Kafka's handleEndTransaction for a client's EndTxn: transaction version 1 (v0-4), or 2
+   * (v5, clientTransactionVersion 2), whose reply carries the producer id and epoch to use next.
+   */
+  endTxn(requestId: TxnRequestId, input: TxnInput, commit: boolean, nowMs: number, clientTransactionVersion = 0): TxnResult {
     const result = emptyResult();
     const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     const txn = this.lookup(input.transactionalId, reply);
     if (txn === undefined) return result;
-    const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, (errorCode, later) => {
+    if (clientTransactionVersion >= TRANSACTION_VERSION_2) {
+      const error = this.endTransactionV2(txn, input.producerId, input.producerEpoch, commit, true, nowMs, result, (errorCode, later, id, epoch) => {
+        answer(later, requestId, errorCode, id, epoch);
+      });
+      if (error !== null) answer(result, requestId, error.answer, error.producerId, error.producerEpoch);
+      return result;
+    }
+    const error = this.endTransaction(txn, input.producerId, input.producerEpoch, commit, nowMs, result, (errorCode, later) => {
       answer(later, requestId, errorCode);
     });
     if (error !== null) reply(error);
@@ -337,65 +354,77 @@ export class TransactionCoordinator {
   }
 
   /**
-   * The checks and PrepareCommit/PrepareAbort transition of handleEndTransaction. Returns an
-   * error to answer at once, or null when `done` answers after the Prepare record is written
-   * (then the markers go out).
+   * A client's EndTxn under transaction version 1 (endDecisionV1). Returns an error to answer
+   * at once, or null when `done` answers after the Prepare record is written (then the
+   * markers go out under the same epoch).
    */
   private endTransaction(
-    txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean,
+    txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean,
     nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void,
   ): number | null {
-    if (txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
-    // A client never bumps the epoch: strict equality. The coordinator's own abort (fencing) may.
-    if ((fromClient && producerEpoch !== txn.producerEpoch) || producerEpoch < txn.producerEpoch) return ErrorCode.PRODUCER_FENCED;
-    if (txn.pending !== null && txn.pending !== TransactionState.PrepareEpochFence) return ErrorCode.CONCURRENT_TRANSACTIONS;
-    switch (txn.state) {
-      case TransactionState.Ongoing: {
-        const state = commit ? TransactionState.PrepareCommit : TransactionState.PrepareAbort;
-        if (txn.pending === TransactionState.PrepareEpochFence) {
-          // As Kafka, the fenced epoch is taken in memory at once (the zombie is refused from
-          // now on); should the PrepareAbort not be written, the next fence reuses it.
-          txn.pending = null;
-          txn.producerEpoch = producerEpoch;
-          txn.lastProducerEpoch = NO_PRODUCER_EPOCH;
-          txn.hasFailedEpochFence = true;
-        }
-        const transit = txn.prepare({ state, txnLastUpdateTimestamp: nowMs });
-        this.write(txn, transit, result, (errorCode, later, at) => {
-          done(errorCode, later);
-          if (errorCode !== ErrorCode.NONE) return;
-          txn.hasFailedEpochFence = false;
-          this.sendMarkers(txn, at, later);
-        });
-        return null;
-      }
-      case TransactionState.CompleteCommit:
-        return commit ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE;
-      case TransactionState.CompleteAbort:
-        return commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.NONE;
-      case TransactionState.PrepareCommit:
-        return commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE;
-      case TransactionState.PrepareAbort:
-        return commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS;
-      default:
-        return ErrorCode.INVALID_TXN_STATE;
-    }
+    const decision = endDecisionV1(txn, producerId, producerEpoch, commit);
+    if ('answer' in decision) return decision.answer;
+    const transit = txn.prepare({ state: decision.prepare, txnLastUpdateTimestamp: nowMs });
+    this.write(txn, transit, result, (errorCode, later, at) => {
+      done(errorCode, later);
+      if (errorCode === ErrorCode.NONE) this.sendMarkers(txn, at, later);
+    });
+    return null;
   }
 
   /**
-   * prepareFenceProducerEpoch then an abort under the bumped epoch (InitProducerId over an
-   * ongoing transaction, and timed-out transactions). The bump is not repeated after a
-   * fence whose write failed: that epoch never reached a client.
+   * An end under transaction version 2 (endDecisionV2), as Kafka 4.4's endTransaction: the
+   * Prepare transition bumps the epoch (prepareAbortOrCommit), and one that exhausts it gets
+   * the producer id its Complete transition moves to. Returns what to answer at once, or
+   * null when `done` answers after the Prepare record is written, with the Complete
+   * transition's id and epoch.
+   */
+  private endTransactionV2(
+    txn: TransactionMetadata, producerId: bigint, producerEpoch: number, commit: boolean, fromClient: boolean, nowMs: number,
+    result: TxnResult, done: (errorCode: number, later: TxnResult, producerId: bigint, producerEpoch: number) => void,
+  ): { answer: number; producerId: bigint; producerEpoch: number } | null {
+    const isEpochFence = txn.pending === TransactionState.PrepareEpochFence;
+    const decision = endDecisionV2(txn, producerId, producerEpoch, commit, fromClient);
+    if ('answer' in decision) return decision;
+    let nextProducerId = NO_PRODUCER_ID;
+    if (!isEpochFence && txn.isProducerEpochExhausted) {
+      const allocated = this.allocateProducerId();
+      if (allocated === null) return { answer: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH };
+      nextProducerId = allocated;
+    }
+    // The fence's abort takes the place of the pending fence; its bump is prepareAbortOrCommit's.
+    if (isEpochFence) txn.pending = null;
+    const transit = txn.prepareAbortOrCommit(decision.prepare, TRANSACTION_VERSION_2, nextProducerId, nowMs, decision.noPartitionAdded);
+    this.write(txn, transit, result, (errorCode, later, at) => {
+      if (errorCode !== ErrorCode.NONE) {
+        if (isEpochFence) txn.hasFailedEpochFence = true;
+        return done(errorCode, later, NO_PRODUCER_ID, NO_PRODUCER_EPOCH);
+      }
+      txn.hasFailedEpochFence = false;
+      const next = this.sendMarkers(txn, at, later);
+      done(ErrorCode.NONE, later, next.producerId, next.producerEpoch);
+    });
+    return null;
+  }
+
+  /**
+   * prepareFenceProducerEpoch then an abort (InitProducerId over an ongoing transaction, and
+   * timed-out transactions). Kafka 4.4 runs this abort through transaction version 2's
+   * endTransaction whatever the client's version, since its broker finalizes
+   * transaction.version 2 (as Brook's does): the PrepareAbort is written at epoch + 1 with
+   * the fenced epoch kept as the last one. A fence whose write failed is not bumped again
+   * (that epoch never reached a client).
    */
   private fenceAndAbort(txn: TransactionMetadata, nowMs: number, result: TxnResult, done: (errorCode: number, later: TxnResult) => void): number {
     const epoch = txn.producerEpoch >= MAX_PRODUCER_EPOCH || txn.hasFailedEpochFence ? txn.producerEpoch : txn.producerEpoch + 1;
     txn.pending = TransactionState.PrepareEpochFence;
-    const error = this.endTransaction(txn, txn.producerId, epoch, false, false, nowMs, result, done);
-    if (error !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
-    return error ?? ErrorCode.NONE;
+    const failed = this.endTransactionV2(txn, txn.producerId, epoch, false, false, nowMs, result, (errorCode, later) => done(errorCode, later));
+    if (failed !== null && txn.pending === TransactionState.PrepareEpochFence) txn.pending = null;
+    return failed?.answer ?? ErrorCode.NONE;
   }
 
-  private sendMarkers(txn: TransactionMetadata, nowMs: number, result: TxnResult): void {
+  /** The markers of a prepared end, under its (bumped) epoch; returns the Complete transition to follow them. */
+  private sendMarkers(txn: TransactionMetadata, nowMs: number, result: TxnResult): TransitMetadata {
     const commit = txn.state === TransactionState.PrepareCommit;
     const partitions = [...txn.partitions.values()];
     const complete = txn.prepareComplete(nowMs);
@@ -405,6 +434,7 @@ export class TransactionCoordinator {
       markerId, transactionalId: txn.transactionalId, producerId: txn.producerId, producerEpoch: txn.producerEpoch,
       commit, coordinatorEpoch: this.coordinatorEpoch, partitions,
     });
+    return complete;
   }
 
   /** Appends the prepared Complete record; a failed append is retried after a backoff (Kafka re-enqueues it). */

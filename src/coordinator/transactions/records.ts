@@ -37,7 +37,7 @@ export function encodeTransactionRecord(transactionalId: string, transit: Transi
     transactionPartitions: transit.state === TransactionState.Empty ? null : [...byTopic].map(([topic, partitionIds]) => ({ topic, partitionIds })),
     transactionLastUpdateTimestampMs: BigInt(transit.txnLastUpdateTimestamp),
     transactionStartTimestampMs: BigInt(transit.txnStartTimestamp),
-    clientTransactionVersion: 0,
+    clientTransactionVersion: transit.clientTransactionVersion,
   };
   const value = new Writer(64);
   value.writeInt16(TRANSACTION_LOG_VALUE_VERSION);
@@ -82,6 +82,7 @@ export function decodeTransactionRecord(key: Buffer, value: Buffer | null): Deco
       partitions,
       txnStartTimestamp: Number(v.transactionStartTimestampMs),
       txnLastUpdateTimestamp: Number(v.transactionLastUpdateTimestampMs),
+      clientTransactionVersion: v.clientTransactionVersion ?? 0,
     },
   };
 }

@@ -81,7 +81,16 @@ export interface TransitMetadata {
   readonly partitions: ReadonlyMap<string, TopicPartition>;
   readonly txnStartTimestamp: number;
   readonly txnLastUpdateTimestamp: number;
+  /**
+   * The transaction version the transaction's client speaks (Kafka's clientTransactionVersion,
+   * the feature level): 0 for transaction version 1 clients, 2 for version 2 ones, whose
+   * every transaction end bumps the epoch.
+   */
+  readonly clientTransactionVersion: number;
 }
+
+/** TransactionVersion.supportsEpochBump: transaction version 2 (KIP-890 part 2). */
+export const TRANSACTION_VERSION_2 = 2;
 
 export class TransactionMetadata implements TransitMetadata {
   producerId: bigint;
@@ -94,6 +103,7 @@ export class TransactionMetadata implements TransitMetadata {
   partitions: Map<string, TopicPartition>;
   txnStartTimestamp: number;
   txnLastUpdateTimestamp: number;
+  clientTransactionVersion: number;
   /** The transition whose record is being appended (Kafka's pendingState). */
   pending: TransactionState | null = null;
   /** An epoch fence whose PrepareAbort failed to append: the next fence does not bump again. */
@@ -110,6 +120,7 @@ export class TransactionMetadata implements TransitMetadata {
     this.partitions = new Map(init.partitions);
     this.txnStartTimestamp = init.txnStartTimestamp;
     this.txnLastUpdateTimestamp = init.txnLastUpdateTimestamp;
+    this.clientTransactionVersion = init.clientTransactionVersion;
   }
 
   get isProducerEpochExhausted(): boolean {
@@ -125,7 +136,9 @@ export class TransactionMetadata implements TransitMetadata {
     this.pending = changes.state;
     return {
       producerId: this.producerId,
-      prevProducerId: this.prevProducerId,
+      // As Kafka 4.4's prepareTransitionTo: every transition records the id it leaves as the
+      // previous one (the old id after a rotation, else the current one).
+      prevProducerId: this.producerId,
       nextProducerId: this.nextProducerId,
       producerEpoch: this.producerEpoch,
       lastProducerEpoch: this.lastProducerEpoch,
@@ -133,6 +146,7 @@ export class TransactionMetadata implements TransitMetadata {
       partitions: this.partitions,
       txnStartTimestamp: this.txnStartTimestamp,
       txnLastUpdateTimestamp: this.txnLastUpdateTimestamp,
+      clientTransactionVersion: this.clientTransactionVersion,
       ...changes,
     };
   }
@@ -150,12 +164,38 @@ export class TransactionMetadata implements TransitMetadata {
     this.partitions = new Map(transit.partitions);
     this.txnStartTimestamp = transit.txnStartTimestamp;
     this.txnLastUpdateTimestamp = transit.txnLastUpdateTimestamp;
+    this.clientTransactionVersion = transit.clientTransactionVersion;
   }
 
-  /** Complete(Commit|Abort) after the markers: no partitions left. */
+  /**
+   * Complete(Commit|Abort) after the markers: no partitions left. Under transaction version
+   * 2 an end that exhausted the epoch moves to the id allocated for it, at epoch 0
+   * (TransactionMetadata.prepareComplete).
+   */
   prepareComplete(nowMs: number): TransitMetadata {
     const state = this.state === TransactionState.PrepareCommit ? TransactionState.CompleteCommit : TransactionState.CompleteAbort;
-    return this.prepare({ state, partitions: new Map(), txnLastUpdateTimestamp: nowMs });
+    if (this.clientTransactionVersion >= TRANSACTION_VERSION_2 && this.nextProducerId !== NO_PRODUCER_ID) {
+      return this.prepare({
+        state, producerId: this.nextProducerId, nextProducerId: NO_PRODUCER_ID, producerEpoch: 0,
+        partitions: new Map(), txnLastUpdateTimestamp: nowMs,
+      });
+    }
+    return this.prepare({ state, nextProducerId: NO_PRODUCER_ID, partitions: new Map(), txnLastUpdateTimestamp: nowMs });
+  }
+
+  /**
+   * Kafka's prepareAbortOrCommit: under transaction version 2 the epoch goes up by one (not
+   * past Short.MaxValue on an abort), the previous one kept as lastProducerEpoch; an end with
+   * no partition added (an abort from Empty or Complete*) starts its transaction now.
+   */
+  prepareAbortOrCommit(state: TransactionState, clientTransactionVersion: number, nextProducerId: bigint, nowMs: number, noPartitionAdded: boolean): TransitMetadata {
+    const bump = clientTransactionVersion >= TRANSACTION_VERSION_2;
+    const epoch = !bump ? this.producerEpoch
+      : this.producerEpoch === MAX_PRODUCER_EPOCH && state === TransactionState.PrepareAbort ? this.producerEpoch : this.producerEpoch + 1;
+    return this.prepare({
+      state, producerEpoch: epoch, lastProducerEpoch: bump ? this.producerEpoch : this.lastProducerEpoch, nextProducerId,
+      txnStartTimestamp: noPartitionAdded ? nowMs : this.txnStartTimestamp, txnLastUpdateTimestamp: nowMs, clientTransactionVersion,
+    });
   }
 
   /** Kafka's prepareDead: the tombstone of an expired transactional id. */
