@@ -59,6 +59,8 @@ export interface WordCountOutput {
   /** Each word's counts in the order read_committed shows them (per partition, so per word, in log order). */
   readonly sequences: Map<string, number[]>;
   readonly records: number;
+  /** When (Date.now()) every word first showed its true count as its latest value; null if never. */
+  readonly completeAtMs: number | null;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function readWordCounts(
   const sequences = new Map<string, number[]>();
   let records = 0;
   let complete = 0;
+  let completeAtMs: number | null = null;
   try {
     consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition })));
     consumer.seekToBeginning();
@@ -89,13 +92,14 @@ export async function readWordCounts(
         if (count === want) complete++;
         seq.push(count);
       }
+      if (complete === expected.size) completeAtMs ??= Date.now();
       if (batch.length > 0) quietSince = Date.now();
       else if (complete === expected.size && Date.now() - quietSince >= quietMs) break;
     }
   } finally {
     await consumer.close();
   }
-  return { sequences, records };
+  return { sequences, records, completeAtMs };
 }
 
 /** Words whose read_committed counts are not exactly 1, 2, ..., true count (a lost or double-counted update), with what was seen. */
@@ -121,6 +125,8 @@ export function finalCounts(output: WordCountOutput): Map<string, number> {
 export interface WordCountApp {
   readonly child: ChildProcessWithoutNullStreams;
   readonly lines: string[];
+  /** When (Date.now()) each of `lines` was read. */
+  readonly lineTimes: number[];
   stderr(): string;
   /** Resolves once a line matching `pattern` was printed; fails when the program exits first or after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<void>;
@@ -148,9 +154,11 @@ export function startWordCountApp(o: WordCountAppOptions): WordCountApp {
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const lines: string[] = [];
+  const lineTimes: number[] = [];
   const waiters: (() => void)[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(line);
+    lineTimes.push(Date.now());
     for (const w of waiters.splice(0)) w();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -163,6 +171,7 @@ export function startWordCountApp(o: WordCountAppOptions): WordCountApp {
   return {
     child,
     lines,
+    lineTimes,
     stderr: () => stderr,
     async waitFor(pattern, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
