@@ -8,10 +8,13 @@
  * the true count, or a count repeated, is a double count exactly-once forbids).
  *
  * 1. On Brook.
- * 2. On Brook run as a child process, SIGKILLed while the application is mid-stream and
+ * 2. On Brook, the application SIGKILLed mid-stream and started again on the same state
+ *    directory: its new producer fences the old one's transactional id, whose open
+ *    transaction is aborted.
+ * 3. On Brook run as a child process, SIGKILLed while the application is mid-stream and
  *    started again on the same data directory and port: the application reconnects and the
  *    counts are still exact.
- * 3. On Apache Kafka 4.4 (the reference): the same exact counts, equal to Brook's.
+ * 4. On Apache Kafka 4.4 (the reference): the same exact counts, equal to Brook's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +26,7 @@ import { kafkaAvailable, startKafka } from '../support/kafka/kafka-broker.js';
 import {
   finalCounts, produceLines, readWordCounts, startWordCountApp, totalWords, trueCounts, wordCountInput, wrongCounts, type WordCountOutput,
 } from '../support/streams-word-count.js';
+import { RawConnection } from '../support/kafka/raw-client.js';
 import { Admin } from '../../src/index.js';
 
 const PARTITIONS = 2;
@@ -63,6 +67,25 @@ async function runToCompletion(bootstrap: string, prefix: string, cleanup: Clean
   return { output, ms };
 }
 
+/**
+ * Waits until the output's log end offsets (which count open transactions' records and
+ * markers too) reach a fifth of the output, so the application is mid-stream; returns them.
+ */
+async function waitForOutputProgress(bootstrap: string, output: string): Promise<bigint> {
+  const admin = await Admin.connect({ bootstrapServers: bootstrap });
+  try {
+    const partitions = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: output, partition }));
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const end = [...(await admin.logEndOffsets(partitions)).values()].reduce((a, b) => a + b, 0n);
+      if (end >= BigInt(Math.floor(totalWords(EXPECTED) / 5)) || Date.now() > deadline) return end;
+      await sleep(20);
+    }
+  } finally {
+    admin.close();
+  }
+}
+
 test('Kafka Streams 4.4 word count with exactly_once_v2: exact counts on Brook, across a kill -9 of Brook, and as on Kafka 4.4', { timeout: 240_000 }, async (t) => {
   if (!kafkaAvailable()) {
     t.skip('java 17+ and Maven are needed for Kafka Streams');
@@ -85,6 +108,44 @@ test('Kafka Streams 4.4 word count with exactly_once_v2: exact counts on Brook, 
     brookCounts = finalCounts(output);
   });
 
+  await t.test('on Brook, the application killed with SIGKILL mid-stream and started again on its state dir (its transactional id fenced)', async (st) => {
+    const cleanup = new Cleanup();
+    st.after(() => cleanup.run());
+    const broker = await startBrook();
+    cleanup.add('stop broker', () => broker.stop());
+    await createTopics(broker.bootstrap, 'wca-in', 'wca-out');
+    await produceLines(broker.bootstrap, 'wca-in', INPUT);
+    const state = tempDir('brook-streams-state-');
+    cleanup.add('remove the state dir', () => state.remove());
+    const options = { bootstrap: broker.bootstrap, applicationId: 'wca-app', input: 'wca-in', output: 'wca-out', guarantee: 'exactly_once_v2', stateDir: state.path } as const;
+    const first = startWordCountApp(options);
+    cleanup.add('stop the first application', () => first.close(5_000));
+    await first.waitFor(/^state RUNNING$/, 60_000);
+    const atKill = await waitForOutputProgress(broker.bootstrap, 'wca-out');
+    first.child.kill('SIGKILL');
+    await first.close();
+    st.diagnostic(`application killed with the output's log end offsets at ${atKill} of ${totalWords(EXPECTED)} records`);
+    assert.ok(atKill < BigInt(totalWords(EXPECTED)), 'the application was mid-stream at the kill');
+
+    const second = startWordCountApp(options);
+    cleanup.add('stop the second application', () => second.close(15_000));
+    const output = await readWordCounts(broker.bootstrap, 'wca-out', PARTITIONS, EXPECTED, 90_000);
+    assertExact(output, 'application killed and started again');
+    assert.equal(await second.close(), 0, `the application closes cleanly: ${second.lines.join(' | ')}\n${second.stderr().slice(-2000)}`);
+
+    // The second application reused the first's transactional id (its process id is kept in
+    // the state dir), so its InitProducerId fenced the first: the id's epoch moved past 0.
+    const conn = await RawConnection.connect('127.0.0.1', broker.port, { timeoutMs: 5000 });
+    cleanup.add('close raw connection', () => conn.close());
+    const listed = await conn.request('ListTransactions', 0, { stateFilters: [], producerIdFilters: [] });
+    const ids = listed.transactionStates.map((s) => s.transactionalId).filter((id) => id.startsWith('wca-app-'));
+    assert.equal(ids.length, 1, `one transactional id for the application: ${ids.join(', ')}`);
+    const described = await conn.request('DescribeTransactions', 0, { transactionalIds: ids });
+    const [txn] = described.transactionStates;
+    st.diagnostic(`${txn!.transactionalId}: ${txn!.transactionState}, producer id ${txn!.producerId}, epoch ${txn!.producerEpoch}`);
+    assert.ok(txn!.producerEpoch >= 1, 'the second application fenced the first');
+  });
+
   await t.test('on Brook, the broker killed with SIGKILL mid-stream and restarted on the same data dir and port', async (st) => {
     const cleanup = new Cleanup();
     st.after(() => cleanup.run());
@@ -103,19 +164,8 @@ test('Kafka Streams 4.4 word count with exactly_once_v2: exact counts on Brook, 
     cleanup.add('stop the application', () => app.close(15_000));
     await app.waitFor(/^state RUNNING$/, 60_000);
 
-    // Kill once the output holds some, not all, of the counts (its log end offsets, which
-    // count open transactions' records and markers too).
-    const admin = await Admin.connect({ bootstrapServers: bootstrap });
-    const outputPartitions = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: 'wck-out', partition }));
+    const atKill = await waitForOutputProgress(bootstrap, 'wck-out');
     const total = totalWords(EXPECTED);
-    let atKill = 0n;
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      atKill = [...(await admin.logEndOffsets(outputPartitions)).values()].reduce((a, b) => a + b, 0n);
-      if (atKill >= BigInt(Math.floor(total / 5))) break;
-      await sleep(20);
-    }
-    admin.close();
     await broker.kill();
     st.diagnostic(`killed with the output's log end offsets at ${atKill} of ${total} records; application: ${app.lines.join(' | ')}`);
     assert.ok(atKill < BigInt(total), 'the application was mid-stream at the kill');
