@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -30,18 +31,22 @@ import org.apache.kafka.streams.state.Stores;
  * groupBy word (a repartition topic) → count (a state store with its changelog topic) →
  * OUTPUT, key the word, value its count as a decimal string.
  * <pre>
- *   StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS]
+ *   StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS [KEY=VALUE...]]
  *     GUARANTEE  exactly_once_v2 | at_least_once
  *     STORE      rocksdb | memory
+ *     KEY=VALUE  further Streams configuration (e.g. group.protocol=streams)
  * </pre>
  * The record cache is off, so every count update reaches OUTPUT (a double-counted word shows
  * as a count above its true count). stdout gets one line per state change
  * ({@code state RUNNING}, ...) and per error the uncaught-exception handler sees
  * ({@code error CLASS: MESSAGE}; the stream thread is then replaced, as an application that
- * survives broker restarts does). When stdin closes (or on SIGTERM) the application closes and
- * prints {@code closed}; exit code 0.
+ * survives broker restarts does; after 5 errors the application shuts down instead, reaching
+ * {@code state ERROR}, then closes and exits with code 1). When stdin closes (or on SIGTERM)
+ * the application closes and prints {@code closed}; exit code 0.
  */
 public final class StreamsWordCount {
+    private static final int MAX_THREAD_REPLACEMENTS = 5;
+
     private static synchronized void say(String line) {
         System.out.println(line);
         System.out.flush();
@@ -69,6 +74,10 @@ public final class StreamsWordCount {
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "1000");
         props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), "10000");
         props.put(StreamsConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "500");
+        for (int i = 8; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            props.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
 
         StreamsBuilder builder = new StreamsBuilder();
         KeyValueMapper<String, String, String> byWord = (key, word) -> word;
@@ -85,14 +94,21 @@ public final class StreamsWordCount {
             .to(output, Produced.with(Serdes.String(), Serdes.String()));
 
         KafkaStreams streams = new KafkaStreams(builder.build(), props);
-        streams.setStateListener((now, before) -> say("state " + now));
+        CountDownLatch stop = new CountDownLatch(1);
+        streams.setStateListener((now, before) -> {
+            say("state " + now);
+            if (now == KafkaStreams.State.ERROR) stop.countDown();
+        });
+        AtomicInteger errors = new AtomicInteger();
         streams.setUncaughtExceptionHandler(e -> {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             say("error " + e.getClass().getSimpleName() + " / " + cause.getClass().getSimpleName() + ": " + cause.getMessage());
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+            // A fatal error (e.g. a group protocol the broker lacks) would kill every new thread too.
+            return errors.incrementAndGet() <= MAX_THREAD_REPLACEMENTS
+                ? StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD
+                : StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
 
-        CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.countDown();
             streams.close(Duration.ofSeconds(20));
@@ -112,8 +128,9 @@ public final class StreamsWordCount {
 
         streams.start();
         stop.await();
+        boolean failed = streams.state() == KafkaStreams.State.ERROR;
         boolean closed = streams.close(Duration.ofSeconds(20));
         say(closed ? "closed" : "close timed out");
-        System.exit(closed ? 0 : 1);
+        System.exit(closed && !failed ? 0 : 1);
     }
 }
