@@ -299,7 +299,9 @@ export class FilePartitionStore implements PartitionStore {
     const log = new FileLog(this.fs, path, fd, this.hooks);
     if (create && log.size > 0) log.truncate(0);
     this.logs.add(log);
-    return new FileSegmentFiles(this.fs, baseOffset, log, create ? -1 : this.fs.fstatSync(fd).mtimeMs, stem);
+    // Whole milliseconds, as Java's File.lastModified(): mtimeMs has a fraction, which the
+    // cleaner's and retention's bigint arithmetic cannot take.
+    return new FileSegmentFiles(this.fs, baseOffset, log, create ? -1 : Math.floor(this.fs.fstatSync(fd).mtimeMs), stem);
   }
 
   createSegment(baseOffset: bigint): SegmentFiles {

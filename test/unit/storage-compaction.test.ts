@@ -12,6 +12,7 @@ import {
 } from '../../src/protocol/records/index.js';
 import { swapSteps } from '../../src/storage/file-swap.js';
 import { openFileStorage, type PartitionLog, type Storage } from '../../src/storage/index.js';
+import { silentLogger } from '../../src/util/log.js';
 import { ENGINES, makeEnv, NOW, partitionDir, tempDir, type StorageEnv } from '../support/storage/helpers.js';
 
 const COMPACT = { 'cleanup.policy': 'compact', 'internal.segment.bytes': '600' };
@@ -259,6 +260,28 @@ describe('log compaction on disk', () => {
         await copy.close();
         fs.rmSync(snapshot.dir, { recursive: true, force: true });
       }
+    }
+  });
+});
+
+describe('compaction of a log reopened from disk', () => {
+  it('an empty compacted partition whose segment file has a fractional mtime is cleaned without error', async () => {
+    const env = makeEnv('file');
+    try {
+      const storage = await env.open();
+      storage.createTopic('empty', 1, COMPACT);
+      await storage.close();
+      // File systems keep sub-millisecond mtimes; Node reports them as a fractional mtimeMs.
+      for (const name of fs.readdirSync(partitionDir(env, 'empty')).filter((n) => n.endsWith('.log'))) {
+        fs.utimesSync(join(partitionDir(env, 'empty'), name), (NOW - 1000.25) / 1000, (NOW - 1000.25) / 1000);
+      }
+      const errors: string[] = [];
+      const log = { ...silentLogger, error: (msg: string, fields?: Record<string, unknown>) => void errors.push(`${msg} ${String(fields?.['err'])}`) };
+      const reopened = await env.open({ log: { ...log, child: () => log } });
+      await reopened.cleanLogs(NOW);
+      assert.deepEqual(errors, []);
+    } finally {
+      await env.cleanup();
     }
   });
 });

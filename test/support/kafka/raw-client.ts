@@ -52,6 +52,8 @@ export interface ApiTypes {
   DescribeClientQuotas: [M.DescribeClientQuotasRequestData, M.DescribeClientQuotasResponseData];
   AlterClientQuotas: [M.AlterClientQuotasRequestData, M.AlterClientQuotasResponseData];
   DescribeUserScramCredentials: [M.DescribeUserScramCredentialsRequestData, M.DescribeUserScramCredentialsResponseData];
+  ListTransactions: [M.ListTransactionsRequestData, M.ListTransactionsResponseData];
+  DescribeTransactions: [M.DescribeTransactionsRequestData, M.DescribeTransactionsResponseData];
 }
 
 export type ApiName = keyof ApiTypes;
