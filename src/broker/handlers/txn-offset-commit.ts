@@ -51,6 +51,20 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, 
     if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected };
     return ctx.broker.groups
       .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), all)
-      .then((answer) => ({ ...answer, topics: [...rejected, ...answer.topics] }));
+      .then((answer) => ({ ...answer, topics: mergeTopics(rejected, answer.topics) }));
   },
 });
+
+/**
+ * One entry per topic, as Kafka's TxnOffsetCommitResponse.Builder (keyed by topic name):
+ * a known topic's unknown partitions and the coordinator's answer for its others together.
+ */
+function mergeTopics(first: TxnOffsetCommitResponseTopic[], second: TxnOffsetCommitResponseTopic[]): TxnOffsetCommitResponseTopic[] {
+  const byName = new Map<string, TxnOffsetCommitResponseTopic>();
+  for (const t of [...first, ...second]) {
+    const seen = byName.get(t.name);
+    if (seen === undefined) byName.set(t.name, { name: t.name, partitions: [...t.partitions] });
+    else seen.partitions.push(...t.partitions);
+  }
+  return [...byName.values()];
+}
