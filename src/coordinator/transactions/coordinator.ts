@@ -304,14 +304,18 @@ export class TransactionCoordinator {
     };
   }
 
-  /** Kafka's listTransactionStates: filters combine with AND; an empty filter matches all. */
+  /**
+   * Kafka's listTransactionStates: filters combine with AND; an empty filter matches all.
+   * The duration filter, as Kafka's, compares the start of the last transaction whatever the
+   * state: an id without one (start -1, e.g. Empty after InitProducerId) always passes it.
+   */
   list(filter: ListTransactionsFilter, nowMs: number): TransactionDescription[] {
     const out: TransactionDescription[] = [];
     for (const txn of this.txns.values()) {
       if (txn.state === TransactionState.Dead) continue;
       if (filter.states.length > 0 && !filter.states.includes(STATE_NAMES[txn.state])) continue;
       if (filter.producerIds.length > 0 && !filter.producerIds.includes(txn.producerId)) continue;
-      if (filter.durationMs >= 0 && !(txn.state === TransactionState.Ongoing && nowMs - txn.txnStartTimestamp > filter.durationMs)) continue;
+      if (filter.durationMs >= 0 && nowMs - txn.txnStartTimestamp <= filter.durationMs) continue;
       out.push(this.describe(txn.transactionalId)!);
     }
     return out;
