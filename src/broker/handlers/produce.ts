@@ -11,15 +11,21 @@
  * topic (Brook's, see docs/ARCHITECTURE.md) also needs CREATE on the cluster or the topic, as
  * a Metadata request's does; without it the partition is UNKNOWN_TOPIC_OR_PARTITION, Kafka's
  * answer for any unknown topic.
+ *
+ * A transactional batch is verified first (KIP-890 part 1, src/broker/transaction-verification.ts):
+ * its partition must be in the producer's transaction, else INVALID_TXN_STATE, as Kafka's
+ * ReplicaManager.handleProduceAppend.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { ProduceRequestData, ProduceResponseData, PartitionProduceResponse, TopicProduceResponse } from '../../protocol/messages/produce.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
+import { ATTRIBUTES_OFFSET, PRODUCER_EPOCH_OFFSET, PRODUCER_ID_OFFSET } from '../../protocol/records/index.js';
 import { StorageError } from '../../storage/errors.js';
 import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
 import { defineHandler, NO_RESPONSE, type RequestContext } from '../handler.js';
 import { AclOperation, ResourceType, authorize, filterAuthorized, mayCreateTopic } from '../authorization.js';
+import { verifyTransaction } from '../transaction-verification.js';
 
 const ACKS_ALL = -1;
 
@@ -34,7 +40,7 @@ function appended(index: number, result: AppendResult): PartitionProduceResponse
   };
 }
 
-function appendPartition(ctx: RequestContext, topicName: string, index: number, records: Buffer | null): { response: PartitionProduceResponse; durable?: Promise<void> } {
+function appendPartition(ctx: RequestContext, request: ProduceRequestData, topicName: string, index: number, records: Buffer | null): { response: PartitionProduceResponse; durable?: Promise<void> } {
   const { broker } = ctx;
   let topic;
   try {
@@ -49,6 +55,8 @@ function appendPartition(ctx: RequestContext, topicName: string, index: number, 
   let checkedByRequest = false;
   try {
     validateProduceRecords(records);
+    const unverified = verifyAppend(ctx, request, topicName, index, records);
+    if (unverified !== null) return { response: unverified };
     checkedByRequest = true;
     const result = log.append(records, { nowMs: broker.clock.nowMs() });
     broker.appends.notifyAppend(topicName, index);
@@ -67,6 +75,35 @@ function appendPartition(ctx: RequestContext, topicName: string, index: number, 
     }
     throw err;
   }
+}
+
+/** Coordinator errors a producer of before KIP-890 may not retry: NOT_ENOUGH_REPLICAS makes it retry (ReplicaManager). */
+const RETRY_VERIFICATION: ReadonlySet<number> = new Set([
+  ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR,
+]);
+
+/**
+ * Transaction verification of a transactional batch (src/broker/transaction-verification.ts),
+ * when the request names its transactional id: null to append, else the partition's answer,
+ * with ReplicaManager's translation of the coordinator's errors. Produce v11+ clients know
+ * TRANSACTION_ABORTABLE.
+ */
+function verifyAppend(ctx: RequestContext, request: ProduceRequestData, topic: string, partition: number, records: Buffer): PartitionProduceResponse | null {
+  if (request.transactionalId == null || records.length <= ATTRIBUTES_OFFSET + 1 || (records.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) === 0) return null;
+  const producer = {
+    transactionalId: request.transactionalId,
+    producerId: records.readBigInt64BE(PRODUCER_ID_OFFSET),
+    producerEpoch: records.readInt16BE(PRODUCER_EPOCH_OFFSET),
+  };
+  if (producer.producerId < 0n) return null;
+  const [errorCode] = verifyTransaction(ctx.broker, producer, [{ topic, partition }], ctx.apiVersion > 10);
+  if (errorCode === undefined || errorCode === ErrorCode.NONE) return null;
+  if (errorCode === ErrorCode.INVALID_TXN_STATE) return failed(partition, errorCode, 'Partition was not added to the transaction');
+  if (RETRY_VERIFICATION.has(errorCode)) {
+    return failed(partition, ErrorCode.NOT_ENOUGH_REPLICAS, `Unable to verify the partition has been added to the transaction. Underlying error: ${errorInfo(errorCode).name}`);
+  }
+  return failed(partition, errorCode, errorInfo(errorCode).message);
 }
 
 /**
@@ -108,7 +145,7 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
           anyError = true;
           return failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         }
-        const { response, durable } = appendPartition(ctx, t.name, p.index, p.records);
+        const { response, durable } = appendPartition(ctx, request, t.name, p.index, p.records);
         if (response.errorCode !== ErrorCode.NONE) anyError = true;
         if (durable && acks === ACKS_ALL) {
           durables.push(durable.catch((err: unknown) => {
@@ -137,8 +174,7 @@ function everyPartition(request: ProduceRequestData, errorCode: number): Produce
   };
 }
 
-/** Offset of the attributes in a v2 record batch header; bit 4 marks a transactional batch. */
-const ATTRIBUTES_OFFSET = 21;
+/** Bit 4 of a v2 record batch's attributes marks a transactional batch. */
 const TRANSACTIONAL_FLAG = 0x10;
 
 /** Kafka's RequestUtils.hasTransactionalRecords: is the first batch of some partition transactional? */

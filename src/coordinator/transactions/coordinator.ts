@@ -233,6 +233,23 @@ export class TransactionCoordinator {
     return result;
   }
 
+  /**
+   * Kafka's handleVerifyPartitionsInTransaction (KIP-890 part 1): each partition's answer to
+   * "is it in the transaction of this producer id and epoch?", asked before a transactional
+   * append (Produce, TxnOffsetCommit). Reads only. TRANSACTION_ABORTABLE for a partition not
+   * added; pending transitions are not looked at (Kafka leaves that to the append).
+   */
+  verifyPartitions(input: TxnInput, partitions: readonly TopicPartition[]): number[] {
+    const all = (errorCode: number): number[] => partitions.map(() => errorCode);
+    if (input.transactionalId === '') return all(ErrorCode.INVALID_REQUEST);
+    if (!this.isLoaded) return all(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    const txn = this.txns.get(input.transactionalId);
+    if (txn === undefined || txn.producerId !== input.producerId) return all(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (txn.producerEpoch !== input.producerEpoch) return all(ErrorCode.PRODUCER_FENCED);
+    if (txn.state === TransactionState.PrepareCommit || txn.state === TransactionState.PrepareAbort) return all(ErrorCode.CONCURRENT_TRANSACTIONS);
+    return partitions.map((p) => (txn.partitions.has(partitionKey(p.topic, p.partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE));
+  }
+
   /** Kafka's handleEndTransaction (transaction version 1) for a client's EndTxn. */
   endTxn(requestId: TxnRequestId, input: TxnInput, commit: boolean, nowMs: number): TxnResult {
     const result = emptyResult();
