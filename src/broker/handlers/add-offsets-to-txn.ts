@@ -14,7 +14,7 @@ import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
 import { clientError } from './transaction-errors.js';
 
 /** Brook's `__consumer_offsets` has one partition: every group's offsets live in partition 0. */
-const GROUP_OFFSETS_PARTITION = 0;
+export const GROUP_OFFSETS_PARTITION = 0;
 
 export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequestData, AddOffsetsToTxnResponseData>({
   api: Api.AddOffsetsToTxn,

@@ -3,8 +3,10 @@
  * As Kafka's KafkaApis: partitions of unknown topics are answered UNKNOWN_TOPIC_OR_PARTITION
  * by the broker, the rest go to the group coordinator, which holds them pending until the
  * transaction's marker lands in `__consumer_offsets` (coordinator/txn-offsets.ts) and
- * writes them inside the transaction. Whether the transaction coordinator knows the group's
- * partition to be in the transaction (AddOffsetsToTxn) is not checked here.
+ * writes them inside the transaction. First, as Kafka's coordinator runtime
+ * (scheduleTransactionalWriteOperation), the transaction is verified (KIP-890 part 1,
+ * src/broker/transaction-verification.ts): the group's `__consumer_offsets` partition must be
+ * in it (AddOffsetsToTxn), else INVALID_TXN_STATE (v4+: TRANSACTION_ABORTABLE).
  *
  * Authorization as KafkaApis: WRITE on the transactional id, then READ on the group (every
  * partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED or GROUP_AUTHORIZATION_FAILED), then READ
@@ -20,6 +22,9 @@ import type {
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
+import { verifyTransaction } from '../transaction-verification.js';
+import { GROUP_OFFSETS_PARTITION } from './add-offsets-to-txn.js';
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData>({
   api: Api.TxnOffsetCommit,
@@ -49,6 +54,16 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, 
       if (known.length > 0) valid.push({ ...t, partitions: known });
     }
     if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected };
+    // As GroupCoordinatorService.commitTransactionalOffsets: an empty group id is the
+    // coordinator's to refuse, before any verification.
+    if (request.groupId !== '') {
+      const producer = { transactionalId: request.transactionalId, producerId: request.producerId, producerEpoch: request.producerEpoch };
+      const [unverified] = verifyTransaction(ctx.broker, producer, [{ topic: CONSUMER_OFFSETS_TOPIC, partition: GROUP_OFFSETS_PARTITION }], ctx.apiVersion >= 4);
+      if (unverified !== undefined && unverified !== ErrorCode.NONE) {
+        const failed = valid.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: unverified })) }));
+        return { throttleTimeMs: 0, topics: mergeTopics(rejected, failed) };
+      }
+    }
     return ctx.broker.groups
       .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), all)
       .then((answer) => ({ ...answer, topics: mergeTopics(rejected, answer.topics) }));
