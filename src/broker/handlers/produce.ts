@@ -103,7 +103,8 @@ function verifyAppend(ctx: RequestContext, request: ProduceRequestData, topic: s
   if (RETRY_VERIFICATION.has(errorCode)) {
     return failed(partition, ErrorCode.NOT_ENOUGH_REPLICAS, `Unable to verify the partition has been added to the transaction. Underlying error: ${errorInfo(errorCode).name}`);
   }
-  return failed(partition, errorCode, errorInfo(errorCode).message);
+  // Only the two translations above carry a message (LogAppendResult.hasCustomErrorMessage).
+  return failed(partition, errorCode);
 }
 
 /**
