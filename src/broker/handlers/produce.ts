@@ -4,10 +4,11 @@
  * acks=1 once they are in the log, acks=0 not at all; with acks=0 an error closes the
  * connection, which is how Kafka tells such a producer something went wrong.
  *
- * With an authorizer, as Kafka 4's KafkaApis: transactional batches need WRITE on the
- * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request), each
- * topic WRITE (else TOPIC_AUTHORIZATION_FAILED). Idempotent batches need nothing more: Kafka
- * 3.0 (KIP-679) dropped the IDEMPOTENT_WRITE check from Produce. Auto-creating an unknown
+ * As Kafka 4's KafkaApis, transactional batches need the request's transactional id (even
+ * without an authorizer) and WRITE on it (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the
+ * whole request). With an authorizer, each topic needs WRITE (else
+ * TOPIC_AUTHORIZATION_FAILED). Idempotent batches need nothing more: Kafka 3.0 (KIP-679)
+ * dropped the IDEMPOTENT_WRITE check from Produce. Auto-creating an unknown
  * topic (Brook's, see docs/ARCHITECTURE.md) also needs CREATE on the cluster or the topic, as
  * a Metadata request's does; without it the partition is UNKNOWN_TOPIC_OR_PARTITION, Kafka's
  * answer for any unknown topic.
@@ -129,14 +130,13 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
     if (acks !== 0 && acks !== 1 && acks !== ACKS_ALL) {
       return everyPartition(request, ErrorCode.INVALID_REQUIRED_ACKS);
     }
-    let writable: Set<string> | null = null;
-    if (ctx.broker.acls !== null) {
-      if (hasTransactionalRecords(request) && (request.transactionalId == null || !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
-        if (acks === 0) return Promise.reject(new AcksZeroProduceError());
-        return everyPartition(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-      }
-      writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name));
+    // Transactional batches need the request's transactional id, with or without an authorizer.
+    if (hasTransactionalRecords(request) && (request.transactionalId == null || !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
+      if (acks === 0) return Promise.reject(new AcksZeroProduceError());
+      return everyPartition(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
+    let writable: Set<string> | null = null;
+    if (ctx.broker.acls !== null) writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name));
     const durables: Promise<void>[] = [];
     let anyError = false;
     const responses: TopicProduceResponse[] = request.topicData.map((t) => ({
