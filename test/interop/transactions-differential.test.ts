@@ -243,6 +243,8 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
         p.kafka.producerEpoch = bumped.kafka.producerEpoch;
         p.brook.producerEpoch = bumped.brook.producerEpoch;
       }
+      // A new transactional id with some producer id and epoch given: nothing to fence yet.
+      await init('a new id with a producer id and epoch', 'txd-kip360-new', 4, (side) => ({ producerId: p[side].producerId, producerEpoch: 3 }));
     });
 
     it('transaction timeouts: above transaction.max.timeout.ms, zero, negative: INVALID_TRANSACTION_TIMEOUT; an empty id: INVALID_REQUEST', async () => {
@@ -292,6 +294,7 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
         await same(`v${version} another producer id`, 'AddPartitionsToTxn', version,
           (side) => ({ ...addPartitions(id, p, [[TOPIC, [0]]])(side), v3AndBelowProducerId: p[side].producerId + 1000n }), sortAddPartitions);
         await same(`v${version} unknown transactional id`, 'AddPartitionsToTxn', version, addPartitions(`${id}-unknown`, p, [[TOPIC, [0]]]), sortAddPartitions);
+        await same(`v${version} an empty transactional id`, 'AddPartitionsToTxn', version, addPartitions('', p, [[TOPIC, [0]]]), sortAddPartitions);
         await same(`v${version} commit`, 'EndTxn', 3, endTxn(id, p, true));
         // While the markers go out (PrepareCommit) or after (CompleteCommit): only the latter is
         // deterministic, so wait for it.
@@ -313,6 +316,7 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
         await same(`v${version} an older epoch`, 'EndTxn', version, endTxn(id, p, true, -1));
         await same(`v${version} another producer id`, 'EndTxn', version, (side) => ({ ...endTxn(id, p, true)(side), producerId: p[side].producerId + 1000n }));
         await same(`v${version} unknown transactional id`, 'EndTxn', version, endTxn(`${id}-unknown`, p, true));
+        await same(`v${version} an empty transactional id`, 'EndTxn', version, endTxn('', p, true));
         await same(`v${version} commit`, 'EndTxn', version, endTxn(id, p, true));
         await settled(id);
         await same(`v${version} commit again (a retry)`, 'EndTxn', version, endTxn(id, p, true));
@@ -378,6 +382,7 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
         await same(`v${version} a wrong epoch`, 'AddOffsetsToTxn', version, addOffsets(id, p, GROUP, 1));
         await same(`v${version} another producer id`, 'AddOffsetsToTxn', version, (side) => ({ ...addOffsets(id, p, GROUP)(side), producerId: p[side].producerId + 1000n }));
         await same(`v${version} unknown transactional id`, 'AddOffsetsToTxn', version, addOffsets(`${id}-unknown`, p, GROUP));
+        await same(`v${version} an empty transactional id`, 'AddOffsetsToTxn', version, addOffsets('', p, GROUP));
         await same(`v${version} abort`, 'EndTxn', 3, endTxn(id, p, false));
         await settled(id);
       }
