@@ -17,6 +17,8 @@ import type { RequestContext } from './types.js';
 
 /** Kafka's validateTransactionalOffsetCommit (ClassicGroup/ConsumerGroup.validateOffsetCommit with isTransactional). */
 function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOffsetCommitRequestData): number {
+  // GroupCoordinatorService.commitTransactionalOffsets refuses an empty group id first.
+  if (req.groupId === '') return ErrorCode.INVALID_GROUP_ID;
   const generationId = req.generationIdOrMemberEpoch ?? -1;
   const memberId = req.memberId ?? '';
   const groupInstanceId = req.groupInstanceId ?? null;

@@ -355,6 +355,11 @@ export class PartitionLogImpl implements PartitionLog {
     return this.producers.activeProducers();
   }
 
+  hasOngoingTransaction(producerId: bigint, producerEpoch: number): boolean {
+    this.ensureOpen();
+    return this.producers.hasOngoingTransaction(producerId, producerEpoch);
+  }
+
   /**
    * Kafka's deleteOldSegments: under every cleanup policy, segments wholly below the log
    * start offset (moved by DeleteRecords); for cleanup.policy=delete then segments whose

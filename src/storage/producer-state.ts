@@ -203,10 +203,18 @@ export class ProducerStateManager {
   }
 
   /** Every producer with state, by producer id (DescribeProducers). */
+  hasOngoingTransaction(producerId: bigint, producerEpoch: number): boolean {
+    const entry = this.producers.get(producerId);
+    return entry !== undefined && entry.epoch === producerEpoch && entry.currentTxnFirstOffset >= 0n;
+  }
+
   activeProducers(): ActiveProducer[] {
     const out: ActiveProducer[] = [];
     for (const [producerId, entry] of this.producers) {
-      out.push({ producerId, producerEpoch: entry.epoch, lastSequence: entry.batches.at(-1)?.lastSeq ?? NO_SEQUENCE, lastTimestamp: entry.lastTimestamp });
+      out.push({
+        producerId, producerEpoch: entry.epoch, lastSequence: entry.batches.at(-1)?.lastSeq ?? NO_SEQUENCE, lastTimestamp: entry.lastTimestamp,
+        coordinatorEpoch: entry.coordinatorEpoch, currentTxnStartOffset: entry.currentTxnFirstOffset,
+      });
     }
     return out.sort((a, b) => (a.producerId < b.producerId ? -1 : a.producerId > b.producerId ? 1 : 0));
   }

@@ -102,6 +102,10 @@ export interface ActiveProducer {
   readonly lastSequence: number;
   /** The max timestamp of its newest batch. */
   readonly lastTimestamp: bigint;
+  /** The epoch of the coordinator whose marker completed its last transaction here; -1 when none. */
+  readonly coordinatorEpoch: number;
+  /** The first offset of its open transaction in this partition; -1 when none. */
+  readonly currentTxnStartOffset: bigint;
 }
 
 /** What DeleteRecords did to a partition. */
@@ -177,6 +181,12 @@ export interface PartitionLog {
 
   /** DescribeProducers: the producers whose state this partition keeps (not yet expired), by producer id. */
   activeProducers(): ActiveProducer[];
+
+  /**
+   * Whether `producerId` at `producerEpoch` has an open transaction here (Kafka's
+   * UnifiedLog.hasOngoingTransaction): its next transactional batch needs no verification.
+   */
+  hasOngoingTransaction(producerId: bigint, producerEpoch: number): boolean;
 }
 
 /** DescribeLogDirs: the directory the logs live in and its file system's size. */

@@ -140,7 +140,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
     assert.equal(kafka.errorCode, ErrorCode.NONE);
     assert.equal(brook.errorCode, ErrorCode.NONE);
     // D1: versions Brook still serves that Kafka 4 removed (KIP-896).
-    const brookOnly = new Map<number, number[]>([[19, [0, 1]], [20, [0]], [27, [0]], [32, [0]]]);
+    const brookOnly = new Map<number, number[]>([[19, [0, 1]], [20, [0]], [32, [0]]]);
     const narrower: string[] = [];
     for (const range of brook.apiKeys) {
       const k = kafka.apiKeys.find((x) => x.apiKey === range.apiKey);
@@ -166,7 +166,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
       '18: brook 0-4 kafka 0-5', // ApiVersions: v5 (KIP-1242 cluster id and node id check)
       '24: brook 0-3 kafka 0-5', // AddPartitionsToTxn: v4 (brokers' verification batches) not served, v5 (transactions V2)
-      '27: brook 0-1 kafka 1-2', // WriteTxnMarkers: v0 removed by Kafka 4 (KIP-896), v2 (KIP-1228 transaction version)
+      '27: brook 1-1 kafka 1-2', // WriteTxnMarkers: v2 (KIP-1228 transaction version); v0 removed by both (KIP-896)
       '28: brook 0-5 kafka 0-6', // TxnOffsetCommit: v6 (topic ids, KIP-1319)
       '35: brook 1-4 kafka 1-5', // DescribeLogDirs: v5 not in Brook's schemas
       '42: brook 0-2 kafka 0-3', // DeleteGroups: v3 (per-group error message)

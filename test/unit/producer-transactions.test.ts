@@ -152,6 +152,37 @@ test('InitProducerId is retried on COORDINATOR_LOAD_IN_PROGRESS and CONCURRENT_T
   assert.equal(producer.transactionState, 'READY');
 });
 
+test('AddPartitionsToTxn answered CONCURRENT_TRANSACTIONS is retried after 20 ms for a transaction\'s first partitions (Java\'s ADD_PARTITIONS_RETRY_BACKOFF_MS), after retry.backoff.ms later', { timeout: 10_000 }, async (t) => {
+  const { fake, scheduler, producer } = setup(t);
+  await producer.initTransactions();
+  const concurrent = () => ({
+    throttleTimeMs: 0, resultsByTopicV3AndBelow: [{ name: 't', resultsByPartition: [{ partitionIndex: 0, partitionErrorCode: ErrorCode.CONCURRENT_TRANSACTIONS }] }],
+  });
+  // The previous transaction still writing its markers: the first AddPartitionsToTxn of the next one.
+  fake.once('AddPartitionsToTxn', concurrent);
+  producer.beginTransaction();
+  const first = producer.send({ topic: 't', partition: 0, value: 'a' });
+  await scheduler.advance(0);
+  await scheduler.advance(20);
+  await first;
+  const times = fake.requests('AddPartitionsToTxn').map((r) => r.atMs);
+  assert.equal(times.length, 2);
+  assert.equal(times[1]! - times[0]!, 20);
+  // A partition added to a transaction that has some already: the ordinary backoff.
+  fake.once('AddPartitionsToTxn', () => ({
+    throttleTimeMs: 0, resultsByTopicV3AndBelow: [{ name: 't', resultsByPartition: [{ partitionIndex: 1, partitionErrorCode: ErrorCode.CONCURRENT_TRANSACTIONS }] }],
+  }));
+  const second = producer.send({ topic: 't', partition: 1, value: 'b' });
+  await scheduler.advance(0);
+  await scheduler.advance(20);
+  assert.equal(fake.requests('AddPartitionsToTxn').length, 3, 'no retry after 20 ms');
+  await scheduler.advance(80);
+  await second;
+  const later = fake.requests('AddPartitionsToTxn').map((r) => r.atMs);
+  assert.equal(later[3]! - later[2]!, 100);
+  await producer.commitTransaction();
+});
+
 test('a call that times out leaves the operation running; calling again waits for the same one', { timeout: 10_000 }, async (t) => {
   const { fake, scheduler, producer } = setup(t);
   const gate = fake.hold('InitProducerId');

@@ -1,8 +1,8 @@
 /**
  * DescribeProducers (kafka-transactions describe-producers): per partition, the idempotent
  * producers whose state the log keeps (what duplicate detection and sequence checks use),
- * as Kafka's Partition.activeProducerState. Brook has no transactions: the coordinator
- * epoch and the current transaction's start offset are always -1.
+ * as Kafka's Partition.activeProducerState, with the epoch of the coordinator whose marker
+ * ended each one's last transaction and the first offset of its open one (-1 when none).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeProducersRequestData, DescribeProducersResponseData, PartitionResponse } from '../../protocol/messages/describe-producers.js';
@@ -37,7 +37,7 @@ export const describeProducersHandler = defineHandler<DescribeProducersRequestDa
         try {
           const activeProducers = log.activeProducers().map((p) => ({
             producerId: p.producerId, producerEpoch: p.producerEpoch, lastSequence: p.lastSequence, lastTimestamp: p.lastTimestamp,
-            coordinatorEpoch: -1, currentTxnStartOffset: -1n,
+            coordinatorEpoch: p.coordinatorEpoch, currentTxnStartOffset: p.currentTxnStartOffset,
           }));
           return { partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null, activeProducers };
         } catch (err) {

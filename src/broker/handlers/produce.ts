@@ -4,13 +4,19 @@
  * acks=1 once they are in the log, acks=0 not at all; with acks=0 an error closes the
  * connection, which is how Kafka tells such a producer something went wrong.
  *
- * With an authorizer, as Kafka 4's KafkaApis: transactional batches need WRITE on the
- * transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request), each
- * topic WRITE (else TOPIC_AUTHORIZATION_FAILED). Idempotent batches need nothing more: Kafka
- * 3.0 (KIP-679) dropped the IDEMPOTENT_WRITE check from Produce. Auto-creating an unknown
+ * As Kafka 4's KafkaApis, transactional batches need the request's transactional id (even
+ * without an authorizer) and WRITE on it (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the
+ * whole request). With an authorizer, each topic needs WRITE (else
+ * TOPIC_AUTHORIZATION_FAILED). Idempotent batches need nothing more: Kafka 3.0 (KIP-679)
+ * dropped the IDEMPOTENT_WRITE check from Produce. Auto-creating an unknown
  * topic (Brook's, see docs/ARCHITECTURE.md) also needs CREATE on the cluster or the topic, as
  * a Metadata request's does; without it the partition is UNKNOWN_TOPIC_OR_PARTITION, Kafka's
  * answer for any unknown topic.
+ *
+ * Transactional batches (produce-transactions.ts): under transaction version 2 (Produce v12+)
+ * their partitions join the transaction first; every transactional batch is then verified
+ * (KIP-890 part 1): its partition must be in the producer's transaction, else
+ * INVALID_TXN_STATE, as Kafka's ReplicaManager.handleProduceAppend.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { ProduceRequestData, ProduceResponseData, PartitionProduceResponse, TopicProduceResponse } from '../../protocol/messages/produce.js';
@@ -20,8 +26,7 @@ import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
 import { defineHandler, NO_RESPONSE, type HandlerResult, type RequestContext } from '../handler.js';
 import { AclOperation, ResourceType, authorize, filterAuthorized, mayCreateTopic } from '../authorization.js';
-import { TRANSACTION_VERSION_2, type TopicPartition } from '../../coordinator/transactions/state.js';
-import { implicitAddError } from './transaction-errors.js';
+import { addPartitionsImplicitly, firstTransactionalBatch, hasTransactionalRecords, TRANSACTION_V2_PRODUCE_VERSION, verifyAppend } from './produce-transactions.js';
 
 const ACKS_ALL = -1;
 
@@ -36,7 +41,7 @@ function appended(index: number, result: AppendResult): PartitionProduceResponse
   };
 }
 
-function appendPartition(ctx: RequestContext, topicName: string, index: number, records: Buffer | null): { response: PartitionProduceResponse; durable?: Promise<void> } {
+function appendPartition(ctx: RequestContext, request: ProduceRequestData, topicName: string, index: number, records: Buffer | null): { response: PartitionProduceResponse; durable?: Promise<void> } {
   const { broker } = ctx;
   let topic;
   try {
@@ -48,6 +53,8 @@ function appendPartition(ctx: RequestContext, topicName: string, index: number, 
   const log = topic ? broker.storage.partition(topicName, index) : undefined;
   if (!log) return { response: failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
   if (records === null || records.length === 0) return { response: failed(index, ErrorCode.INVALID_RECORD, 'no records') };
+  const unverified = verifyAppend(ctx, request, topicName, index, records);
+  if (unverified !== null) return { response: failed(index, unverified.errorCode, unverified.errorMessage) };
   let checkedByRequest = false;
   try {
     validateProduceRecords(records);
@@ -93,14 +100,13 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
     if (acks !== 0 && acks !== 1 && acks !== ACKS_ALL) {
       return everyPartition(request, ErrorCode.INVALID_REQUIRED_ACKS);
     }
-    let writable: Set<string> | null = null;
-    if (ctx.broker.acls !== null) {
-      if (hasTransactionalRecords(request) && (request.transactionalId == null || !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
-        if (acks === 0) return Promise.reject(new AcksZeroProduceError());
-        return everyPartition(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-      }
-      writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name));
+    // Transactional batches need the request's transactional id, with or without an authorizer.
+    if (hasTransactionalRecords(request) && (request.transactionalId == null || !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId))) {
+      if (acks === 0) return Promise.reject(new AcksZeroProduceError());
+      return everyPartition(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
+    let writable: Set<string> | null = null;
+    if (ctx.broker.acls !== null) writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name));
     if (ctx.apiVersion >= TRANSACTION_V2_PRODUCE_VERSION && request.transactionalId != null) {
       const txn = firstTransactionalBatch(request);
       if (txn !== null) {
@@ -130,7 +136,7 @@ function appendAll(
         anyError = true;
         return failed(p.index, refusal);
       }
-      const { response, durable } = appendPartition(ctx, t.name, p.index, p.records);
+      const { response, durable } = appendPartition(ctx, request, t.name, p.index, p.records);
       if (response.errorCode !== ErrorCode.NONE) anyError = true;
       if (durable && acks === ACKS_ALL) {
         durables.push(durable.catch((err: unknown) => {
@@ -156,67 +162,6 @@ function everyPartition(request: ProduceRequestData, errorCode: number): Produce
     throttleTimeMs: 0,
     responses: request.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => failed(p.index, errorCode)) })),
   };
-}
-
-/** Offset of the attributes in a v2 record batch header; bit 4 marks a transactional batch. */
-const ATTRIBUTES_OFFSET = 21;
-const TRANSACTIONAL_FLAG = 0x10;
-
-/** Kafka's RequestUtils.hasTransactionalRecords: is the first batch of some partition transactional? */
-function hasTransactionalRecords(request: ProduceRequestData): boolean {
-  for (const t of request.topicData) {
-    for (const p of t.partitionData) {
-      const r = p.records;
-      if (r !== null && r.length > ATTRIBUTES_OFFSET + 1 && (r.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) !== 0) return true;
-    }
-  }
-  return false;
-}
-
-/** Produce v12 and later are transaction version 2: a transactional batch's partition joins its transaction implicitly. */
-const TRANSACTION_V2_PRODUCE_VERSION = 12;
-const PRODUCER_ID_OFFSET = 43;
-const PRODUCER_EPOCH_OFFSET = 51;
-
-/** The producer id and epoch of the request's first transactional batch, or null. */
-function firstTransactionalBatch(request: ProduceRequestData): { producerId: bigint; producerEpoch: number } | null {
-  for (const t of request.topicData) {
-    for (const p of t.partitionData) {
-      const r = p.records;
-      if (r !== null && r.length > PRODUCER_EPOCH_OFFSET + 1 && (r.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) !== 0) {
-        return { producerId: r.readBigInt64BE(PRODUCER_ID_OFFSET), producerEpoch: r.readInt16BE(PRODUCER_EPOCH_OFFSET) };
-      }
-    }
-  }
-  return null;
-}
-
-/**
- * Transaction version 2: the partitions of the request's transactional batches join the
- * transaction (ReplicaManager's ADD_PARTITION verification through the transaction
- * coordinator's AddPartitionsToTxn path) before anything is appended; its errors as
- * implicitAddError says. Returns the refused partitions.
- */
-async function addPartitionsImplicitly(
-  ctx: RequestContext, request: ProduceRequestData, transactionalId: string, txn: { producerId: bigint; producerEpoch: number }, writable: Set<string> | null,
-): Promise<Map<string, number>> {
-  const partitions: TopicPartition[] = [];
-  for (const t of request.topicData) {
-    if (writable !== null && !writable.has(t.name)) continue;
-    for (const p of t.partitionData) {
-      const r = p.records;
-      const transactional = r !== null && r.length > ATTRIBUTES_OFFSET + 1 && (r.readInt16BE(ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) !== 0;
-      if (transactional && ctx.broker.storage.partition(t.name, p.index) !== undefined) partitions.push({ topic: t.name, partition: p.index });
-    }
-  }
-  const refused = new Map<string, number>();
-  if (partitions.length === 0) return refused;
-  const input = { transactionalId, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
-  const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.addPartitions(id, input, partitions, nowMs, TRANSACTION_VERSION_2));
-  if (reply.errorCode === ErrorCode.NONE) return refused;
-  const errorCode = implicitAddError(reply.errorCode);
-  for (const { topic, partition } of partitions) refused.set(`${topic}-${partition}`, errorCode);
-  return refused;
 }
 
 /** Rejecting with this makes the connection close without an "internal error" log. */

@@ -3,7 +3,8 @@
  * COMMIT or ABORT control batch appended to each partition, answered once durable. The
  * same append the local coordinator uses (TransactionRuntime.writeMarkers). Only for a
  * principal with CLUSTER_ACTION on the cluster (KafkaApis: else every partition
- * CLUSTER_AUTHORIZATION_FAILED).
+ * CLUSTER_AUTHORIZATION_FAILED). v0 is not served, as in Kafka 4 (KIP-896 removed it:
+ * WriteTxnMarkersRequest.json's "validVersions": "1-2").
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { WriteTxnMarkersRequestData, WriteTxnMarkersResponseData } from '../../protocol/messages/write-txn-markers.js';
@@ -13,7 +14,7 @@ import { AclOperation, authorizeCluster } from '../authorization.js';
 
 export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequestData, WriteTxnMarkersResponseData>({
   api: Api.WriteTxnMarkers,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: Api.WriteTxnMarkers.request.highestVersion,
   async handle(ctx, request) {
     if (!authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {

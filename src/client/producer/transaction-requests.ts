@@ -32,6 +32,8 @@ export const PRODUCE_MAX_VERSION_V1 = 11;
 export const END_TXN_MAX_VERSION_V1 = 4;
 export const TXN_OFFSET_COMMIT_MAX_VERSION_V1 = 4;
 export const ADD_PARTITIONS_TO_TXN_MAX_CLIENT_VERSION = 3;
+/** Java's TransactionManager.ADD_PARTITIONS_RETRY_BACKOFF_MS (see addPartitions). */
+const ADD_PARTITIONS_RETRY_BACKOFF_MS = 20;
 
 export interface ProducerIdAndEpoch {
   readonly producerId: bigint;
@@ -157,8 +159,16 @@ export class TransactionRequests {
     return result;
   }
 
-  async addPartitions(id: ProducerIdAndEpoch, partitions: ReadonlyMap<string, readonly number[]>, signal: AbortSignal): Promise<void> {
+  /**
+   * `first`: the transaction has no partition yet. Then CONCURRENT_TRANSACTIONS most likely
+   * means the previous transaction is still writing its markers, and the retry comes after
+   * 20 ms rather than retry.backoff.ms, as Java's TransactionManager
+   * (ADD_PARTITIONS_RETRY_BACKOFF_MS): a producer committing in a loop would otherwise wait
+   * a whole backoff per transaction.
+   */
+  async addPartitions(id: ProducerIdAndEpoch, partitions: ReadonlyMap<string, readonly number[]>, signal: AbortSignal, first = false): Promise<void> {
     const topics = [...partitions].map(([name, list]) => ({ name, partitions: [...list] }));
+    const backoffMs = first ? (code: number): number | undefined => (code === ErrorCode.CONCURRENT_TRANSACTIONS ? ADD_PARTITIONS_RETRY_BACKOFF_MS : undefined) : undefined;
     await this.untilDone('AddPartitionsToTxn', this.coordinator, signal, async (connection) => {
       const version = Math.min(connection.supportedVersion(Api.AddPartitionsToTxn) ?? 0, ADD_PARTITIONS_TO_TXN_MAX_CLIENT_VERSION);
       const response = await connection.request(Api.AddPartitionsToTxn, {
@@ -168,7 +178,7 @@ export class TransactionRequests {
       const codes: number[] = [];
       for (const t of response.resultsByTopicV3AndBelow ?? []) for (const p of t.resultsByPartition) codes.push(p.partitionErrorCode);
       return decidingCode(codes);
-    });
+    }, backoffMs);
   }
 
   async addOffsets(id: ProducerIdAndEpoch, groupId: string, signal: AbortSignal): Promise<void> {
@@ -214,7 +224,10 @@ export class TransactionRequests {
   }
 
   /** Sends until the answer's code is NONE; retries what a retry can heal, throws the rest. */
-  private async untilDone(what: string, target: CoordinatorTarget, signal: AbortSignal, attempt: (c: BrokerConnection) => Promise<number>): Promise<void> {
+  private async untilDone(
+    what: string, target: CoordinatorTarget, signal: AbortSignal, attempt: (c: BrokerConnection) => Promise<number>,
+    backoffMs: (code: number) => number | undefined = () => undefined,
+  ): Promise<void> {
     for (;;) {
       signal.throwIfAborted();
       let code: number;
@@ -239,7 +252,7 @@ export class TransactionRequests {
       if (action !== 'retry' && action !== 'find-coordinator') throw txnError(code, `${what} for transactional id ${this.transactionalId}`);
       if (action === 'find-coordinator') target.forget();
       this.cluster.logger.debug('transactional request retried', { what, error: new KafkaProtocolError(code).errorName });
-      await this.cluster.backoff(signal);
+      await this.cluster.backoff(signal, backoffMs(code));
     }
   }
 }

@@ -217,7 +217,7 @@ export class TransactionManager {
         else byTopic.set(q.topic, [q.partition]);
       }
       try {
-        await this.requests.addPartitions(this.sender.producerIdAndEpoch, byTopic, this.closeController.signal);
+        await this.requests.addPartitions(this.sender.producerIdAndEpoch, byTopic, this.closeController.signal, this.added.size === 0);
       } catch (err) {
         if (!this.closeController.signal.aborted) this.failed(err as Error);
         return;

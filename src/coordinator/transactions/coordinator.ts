@@ -241,6 +241,23 @@ export class TransactionCoordinator {
   }
 
   /**
+   * Kafka's handleVerifyPartitionsInTransaction (KIP-890 part 1): each partition's answer to
+   * "is it in the transaction of this producer id and epoch?", asked before a transactional
+   * append (Produce, TxnOffsetCommit). Reads only. TRANSACTION_ABORTABLE for a partition not
+   * added; pending transitions are not looked at (Kafka leaves that to the append).
+   */
+  verifyPartitions(input: TxnInput, partitions: readonly TopicPartition[]): number[] {
+    const all = (errorCode: number): number[] => partitions.map(() => errorCode);
+    if (input.transactionalId === '') return all(ErrorCode.INVALID_REQUEST);
+    if (!this.isLoaded) return all(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    const txn = this.txns.get(input.transactionalId);
+    if (txn === undefined || txn.producerId !== input.producerId) return all(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (txn.producerEpoch !== input.producerEpoch) return all(ErrorCode.PRODUCER_FENCED);
+    if (txn.state === TransactionState.PrepareCommit || txn.state === TransactionState.PrepareAbort) return all(ErrorCode.CONCURRENT_TRANSACTIONS);
+    return partitions.map((p) => (txn.partitions.has(partitionKey(p.topic, p.partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE));
+  }
+
+  /**
    * Kafka's handleEndTransaction for a client's EndTxn: transaction version 1 (v0-4), or 2
    * (v5, clientTransactionVersion 2), whose reply carries the producer id and epoch to use next.
    */
@@ -321,14 +338,18 @@ export class TransactionCoordinator {
     };
   }
 
-  /** Kafka's listTransactionStates: filters combine with AND; an empty filter matches all. */
+  /**
+   * Kafka's listTransactionStates: filters combine with AND; an empty filter matches all.
+   * The duration filter, as Kafka's, compares the start of the last transaction whatever the
+   * state: an id without one (start -1, e.g. Empty after InitProducerId) always passes it.
+   */
   list(filter: ListTransactionsFilter, nowMs: number): TransactionDescription[] {
     const out: TransactionDescription[] = [];
     for (const txn of this.txns.values()) {
       if (txn.state === TransactionState.Dead) continue;
       if (filter.states.length > 0 && !filter.states.includes(STATE_NAMES[txn.state])) continue;
       if (filter.producerIds.length > 0 && !filter.producerIds.includes(txn.producerId)) continue;
-      if (filter.durationMs >= 0 && !(txn.state === TransactionState.Ongoing && nowMs - txn.txnStartTimestamp > filter.durationMs)) continue;
+      if (filter.durationMs >= 0 && nowMs - txn.txnStartTimestamp <= filter.durationMs) continue;
       out.push(this.describe(txn.transactionalId)!);
     }
     return out;

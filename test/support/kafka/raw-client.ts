@@ -52,8 +52,13 @@ export interface ApiTypes {
   DescribeClientQuotas: [M.DescribeClientQuotasRequestData, M.DescribeClientQuotasResponseData];
   AlterClientQuotas: [M.AlterClientQuotasRequestData, M.AlterClientQuotasResponseData];
   DescribeUserScramCredentials: [M.DescribeUserScramCredentialsRequestData, M.DescribeUserScramCredentialsResponseData];
-  ListTransactions: [M.ListTransactionsRequestData, M.ListTransactionsResponseData];
+  AddPartitionsToTxn: [M.AddPartitionsToTxnRequestData, M.AddPartitionsToTxnResponseData];
+  AddOffsetsToTxn: [M.AddOffsetsToTxnRequestData, M.AddOffsetsToTxnResponseData];
+  EndTxn: [M.EndTxnRequestData, M.EndTxnResponseData];
+  WriteTxnMarkers: [M.WriteTxnMarkersRequestData, M.WriteTxnMarkersResponseData];
+  TxnOffsetCommit: [M.TxnOffsetCommitRequestData, M.TxnOffsetCommitResponseData];
   DescribeTransactions: [M.DescribeTransactionsRequestData, M.DescribeTransactionsResponseData];
+  ListTransactions: [M.ListTransactionsRequestData, M.ListTransactionsResponseData];
 }
 
 export type ApiName = keyof ApiTypes;
