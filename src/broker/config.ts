@@ -112,6 +112,15 @@ export interface BrokerConfig {
   readonly offsetsTopicSegmentBytes: number;
   /** Kafka's `transaction.max.timeout.ms`: the longest transaction.timeout.ms a producer may ask for. */
   readonly transactionMaxTimeoutMs: number;
+  /**
+   * Kafka's `add.partitions.to.txn.retry.backoff.ms` and `.max.ms`: a transaction-version-2
+   * Produce whose partitions cannot join the transaction yet (CONCURRENT_TRANSACTIONS: the
+   * previous transaction's markers are still being written) is retried by the broker every
+   * `retryBackoffMs` for up to `retryBackoffMaxMs`, before the producer hears of it (and
+   * would retry only after its retry.backoff.ms).
+   */
+  readonly addPartitionsToTxnRetryBackoffMs: number;
+  readonly addPartitionsToTxnRetryBackoffMaxMs: number;
   /** Kafka's `transactional.id.expiration.ms`: idle transactional ids are forgotten after this. */
   readonly transactionalIdExpirationMs: number;
   /** Kafka's `transaction.abort.timed.out.transaction.cleanup.interval.ms`. */
@@ -189,6 +198,8 @@ export const DEFAULT_BROKER_CONFIG: BrokerConfig = {
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetsTopicSegmentBytes: 10 * 1024 * 1024,
   transactionMaxTimeoutMs: 900_000,
+  addPartitionsToTxnRetryBackoffMs: 20,
+  addPartitionsToTxnRetryBackoffMaxMs: 100,
   transactionalIdExpirationMs: 604_800_000,
   transactionAbortTimedOutTransactionCleanupIntervalMs: 10_000,
   transactionRemoveExpiredTransactionCleanupIntervalMs: 3_600_000,

@@ -7,7 +7,10 @@
  * Kafka reads a connection's next request only after answering the previous one, so there a
  * Heartbeat, JoinGroup or Metadata request that a client sends on the connection where its
  * Fetch is long-polling waits up to fetch.max.wait.ms; here the Fetch comes back early,
- * possibly empty, and the client simply fetches again.
+ * possibly empty, and the client simply fetches again. A handler that has to wait before it
+ * acts (a transaction-version-2 Produce whose partitions join the transaction first) holds
+ * the later requests back until it has acted (`RequestContext.holdLaterRequests`), so a
+ * producer's pipelined requests still append in order.
  *
  * Bad input never escapes: an undecodable frame, an unknown API or an unsupported version
  * closes this connection with a log line (ApiVersions answers UNSUPPORTED_VERSION instead,
@@ -73,6 +76,8 @@ export class Connection {
   private readingPaused = false;
   /** Set while frames are being taken from the decoder (a response written meanwhile must not start another loop). */
   private processing = false;
+  /** A handler's wait that later requests must not overtake (`RequestContext.holdLaterRequests`). */
+  private holding: Promise<unknown> | null = null;
   private closed = false;
   /** Set by bad input: the connection closes once the responses before it are written. */
   private closingReason: string | null = null;
@@ -227,6 +232,7 @@ export class Connection {
       while (!this.closed && this.closingReason === null) {
         // PLAIN's password check is under way: what follows must see its outcome (it resumes us).
         if (this.sasl?.busy === true) break;
+        if (this.holding !== null) break;
         if (this.overLimits()) {
           this.pause();
           break;
@@ -382,6 +388,7 @@ export class Connection {
       onResponseWritten(callback: () => void): void {
         (slot.written ??= []).push(callback);
       },
+      holdLaterRequests: (done: Promise<unknown>): void => this.holdUntil(done),
     };
     let result;
     try {
@@ -401,6 +408,16 @@ export class Connection {
     }
     this.enqueue(api, version, header.correlationId, result, slot);
     return result instanceof Promise;
+  }
+
+  private holdUntil(done: Promise<unknown>): void {
+    this.holding = done;
+    const release = (): void => {
+      if (this.holding !== done) return;
+      this.holding = null;
+      queueMicrotask(() => this.processFrames());
+    };
+    done.then(release, release);
   }
 
   private enqueue(api: ApiCodecs, version: number, correlationId: number, result: unknown, slot: ResponseSlot = newResponseSlot()): void {

@@ -44,6 +44,13 @@ export interface RequestContext {
    * the response is written.
    */
   onResponseWritten(callback: () => void): void;
+  /**
+   * Takes up no later request of this connection until `done` settles. Requests are otherwise
+   * worked on as they arrive; a handler that must wait before it acts (a Produce whose
+   * partitions join a transaction first) holds the connection, so the requests after it act
+   * after it, as in Kafka, which reads a connection's next request only once it answered.
+   */
+  holdLaterRequests(done: Promise<unknown>): void;
 }
 
 export interface ApiHandler<Req = unknown, Res = unknown> {

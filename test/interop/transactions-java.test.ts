@@ -31,7 +31,7 @@ import { kafkaJs } from '../support/clients/kafkajs.js';
 import { javaCommand } from '../support/java-oracle.js';
 import { kafkaAvailable, kafkaClasspath, startKafka } from '../support/kafka/kafka-broker.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
-import { Admin, Producer } from '../../src/index.js';
+import { Admin, Consumer, Producer } from '../../src/index.js';
 import { decodeControlRecordKey, decodeEndTxnMarker, decodeRecordBatch, iterateBatches } from '../../src/protocol/records/index.js';
 
 const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'support', 'python');
@@ -296,4 +296,35 @@ test('Kafka 4.4 transactional producer: the same flow leaves the same markers an
   const conn = await RawConnection.connect('127.0.0.1', brook.port, { timeoutMs: 5000 });
   cleanup.add('close raw connection', () => conn.close());
   assert.deepEqual(await markerLog(conn, 'txn-v1'), ['0 v1-a epoch 0', '1 COMMIT epoch 0', '2 v1-b epoch 0', '3 COMMIT epoch 0']);
+});
+
+test('Kafka 4.4 transactional producer, 40 transactions of 1,000 records back to back (transaction version 2): every one committed, in order, none lost', { timeout: 180_000 }, async (t) => {
+  // Each transaction's first Produce v12 arrives while the previous one's markers are still
+  // being written (CONCURRENT_TRANSACTIONS, which the broker retries for up to 100 ms) and the
+  // producer pipelines its next requests behind it: they must append after it, or their
+  // sequence numbers arrive out of order (OUT_OF_ORDER_SEQUENCE_NUMBER, a fatal error).
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+  cleanup.add('close admin', () => admin.close());
+  const topic = 'txn-back-to-back';
+  await admin.createTopic({ name: topic, partitions: 6 });
+  const records = 40_000;
+  const [cmd, ...args] = javaCommand('brook.conformance.BenchTxnProducer');
+  const run = await runProcess(cmd!, [...args, broker.bootstrap, topic, String(records), '100', '1000', 'txn-back-to-back'], { timeoutMs: 150_000 });
+  assert.equal(run.code, 0, run.stderr.slice(-3000));
+  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { records: number; transactions: number; errors: number; firstError?: string };
+  assert.deepEqual([result.records, result.transactions, result.errors, result.firstError ?? null], [records, 40, 0, null]);
+  // A read_committed consumer reads every record, once.
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap, isolationLevel: 'read_committed', fetchMaxWaitMs: 100 });
+  cleanup.add('close consumer', () => consumer.close());
+  consumer.assign(Array.from({ length: 6 }, (_, partition) => ({ topic, partition })));
+  consumer.seekToBeginning();
+  let seen = 0;
+  const deadline = Date.now() + 60_000;
+  while (seen < records && Date.now() < deadline) seen += (await consumer.poll({ timeoutMs: 200 })).length;
+  for (let i = 0; i < 5; i++) seen += (await consumer.poll({ timeoutMs: 200 })).length;
+  assert.equal(seen, records);
 });

@@ -62,7 +62,18 @@ export async function addPartitionsImplicitly(
   const refused = new Map<string, number>();
   if (partitions.length === 0) return refused;
   const input = { transactionalId, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
-  const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.addPartitions(id, input, partitions, nowMs, TRANSACTION_VERSION_2));
+  const add = (): Promise<{ errorCode: number }> => ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.addPartitions(id, input, partitions, nowMs, TRANSACTION_VERSION_2));
+  // As Kafka's AddPartitionsToTxnManager: CONCURRENT_TRANSACTIONS (the previous transaction
+  // still completing, as it is right after the client's EndTxn returns) is retried here every
+  // add.partitions.to.txn.retry.backoff.ms for up to .max.ms, which the next transaction's
+  // first Produce would otherwise wait out as retry.backoff.ms in the client.
+  const { addPartitionsToTxnRetryBackoffMs: backoffMs, addPartitionsToTxnRetryBackoffMaxMs: maxMs } = ctx.broker.config;
+  const started = performance.now();
+  let reply = await add();
+  while (reply.errorCode === ErrorCode.CONCURRENT_TRANSACTIONS && performance.now() - started < maxMs && !ctx.signal.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, backoffMs));
+    reply = await add();
+  }
   if (reply.errorCode === ErrorCode.NONE) return refused;
   const errorCode = implicitAddError(reply.errorCode);
   for (const { topic, partition } of partitions) refused.set(`${topic}-${partition}`, errorCode);

@@ -110,7 +110,12 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
     if (ctx.apiVersion >= TRANSACTION_V2_PRODUCE_VERSION && request.transactionalId != null) {
       const txn = firstTransactionalBatch(request);
       if (txn !== null) {
-        return addPartitionsImplicitly(ctx, request, request.transactionalId, txn, writable).then((refused) => appendAll(ctx, request, writable, refused)) as HandlerResult<ProduceResponseData>;
+        // The producer's next requests carry later sequence numbers: they are taken up once
+        // this one has appended (wrapped, so `appended` does not wait for durability).
+        const appended = addPartitionsImplicitly(ctx, request, request.transactionalId, txn, writable)
+          .then((refused) => ({ answer: appendAll(ctx, request, writable, refused) }));
+        ctx.holdLaterRequests(appended);
+        return appended.then((r) => r.answer) as HandlerResult<ProduceResponseData>;
       }
     }
     return appendAll(ctx, request, writable, null);

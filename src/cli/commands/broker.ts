@@ -66,7 +66,8 @@ group.consumer.max.heartbeat.interval.ms, group.consumer.max.size, group.consume
 group.consumer.assignment.interval.ms, group.consumer.min.assignment.interval.ms,
 group.consumer.max.assignment.interval.ms,
 group.consumer.migration.policy, offsets.retention.minutes, offsets.retention.check.interval.ms, offsets.topic.segment.bytes,
-transaction.max.timeout.ms, transactional.id.expiration.ms,
+transaction.max.timeout.ms, transactional.id.expiration.ms, add.partitions.to.txn.retry.backoff.ms,
+add.partitions.to.txn.retry.backoff.max.ms,
 transaction.abort.timed.out.transaction.cleanup.interval.ms,
 transaction.remove.expired.transaction.cleanup.interval.ms, transaction.state.log.num.partitions,
 transaction.state.log.segment.bytes, log.cleaner.enable, log.cleaner.backoff.ms, socket.request.max.bytes,
@@ -198,6 +199,8 @@ export function configFromProperties(props: Map<string, string>): BrokerSettings
       case 'offsets.retention.check.interval.ms': config.offsetsRetentionCheckIntervalMs = atLeast(key, long(), 1); break;
       case 'offsets.topic.segment.bytes': config.offsetsTopicSegmentBytes = positive(key, value); break;
       case 'transaction.max.timeout.ms': config.transactionMaxTimeoutMs = positive(key, value); break;
+      case 'add.partitions.to.txn.retry.backoff.ms': config.addPartitionsToTxnRetryBackoffMs = positive(key, value); break;
+      case 'add.partitions.to.txn.retry.backoff.max.ms': config.addPartitionsToTxnRetryBackoffMaxMs = atLeast(key, int(key, value), 0); break;
       case 'transactional.id.expiration.ms': config.transactionalIdExpirationMs = positive(key, value); break;
       case 'transaction.abort.timed.out.transaction.cleanup.interval.ms': config.transactionAbortTimedOutTransactionCleanupIntervalMs = positive(key, value); break;
       case 'transaction.remove.expired.transaction.cleanup.interval.ms': config.transactionRemoveExpiredTransactionCleanupIntervalMs = positive(key, value); break;
