@@ -44,8 +44,6 @@ import { newResponseSlot, ResponseQueue, type ResponseSlot } from './response-qu
 import type { SaslAuthenticator } from './sasl/sasl-authenticator.js';
 import { handshakeTimeoutMs } from './ssl-config.js';
 
-export type { ConnectionInfo } from './connection-stats.js';
-
 /** Stop reading from a client with this many requests awaiting their responses. */
 export const MAX_IN_FLIGHT = 100;
 /** Stop reading while this many response bytes wait for a slow reader. */
