@@ -19,3 +19,32 @@ export function cpuMsOf(pid: number | undefined): number {
     return NaN;
   }
 }
+
+/** The machine's CPU time so far, by kind (jiffies summed over all CPUs, /proc/stat's "cpu" line). */
+export interface MachineCpu {
+  readonly total: number;
+  /** Time the hypervisor ran something else while this machine's CPUs wanted to run. */
+  readonly steal: number;
+}
+
+/** A snapshot for hostSteal; null where /proc/stat is unavailable. */
+export function machineCpu(): MachineCpu | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is inside user)
+    const f = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { total: f.reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The share of the machine's CPU time stolen by the hypervisor between two snapshots, in %.
+ * On a shared virtual machine a latency percentile says as much about the neighbours as about
+ * the program: runs with steal are the host's, and the benchmarks print it beside their figures.
+ */
+export function hostSteal(before: MachineCpu | null, after: MachineCpu | null): number {
+  if (!before || !after || after.total <= before.total) return NaN;
+  return (100 * (after.steal - before.steal)) / (after.total - before.total);
+}

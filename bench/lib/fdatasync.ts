@@ -63,3 +63,53 @@ export async function fdatasyncLoop(options: FdatasyncOptions): Promise<Fdatasyn
   }
   return { count: times.length, p50: percentile(times, 50), p99: percentile(times, 99), max: percentile(times, 100) };
 }
+
+/** A probe's fdatasync at or over this long is a stall of the disk (this disk's own max is 5-10 ms when quiet). */
+export const DISK_STALL_MS = 20;
+
+export interface DiskProbeResult {
+  count: number;
+  max: number;
+  /** fdatasyncs that took DISK_STALL_MS or more: when each started (ms since the epoch) and how long it took. */
+  stalls: { at: number; ms: number }[];
+}
+
+/**
+ * A light probe beside a measurement: one 200 B append + fdatasync of its own file every
+ * `intervalMs`, one at a time, timing each. On a shared virtual disk the host stalls every
+ * fsync now and then for 50-500 ms, which sets any commit p99 it falls into whatever the
+ * broker does; the probe says which runs had one. Run beside both the case under test and its
+ * control, its counts also show whether the case itself stalls the disk.
+ */
+export function startDiskProbe(dir: string, intervalMs = 20): { stop(): Promise<DiskProbeResult> } {
+  const path = join(dir, `disk-probe-${process.pid}-${Date.now()}.tmp`);
+  const fd = fs.openSync(path, 'a');
+  const data = Buffer.alloc(200, 0x61);
+  const times: number[] = [];
+  const stalls: { at: number; ms: number }[] = [];
+  let stopped = false;
+  const loop = (async (): Promise<void> => {
+    while (!stopped) {
+      fs.writeSync(fd, data);
+      const at = Date.now();
+      const start = performance.now();
+      await fdatasync(fd);
+      const ms = performance.now() - start;
+      times.push(ms);
+      if (ms >= DISK_STALL_MS) stalls.push({ at, ms });
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  })();
+  return {
+    async stop(): Promise<DiskProbeResult> {
+      stopped = true;
+      try {
+        await loop;
+      } finally {
+        fs.closeSync(fd);
+        fs.rmSync(path, { force: true });
+      }
+      return { count: times.length, max: times.length ? Math.max(...times) : NaN, stalls };
+    },
+  };
+}
