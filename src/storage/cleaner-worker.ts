@@ -50,15 +50,16 @@ if (process.platform === 'linux') {
   }
 }
 /**
- * At most half a core: 2 ms of work, then 2 ms of sleep (duty-cycle.ts says why). Measured at
- * 1,000 commits/s while a first pass compacted ~300 MB of `__consumer_offsets` in 1 MiB
- * segments, 2 cores on a noisy host (BENCHMARKS.md, scenario 7b): commits over 5 ms from the
- * schedule, medians of 12 interleaved runs, 1.9% with it, 4.2% without, 2.7% with the cleaner
- * off; in a benchmark's quiet runs, p99 5.2-5.8 ms with it, 7.7-8.7 without, 4.0 cleaner off.
- * The pass takes about 1.6 times as long.
+ * At most a quarter of a core: 1 ms of work, then 3 ms of sleep (duty-cycle.ts says why).
+ * Measured at 1,000 commits/s while a first pass compacted ~330 MB of `__consumer_offsets` in
+ * 1 MiB segments on 2 cores (BENCHMARKS.md, scenario 7b): what sets the commit tail is how
+ * much CPU the worker takes, not its priority (SCHED_IDLE without a duty cycle did worse than
+ * nice 10 with one). Medians of 6 interleaved runs, data dir on tmpfs: p99 5.0 ms at 1/3, 6.4
+ * ms at 2/2, 7.7 ms with SCHED_IDLE and no rest; on disk, in the runs whose control was quiet,
+ * 4.8-4.9 ms at 1/3 against 4.7-7.5 ms at 2/2. The pass takes about 1.6 times as long as at 2/2.
  */
-const WORK_MS = 2;
-const REST_MS = 2;
+const WORK_MS = 1;
+const REST_MS = 3;
 /** The rest ends early when the storage closes (the abort flag is notified). */
 const dutyCycle = new DutyCycle({ workMs: WORK_MS, restMs: REST_MS, now: () => performance.now(), sleep: (ms) => void Atomics.wait(abortFlag, 0, 0, ms) });
 /** Bytes read from a segment file at a time (a batch larger than this is read whole). */

@@ -7,7 +7,7 @@
  * clients' threads wake up about once a millisecond at 1,000 commits/s, and a woken thread
  * waits for a core when both are busy, one of them with the cleaner; the scheduler lets the
  * running thread finish a time slice of a few milliseconds first, whatever its nice value. A
- * thread that is asleep half the time leaves a core free when they wake (the commit tail,
+ * thread that is asleep most of the time leaves a core free when they wake (the commit tail,
  * BENCHMARKS.md scenario 7b). Kafka's cleaner has a bytes-per-second throttle for the same
  * reason (log.cleaner.io.max.bytes.per.second), unlimited by default, on machines with more cores.
  *
