@@ -20,10 +20,10 @@
  * the storage closing (a flag in shared memory, checked between batches) answers "aborted".
  */
 import * as fs from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MAX_TIMESTAMP_OFFSET, MIN_BATCH_LENGTH } from '../protocol/records/index.js';
 import { addBatchToMap, filterBatch, OffsetMap, type FilterContext } from './cleaner-filter.js';
+import { lowerThreadPriority } from './background-priority.js';
 import { DutyCycle } from './duty-cycle.js';
 import type { CleanerReply, CleanerRequest, GroupRequest, GroupResult, MapRequest, MapResult, SegmentRef, WorkerData } from './cleaner-thread.js';
 import { CLEANED_SUFFIX } from './file-swap.js';
@@ -34,29 +34,19 @@ const abortFlag = new Int32Array((workerData as WorkerData).abort);
 
 /**
  * The cleaner is background work: when the cores are busy (2 of them, the broker's event
- * loop, clients, other processes), the event loop's requests should get the CPU first. On
- * Linux a thread's nice value is its own (setpriority of pid 0 changes the calling thread
- * only), so this lowers this thread alone; it still gets every idle core, and about a tenth
- * of a contended one. Measured on 2 busy cores: commit p99 while cleaning 6.3 ms with it,
- * 11.6 ms without (medians of 5 interleaved runs, BENCHMARKS.md).
+ * loop, clients, other processes), the event loop's requests should get the CPU first
+ * (background-priority.ts: SCHED_IDLE on Linux, else nice 10).
  */
-const NICE = 10;
-// Elsewhere (macOS, Windows) the same call renices the whole process, the event loop too.
-if (process.platform === 'linux') {
-  try {
-    setPriority(NICE);
-  } catch {
-    // Not permitted here: the thread runs at the process's priority.
-  }
-}
+lowerThreadPriority();
 /**
  * At most a quarter of a core: 1 ms of work, then 3 ms of sleep (duty-cycle.ts says why).
  * Measured at 1,000 commits/s while a first pass compacted ~330 MB of `__consumer_offsets` in
- * 1 MiB segments on 2 cores (BENCHMARKS.md, scenario 7b): what sets the commit tail is how
- * much CPU the worker takes, not its priority (SCHED_IDLE without a duty cycle did worse than
- * nice 10 with one). Medians of 6 interleaved runs, data dir on tmpfs: p99 5.0 ms at 1/3, 6.4
- * ms at 2/2, 7.7 ms with SCHED_IDLE and no rest; on disk, in the runs whose control was quiet,
- * 4.8-4.9 ms at 1/3 against 4.7-7.5 ms at 2/2. The pass takes about 1.6 times as long as at 2/2.
+ * 1 MiB segments on 2 cores (BENCHMARKS.md, scenario 7b): the commit tail follows how much CPU
+ * the worker takes more than its priority. Commit p99 during cleaning, medians of 6
+ * interleaved runs on a tmpfs: 6.4 ms at 2 ms in 4 (nice 10), 5.0 at 1 in 4, 7.7 with
+ * SCHED_IDLE and no rest; later, on a quiet host, 4.1 ms at 1 in 4 (nice 10) and 3.3 with
+ * SCHED_IDLE too, against 2.8 with the cleaner off. The pass takes about 1.6 times as long as
+ * at 2 in 4 (7 s for 330 MB).
  */
 const WORK_MS = 1;
 const REST_MS = 3;
