@@ -18,8 +18,6 @@ import { spawnSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-export type BackgroundPriority = 'idle' | 'nice' | 'unchanged';
-
 const NICE = 10;
 
 /** This thread's id (Linux): /proc/thread-self links to `<pid>/task/<tid>`. */
@@ -31,17 +29,13 @@ function threadId(): string | null {
   }
 }
 
-export function lowerThreadPriority(): BackgroundPriority {
-  if (process.platform !== 'linux') return 'unchanged';
+export function lowerThreadPriority(): void {
+  if (process.platform !== 'linux') return;
   const tid = threadId();
-  if (tid !== null) {
-    const chrt = spawnSync('chrt', ['--idle', '-p', '0', tid], { stdio: 'ignore', timeout: 5000 });
-    if (chrt.status === 0) return 'idle';
-  }
+  if (tid !== null && spawnSync('chrt', ['--idle', '-p', '0', tid], { stdio: 'ignore', timeout: 5000 }).status === 0) return;
   try {
     setPriority(NICE);
-    return 'nice';
   } catch {
-    return 'unchanged';
+    // Not permitted here: the thread keeps the process's priority.
   }
 }
