@@ -18,7 +18,7 @@
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { encodeRecordBatch } from '../protocol/records/index.js';
-import { GroupCoordinator } from '../coordinator/index.js';
+import { CoordinatorStateLostError, GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorRecord,
   CoordinatorReply,
@@ -80,6 +80,9 @@ export function coordinatorError(err: unknown): number {
  */
 const MAX_LINGER_BATCH_BYTES = 512 * 1024;
 
+/** How long a failed load of the coordinator (the log offline while it recovers) waits before it is tried again. */
+const RELOAD_BACKOFF_MS = 500;
+
 /** Records of the results run in this turn, appended together (see append()). */
 interface LingerBatch {
   readonly records: CoordinatorRecord[];
@@ -106,7 +109,9 @@ export interface CoordinatorRuntimeOptions {
 }
 
 export class CoordinatorRuntime {
-  readonly coordinator: GroupCoordinator;
+  /** The coordinator loaded now: a new one after a fail-stop (see failStop()). */
+  private current: GroupCoordinator;
+  private readonly config: Partial<GroupCoordinatorConfig>;
   /** The groups' lifecycle log lines and rebalance counts. */
   readonly lifecycle: GroupLifecycle;
   private readonly storage: Storage;
@@ -128,32 +133,99 @@ export class CoordinatorRuntime {
   private inFlight = 0;
   private lingering: LingerBatch | null = null;
   private stopped = false;
+  /**
+   * Kafka's coordinator epoch: counts the loads of the coordinator. Results of an earlier
+   * load settle without touching the coordinator loaded since.
+   */
+  private coordinatorEpoch = 0;
+  /** Set from a fail-stop until the coordinator is loaded again: requests answer NOT_COORDINATOR. */
+  private reloading: Promise<void> | null = null;
+  /** Transactions that ended while the coordinator was unloaded, applied once it is loaded. */
+  private completionsWhileUnloaded: { producerId: bigint; commit: boolean }[] = [];
 
   private constructor(options: CoordinatorRuntimeOptions) {
     this.storage = options.storage;
     this.clock = options.clock;
     this.log = options.log;
     this.timers = new KeyedTimers(options.clock, (key) => {
+      if (this.reloading !== null) return;
       try {
-        this.run(this.coordinator.onTimer(key, this.clock.nowMs()));
+        this.run(this.current.onTimer(key, this.clock.nowMs()));
       } catch (err) {
         this.log.error('group coordinator timer failed', { key, err });
+        if (err instanceof CoordinatorStateLostError) this.failStop(err);
       }
     });
     this.offsetsTopicSegmentBytes = options.offsetsTopicSegmentBytes;
-    this.coordinator = new GroupCoordinator(options.coordinator);
+    this.config = options.coordinator;
+    this.current = new GroupCoordinator(options.coordinator);
     this.lifecycle = new GroupLifecycle(options.log, options.clock);
   }
 
   /** Replays `__consumer_offsets` (when it exists) and arms the coordinator's timers. */
   static start(options: CoordinatorRuntimeOptions): CoordinatorRuntime {
     const runtime = new CoordinatorRuntime(options);
-    const replayed = runtime.replay();
-    // Consumer groups need the topics before loading (their regexes are resolved then).
-    runtime.topicsChanged();
-    runtime.run(runtime.coordinator.loaded(runtime.clock.nowMs()));
-    if (replayed > 0) runtime.log.info('group coordinator loaded', { records: replayed, groups: runtime.coordinator.groupIds().length });
+    runtime.load(runtime.current);
     return runtime;
+  }
+
+  /** The group coordinator as loaded now (a new instance after a fail-stop). */
+  get coordinator(): GroupCoordinator {
+    return this.current;
+  }
+
+  /** Replays the log into `coordinator`, makes it the current one and arms its timers. */
+  private load(coordinator: GroupCoordinator): void {
+    const replayed = this.replay(coordinator);
+    this.current = coordinator;
+    // Consumer groups need the topics before loading (their regexes are resolved then).
+    this.topicsChanged();
+    this.run(coordinator.loaded(this.clock.nowMs()));
+    if (replayed > 0) this.log.info('group coordinator loaded', { records: replayed, groups: coordinator.groupIds().length });
+  }
+
+  /**
+   * The coordinator's memory may no longer match `__consumer_offsets` (a revert, or the undo
+   * of a failed operation, threw): fail-stop, as Kafka's runtime fails a shard and loads it
+   * again. The coordinator is unloaded at once: parked requests, and every request until it
+   * is loaded again, get NOT_COORDINATOR (clients look for the coordinator and retry), its
+   * timers stop and the lingering batch is dropped unwritten. Once every append already
+   * issued has settled, a new coordinator is loaded from the log, the only record of what is
+   * durable.
+   */
+  private failStop(err: unknown): void {
+    if (this.reloading !== null || this.stopped) return;
+    this.log.error('group coordinator state may not match __consumer_offsets: unloading it and loading it again from the log', { err });
+    this.coordinatorEpoch++;
+    this.timers.clear();
+    const lingering = this.lingering;
+    this.lingering = null;
+    lingering?.resolve(ErrorCode.NOT_COORDINATOR);
+    for (const requestId of [...this.parked.keys()]) {
+      const parked = this.take(requestId);
+      parked?.resolve(parked.errorResponse(ErrorCode.NOT_COORDINATOR));
+    }
+    this.chain = Promise.resolve(ErrorCode.NONE);
+    this.reloading = this.reload();
+  }
+
+  private async reload(): Promise<void> {
+    await this.tail;
+    for (;;) {
+      if (this.stopped) return;
+      try {
+        this.load(new GroupCoordinator(this.config));
+        break;
+      } catch (err) {
+        // The log may be offline while the storage recovers it (a failed fsync).
+        this.log.warn('loading the group coordinator failed; retrying', { err, retryInMs: RELOAD_BACKOFF_MS });
+        await new Promise<void>((resolve) => setTimeout(resolve, RELOAD_BACKOFF_MS).unref());
+      }
+    }
+    this.reloading = null;
+    const completions = this.completionsWhileUnloaded;
+    this.completionsWhileUnloaded = [];
+    for (const c of completions) this.completeTransaction(c.producerId, c.commit);
   }
 
   /** Creates `__consumer_offsets` when missing (FindCoordinator for a group, first write). */
@@ -172,8 +244,10 @@ export class CoordinatorRuntime {
    * (Kafka's coordinator gets every new metadata image). Every topic, internal ones too.
    */
   topicsChanged(): void {
+    // A coordinator being loaded gets the topics as it loads.
+    if (this.reloading !== null) return;
     try {
-      this.coordinator.onMetadataChange(this.storage.topics().map((t) => ({ name: t.name, topicId: t.topicId, numPartitions: t.partitions })));
+      this.current.onMetadataChange(this.storage.topics().map((t) => ({ name: t.name, topicId: t.topicId, numPartitions: t.partitions })));
     } catch (err) {
       this.log.error('group coordinator metadata update failed', { err });
     }
@@ -192,7 +266,7 @@ export class CoordinatorRuntime {
   ): Promise<Res> {
     const requestId = this.nextRequestId++;
     return new Promise<Res>((resolve) => {
-      if (this.stopped) {
+      if (this.stopped || this.reloading !== null) {
         resolve(errorResponse(ErrorCode.NOT_COORDINATOR));
         return;
       }
@@ -214,9 +288,13 @@ export class CoordinatorRuntime {
       if (ctx.broker.acls !== null) cctx.mayDescribeTopic = (topic) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic);
       let result: CoordinatorResult;
       try {
-        result = call(this.coordinator, cctx);
+        result = call(this.current, cctx);
       } catch (err) {
         this.log.error('group coordinator failed', { api: ctx.header.requestApiKey, err });
+        if (err instanceof CoordinatorStateLostError) {
+          this.failStop(err);
+          return;
+        }
         // Behind earlier replies, like any other answer.
         const parked = this.take(requestId);
         if (parked) void this.tail.then(() => parked.resolve(parked.errorResponse(ErrorCode.UNKNOWN_SERVER_ERROR)));
@@ -226,23 +304,35 @@ export class CoordinatorRuntime {
     });
   }
 
-  /** Shutdown: parked requests get NOT_COORDINATOR, timers stop; resolves once appends settle. */
   /**
    * The transaction of `producerId` ended and its marker is durable in `__consumer_offsets`
    * (the transaction coordinator's marker path calls this): its pending transactional
-   * offsets become committed (`commit`) or are dropped.
+   * offsets become committed (`commit`) or are dropped. While the coordinator is unloaded it
+   * waits for the load (which may have replayed the marker already: then it finds nothing).
    */
   completeTransaction(producerId: bigint, commit: boolean): void {
     if (this.stopped) return;
-    this.run(this.coordinator.completeTransaction(producerId, commit, this.clock.nowMs()));
+    if (this.reloading !== null) {
+      this.completionsWhileUnloaded.push({ producerId, commit });
+      return;
+    }
+    try {
+      this.run(this.current.completeTransaction(producerId, commit, this.clock.nowMs()));
+    } catch (err) {
+      this.log.error('group coordinator failed to complete a transaction', { producerId, err });
+      if (err instanceof CoordinatorStateLostError) this.failStop(err);
+    }
   }
 
+  /** Shutdown: parked requests get NOT_COORDINATOR, timers stop; resolves once appends settle. */
   async stop(): Promise<void> {
     if (this.stopped) return this.tail;
-    try {
-      this.run(this.coordinator.unload(this.clock.nowMs()));
-    } catch (err) {
-      this.log.error('group coordinator unload failed', { err });
+    if (this.reloading === null) {
+      try {
+        this.run(this.current.unload(this.clock.nowMs()));
+      } catch (err) {
+        this.log.error('group coordinator unload failed', { err });
+      }
     }
     this.stopped = true;
     // Unload's records (and any lingering ones) go now, not at the next turn.
@@ -264,6 +354,7 @@ export class CoordinatorRuntime {
       else this.timers.cancel(t.cancel);
     }
     const { token, events } = result;
+    const epoch = this.coordinatorEpoch;
     // Without a token the result cannot be reverted: what it tells has happened.
     if (token === null && events.length > 0) this.lifecycle.handle(events);
     if (result.records.length === 0 && result.replies.length === 0 && token === null) return;
@@ -275,6 +366,8 @@ export class CoordinatorRuntime {
     this.chain = ready;
     const settled = ready.then((errorCode) => {
       this.inFlight--;
+      // Its coordinator was unloaded (fail-stop) and its requests answered then.
+      if (epoch !== this.coordinatorEpoch) return;
       if (token !== null && events.length > 0) {
         if (errorCode === ErrorCode.NONE) this.lifecycle.handle(events);
         else this.log.debug('group events reverted', { events: events.length, errorCode });
@@ -294,14 +387,15 @@ export class CoordinatorRuntime {
    */
   private settle(token: ResultToken, errorCode: number): void {
     if (errorCode === ErrorCode.NONE) {
-      this.coordinator.committed(token);
+      this.current.committed(token);
       return;
     }
     let reverted: CoordinatorResult | undefined;
     try {
-      reverted = this.coordinator.revert(token, errorCode, this.clock.nowMs());
+      reverted = this.current.revert(token, errorCode, this.clock.nowMs());
     } catch (err) {
-      this.log.error('group coordinator revert failed', { err });
+      // Half-reverted memory must not serve: load it again from the log.
+      this.failStop(err);
       return;
     }
     if (reverted === undefined) return; // reverted with an earlier result
@@ -446,13 +540,13 @@ export class CoordinatorRuntime {
    * Replays `__consumer_offsets`: the last record of each key, in log order (offsets-replay.ts
    * says why that gives the same state); returns how many records the log held.
    */
-  private replay(): number {
+  private replay(coordinator: GroupCoordinator): number {
     const log = this.storage.partition(CONSUMER_OFFSETS_TOPIC, 0);
     if (log === undefined) return 0;
     const latest = readForReplay(log);
-    for (const record of latest.toReplay()) this.coordinator.replay(record);
+    for (const record of latest.toReplay()) coordinator.replay(record);
     // Offsets of transactions still open at the log end: pending until their marker.
-    for (const record of latest.openTransactionRecords()) this.coordinator.replay(record);
+    for (const record of latest.openTransactionRecords()) coordinator.replay(record);
     return latest.records;
   }
 }

@@ -35,6 +35,12 @@ export class KeyedTimers<K> {
     this.timers.delete(key);
   }
 
+  /** Cancels every pending timer; later schedules work as before. */
+  clear(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
   /** Clears every timer; later schedules are ignored. */
   stop(): void {
     this.stopped = true;

@@ -1,4 +1,5 @@
 /** The group coordinator (classic and KIP-848 consumer groups, committed offsets) as a pure state machine. */
+export { CoordinatorStateLostError } from './journal.js';
 export { GroupCoordinator, type GroupSnapshot, type GroupSummary } from './coordinator.js';
 export type { GroupEvent, GroupType, MemberRemovalCause } from './events.js';
 export { CONSUMER_GROUP_STATES, type ConsumerGroupState } from './consumer/group.js';

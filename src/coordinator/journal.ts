@@ -35,6 +35,19 @@ type Undo = () => void;
  */
 export type RevertFollowUp = (op: Operation, errorCode: number) => void;
 
+/**
+ * The coordinator's memory can no longer be trusted to match what it wrote: undoing an
+ * operation threw half-way. The runtime then unloads the coordinator and loads it again
+ * from its log (Kafka's runtime fails the shard and reloads it).
+ */
+export class CoordinatorStateLostError extends Error {
+  readonly code = 'COORDINATOR_STATE_LOST' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CoordinatorStateLostError';
+  }
+}
+
 /** Where an operation stood at a point, to go back to it (Journal.savepoint). */
 export interface Savepoint {
   readonly undo: number;
@@ -183,11 +196,18 @@ export class Journal {
     this.current.rollbackTo(sp);
   }
 
-  /** The running operation threw: undo what it did (its result is never carried out). */
+  /**
+   * The running operation threw: undo what it did (its result is never carried out). An
+   * undo that throws leaves the state half-undone: CoordinatorStateLostError.
+   */
   abort(): void {
     const c = this.current;
     this.current = null;
-    c?.rollback();
+    try {
+      c?.rollback();
+    } catch (err) {
+      throw new CoordinatorStateLostError('undoing a failed coordinator operation failed', { cause: err });
+    }
   }
 
   /** The result of `token` and every earlier one are durable: their changes stay. */

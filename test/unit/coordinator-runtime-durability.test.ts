@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoordinatorRuntime, coordinatorError } from '../../src/broker/coordinator-runtime.js';
 import type { RequestContext } from '../../src/broker/handler.js';
+import { CoordinatorStateLostError } from '../../src/coordinator/index.js';
+import { Journal } from '../../src/coordinator/journal.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { OffsetCommitResponseData } from '../../src/protocol/messages/offset-commit.js';
 import type { OffsetFetchResponseData } from '../../src/protocol/messages/offset-fetch.js';
@@ -69,6 +71,15 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 }
 
+/** The committed offset of t/0 in `groupId` (-1: none), by OffsetFetch v8 through `runtime`. */
+function fetchOffsetOf(runtime: CoordinatorRuntime, groupId: string): Promise<number> {
+  return runtime.submit<OffsetFetchResponseData>(
+    requestContext(new AbortController().signal),
+    (c, cctx) => c.offsetFetch(cctx, { groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }], requireStable: false }),
+    (errorCode) => ({ throttleTimeMs: 0, topics: [], errorCode, groups: [] }),
+  ).then((res) => Number(res.groups![0]!.topics[0]!.partitions[0]!.committedOffset));
+}
+
 function setup() {
   const { storage, gate } = gatedStorage();
   storage.createTopic('t', 1);
@@ -87,14 +98,15 @@ function setup() {
       answered.push(name);
       return res.topics[0]!.partitions[0]!.errorCode;
     });
-  /** The group's committed offset of t/0 (-1: none), by OffsetFetch v8. */
-  const fetchOffset = (groupId: string): Promise<number> =>
+  const fetchOffset = (groupId: string): Promise<number> => fetchOffsetOf(runtime, groupId);
+  /** OffsetFetch's group error code. */
+  const fetchError = (groupId: string): Promise<number> =>
     runtime.submit<OffsetFetchResponseData>(
       requestContext(controller.signal),
       (c, cctx) => c.offsetFetch(cctx, { groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }], requireStable: false }),
-      (errorCode) => ({ throttleTimeMs: 0, topics: [], errorCode, groups: [] }),
-    ).then((res) => Number(res.groups![0]!.topics[0]!.partitions[0]!.committedOffset));
-  return { storage, gate, runtime, commit, fetchOffset, answered };
+      (errorCode) => ({ throttleTimeMs: 0, topics: [], errorCode, groups: [{ groupId, topics: [], errorCode }] }),
+    ).then((res) => res.groups![0]!.errorCode);
+  return { storage, gate, runtime, commit, fetchOffset, fetchError, answered };
 }
 
 describe('coordinator runtime durability', { timeout: 10_000 }, () => {
@@ -198,10 +210,76 @@ describe('coordinator runtime durability', { timeout: 10_000 }, () => {
     await runtime.stop();
   });
 
+  it('a revert that throws unloads the coordinator: NOT_COORDINATOR until it is loaded again from the log', async () => {
+    const { storage, gate, runtime, commit, fetchOffset, fetchError } = setup();
+    assert.equal(await commit('a', 'g1', 1n), ErrorCode.NONE);
+    gate.hold = true;
+    const b = commit('b', 'g1', 2n);
+    await settle();
+    const c = commit('c', 'g2', 5n); // its own append, still pending when b's fails
+    await settle();
+    const first = runtime.coordinator;
+    first.revert = () => {
+      throw new Error('undo failed half-way');
+    };
+    gate.pending[0]!.reject(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'fsync failed'));
+    assert.deepEqual(await Promise.all([b, c]), [ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR]);
+    // Unloaded until every append already issued (c's) has settled; then loaded again.
+    assert.equal(await commit('d', 'g1', 9n), ErrorCode.NOT_COORDINATOR);
+    assert.equal(await fetchError('g1'), ErrorCode.NOT_COORDINATOR);
+    assert.equal(runtime.coordinator, first);
+    gate.hold = false;
+    gate.pending[1]!.resolve();
+    for (let i = 0; i < 50 && runtime.coordinator === first; i++) await settle();
+    assert.notEqual(runtime.coordinator, first, 'a new coordinator was loaded');
+    // Memory is the log again. This test's gate only fakes the failed fsync: b's and c's
+    // records are in the log, so the reloaded coordinator has them (and not d's).
+    const fresh = CoordinatorRuntime.start({ storage, clock: { nowMs: () => 1000 }, log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
+    for (const group of ['g1', 'g2']) {
+      assert.equal(await fetchOffset(group), await fetchOffsetOf(fresh, group), `${group} as a fresh load of the log has it`);
+    }
+    assert.equal(await fetchOffset('g1'), 2);
+    assert.equal(await fetchOffset('g2'), 5);
+    // And it serves.
+    assert.equal(await commit('e', 'g1', 10n), ErrorCode.NONE);
+    assert.equal(await fetchOffset('g1'), 10);
+    await fresh.stop();
+    await runtime.stop();
+  });
+
+  it('an operation whose undo throws unloads the coordinator and loads it again', async () => {
+    const { runtime, commit, fetchOffset } = setup();
+    assert.equal(await commit('a', 'g1', 1n), ErrorCode.NONE);
+    const first = runtime.coordinator;
+    first.offsetCommit = () => {
+      throw new CoordinatorStateLostError('undoing a failed coordinator operation failed');
+    };
+    assert.equal(await commit('b', 'g1', 2n), ErrorCode.NOT_COORDINATOR);
+    for (let i = 0; i < 50 && runtime.coordinator === first; i++) await settle();
+    assert.notEqual(runtime.coordinator, first);
+    assert.equal(await fetchOffset('g1'), 1);
+    assert.equal(await commit('c', 'g1', 3n), ErrorCode.NONE);
+    await runtime.stop();
+  });
+
   it("maps storage errors as Kafka's coordinator does", () => {
     assert.equal(coordinatorError(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'x')), ErrorCode.NOT_COORDINATOR);
     assert.equal(coordinatorError(new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'x')), ErrorCode.COORDINATOR_NOT_AVAILABLE);
     assert.equal(coordinatorError(new StorageError(ErrorCode.MESSAGE_TOO_LARGE, 'x')), ErrorCode.UNKNOWN_SERVER_ERROR);
     assert.equal(coordinatorError(new Error('bug')), ErrorCode.UNKNOWN_SERVER_ERROR);
+  });
+});
+
+describe('coordinator journal', { timeout: 10_000 }, () => {
+  it('an undo that throws while aborting an operation reports the state lost', () => {
+    const journal = new Journal();
+    journal.begin();
+    journal.record(() => {
+      throw new Error('cannot undo');
+    });
+    assert.throws(() => journal.abort(), CoordinatorStateLostError);
+    // The journal itself is usable again.
+    journal.begin();
+    assert.equal(journal.end(false, []), null);
   });
 });
