@@ -91,10 +91,9 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
   maxVersion: Api.IncrementalAlterConfigs.request.highestVersion,
   handle(ctx, request) {
     const { broker } = ctx;
-    const early = preprocess(broker, request.resources, (c) => c.configOperation === OpType.DELETE, true);
+    const early = preprocess(broker, request.resources, (c) => c.configOperation === OpType.DELETE, true, (type, name) => configResourceError(ctx, AclOperation.ALTER_CONFIGS, type, name));
     const responses = request.resources.map((r, i) => {
-      const denied = (early[i] ?? null) === null ? configResourceError(ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName) : null;
-      const outcome = early[i] ?? (denied !== null ? { errorCode: denied, errorMessage: null } : alter(broker, r, request.validateOnly));
+      const outcome = early[i] ?? alter(broker, r, request.validateOnly);
       return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
     });
     return { throttleTimeMs: 0, responses };
