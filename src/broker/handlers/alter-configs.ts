@@ -7,7 +7,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { AlterConfigsRequestAlterConfigsResource, AlterConfigsRequestData, AlterConfigsResponseData } from '../../protocol/messages/alter-configs.js';
 import type { BrokerContext } from '../broker-context.js';
 import { applyBrokerConfigs, applyTopicConfigs, preprocess, topicProblem, ResourceType, type ConfigError } from '../config-changes.js';
-import { AclOperation, configResourceError } from '../authorization.js';
+import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 function alter(ctx: BrokerContext, resource: AlterConfigsRequestAlterConfigsResource, validateOnly: boolean): ConfigError {
@@ -21,6 +21,7 @@ function alter(ctx: BrokerContext, resource: AlterConfigsRequestAlterConfigsReso
 
 export const alterConfigsHandler = defineHandler<AlterConfigsRequestData, AlterConfigsResponseData>({
   api: Api.AlterConfigs,
+  authorization: authorizes({ TOPIC: ['ALTER_CONFIGS'], GROUP: ['ALTER_CONFIGS'], CLUSTER: ['ALTER_CONFIGS'] }),
   minVersion: 0,
   maxVersion: Api.AlterConfigs.request.highestVersion,
   handle(ctx, request) {

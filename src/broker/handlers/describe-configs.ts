@@ -10,7 +10,7 @@ import type {
   DescribeConfigsRequestData, DescribeConfigsResponseData, DescribeConfigsResult, DescribeConfigsResourceResult, DescribeConfigsResource,
 } from '../../protocol/messages/describe-configs.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
-import { AclOperation, configResourceError } from '../authorization.js';
+import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { brokerConfigLayers, ConfigSource, topicConfigViews } from '../topic-config-view.js';
 import { brokerConfigEntries, dynamicDefaultEntries } from '../broker-config-view.js';
@@ -72,6 +72,7 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
 
 export const describeConfigsHandler = defineHandler<DescribeConfigsRequestData, DescribeConfigsResponseData>({
   api: Api.DescribeConfigs,
+  authorization: authorizes({ TOPIC: ['DESCRIBE_CONFIGS'], GROUP: ['DESCRIBE_CONFIGS'], CLUSTER: ['DESCRIBE_CONFIGS'] }),
   minVersion: 0,
   maxVersion: Api.DescribeConfigs.request.highestVersion,
   handle(ctx, request) {

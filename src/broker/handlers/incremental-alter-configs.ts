@@ -16,7 +16,7 @@ import type { BrokerContext } from '../broker-context.js';
 import {
   applyBrokerConfigs, applyTopicConfigs, configError, preprocess, topicProblem, ResourceType, type ConfigError,
 } from '../config-changes.js';
-import { AclOperation, configResourceError } from '../authorization.js';
+import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 /** Kafka's AlterConfigOp.OpType. */
@@ -87,6 +87,7 @@ function alter(ctx: BrokerContext, resource: IncrementalAlterConfigsRequestAlter
 
 export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConfigsRequestData, IncrementalAlterConfigsResponseData>({
   api: Api.IncrementalAlterConfigs,
+  authorization: authorizes({ TOPIC: ['ALTER_CONFIGS'], GROUP: ['ALTER_CONFIGS'], CLUSTER: ['ALTER_CONFIGS'] }),
   minVersion: 0,
   maxVersion: Api.IncrementalAlterConfigs.request.highestVersion,
   handle(ctx, request) {

@@ -10,10 +10,11 @@ import { Api } from '../../protocol/messages/index.js';
 import type { WriteTxnMarkersRequestData, WriteTxnMarkersResponseData } from '../../protocol/messages/write-txn-markers.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 
 export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequestData, WriteTxnMarkersResponseData>({
   api: Api.WriteTxnMarkers,
+  authorization: authorizes({ CLUSTER: ['ALTER', 'CLUSTER_ACTION'] }),
   minVersion: 1,
   maxVersion: Api.WriteTxnMarkers.request.highestVersion,
   async handle(ctx, request) {
