@@ -2,16 +2,72 @@
  * Authorization of requests, as Kafka's AuthHelper does it: handlers ask whether the
  * connection's principal may do an operation on a resource. With no authorizer configured
  * (the default) every answer is yes after one branch; with Kafka's StandardAuthorizer the
- * ACLs decide (authorizer/standard-authorizer.ts).
+ * ACLs decide (authorizer/standard-authorizer.ts). Each handler declares what it asks
+ * (`authorizes`, `exemptFromAuthorization`), and with an authorizer only that is answered.
  */
 import type { FileSystem } from '../storage/index.js';
 import type { BrokerConfig } from './config.js';
 import type { RequestContext } from './handler.js';
 import { AclStore } from './authorizer/acl-store.js';
-import { AclOperation, ResourceType, CLUSTER_NAME } from './authorizer/acl.js';
+import { AclOperation, ResourceType, CLUSTER_NAME, OPERATION_NAMES, RESOURCE_TYPE_NAMES } from './authorizer/acl.js';
 import { clientAddress, type AuthorizerSettings } from './authorizer/standard-authorizer.js';
 
 export { AclOperation, ResourceType, CLUSTER_NAME };
+
+type ResourceTypeName = Exclude<keyof typeof ResourceType, 'UNKNOWN' | 'ANY'>;
+type OperationName = Exclude<keyof typeof AclOperation, 'UNKNOWN' | 'ANY' | 'ALL'>;
+
+/**
+ * What a handler authorizes (`ApiHandler.authorization`): the operations it asks the
+ * authorizer about, per resource type, as Kafka's KafkaApis and ControllerApis ask them for
+ * the API; or why it asks nothing (`exempt`). The declaration is enforced: with an
+ * authorizer, every function below refuses (UndeclaredAuthorizationError) a question the
+ * request's handler did not declare, so what a handler declares is what it can check.
+ */
+export interface Authorization {
+  /** Per ResourceType code, a bit per AclOperation code declared. */
+  readonly declared: readonly number[];
+  /** Why the API is served without authorization (as Kafka serves ApiVersions and SASL); null when it is not. */
+  readonly exempt: string | null;
+}
+
+/** The declaration of a handler that authorizes, e.g. `authorizes({ TRANSACTIONAL_ID: ['WRITE'], GROUP: ['READ'] })`. */
+export function authorizes(rules: Partial<Record<ResourceTypeName, readonly OperationName[]>>): Authorization {
+  const declared: number[] = RESOURCE_TYPE_NAMES.map(() => 0);
+  for (const [type, ops] of Object.entries(rules) as [ResourceTypeName, readonly OperationName[]][]) {
+    for (const op of ops) declared[ResourceType[type]]! |= 1 << AclOperation[op];
+  }
+  if (declared.every((mask) => mask === 0)) throw new Error('authorizes() needs at least one operation; an API that checks nothing is exemptFromAuthorization(reason)');
+  return { declared, exempt: null };
+}
+
+/** The declaration of a handler Kafka serves to anyone, with the reason. */
+export function exemptFromAuthorization(reason: string): Authorization {
+  return { declared: RESOURCE_TYPE_NAMES.map(() => 0), exempt: reason };
+}
+
+/** The declared rules as `OPERATION RESOURCE_TYPE` strings (for tests and error messages). */
+export function declaredRules(authorization: Authorization): string[] {
+  const rules: string[] = [];
+  authorization.declared.forEach((mask, type) => {
+    OPERATION_NAMES.forEach((op, code) => { if ((mask >>> code) & 1) rules.push(`${op} ${RESOURCE_TYPE_NAMES[type]}`); });
+  });
+  return rules;
+}
+
+/** A handler asked the authorizer a question its declaration does not have: a bug in the handler, answered by closing the connection. */
+export class UndeclaredAuthorizationError extends Error {
+  constructor(ctx: RequestContext, operation: number, resourceType: number) {
+    const declared = ctx.authorization.exempt ?? (declaredRules(ctx.authorization).join(', ') || 'nothing');
+    super(`the handler of API key ${ctx.header.requestApiKey} asked about ${OPERATION_NAMES[operation] ?? operation} on ${RESOURCE_TYPE_NAMES[resourceType] ?? resourceType}, which its authorization does not declare (declared: ${declared})`);
+  }
+}
+
+/** Throws unless the request's handler declared the operation on the resource type (any operation when `operation` is null). */
+function mustBeDeclared(ctx: RequestContext, operation: number | null, resourceType: number): void {
+  const mask = ctx.authorization.declared[resourceType] ?? 0;
+  if (operation === null ? mask === 0 : ((mask >>> operation) & 1) === 0) throw new UndeclaredAuthorizationError(ctx, operation ?? AclOperation.ANY, resourceType);
+}
 
 export const STANDARD_AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
 const ACL_AUTHORIZER = 'kafka.security.authorizer.AclAuthorizer';
@@ -53,6 +109,7 @@ export function parseSuperUsers(value: string | readonly string[]): Set<string> 
 export function authorize(ctx: RequestContext, operation: number, resourceType: number, resourceName: string): boolean {
   const acls = ctx.broker.acls;
   if (acls === null) return true;
+  mustBeDeclared(ctx, operation, resourceType);
   return acls.authorizer.authorize(ctx.principal, clientAddress(ctx.clientHost), operation, resourceType, resourceName);
 }
 
@@ -70,6 +127,7 @@ export function mayCreateTopic(ctx: RequestContext, topic: string): boolean {
 export function authorizeByResourceType(ctx: RequestContext, operation: number, resourceType: number): boolean {
   const acls = ctx.broker.acls;
   if (acls === null) return true;
+  mustBeDeclared(ctx, operation, resourceType);
   return acls.authorizer.authorizeByResourceType(ctx.principal, clientAddress(ctx.clientHost), operation, resourceType);
 }
 
@@ -120,9 +178,13 @@ const ALL_SUPPORTED = new Map([...SUPPORTED_OPERATIONS].map(([type, ops]) => [ty
  * DescribeGroups, ...).
  */
 export function authorizedOperations(ctx: RequestContext, resourceType: number, resourceName: string): number {
-  if (ctx.broker.acls === null) return ALL_SUPPORTED.get(resourceType)!;
+  const acls = ctx.broker.acls;
+  if (acls === null) return ALL_SUPPORTED.get(resourceType)!;
+  // Reporting, not deciding: the handler declares the resource type, not each operation.
+  mustBeDeclared(ctx, null, resourceType);
+  const host = clientAddress(ctx.clientHost);
   let set = 0;
-  for (const op of SUPPORTED_OPERATIONS.get(resourceType)!) if (authorize(ctx, op, resourceType, resourceName)) set |= 1 << op;
+  for (const op of SUPPORTED_OPERATIONS.get(resourceType)!) if (acls.authorizer.authorize(ctx.principal, host, op, resourceType, resourceName)) set |= 1 << op;
   return set;
 }
 

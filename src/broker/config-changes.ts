@@ -40,9 +40,14 @@ interface Resource {
 /**
  * Kafka's preprocessing, per resource in request order: null where the resource may go on,
  * else its error. `nullAllowed` says which entries may carry a null value (DELETE).
+ * `authorizationError` is the resource's ALTER_CONFIGS check (the error code, or null when
+ * allowed): as Kafka's ConfigAdminManager and ControllerApis, it comes after the duplicate
+ * and null checks and before anything else is looked at (the node id, the logger, whether
+ * Brook has the resource type at all).
  */
 export function preprocess<R extends Resource>(
   ctx: BrokerContext, resources: readonly R[], nullAllowed: (config: R['configs'][number]) => boolean, loggers: boolean,
+  authorizationError: (resourceType: number, resourceName: string) => number | null,
 ): (ConfigError | null)[] {
   const seen = new Map<string, number>();
   for (const r of resources) {
@@ -55,6 +60,10 @@ export function preprocess<R extends Resource>(
     if (new Set(names).size !== names.length) return configError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
     const nulls = r.configs.filter((c) => c.value === null && !nullAllowed(c)).map((c) => c.name);
     if (nulls.length > 0) return configError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
+    const known = r.resourceType === ResourceType.TOPIC || r.resourceType === ResourceType.BROKER || r.resourceType === ResourceType.CLIENT_METRICS
+      || r.resourceType === ResourceType.GROUP || (loggers && r.resourceType === ResourceType.BROKER_LOGGER);
+    const denied = known ? authorizationError(r.resourceType, r.resourceName) : null;
+    if (denied !== null) return configError(denied, null);
     switch (r.resourceType) {
       case ResourceType.TOPIC:
         return null;

@@ -378,6 +378,7 @@ export class Connection {
       clientHost: this.clientHost,
       principal: this.principal,
       sasl,
+      authorization: handler.authorization,
       signal: this.abort.signal,
       get answerSoon(): AbortSignal {
         slot.hurry ??= new AbortController();

@@ -8,6 +8,7 @@ import type { ApiCodecs } from '../protocol/messages/index.js';
 import type { RequestHeader } from '../protocol/messages/request-header.js';
 import type { BrokerContext } from './broker-context.js';
 import type { SaslAuthenticator } from './sasl/sasl-authenticator.js';
+import type { Authorization } from './authorization.js';
 
 export const NO_RESPONSE: unique symbol = Symbol('no response');
 
@@ -30,6 +31,8 @@ export interface RequestContext {
   readonly principal: string;
   /** The connection's SASL state on a SASL listener (SaslHandshake, SaslAuthenticate); null on other listeners. */
   readonly sasl: SaslAuthenticator | null;
+  /** The handler's `authorization`: the questions authorization.ts answers for this request. */
+  readonly authorization: Authorization;
   /** Aborted when the connection closes, so parked requests can give up. */
   readonly signal: AbortSignal;
   /**
@@ -55,6 +58,14 @@ export interface RequestContext {
 
 export interface ApiHandler<Req = unknown, Res = unknown> {
   readonly api: ApiCodecs;
+  /**
+   * What the handler authorizes, as Kafka's KafkaApis/ControllerApis check the API:
+   * `authorizes({ TOPIC: ['WRITE'], ... })`, or `exemptFromAuthorization(reason)` for the APIs
+   * Kafka serves to anyone (ApiVersions, SASL). Enforced (authorization.ts answers nothing
+   * else for the handler's requests) and required of every handler
+   * (test/unit/broker-handlers-authorization.test.ts).
+   */
+  readonly authorization: Authorization;
   /** Versions Brook serves (a subset of what the codecs can read). */
   readonly minVersion: number;
   readonly maxVersion: number;

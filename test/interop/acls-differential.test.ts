@@ -8,13 +8,19 @@
  * on both brokers, then grants one ACL configuration at a time, each on its own names
  * (prefix c1-, c2-, ...):
  *   none            no ACLs for alice at all;
- *   literal         literal ALLOWs: READ/WRITE on one topic, DESCRIBE on another, READ on two
- *                   groups, DESCRIBE on the cluster;
+ *   literal         literal ALLOWs: READ/WRITE and ALTER_CONFIGS on one topic, DESCRIBE on another,
+ *                   READ on two groups, DESCRIBE (not WRITE) on the transactional id, DESCRIBE,
+ *                   DESCRIBE_CONFIGS and CLUSTER_ACTION on the cluster;
  *   prefixed+deny   ALL on a topic prefix and a group prefix, with literal DENYs inside them
  *                   (READ on one topic, ALL on another, DESCRIBE on a group), CREATE on the
- *                   cluster, WRITE on a transactional-id prefix;
- *   wildcard        ALL on `*` topics, groups and transactional ids, ALL on the cluster.
- * The request catalogue is test/support/differential/acl-requests.ts. Requests go out with
+ *                   cluster, WRITE on a transactional-id prefix with a literal DENY of DESCRIBE
+ *                   inside it;
+ *   wildcard        ALL on `*` topics, groups and transactional ids, ALL on the cluster;
+ *   cluster         IDEMPOTENT_WRITE, ALTER and ALTER_CONFIGS on the cluster, WRITE on the
+ *                   transactional id, READ (not WRITE) on one topic and READ on one group.
+ * The request catalogue is test/support/differential/acl-requests.ts and, for the transaction
+ * APIs (a real transaction on both), AlterConfigs and the client quota APIs,
+ * acl-transaction-requests.ts. Requests go out with
  * Brook's codecs at the same versions to both (the highest both support, capped where later
  * versions name topics by id).
  *
@@ -28,6 +34,7 @@ import { Cleanup } from '../support/clients/cleanup.js';
 import { brookCli } from '../support/admin-fixture.js';
 import { kafkaAvailable, startKafka } from '../support/kafka/kafka-broker.js';
 import { aclSteps, names, produceBody, type AclSide, type VersionOf } from '../support/differential/acl-requests.js';
+import { transactionSteps } from '../support/differential/acl-transaction-requests.js';
 import { KafkaConnection } from '../../src/client/connection.js';
 import { Api, type ApiCodecs } from '../../src/protocol/messages/index.js';
 import type { AclCreation } from '../../src/protocol/messages/create-acls.js';
@@ -38,7 +45,7 @@ const SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule req
 const ALICE = { mechanism: 'SCRAM-SHA-256', username: 'alice', password: 'alice-secret' } as const;
 
 // AclOperation, ResourceType, PatternType and AclPermissionType codes.
-const ALL = 2, READ = 3, WRITE = 4, CREATE = 5, DESCRIBE = 8;
+const ALL = 2, READ = 3, WRITE = 4, CREATE = 5, ALTER = 7, DESCRIBE = 8, CLUSTER_ACTION = 9, DESCRIBE_CONFIGS = 10, ALTER_CONFIGS = 11, IDEMPOTENT_WRITE = 12;
 const TOPIC = 2, GROUP = 3, CLUSTER = 4, TRANSACTIONAL_ID = 5;
 const LITERAL = 3, PREFIXED = 4;
 const DENY = 2, ALLOW = 3;
@@ -53,8 +60,9 @@ function configurations(): { name: string; acls(p: string): AclCreation[] }[] {
     { name: 'literal', acls: (p) => {
       const n = names(p);
       return [
-        acl(TOPIC, n.A, LITERAL, READ), acl(TOPIC, n.A, LITERAL, WRITE), acl(TOPIC, n.B, LITERAL, DESCRIBE),
-        acl(GROUP, n.GA, LITERAL, READ), acl(GROUP, n.G848, LITERAL, READ), acl(CLUSTER, 'kafka-cluster', LITERAL, DESCRIBE),
+        acl(TOPIC, n.A, LITERAL, READ), acl(TOPIC, n.A, LITERAL, WRITE), acl(TOPIC, n.A, LITERAL, ALTER_CONFIGS), acl(TOPIC, n.B, LITERAL, DESCRIBE),
+        acl(GROUP, n.GA, LITERAL, READ), acl(GROUP, n.G848, LITERAL, READ), acl(TRANSACTIONAL_ID, n.TX, LITERAL, DESCRIBE),
+        acl(CLUSTER, 'kafka-cluster', LITERAL, DESCRIBE), acl(CLUSTER, 'kafka-cluster', LITERAL, DESCRIBE_CONFIGS), acl(CLUSTER, 'kafka-cluster', LITERAL, CLUSTER_ACTION),
       ];
     } },
     { name: 'prefixed+deny', acls: (p) => {
@@ -62,19 +70,21 @@ function configurations(): { name: string; acls(p: string): AclCreation[] }[] {
       return [
         acl(TOPIC, n.A, PREFIXED, ALL), acl(TOPIC, n.C, LITERAL, READ, DENY), acl(TOPIC, n.D, LITERAL, ALL, DENY),
         acl(GROUP, p, PREFIXED, ALL), acl(GROUP, n.GB, LITERAL, DESCRIBE, DENY),
-        acl(CLUSTER, 'kafka-cluster', LITERAL, CREATE), acl(TRANSACTIONAL_ID, p, PREFIXED, WRITE),
+        acl(CLUSTER, 'kafka-cluster', LITERAL, CREATE), acl(TRANSACTIONAL_ID, p, PREFIXED, WRITE), acl(TRANSACTIONAL_ID, `${n.TX}-none`, LITERAL, DESCRIBE, DENY),
       ];
     } },
     { name: 'wildcard', acls: () => [
       acl(TOPIC, '*', LITERAL, ALL), acl(GROUP, '*', LITERAL, ALL), acl(TRANSACTIONAL_ID, '*', LITERAL, ALL), acl(CLUSTER, 'kafka-cluster', LITERAL, ALL),
     ] },
+    { name: 'cluster', acls: (p) => {
+      const n = names(p);
+      return [
+        acl(CLUSTER, 'kafka-cluster', LITERAL, IDEMPOTENT_WRITE), acl(CLUSTER, 'kafka-cluster', LITERAL, ALTER), acl(CLUSTER, 'kafka-cluster', LITERAL, ALTER_CONFIGS),
+        acl(TRANSACTIONAL_ID, n.TX, LITERAL, WRITE), acl(TOPIC, n.A, LITERAL, READ), acl(GROUP, n.GA, LITERAL, READ),
+      ];
+    } },
   ];
 }
-
-/** Differences Brook keeps on purpose (documented in docs/ARCHITECTURE.md), by step name: the comparison skips them. */
-const SKIPPED: Readonly<Record<string, string>> = {
-  'group config resources': 'Brook does not have group configs (KIP-848 GROUP config resources): INVALID_REQUEST whether authorized or not',
-};
 
 async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -101,6 +111,8 @@ test('ACLs: the same requests as a restricted SASL principal get the same answer
         'listener.name.sasl_plaintext.sasl.enabled.mechanisms': 'SCRAM-SHA-256',
         'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': SCRAM_LOGIN,
         'num.partitions': '1',
+        // As Brook: one partition each, so a group's offsets are in __consumer_offsets-0 on both.
+        'offsets.topic.num.partitions': '1', 'transaction.state.log.num.partitions': '1',
       },
     }),
     startBrook({
@@ -166,12 +178,8 @@ test('ACLs: the same requests as a restricted SASL principal get the same answer
       });
     }
 
-    for (const step of aclSteps()) {
+    for (const step of aclSteps(transactionSteps())) {
       const label = `${config.name}: ${step.name}`;
-      if (SKIPPED[step.name] !== undefined) {
-        t.diagnostic(`skipped ${label}: ${SKIPPED[step.name]}`);
-        continue;
-      }
       const run = async (side: AclSide, reconnectPort: number): Promise<unknown> => {
         if (side.alice.closed) side.alice = await connect(reconnectPort, true);
         try {

@@ -4,7 +4,8 @@
  * AddPartitionsToTxn (WRITE on the transactional id, then WRITE per topic, internal topics
  * never), AddOffsetsToTxn (WRITE id, READ group), TxnOffsetCommit (WRITE id, READ group, READ
  * per topic), EndTxn (WRITE id), DescribeTransactions (DESCRIBE per id; only DESCRIBE-able
- * topics listed), ListTransactions (only DESCRIBE-able ids), WriteTxnMarkers (CLUSTER_ACTION).
+ * topics listed), ListTransactions (only DESCRIBE-able ids), WriteTxnMarkers (ALTER or
+ * CLUSTER_ACTION on the cluster).
  * The transactions are set up first while the principal is a super user.
  */
 import { test } from 'node:test';
@@ -109,7 +110,7 @@ test('the transaction APIs authorize as Kafka\'s KafkaApis', { timeout: 60_000 }
   const listed = await conn.request(Api.ListTransactions, { stateFilters: [], producerIdFilters: [], durationFilter: -1n });
   assert.deepEqual(listed.transactionStates.map((s) => s.transactionalId).sort(), ['tx-ok', 'tx-read'], 'WRITE implies DESCRIBE');
 
-  // WriteTxnMarkers: a broker's request, CLUSTER_ACTION
+  // WriteTxnMarkers: a broker's request, ALTER or CLUSTER_ACTION
   const markers = await conn.request(Api.WriteTxnMarkers, {
     markers: [{ producerId: ok.producerId, producerEpoch: ok.producerEpoch, transactionResult: true, coordinatorEpoch: 0, topics: [{ name: 'orders', partitionIndexes: [0] }] }],
   });

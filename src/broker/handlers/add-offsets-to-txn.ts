@@ -9,7 +9,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { AddOffsetsToTxnRequestData, AddOffsetsToTxnResponseData } from '../../protocol/messages/add-offsets-to-txn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
 import { clientError } from './transaction-errors.js';
 
@@ -18,6 +18,7 @@ export const GROUP_OFFSETS_PARTITION = 0;
 
 export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequestData, AddOffsetsToTxnResponseData>({
   api: Api.AddOffsetsToTxn,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['WRITE'], GROUP: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.AddOffsetsToTxn.request.highestVersion,
   async handle(ctx, request) {

@@ -17,7 +17,7 @@ import type {
 } from '../../protocol/messages/add-partitions-to-txn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, filterAuthorized, authorizes } from '../authorization.js';
 import { INTERNAL_TOPIC_NAMES } from './metadata.js';
 import type { BrokerContext } from '../broker-context.js';
 import { clientError } from './transaction-errors.js';
@@ -36,6 +36,7 @@ function exists(broker: BrokerContext, topic: string, partition: number): boolea
 
 export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequestData, AddPartitionsToTxnResponseData>({
   api: Api.AddPartitionsToTxn,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['WRITE'], TOPIC: ['WRITE'] }),
   minVersion: 0,
   maxVersion: 3,
   async handle(ctx, request) {

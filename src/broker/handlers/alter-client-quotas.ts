@@ -7,13 +7,14 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { AlterClientQuotasRequestData, AlterClientQuotasResponseData } from '../../protocol/messages/alter-client-quotas.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const QUOTAS_NOT_SUPPORTED = 'Client quotas are not supported: Brook enforces no quotas and stores none';
 
 export const alterClientQuotasHandler = defineHandler<AlterClientQuotasRequestData, AlterClientQuotasResponseData>({
   api: Api.AlterClientQuotas,
+  authorization: authorizes({ CLUSTER: ['ALTER_CONFIGS'] }),
   minVersion: 0,
   maxVersion: 1,
   handle(ctx, request) {

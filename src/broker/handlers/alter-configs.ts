@@ -7,7 +7,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { AlterConfigsRequestAlterConfigsResource, AlterConfigsRequestData, AlterConfigsResponseData } from '../../protocol/messages/alter-configs.js';
 import type { BrokerContext } from '../broker-context.js';
 import { applyBrokerConfigs, applyTopicConfigs, preprocess, topicProblem, ResourceType, type ConfigError } from '../config-changes.js';
-import { AclOperation, configResourceError } from '../authorization.js';
+import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 function alter(ctx: BrokerContext, resource: AlterConfigsRequestAlterConfigsResource, validateOnly: boolean): ConfigError {
@@ -21,14 +21,14 @@ function alter(ctx: BrokerContext, resource: AlterConfigsRequestAlterConfigsReso
 
 export const alterConfigsHandler = defineHandler<AlterConfigsRequestData, AlterConfigsResponseData>({
   api: Api.AlterConfigs,
+  authorization: authorizes({ TOPIC: ['ALTER_CONFIGS'], GROUP: ['ALTER_CONFIGS'], CLUSTER: ['ALTER_CONFIGS'] }),
   minVersion: 0,
   maxVersion: Api.AlterConfigs.request.highestVersion,
   handle(ctx, request) {
     const { broker } = ctx;
-    const early = preprocess(broker, request.resources, () => false, false);
+    const early = preprocess(broker, request.resources, () => false, false, (type, name) => configResourceError(ctx, AclOperation.ALTER_CONFIGS, type, name));
     const responses = request.resources.map((r, i) => {
-      const denied = (early[i] ?? null) === null ? configResourceError(ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName) : null;
-      const outcome = early[i] ?? (denied !== null ? { errorCode: denied, errorMessage: null } : alter(broker, r, request.validateOnly));
+      const outcome = early[i] ?? alter(broker, r, request.validateOnly);
       return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
     });
     return { throttleTimeMs: 0, responses };

@@ -17,7 +17,7 @@ import type {
   ScramCredentialDeletion, ScramCredentialUpsertion,
 } from '../../protocol/messages/alter-user-scram-credentials.js';
 import type { CredentialChange } from '../sasl/credential-store.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 interface ApiError { readonly code: number; readonly message: string }
@@ -37,6 +37,7 @@ function validateUpsertion(u: ScramCredentialUpsertion): ApiError | null {
 
 export const alterUserScramCredentialsHandler = defineHandler<AlterUserScramCredentialsRequestData, AlterUserScramCredentialsResponseData>({
   api: Api.AlterUserScramCredentials,
+  authorization: authorizes({ CLUSTER: ['ALTER'] }),
   minVersion: 0,
   maxVersion: 0,
   handle(ctx, request) {

@@ -7,6 +7,7 @@ import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerContext } from '../broker-context.js';
 import { defineHandler } from '../handler.js';
+import { exemptFromAuthorization } from '../authorization.js';
 
 /** Kafka's rule for client software names and versions (KIP-511). */
 const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
@@ -54,6 +55,7 @@ export function unsupportedApiVersionsResponse(): ApiVersionsResponseData {
 
 export const apiVersionsHandler = defineHandler<ApiVersionsRequestData, ApiVersionsResponseData>({
   api: Api.ApiVersions,
+  authorization: exemptFromAuthorization('asked before a client authenticates, as in Kafka'),
   minVersion: 0,
   maxVersion: ApiVersionsRequest.highestVersion,
   handle(ctx, request) {

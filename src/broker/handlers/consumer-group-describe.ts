@@ -8,7 +8,7 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ConsumerGroupDescribeRequestData, ConsumerGroupDescribeResponseData } from '../../protocol/messages/consumer-group-describe.js';
-import { OPERATIONS_NOT_REQUESTED } from '../authorization.js';
+import { OPERATIONS_NOT_REQUESTED, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 import { AclOperation, ResourceType, authorize, authorizedOperations } from '../authorization.js';
 
@@ -23,6 +23,7 @@ function errorResponse(request: ConsumerGroupDescribeRequestData, errorCode: num
 
 export const consumerGroupDescribeHandler = defineHandler<ConsumerGroupDescribeRequestData, ConsumerGroupDescribeResponseData>({
   api: Api.ConsumerGroupDescribe,
+  authorization: authorizes({ GROUP: ['DESCRIBE'], TOPIC: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.ConsumerGroupDescribe.request.highestVersion,
   handle(ctx, request) {

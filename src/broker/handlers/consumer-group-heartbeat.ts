@@ -8,10 +8,11 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseData } from '../../protocol/messages/consumer-group-heartbeat.js';
 import { consumerGroupHeartbeatError } from '../../coordinator/index.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, filterAuthorized, authorizes } from '../authorization.js';
 
 export const consumerGroupHeartbeatHandler = defineHandler<ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseData>({
   api: Api.ConsumerGroupHeartbeat,
+  authorization: authorizes({ GROUP: ['READ'], TOPIC: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.ConsumerGroupHeartbeat.request.highestVersion,
   handle(ctx, request) {

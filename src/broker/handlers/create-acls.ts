@@ -8,13 +8,14 @@ import { Api } from '../../protocol/messages/index.js';
 import type { CreateAclsRequestData, CreateAclsResponseData } from '../../protocol/messages/create-acls.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { aclFilter, refuseUnknownCodes } from './acl-requests.js';
 import { PatternType } from '../authorizer/acl.js';
 import type { AclBinding } from '../authorizer/acl.js';
 
 export const createAclsHandler = defineHandler<CreateAclsRequestData, CreateAclsResponseData>({
   api: Api.CreateAcls,
+  authorization: authorizes({ CLUSTER: ['ALTER'] }),
   minVersion: 1,
   maxVersion: Api.CreateAcls.request.highestVersion,
   // Not async: a request with an UNKNOWN code must throw before any answer (acl-requests.ts).

@@ -16,7 +16,7 @@ import type {
 } from '../../protocol/messages/create-partitions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 
 /**
@@ -73,6 +73,7 @@ function assignmentProblem(brokerIds: readonly number[], nodeId: number): string
 
 export const createPartitionsHandler = defineHandler<CreatePartitionsRequestData, CreatePartitionsResponseData>({
   api: Api.CreatePartitions,
+  authorization: authorizes({ TOPIC: ['ALTER'] }),
   // Kafka 4 serves v0 too (CreatePartitions was not part of KIP-896's removals).
   minVersion: 0,
   maxVersion: Api.CreatePartitions.request.highestVersion,

@@ -16,7 +16,7 @@ import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { topicConfigViews } from '../topic-config-view.js';
-import { AclOperation, ResourceType, authorize, authorizeCluster } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster, authorizes } from '../authorization.js';
 
 /** A failed topic, with Kafka's schema defaults (an empty configs list, not null). */
 function result(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
@@ -70,6 +70,7 @@ function createTopic(ctx: RequestContext, t: CreatableTopic, validateOnly: boole
 
 export const createTopicsHandler = defineHandler<CreateTopicsRequestData, CreateTopicsResponseData>({
   api: Api.CreateTopics,
+  authorization: authorizes({ CLUSTER: ['CREATE'], TOPIC: ['CREATE', 'DESCRIBE_CONFIGS'] }),
   minVersion: 0,
   maxVersion: Api.CreateTopics.request.highestVersion,
   handle(ctx, request) {

@@ -7,12 +7,13 @@ import { Api } from '../../protocol/messages/index.js';
 import type { DeleteAclsRequestData, DeleteAclsResponseData } from '../../protocol/messages/delete-acls.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { aclFilter, refuseUnknownCodes } from './acl-requests.js';
 import { PatternType } from '../authorizer/acl.js';
 
 export const deleteAclsHandler = defineHandler<DeleteAclsRequestData, DeleteAclsResponseData>({
   api: Api.DeleteAcls,
+  authorization: authorizes({ CLUSTER: ['ALTER'] }),
   minVersion: 1,
   maxVersion: Api.DeleteAcls.request.highestVersion,
   // Not async: a request with an UNKNOWN code must throw before any answer (acl-requests.ts).

@@ -3,10 +3,11 @@ import { Api } from '../../protocol/messages/index.js';
 import type { DeleteGroupsRequestData, DeleteGroupsResponseData } from '../../protocol/messages/delete-groups.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const deleteGroupsHandler = defineHandler<DeleteGroupsRequestData, DeleteGroupsResponseData>({
   api: Api.DeleteGroups,
+  authorization: authorizes({ GROUP: ['DELETE'] }),
   minVersion: 0,
   maxVersion: Api.DeleteGroups.request.highestVersion,
   handle(ctx, request) {

@@ -11,7 +11,7 @@ import type { DeleteRecordsPartition, DeleteRecordsPartitionResult, DeleteRecord
 import { ErrorCode } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
 import type { BrokerContext } from '../broker-context.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 async function deletePartition(broker: BrokerContext, topic: string, p: DeleteRecordsPartition): Promise<DeleteRecordsPartitionResult> {
@@ -33,6 +33,7 @@ async function deletePartition(broker: BrokerContext, topic: string, p: DeleteRe
 
 export const deleteRecordsHandler = defineHandler<DeleteRecordsRequestData, DeleteRecordsResponseData>({
   api: Api.DeleteRecords,
+  authorization: authorizes({ TOPIC: ['DELETE'] }),
   minVersion: 0,
   maxVersion: Api.DeleteRecords.request.highestVersion,
   async handle(ctx, request) {

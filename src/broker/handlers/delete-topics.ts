@@ -14,11 +14,12 @@ import type { DeleteTopicsRequestData, DeleteTopicsResponseData, DeletableTopicR
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, DeleteTopicsResponseData>({
   api: Api.DeleteTopics,
+  authorization: authorizes({ TOPIC: ['DELETE', 'DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.DeleteTopics.request.highestVersion,
   handle(ctx, request) {

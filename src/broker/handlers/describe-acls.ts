@@ -7,12 +7,13 @@ import { Api } from '../../protocol/messages/index.js';
 import type { DescribeAclsRequestData, DescribeAclsResponseData, DescribeAclsResource } from '../../protocol/messages/describe-acls.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { aclFilter, refuseUnknownCodes } from './acl-requests.js';
 import { PatternType } from '../authorizer/acl.js';
 
 export const describeAclsHandler = defineHandler<DescribeAclsRequestData, DescribeAclsResponseData>({
   api: Api.DescribeAcls,
+  authorization: authorizes({ CLUSTER: ['DESCRIBE'] }),
   minVersion: 1,
   maxVersion: Api.DescribeAcls.request.highestVersion,
   handle(ctx, request) {

@@ -10,7 +10,7 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ComponentData, DescribeClientQuotasRequestData, DescribeClientQuotasResponseData } from '../../protocol/messages/describe-client-quotas.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 /** Kafka's ClientQuotaEntity types. */
@@ -45,6 +45,7 @@ function filterError(components: readonly ComponentData[]): FilterError | null {
 
 export const describeClientQuotasHandler = defineHandler<DescribeClientQuotasRequestData, DescribeClientQuotasResponseData>({
   api: Api.DescribeClientQuotas,
+  authorization: authorizes({ CLUSTER: ['DESCRIBE_CONFIGS'] }),
   minVersion: 0,
   maxVersion: 1,
   handle(ctx, request) {

@@ -8,7 +8,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { DescribeClusterRequestData, DescribeClusterResponseData } from '../../protocol/messages/describe-cluster.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, CLUSTER_NAME, ResourceType, OPERATIONS_NOT_REQUESTED, authorizeCluster, authorizedOperations } from '../authorization.js';
+import { AclOperation, CLUSTER_NAME, ResourceType, OPERATIONS_NOT_REQUESTED, authorizeCluster, authorizedOperations, authorizes } from '../authorization.js';
 
 const BROKERS_ENDPOINT = 1;
 const CONTROLLERS_ENDPOINT = 2;
@@ -22,6 +22,7 @@ function failed(errorCode: number, errorMessage: string): DescribeClusterRespons
 
 export const describeClusterHandler = defineHandler<DescribeClusterRequestData, DescribeClusterResponseData>({
   api: Api.DescribeCluster,
+  authorization: authorizes({ CLUSTER: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.DescribeCluster.request.highestVersion,
   handle(ctx, request) {

@@ -1,14 +1,16 @@
 /**
  * DescribeConfigs for topics (every topic config with its value and source) and for this
  * broker (the settings clients ask about, and the dynamic ones), or the cluster-wide
- * dynamic defaults (resource name ''). Broker loggers have nothing to report.
+ * dynamic defaults (resource name ''). Broker loggers have nothing to report. With an
+ * authorizer: DESCRIBE_CONFIGS on the topic, group or cluster (../authorization.ts), the
+ * refused resources answered after the others, as Kafka's ConfigHelper orders them.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type {
   DescribeConfigsRequestData, DescribeConfigsResponseData, DescribeConfigsResult, DescribeConfigsResourceResult, DescribeConfigsResource,
 } from '../../protocol/messages/describe-configs.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
-import { AclOperation, configResourceError } from '../authorization.js';
+import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { brokerConfigLayers, ConfigSource, topicConfigViews } from '../topic-config-view.js';
 import { brokerConfigEntries, dynamicDefaultEntries } from '../broker-config-view.js';
@@ -40,8 +42,6 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
   const base = { resourceType: resource.resourceType, resourceName: resource.resourceName, errorMessage: null };
   const keys = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
   const wanted = (name: string): boolean => keys === null || keys.has(name);
-  const denied = configResourceError(ctx, AclOperation.DESCRIBE_CONFIGS, resource.resourceType, resource.resourceName);
-  if (denied !== null) return { ...base, errorCode: denied, errorMessage: errorInfo(denied).message, configs: [] };
   switch (resource.resourceType) {
     case TOPIC: {
       const topic = broker.storage.topic(resource.resourceName);
@@ -72,10 +72,20 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
 
 export const describeConfigsHandler = defineHandler<DescribeConfigsRequestData, DescribeConfigsResponseData>({
   api: Api.DescribeConfigs,
+  authorization: authorizes({ TOPIC: ['DESCRIBE_CONFIGS'], GROUP: ['DESCRIBE_CONFIGS'], CLUSTER: ['DESCRIBE_CONFIGS'] }),
   minVersion: 0,
   maxVersion: Api.DescribeConfigs.request.highestVersion,
   handle(ctx, request) {
     const includeSynonyms = request.includeSynonyms === true;
-    return { throttleTimeMs: 0, results: request.resources.map((r) => describe(ctx, r, includeSynonyms)) };
+    // As Kafka's ConfigHelper: the resources the client may describe first, then the refused ones, each in the request's order.
+    const results: DescribeConfigsResult[] = [];
+    const refused: DescribeConfigsResult[] = [];
+    for (const r of request.resources) {
+      const denied = configResourceError(ctx, AclOperation.DESCRIBE_CONFIGS, r.resourceType, r.resourceName);
+      if (denied === null) results.push(describe(ctx, r, includeSynonyms));
+      else refused.push({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: denied, errorMessage: errorInfo(denied).message, configs: [] });
+    }
+    results.push(...refused);
+    return { throttleTimeMs: 0, results };
   },
 });

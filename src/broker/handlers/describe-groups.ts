@@ -1,13 +1,14 @@
 /** DescribeGroups: state, protocol and members of each group, in request order. */
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeGroupsRequestData, DescribeGroupsResponseData } from '../../protocol/messages/describe-groups.js';
-import { OPERATIONS_NOT_REQUESTED } from '../authorization.js';
+import { OPERATIONS_NOT_REQUESTED, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, ResourceType, authorize, authorizedOperations } from '../authorization.js';
 
 export const describeGroupsHandler = defineHandler<DescribeGroupsRequestData, DescribeGroupsResponseData>({
   api: Api.DescribeGroups,
+  authorization: authorizes({ GROUP: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.DescribeGroups.request.highestVersion,
   handle(ctx, request) {

@@ -9,11 +9,12 @@
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeLogDirsRequestData, DescribeLogDirsResponseData, DescribeLogDirsTopic } from '../../protocol/messages/describe-log-dirs.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequestData, DescribeLogDirsResponseData>({
   api: Api.DescribeLogDirs,
+  authorization: authorizes({ CLUSTER: ['DESCRIBE'] }),
   minVersion: 1,
   maxVersion: Api.DescribeLogDirs.request.highestVersion,
   handle(ctx, request) {

@@ -9,11 +9,12 @@ import type { DescribeProducersRequestData, DescribeProducersResponseData, Parti
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { StorageError } from '../../storage/errors.js';
 import { validateTopicName } from '../../storage/catalog.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const describeProducersHandler = defineHandler<DescribeProducersRequestData, DescribeProducersResponseData>({
   api: Api.DescribeProducers,
+  authorization: authorizes({ TOPIC: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.DescribeProducers.request.highestVersion,
   handle(ctx, request) {

@@ -23,7 +23,7 @@ import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
 import { validateTopicName } from '../../storage/catalog.js';
 import type { TopicMetadata } from '../../storage/types.js';
-import { AclOperation, ResourceType, authorize, authorizedOperations } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizedOperations, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 import { INTERNAL_TOPIC_NAMES } from './metadata.js';
 
@@ -67,6 +67,7 @@ function refused(request: DescribeTopicPartitionsRequestData, errorCode: number)
 
 export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartitionsRequestData, DescribeTopicPartitionsResponseData>({
   api: Api.DescribeTopicPartitions,
+  authorization: authorizes({ TOPIC: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.DescribeTopicPartitions.request.highestVersion,
   handle(ctx, request) {

@@ -8,10 +8,11 @@ import { Api } from '../../protocol/messages/index.js';
 import type { DescribeTransactionsRequestData, DescribeTransactionsResponseData } from '../../protocol/messages/describe-transactions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const describeTransactionsHandler = defineHandler<DescribeTransactionsRequestData, DescribeTransactionsResponseData>({
   api: Api.DescribeTransactions,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['DESCRIBE'], TOPIC: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.DescribeTransactions.request.highestVersion,
   handle(ctx, request) {

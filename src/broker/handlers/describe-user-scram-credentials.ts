@@ -13,7 +13,7 @@ import type {
   CredentialInfo, DescribeUserScramCredentialsRequestData, DescribeUserScramCredentialsResponseData, DescribeUserScramCredentialsResult,
 } from '../../protocol/messages/describe-user-scram-credentials.js';
 import type { UserCredentials } from '../sasl/credential-store.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 function infos(user: UserCredentials | undefined): CredentialInfo[] {
@@ -24,6 +24,7 @@ function infos(user: UserCredentials | undefined): CredentialInfo[] {
 
 export const describeUserScramCredentialsHandler = defineHandler<DescribeUserScramCredentialsRequestData, DescribeUserScramCredentialsResponseData>({
   api: Api.DescribeUserScramCredentials,
+  authorization: authorizes({ CLUSTER: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: 0,
   handle(ctx, request) {

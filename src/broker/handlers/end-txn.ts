@@ -10,12 +10,13 @@ import { Api } from '../../protocol/messages/index.js';
 import type { EndTxnRequestData, EndTxnResponseData } from '../../protocol/messages/end-txn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { clientError } from './transaction-errors.js';
 import { TRANSACTION_VERSION_2 } from '../../coordinator/transactions/state.js';
 
 export const endTxnHandler = defineHandler<EndTxnRequestData, EndTxnResponseData>({
   api: Api.EndTxn,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['WRITE'] }),
   minVersion: 0,
   maxVersion: 5,
   async handle(ctx, request) {

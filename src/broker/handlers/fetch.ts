@@ -18,7 +18,7 @@ import type { FetchRequestData, FetchResponseData, FetchableTopicResponse, Parti
 import { ErrorCode } from '../../protocol/errors.js';
 import { EMPTY_BUFFER, ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
-import { AclOperation, ResourceType, filterAuthorized } from '../authorization.js';
+import { AclOperation, ResourceType, filterAuthorized, authorizes } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { partitionKey } from '../append-notifier.js';
 
@@ -125,6 +125,7 @@ function readableTopics(ctx: RequestContext, wanted: readonly Wanted[]): Set<str
 
 export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
   api: Api.Fetch,
+  authorization: authorizes({ TOPIC: ['READ'] }),
   // v0-3 return the legacy message formats (down-conversion), which Kafka 4 dropped too.
   minVersion: 4,
   maxVersion: Api.Fetch.request.highestVersion,

@@ -9,13 +9,14 @@ import type { FindCoordinatorRequestData, FindCoordinatorResponseData } from '..
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import type { RequestContext } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
 
 export const findCoordinatorHandler = defineHandler<FindCoordinatorRequestData, FindCoordinatorResponseData>({
   api: Api.FindCoordinator,
+  authorization: authorizes({ GROUP: ['DESCRIBE'], TRANSACTIONAL_ID: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.FindCoordinator.request.highestVersion,
   handle: findCoordinator,

@@ -4,10 +4,11 @@ import type { HeartbeatRequestData, HeartbeatResponseData } from '../../protocol
 import { heartbeatResponse } from '../../coordinator/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const heartbeatHandler = defineHandler<HeartbeatRequestData, HeartbeatResponseData>({
   api: Api.Heartbeat,
+  authorization: authorizes({ GROUP: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.Heartbeat.request.highestVersion,
   handle(ctx, request) {

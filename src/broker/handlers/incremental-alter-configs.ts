@@ -16,7 +16,7 @@ import type { BrokerContext } from '../broker-context.js';
 import {
   applyBrokerConfigs, applyTopicConfigs, configError, preprocess, topicProblem, ResourceType, type ConfigError,
 } from '../config-changes.js';
-import { AclOperation, configResourceError } from '../authorization.js';
+import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 /** Kafka's AlterConfigOp.OpType. */
@@ -87,14 +87,14 @@ function alter(ctx: BrokerContext, resource: IncrementalAlterConfigsRequestAlter
 
 export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConfigsRequestData, IncrementalAlterConfigsResponseData>({
   api: Api.IncrementalAlterConfigs,
+  authorization: authorizes({ TOPIC: ['ALTER_CONFIGS'], GROUP: ['ALTER_CONFIGS'], CLUSTER: ['ALTER_CONFIGS'] }),
   minVersion: 0,
   maxVersion: Api.IncrementalAlterConfigs.request.highestVersion,
   handle(ctx, request) {
     const { broker } = ctx;
-    const early = preprocess(broker, request.resources, (c) => c.configOperation === OpType.DELETE, true);
+    const early = preprocess(broker, request.resources, (c) => c.configOperation === OpType.DELETE, true, (type, name) => configResourceError(ctx, AclOperation.ALTER_CONFIGS, type, name));
     const responses = request.resources.map((r, i) => {
-      const denied = (early[i] ?? null) === null ? configResourceError(ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName) : null;
-      const outcome = early[i] ?? (denied !== null ? { errorCode: denied, errorMessage: null } : alter(broker, r, request.validateOnly));
+      const outcome = early[i] ?? alter(broker, r, request.validateOnly);
       return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
     });
     return { throttleTimeMs: 0, responses };

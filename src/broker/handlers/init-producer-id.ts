@@ -7,13 +7,14 @@
 import { Api } from '../../protocol/messages/index.js';
 import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { AclOperation, ResourceType, authorize, authorizeByResourceType, authorizeCluster } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizeByResourceType, authorizeCluster, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 import { allocateProducerId } from '../producer-ids.js';
 import { clientError } from './transaction-errors.js';
 
 export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, InitProducerIdResponseData>({
   api: Api.InitProducerId,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['WRITE'], CLUSTER: ['IDEMPOTENT_WRITE'], TOPIC: ['WRITE'] }),
   minVersion: 0,
   maxVersion: Api.InitProducerId.request.highestVersion,
   async handle(ctx, request) {

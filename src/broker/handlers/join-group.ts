@@ -4,10 +4,11 @@ import type { JoinGroupRequestData, JoinGroupResponseData } from '../../protocol
 import { joinGroupError } from '../../coordinator/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const joinGroupHandler = defineHandler<JoinGroupRequestData, JoinGroupResponseData>({
   api: Api.JoinGroup,
+  authorization: authorizes({ GROUP: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.JoinGroup.request.highestVersion,
   handle(ctx, request) {

@@ -4,10 +4,11 @@ import type { LeaveGroupRequestData, LeaveGroupResponseData } from '../../protoc
 import { leaveGroupResponse } from '../../coordinator/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const leaveGroupHandler = defineHandler<LeaveGroupRequestData, LeaveGroupResponseData>({
   api: Api.LeaveGroup,
+  authorization: authorizes({ GROUP: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.LeaveGroup.request.highestVersion,
   handle(ctx, request) {

@@ -2,10 +2,11 @@
 import { Api } from '../../protocol/messages/index.js';
 import type { ListGroupsRequestData, ListGroupsResponseData } from '../../protocol/messages/list-groups.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize, authorizeCluster } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster, authorizes } from '../authorization.js';
 
 export const listGroupsHandler = defineHandler<ListGroupsRequestData, ListGroupsResponseData>({
   api: Api.ListGroups,
+  authorization: authorizes({ CLUSTER: ['DESCRIBE'], GROUP: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.ListGroups.request.highestVersion,
   handle(ctx, request) {

@@ -10,7 +10,7 @@ import { Api } from '../../protocol/messages/index.js';
 import type { ListOffsetsRequestData, ListOffsetsResponseData, ListOffsetsPartition, ListOffsetsPartitionResponse } from '../../protocol/messages/list-offsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { PartitionLog } from '../../storage/types.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 const LATEST = -1n;
@@ -35,6 +35,7 @@ function lookup(log: PartitionLog, timestamp: bigint, readCommitted: boolean): {
 
 export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffsetsResponseData>({
   api: Api.ListOffsets,
+  authorization: authorizes({ TOPIC: ['DESCRIBE'] }),
   minVersion: 1,
   maxVersion: Api.ListOffsets.request.highestVersion,
   handle(ctx, request) {

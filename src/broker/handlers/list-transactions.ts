@@ -9,12 +9,13 @@ import type { ListTransactionsRequestData, ListTransactionsResponseData } from '
 import { ErrorCode } from '../../protocol/errors.js';
 import { STATE_NAMES } from '../../coordinator/transactions/state.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 const KNOWN_STATES = new Set(Object.values(STATE_NAMES));
 
 export const listTransactionsHandler = defineHandler<ListTransactionsRequestData, ListTransactionsResponseData>({
   api: Api.ListTransactions,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['DESCRIBE'] }),
   minVersion: 0,
   maxVersion: Api.ListTransactions.request.highestVersion,
   handle(ctx, request) {

@@ -22,7 +22,7 @@ import { validateTopicName } from '../../storage/catalog.js';
 import { defineHandler } from '../handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import type { RequestContext } from '../handler.js';
-import { AclOperation, CLUSTER_NAME, ResourceType, OPERATIONS_NOT_REQUESTED, authorize, authorizeCluster, authorizedOperations } from '../authorization.js';
+import { AclOperation, CLUSTER_NAME, ResourceType, OPERATIONS_NOT_REQUESTED, authorize, authorizeCluster, authorizedOperations, authorizes } from '../authorization.js';
 
 export function describeTopic(broker: BrokerContext, topic: TopicMetadata): MetadataResponseTopic {
   const nodeId = broker.config.nodeId;
@@ -63,6 +63,7 @@ function withOperations(ctx: RequestContext, topic: MetadataResponseTopic, inclu
 
 export const metadataHandler = defineHandler<MetadataRequestData, MetadataResponseData>({
   api: Api.Metadata,
+  authorization: authorizes({ TOPIC: ['DESCRIBE', 'CREATE'], CLUSTER: ['DESCRIBE', 'CREATE'] }),
   minVersion: 0,
   maxVersion: Api.Metadata.request.highestVersion,
   handle(ctx, request) {

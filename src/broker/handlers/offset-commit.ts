@@ -15,10 +15,11 @@ import type {
 } from '../../protocol/messages/offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const offsetCommitHandler = defineHandler<OffsetCommitRequestData, OffsetCommitResponseData>({
   api: Api.OffsetCommit,
+  authorization: authorizes({ GROUP: ['READ'], TOPIC: ['READ'] }),
   minVersion: 2,
   maxVersion: Api.OffsetCommit.request.highestVersion,
   handle(ctx, request) {

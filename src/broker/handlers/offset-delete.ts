@@ -13,10 +13,11 @@ import type {
 } from '../../protocol/messages/offset-delete.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const offsetDeleteHandler = defineHandler<OffsetDeleteRequestData, OffsetDeleteResponseData>({
   api: Api.OffsetDelete,
+  authorization: authorizes({ GROUP: ['DELETE'], TOPIC: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.OffsetDelete.request.highestVersion,
   handle(ctx, request) {

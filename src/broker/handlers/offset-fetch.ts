@@ -11,11 +11,12 @@ import { Api } from '../../protocol/messages/index.js';
 import type { OffsetFetchRequestData, OffsetFetchRequestTopics, OffsetFetchResponseData, OffsetFetchResponseGroup, OffsetFetchResponseTopics } from '../../protocol/messages/offset-fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { RequestContext } from '../handler.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 
 export const offsetFetchHandler = defineHandler<OffsetFetchRequestData, OffsetFetchResponseData>({
   api: Api.OffsetFetch,
+  authorization: authorizes({ GROUP: ['DESCRIBE'], TOPIC: ['DESCRIBE'] }),
   minVersion: 1,
   maxVersion: Api.OffsetFetch.request.highestVersion,
   handle(ctx, request) {

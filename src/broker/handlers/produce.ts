@@ -25,7 +25,7 @@ import { StorageError } from '../../storage/errors.js';
 import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
 import { defineHandler, NO_RESPONSE, type HandlerResult, type RequestContext } from '../handler.js';
-import { AclOperation, ResourceType, authorize, filterAuthorized, mayCreateTopic } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, filterAuthorized, mayCreateTopic, authorizes } from '../authorization.js';
 import { addPartitionsImplicitly, firstTransactionalBatch, hasTransactionalRecords, TRANSACTION_V2_PRODUCE_VERSION, verifyAppend } from './produce-transactions.js';
 
 const ACKS_ALL = -1;
@@ -90,6 +90,7 @@ const NO_LOG_START_OFFSET: ReadonlySet<number> = new Set([
 
 export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseData>({
   api: Api.Produce,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['WRITE'], TOPIC: ['WRITE', 'CREATE'], CLUSTER: ['CREATE'] }),
   // v0-2 carry the legacy message formats, which Brook does not store (Kafka 4 dropped them
   // too); they are still advertised, as Kafka does, so librdkafka keeps compression on.
   minVersion: 3,

@@ -9,6 +9,7 @@ import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { SaslAuthenticateRequestData, SaslAuthenticateResponseData } from '../../protocol/messages/sasl-authenticate.js';
 import { defineHandler } from '../handler.js';
+import { exemptFromAuthorization } from '../authorization.js';
 import type { SaslStepResult } from '../sasl/sasl-authenticator.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -19,6 +20,7 @@ function response(step: SaslStepResult): SaslAuthenticateResponseData {
 
 export const saslAuthenticateHandler = defineHandler<SaslAuthenticateRequestData, SaslAuthenticateResponseData>({
   api: Api.SaslAuthenticate,
+  authorization: exemptFromAuthorization('part of authenticating, as in Kafka'),
   minVersion: 0,
   maxVersion: 2,
   handle(ctx, request) {

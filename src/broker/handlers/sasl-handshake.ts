@@ -9,9 +9,11 @@ import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { SaslHandshakeRequestData, SaslHandshakeResponseData } from '../../protocol/messages/sasl-handshake.js';
 import { defineHandler } from '../handler.js';
+import { exemptFromAuthorization } from '../authorization.js';
 
 export const saslHandshakeHandler = defineHandler<SaslHandshakeRequestData, SaslHandshakeResponseData>({
   api: Api.SaslHandshake,
+  authorization: exemptFromAuthorization('part of authenticating, as in Kafka'),
   minVersion: 0,
   maxVersion: 1,
   handle(ctx, request) {

@@ -4,10 +4,11 @@ import type { SyncGroupRequestData, SyncGroupResponseData } from '../../protocol
 import { syncGroupError } from '../../coordinator/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { AclOperation, ResourceType, authorize } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 
 export const syncGroupHandler = defineHandler<SyncGroupRequestData, SyncGroupResponseData>({
   api: Api.SyncGroup,
+  authorization: authorizes({ GROUP: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.SyncGroup.request.highestVersion,
   handle(ctx, request) {

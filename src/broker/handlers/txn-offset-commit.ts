@@ -29,11 +29,12 @@ import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
 import { TRANSACTION_VERSION_2 } from '../../coordinator/transactions/state.js';
 import { GROUP_OFFSETS_PARTITION } from './add-offsets-to-txn.js';
 import { implicitAddError } from './transaction-errors.js';
-import { AclOperation, ResourceType, authorize, filterAuthorized } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, filterAuthorized, authorizes } from '../authorization.js';
 import { verifyTransaction } from '../transaction-verification.js';
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData>({
   api: Api.TxnOffsetCommit,
+  authorization: authorizes({ TRANSACTIONAL_ID: ['WRITE'], GROUP: ['READ'], TOPIC: ['READ'] }),
   minVersion: 0,
   maxVersion: Api.TxnOffsetCommit.request.highestVersion,
   handle(ctx, request) {

@@ -2,7 +2,7 @@
  * WriteTxnMarkers, as a partition leader receives it from a transaction coordinator: a
  * COMMIT or ABORT control batch appended to each partition, answered once durable. The
  * same append the local coordinator uses (TransactionRuntime.writeMarkers). Only for a
- * principal with CLUSTER_ACTION on the cluster (KafkaApis: else every partition
+ * principal with ALTER or CLUSTER_ACTION on the cluster (KafkaApis: else every partition
  * CLUSTER_AUTHORIZATION_FAILED). v0 is not served, as in Kafka 4 (KIP-896 removed it:
  * WriteTxnMarkersRequest.json's "validVersions": "1-2").
  */
@@ -10,14 +10,16 @@ import { Api } from '../../protocol/messages/index.js';
 import type { WriteTxnMarkersRequestData, WriteTxnMarkersResponseData } from '../../protocol/messages/write-txn-markers.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, authorizeCluster } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 
 export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequestData, WriteTxnMarkersResponseData>({
   api: Api.WriteTxnMarkers,
+  authorization: authorizes({ CLUSTER: ['ALTER', 'CLUSTER_ACTION'] }),
   minVersion: 1,
   maxVersion: Api.WriteTxnMarkers.request.highestVersion,
   async handle(ctx, request) {
-    if (!authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
+    // KafkaApis asks for ALTER on the cluster first, then CLUSTER_ACTION.
+    if (!authorizeCluster(ctx, AclOperation.ALTER) && !authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
       return {
         markers: request.markers.map((m) => ({
           producerId: m.producerId,
