@@ -11,10 +11,13 @@
  * Not part of npm test: timings depend on the machine.
  */
 import { Kafka, logLevel, CompressionTypes } from 'kafkajs';
-import { Producer as PlatformaticProducer, ProduceAcks } from '@platformatic/kafka';
 import { Producer, type ProducerRecord } from '../src/client/producer/index.js';
 import { spawnBrook, tempDir } from '../test/support/brook.js';
+import { platformaticKafka } from '../test/support/clients/platformatic-kafka.js';
 import { cpuMsOf } from './lib/cpu-time.js';
+
+/** 2.x, or 1.x on Node before 22.22 (test/support/clients/platformatic-kafka.ts). */
+const { Producer: PlatformaticProducer, ProduceAcks } = platformaticKafka;
 
 interface Args { records: number; reps: number; kafka: boolean; only: string[] | null; keys: boolean[]; brokerArgs: string[]; bootstrap: string | null }
 

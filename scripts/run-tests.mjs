@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // Runs the compiled test files of one suite with Node's own test runner, then prints how many
-// tests were skipped and why.
+// tests were skipped and why, and which files failed outside their tests.
 // Usage: node scripts/run-tests.mjs unit|interop [extra node --test flags]
 //
-// Every test and hook without a `timeout` option of its own (or, for a test, inherited from its
-// describe) gets a default one (scripts/test-timeout.mjs, preloaded into each test process; it
-// says why not --test-timeout): a hung test fails the run instead of hanging CI. The default is
-// BROOK_TEST_TIMEOUT_MS, else DEFAULT_TIMEOUT_MS below. scripts/test-exit.mjs, preloaded too,
-// ends a test process whose tests are done but whose event loop stays alive (a timed-out test's
-// leftover sockets or timers), once its report is out; it says why not --test-force-exit.
+// scripts/test-preload.mjs, preloaded into each test process (it says why not --test-timeout or
+// --test-force-exit):
+// - every test and hook without a `timeout` option of its own (or, for a test, inherited from
+//   its describe) gets a default one: a hung test fails the run instead of hanging CI. The
+//   default is BROOK_TEST_TIMEOUT_MS, else DEFAULT_TIMEOUT_MS below;
+// - a file whose tests are done but whose event loop stays alive (a socket, server, child
+//   process or timer left open) fails, once its report is out, naming what it left open;
+// - a file whose own code scheduled a timer Node had to correct (a negative, NaN or too large
+//   delay: Node 23+ warns) fails, naming the call.
+// Both kinds are listed again after the run, and make it fail whatever Node's runner said.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
@@ -53,8 +57,9 @@ const DEFAULT_CONCURRENCY = 2;
 const concurrency = extra.some((a) => a.startsWith('--test-concurrency'))
   ? []
   : [`--test-concurrency=${process.env['BROOK_TEST_CONCURRENCY'] || DEFAULT_CONCURRENCY}`];
-const skipsDir = mkdtempSync(join(tmpdir(), 'brook-skips-'));
-const skipsFile = join(skipsDir, 'skips.jsonl');
+const workDir = mkdtempSync(join(tmpdir(), 'brook-test-run-'));
+const skipsFile = join(workDir, 'skips.jsonl');
+const problemsFile = join(workDir, 'problems.jsonl');
 
 // Two reporters: the usual one on stdout (Node's own choice: spec on a terminal, TAP otherwise,
 // or whatever the caller passed) and the skip collector into a file, read once the run is over.
@@ -64,12 +69,11 @@ if (extra.some((a) => a.startsWith('--test-reporter=') || a === '--test-reporter
 }
 reporters.push(`--test-reporter=${pathToFileURL(join(root, 'scripts', 'skip-reporter.mjs')).href}`, `--test-reporter-destination=${skipsFile}`);
 
-console.log(`run-tests: ${suite}, ${files.length} files, default per-test timeout ${timeoutMs} ms, ${concurrency[0] ?? 'caller-given concurrency'}`);
+console.log(`run-tests: ${suite}, ${files.length} files, Node ${process.version}, default per-test timeout ${timeoutMs} ms, ${concurrency[0] ?? 'caller-given concurrency'}`);
 const result = spawnSync(process.execPath, [
-  '--expose-internals', '--import', pathToFileURL(join(root, 'scripts', 'test-timeout.mjs')).href,
-  '--import', pathToFileURL(join(root, 'scripts', 'test-exit.mjs')).href,
+  '--expose-internals', '--import', pathToFileURL(join(root, 'scripts', 'test-preload.mjs')).href,
   '--test', ...concurrency, ...extra, ...reporters, ...files,
-], { stdio: 'inherit', env: { ...process.env, BROOK_TEST_TIMEOUT_MS: timeoutMs } });
+], { stdio: 'inherit', env: { ...process.env, BROOK_TEST_TIMEOUT_MS: timeoutMs, BROOK_TEST_PROBLEMS_FILE: problemsFile } });
 
 /** dist/test/unit/x.test.js → test/unit/x.test.ts (where the skip is written). */
 function sourceOf(file) {
@@ -78,16 +82,31 @@ function sourceOf(file) {
   return path.replace(/^dist\//, '').replace(/\.js$/, '.ts');
 }
 
-let skips = [];
-try {
-  skips = readFileSync(skipsFile, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
-} catch (err) {
-  if (err.code !== 'ENOENT') throw err;
+/** The JSON lines of `path`; none when nothing was written. */
+function jsonLines(path) {
+  try {
+    return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
 }
-rmSync(skipsDir, { recursive: true, force: true });
+
+const skips = jsonLines(skipsFile);
+const problems = jsonLines(problemsFile);
+rmSync(workDir, { recursive: true, force: true });
 console.log(`\nskipped: ${skips.length}`);
 for (const s of skips) {
   const what = s.suite ? `suite "${s.name}" (its tests did not run)` : s.name;
   console.log(`- ${what} [${sourceOf(s.file)}]: ${s.reason ?? 'no reason given'}`);
 }
-process.exit(result.status ?? 1);
+const leaks = problems.filter((p) => p.kind === 'open-handles');
+console.log(`files that left handles open after their tests (failed): ${leaks.length}`);
+for (const p of leaks) {
+  console.log(`- ${sourceOf(p.file)}: ${p.details.resources}`);
+  for (const h of p.details.handles) console.log(`    ${h}`);
+}
+const timers = problems.filter((p) => p.kind === 'bad-timer');
+console.log(`timers the project scheduled with a delay Node had to correct (failed): ${timers.length}`);
+for (const p of timers) console.log(`- ${sourceOf(p.file)}: ${p.details.message.replace(/\n/g, ' ')}`);
+process.exit(problems.length > 0 ? 1 : result.status ?? 1);

@@ -1,11 +1,14 @@
 /**
- * @platformatic/kafka 1.x, in the benchmark's own process. Consume: one Consumer in a fresh
+ * @platformatic/kafka, in the benchmark's own process: 2.x, or 1.x on Node before 22.22 (the
+ * tests' choice, test/support/clients/platformatic-kafka.ts). Consume: one Consumer in a fresh
  * group, consume() from the earliest offsets, counting stream records. Produce: send() of
  * 1,000 records, 4 sends in flight (window.ts), idempotence off for acks=1.
  */
-import { Consumer, MessagesStreamModes, Producer } from '@platformatic/kafka';
+import { platformaticKafka } from '../../test/support/clients/platformatic-kafka.js';
 import type { ThroughputClient, ThroughputRun } from './types.js';
 import { sendWindowed } from './window.js';
+
+const { Consumer, MessagesStreamModes, Producer } = platformaticKafka;
 
 export const platformaticClient: ThroughputClient = {
   name: 'platformatic',

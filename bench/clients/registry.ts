@@ -23,7 +23,7 @@ export const groupClients: readonly GroupClient[] = [brookGroupClient, javaGroup
  */
 export const groupClientsMissing: readonly { name: string; why: string }[] = [
   { name: 'kafkajs', why: 'KafkaJS 2.x speaks the classic protocol only (no ConsumerGroupHeartbeat), and has no group adapter here' },
-  { name: 'platformatic', why: 'no group adapter here (@platformatic/kafka 1.35 has a groupProtocol \'consumer\' option; not wired into scenarios 4 and 5)' },
+  { name: 'platformatic', why: 'no group adapter here (@platformatic/kafka has a groupProtocol \'consumer\' option; not wired into scenarios 4 and 5)' },
   { name: 'kcat', why: 'kcat 1.7.1 is built on librdkafka 2.0.2, which predates group.protocol=consumer (librdkafka 2.12); librdkafka\'s members run here through confluent-kafka (the librdkafka client)' },
   { name: 'franz', why: 'no group adapter here' },
 ];

@@ -5,7 +5,7 @@
  * by `brook users add --data-dir`. Against it:
  *  - `brook users add -b --command-config` as the admin user adds a SCRAM user online, and
  *    Brook's own CLI produces and consumes in a group as that user;
- *  - librdkafka (confluent-kafka 2.x) produces and consumes in a group, committing;
+ *  - librdkafka 2.16 (confluent-kafka 2.16.x; asserted) produces and consumes in a group, committing;
  *  - Kafka 4.4.0's console producer and consumer (--command-config) do the same, in a group;
  *  - KafkaJS logs in with PLAIN as a user of the listener's JAAS user list, and with SCRAM-SHA-512;
  *  - refusals as each client reports them (a wrong password, a mechanism the listener does
@@ -20,16 +20,15 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { projectRoot, spawnBrook, tempDir } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
-import { commandWorks, runProcess, type RunResult } from '../support/clients/run.js';
+import { runProcess, type RunResult } from '../support/clients/run.js';
+import { assertLibrdkafka216 } from '../support/clients/confluent-kafka.js';
 import { brookCli } from '../support/admin-fixture.js';
 import { kafkaAvailable, kafkaClasspath } from '../support/kafka/kafka-broker.js';
 import { makeTestPki, opensslMissing } from '../support/tls-certs.js';
 
 const SCRAM_MODULE = 'org.apache.kafka.common.security.scram.ScramLoginModule';
 const PLAIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule';
-const skip = opensslMissing()
-  ?? (!kafkaAvailable() ? 'needs Java 17+ and the Kafka classpath'
-    : commandWorks('python3', ['-c', 'import confluent_kafka']) ? false : 'needs python3 with confluent-kafka (pip install confluent-kafka)');
+const skip = opensslMissing() ?? (!kafkaAvailable() ? 'needs Java 17+ and the Kafka classpath' : false);
 
 const java = (mainClass: string, args: readonly string[], input?: string): Promise<RunResult> =>
   runProcess('java', ['-Xshare:auto', '-cp', kafkaClasspath(), mainClass, ...args], { timeoutMs: 60_000, input });
@@ -45,6 +44,8 @@ async function librdkafka(args: readonly string[]): Promise<PythonResult> {
 const lines = (out: string): string[] => out.split('\n').filter((l) => l !== '');
 
 test('Brook over SASL_SSL from a Kafka-style server.properties: librdkafka, Kafka 4.4.0\'s console tools, KafkaJS (JAAS PLAIN user), Brook\'s CLI; refusals', { timeout: 300_000, skip }, async (t) => {
+  const { librdkafka: version } = assertLibrdkafka216();
+  t.diagnostic(`librdkafka ${version}`);
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
   const pki = makeTestPki();

@@ -8,7 +8,7 @@
  *
  * The clients: Apache Kafka's Java KafkaConsumer (kafka-clients 4.4.0,
  * `brook.conformance.GroupConsumer`, classic with cooperative-sticky) and librdkafka
- * (confluent-kafka 2.16, `test/support/python/group_consumer.py`, classic with range). Each
+ * (librdkafka 2.16 through confluent-kafka 2.16.x, asserted; `test/support/python/group_consumer.py`, classic with range). Each
  * roll runs against Apache Kafka 4.4.0 too (the oracle: what its coordinator does with the
  * same clients is the expected behaviour) and is checked the same way there.
  *
@@ -22,7 +22,7 @@
  * fatal for librdkafka's consumer-protocol member) and the classic members go on as before.
  * The last test checks that Brook does the same as Kafka there.
  *
- * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka.
+ * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka 2.16.x.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,7 +33,8 @@ import { projectRoot, startBrook, tempDir } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { kafkaJs, createTopicWithKafkaJs, topicOffsets } from '../support/clients/kafkajs.js';
 import { javaAvailable, javaJar } from '../support/clients/java.js';
-import { commandWorks, runProcess } from '../support/clients/run.js';
+import { runProcess } from '../support/clients/run.js';
+import { assertLibrdkafka216 } from '../support/clients/confluent-kafka.js';
 import { ownershipIntervals } from '../support/ownership.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
 import { decodeAssignment } from '../../src/protocol/consumer-protocol.js';
@@ -306,7 +307,6 @@ async function cooperativeStickyUpgrade(target: Target, label: string): Promise<
   }
 }
 
-const pythonAvailable = (): boolean => commandWorks('python3', ['-c', 'import confluent_kafka']);
 
 for (const broker of ['Kafka 4.4.0', 'Brook'] as const) {
   const on = broker === 'Brook' ? onBrook : async <T>(body: (target: Target) => Promise<T>): Promise<T> => body(await onKafka());
@@ -315,14 +315,14 @@ for (const broker of ['Kafka 4.4.0', 'Brook'] as const) {
     await on((target) => rollingMigration(target, 'java', 'cooperative-sticky', 'java'));
   });
 
-  test(`${broker}: librdkafka consumers rolled from group.protocol=classic (range) to consumer: every record once, one owner per partition, commits at the end offsets`, { timeout: 240_000 }, async () => {
-    assert.ok(pythonAvailable(), 'python3 with confluent-kafka is required (pip install confluent-kafka)');
+  test(`${broker}: librdkafka 2.16 consumers rolled from group.protocol=classic (range) to consumer: every record once, one owner per partition, commits at the end offsets`, { timeout: 240_000 }, async (t) => {
+    t.diagnostic(`librdkafka ${assertLibrdkafka216().librdkafka}`);
     await on((target) => rollingMigration(target, 'python', 'range', 'python-range'));
   });
 }
 
-test('librdkafka classic members with cooperative-sticky: Brook refuses to convert the group as Kafka 4.4.0 does (assignment user data), the newcomer fails, the classic members go on', { timeout: 240_000 }, async () => {
-  assert.ok(pythonAvailable(), 'python3 with confluent-kafka is required (pip install confluent-kafka)');
+test('librdkafka 2.16 classic members with cooperative-sticky: Brook refuses to convert the group as Kafka 4.4.0 does (assignment user data), the newcomer fails, the classic members go on', { timeout: 240_000 }, async (t) => {
+  t.diagnostic(`librdkafka ${assertLibrdkafka216().librdkafka}`);
   const kafkaResult = await cooperativeStickyUpgrade(await onKafka(), 'python-cooperative-sticky');
   const brookResult = await onBrook((target) => cooperativeStickyUpgrade(target, 'python-cooperative-sticky'));
   assert.deepEqual(kafkaResult.view, { type: 'classic', state: 'Stable', members: 2, assigned: PARTITIONS }, 'Kafka 4.4.0 kept the classic group');

@@ -1,8 +1,8 @@
 /**
  * KIP-848 consumer groups with clients Brook did not write, end to end: two processes of
  * Apache Kafka's Java KafkaConsumer (kafka-clients, `group.protocol=consumer`,
- * `brook.conformance.GroupConsumer consumer-uniform`) and two of librdkafka (confluent-kafka,
- * `test/support/python/group_consumer.py consumer-uniform`), each pair in one group on a
+ * `brook.conformance.GroupConsumer consumer-uniform`) and two of librdkafka 2.16 (confluent-kafka
+ * 2.16.x, asserted; `test/support/python/group_consumer.py consumer-uniform`), each pair in one group on a
  * 4-partition topic while 2,000 records are produced. The members join one after the other
  * through ConsumerGroupHeartbeat, the broker's uniform assignor splits the partitions and the
  * first member revokes what the second gets; they commit (OffsetCommit with member epochs)
@@ -15,7 +15,7 @@
  * record once, one owner per partition (test/support/consumer-protocol-mixed.ts; the same
  * scenario runs against Kafka 4.4.0 in consumer-protocol-kafka.test.ts).
  *
- * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka.
+ * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka 2.16.x.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +25,8 @@ import { startBrook, projectRoot } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { kafkaJs, createTopicWithKafkaJs, topicOffsets } from '../support/clients/kafkajs.js';
 import { javaAvailable, javaJar } from '../support/clients/java.js';
-import { commandWorks, runProcess } from '../support/clients/run.js';
+import { runProcess } from '../support/clients/run.js';
+import { assertLibrdkafka216 } from '../support/clients/confluent-kafka.js';
 import { ownershipIntervals } from '../support/ownership.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
 import { mixedGroupWithJava } from '../support/consumer-protocol-mixed.js';
@@ -128,8 +129,8 @@ test('Java KafkaConsumer x2 with group.protocol=consumer: every record once, one
   await runGroup('java');
 });
 
-test('librdkafka (confluent-kafka) x2 with group.protocol=consumer: every record once, one owner per partition, commits at the end offsets', { timeout: 90_000 }, async () => {
-  assert.ok(commandWorks('python3', ['-c', 'import confluent_kafka']), 'python3 with confluent-kafka is required (pip install confluent-kafka)');
+test('librdkafka 2.16 (confluent-kafka) x2 with group.protocol=consumer: every record once, one owner per partition, commits at the end offsets', { timeout: 90_000 }, async (t) => {
+  t.diagnostic(`librdkafka ${assertLibrdkafka216().librdkafka}`);
   await runGroup('python');
 });
 

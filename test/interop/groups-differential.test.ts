@@ -15,7 +15,8 @@
  *
  * Generation ids are compared exactly (both start at 1). Requests that the coordinator
  * parks (a JoinGroup waiting for the other members, a follower's SyncGroup waiting for the
- * leader) go on a separate connection per member, sent concurrently.
+ * leader) go on a separate connection per member, sent concurrently; both brokers must still
+ * hold them when the request that releases them is sent (no fixed wait decides that).
  *
  * Where Brook deliberately differs (asserted explicitly below; docs/ARCHITECTURE.md lists it):
  *   G1  Leader re-election when the leader leaves: Kafka takes the first member of a hash
@@ -58,6 +59,7 @@ class Member {
 }
 
 type BodyFn<N extends ApiName> = (side: Side) => RequestBody<N>;
+type DescribedGroup = ResponseBody<'DescribeGroups'>['groups'][number];
 
 describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () => {
   let pair: DiffPair;
@@ -169,12 +171,24 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     return assertSame(await send(m, api, version, body), what);
   }
 
+  /** A request the coordinator may park, sent by `concurrently`. */
+  interface Concurrent<N extends ApiName> {
+    /** Both answers, compared when the caller awaits them. */
+    readonly answers: Promise<Both<ResponseBody<N>>>;
+    /** Per side, whether it is still unanswered. */
+    waiting(): Both<boolean>;
+  }
+
   /**
-   * Sends a request the coordinator may park (on `m`'s own connections) and waits 300 ms:
-   * both brokers must agree on whether it is still waiting then. The answers are compared
-   * later, when the caller awaits them.
+   * Sends a request the coordinator may park, on `m`'s own connections, and returns once it
+   * has reached both coordinators: when `reached` holds for a DescribeGroups of `group` on
+   * that side (polled on the shared connections; a new member shows up there), else once a
+   * DescribeGroups sent after it was answered (a follower's SyncGroup or a known member's
+   * rejoin leaves no trace there). Whether it was parked is asserted by `assertWaiting` just
+   * before the request that releases it is sent: a parked request cannot have been answered
+   * then, whatever the time taken, and one answered at once has been by then.
    */
-  async function concurrently<N extends ApiName>(m: Member, api: N, version: number, body: BodyFn<N>): Promise<{ parked: boolean; answers: Promise<Both<ResponseBody<N>>> }> {
+  async function concurrently<N extends ApiName>(m: Member, api: N, version: number, body: BodyFn<N>, group: string, reached?: (described: DescribedGroup) => boolean): Promise<Concurrent<N>> {
     const answered: Record<Side, boolean> = { kafka: false, brook: false };
     const answers = Promise.all(SIDES.map(async (side) => {
       const r = await m.conn[side].request(api, version, body(side));
@@ -186,10 +200,25 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
       return raw;
     });
     answers.catch(() => undefined);
-    await sleep(300);
-    assert.equal(answered.brook, answered.kafka, `${m.name}'s ${api}: answered at once by Kafka ${answered.kafka}, by Brook ${answered.brook}`);
-    return { parked: !answered.kafka, answers };
+    await Promise.all(SIDES.map(async (side) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const described = (await pair.conn[side].request('DescribeGroups', 5, describeGroups(group)(side))).groups[0]!;
+        if (reached === undefined || reached(described)) return;
+        if (Date.now() > deadline) throw new Error(`${side}: ${m.name}'s ${api} did not show in group ${group}: ${described.groupState}, ${described.members.length} members`);
+        await sleep(10);
+      }
+    }));
+    return { answers, waiting: () => ({ kafka: !answered.kafka, brook: !answered.brook }) };
   }
+
+  /** Both brokers still hold `request` (call just before sending what releases it). */
+  function assertWaiting(request: Concurrent<ApiName>, what: string): void {
+    assert.deepEqual(request.waiting(), { kafka: true, brook: true }, `${what}: still waiting (true) on Kafka, on Brook`);
+  }
+
+  /** DescribeGroups shows `members` members in PreparingRebalance (a new member's join has arrived). */
+  const preparingWith = (members: number) => (d: DescribedGroup): boolean => d.groupState === 'PreparingRebalance' && d.members.length === members;
 
   const join = (group: string, m: Member, opts: { protocols?: string[]; protocolType?: string; instance?: string | null; memberId?: string } = {}): BodyFn<'JoinGroup'> => (side) => ({
     groupId: group, sessionTimeoutMs: SESSION_MS, rebalanceTimeoutMs: SESSION_MS,
@@ -253,14 +282,14 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     const first = await step('B join v9', b, 'JoinGroup', 9, join(g, b, { protocols: ['sticky', 'range', 'roundrobin'] }));
     assert.equal(first.kafka.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
     // B's real join starts a rebalance and waits for A.
-    const bJoin = await concurrently(b, 'JoinGroup', 9, join(g, b, { protocols: ['sticky', 'range', 'roundrobin'] }));
+    const bJoin = await concurrently(b, 'JoinGroup', 9, join(g, b, { protocols: ['sticky', 'range', 'roundrobin'] }), g, preparingWith(2));
     const hb = await step('A heartbeat during rebalance', a, 'Heartbeat', 4, heartbeat(g, a, 1));
     assert.equal(hb.kafka.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
     await step('A commit during PreparingRebalance', a, 'OffsetCommit', 8, commit(g, 1, a, [[0, 1n]]));
     await step('DescribeGroups PreparingRebalance', null, 'DescribeGroups', 5, describeGroups(g));
+    assertWaiting(bJoin, 'B waits for A');
     const aJoin = await step('A rejoin', a, 'JoinGroup', 9, join(g, a, { protocols: ['range', 'roundrobin'] }));
     const bJoined = assertSame(await bJoin.answers, 'B join completes');
-    assert.equal(bJoin.parked, true, 'B waits for A');
     assert.equal(aJoin.kafka.generationId, 2);
     assert.equal(aJoin.kafka.protocolName, 'range');
     assert.equal(aJoin.kafka.members.length, 2);
@@ -273,8 +302,8 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     await step('DescribeGroups CompletingRebalance', null, 'DescribeGroups', 5, describeGroups(g));
 
     // The follower syncs first and waits for the leader.
-    const bSync = await concurrently(b, 'SyncGroup', 5, sync(g, b, 2));
-    assert.equal(bSync.parked, true, 'B waits for the leader');
+    const bSync = await concurrently(b, 'SyncGroup', 5, sync(g, b, 2), g);
+    assertWaiting(bSync, 'B waits for the leader');
     await step('A (leader) sync', a, 'SyncGroup', 5, sync(g, a, 2, [{ to: a, partitions: [0] }, { to: b, partitions: [1] }]));
     const bSynced = assertSame(await bSync.answers, 'B sync completes');
     assert.equal(bSynced.kafka.errorCode, ErrorCode.NONE);
@@ -326,11 +355,12 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     const joinC = join(g, c, { protocols: ['sticky', 'roundrobin', 'range'] });
     await step('B join v9', b, 'JoinGroup', 9, joinB);
     await step('C join v9', c, 'JoinGroup', 9, joinC);
-    const bJoin = await concurrently(b, 'JoinGroup', 9, joinB);
-    const cJoin = await concurrently(c, 'JoinGroup', 9, joinC);
-    assert.ok(bJoin.parked && cJoin.parked, 'B and C wait for A');
+    const bJoin = await concurrently(b, 'JoinGroup', 9, joinB, g, preparingWith(2));
+    const cJoin = await concurrently(c, 'JoinGroup', 9, joinC, g, preparingWith(3));
     const bogus = await step('join with an unknown member id', null, 'JoinGroup', 9, () => ({ ...join(g, a)('kafka'), memberId: 'bogus' }));
     assert.equal(bogus.kafka.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+    assertWaiting(bJoin, 'B waits for A');
+    assertWaiting(cJoin, 'C waits for A');
     const aJoin = await step('A rejoins: roundrobin wins 2-1', a, 'JoinGroup', 9, join(g, a, { protocols: ['range', 'roundrobin'] }));
     assert.equal(aJoin.kafka.protocolName, 'roundrobin');
     assert.equal(aJoin.kafka.members.length, 3);
@@ -339,8 +369,8 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
 
     const wrong = await step('SyncGroup v5 with another protocol name', c, 'SyncGroup', 5, sync(g, c, 2, [], { protocolName: 'range' }));
     assert.equal(wrong.kafka.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-    const bSync = await concurrently(b, 'SyncGroup', 5, sync(g, b, 2, [], { protocolName: 'roundrobin' }));
-    assert.ok(bSync.parked, 'B waits for the leader');
+    const bSync = await concurrently(b, 'SyncGroup', 5, sync(g, b, 2, [], { protocolName: 'roundrobin' }), g);
+    assertWaiting(bSync, 'B waits for the leader');
     await step('A (leader) sync', a, 'SyncGroup', 5, sync(g, a, 2, [{ to: a, partitions: [0] }, { to: b, partitions: [1] }, { to: c, partitions: [] }], { protocolName: 'roundrobin' }));
     assertSame(await bSync.answers, 'B sync completes');
     await step('C sync after the leader', c, 'SyncGroup', 5, sync(g, c, 2, [], { protocolName: 'roundrobin' }));
@@ -348,8 +378,8 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     // The leader leaves; B and C rejoin and one of them becomes leader.
     await step('LeaveGroup v5 of the leader', a, 'LeaveGroup', 5, (side) => ({ groupId: g, members: [{ memberId: a.ids[side], groupInstanceId: null, reason: null }] }));
     await step('B heartbeat after the leader left', b, 'Heartbeat', 4, heartbeat(g, b, 2));
-    const bRe = await concurrently(b, 'JoinGroup', 9, joinB);
-    assert.ok(bRe.parked, 'B waits for C');
+    const bRe = await concurrently(b, 'JoinGroup', 9, joinB, g);
+    assertWaiting(bRe, 'B waits for C');
     const cRe = await send(c, 'JoinGroup', 9, joinC);
     const bRes = await bRe.answers;
     // G1: leader re-election is a documented choice (src/coordinator/README.md): Kafka takes

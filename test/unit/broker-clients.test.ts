@@ -1,6 +1,7 @@
 /**
  * Acceptance tests of the broker with clients Brook did not write, Node-only peers (runs in
- * `npm test`): KafkaJS 2.2 and @platformatic/kafka 1.x (npm dev dependencies), raw TCP for
+ * `npm test`): KafkaJS 2.2 and @platformatic/kafka (2.x; 1.x on Node before 22.22: support/
+ * clients/platformatic-kafka.ts) (npm dev dependencies), raw TCP for
  * malformed input, and `bin/brook broker` as a child process for kill -9, SIGTERM and the
  * command-line contract. Every test starts its own broker on a port the OS picks, with a temp
  * data dir, and removes everything afterwards (also on failure).
@@ -10,17 +11,18 @@
  * are read back through KafkaJS's own Fetch path below its group logic (support/clients/
  * kafkajs.ts) and through @platformatic/kafka's group-less `Consumer.fetch()`.
  *
- * Needs: Node 20, `npm ci`.
+ * Needs: Node 20 or newer, `npm ci`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { CompressionTypes, Partitioners, type Producer as KafkaJsProducer, type PartitionMetadata } from 'kafkajs';
-import { Admin, Producer, defaultPartitioner, stringSerializers, ProduceAcks, type CompressionAlgorithmValue } from '@platformatic/kafka';
+import type { CompressionAlgorithmValue } from '@platformatic/kafka';
 import { startBrook, spawnBrook, tempDir, type BrookProcess } from '../support/brook.js';
 import { kafkaJs, KafkaJsReader, baseOffsets, createTopicWithKafkaJs, topicOffsets, type ReadRecord } from '../support/clients/kafkajs.js';
 import { CODEC_ID, storedCodecSet } from '../support/clients/stored.js';
 import { platformaticReadAll } from '../support/clients/platformatic.js';
+import { PLATFORMATIC_KAFKA, platformaticKafka } from '../support/clients/platformatic-kafka.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { within } from '../support/clients/run.js';
 import { frame, requestV1, seededBytes, sendRaw, openRaw } from '../support/clients/raw-socket.js';
@@ -108,6 +110,8 @@ test('KafkaJS: admin creates a 3-partition topic; 1,000 keyed records with heade
 
 // --- @platformatic/kafka -------------------------------------------------------------------
 
+const { Admin, Producer, defaultPartitioner, stringSerializers, ProduceAcks } = platformaticKafka;
+
 /** zstd needs node:zlib's zstd (Node 22.15+); @platformatic/kafka refuses it otherwise. */
 const PLATFORMATIC_CODECS: CompressionAlgorithmValue[] = ['none', 'gzip', 'snappy', 'lz4',
   ...(typeof (zlib as unknown as Record<string, unknown>)['zstdCompressSync'] === 'function' ? ['zstd' as const] : [])];
@@ -148,7 +152,7 @@ async function platformaticProduce(bootstrap: string, topic: string, perCodec: n
   return acked;
 }
 
-test(`@platformatic/kafka: idempotent Producer, acks=-1, codecs ${PLATFORMATIC_CODECS.join('/')}: every record at its acknowledged offset (read back by KafkaJS)`, { timeout: 30_000 }, async (t) => {
+test(`${PLATFORMATIC_KAFKA}: idempotent Producer, acks=-1, codecs ${PLATFORMATIC_CODECS.join('/')}: every record at its acknowledged offset (read back by KafkaJS)`, { timeout: 30_000 }, async (t) => {
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
   const dir = tempDir();
@@ -169,7 +173,7 @@ test(`@platformatic/kafka: idempotent Producer, acks=-1, codecs ${PLATFORMATIC_C
   t.diagnostic(`records per partition ${JSON.stringify(countsByPartition(read))}`);
 });
 
-test('@platformatic/kafka: produce → group-less Consumer.fetch (Fetch v17, topics by id) round trip', { timeout: 30_000 }, async (t) => {
+test(`${PLATFORMATIC_KAFKA}: produce → group-less Consumer.fetch (Fetch v17, topics by id) round trip`, { timeout: 30_000 }, async (t) => {
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
   const dir = tempDir();

@@ -3,13 +3,13 @@
  * a KafkaJS consumer group (two members, one 4-partition topic) consumes every record once
  * between its members and commits; KafkaJS admin describes the group (Stable, 2 members);
  * after a restart on the same data dir the committed offsets come back from
- * `__consumer_offsets`. An @platformatic/kafka 1.x consumer (`consume()`, classic group
- * protocol) reads a topic through the group and its autocommits are visible to KafkaJS admin.
+ * `__consumer_offsets`. An @platformatic/kafka consumer (2.x, 1.x on Node before 22.22;
+ * `consume()`, classic group protocol) reads a topic through the group and its autocommits are visible to KafkaJS admin.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Partitioners, type Consumer } from 'kafkajs';
-import { Consumer as PlatformaticConsumer, MessagesStreamModes, stringDeserializers } from '@platformatic/kafka';
+import { PLATFORMATIC_KAFKA, platformaticKafka } from '../support/clients/platformatic-kafka.js';
 import { startBrook, tempDir } from '../support/brook.js';
 import { KafkaConnection } from '../../src/client/connection.js';
 import { Admin } from '../../src/client/admin.js';
@@ -113,7 +113,7 @@ test('KafkaJS consumer group: 2 members share 4 partitions, consume every record
   assert.deepEqual(listed.groups.map((g) => g.groupId), [groupId]);
 });
 
-test('@platformatic/kafka consumer group: consume() joins, reads every record, autocommits; KafkaJS admin sees the offsets', { timeout: 60_000 }, async (t) => {
+test(`${PLATFORMATIC_KAFKA} consumer group: consume() joins, reads every record, autocommits; KafkaJS admin sees the offsets`, { timeout: 60_000 }, async (t) => {
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
   const broker = await startBrook();
@@ -128,12 +128,12 @@ test('@platformatic/kafka consumer group: consume() joins, reads every record, a
   const COUNT = 90;
   await producer.send({ topic, acks: -1, messages: Array.from({ length: COUNT }, (_, i) => ({ partition: i % 3, key: `k${i}`, value: `v${i}` })) });
 
-  const consumer = new PlatformaticConsumer({
-    clientId: 'brook-test-platformatic-group', groupId, bootstrapBrokers: [broker.bootstrap], deserializers: stringDeserializers,
+  const consumer = new platformaticKafka.Consumer({
+    clientId: 'brook-test-platformatic-group', groupId, bootstrapBrokers: [broker.bootstrap], deserializers: platformaticKafka.stringDeserializers,
     sessionTimeout: 6_000, heartbeatInterval: 500, retries: 2, retryDelay: 100, timeout: 10_000,
   });
   cleanup.add('consumer close', () => consumer.close(true));
-  const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.COMMITTED, fallbackMode: 'earliest', autocommit: true, maxWaitTime: 200 });
+  const stream = await consumer.consume({ topics: [topic], mode: platformaticKafka.MessagesStreamModes.COMMITTED, fallbackMode: 'earliest', autocommit: true, maxWaitTime: 200 });
   const values = new Set<string>();
   await within(30_000, 'platformatic consumed every record', (async () => {
     for await (const message of stream) {

@@ -1,7 +1,8 @@
 /**
  * The command line's signals, with real processes: `bin/brook broker` as a child (frozen
- * with SIGSTOP where a test needs a broker that accepts connections but never answers)
- * and `bin/brook consume` / `produce` children.
+ * with SIGSTOP where a test needs a broker that accepts connections but never answers; a
+ * silent server where it must know when the client connected) and `bin/brook consume` /
+ * `produce` children.
  *
  * - The first SIGTERM/SIGINT stops a client command by itself within a few seconds,
  *   whatever the broker's state (the CLI's 5 s forced exit, "did not stop within", is
@@ -18,6 +19,8 @@ import { freePorts } from '../support/kafka/kafka-jvm.js';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot, spawnBrook, tempDir, type BrookProcess } from '../support/brook.js';
 import { runProcess } from '../support/clients/run.js';
@@ -123,11 +126,17 @@ async function withFrozenBroker<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-test('consume --group against a broker frozen from the start: SIGTERM after 1 s stops it by itself within 5 s', { timeout: 30_000 }, async (t) => {
-  await createTopic(broker.bootstrap, 'frozen-from-start', 1);
-  await withFrozenBroker(async () => {
-    const cli = brook(['consume', 'frozen-from-start', '--group', 'g-frozen-start', '--timeout-ms', '15000', '-b', broker.bootstrap]);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+test('consume --group against a broker frozen from the start: SIGTERM once it has connected stops it by itself within 5 s', { timeout: 30_000 }, async (t) => {
+  // A frozen broker as its clients see it (the kernel accepts the connection, nothing answers),
+  // in this process: its 'connection' event says the CLI is running its command, signal
+  // handlers installed, however long the machine took to start it.
+  const accepted: Socket[] = [];
+  const frozen = createServer((socket) => { accepted.push(socket); });
+  await new Promise<void>((resolve) => frozen.listen(0, '127.0.0.1', resolve));
+  try {
+    const connected = once(frozen, 'connection');
+    const cli = brook(['consume', 'frozen-from-start', '--group', 'g-frozen-start', '--timeout-ms', '15000', '-b', `127.0.0.1:${(frozen.address() as AddressInfo).port}`]);
+    await Promise.race([connected, cli.exited.then(() => { throw new Error(`the CLI exited before connecting: ${cli.stderr()}`); })]);
     const signalledAt = Date.now();
     cli.child.kill('SIGTERM');
     const exit = await exitWithin(cli, 10_000, 'consume after SIGTERM');
@@ -139,7 +148,10 @@ test('consume --group against a broker frozen from the start: SIGTERM after 1 s 
     // Nothing printed, nothing to commit: an interrupted consume that finished cleanly exits 0.
     assert.equal(exit.code, 0, cli.stderr());
     assertNoListenerLeak(cli.stderr(), 'consume');
-  });
+  } finally {
+    for (const socket of accepted) socket.destroy();
+    await new Promise((resolve) => frozen.close(resolve));
+  }
 });
 
 /** consume --group from the beginning of a topic of `count` records, once it has printed them all. */

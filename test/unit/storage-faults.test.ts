@@ -113,9 +113,10 @@ describe('disk faults (file engine)', () => {
     const lost = log.append(batch({ value: 'never acknowledged' }), { nowMs: NOW }).durable;
     const fine = other.append(batch({ value: 'other partition' }), { nowMs: NOW }).durable;
     await assert.rejects(lost, isStorageError);
-    await fine;
-    // Offline at once: nothing may be appended on top, nothing read from it, until recovered.
+    // Offline at once: nothing may be appended on top, nothing read from it, until recovered
+    // (checked before anything else is awaited: the recovery starts on the next timer tick).
     assert.equal(errorCodeOf(() => log.append(batch(), { nowMs: NOW })), ErrorCode.KAFKA_STORAGE_ERROR);
+    await fine;
     assert.match(captured.lines.join(''), /partition t-0 is offline: fsync of .*00000000000000000000\.log failed; recovering/);
     await until(() => serving(log));
     assert.match(captured.lines.join(''), /partition t-0 recovered and serving again" .*logEndOffset=1 logEndOffsetBefore=2/);
@@ -136,9 +137,9 @@ describe('disk faults (file engine)', () => {
     const failing = faults.inject({ op: 'fdatasync', path: 't-0', hold: true, errno: 'EIO', times: 1 });
     const succeeding = faults.inject({ op: 'fdatasync', path: 't-0', hold: true, times: 1 });
     const first = log.append(batch({ value: 'a' }), { nowMs: NOW }).durable;
-    await sleep(5);
+    await failing.hit();
     const second = log.append(batch({ value: 'b' }), { nowMs: NOW }).durable;
-    await sleep(5);
+    await succeeding.hit();
     assert.deepEqual([failing.hits, succeeding.hits], [1, 1], 'two fsyncs in flight');
     failing.release(); // the first fsync fails...
     await assert.rejects(first, isStorageError);

@@ -1,5 +1,6 @@
 /**
- * @platformatic/kafka 1.x against a broker under test.
+ * @platformatic/kafka (2.x, or 1.x on Node before 22.22: platformatic-kafka.ts) against a broker
+ * under test.
  *
  * Its `Consumer.consume()` always joins a consumer group first (JoinGroup/SyncGroup, even in
  * the MANUAL offsets mode), which Brook does not serve yet. `Consumer.fetch()` is the
@@ -7,7 +8,7 @@
  * a given node, decoded by the library. The reader below loops over it from offset 0 to each
  * partition's high watermark.
  */
-import { Consumer } from '@platformatic/kafka';
+import { platformaticKafka } from './platformatic-kafka.js';
 import type { ClientRecord } from './records.js';
 
 export interface PlatformaticReadOptions {
@@ -18,7 +19,7 @@ export interface PlatformaticReadOptions {
 export async function platformaticReadAll(bootstrap: string, topic: string, options: PlatformaticReadOptions = {}): Promise<ClientRecord[]> {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   // groupId is mandatory in the options but fetch() never uses it.
-  const consumer = new Consumer({
+  const consumer = new platformaticKafka.Consumer({
     clientId: 'brook-test-platformatic-reader', groupId: 'unused-no-group', bootstrapBrokers: [bootstrap],
     retries: 1, retryDelay: 100, timeout: 10_000,
   });

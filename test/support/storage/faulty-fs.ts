@@ -33,6 +33,8 @@ export interface FaultRule {
 export interface Fault {
   /** Calls it applied to so far. */
   readonly hits: number;
+  /** Resolves once it has applied to `n` calls (at once if it already has). */
+  hit(n?: number): Promise<void>;
   remove(): void;
   /** Held fsyncs (rule `hold`): let them go on. */
   release(): void;
@@ -55,6 +57,8 @@ interface ActiveFault {
   removed: boolean;
   readonly held: (() => void)[];
   released: boolean;
+  /** hit(n) callers: resolved when `hits` reaches their n. */
+  readonly hitWaiters: { n: number; resolve: () => void }[];
 }
 
 export class FaultyFileSystem implements FileSystem {
@@ -67,12 +71,13 @@ export class FaultyFileSystem implements FileSystem {
   constructor(private readonly inner: FileSystem = nodeFileSystem) {}
 
   inject(rule: FaultRule): Fault {
-    const active: ActiveFault = { rule, hits: 0, removed: false, held: [], released: false };
+    const active: ActiveFault = { rule, hits: 0, removed: false, held: [], released: false, hitWaiters: [] };
     this.faults.push(active);
     return {
       get hits() {
         return active.hits;
       },
+      hit: (n = 1) => (active.hits >= n ? Promise.resolve() : new Promise<void>((resolve) => active.hitWaiters.push({ n, resolve }))),
       remove: () => {
         active.removed = true;
         this.releaseHeld(active);
@@ -105,6 +110,10 @@ export class FaultyFileSystem implements FileSystem {
       if (p !== undefined && !(typeof p === 'string' ? path.includes(p) : p.test(path))) continue;
       if (f.rule.times !== undefined && f.hits >= f.rule.times) continue;
       f.hits++;
+      for (const w of f.hitWaiters.filter((x) => f.hits >= x.n)) {
+        f.hitWaiters.splice(f.hitWaiters.indexOf(w), 1);
+        w.resolve();
+      }
       return f;
     }
     return null;
