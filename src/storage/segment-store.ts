@@ -59,8 +59,8 @@ export interface ProducerSnapshotFile {
 /**
  * What the log cleaner's worker thread (cleaner-worker.ts) needs of a partition whose
  * segments are files: it reads the sealed segments and writes the cleaned one itself, by
- * path, with node:fs; the main thread then opens the result and swaps it in through the
- * store (and so through the engine's FileSystem).
+ * path, through the engine's FileSystem rebuilt in its thread; the main thread then opens
+ * the result and swaps it in through the store.
  */
 export interface CleanerFileAccess {
   /** The path of a live segment's log file. */

@@ -8,6 +8,7 @@ import type { IoFaults, IoFaultStats } from './io-faults.js';
 import type { Catalog } from './catalog.js';
 import { StorageError } from './errors.js';
 import { CleanerThread } from './cleaner-thread.js';
+import { nodeFileSystem } from './file-system.js';
 import { LogCleaner } from './log-cleaner.js';
 import { PartitionLogImpl } from './partition-log.js';
 import type { PartitionStore } from './segment-store.js';
@@ -65,7 +66,10 @@ export class BaseStorage implements Storage {
     this.clock = options.clock ?? Date.now;
     this.producerIdExpirationMs = options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS;
     this.log = options.log;
-    this.cleanerThread = options.cleanerThread === 'inline' ? undefined : new CleanerThread();
+    // A file system that cannot be rebuilt in the worker (no forThread) keeps the cleaner's
+    // I/O on the event loop, so that all of it still goes through that file system.
+    const fileSystem = options.fileSystem ?? nodeFileSystem;
+    this.cleanerThread = options.cleanerThread === 'inline' || fileSystem.forThread === undefined ? undefined : new CleanerThread(fileSystem);
     this.cleaner = new LogCleaner({ aborted: () => this.closing !== null, thread: this.cleanerThread });
     const recoveryScratch = Buffer.allocUnsafe(RECOVERY_SCRATCH_BYTES);
     for (const topic of catalog.topics()) this.openLogs(topic, false, recoveryScratch);

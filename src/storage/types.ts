@@ -227,9 +227,9 @@ export interface StorageOptions {
   readonly fileSystem?: FileSystem;
   /**
    * Where the log cleaner reads, filters and writes segments of the file engine: 'worker'
-   * (default) in a worker thread that uses node:fs directly, not `fileSystem` (the swap
-   * still goes through it); 'inline' on the event loop, every call through `fileSystem`
-   * (fault-injection tests of the cleaner's I/O). The memory engine always cleans inline.
+   * (default) in a worker thread, through `fileSystem` rebuilt there (`FileSystem.forThread`;
+   * a file system without it makes the cleaner run inline); 'inline' on the event loop. The
+   * memory engine always cleans inline.
    */
   readonly cleanerThread?: 'worker' | 'inline';
 }
