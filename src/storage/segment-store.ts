@@ -127,8 +127,12 @@ export interface PartitionStore {
   prepareClose(active: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): void;
   /** Closes every file (after the final flush). */
   close(): void;
-  /** `listener` is told, once per failure, that an fsync of the partition's files failed (its data is not known durable). */
-  onDurabilityLost(listener: (path: string, err: unknown) => void): void;
+  /**
+   * `listener` is told, once per failure, that an fsync of the partition's files failed (its
+   * data is not known durable), or ('swap') that a log cleaner swap failed half way and could
+   * not be undone: either way the partition must be reopened from disk (recover()).
+   */
+  onDurabilityLost(listener: (path: string, err: unknown, what?: 'fsync' | 'swap') => void): void;
   /**
    * After a lost fsync: closes everything, drops what no successful fsync covered, and opens
    * the partition again as after a crash. Throws when the disk refuses.

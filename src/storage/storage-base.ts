@@ -80,7 +80,10 @@ export class BaseStorage implements Storage {
   }
 
   get stats(): StorageStats {
-    return { ...this.engine.stats, ...this.engine.faults.stats };
+    const { faults } = this.engine;
+    const engine = this.engine.stats;
+    // The cleaner's failed fsyncs are not the flush rounds': added here.
+    return { ...engine, ...faults.stats, fsyncErrors: engine.fsyncErrors + faults.cleanerFsyncErrors };
   }
 
   get topicDefaults(): TopicConfigs {
@@ -274,8 +277,9 @@ export class BaseStorage implements Storage {
           stats.bytesAfter += result.bytesAfter;
           this.log?.info('cleaned log', { topic, partition: log.partition, ...result, firstDirtyOffset: String(result.firstDirtyOffset) });
         } catch (err) {
-          // One partition's trouble must not stop the cleaning of the others.
-          this.log?.error('log cleaning failed', { topic, partition: log.partition, err });
+          // One partition's trouble must not stop the cleaning of the others. A disk error is
+          // counted (write or fsync errors) and logged, rate-limited, by the faults.
+          if (!this.engine.faults.cleanerFailed(`${topic}-${log.partition}`, err)) this.log?.error('log cleaning failed', { topic, partition: log.partition, err });
         }
       }
     }

@@ -239,7 +239,10 @@ export interface StorageStats extends IoFaultStats {
   readonly fsyncs: number;
   /** Group-commit rounds: each fsyncs every dirty file once, in parallel. */
   readonly flushRounds: number;
-  /** fsyncs that failed (each takes its partition offline until it recovered). */
+  /**
+   * fsyncs that failed: of appended data (each takes its partition offline until it
+   * recovered), or of a segment the log cleaner wrote (that clean is abandoned).
+   */
   readonly fsyncErrors: number;
   /**
    * Seconds each group-commit round took, its fsyncs running in parallel: what an acks=all
