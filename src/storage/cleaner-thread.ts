@@ -8,7 +8,10 @@
  *
  * What crosses the boundary: requests carry segment paths and sizes, offsets, the filter's
  * settings and the active producers (structured clone); the worker reads and writes the
- * files itself and answers with the cleaned segment's indexes and bookkeeping (small). The
+ * files itself, through the storage's file system rebuilt in its thread (each request
+ * carries `FileSystem.forThread()`, nothing for node:fs), and answers with the cleaned
+ * segment's indexes and bookkeeping (small). A failure answers with the error's errno,
+ * system call and path, so the main thread can count and log it as its own. The
  * offset map stays in the worker between a 'map' request and the 'group' requests of the
  * same clean. Segment bytes never cross. After a swap the worker also unlinks the replaced
  * segments' `.deleted` files: freeing their blocks was most of a swap's time on the event loop.
@@ -22,6 +25,7 @@
  */
 import type { AbortedRange } from './cleaner-filter.js';
 import { Worker } from 'node:worker_threads';
+import type { FileSystem, ThreadFileSystem } from './file-system.js';
 
 export interface SegmentRef {
   /** The segment's log file. */
@@ -99,14 +103,28 @@ export interface Injection {
   readonly how: 'throw' | 'exit' | 'stall' | 'hang';
 }
 
-export type CleanerRequest = (MapRequest | GroupRequest | ReleaseRequest | UnlinkRequest) & { readonly id: number; readonly inject?: Injection };
+export type CleanerRequest = (MapRequest | GroupRequest | ReleaseRequest | UnlinkRequest) & {
+  readonly id: number;
+  readonly inject?: Injection;
+  /** The storage's file system, to rebuild in the worker; absent: node:fs. */
+  readonly fileSystem?: ThreadFileSystem;
+};
+
+/** A failure as it crosses back: an Error with node's errno fields. */
+export interface ErrorReply {
+  readonly message: string;
+  readonly code?: string;
+  readonly syscall?: string;
+  readonly path?: string;
+  readonly stack?: string;
+}
 
 export type CleanerReply =
   | { readonly id: number; readonly result: unknown }
   /** Not an answer: an injected stall or hang has begun. */
   | { readonly id: number; readonly stalled: true }
   | { readonly id: number; readonly aborted: true }
-  | { readonly id: number; readonly error: { readonly message: string; readonly code?: string; readonly stack?: string } };
+  | { readonly id: number; readonly error: ErrorReply };
 
 export interface WorkerData {
   /** Int32 at 0: non-zero once the storage is closing. */
@@ -142,6 +160,9 @@ export class CleanerThread {
   private readonly deletions = new Set<Promise<unknown>>();
   private nextId = 1;
   private closed = false;
+
+  /** `fileSystem` must have `forThread` (storage-base.ts runs the cleaner inline otherwise). */
+  constructor(private readonly fileSystem: FileSystem) {}
 
   map(request: Omit<MapRequest, 'op'>): Promise<MapResult | null> {
     return this.request({ op: 'map', ...request }) as Promise<MapResult | null>;
@@ -206,11 +227,13 @@ export class CleanerThread {
     const id = this.nextId++;
     const inject = cleanerThreadHooks.inject?.at === body.op ? cleanerThreadHooks.inject : undefined;
     if (inject) cleanerThreadHooks.inject = null;
+    // Asked each time: a file system's state may change between requests (a test's faults).
+    const fileSystem = this.fileSystem.forThread?.() ?? undefined;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // While a request is in flight the worker keeps the process alive (its caller awaits it).
       worker.ref();
-      worker.postMessage({ ...body, id, inject } satisfies CleanerRequest);
+      worker.postMessage({ ...body, id, inject, fileSystem } satisfies CleanerRequest);
     });
   }
 
@@ -237,7 +260,8 @@ export class CleanerThread {
         cleanerThreadHooks.abortedAnswers++;
         p.resolve(null);
       } else {
-        p.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code, stack: reply.error.stack }));
+        const { message, ...fields } = reply.error;
+        p.reject(Object.assign(new Error(message), fields));
       }
     });
     // An uncaught exception in the worker: 'error', then 'exit'.

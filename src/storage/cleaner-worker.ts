@@ -4,14 +4,14 @@
  * into cleaned segments, the same per-batch code as the in-thread cleaner (cleaner-filter.ts,
  * Segment's index bookkeeping).
  *
- * This thread does its own file I/O, with node:fs directly, NOT through the storage's
- * injectable FileSystem: it opens the sealed segments by path and reads them; it writes,
- * fsyncs and sets the mtime of `<stem>.log.cleaned`, `.index.cleaned` and `.timeindex.cleaned`;
- * and it removes the `.deleted` files of a swap once the main thread has closed them.
- * (A FileSystem is an object of the main thread and cannot cross.) Fault-injection tests
- * that need the cleaner's reads and writes to fail use `cleanerThread: 'inline'`. Everything
- * after that (opening the result, the swap, removing leftovers) is the main thread's, through
- * the FileSystem.
+ * This thread does its own file I/O, through the storage's FileSystem rebuilt here from the
+ * request (`FileSystem.forThread`: a module and data; node:fs itself when a request carries
+ * none, so nothing is added to the hot loop): it opens the sealed segments by path and reads
+ * them; it writes, fsyncs and sets the mtime of `<stem>.log.cleaned`, `.index.cleaned` and
+ * `.timeindex.cleaned`; and it removes the `.deleted` files of a swap once the main thread has
+ * closed them. So a test's disk faults reach this thread as they reach the event loop.
+ * Everything after that (opening the result, the swap, removing leftovers) is the main
+ * thread's.
  *
  * Sealed segments never change, so reading them by path is safe: a segment deleted meanwhile
  * (retention, topic deletion) fails to open or is read whole from its open descriptor, and
@@ -19,7 +19,6 @@
  * answers the request with the error and removes this request's partial `.cleaned` files;
  * the storage closing (a flag in shared memory, checked between batches) answers "aborted".
  */
-import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, LOG_OVERHEAD, MAX_TIMESTAMP_OFFSET, MIN_BATCH_LENGTH } from '../protocol/records/index.js';
 import { addBatchToMap, filterBatch, OffsetMap, type FilterContext } from './cleaner-filter.js';
@@ -27,6 +26,8 @@ import { lowerThreadPriority } from './background-priority.js';
 import { DutyCycle } from './duty-cycle.js';
 import type { CleanerReply, CleanerRequest, GroupRequest, GroupResult, MapRequest, MapResult, SegmentRef, WorkerData } from './cleaner-thread.js';
 import { CLEANED_SUFFIX } from './file-swap.js';
+import { nodeFileSystem, type FileSystem, type ThreadFileSystemModule } from './file-system.js';
+import { unlinkIfExists, writeAllSync } from './fs-util.js';
 import { Segment } from './segment.js';
 import type { LogBytes } from './segment-store.js';
 
@@ -61,6 +62,10 @@ class Aborted extends Error {}
 
 let map: OffsetMap | null = null;
 const readBuffer = Buffer.allocUnsafe(READ_CHUNK);
+/** The file system of the request being handled. */
+let fs: FileSystem = nodeFileSystem;
+/** Modules of the file systems requests named (FileSystem.forThread), by URL. */
+const fileSystemModules = new Map<string, ThreadFileSystemModule>();
 
 /** Calls `fn` with every whole batch of a segment file, in order (views into a reused buffer: valid during the call only). */
 function forEachBatch(segment: SegmentRef, fn: (batch: Buffer) => void): void {
@@ -143,8 +148,7 @@ class CleanedLog implements LogBytes {
   }
 
   private writeAll(data: Buffer): void {
-    let done = 0;
-    while (done < data.length) done += fs.writeSync(this.fd, data, done, data.length - done);
+    writeAllSync(fs, this.fd, data);
     this.written += data.length;
   }
 
@@ -164,16 +168,22 @@ class CleanedLog implements LogBytes {
 function writeDurable(path: string, data: Buffer): void {
   const fd = fs.openSync(path, 'w');
   try {
-    let done = 0;
-    while (done < data.length) done += fs.writeSync(fd, data, done, data.length - done);
+    writeAllSync(fs, fd, data);
     fs.fdatasyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** Best effort: the request's own failure is what the caller needs; the main thread and the next open remove what is left. */
 function removeCleaned(stem: string): void {
-  for (const ext of ['log', 'index', 'timeindex']) fs.rmSync(`${stem}.${ext}${CLEANED_SUFFIX}`, { force: true });
+  for (const ext of ['log', 'index', 'timeindex']) {
+    try {
+      unlinkIfExists(fs, `${stem}.${ext}${CLEANED_SUFFIX}`);
+    } catch {
+      // Left for the main thread's removeCleaned, or the next open.
+    }
+  }
 }
 
 function cleanGroup(request: GroupRequest): GroupResult {
@@ -228,7 +238,14 @@ function cleanGroup(request: GroupRequest): GroupResult {
 function misbehave(request: CleanerRequest): boolean {
   const how = request.inject!.how;
   // After part of the work, so the thread leaves what a real failure would: a partial .cleaned file.
-  if (request.op === 'group') fs.writeFileSync(`${request.stem}.log${CLEANED_SUFFIX}`, Buffer.alloc(100));
+  if (request.op === 'group') {
+    const fd = fs.openSync(`${request.stem}.log${CLEANED_SUFFIX}`, 'w');
+    try {
+      writeAllSync(fs, fd, Buffer.alloc(100));
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
   switch (how) {
     case 'exit':
       process.exit(3);
@@ -268,13 +285,28 @@ function handle(request: CleanerRequest): unknown {
     case 'release':
       map = null;
       return null;
-    case 'unlink':
-      for (const path of request.paths) fs.rmSync(path, { force: true });
+    case 'unlink': {
+      // Every path, even after a failure (the first one is the answer).
+      let failure: unknown = null;
+      for (const path of request.paths) {
+        try {
+          unlinkIfExists(fs, path);
+        } catch (err) {
+          failure ??= err;
+        }
+      }
+      if (failure !== null) throw failure;
       return null;
+    }
   }
 }
 
-parentPort!.on('message', (request: CleanerRequest) => {
+function errorReply(id: number, err: unknown): CleanerReply {
+  const e = err as NodeJS.ErrnoException;
+  return { id, error: { message: e?.message ?? String(err), code: e?.code, syscall: e?.syscall, path: e?.path, stack: e?.stack } };
+}
+
+function serve(request: CleanerRequest): void {
   if (request.inject && misbehave(request)) return;
   let reply: CleanerReply;
   try {
@@ -283,12 +315,34 @@ parentPort!.on('message', (request: CleanerRequest) => {
     if (request.op === 'release') return;
     reply = { id: request.id, result };
   } catch (err) {
-    if (err instanceof Aborted) {
-      reply = { id: request.id, aborted: true };
-    } else {
-      const e = err as NodeJS.ErrnoException;
-      reply = { id: request.id, error: { message: e.message ?? String(err), code: e.code, stack: e.stack } };
-    }
+    reply = err instanceof Aborted ? { id: request.id, aborted: true } : errorReply(request.id, err);
   }
   parentPort!.postMessage(reply);
+}
+
+/** Requests waiting for a file system's module to load (in order: later ones wait behind them). */
+let backlog: Promise<void> = Promise.resolve();
+let waiting = 0;
+
+parentPort!.on('message', (request: CleanerRequest) => {
+  const spec = request.fileSystem;
+  // The common case, synchronous: node:fs, or a file system whose module is loaded.
+  if (waiting === 0 && (spec === undefined || fileSystemModules.has(spec.module))) {
+    fs = spec === undefined ? nodeFileSystem : fileSystemModules.get(spec.module)!.fileSystemFor(spec.data);
+    serve(request);
+    return;
+  }
+  waiting++;
+  backlog = backlog.then(async () => {
+    try {
+      if (spec !== undefined && !fileSystemModules.has(spec.module)) fileSystemModules.set(spec.module, await import(spec.module) as ThreadFileSystemModule);
+      fs = spec === undefined ? nodeFileSystem : fileSystemModules.get(spec.module)!.fileSystemFor(spec.data);
+    } catch (err) {
+      if (request.op !== 'release') parentPort!.postMessage(errorReply(request.id, err));
+      return;
+    } finally {
+      waiting--;
+    }
+    serve(request);
+  });
 });

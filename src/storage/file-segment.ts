@@ -12,7 +12,7 @@ import { ioError } from './errors.js';
 import type { FileSystem } from './file-system.js';
 import { RESOLVED, type FlushScheduler, type SyncTarget } from './flush-scheduler.js';
 import type { IoFaults } from './io-faults.js';
-import { CLEANED_SUFFIX, completeSwaps, deletedPaths, swapIntoPlace } from './file-swap.js';
+import { CLEANED_SUFFIX, completeSwaps, deletedPaths, SwapIncompleteError, swapIntoPlace } from './file-swap.js';
 import { fsyncDirSync, preadFully, readIfExists, unlinkIfExists, writeAllSync, writeFileDurable } from './fs-util.js';
 import type { CleanerFileAccess, LogBytes, PartitionState, PartitionStore, ProducerSnapshotFile, SegmentFiles } from './segment-store.js';
 
@@ -186,11 +186,14 @@ export class FilePartitionStore implements PartitionStore {
   private readonly logs = new Set<FileLog>();
   private readonly fs: FileSystem;
   private readonly hooks: FileHooks;
-  /** Told (once per failure) that this partition's durability was lost. */
-  private durabilityListener: ((path: string, err: unknown) => void) | null = null;
+  /** Told (once per failure) that this partition's durability was lost, or that it must be reopened from disk ('swap'). */
+  private durabilityListener: ((path: string, err: unknown, what?: 'fsync' | 'swap') => void) | null = null;
   /** Ignores further losses until the partition recovered (a failed round reports each of its files). */
   private lost = false;
-  /** Cleaned segments report nothing until they are swapped in: a failed clean is only abandoned. */
+  /**
+   * Cleaned segments report nothing until they are swapped in: a failed clean is only
+   * abandoned (and counted and logged once, by the storage: IoFaults.cleanerFailed).
+   */
   private readonly quietHooks: FileHooks;
   private cleanShutdown: boolean;
   /** Logs a recovery must cut back (path → what an fsync covered), kept until done so a failed attempt's retry knows. */
@@ -213,10 +216,10 @@ export class FilePartitionStore implements PartitionStore {
         this.durabilityListener?.(target.path, err);
       },
     };
-    this.quietHooks = { writeFailed: this.hooks.writeFailed, durabilityLost: () => undefined };
+    this.quietHooks = { writeFailed: () => undefined, durabilityLost: () => undefined };
   }
 
-  onDurabilityLost(listener: (path: string, err: unknown) => void): void {
+  onDurabilityLost(listener: (path: string, err: unknown, what?: 'fsync' | 'swap') => void): void {
     this.durabilityListener = listener;
   }
 
@@ -224,12 +227,14 @@ export class FilePartitionStore implements PartitionStore {
    * After a lost fsync: closes every file, cuts each log back to what a successful fsync
    * covered (nothing acknowledged lies beyond: durability waits on the fsync of every file
    * of the partition), then opens the partition again as after a crash (CRC-checked
-   * recovery from the recovery point). Throws when the disk refuses even that; a retry
-   * picks up where it stopped.
+   * recovery from the recovery point, completeSwaps first). Throws when the disk refuses
+   * even that; a retry picks up where it stopped. After a swap that could not be undone,
+   * the same reopen without the cut.
    */
   recover(): PartitionState {
     for (const log of this.logs) {
-      if (log.syncedLength >= log.size) continue;
+      // Only files an fsync failure touched (a reopen after an incomplete swap cuts nothing).
+      if (!log.failure || log.syncedLength >= log.size) continue;
       this.pendingTruncations.set(log.path, log.syncedLength);
       // A cut segment is recovered (CRC-checked, indexes rebuilt) on open.
       const base = BigInt(basename(log.path).slice(0, 20));
@@ -339,11 +344,14 @@ export class FilePartitionStore implements PartitionStore {
     // The replaced group's modification time, as Kafka keeps it (time retention reads it).
     try {
       if (files.lastModifiedMs >= 0) this.fs.utimesSync(files.log.path, new Date(), new Date(files.lastModifiedMs));
-      await Promise.all([
+      // All settled before a failure is thrown: the caller then closes the log and removes the
+      // files, which must not happen under an fsync still running on them.
+      const results = await Promise.allSettled([
         writeFileDurable(this.fs, `${files.stem}.index${CLEANED_SUFFIX}`, offsetIndex),
         writeFileDurable(this.fs, `${files.stem}.timeindex${CLEANED_SUFFIX}`, timeIndex),
         files.log.sync(),
       ]);
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
     } catch (err) {
       throw ioError(`writing the cleaned segment ${files.log.path} failed`, err);
     }
@@ -354,7 +362,10 @@ export class FilePartitionStore implements PartitionStore {
     try {
       swapIntoPlace(this.fs, this.dir, files.stem, old.map((o) => (o as FileSegmentFiles).stem), !this.deferDeletes);
     } catch (err) {
-      // The old segments' descriptors stay open, so reads go on; the next open completes or undoes the swap.
+      // Undone (swapIntoPlace): the directory is as before, the old segments serve on. Not
+      // undone: their descriptors still read, but the directory holds half a swap, which
+      // only a reopen resolves (completeSwaps) before anything else changes in it.
+      if (err instanceof SwapIncompleteError) this.durabilityListener?.(files.stem, err, 'swap');
       throw ioError(`swapping the cleaned segment ${files.stem} into place failed`, err);
     }
     for (const o of old) {
@@ -372,7 +383,21 @@ export class FilePartitionStore implements PartitionStore {
   discardCleanedSegment(cleaned: SegmentFiles): void {
     const files = cleaned as FileSegmentFiles;
     files.log.close();
-    for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${files.stem}.${ext}${CLEANED_SUFFIX}`);
+    this.removeCleaned(files.stem);
+  }
+
+  /**
+   * Best effort: it runs after a failure, whose error is the one to report; what a failing
+   * disk keeps is overwritten by the next clean of that segment or removed at the next open.
+   */
+  private removeCleaned(stem: string): void {
+    for (const ext of ['log', 'index', 'timeindex']) {
+      try {
+        unlinkIfExists(this.fs, `${stem}.${ext}${CLEANED_SUFFIX}`);
+      } catch {
+        // See above.
+      }
+    }
   }
 
   readonly cleanerFiles: CleanerFileAccess = {
@@ -384,9 +409,7 @@ export class FilePartitionStore implements PartitionStore {
       // Read-only: a cleaned segment is never appended to, and a missing file fails here instead of being created empty.
       return new FileSegmentFiles(this.fs, baseOffset, new FileLog(this.fs, path, this.fs.openSync(path, 'r'), this.quietHooks), lastModifiedMs, stem);
     },
-    removeCleaned: (baseOffset) => {
-      for (const ext of ['log', 'index', 'timeindex']) unlinkIfExists(this.fs, `${this.stem(baseOffset)}.${ext}${CLEANED_SUFFIX}`);
-    },
+    removeCleaned: (baseOffset) => this.removeCleaned(this.stem(baseOffset)),
     deferDeletes: () => {
       this.deferDeletes = true;
     },

@@ -10,7 +10,9 @@
  * directory that `completeSwaps` (run at open) turns into either the old segments or the
  * new one: `.cleaned` and `.deleted` files are removed; a `.log.swap` replaces the live
  * segments whose base offsets fall in its offset range and takes its live name; `.swap`
- * index files without their `.log.swap` are leftovers of an interrupted step 1.
+ * index files without their `.log.swap` are leftovers of an interrupted step 1. A rename
+ * that fails is undone by renames too (swapIntoPlace), the same ones backwards, so a crash
+ * during the undo leaves such a directory as well.
  *
  * No directory fsync between the steps (Kafka's LocalLog.replaceSegments has none either):
  * the cleaned files' contents are fsynced before step 1, and a journaling file system
@@ -35,15 +37,20 @@ const LIVE_LOG = /^(\d{20})\.log$/;
 
 /**
  * Test hook: called after each step of a replacement with the step's name
- * ('cleaned', 'swap', 'deleted', 'live', 'done'); crash tests copy the directory there.
+ * ('cleaned', 'swap', 'deleted', 'live', 'done'), and when a rename failed, before ('failed')
+ * and after ('undone') its undo; crash tests copy the directory there.
  */
 export const swapSteps: { onStep: ((step: string, dir: string) => void) | null } = { onStep: null };
 
-function renameIfExists(fs: FileSystem, from: string, to: string): void {
-  try {
-    fs.renameSync(from, to);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+/**
+ * A swap whose rename failed and whose undo failed too: the directory holds some prefix of
+ * the steps (which completeSwaps resolves into the old or the new segments), and nothing may
+ * change in it before that is done: the file engine reopens the partition.
+ */
+export class SwapIncompleteError extends Error {
+  readonly code = 'ERR_SWAP_INCOMPLETE' as const;
+  constructor(message: string, readonly undoFailure: unknown, options: { cause: unknown }) {
+    super(message, options);
   }
 }
 
@@ -57,17 +64,62 @@ export function deletedPaths(oldStems: readonly string[]): string[] {
  * without extension. `unlinkDeleted` false leaves step 4 to the caller (deletedPaths): the
  * log cleaner has its worker thread unlink them, after the old descriptors are closed, as
  * freeing a segment's blocks is the slow part of a swap (Kafka deletes them asynchronously).
+ *
+ * A rename that fails (steps 1-3) is undone: the renames made so far are reversed, newest
+ * first, and its error is thrown, the directory as it was before (the old segments live, the
+ * `.cleaned` files for the caller to remove), so the log serves on from the old segments and
+ * a later clean starts afresh. Without the undo, a `.log.swap` left behind would replace, at
+ * the next open, whatever segments hold its offsets by then (a later clean's or retention's
+ * work). When the undo fails too, SwapIncompleteError. A failed unlink of step 4 is left to
+ * the next open (the swap is complete; only space is held).
  */
 export function swapIntoPlace(fs: FileSystem, dir: string, cleanedStem: string, oldStems: readonly string[], unlinkDeleted = true): void {
+  const renamed: [from: string, to: string][] = [];
+  const rename = (from: string, to: string, mayBeMissing = false): void => {
+    try {
+      fs.renameSync(from, to);
+    } catch (err) {
+      if (mayBeMissing && (err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    renamed.push([from, to]);
+  };
   swapSteps.onStep?.('cleaned', dir);
-  for (const ext of ['index', 'timeindex', 'log']) fs.renameSync(`${cleanedStem}.${ext}${CLEANED_SUFFIX}`, `${cleanedStem}.${ext}${SWAP_SUFFIX}`);
-  swapSteps.onStep?.('swap', dir);
-  for (const stem of oldStems) for (const ext of EXTS) renameIfExists(fs, `${stem}.${ext}`, `${stem}.${ext}${DELETED_SUFFIX}`);
-  swapSteps.onStep?.('deleted', dir);
-  for (const ext of EXTS) fs.renameSync(`${cleanedStem}.${ext}${SWAP_SUFFIX}`, `${cleanedStem}.${ext}`);
+  try {
+    for (const ext of ['index', 'timeindex', 'log']) rename(`${cleanedStem}.${ext}${CLEANED_SUFFIX}`, `${cleanedStem}.${ext}${SWAP_SUFFIX}`);
+    swapSteps.onStep?.('swap', dir);
+    for (const stem of oldStems) for (const ext of EXTS) rename(`${stem}.${ext}`, `${stem}.${ext}${DELETED_SUFFIX}`, true);
+    swapSteps.onStep?.('deleted', dir);
+    for (const ext of EXTS) rename(`${cleanedStem}.${ext}${SWAP_SUFFIX}`, `${cleanedStem}.${ext}`);
+  } catch (err) {
+    swapSteps.onStep?.('failed', dir);
+    try {
+      for (let i = renamed.length - 1; i >= 0; i--) fs.renameSync(renamed[i]![1], renamed[i]![0]);
+    } catch (undo) {
+      throw new SwapIncompleteError(`swapping ${cleanedStem} in failed and undoing it failed too (${(undo as Error).message})`, undo, { cause: err });
+    }
+    swapSteps.onStep?.('undone', dir);
+    throw err;
+  }
   swapSteps.onStep?.('live', dir);
-  if (unlinkDeleted) for (const path of deletedPaths(oldStems)) unlinkIfExists(fs, path);
+  if (unlinkDeleted) {
+    for (const path of deletedPaths(oldStems)) {
+      try {
+        unlinkIfExists(fs, path);
+      } catch {
+        // Removed at the next open (completeSwaps).
+      }
+    }
+  }
   swapSteps.onStep?.('done', dir);
+}
+
+function renameIfExists(fs: FileSystem, from: string, to: string): void {
+  try {
+    fs.renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 /** The offset after the last whole batch of a log file (its base offset + 1 when it holds none). */

@@ -3,12 +3,34 @@
  * `node:fs` itself, so a test can hand it a file system that fails a write with ENOSPC or
  * EIO, writes short, fails an fsync or makes it slow (test/support/storage/faulty-fs.ts),
  * and drive every fault deterministically. `nodeFileSystem` is the real one.
+ *
+ * The log cleaner's worker thread (cleaner-worker.ts) does file I/O too, and a FileSystem is
+ * an object of the thread that made it: functions cannot cross to another thread. So a
+ * FileSystem says how to build the same file system in another thread (`forThread`): a
+ * module and data (structured-cloned, shared memory included) that the worker turns into
+ * one. A FileSystem that cannot (no `forThread`) gets its log cleaning done on the event
+ * loop instead, so that every call still goes through it.
  */
 import * as fs from 'node:fs';
 
 export interface FileStat {
   readonly size: number;
   readonly mtimeMs: number;
+}
+
+/**
+ * How to build a file system in another thread: `module` (a URL) exports
+ * `fileSystemFor(data): FileSystem`; `data` crosses by structured clone (a SharedArrayBuffer
+ * in it is shared, so both threads can see the same state).
+ */
+export interface ThreadFileSystem {
+  readonly module: string;
+  readonly data: unknown;
+}
+
+/** What a ThreadFileSystem's module exports. */
+export interface ThreadFileSystemModule {
+  fileSystemFor(data: unknown): FileSystem;
 }
 
 export interface FileSystem {
@@ -24,6 +46,8 @@ export interface FileSystem {
   fstatSync(fd: number): FileStat;
   ftruncateSync(fd: number, length: number): void;
   fsyncSync(fd: number): void;
+  /** fdatasync(2), blocking (the cleaner's worker thread). */
+  fdatasyncSync(fd: number): void;
   /** fdatasync(2), off the event loop. */
   fdatasync(fd: number): Promise<void>;
   /** fsync(2), off the event loop (directories need it: their entries are metadata). */
@@ -40,6 +64,12 @@ export interface FileSystem {
   existsSync(path: string): boolean;
   realpathSync(path: string): string;
   utimesSync(path: string, atime: Date, mtime: Date): void;
+  /**
+   * The same file system in another thread (the log cleaner's worker), asked for each request
+   * sent there: null for node:fs itself (the thread calls it directly), absent when this file
+   * system cannot be rebuilt there (the cleaner then runs on the event loop).
+   */
+  forThread?(): ThreadFileSystem | null;
 }
 
 function callback(run: (done: (err: NodeJS.ErrnoException | null) => void) => void): Promise<void> {
@@ -60,6 +90,7 @@ export const nodeFileSystem: FileSystem = {
   fstatSync: (fd) => fs.fstatSync(fd),
   ftruncateSync: (fd, length) => fs.ftruncateSync(fd, length),
   fsyncSync: (fd) => fs.fsyncSync(fd),
+  fdatasyncSync: (fd) => fs.fdatasyncSync(fd),
   fdatasync: (fd) => callback((done) => fs.fdatasync(fd, done)),
   fsync: (fd) => callback((done) => fs.fsync(fd, done)),
   readFileSync: (path) => fs.readFileSync(path),
@@ -72,4 +103,5 @@ export const nodeFileSystem: FileSystem = {
   existsSync: (path) => fs.existsSync(path),
   realpathSync: (path) => fs.realpathSync(path),
   utimesSync: (path, atime, mtime) => fs.utimesSync(path, atime, mtime),
+  forThread: () => null,
 };

@@ -1,7 +1,7 @@
 export { StorageError } from './errors.js';
 export { openFileStorage, CLEAN_SHUTDOWN_MARKER, CATALOG_FILE } from './file-storage.js';
 export { openMemoryStorage } from './memory-storage.js';
-export { nodeFileSystem, type FileSystem, type FileStat } from './file-system.js';
+export { nodeFileSystem, type FileSystem, type FileStat, type ThreadFileSystem, type ThreadFileSystemModule } from './file-system.js';
 export { readIfExists, writeAtomic } from './fs-util.js';
 export { MAX_TOPIC_NAME_LENGTH, randomUuid, validateTopicName } from './catalog.js';
 export { LEADER_EPOCH } from './partition-log.js';

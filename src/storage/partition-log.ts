@@ -16,7 +16,7 @@ import {
   type RecordBatchHeader,
 } from '../protocol/records/index.js';
 import type { Logger } from '../util/log.js';
-import type { IoFaults } from './io-faults.js';
+import { diskErrorOf, type IoFaults } from './io-faults.js';
 import { validateAppend } from './append-validation.js';
 import { ioError, StorageError } from './errors.js';
 import type { CleanerView } from './log-cleaner.js';
@@ -81,7 +81,7 @@ export class PartitionLogImpl implements PartitionLog {
     private snapshotOffsets: bigint[],
   ) {
     this.config = deps.config;
-    deps.store.onDurabilityLost((path, err) => this.takeOffline(path, err));
+    deps.store.onDurabilityLost((path, err, what) => this.takeOffline(path, err, what));
   }
 
   /** Opens (and if needed recovers) the partition's log; `recoveryScratch` is a large reusable buffer. */
@@ -475,14 +475,16 @@ export class PartitionLogImpl implements PartitionLog {
   /**
    * An fsync of this partition failed: what was written since the last successful one may
    * be gone from disk, whatever later fsyncs say. Refuse appends and reads at once (appends
-   * waiting for durability are failed by the flush scheduler) and recover.
+   * waiting for durability are failed by the flush scheduler) and recover. Or ('swap') a
+   * log cleaner swap failed half way and could not be undone: the segments in memory no
+   * longer match the directory's names until a reopen resolves the swap (completeSwaps).
    */
-  private takeOffline(path: string, err: unknown): void {
+  private takeOffline(path: string, err: unknown, what: 'fsync' | 'swap' = 'fsync'): void {
     if (this.state !== 'open') return;
     this.state = 'offline';
-    const errno = (err as NodeJS.ErrnoException | undefined)?.code ?? 'EIO';
-    this.offlineBecause = `fsync of ${path} failed (${errno})`;
-    this.deps.faults.partitionOffline(`${this.topic}-${this.partition}`, path, err);
+    const errno = diskErrorOf(err)?.code ?? 'EIO';
+    this.offlineBecause = what === 'fsync' ? `fsync of ${path} failed (${errno})` : `the log cleaner's swap of ${path} failed half way (${errno})`;
+    this.deps.faults.partitionOffline(`${this.topic}-${this.partition}`, path, err, what);
     this.scheduleRecovery(0);
   }
 

@@ -59,8 +59,8 @@ export interface ProducerSnapshotFile {
 /**
  * What the log cleaner's worker thread (cleaner-worker.ts) needs of a partition whose
  * segments are files: it reads the sealed segments and writes the cleaned one itself, by
- * path, with node:fs; the main thread then opens the result and swaps it in through the
- * store (and so through the engine's FileSystem).
+ * path, through the engine's FileSystem rebuilt in its thread; the main thread then opens
+ * the result and swaps it in through the store.
  */
 export interface CleanerFileAccess {
   /** The path of a live segment's log file. */
@@ -127,8 +127,12 @@ export interface PartitionStore {
   prepareClose(active: SegmentFiles, offsetIndex: Buffer, timeIndex: Buffer): void;
   /** Closes every file (after the final flush). */
   close(): void;
-  /** `listener` is told, once per failure, that an fsync of the partition's files failed (its data is not known durable). */
-  onDurabilityLost(listener: (path: string, err: unknown) => void): void;
+  /**
+   * `listener` is told, once per failure, that an fsync of the partition's files failed (its
+   * data is not known durable), or ('swap') that a log cleaner swap failed half way and could
+   * not be undone: either way the partition must be reopened from disk (recover()).
+   */
+  onDurabilityLost(listener: (path: string, err: unknown, what?: 'fsync' | 'swap') => void): void;
   /**
    * After a lost fsync: closes everything, drops what no successful fsync covered, and opens
    * the partition again as after a crash. Throws when the disk refuses.

@@ -8,6 +8,7 @@ import type { IoFaults, IoFaultStats } from './io-faults.js';
 import type { Catalog } from './catalog.js';
 import { StorageError } from './errors.js';
 import { CleanerThread } from './cleaner-thread.js';
+import { nodeFileSystem } from './file-system.js';
 import { LogCleaner } from './log-cleaner.js';
 import { PartitionLogImpl } from './partition-log.js';
 import type { PartitionStore } from './segment-store.js';
@@ -65,7 +66,10 @@ export class BaseStorage implements Storage {
     this.clock = options.clock ?? Date.now;
     this.producerIdExpirationMs = options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS;
     this.log = options.log;
-    this.cleanerThread = options.cleanerThread === 'inline' ? undefined : new CleanerThread();
+    // A file system that cannot be rebuilt in the worker (no forThread) keeps the cleaner's
+    // I/O on the event loop, so that all of it still goes through that file system.
+    const fileSystem = options.fileSystem ?? nodeFileSystem;
+    this.cleanerThread = options.cleanerThread === 'inline' || fileSystem.forThread === undefined ? undefined : new CleanerThread(fileSystem);
     this.cleaner = new LogCleaner({ aborted: () => this.closing !== null, thread: this.cleanerThread });
     const recoveryScratch = Buffer.allocUnsafe(RECOVERY_SCRATCH_BYTES);
     for (const topic of catalog.topics()) this.openLogs(topic, false, recoveryScratch);
@@ -76,7 +80,10 @@ export class BaseStorage implements Storage {
   }
 
   get stats(): StorageStats {
-    return { ...this.engine.stats, ...this.engine.faults.stats };
+    const { faults } = this.engine;
+    const engine = this.engine.stats;
+    // The cleaner's failed fsyncs are not the flush rounds': added here.
+    return { ...engine, ...faults.stats, fsyncErrors: engine.fsyncErrors + faults.cleanerFsyncErrors };
   }
 
   get topicDefaults(): TopicConfigs {
@@ -270,8 +277,9 @@ export class BaseStorage implements Storage {
           stats.bytesAfter += result.bytesAfter;
           this.log?.info('cleaned log', { topic, partition: log.partition, ...result, firstDirtyOffset: String(result.firstDirtyOffset) });
         } catch (err) {
-          // One partition's trouble must not stop the cleaning of the others.
-          this.log?.error('log cleaning failed', { topic, partition: log.partition, err });
+          // One partition's trouble must not stop the cleaning of the others. A disk error is
+          // counted (write or fsync errors) and logged, rate-limited, by the faults.
+          if (!this.engine.faults.cleanerFailed(`${topic}-${log.partition}`, err)) this.log?.error('log cleaning failed', { topic, partition: log.partition, err });
         }
       }
     }

@@ -227,9 +227,9 @@ export interface StorageOptions {
   readonly fileSystem?: FileSystem;
   /**
    * Where the log cleaner reads, filters and writes segments of the file engine: 'worker'
-   * (default) in a worker thread that uses node:fs directly, not `fileSystem` (the swap
-   * still goes through it); 'inline' on the event loop, every call through `fileSystem`
-   * (fault-injection tests of the cleaner's I/O). The memory engine always cleans inline.
+   * (default) in a worker thread, through `fileSystem` rebuilt there (`FileSystem.forThread`;
+   * a file system without it makes the cleaner run inline); 'inline' on the event loop. The
+   * memory engine always cleans inline.
    */
   readonly cleanerThread?: 'worker' | 'inline';
 }
@@ -239,7 +239,10 @@ export interface StorageStats extends IoFaultStats {
   readonly fsyncs: number;
   /** Group-commit rounds: each fsyncs every dirty file once, in parallel. */
   readonly flushRounds: number;
-  /** fsyncs that failed (each takes its partition offline until it recovered). */
+  /**
+   * fsyncs that failed: of appended data (each takes its partition offline until it
+   * recovered), or of a segment the log cleaner wrote (that clean is abandoned).
+   */
   readonly fsyncErrors: number;
   /**
    * Seconds each group-commit round took, its fsyncs running in parallel: what an acks=all

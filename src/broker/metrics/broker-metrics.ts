@@ -183,8 +183,8 @@ function renderStorage(e: Exposition, storage: Storage): void {
   e.single('brook_storage_flush_rounds_total', 'counter', 'Group-commit rounds: each fsyncs every dirty file once, in parallel.', s.flushRounds);
   e.family('brook_storage_flush_duration_seconds', 'histogram', 'How long each group-commit round\'s fsyncs took: what an acks=all append waits for the disk.');
   e.histogram('brook_storage_flush_duration_seconds', '', s.flushRoundSeconds);
-  e.single('brook_storage_fsync_errors_total', 'counter', 'fsyncs that failed (each takes its partition offline until recovered).', s.fsyncErrors);
-  e.single('brook_storage_write_errors_total', 'counter', 'Writes that failed (disk full, I/O error); each refused its append.', s.writeErrors);
-  e.single('brook_storage_partitions_taken_offline_total', 'counter', 'Partitions taken offline after a failed fsync.', s.partitionsTakenOffline);
+  e.single('brook_storage_fsync_errors_total', 'counter', 'fsyncs that failed: of appended data (the partition goes offline until recovered) or of a cleaned segment (the log clean is abandoned).', s.fsyncErrors);
+  e.single('brook_storage_write_errors_total', 'counter', 'Writes that failed (disk full, I/O error, read-only): each refused its append, or abandoned a log clean (a write, create or rename of the log cleaner).', s.writeErrors);
+  e.single('brook_storage_partitions_taken_offline_total', 'counter', 'Partitions taken offline after a failed fsync (or a log cleaner swap that failed half way and could not be undone).', s.partitionsTakenOffline);
   e.single('brook_storage_partition_recoveries_total', 'counter', 'Offline partitions recovered and serving again.', s.partitionRecoveries);
 }

@@ -11,10 +11,17 @@
  *   ...; full.remove();                                  // space is back
  *   faults.inject({ op: 'fdatasync', path: /\.log$/, errno: 'EIO', times: 1 });
  *   const slow = faults.inject({ op: 'fdatasync', hold: true }); ...; slow.release();
+ *
+ * The same faults reach the log cleaner's worker thread: `forThread()` hands it the rules
+ * and a SharedArrayBuffer holding each rule's hit count and removed/released flags, from
+ * which the thread builds its own FaultyFileSystem (`fileSystemFor`). So `times`, `hits`,
+ * `remove()` and `release()` are one state for both threads (a held fsync there waits on the
+ * shared flag). Only `calls` is this thread's alone.
  */
-import { nodeFileSystem, type FileStat, type FileSystem } from '../../../src/storage/file-system.js';
+import { isMainThread } from 'node:worker_threads';
+import { nodeFileSystem, type FileStat, type FileSystem, type ThreadFileSystem } from '../../../src/storage/file-system.js';
 
-export type FaultOp = 'open' | 'write' | 'fdatasync' | 'fsync' | 'ftruncate' | 'rename' | 'unlink' | 'read';
+export type FaultOp = 'open' | 'write' | 'fdatasync' | 'fsync' | 'ftruncate' | 'rename' | 'unlink' | 'read' | 'utimes';
 
 export interface FaultRule {
   readonly op: FaultOp | readonly FaultOp[];
@@ -28,6 +35,14 @@ export interface FaultRule {
   readonly hold?: boolean;
   /** How many calls it applies to (default: all, until removed). */
   readonly times?: number;
+  /** Let this many matching calls through before it applies (the k-th rename of a swap: `skip: k`). */
+  readonly skip?: number;
+  /**
+   * As a directory without write permission (chmod a-w) fails: only opens that would create
+   * a file (flags other than 'r', the file absent) and renames or unlinks of existing files;
+   * the files in it stay readable and writable.
+   */
+  readonly directoryReadOnly?: boolean;
 }
 
 export interface Fault {
@@ -40,7 +55,7 @@ export interface Fault {
   release(): void;
 }
 
-const ERRNOS: Record<string, number> = { ENOSPC: -28, EIO: -5, EDQUOT: -122, EROFS: -30, EMFILE: -24 };
+const ERRNOS: Record<string, number> = { ENOSPC: -28, EIO: -5, EDQUOT: -122, EROFS: -30, EMFILE: -24, EACCES: -13 };
 
 function errnoError(errno: string, syscall: string, path: string): NodeJS.ErrnoException {
   const err = new Error(`${errno}: injected failure, ${syscall} '${path}'`) as NodeJS.ErrnoException;
@@ -51,35 +66,53 @@ function errnoError(errno: string, syscall: string, path: string): NodeJS.ErrnoE
   return err;
 }
 
+/** Per rule, in the shared state: hits, removed, released, matching calls seen (for `skip`). */
+const SLOTS = 4;
+const HITS = 0;
+const REMOVED = 1;
+const RELEASED = 2;
+const SEEN = 3;
+const MAX_RULES = 1024;
+
 interface ActiveFault {
   readonly rule: FaultRule;
-  hits: number;
-  removed: boolean;
+  /** Its slots in the shared state. */
+  readonly at: number;
+  /** This thread's held async fsyncs. */
   readonly held: (() => void)[];
-  released: boolean;
-  /** hit(n) callers: resolved when `hits` reaches their n. */
-  readonly hitWaiters: { n: number; resolve: () => void }[];
+}
+
+/** What crosses to another thread (FileSystem.forThread). */
+interface ThreadData {
+  readonly rules: readonly { readonly rule: FaultRule; readonly at: number }[];
+  readonly state: SharedArrayBuffer;
 }
 
 export class FaultyFileSystem implements FileSystem {
   private readonly faults: ActiveFault[] = [];
+  private readonly state: Int32Array;
+  private nextSlot = 0;
   /** Descriptor → the path it was opened with. */
   private readonly paths = new Map<number, string>();
-  /** Every operation made, for tests that check what was attempted. */
+  /** Every operation made in this thread, for tests that check what was attempted. */
   readonly calls: { op: FaultOp | 'other'; path: string }[] = [];
 
-  constructor(private readonly inner: FileSystem = nodeFileSystem) {}
+  constructor(private readonly inner: FileSystem = nodeFileSystem, shared?: ThreadData) {
+    this.state = new Int32Array(shared?.state ?? new SharedArrayBuffer(MAX_RULES * SLOTS * 4));
+    for (const { rule, at } of shared?.rules ?? []) this.faults.push({ rule, at, held: [], hitWaiters: [] });
+  }
 
   inject(rule: FaultRule): Fault {
-    const active: ActiveFault = { rule, hits: 0, removed: false, held: [], released: false, hitWaiters: [] };
+    if (this.nextSlot >= MAX_RULES) throw new Error(`at most ${MAX_RULES} rules`);
+    const active: ActiveFault = { rule, at: this.nextSlot++ * SLOTS, held: [], hitWaiters: [] };
     this.faults.push(active);
+    const state = this.state;
     return {
       get hits() {
-        return active.hits;
+        return Atomics.load(state, active.at + HITS);
       },
-      hit: (n = 1) => (active.hits >= n ? Promise.resolve() : new Promise<void>((resolve) => active.hitWaiters.push({ n, resolve }))),
       remove: () => {
-        active.removed = true;
+        Atomics.store(state, active.at + REMOVED, 1);
         this.releaseHeld(active);
       },
       release: () => this.releaseHeld(active),
@@ -89,34 +122,75 @@ export class FaultyFileSystem implements FileSystem {
   /** Removes every fault (and releases held fsyncs). */
   clear(): void {
     for (const f of this.faults) {
-      f.removed = true;
+      Atomics.store(this.state, f.at + REMOVED, 1);
       this.releaseHeld(f);
     }
     this.faults.length = 0;
   }
 
+  /** The worker thread's copy: the rules in force and the shared state (node:fs underneath only). */
+  forThread(): ThreadFileSystem | null {
+    if (this.inner !== nodeFileSystem) throw new Error('a FaultyFileSystem over another file system cannot cross threads');
+    const rules = this.faults.filter((f) => !this.removed(f)).map(({ rule, at }) => ({ rule, at }));
+    return { module: import.meta.url, data: { rules, state: this.state.buffer as SharedArrayBuffer } satisfies ThreadData };
+  }
+
+  private removed(f: ActiveFault): boolean {
+    return Atomics.load(this.state, f.at + REMOVED) !== 0;
+  }
+
   private releaseHeld(f: ActiveFault): void {
-    f.released = true;
+    Atomics.store(this.state, f.at + RELEASED, 1);
+    Atomics.notify(this.state, f.at + RELEASED);
     for (const go of f.held.splice(0)) go();
   }
 
-  private match(op: FaultOp, path: string): ActiveFault | null {
+  private match(op: FaultOp, path: string, flags?: string): ActiveFault | null {
     this.calls.push({ op, path });
     for (const f of this.faults) {
-      if (f.removed) continue;
+      if (this.removed(f)) continue;
       const ops = typeof f.rule.op === 'string' ? [f.rule.op] : f.rule.op;
       if (!ops.includes(op)) continue;
       const p = f.rule.path;
       if (p !== undefined && !(typeof p === 'string' ? path.includes(p) : p.test(path))) continue;
-      if (f.rule.times !== undefined && f.hits >= f.rule.times) continue;
-      f.hits++;
-      for (const w of f.hitWaiters.filter((x) => f.hits >= x.n)) {
-        f.hitWaiters.splice(f.hitWaiters.indexOf(w), 1);
-        w.resolve();
+      if (f.rule.directoryReadOnly && (op === 'open' ? flags === 'r' || this.inner.existsSync(path) : !this.inner.existsSync(path))) continue;
+      // Counted in shared memory: the other thread may hit the same rule.
+      if (f.rule.skip !== undefined && Atomics.add(this.state, f.at + SEEN, 1) < f.rule.skip) continue;
+      const hits = Atomics.add(this.state, f.at + HITS, 1);
+      if (f.rule.times !== undefined && hits >= f.rule.times) {
+        Atomics.sub(this.state, f.at + HITS, 1);
+        continue;
       }
+      this.wakeHitWaiters(f);
       return f;
     }
     return null;
+  }
+
+  /**
+   * Resolves once `f` has applied to `n` calls. Hits in this thread wake it at once; hits in
+   * the cleaner's worker are seen by a 5 ms check of the shared count.
+   */
+  private hitWaiter(f: ActiveFault, n: number): Promise<void> {
+    if (Atomics.load(this.state, f.at + HITS) >= n) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiter = { n, resolve };
+      f.hitWaiters.push(waiter);
+      const check = (): void => {
+        if (!f.hitWaiters.includes(waiter)) return;
+        if (Atomics.load(this.state, f.at + HITS) >= n) this.wakeHitWaiters(f);
+        else setTimeout(check, 5).unref();
+      };
+      setTimeout(check, 5).unref();
+    });
+  }
+
+  private wakeHitWaiters(f: ActiveFault): void {
+    const hits = Atomics.load(this.state, f.at + HITS);
+    for (const w of f.hitWaiters.filter((x) => hits >= x.n)) {
+      f.hitWaiters.splice(f.hitWaiters.indexOf(w), 1);
+      w.resolve();
+    }
   }
 
   private pathOf(fd: number): string {
@@ -129,7 +203,8 @@ export class FaultyFileSystem implements FileSystem {
   }
 
   openSync(path: string, flags: string): number {
-    this.failIf('open', path);
+    const f = this.match('open', path, flags);
+    if (f?.rule.errno) throw errnoError(f.rule.errno, 'open', path);
     const fd = this.inner.openSync(path, flags);
     this.paths.set(fd, path);
     return fd;
@@ -168,8 +243,21 @@ export class FaultyFileSystem implements FileSystem {
   }
 
   fsyncSync(fd: number): void {
-    this.failIf('fsync', this.pathOf(fd));
+    this.syncWithSync('fsync', fd);
     this.inner.fsyncSync(fd);
+  }
+
+  fdatasyncSync(fd: number): void {
+    this.syncWithSync('fdatasync', fd);
+    this.inner.fdatasyncSync(fd);
+  }
+
+  /** A blocking fsync: held (in a worker thread; the main thread would wait for itself) until released, then fails with `errno` if set. */
+  private syncWithSync(op: 'fdatasync' | 'fsync', fd: number): void {
+    const path = this.pathOf(fd);
+    const f = this.match(op, path);
+    if (f?.rule.hold && !isMainThread) Atomics.wait(this.state, f.at + RELEASED, 0);
+    if (f?.rule.errno) throw errnoError(f.rule.errno, op, path);
   }
 
   fdatasync(fd: number): Promise<void> {
@@ -183,7 +271,7 @@ export class FaultyFileSystem implements FileSystem {
   private async syncWith(op: 'fdatasync' | 'fsync', fd: number, run: () => Promise<void>): Promise<void> {
     const path = this.pathOf(fd);
     const f = this.match(op, path);
-    if (f?.rule.hold && !f.released) await new Promise<void>((resolve) => f.held.push(resolve));
+    if (f?.rule.hold && Atomics.load(this.state, f.at + RELEASED) === 0) await new Promise<void>((resolve) => f.held.push(resolve));
     if (f?.rule.errno) throw errnoError(f.rule.errno, op, path);
     return run();
   }
@@ -227,6 +315,12 @@ export class FaultyFileSystem implements FileSystem {
   }
 
   utimesSync(path: string, atime: Date, mtime: Date): void {
+    this.failIf('utimes', path);
     this.inner.utimesSync(path, atime, mtime);
   }
+}
+
+/** The log cleaner's worker thread builds its FaultyFileSystem here (FileSystem.forThread). */
+export function fileSystemFor(data: unknown): FileSystem {
+  return new FaultyFileSystem(nodeFileSystem, data as ThreadData);
 }
