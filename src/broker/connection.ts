@@ -429,7 +429,7 @@ export class Connection {
    */
   private onRawSaslToken(sasl: SaslAuthenticator, frame: Buffer): boolean {
     const slot = newResponseSlot(frame.length);
-    const result = sasl.authenticate(frame);
+    const result = sasl.authenticate(frame, this.abort.signal);
     const raw = (r: unknown): unknown => {
       const step = r as { errorCode: number; challenge: Buffer };
       if (step.errorCode !== 0) return null;
@@ -492,6 +492,13 @@ export class Connection {
           // read them); the ones before it are still written.
           this.queue.dropFrom(slot);
           this.closeAfterPending('acks=0 produce failed', 'error');
+          return;
+        }
+        if ((err as { code?: unknown }).code === 'ERR_PASSWORD_CHECKS_BUSY') {
+          // Unanswered, as Kafka when it cannot authenticate now: the client retries.
+          this.queue.dropFrom(slot);
+          this.monitor.authenticationBusy({ client: this.clientHost, listener: this.identity.listener });
+          this.closeAfterPending('too many password checks waiting', 'authentication');
           return;
         }
         this.broker.log.error('handler failed', { api: what, err });
