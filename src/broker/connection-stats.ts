@@ -125,9 +125,11 @@ export interface ConnectionInfo {
   readonly inFlightRequestBytes: number;
   /** Response bytes handed to the socket that the kernel has not taken yet. */
   readonly unwrittenBytes: number;
+  /** Bytes received from the client so far (read from the socket, handled or not). */
+  readonly bytesRead: number;
   /** Request bytes received and not yet handled: a request still arriving, or requests held while throttled. */
   readonly bufferedRequestBytes: number;
-  /** Reading stopped until the client reads its responses. */
+  /** Reading stopped: until the client reads its responses, or until a request it must wait for is done. */
   readonly readingPaused: boolean;
   /** Times this connection stopped reading. */
   readonly throttled: number;

@@ -4,7 +4,9 @@
  * authentication, SaslHandshake v0's raw tokens, hostile pre-authentication input (huge size
  * prefixes, garbage, endless exchanges, silence) closing only the offending connection,
  * start-up refusals, AlterUserScramCredentials' validation, and the credential store's
- * all-or-nothing writes. Third-party clients over SASL are in test/interop/broker-sasl-clients.test.ts.
+ * all-or-nothing writes. What a flood before authentication costs, and the bound on password
+ * checks, are in broker-sasl-flood.test.ts; third-party clients over SASL in
+ * test/interop/broker-sasl-clients.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -194,8 +196,7 @@ test('hostile input before authentication: huge sizes, garbage, endless exchange
   }
   await Promise.all(clients.map((c) => c.closed));
   await silent.closed;
-  const peak = Math.max(0, ...broker.connectionInfo().map((i) => i.peakBufferedRequestBytes));
-  assert.ok(peak <= 524_288 + 4, `buffered ${peak}`);
+  // What hostile connections hold is measured while they are open, in broker-sasl-flood.test.ts.
   await stillServes(broker);
   // Each one counted: undecodable frames as bad input, silent ones as idle, the rest as failed authentications.
   const { failedAuthentication, closedBadInput, closedIdle, closedIncompleteRequest } = broker.stats.connections;
