@@ -13,6 +13,7 @@ import type { TransactionRuntime } from './transaction-runtime.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
+import type { PasswordCheckQueue } from './sasl/password-checks.js';
 import type { AclStore } from './authorizer/acl-store.js';
 
 import type { Clock } from '../util/clock.js';
@@ -53,6 +54,8 @@ export interface BrokerContext {
   readonly metrics: BrokerMetrics;
   /** The SASL users (SCRAM and PLAIN credentials): the data directory's, or in memory. */
   readonly credentials: CredentialStore;
+  /** SASL/PLAIN's password checks, bounded broker-wide (they share libuv's thread pool with the storage). */
+  readonly passwordChecks: PasswordCheckQueue;
   /** The ACLs and the authorizer; null when authorization is off (authorizer.class.name unset). */
   readonly acls: AclStore | null;
 }

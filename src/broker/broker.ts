@@ -14,6 +14,7 @@ import { saslListeners } from './sasl/sasl-config.js';
 import { SaslAuthenticator, type SaslListenerAuth } from './sasl/sasl-authenticator.js';
 import { plainCredentials } from './sasl/plain-password.js';
 import { CredentialStore } from './sasl/credential-store.js';
+import { PasswordCheckQueue } from './sasl/password-checks.js';
 import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
 import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
 import { createAppendNotifier } from './append-notifier.js';
@@ -228,6 +229,7 @@ export class Broker {
       transactions,
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       credentials,
+      passwordChecks: new PasswordCheckQueue(),
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
       acls,
     };
@@ -305,7 +307,7 @@ export class Broker {
     }
     this.monitor.accepted();
     if (principal !== ANONYMOUS) context.log.debug('authenticated', { client: `/${socket.remoteAddress ?? 'unknown'}`, listener, principal });
-    const authenticator = sasl === null ? null : new SaslAuthenticator(sasl, context.credentials);
+    const authenticator = sasl === null ? null : new SaslAuthenticator(sasl, context.credentials, context.passwordChecks);
     const connection = new Connection(socket, context, this.monitor, { listener, principal, sasl: authenticator }, (c) => {
       this.monitor.closed();
       this.connections.delete(c);

@@ -36,19 +36,25 @@ export interface ConnectionStats {
    * SASL listener, a refused or timed-out SASL authentication, or a request before it.
    */
   failedAuthentication: number;
+  /**
+   * Closed unanswered during SASL authentication because too many password checks were
+   * waiting (sasl/password-checks.ts); the client retries, as after a network error.
+   */
+  closedAuthenticationBusy: number;
 }
 
 /** Broker-wide connection counters and the rate-limited log lines that go with them. */
 export class ConnectionMonitor {
   readonly stats: ConnectionStats = {
     open: 0, accepted: 0, rejected: 0, closed: 0, closedIdle: 0, closedIncompleteRequest: 0, closedBadInput: 0, throttled: 0,
-    failedAuthentication: 0,
+    failedAuthentication: 0, closedAuthenticationBusy: 0,
   };
   private readonly rejectedLog: RateLimitedLog;
   private readonly idleLog: RateLimitedLog;
   private readonly badInputLog: RateLimitedLog;
   private readonly throttledLog: RateLimitedLog;
   private readonly authenticationLog: RateLimitedLog;
+  private readonly authenticationBusyLog: RateLimitedLog;
 
   constructor(readonly log: Logger, maxConnections: number) {
     this.rejectedLog = new RateLimitedLog(log, 'warn', `refusing connections: max.connections (${maxConnections}) are open`);
@@ -56,6 +62,7 @@ export class ConnectionMonitor {
     this.badInputLog = new RateLimitedLog(log, 'info', 'closing connection');
     this.throttledLog = new RateLimitedLog(log, 'info', 'connection throttled: not reading its requests until its responses are read');
     this.authenticationLog = new RateLimitedLog(log, 'info', 'failed authentication');
+    this.authenticationBusyLog = new RateLimitedLog(log, 'warn', 'closing connection: too many password checks waiting');
   }
 
   accepted(): void {
@@ -93,6 +100,11 @@ export class ConnectionMonitor {
     this.stats.failedAuthentication++;
     this.authenticationLog.event(fields);
   }
+
+  authenticationBusy(fields: { client: string; listener: string }): void {
+    this.stats.closedAuthenticationBusy++;
+    this.authenticationBusyLog.event(fields);
+  }
 }
 
 /** What the broker knows about one connection (read-only; `Broker.connectionInfo()`). */
@@ -113,9 +125,11 @@ export interface ConnectionInfo {
   readonly inFlightRequestBytes: number;
   /** Response bytes handed to the socket that the kernel has not taken yet. */
   readonly unwrittenBytes: number;
+  /** Bytes received from the client so far (read from the socket, handled or not). */
+  readonly bytesRead: number;
   /** Request bytes received and not yet handled: a request still arriving, or requests held while throttled. */
   readonly bufferedRequestBytes: number;
-  /** Reading stopped until the client reads its responses. */
+  /** Reading stopped: until the client reads its responses, or until a request it must wait for is done. */
   readonly readingPaused: boolean;
   /** Times this connection stopped reading. */
   readonly throttled: number;

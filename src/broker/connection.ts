@@ -25,6 +25,14 @@
  *   the frames already received stay unparsed in the decoder until then.
  * - A request's bytes are held as they arrive (FrameDecoder), never a buffer of the size it
  *   announces, and at most socket.request.max.bytes of them.
+ * - Before authentication (a SASL listener), requests are taken one at a time, as Kafka does:
+ *   reading stops while one is worked on (PLAIN's password check) or while 64 KiB of answers
+ *   are unread, so a client flooding the broker meanwhile fills its own socket buffers, not
+ *   the broker's memory. Such a connection holds at most one frame of sasl.server.max.receive.size
+ *   and the read that brought it; should it hold 1 MiB more, reading did not stop, and it closes.
+ * - A Produce holding the later requests back (`holdLaterRequests`) stops reading too while
+ *   bytes wait behind it; otherwise requests are pipelined (taken as they arrive), within
+ *   the limits above.
  * - connections.max.idle.ms closes a connection with nothing in flight, no complete request
  *   and no progress writing its responses for that long. Unlike Kafka, whose Selector counts
  *   any bytes read as activity, the bytes of a request that has not completed do not count:
@@ -54,6 +62,19 @@ export const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024;
  * (up to socket.request.max.bytes): the limit is checked before each request is taken.
  */
 export const MAX_IN_FLIGHT_REQUEST_BYTES = 16 * 1024 * 1024;
+/**
+ * Before authentication, stop reading while this many response bytes are unread (Kafka reads
+ * nothing more until its answer is sent). At least the socket's writableHighWaterMark (16 KiB),
+ * so that 'drain' comes when the client catches up.
+ */
+export const MAX_UNWRITTEN_BYTES_BEFORE_AUTHENTICATION = 64 * 1024;
+/**
+ * Before authentication, what a connection may hold beyond one frame of
+ * sasl.server.max.receive.size (and its size prefix): reading stops while a request is worked
+ * on, so only the rest of the read that brought it is held (libuv reads 64 KiB at a time).
+ * More than this means reading did not stop: the connection closes.
+ */
+export const MAX_READ_AHEAD_BEFORE_AUTHENTICATION = 1024 * 1024;
 /** The idle check never runs more often than this (connections.max.idle.ms of 0 or 1). */
 const MIN_IDLE_CHECK_MS = 10;
 
@@ -72,6 +93,12 @@ export class Connection {
   private readonly abort = new AbortController();
   private readonly clientHost: string;
   private readingPaused = false;
+  /** A SASL listener's connection that has not authenticated yet (one request at a time, tighter bounds). */
+  private unauthenticated: boolean;
+  /** MAX_UNWRITTEN_BYTES, or MAX_UNWRITTEN_BYTES_BEFORE_AUTHENTICATION until authenticated. */
+  private maxUnwrittenBytes: number;
+  /** The most an unauthenticated connection may hold (see MAX_READ_AHEAD_BEFORE_AUTHENTICATION). */
+  private readonly maxBufferedBeforeAuthentication: number;
   /** Set while frames are being taken from the decoder (a response written meanwhile must not start another loop). */
   private processing = false;
   /** A handler's wait that later requests must not overtake (`RequestContext.holdLaterRequests`). */
@@ -106,6 +133,9 @@ export class Connection {
     // Before authentication, Kafka's sasl.server.max.receive.size bounds a frame: a client
     // that has not said who it is cannot make the broker hold socket.request.max.bytes.
     this.decoder = new FrameDecoder(this.sasl === null ? broker.config.maxRequestBytes : Math.min(broker.config.saslServerMaxReceiveSize, broker.config.maxRequestBytes));
+    this.unauthenticated = this.sasl !== null;
+    this.maxUnwrittenBytes = this.unauthenticated ? MAX_UNWRITTEN_BYTES_BEFORE_AUTHENTICATION : MAX_UNWRITTEN_BYTES;
+    this.maxBufferedBeforeAuthentication = 4 + this.decoder.maxFrameBytes + MAX_READ_AHEAD_BEFORE_AUTHENTICATION;
     this.clientHost = `/${socket.remoteAddress ?? 'unknown'}`;
     // Kafka: a negative connections.max.idle.ms turns idle expiry off.
     this.idleMs = broker.config.connectionsMaxIdleMs;
@@ -147,6 +177,7 @@ export class Connection {
       inFlight: this.queue.length,
       inFlightRequestBytes: this.queue.inFlightRequestBytes,
       unwrittenBytes: this.socket.writableLength,
+      bytesRead: this.socket.bytesRead,
       bufferedRequestBytes: this.decoder.buffered,
       readingPaused: this.readingPaused,
       throttled: this.throttledCount,
@@ -208,14 +239,22 @@ export class Connection {
   private onData(chunk: Buffer): void {
     if (this.closed || this.closingReason !== null) return;
     this.decoder.append(chunk);
-    if (this.decoder.buffered > this.peakBufferedRequestBytes) this.peakBufferedRequestBytes = this.decoder.buffered;
+    if (this.decoder.buffered > this.peakBufferedRequestBytes) {
+      this.peakBufferedRequestBytes = this.decoder.buffered;
+      if (this.unauthenticated && this.decoder.buffered > this.maxBufferedBeforeAuthentication) {
+        this.monitor.authenticationFailed({ client: this.clientHost, listener: this.identity.listener, reason: `${this.decoder.buffered} bytes held before authentication` });
+        this.close('too much received before authentication', 'authentication');
+        return;
+      }
+    }
     this.processFrames();
   }
 
   /**
-   * Handles the requests received, one frame at a time, until none is complete or the
-   * connection has too much in flight or unwritten: then reading stops, and what was received
-   * stays in the decoder (at most what one read brought) until the client catches up.
+   * Handles the requests received, one frame at a time, until none is complete, the next may
+   * not be taken yet (`mustWait`), or the connection has too much in flight or unwritten: then
+   * reading stops, and what was received stays in the decoder (at most what one read brought)
+   * until the client catches up or the request it waits for is done.
    *
    * After a request whose handler answered with a promise, the next one is taken in a
    * microtask: a promise already settled (a Fetch that found its data) has then written its
@@ -228,11 +267,14 @@ export class Connection {
     try {
       let handled = false;
       while (!this.closed && this.closingReason === null) {
-        // PLAIN's password check is under way: what follows must see its outcome (it resumes us).
-        if (this.sasl?.busy === true) break;
-        if (this.holding !== null) break;
+        if (this.mustWait()) {
+          // Bytes that cannot be taken now wait in the kernel (TCP's window), not here. Reading
+          // stops only once some arrive, so a request that is quickly done costs nothing.
+          if (this.decoder.buffered > 0) this.pause(false);
+          break;
+        }
         if (this.overLimits()) {
-          this.pause();
+          this.pause(true);
           break;
         }
         let frame: Buffer | null;
@@ -259,17 +301,31 @@ export class Connection {
     }
   }
 
+  /**
+   * The next request must wait for one in flight: a Produce that holds the later ones back
+   * (`holdLaterRequests`), or, before authentication, any request (Kafka reads nothing more
+   * until it has answered; a SaslAuthenticate whose password check runs or waits its turn may
+   * complete the authentication, which what follows must see). Whoever ends the wait takes up
+   * the requests again: the hold's release, or the response's write (`flush`).
+   */
+  private mustWait(): boolean {
+    return this.holding !== null || (this.unauthenticated && this.queue.length > 0);
+  }
+
   private overLimits(): boolean {
     return this.queue.length >= MAX_IN_FLIGHT
       || this.queue.inFlightRequestBytes >= MAX_IN_FLIGHT_REQUEST_BYTES
-      || this.socket.writableLength >= MAX_UNWRITTEN_BYTES;
+      || this.socket.writableLength >= this.maxUnwrittenBytes;
   }
 
-  private pause(): void {
+  /** Stops reading; `throttled`: because of the client (its answers unread), counted and logged. */
+  private pause(throttled: boolean): void {
     if (this.readingPaused) return;
     this.readingPaused = true;
-    this.throttledCount++;
-    this.monitor.throttled({ client: this.clientHost, inFlight: this.queue.length, unwrittenBytes: this.socket.writableLength });
+    if (throttled) {
+      this.throttledCount++;
+      this.monitor.throttled({ client: this.clientHost, inFlight: this.queue.length, unwrittenBytes: this.socket.writableLength });
+    }
     this.socket.pause();
   }
 
@@ -430,7 +486,7 @@ export class Connection {
    */
   private onRawSaslToken(sasl: SaslAuthenticator, frame: Buffer): boolean {
     const slot = newResponseSlot(frame.length);
-    const result = sasl.authenticate(frame);
+    const result = sasl.authenticate(frame, this.abort.signal);
     const raw = (r: unknown): unknown => {
       const step = r as { errorCode: number; challenge: Buffer };
       if (step.errorCode !== 0) return null;
@@ -460,10 +516,12 @@ export class Connection {
       this.authenticationFailed(sasl.failure ?? 'SASL authentication failed');
     } else if (sasl.state === 'complete' && this.principal !== sasl.principal) {
       this.principal = sasl.principal!;
+      this.unauthenticated = false;
       this.decoder.maxFrameBytes = this.broker.config.maxRequestBytes;
+      this.maxUnwrittenBytes = MAX_UNWRITTEN_BYTES;
       this.clearAuthenticationTimer();
       this.broker.log.debug('authenticated', { client: this.clientHost, listener: this.identity.listener, mechanism: sasl.mechanismName, principal: this.principal });
-      // Frames that arrived during PLAIN's password check wait in the decoder (processFrames).
+      // Requests sent during PLAIN's password check are taken up now (reading stopped meanwhile).
       queueMicrotask(() => this.processFrames());
     }
   }
@@ -493,6 +551,13 @@ export class Connection {
           // read them); the ones before it are still written.
           this.queue.dropFrom(slot);
           this.closeAfterPending('acks=0 produce failed', 'error');
+          return;
+        }
+        if ((err as { code?: unknown }).code === 'ERR_PASSWORD_CHECKS_BUSY') {
+          // Unanswered, as Kafka when it cannot authenticate now: the client retries.
+          this.queue.dropFrom(slot);
+          this.monitor.authenticationBusy({ client: this.clientHost, listener: this.identity.listener });
+          this.closeAfterPending('too many password checks waiting', 'authentication');
           return;
         }
         this.broker.log.error('handler failed', { api: what, err });

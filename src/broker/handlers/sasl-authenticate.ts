@@ -30,7 +30,7 @@ export const saslAuthenticateHandler = defineHandler<SaslAuthenticateRequestData
         authBytes: EMPTY, sessionLifetimeMs: 0n,
       };
     }
-    const step = ctx.sasl.authenticate(request.authBytes);
+    const step = ctx.sasl.authenticate(request.authBytes, ctx.signal);
     return step instanceof Promise ? step.then(response) : response(step);
   },
 });

@@ -169,10 +169,11 @@ function renderConnections(e: Exposition, c: Readonly<ConnectionStats>): void {
   e.single('brook_connections_accepted_total', 'counter', 'Client connections accepted.', c.accepted);
   e.single('brook_connections_rejected_total', 'counter', 'Client connections closed at once because max.connections were open.', c.rejected);
   e.single('brook_connections_closed_total', 'counter', 'Client connections closed, by either side, for any reason.', c.closed);
-  e.family('brook_connections_closed_by_broker_total', 'counter', 'Client connections the broker closed: idle (connections.max.idle.ms), incomplete_request (a request that never completed), bad_input (an undecodable or oversized frame, an unknown API or version).');
+  e.family('brook_connections_closed_by_broker_total', 'counter', 'Client connections the broker closed: idle (connections.max.idle.ms), incomplete_request (a request that never completed), bad_input (an undecodable or oversized frame, an unknown API or version), authentication_busy (too many SASL password checks waiting).');
   e.sample('brook_connections_closed_by_broker_total', 'reason="idle"', c.closedIdle);
   e.sample('brook_connections_closed_by_broker_total', 'reason="incomplete_request"', c.closedIncompleteRequest);
   e.sample('brook_connections_closed_by_broker_total', 'reason="bad_input"', c.closedBadInput);
+  e.sample('brook_connections_closed_by_broker_total', 'reason="authentication_busy"', c.closedAuthenticationBusy);
   e.single('brook_connections_failed_authentication_total', 'counter', 'Connections refused while authenticating (Kafka\'s failed-authentication-total): TLS handshakes that failed or timed out, SASL authentications that failed.', c.failedAuthentication);
   e.single('brook_connections_throttled_total', 'counter', 'Times a connection stopped reading requests until the client read its responses.', c.throttled);
 }

@@ -16,6 +16,7 @@ import type { SaslHandshakeResponseData } from '../../protocol/messages/sasl-han
 import type { CredentialStore } from './credential-store.js';
 import { verifyPlain, type PlainCredential } from './plain-password.js';
 import { ScramServerExchange } from './scram-server.js';
+import { PasswordChecksBusyError, type PasswordCheckQueue } from './password-checks.js';
 import { SaslFailure } from './sasl-failure.js';
 import type { SaslMechanismName } from './sasl-config.js';
 
@@ -29,8 +30,11 @@ export type SaslStepResult =
 const EMPTY = Buffer.alloc(0);
 
 interface Mechanism {
-  /** The answer to the client's next token; the user's name once authentication is complete. */
-  step(token: Buffer): { challenge: Buffer; user: string | null } | Promise<{ challenge: Buffer; user: string | null }>;
+  /**
+   * The answer to the client's next token; the user's name once authentication is complete.
+   * `signal`: the connection closed (a password check still waiting is dropped).
+   */
+  step(token: Buffer, signal: AbortSignal): { challenge: Buffer; user: string | null } | Promise<{ challenge: Buffer; user: string | null }>;
 }
 
 /** What a SASL listener's connections authenticate against, besides the credential store. */
@@ -40,10 +44,10 @@ export interface SaslListenerAuth {
   readonly jaasPlain: ReadonlyMap<string, PlainCredential>;
 }
 
-function plainMechanism(credentials: CredentialStore, jaasPlain: ReadonlyMap<string, PlainCredential>): Mechanism {
+function plainMechanism(credentials: CredentialStore, jaasPlain: ReadonlyMap<string, PlainCredential>, checks: PasswordCheckQueue): Mechanism {
   let used = false;
   return {
-    async step(token) {
+    async step(token, signal) {
       if (used) throw new SaslFailure('authentication', 'PLAIN takes one token');
       used = true;
       const plain = decodePlain(token);
@@ -52,7 +56,9 @@ function plainMechanism(credentials: CredentialStore, jaasPlain: ReadonlyMap<str
       if (plain.authorizationId !== '' && plain.authorizationId !== plain.username) {
         throw new SaslFailure('authorization', 'Authentication failed: Client requested an authorization id that is different from username');
       }
-      if (!await verifyPlain(jaasPlain.get(plain.username) ?? credentials.plain(plain.username), plain.password)) {
+      // Queued before the user is looked up: known and unknown users wait, and cost, the same.
+      const matches = await checks.run(() => verifyPlain(jaasPlain.get(plain.username) ?? credentials.plain(plain.username), plain.password), signal);
+      if (!matches) {
         throw new SaslFailure('authorization', 'Authentication failed: Invalid username or password');
       }
       return { challenge: EMPTY, user: plain.username };
@@ -85,7 +91,11 @@ export class SaslAuthenticator {
 
   readonly enabled: readonly SaslMechanismName[];
 
-  constructor(private readonly listener: SaslListenerAuth, private readonly credentials: CredentialStore) {
+  constructor(
+    private readonly listener: SaslListenerAuth,
+    private readonly credentials: CredentialStore,
+    private readonly passwordChecks: PasswordCheckQueue,
+  ) {
     this.enabled = listener.mechanisms;
   }
 
@@ -107,14 +117,19 @@ export class SaslAuthenticator {
       return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: [...this.enabled] };
     }
     this.mechanismName = chosen;
-    this.mechanism = chosen === 'PLAIN' ? plainMechanism(this.credentials, this.listener.jaasPlain) : scramMechanismServer(chosen, this.credentials);
+    this.mechanism = chosen === 'PLAIN' ? plainMechanism(this.credentials, this.listener.jaasPlain, this.passwordChecks) : scramMechanismServer(chosen, this.credentials);
     this.rawTokens = version === 0;
     this.state = 'authenticate';
     return { errorCode: ErrorCode.NONE, mechanisms: [...this.enabled] };
   }
 
-  /** One token of the exchange (a SaslAuthenticate request's bytes, or a raw token after a v0 handshake). */
-  authenticate(token: Buffer): SaslStepResult | Promise<SaslStepResult> {
+  /**
+   * One token of the exchange (a SaslAuthenticate request's bytes, or a raw token after a v0
+   * handshake). Rejects with PasswordChecksBusyError when the password check cannot even wait
+   * (the connection then closes without an answer), and with the signal's reason when the
+   * connection closed while the check waited.
+   */
+  authenticate(token: Buffer, signal: AbortSignal): SaslStepResult | Promise<SaslStepResult> {
     if (this.state !== 'authenticate' || this.busy) {
       const reason = `SaslAuthenticate received in state ${this.busy ? 'authenticate (a step in progress)' : this.state}`;
       this.fail(reason);
@@ -122,7 +137,7 @@ export class SaslAuthenticator {
     }
     let step;
     try {
-      step = this.mechanism!.step(token);
+      step = this.mechanism!.step(token, signal);
     } catch (err) {
       return this.refused(err);
     }
@@ -147,6 +162,7 @@ export class SaslAuthenticator {
   }
 
   private refused(err: unknown): SaslStepResult {
+    if (err instanceof PasswordChecksBusyError) this.fail('too many password checks waiting');
     if (!(err instanceof SaslFailure)) throw err;
     this.fail(err.message);
     const errorMessage = err.kind === 'authorization'
