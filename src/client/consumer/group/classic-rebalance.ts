@@ -12,8 +12,8 @@
  *   the assignment applies and the listener hears of it;
  * - the leader's (and a pattern's) check of metadata: new partitions, new matches.
  *
- * It answers with values (partitions revoked, the reason metadata calls for a rebalance)
- * and never calls back into the membership.
+ * It answers with values (whether partitions were revoked, the reason metadata calls for a
+ * rebalance) and never calls back into the membership.
  */
 import type { MemberSubscription, PartitionAssignor, RebalanceProtocol, TopicPartition } from '../../../assignors/types.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../../protocol/consumer-protocol.js';
