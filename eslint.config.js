@@ -1,7 +1,26 @@
-// Lint rules: typescript-eslint's recommended set over sources, tests and scripts.
+// Lint rules: typescript-eslint's recommended set over sources, tests and scripts, and the
+// layers of docs/ARCHITECTURE.md (scripts/eslint-layers.mjs).
 // Generated protocol files carry their own eslint-disable header and are checked by tsc.
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './scripts/eslint-layers.mjs';
+
+/**
+ * Which layers each layer of src/ may import from (docs/ARCHITECTURE.md, Layers):
+ * cli → broker → {coordinator, storage}, cli → client → assignors, all → protocol → util.
+ * A layer always imports from itself; src/index.ts, bench/, test/ and scripts/ are free.
+ */
+export const LAYERS = {
+  util: [],
+  protocol: ['util'],
+  storage: ['protocol', 'util'],
+  coordinator: ['protocol', 'util'],
+  assignors: ['protocol', 'util'],
+  broker: ['coordinator', 'storage', 'protocol', 'util'],
+  client: ['assignors', 'protocol', 'util'],
+  cli: ['broker', 'client', 'coordinator', 'storage', 'assignors', 'protocol', 'util'],
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test/support/java/**', 'data/**'] },
@@ -19,5 +38,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/direction': ['error', { root: fileURLToPath(new URL('./src', import.meta.url)), allowed: LAYERS }] },
   },
 );

@@ -5,24 +5,19 @@
  * are therefore ascending (topic name, partition), the order Java's assignors list
  * partitions in.
  */
+import { compareKeyedFirst, compareStrings } from '../util/range-split.js';
 import { AssignorError } from './errors.js';
 import type { AssignmentInput, MemberAssignment, MemberSubscription, TopicPartition } from './types.js';
 
-/** Java's String.compareTo, as a sign: both compare UTF-16 code units. */
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { compareStrings };
 
 /**
  * Java's AbstractPartitionAssignor.MemberInfo order, used by range and roundrobin: static
  * members (with a group instance id) first, by instance id, then dynamic members by member
- * id. Static members therefore keep their place across restarts.
+ * id (the order the server's range assignor uses too: ../util/range-split.ts).
  */
 export function compareMembers(a: MemberSubscription, b: MemberSubscription): number {
-  if (a.groupInstanceId !== null && b.groupInstanceId !== null) return compareStrings(a.groupInstanceId, b.groupInstanceId);
-  if (a.groupInstanceId !== null) return -1;
-  if (b.groupInstanceId !== null) return 1;
-  return compareStrings(a.memberId, b.memberId);
+  return compareKeyedFirst(a.groupInstanceId, a.memberId, b.groupInstanceId, b.memberId);
 }
 
 export class PartitionSpace {

@@ -1,10 +1,10 @@
 /**
  * The public consumer: subscribe (topics or a pattern) or assign, poll / async iteration,
- * commits, positions and seeks, pause/resume, close. It wires the pieces: Cluster
- * (connections, metadata), the group membership of its groupProtocol (group-member.ts:
- * classic JoinGroup/SyncGroup, or the consumer protocol's ConsumerGroupHeartbeat), Fetcher
- * (prefetch), OffsetCommitter and AutoCommitTask. All timing goes through the injected
- * Scheduler. Errors from background work are thrown by the next poll().
+ * commits, positions and seeks, pause/resume, close. It holds the pieces: Cluster
+ * (connections, metadata), with a groupId the GroupMember (group/group-member.ts: the group
+ * membership of its groupProtocol, the coordinator look-up and the OffsetCommitter), Fetcher
+ * (prefetch) and AutoCommitTask. All timing goes through the injected Scheduler. Errors
+ * from background work are thrown by the next poll().
  *
  * Commits never claim a record the application has not finished with: what poll() returned
  * counts as consumed at the next poll() (or close()); a record the async iterator gave out
@@ -18,14 +18,12 @@ import { callTimeoutMs } from '../options.js';
 import type { Logger } from '../../util/log.js';
 import { resolveAssignors } from './assignor-registry.js';
 import { AutoCommitTask } from './auto-commit.js';
-import { ConsumerMembership } from './consumer-membership.js';
-import { CoordinatorLookup } from './coordinator-lookup.js';
 import { ConsumerAbortedError, IllegalConsumerStateError } from './errors.js';
 import { Fetcher } from './fetcher.js';
-import { ClassicGroupMember, type GroupMember, type MemberContext } from './group-member.js';
+import { GroupMember } from './group/group-member.js';
 import { ConsumerInstrumentation } from './instrumentation.js';
 import type { ConsumerMetrics } from './metrics.js';
-import { OffsetCommitter, type CommitCallback, type CommitIdentity, type OffsetToCommit } from './offset-committer.js';
+import type { CommitCallback, OffsetCommitter, OffsetToCommit } from './offset-committer.js';
 import { resetPositions } from './offset-reset.js';
 import { resolveConsumerOptions, type ConsumerOptions, type GroupProtocol, type ResolvedConsumerOptions } from './options.js';
 import type { ConsumerRecord, RawRecordVisitor } from './record-decoding.js';
@@ -50,8 +48,6 @@ export interface CloseOptions {
 
 /** Java's default close timeout. */
 const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
-
-const NO_GENERATION: CommitIdentity = { generationId: -1, memberId: '', groupInstanceId: null };
 
 /**
  * K, V and H are the types the `deserializers` option gives keys, values and header values
@@ -93,21 +89,8 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     if (o.groupId === null) {
       this.membership = this.committer = this.autoCommit = null;
     } else {
-      const lookup = new CoordinatorLookup(this.cluster, o.groupId, this.logger);
-      // eslint-disable-next-line prefer-const
-      let member: GroupMember;
-      const hooks = (): GroupMember['commitHooks'] => member.commitHooks;
-      const committer = this.committer = new OffsetCommitter(this.cluster, lookup, this.subscriptions, {
-        // assign() commits are simple commits: no member, no generation.
-        identity: () => (this.subscriptions.usesGroup ? hooks().identity() : NO_GENERATION),
-        fetchIdentity: () => (this.subscriptions.usesGroup ? hooks().fetchIdentity?.() ?? null : null),
-        awaitNewerEpoch: (signal) => hooks().awaitNewerEpoch?.(signal) ?? Promise.resolve(false),
-        requestRejoin: (reason) => hooks().requestRejoin(reason),
-        resetGeneration: (reason, keepMemberId) => hooks().resetGeneration(reason, keepMemberId),
-        fatal: (err) => hooks().fatal(err),
-      }, this.logger, (offsets, durationMs, error) => instrumentation.commitCompleted(offsets, durationMs, error));
-      const context: MemberContext = {
-        cluster: this.cluster, lookup, subscriptions: this.subscriptions, options: o, logger: this.logger, committer,
+      const member = this.membership = new GroupMember({
+        cluster: this.cluster, subscriptions: this.subscriptions, options: o, logger: this.logger,
         withCallLimit: (what, timeoutMs, operation) => this.withCallLimit(what, { timeoutMs }, operation),
         rebalanceStarted: () => instrumentation.rebalanceStarted(),
         onAssigned: () => {
@@ -121,24 +104,29 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
           this.pendingError ??= err;
           wake();
         },
-      };
-      member = this.membership = o.groupProtocol === 'consumer' ? new ConsumerMembership(context) : this.classicMember(context);
+        commitCompleted: (offsets, durationMs, error) => instrumentation.commitCompleted(offsets, durationMs, error),
+      }, o.groupId, this.classicAssignors());
+      this.committer = member.committer;
       this.autoCommit = o.enableAutoCommit
-        ? new AutoCommitTask(o.scheduler, o.autoCommitIntervalMs, committer, this.subscriptions, this.logger, () => member.active || !this.subscriptions.usesGroup)
+        ? new AutoCommitTask(o.scheduler, o.autoCommitIntervalMs, member.committer, this.subscriptions, this.logger, () => member.active || !this.subscriptions.usesGroup)
         : null;
     }
     o.signal?.addEventListener('abort', () => { void this.close(); }, { once: true });
   }
 
-  /** Assignors matter only to subscribe(): assign() and offset look-ups work without them (as Java ignores the strategy then). */
-  private classicMember(context: MemberContext): GroupMember {
-    let assignors: PartitionAssignor[] = [];
+  /**
+   * The classic protocol's assignors. They matter only to subscribe(): assign() and offset
+   * look-ups work without them (as Java ignores the strategy then), so a bad one is thrown by
+   * subscribe(). The consumer protocol has none (the broker assigns).
+   */
+  private classicAssignors(): PartitionAssignor[] {
+    if (this.options.groupProtocol !== 'classic') return [];
     try {
-      assignors = resolveAssignors(this.options.assignors);
+      return resolveAssignors(this.options.assignors);
     } catch (err) {
       this.assignorError = err as Error;
+      return [];
     }
-    return new ClassicGroupMember(context, assignors);
   }
 
   // ---- subscription -------------------------------------------------------------------
@@ -536,10 +524,9 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     this.membership?.stopBackground();
     if (this.handedOutBy === 'poll') this.subscriptions.markPositionsConsumed();
     const membership = this.membership;
-    const committer = this.committer;
     try {
-      if (membership && committer) {
-        await withTimeLimit(this.options.scheduler, { what: 'Consumer.close', timeoutMs }, (signal) => this.leave(membership, committer, signal));
+      if (membership) {
+        await withTimeLimit(this.options.scheduler, { what: 'Consumer.close', timeoutMs }, (signal) => membership.leave(signal));
       }
     } catch (err) {
       this.logger.warn('close did not complete cleanly', { error: err as Error });
@@ -549,18 +536,6 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
       this.wake();
       this.cluster.close();
     }
-  }
-
-  /** The group part of close(): commit, revocation listener, leaving the group; bounded by `signal`. */
-  private async leave(membership: GroupMember, committer: OffsetCommitter, signal: AbortSignal): Promise<void> {
-    const active = this.subscriptions.usesGroup ? membership.active : true;
-    if (this.options.enableAutoCommit && active && this.subscriptions.consumedDiffersFromCommitted()) {
-      await committer.commitSync(this.subscriptions.allConsumed(), signal).catch((err: unknown) => {
-        this.logger.warn('commit on close failed', { error: err as Error });
-      });
-    }
-    await committer.flushAsync();
-    if (this.subscriptions.usesGroup) await membership.leave(active, signal);
   }
 
   private ensureOpen(): void {

@@ -1,46 +1,31 @@
 /**
  * The range assignor (Kafka's server-side RangeAssignor): for each topic, members in order
  * of instance id (static members first), then member id, take consecutive ranges of
- * partitions, the first `partitions % subscribers` of them one more. Not sticky.
+ * partitions, the first `partitions % subscribers` of them one more. Not sticky. The member
+ * order and the split are the client's range assignor's too (../../../util/range-split.ts);
+ * topic ids, the homogeneous shortcut and the result's hash order are this side's own.
  */
+import { compareKeyedFirst, rangeStart } from '../../../util/range-split.js';
 import type { Assignment } from '../assignment.js';
 import { JavaHashSet, uuidHash } from '../java-hash.js';
 import { PartitionAssignorError, type GroupAssignment, type GroupSpec, type ServerAssignor, type SubscribedTopicDescriber } from './spec.js';
 
 interface TopicRanges {
   readonly numPartitions: number;
+  /** The topic's subscribers: how many ranges its partitions are cut into. */
   numMembers: number;
-  minQuota: number;
-  extra: number;
-  nextRange: number;
+  /** Ranges given out so far: the next subscriber's place among them. */
+  given: number;
 }
 
 /** Static members first, by instance id; then the others by member id (Java's String order). */
 function sortedMemberIds(spec: GroupSpec): string[] {
-  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return [...spec.members.keys()].sort((a, b) => {
-    const ia = spec.members.get(a)!.instanceId;
-    const ib = spec.members.get(b)!.instanceId;
-    if (ia !== null && ib !== null) return cmp(ia, ib);
-    if (ia !== null) return -1;
-    if (ib !== null) return 1;
-    return cmp(a, b);
-  });
+  return [...spec.members.keys()].sort((a, b) => compareKeyedFirst(spec.members.get(a)!.instanceId, a, spec.members.get(b)!.instanceId, b));
 }
 
 function nextRange(t: TopicRanges): number[] {
-  if (t.minQuota === -1) {
-    t.minQuota = Math.floor(t.numPartitions / t.numMembers);
-    t.extra = t.numPartitions % t.numMembers;
-  }
-  let quota = t.minQuota;
-  if (t.extra > 0) {
-    quota++;
-    t.extra--;
-  }
-  const start = t.nextRange;
-  const end = Math.min(start + quota, t.numPartitions);
-  t.nextRange = end;
+  const start = rangeStart(t.numPartitions, t.numMembers, t.given);
+  const end = rangeStart(t.numPartitions, t.numMembers, ++t.given);
   const range: number[] = [];
   for (let p = start; p < end; p++) range.push(p);
   return range;
@@ -57,7 +42,7 @@ function assign(spec: GroupSpec, describer: SubscribedTopicDescriber): GroupAssi
       if (t === undefined) {
         const numPartitions = describer.numPartitions(topicId);
         if (numPartitions === -1) throw new PartitionAssignorError('Member is subscribed to a non-existent topic');
-        topics.set(topicId, (t = { numPartitions, numMembers: 0, minQuota: -1, extra: -1, nextRange: 0 }));
+        topics.set(topicId, (t = { numPartitions, numMembers: 0, given: 0 }));
       }
       t.numMembers = homogeneous ? spec.members.size : t.numMembers + 1;
     }

@@ -1,8 +1,9 @@
 /**
- * Group membership with the consumer protocol (KIP-848), after Java's
- * ConsumerMembershipManager and AbstractMembershipManager: the member joins by a
- * ConsumerGroupHeartbeat at epoch 0, the coordinator computes the assignment and sends this
- * member's share (topic ids) in heartbeat responses, and the member reconciles it:
+ * The consumer's membership in a consumer group (`groupProtocol: 'consumer'`, KIP-848),
+ * owner of its lifecycle, after Java's ConsumerMembershipManager and
+ * AbstractMembershipManager: the member joins by a ConsumerGroupHeartbeat at epoch 0, the
+ * coordinator computes the assignment and sends this member's share (topic ids) in heartbeat
+ * responses, and the member reconciles it:
  *
  *   resolve topic ids through metadata → stop fetching what goes → commit consumed offsets
  *   (auto-commit on) → onPartitionsRevoked → assign what comes → onPartitionsAssigned →
@@ -17,19 +18,18 @@
  * (onPartitionsLost in the next poll), then the member rejoins at epoch 0 with the same
  * member id. max.poll.interval.ms without poll(): a leave heartbeat (epoch -1, static members
  * -2), the partitions are lost at the next poll(), which rejoins. Fatal errors end the
- * membership: every later poll() throws. Heartbeat timing and errors: consumer-heartbeat.ts.
+ * membership: every later poll() throws. Heartbeat timing and errors: consumer-protocol-heartbeat.ts.
  */
-import type { TopicPartition } from '../../assignors/types.js';
-import type { ConsumerGroupHeartbeatResponseData } from '../../protocol/messages/consumer-group-heartbeat.js';
-import type { TimerHandle } from '../../util/clock.js';
-import { ConsumerHeartbeat, type HeartbeatSubject } from './consumer-heartbeat.js';
-import { CommitFailedError } from './errors.js';
-import type { GroupMember, MemberContext } from './group-member.js';
-import { LocalAssignment, assignmentMap, generateMemberId } from './local-assignment.js';
-import type { CommitGroupHooks, CommitIdentity } from './offset-committer.js';
-import { invokeListener, type ListenerMethod } from './rebalance-listener.js';
-import { tpKey } from './subscription-state.js';
+import type { ConsumerGroupHeartbeatResponseData } from '../../../protocol/messages/consumer-group-heartbeat.js';
+import type { TimerHandle } from '../../../util/clock.js';
+import { CommitFailedError } from '../errors.js';
+import type { CommitGroupHooks, CommitIdentity } from '../offset-committer.js';
+import { tpKey } from '../subscription-state.js';
 import { AssignedTopics } from './assigned-topics.js';
+import { ConsumerProtocolHeartbeat, type HeartbeatSubject } from './consumer-protocol-heartbeat.js';
+import type { Membership, MembershipContext } from './group-member.js';
+import { LocalAssignment, assignmentMap, generateMemberId } from './local-assignment.js';
+import { invokeListener, type ListenerMethod } from './rebalance-listener.js';
 
 /** Java's MemberState. */
 export type ConsumerMemberState =
@@ -43,8 +43,7 @@ const STATIC_LEAVE_EPOCH = -2;
 
 const NOT_IN_GROUP: readonly ConsumerMemberState[] = ['unsubscribed', 'fenced', 'fatal', 'stale'];
 
-export class ConsumerMembership implements GroupMember, HeartbeatSubject {
-  readonly groupProtocol = 'consumer' as const;
+export class ConsumerProtocolMembership implements Membership, HeartbeatSubject {
   readonly protocolName = null;
   readonly commitHooks: CommitGroupHooks;
   memberId = generateMemberId();
@@ -54,7 +53,7 @@ export class ConsumerMembership implements GroupMember, HeartbeatSubject {
   current = LocalAssignment.NONE;
   /** The assignment the coordinator sent last. */
   target = LocalAssignment.NONE;
-  private readonly heartbeat: ConsumerHeartbeat;
+  private readonly heartbeat: ConsumerProtocolHeartbeat;
   private readonly topics: AssignedTopics;
   private failure: Error | null = null;
   /** subscribe() was called: the next poll() joins (when not in the group). */
@@ -68,9 +67,9 @@ export class ConsumerMembership implements GroupMember, HeartbeatSubject {
   private pollTimer: TimerHandle | null = null;
   private closed = false;
 
-  constructor(private readonly ctx: MemberContext) {
+  constructor(private readonly ctx: MembershipContext) {
     this.lastPollMs = ctx.cluster.scheduler.nowMs();
-    this.heartbeat = new ConsumerHeartbeat(ctx, this);
+    this.heartbeat = new ConsumerProtocolHeartbeat(ctx, this);
     this.topics = new AssignedTopics(ctx);
     this.commitHooks = {
       identity: (): CommitIdentity | Error => (this.hasEpoch
@@ -275,13 +274,13 @@ export class ConsumerMembership implements GroupMember, HeartbeatSubject {
       }
       if (this.ctx.options.enableAutoCommit) await this.commitBeforeRevocation();
       if (this.aborted()) return;
-      if (revoked.length > 0 && !(await this.callListener('onPartitionsRevoked', revoked.filter((tp) => subscriptions.stateOf(tp.topic, tp.partition))))) return;
+      if (revoked.length > 0 && !(await this.ctx.callListener('onPartitionsRevoked', revoked.filter((tp) => subscriptions.stateOf(tp.topic, tp.partition))))) return;
       if (this.aborted()) return;
       subscriptions.setAssignment(partitions);
       this.ctx.onAssigned();
       this.topics.retain(new Set([...assigned.keys(), ...this.target.partitions.keys()]));
       // Called even with nothing new, as Java calls it after every reconciliation.
-      if (!(await this.callListener('onPartitionsAssigned', added))) return;
+      if (!(await this.ctx.callListener('onPartitionsAssigned', added))) return;
       if (this.aborted()) return;
       this.current = resolved;
       this.transition('acknowledging');
@@ -315,22 +314,10 @@ export class ConsumerMembership implements GroupMember, HeartbeatSubject {
     }
   }
 
-  /** True when the listener returned normally; its error is reported by the next poll() and the step is retried then. */
-  private async callListener(which: ListenerMethod, partitions: TopicPartition[]): Promise<boolean> {
-    try {
-      await invokeListener(this.ctx.subscriptions.listener, which, partitions);
-      return true;
-    } catch (err) {
-      this.ctx.logger.warn(`rebalance listener ${which} threw`, { error: err as Error });
-      this.ctx.reportError(err as Error);
-      return false;
-    }
-  }
-
   /** Gives up every owned partition through the listener, then forgets the assignment. */
   private async release(which: ListenerMethod): Promise<void> {
     const owned = this.ctx.subscriptions.assignedPartitions();
-    if (owned.length > 0) await this.callListener(which, owned);
+    if (owned.length > 0) await this.ctx.callListener(which, owned);
     this.clearAssignment();
   }
 

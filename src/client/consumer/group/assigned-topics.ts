@@ -6,10 +6,10 @@
  * moment ago — start a metadata refresh, at most every retry.backoff.ms; the caller
  * reconciles what resolves and waits for the rest.
  */
-import type { TopicPartition } from '../../assignors/types.js';
+import type { TopicPartition } from '../../../assignors/types.js';
+import { sortPartitions } from '../subscription-state.js';
+import type { MembershipContext } from './group-member.js';
 import type { LocalAssignment } from './local-assignment.js';
-import type { MemberContext } from './group-member.js';
-import { sortPartitions } from './subscription-state.js';
 
 export interface ResolvedAssignment {
   /** Topic id → partitions, for the topics whose names are known. */
@@ -26,7 +26,7 @@ export class AssignedTopics {
   /** The target's local epoch when the last completed refresh began (-1: none since the member joined). */
   refreshedForEpoch = -1;
 
-  constructor(private readonly ctx: MemberContext) {}
+  constructor(private readonly ctx: MembershipContext) {}
 
   resolve(target: LocalAssignment): ResolvedAssignment {
     const byId = new Map(this.ctx.cluster.cachedTopics().map((t) => [t.topicId, t.name]));

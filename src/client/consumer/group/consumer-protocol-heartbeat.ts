@@ -12,20 +12,20 @@
  *   assignment changed: that is the acknowledgement;
  * - rack (clientRack): when joining only.
  *
- * Errors follow Java's handler, through the shared classification (../coordinator-errors.ts).
+ * Errors follow Java's handler, through the shared classification (../../coordinator-errors.ts).
  * Timers run on the injected Scheduler.
  */
-import { Api } from '../../protocol/messages/index.js';
-import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
-import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseData } from '../../protocol/messages/consumer-group-heartbeat.js';
-import type { TimerHandle } from '../../util/clock.js';
-import { coordinatorErrorAction, coordinatorFailureAction } from '../coordinator-errors.js';
-import type { BrokerConnection } from '../connection.js';
-import { FencedInstanceIdError, GroupError } from './errors.js';
-import type { MemberContext } from './group-member.js';
+import { Api } from '../../../protocol/messages/index.js';
+import { ErrorCode, KafkaProtocolError } from '../../../protocol/errors.js';
+import type { ConsumerGroupHeartbeatRequestData, ConsumerGroupHeartbeatResponseData } from '../../../protocol/messages/consumer-group-heartbeat.js';
+import type { TimerHandle } from '../../../util/clock.js';
+import { coordinatorErrorAction, coordinatorFailureAction } from '../../coordinator-errors.js';
+import type { BrokerConnection } from '../../connection.js';
+import { FencedInstanceIdError, GroupError } from '../errors.js';
+import type { MembershipContext } from './group-member.js';
 import type { LocalAssignment } from './local-assignment.js';
 
-/** What the heartbeat manager needs from the membership (ConsumerMembership). */
+/** What the heartbeat manager needs from the membership (ConsumerProtocolMembership). */
 export interface HeartbeatSubject {
   readonly memberId: string;
   readonly memberEpoch: number;
@@ -66,7 +66,7 @@ class SentFields {
   assignment: LocalAssignment | null = null;
 }
 
-export class ConsumerHeartbeat {
+export class ConsumerProtocolHeartbeat {
   private sent = new SentFields();
   private timer: TimerHandle | null = null;
   private inFlight = false;
@@ -80,7 +80,7 @@ export class ConsumerHeartbeat {
   /** Ends a coordinator look-up still going when the consumer closes. */
   private readonly closeController = new AbortController();
 
-  constructor(private readonly ctx: MemberContext, private readonly member: HeartbeatSubject) {}
+  constructor(private readonly ctx: MembershipContext, private readonly member: HeartbeatSubject) {}
 
   /** When the next heartbeat goes, after the member's state changed. */
   schedule(): void {

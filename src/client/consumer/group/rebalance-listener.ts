@@ -4,8 +4,8 @@
  * has none, as Java's default method does. A listener's error is the caller's to handle
  * (both memberships report it from the next poll()).
  */
-import type { TopicPartition } from '../../assignors/types.js';
-import type { RebalanceListener } from './subscription-state.js';
+import type { TopicPartition } from '../../../assignors/types.js';
+import type { RebalanceListener } from '../subscription-state.js';
 
 export type ListenerMethod = 'onPartitionsRevoked' | 'onPartitionsAssigned' | 'onPartitionsLost';
 
