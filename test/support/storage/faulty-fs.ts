@@ -80,6 +80,8 @@ interface ActiveFault {
   readonly at: number;
   /** This thread's held async fsyncs. */
   readonly held: (() => void)[];
+  /** hit(n) callers in this thread: resolved when the rule's hits reach their n. */
+  readonly hitWaiters: { n: number; resolve: () => void }[];
 }
 
 /** What crosses to another thread (FileSystem.forThread). */
@@ -111,6 +113,7 @@ export class FaultyFileSystem implements FileSystem {
       get hits() {
         return Atomics.load(state, active.at + HITS);
       },
+      hit: (n = 1) => this.hitWaiter(active, n),
       remove: () => {
         Atomics.store(state, active.at + REMOVED, 1);
         this.releaseHeld(active);
