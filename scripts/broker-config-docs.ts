@@ -6,7 +6,7 @@
  * rewrites them, test/unit/broker-config-docs.test.ts checks they are current.
  */
 import { BROKER_CONFIG_ENTRIES, BROKER_TOPIC_DEFAULTS, type AnySettingDef, type FamilyDef } from '../src/broker/broker-configs.js';
-import { BROKER_FLAG_DOCS, settingDefaultDoc } from '../src/cli/commands/broker.js';
+import { BROKER_FLAG_DOCS, defaultMarkdown, settingDefaultDoc } from '../src/cli/commands/broker.js';
 
 /** Markdown table cells may not hold a bare `|`. */
 const cell = (text: string): string => text.replaceAll('|', '\\|');
@@ -36,14 +36,14 @@ function synopsis(): string {
 }
 
 function flags(): string {
-  return `${synopsis()}\n\n${table(['option', 'default', 'meaning'], BROKER_FLAG_DOCS.map((f) => [`\`${f.flag}\``, f.default, f.doc]))}`;
+  return `${synopsis()}\n\n${table(['option', 'default', 'meaning'], BROKER_FLAG_DOCS.map((f) => [`\`${f.flag}\``, defaultMarkdown(f.default), f.doc]))}`;
 }
 
 const code = (names: readonly string[]): string => names.map((n) => `\`${n}\``).join(', ');
 
 function settingRow(d: AnySettingDef): string[] {
   const names = d.aliases.length === 0 ? code([d.name]) : `${code([d.name])} (or ${code(d.aliases)})`;
-  return [names, `\`${d.option}\``, settingDefaultDoc(d), d.brookOnly === true ? `Brook's own: ${d.doc}` : d.doc];
+  return [names, `\`${d.option}\``, defaultMarkdown(settingDefaultDoc(d)), d.brookOnly === true ? `Brook's own: ${d.doc}` : d.doc];
 }
 
 function familyRows(d: FamilyDef): string[][] {

@@ -137,10 +137,11 @@ export const validList = (name: string, ...allowed: string[]) => (items: readonl
   return bad === undefined ? null : { item: bad, why: `String must be one of: ${allowed.join(', ')}` };
 };
 
-/** An option that is a record (by listener name, ...) of values `accepts` takes. */
+/** An option that is a record (by listener name, ...) of values `accepts` takes; a key may be there with no value (undefined). */
 export function record<T>(accepts: (v: unknown) => boolean, what: string): ValueType<T> {
   return {
-    kafkaType: 'string', accepts: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(accepts),
+    kafkaType: 'string',
+    accepts: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => x === undefined || accepts(x)),
     expected: `Expected ${what}`, format: () => null,
     parse: () => {
       throw new Error(`${what} comes from its own properties`);

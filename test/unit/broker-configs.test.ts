@@ -103,6 +103,9 @@ test('Broker.start checks each option as --config checks the property, with Kafk
   assert.equal(brokerConfig({ metricsPort: null, dataDir: null, authorizerClassName: null }).dataDir, null);
   assert.equal(brokerConfig({ groupMaxSize: undefined }).groupMaxSize, DEFAULT_BROKER_CONFIG.groupMaxSize);
   assert.deepEqual(brokerConfig({ listeners: ['PLAINTEXT://:0'], superUsers: ['User:a'], flush: { intervalMs: 100 } }).listeners, ['PLAINTEXT://:0']);
+  // A settings record may hold a key without a value (as `{ ...ssl, keyPassword: undefined }` makes).
+  assert.deepEqual(brokerConfig({ ssl: { keystoreType: 'PEM', keyPassword: undefined } }).ssl, { keystoreType: 'PEM', keyPassword: undefined });
+  assert.throws(() => brokerConfig({ ssl: { keystoreType: 7 } as never }), /for configuration ssl: Expected ssl\.\* settings/);
 });
 
 test('Broker.start refuses an option it does not know, before opening anything', async () => {

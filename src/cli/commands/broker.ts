@@ -16,31 +16,44 @@ import { UsageError } from '../options.js';
 /** The settings that have a flag, in the table's order. */
 const FLAGGED = BROKER_CONFIG_ENTRIES.filter((d): d is AnySettingDef => d.kind === 'setting' && d.flag !== undefined);
 
+/** A default as --help and docs/CLI.md describe it: the value, then notes (Markdown code spans only). */
+export interface DefaultDoc {
+  readonly value: string;
+  readonly notes: readonly string[];
+}
+
 /** A flag as --help and docs/CLI.md describe it (Markdown code spans only). */
 export interface FlagDoc {
   readonly flag: string;
-  readonly default: string;
+  readonly default: DefaultDoc | null;
   readonly doc: string;
 }
 
-/** A setting's default (`value (note; Kafka: x)`), as the docs show it. */
-export function settingDefaultDoc(d: AnySettingDef): string {
+/** A setting's default: its value, a note on it, and Kafka's where it differs. */
+export function settingDefaultDoc(d: AnySettingDef): DefaultDoc {
   const text = defaultText(d);
   const notes = d.defaultNote === undefined ? [] : [d.defaultNote];
   if (d.kafkaDefault !== undefined && d.kafkaDefault !== null && d.kafkaDefault !== text) notes.push(`Kafka: \`${d.kafkaDefault}\``);
-  const value = d.defaultDoc ?? (text === null ? 'none' : `\`${text}\``);
-  return notes.length === 0 ? value : `${value} (${notes.join('; ')})`;
+  return { value: d.defaultDoc ?? (text === null ? 'none' : `\`${text}\``), notes };
 }
+
+/** `value (note; note)`, as the docs' tables show a default. */
+export function defaultMarkdown(d: DefaultDoc | null): string {
+  if (d === null) return '';
+  return d.notes.length === 0 ? d.value : `${d.value} (${d.notes.join('; ')})`;
+}
+
+const value = (v: string): DefaultDoc => ({ value: v, notes: [] });
 
 /** Every flag: the settings' (in the table's order), then the command's own. */
 export const BROKER_FLAG_DOCS: readonly FlagDoc[] = [
   ...FLAGGED.map((d) => ({
     flag: `--${d.flag!.name} ${d.flag!.arg}`, default: settingDefaultDoc(d), doc: d.brookOnly === true ? d.doc : `Kafka's \`${d.name}\`: ${d.doc}`,
   })),
-  { flag: '--log-level LEVEL', default: '`info`, or `BROOK_LOG_LEVEL`', doc: '`debug`, `info`, `warn`, `error` or `silent` (a bad value: exit 2)' },
-  { flag: '--log-format FORMAT', default: '`text`, or `BROOK_LOG_FORMAT`', doc: '`text` (logfmt: `key=value`) or `json` (one object per line)' },
-  { flag: '--config FILE', default: 'none', doc: "a Kafka-style properties file (Java's `.properties` format); flags given too win over it" },
-  { flag: '-h, --help', default: '', doc: 'show this help' },
+  { flag: '--log-level LEVEL', default: value('`info`, or `BROOK_LOG_LEVEL`'), doc: '`debug`, `info`, `warn`, `error` or `silent` (a bad value: exit 2)' },
+  { flag: '--log-format FORMAT', default: value('`text`, or `BROOK_LOG_FORMAT`'), doc: '`text` (logfmt: `key=value`) or `json` (one object per line)' },
+  { flag: '--config FILE', default: value('none'), doc: "a Kafka-style properties file (Java's `.properties` format); flags given too win over it" },
+  { flag: '-h, --help', default: null, doc: 'show this help' },
 ];
 
 const WIDTH = 100;
@@ -65,7 +78,7 @@ function wrap(text: string, indent: number, first = indent): string {
 const plain = (markdown: string): string => markdown.replaceAll('`', '');
 
 function flagLine(f: FlagDoc): string {
-  const dflt = f.default === '' ? '' : ` (default ${plain(f.default).replace(' (', '; ').replace(/\)$/, '')})`;
+  const dflt = f.default === null ? '' : ` (default ${plain([f.default.value, ...f.default.notes].join('; '))})`;
   return `  ${f.flag.padEnd(40)} ${wrap(`${plain(f.doc)}${dflt}`, 43)}`;
 }
 
