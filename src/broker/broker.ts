@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { brokerConfig, validateGroupConfig, type BrokerConfig } from './config.js';
+import { brokerConfig, groupCoordinatorSettings, transactionCoordinatorSettings, type BrokerConfig } from './config.js';
 import { planListeners } from './listener-config.js';
 import { sslListeners, type SslListener } from './ssl-config.js';
 import { ANONYMOUS, sslPrincipal } from './principal.js';
@@ -32,7 +32,7 @@ import { authorizerSettings, openAclStore } from './authorization.js';
 import type { AclStore } from './authorizer/acl-store.js';
 import { createLogger, type Logger } from '../util/log.js';
 
-/** The broker's settings (Kafka's names in camelCase, config.ts) and what it runs with. */
+/** The broker's settings (Kafka's names in camelCase, broker-configs.ts) and what it runs with. */
 export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly log?: Logger;
   readonly clock?: Clock;
@@ -109,9 +109,8 @@ export class Broker {
 
   static async start(options: BrokerOptions = {}): Promise<Broker> {
     const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, ...overrides } = options;
-    const config = brokerConfig(overrides);
     // Every setting is checked before anything is opened.
-    validateGroupConfig(config);
+    const config = brokerConfig(overrides);
     const authorization = authorizerSettings(config);
     const listenerPlan = planListeners(config);
     const listenerTls = sslListeners(listenerPlan, config);
@@ -144,20 +143,7 @@ export class Broker {
     try {
       groups = CoordinatorRuntime.start({
         storage, clock, log: log.child('coordinator'), offsetsTopicSegmentBytes: config.offsetsTopicSegmentBytes,
-        coordinator: {
-          initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
-          minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
-          maxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
-          maxGroupSize: config.groupMaxSize,
-          offsetsRetentionMs: config.offsetsRetentionMs,
-          offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
-          consumerGroupSessionTimeoutMs: config.groupConsumerSessionTimeoutMs,
-          consumerGroupHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
-          consumerGroupMaxSize: config.groupConsumerMaxSize,
-          consumerGroupAssignors: config.groupConsumerAssignors,
-          consumerGroupAssignmentIntervalMs: config.groupConsumerAssignmentIntervalMs,
-          consumerGroupMigrationPolicy: config.groupConsumerMigrationPolicy,
-        },
+        coordinator: groupCoordinatorSettings(config),
       });
     } catch (err) {
       if (givenStorage === undefined) await storage.close();
@@ -171,12 +157,7 @@ export class Broker {
         storage, clock, log: log.child('transactions'), appends, groups,
         numPartitions: config.transactionStateLogNumPartitions,
         segmentBytes: config.transactionStateLogSegmentBytes,
-        coordinator: {
-          transactionMaxTimeoutMs: config.transactionMaxTimeoutMs,
-          transactionalIdExpirationMs: config.transactionalIdExpirationMs,
-          abortTimedOutTransactionCleanupIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
-          removeExpiredTransactionalIdsCleanupIntervalMs: config.transactionRemoveExpiredTransactionCleanupIntervalMs,
-        },
+        coordinator: transactionCoordinatorSettings(config),
       });
     } catch (err) {
       await groups.stop();

@@ -14,7 +14,7 @@
 import { ErrorCode } from '../protocol/errors.js';
 import { StorageError } from '../storage/errors.js';
 import type { TopicConfigs } from '../storage/types.js';
-import { DYNAMIC_BROKER_CONFIGS } from './broker-config-view.js';
+import { DYNAMIC_BROKER_CONFIGS } from './broker-configs.js';
 import type { BrokerContext } from './broker-context.js';
 
 /** Kafka's ConfigResource.Type ids. */

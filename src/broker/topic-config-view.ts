@@ -5,6 +5,7 @@
  */
 import { describeTopicConfigs, TOPIC_CONFIG_DEFS, type TopicConfigDef, type TopicConfigEntry } from '../storage/topic-configs.js';
 import type { Storage, TopicConfigs } from '../storage/types.js';
+import { kafkaBrokerDefault } from './broker-configs.js';
 
 /** Kafka's DescribeConfigsResponse config sources. */
 export const ConfigSource = {
@@ -19,25 +20,10 @@ export const ConfigSource = {
 /** Kafka's ConfigType codes (DescribeConfigs v3+). */
 export const ConfigType = { UNKNOWN: 0, BOOLEAN: 1, STRING: 2, INT: 3, SHORT: 4, LONG: 5, DOUBLE: 6, LIST: 7, CLASS: 8, PASSWORD: 9 } as const;
 
-export const TYPE_CODES = { int: ConfigType.INT, long: ConfigType.LONG, double: ConfigType.DOUBLE, boolean: ConfigType.BOOLEAN, string: ConfigType.STRING, list: ConfigType.LIST } as const;
-
-/**
- * Kafka's own defaults of the broker configs that set topic defaults, where they differ from
- * the topic config's default under its first synonym: log.retention.ms, log.roll.ms and
- * log.roll.jitter.ms have none (the hours settings carry it), nor has log.flush.interval.ms.
- */
-const BROKER_DEFAULT_OVERRIDES: ReadonlyMap<string, string | null> = new Map([
-  ['log.retention.ms', null], ['log.retention.hours', '168'],
-  ['log.roll.ms', null], ['log.roll.hours', '168'],
-  ['log.roll.jitter.ms', null], ['log.roll.jitter.hours', '0'],
-  ['log.flush.interval.ms', null],
-]);
-
-/** Kafka's default of a broker config that sets a topic default; null when it has none. */
-function kafkaBrokerDefault(brokerName: string, def: TopicConfigDef): string | null {
-  if (BROKER_DEFAULT_OVERRIDES.has(brokerName)) return BROKER_DEFAULT_OVERRIDES.get(brokerName)!;
-  return def.synonyms[0]?.name === brokerName ? def.default : null;
-}
+export const TYPE_CODES = {
+  int: ConfigType.INT, short: ConfigType.SHORT, long: ConfigType.LONG, double: ConfigType.DOUBLE, boolean: ConfigType.BOOLEAN, string: ConfigType.STRING,
+  list: ConfigType.LIST, class: ConfigType.CLASS, password: ConfigType.PASSWORD,
+} as const;
 
 /** The broker's config layers, by broker config name, highest priority first (Kafka's DynamicBrokerConfig). */
 export interface BrokerConfigLayers {

@@ -12,7 +12,7 @@ import { SECURITY_PROTOCOLS, type SecurityProtocol, type SslOptions } from '../c
 import { SASL_MECHANISMS, type SaslMechanism, type SaslOptions } from '../client/sasl.js';
 import { splitPemKeystore } from '../util/pem.js';
 import { passwordLoginEntry } from '../protocol/sasl/jaas-config.js';
-import { javaTrim, parseProperties } from './properties.js';
+import { javaTrim, parseProperties } from '../util/java-properties.js';
 import { UsageError } from './options.js';
 
 export interface ClientSecurity {

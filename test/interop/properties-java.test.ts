@@ -1,5 +1,5 @@
 /**
- * Brook's .properties parser (src/cli/properties.ts) against Java's own java.util.Properties,
+ * Brook's .properties parser (src/util/java-properties.ts) against Java's own java.util.Properties,
  * which Kafka reads server.properties with: the tricky cases of
  * test/support/properties/cases.ts, then a few hundred random texts made of the characters
  * the grammar cares about. One JVM reads them all (test/support/properties/PropertiesOracle.java,
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { runProcess } from '../support/clients/run.js';
 import { tempDir } from '../support/brook.js';
 import { PROPERTIES_CASES } from '../support/properties/cases.js';
-import { parseProperties } from '../../src/cli/properties.js';
+import { parseProperties } from '../../src/util/java-properties.js';
 
 const ORACLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'support', 'properties', 'PropertiesOracle.java');
 

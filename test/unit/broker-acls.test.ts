@@ -17,7 +17,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import type { AclCreation } from '../../src/protocol/messages/create-acls.js';
 import { startBrook, tempDir } from '../support/brook.js';
 import { FaultyFileSystem } from '../support/storage/faulty-fs.js';
-import { configFromProperties } from '../../src/cli/commands/broker.js';
+import { configFromProperties } from '../../src/broker/broker-properties.js';
 
 const TIMEOUT = { timeout: 60_000 };
 const STANDARD = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';

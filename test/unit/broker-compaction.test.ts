@@ -13,7 +13,8 @@ import { KafkaConnection } from '../../src/client/connection.js';
 import { Admin } from '../../src/client/admin.js';
 import { Api } from '../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { configFromProperties, parseProperties } from '../../src/cli/commands/broker.js';
+import { configFromProperties } from '../../src/broker/broker-properties.js';
+import { parseProperties } from '../../src/util/java-properties.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { until } from '../support/clients/run.js';
 

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { startBrook, tempDir } from '../support/brook.js';
 import { RawConnection, type RequestBody } from '../support/kafka/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { configFromProperties, parseProperties } from '../../src/cli/commands/broker.js';
+import { configFromProperties } from '../../src/broker/broker-properties.js';
+import { parseProperties } from '../../src/util/java-properties.js';
 import type { Broker } from '../../src/broker/broker.js';
 
 const BROKER = 4;
@@ -118,7 +119,7 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
     await assert.rejects(startBrook({ groupCoordinatorRebalanceProtocols: ['consumer'] }), /Disabling the 'classic' protocol is not supported/);
     await assert.rejects(startBrook({ groupConsumerAssignors: ['sticky'] }), /sticky/);
     const config = configFromProperties(parseProperties([
-      'group.coordinator.rebalance.protocols=Classic, consumer',
+      'group.coordinator.rebalance.protocols=classic, consumer',
       'group.consumer.session.timeout.ms=50000',
       'group.consumer.heartbeat.interval.ms=3000',
       'group.consumer.min.heartbeat.interval.ms=1000',
@@ -136,6 +137,10 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
       groupConsumerMigrationPolicy: 'disabled',
     });
     assert.deepEqual(configFromProperties(parseProperties('group.consumer.migration.policy=Upgrade')), { groupConsumerMigrationPolicy: 'upgrade' });
-    assert.throws(() => configFromProperties(parseProperties('group.consumer.migration.policy=sideways')), /String must be one of \(case insensitive\): bidirectional, upgrade, downgrade, disabled/);
+    // Kafka 4.4's messages (test/interop/broker-config-kafka.test.ts compares them with KafkaConfig's).
+    assert.throws(() => configFromProperties(parseProperties('group.consumer.migration.policy=sideways')),
+      /^Error: Invalid value sideways for configuration group.consumer.migration.policy: String must be one of \(case insensitive\): DISABLED, DOWNGRADE, UPGRADE, BIDIRECTIONAL$/);
+    assert.throws(() => configFromProperties(parseProperties('group.coordinator.rebalance.protocols=Classic')),
+      /^Error: Invalid value Classic for configuration group.coordinator.rebalance.protocols: String must be one of: consumer, classic, share, streams$/);
   });
 });

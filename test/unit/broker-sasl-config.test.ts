@@ -8,8 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrook } from '../support/brook.js';
-import { parseProperties } from '../../src/cli/properties.js';
-import { configFromProperties } from '../../src/cli/commands/broker.js';
+import { parseProperties } from '../../src/util/java-properties.js';
+import { configFromProperties } from '../../src/broker/broker-properties.js';
 import { plainCredential } from '../../src/broker/sasl/plain-password.js';
 import { Admin, AuthenticationError } from '../../src/index.js';
 import type { Broker } from '../../src/broker/broker.js';

@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROPERTIES_CASES } from '../support/properties/cases.js';
-import { parseProperties } from '../../src/cli/properties.js';
-import { configFromProperties } from '../../src/cli/commands/broker.js';
+import { parseProperties } from '../../src/util/java-properties.js';
+import { configFromProperties } from '../../src/broker/broker-properties.js';
 import { clientSecurityFromProperties } from '../../src/cli/client-config.js';
 
 const byKey = ([a]: readonly [string, string], [b]: readonly [string, string]): number => (a < b ? -1 : a > b ? 1 : 0);

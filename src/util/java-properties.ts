@@ -1,6 +1,7 @@
 /**
  * `.properties` files as Java's java.util.Properties.load reads them (Kafka reads
- * server.properties with it), and setting values as Kafka's ConfigDef parses them.
+ * server.properties and its tools' client properties with it). Values come out as text: how
+ * Kafka's ConfigDef then parses them is up to the broker and the CLI.
  *
  * The grammar (Properties.load's documentation):
  * - Natural lines end at \n, \r or \r\n. A natural line ending in an odd number of
@@ -167,39 +168,4 @@ export function parseProperties(text: string): Map<string, string> {
 export function javaTrim(value: string): string {
   // eslint-disable-next-line no-control-regex
   return value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
-}
-
-/** Kafka's ConfigException text. */
-function invalid(name: string, value: string, why: string): Error {
-  return new Error(`Invalid value ${value} for configuration ${name}: ${why}`);
-}
-
-/** An INT setting as ConfigDef parses it: trimmed, then Integer.parseInt (decimal, optional sign, 32 bits). */
-export function parseInt32(name: string, value: string): number {
-  const text = javaTrim(value);
-  const n = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= -2_147_483_648 && n <= 2_147_483_647)) throw invalid(name, value, 'Not a number of type INT');
-  return n;
-}
-
-/** A LONG setting: trimmed, then Long.parseLong (here within the integers a double holds exactly). */
-export function parseInt64(name: string, value: string): number {
-  const text = javaTrim(value);
-  const n = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n)) throw invalid(name, value, 'Not a number of type LONG');
-  return n;
-}
-
-/** A BOOLEAN setting: trimmed, "true" or "false" in any case. */
-export function parseBoolean(name: string, value: string): boolean {
-  const text = javaTrim(value).toLowerCase();
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  throw invalid(name, value, 'Expected value to be either true or false');
-}
-
-/** ConfigDef's Range.atLeast. */
-export function atLeast(name: string, n: number, min: number): number {
-  if (n < min) throw invalid(name, String(n), `Value must be at least ${min}`);
-  return n;
 }
