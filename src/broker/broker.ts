@@ -15,7 +15,8 @@ import { SaslAuthenticator, type SaslListenerAuth } from './sasl/sasl-authentica
 import { plainCredentials } from './sasl/plain-password.js';
 import { CredentialStore } from './sasl/credential-store.js';
 import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
-import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
+import { brokerClock, type BrokerContext, type Clock } from './broker-context.js';
+import type { TimerHandle } from '../util/clock.js';
 import { createAppendNotifier } from './append-notifier.js';
 import { Connection } from './connection.js';
 import { ConnectionMonitor, type ConnectionInfo, type ConnectionStats } from './connection-stats.js';
@@ -34,6 +35,10 @@ import { createLogger, type Logger } from '../util/log.js';
 /** The broker's settings (Kafka's names in camelCase, config.ts) and what it runs with. */
 export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly log?: Logger;
+  /**
+   * The broker's clock: a Scheduler (e.g. a test's ManualScheduler) runs every broker-side
+   * timer; a Clock that only reads the time gets Node's timers. Default: the system clock.
+   */
   readonly clock?: Clock;
   /** Use this storage instead of opening one from `dataDir`. */
   readonly storage?: Storage;
@@ -48,8 +53,8 @@ export interface BrokerStats {
 
 export class Broker {
   private readonly connections = new Set<Connection>();
-  private retentionTimer: NodeJS.Timeout | null = null;
-  private cleanerTimer: NodeJS.Timeout | null = null;
+  private retentionTimer: TimerHandle | null = null;
+  private cleanerTimer: TimerHandle | null = null;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -117,7 +122,7 @@ export class Broker {
     const listenerSasl = new Map<string, SaslListenerAuth>();
     for (const [name, l] of saslListeners(listenerPlan, config)) listenerSasl.set(name, { mechanisms: l.mechanisms, jaasPlain: await plainCredentials(l.jaasPlainUsers) });
     const log = givenLog ?? createLogger('broker');
-    const clock = givenClock ?? systemClock;
+    const clock = brokerClock(givenClock);
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
@@ -251,14 +256,7 @@ export class Broker {
       }
       l.server.on('error', (err) => log.error('listener error', { listener: l.name, err }));
     }
-    broker.retentionTimer = setInterval(() => {
-      try {
-        storage.enforceRetention(clock.nowMs());
-      } catch (err) {
-        log.error('retention failed', { err });
-      }
-    }, config.retentionCheckIntervalMs);
-    broker.retentionTimer.unref();
+    broker.scheduleRetention();
     if (config.logCleanerEnable) broker.scheduleCleaner();
     metricsServer?.serve(context.metrics, { connections: monitor.stats, storage, groups });
     log.info('started', {
@@ -319,13 +317,26 @@ export class Broker {
    * loop between segments; swaps are synchronous, so appends and fetches never see half of one.
    */
   private scheduleCleaner(): void {
-    this.cleanerTimer = setTimeout(() => {
+    this.cleanerTimer = this.context.clock.schedule(this.config.logCleanerBackoffMs, () => {
       this.cleanerTimer = null;
       void this.runCleaner().then(() => {
         if (!this.stopping) this.scheduleCleaner();
       });
-    }, this.config.logCleanerBackoffMs);
-    this.cleanerTimer.unref();
+    });
+  }
+
+  /** Kafka's log retention check, every log.retention.check.interval.ms on the broker's clock. */
+  private scheduleRetention(): void {
+    const { clock, storage, log } = this.context;
+    this.retentionTimer = clock.schedule(this.config.retentionCheckIntervalMs, () => {
+      if (this.stopping) return;
+      try {
+        storage.enforceRetention(clock.nowMs());
+      } catch (err) {
+        log.error('retention failed', { err });
+      }
+      this.scheduleRetention();
+    });
   }
 
   /** One pass of the log cleaner now (also what the timer runs). */
@@ -347,8 +358,8 @@ export class Broker {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.metricsServer?.markStopping();
-      if (this.retentionTimer) clearInterval(this.retentionTimer);
-      if (this.cleanerTimer) clearTimeout(this.cleanerTimer);
+      this.retentionTimer?.cancel();
+      this.cleanerTimer?.cancel();
       const closed = closeServers(this.bound.map((l) => l.server));
       // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
       await this.context.transactions.stop();

@@ -32,7 +32,7 @@ import type {
 import { StorageError } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
-import type { Clock } from './broker-context.js';
+import type { Scheduler } from './broker-context.js';
 import type { RequestContext } from './handler.js';
 import { KeyedTimers } from './keyed-timers.js';
 import { GroupLifecycle } from './group-lifecycle.js';
@@ -100,7 +100,8 @@ interface Parked {
 
 export interface CoordinatorRuntimeOptions {
   readonly storage: Storage;
-  readonly clock: Clock;
+  /** The broker's clock: the coordinator's time and timers. */
+  readonly clock: Scheduler;
   readonly log: Logger;
   /** The coordinator's settings (group.*, offsets.retention.*); Kafka's defaults for the rest. */
   readonly coordinator: Partial<GroupCoordinatorConfig>;
@@ -115,7 +116,7 @@ export class CoordinatorRuntime {
   /** The groups' lifecycle log lines and rebalance counts. */
   readonly lifecycle: GroupLifecycle;
   private readonly storage: Storage;
-  private readonly clock: Clock;
+  private readonly clock: Scheduler;
   private readonly log: Logger;
   private readonly offsetsTopicSegmentBytes: number;
   private readonly timers: KeyedTimers<TimerKey>;
@@ -219,7 +220,7 @@ export class CoordinatorRuntime {
       } catch (err) {
         // The log may be offline while the storage recovers it (a failed fsync).
         this.log.warn('loading the group coordinator failed; retrying', { err, retryInMs: RELOAD_BACKOFF_MS });
-        await new Promise<void>((resolve) => setTimeout(resolve, RELOAD_BACKOFF_MS).unref());
+        await this.clock.sleep(RELOAD_BACKOFF_MS);
       }
     }
     this.reloading = null;

@@ -23,7 +23,7 @@ import type { TransactionCoordinatorConfig, TxnMarkers, TxnReply, TxnRequestId, 
 import { StorageError } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
-import type { AppendNotifier, Clock } from './broker-context.js';
+import type { AppendNotifier, Scheduler } from './broker-context.js';
 import { CONSUMER_OFFSETS_TOPIC, coordinatorError, type CoordinatorRuntime } from './coordinator-runtime.js';
 import type { RequestContext } from './handler.js';
 import { KeyedTimers } from './keyed-timers.js';
@@ -36,7 +36,8 @@ const MIN_SEGMENT_BYTES = 1024 * 1024;
 
 export interface TransactionRuntimeOptions {
   readonly storage: Storage;
-  readonly clock: Clock;
+  /** The broker's clock: transaction timeouts, id expiration and marker retries run on it. */
+  readonly clock: Scheduler;
   readonly log: Logger;
   readonly appends: AppendNotifier;
   /** Told when a marker is durable in `__consumer_offsets`: the transaction's offsets complete. */
@@ -51,7 +52,7 @@ export interface TransactionRuntimeOptions {
 export class TransactionRuntime {
   readonly coordinator: TransactionCoordinator;
   private readonly storage: Storage;
-  private readonly clock: Clock;
+  private readonly clock: Scheduler;
   private readonly log: Logger;
   private readonly appends: AppendNotifier;
   private readonly groups: Pick<CoordinatorRuntime, 'completeTransaction'>;
@@ -230,7 +231,7 @@ export class TransactionRuntime {
         }
       });
       todo = retry;
-      if (todo.length > 0) await new Promise((resolve) => setTimeout(resolve, MARKER_RETRY_BACKOFF_MS).unref());
+      if (todo.length > 0) await this.clock.sleep(MARKER_RETRY_BACKOFF_MS);
     }
     if (!this.stopped) this.run(this.coordinator.markersWritten(markers.markerId));
   }

@@ -8,6 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoordinatorRuntime, coordinatorError } from '../../src/broker/coordinator-runtime.js';
+import { brokerClock } from '../../src/broker/broker-context.js';
 import type { RequestContext } from '../../src/broker/handler.js';
 import { CoordinatorStateLostError } from '../../src/coordinator/index.js';
 import { Journal } from '../../src/coordinator/journal.js';
@@ -83,7 +84,7 @@ function fetchOffsetOf(runtime: CoordinatorRuntime, groupId: string): Promise<nu
 function setup() {
   const { storage, gate } = gatedStorage();
   storage.createTopic('t', 1);
-  const runtime = CoordinatorRuntime.start({ storage, clock: { nowMs: () => 1000 }, log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
+  const runtime = CoordinatorRuntime.start({ storage, clock: brokerClock({ nowMs: () => 1000 }), log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
   const controller = new AbortController();
   const answered: string[] = [];
   const commit = (name: string, groupId: string, offset: bigint): Promise<number> =>
@@ -234,7 +235,7 @@ describe('coordinator runtime durability', { timeout: 10_000 }, () => {
     assert.notEqual(runtime.coordinator, first, 'a new coordinator was loaded');
     // Memory is the log again. This test's gate only fakes the failed fsync: b's and c's
     // records are in the log, so the reloaded coordinator has them (and not d's).
-    const fresh = CoordinatorRuntime.start({ storage, clock: { nowMs: () => 1000 }, log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
+    const fresh = CoordinatorRuntime.start({ storage, clock: brokerClock({ nowMs: () => 1000 }), log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
     for (const group of ['g1', 'g2']) {
       assert.equal(await fetchOffset(group), await fetchOffsetOf(fresh, group), `${group} as a fresh load of the log has it`);
     }
