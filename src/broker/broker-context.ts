@@ -8,8 +8,8 @@ import type { Storage, TopicMetadata } from '../storage/types.js';
 import type { ReadBufferPool } from '../storage/read-buffer-pool.js';
 import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
-import type { CoordinatorRuntime } from './coordinator-runtime.js';
-import type { TransactionRuntime } from './transaction-runtime.js';
+import type { GroupCoordinatorService } from './group-coordinator-service.js';
+import type { TransactionCoordinatorService } from './transaction-coordinator-service.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
@@ -59,9 +59,9 @@ export interface BrokerContext {
   /** Fetch reads are copied into these and released once the response is written. */
   readonly readBuffers: ReadBufferPool;
   /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
-  readonly groups: CoordinatorRuntime;
+  readonly groups: GroupCoordinatorService;
   /** The transaction coordinator and its runtime (`__transaction_state`, markers, timers). */
-  readonly transactions: TransactionRuntime;
+  readonly transactions: TransactionCoordinatorService;
   /** Counters the request path keeps (requests per API, traffic per topic). */
   readonly metrics: BrokerMetrics;
   /** The SASL users (SCRAM and PLAIN credentials): the data directory's, or in memory. */

@@ -20,8 +20,8 @@ import type { TimerHandle } from '../util/clock.js';
 import { createAppendNotifier } from './append-notifier.js';
 import { Connection } from './connection.js';
 import { ConnectionMonitor, type ConnectionInfo, type ConnectionStats } from './connection-stats.js';
-import { CoordinatorRuntime } from './coordinator-runtime.js';
-import { TransactionRuntime } from './transaction-runtime.js';
+import { GroupCoordinatorService } from './group-coordinator-service.js';
+import { TransactionCoordinatorService } from './transaction-coordinator-service.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
@@ -144,9 +144,9 @@ export class Broker {
       throw err;
     }
 
-    let groups: CoordinatorRuntime;
+    let groups: GroupCoordinatorService;
     try {
-      groups = CoordinatorRuntime.start({
+      groups = GroupCoordinatorService.start({
         storage, clock, log: log.child('coordinator'), offsetsTopicSegmentBytes: config.offsetsTopicSegmentBytes,
         coordinator: {
           initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
@@ -169,9 +169,9 @@ export class Broker {
     }
 
     const appends = createAppendNotifier();
-    let transactions: TransactionRuntime;
+    let transactions: TransactionCoordinatorService;
     try {
-      transactions = TransactionRuntime.start({
+      transactions = TransactionCoordinatorService.start({
         storage, clock, log: log.child('transactions'), appends, groups,
         numPartitions: config.transactionStateLogNumPartitions,
         segmentBytes: config.transactionStateLogSegmentBytes,

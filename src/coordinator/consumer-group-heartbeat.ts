@@ -22,7 +22,8 @@ import { assignmentEquals, toTopicPartitions, type Assignment } from './consumer
 import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest, unknownMemberId } from './consumer/errors.js';
 import { fenceMembers, scheduleSessionTimeout, staticMemberLeave } from './consumer/fence.js';
 import { ConsumerGroup } from './consumer/group.js';
-import { javaSetOrder, stringHash } from './consumer/java-hash.js';
+import { javaSetOrder } from './consumer/java-hash.js';
+import { stringHash } from '../util/string-hash.js';
 import {
   LEAVE_GROUP_MEMBER_EPOCH,
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,

@@ -3,6 +3,7 @@
  * value-returning state machine. The broker runtime calls one method per request or fired
  * timer and carries out the returned CoordinatorResult (see README.md in this directory).
  */
+import { ErrorCode } from '../protocol/errors.js';
 import type { DeleteGroupsRequestData } from '../protocol/messages/delete-groups.js';
 import type { DescribeGroupsRequestData } from '../protocol/messages/describe-groups.js';
 import type { FindCoordinatorRequestData } from '../protocol/messages/find-coordinator.js';
@@ -191,6 +192,18 @@ export class GroupCoordinator {
   /** The records of the result named `token`, and of every earlier one, are durable. */
   committed(token: ResultToken): void {
     this.s.journal.committed(token);
+  }
+
+  /**
+   * The runtime's one call for a settled result (src/broker/coordinator-runtime/shard.ts):
+   * `committed` when its records are durable (errorCode NONE), else `revert`.
+   */
+  settle(token: ResultToken, errorCode: number, nowMs: number): CoordinatorResult | undefined {
+    if (errorCode === ErrorCode.NONE) {
+      this.committed(token);
+      return undefined;
+    }
+    return this.revert(token, errorCode, nowMs);
   }
 
   private timerFired(op: Operation, key: TimerKey): void {
