@@ -10,7 +10,7 @@
  */
 import { ConsumerGroup } from './consumer/group.js';
 import { MetadataImage } from './consumer/metadata.js';
-import { ClassicGroup } from './group.js';
+import { ClassicGroup } from './classic/group.js';
 import { Journal } from './journal.js';
 import { Operation, TimerTable } from './operation.js';
 import type { OffsetAndMetadata } from './records.js';

@@ -22,7 +22,7 @@
  * An operation without records that comes while nothing is pending cannot fail: its changes
  * are forgotten at once.
  */
-import type { ClassicGroup } from './group.js';
+import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
 import type { CoordinatorReply, ResultToken, TimerKey } from './types.js';
 

@@ -13,10 +13,10 @@ import type { GroupMetadataValue } from '../protocol/coordinator-records/group-m
 import { ErrorCode } from '../protocol/errors.js';
 import { applyConsumerGroupRecord } from './consumer/replay.js';
 import type { CoordinatorState } from './coordinator-state.js';
-import { ClassicGroup } from './group.js';
-import { ClassicGroupMember } from './member.js';
+import { ClassicGroup } from './classic/group.js';
+import { ClassicGroupMember } from './classic/member.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
-import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from './rebalance.js';
+import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from './classic/rebalance.js';
 import type { OffsetAndMetadata } from './records.js';
 import { assertNever, type CoordinatorRecord } from './types.js';
 

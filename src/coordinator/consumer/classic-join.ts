@@ -15,7 +15,7 @@ import { decodeSubscription } from '../../protocol/consumer-protocol.js';
 import type { JoinGroupRequestData } from '../../protocol/messages/join-group.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { consumerJoinKey, consumerSyncKey, type Operation } from '../operation.js';
-import { joinGroupError, joinGroupResponse } from '../responses.js';
+import { joinGroupError, joinGroupResponse } from '../classic/responses.js';
 import type { RequestContext } from '../types.js';
 import { ConsumerGroupError, unknownMemberId } from './errors.js';
 import { scheduleMemberSessionTimeout } from './fence.js';

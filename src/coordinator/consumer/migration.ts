@@ -20,11 +20,11 @@ import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/con
 import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAssignment } from '../../protocol/consumer-protocol.js';
 import { ConsumerProtocolAssignment } from '../../protocol/messages/consumer-protocol-assignment.js';
 import type { CoordinatorState } from '../coordinator-state.js';
-import { ClassicGroup } from '../group.js';
-import { ClassicGroupMember } from '../member.js';
+import { ClassicGroup } from '../classic/group.js';
+import { ClassicGroupMember } from '../classic/member.js';
 import { applyRecord } from '../load.js';
 import { consumerRebalanceKey, consumerSessionKey, heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
-import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../rebalance.js';
+import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../classic/rebalance.js';
 import { groupMetadataRecord, groupMetadataTombstone, currentAssignments } from '../records.js';
 import { isDowngradeEnabled, isUpgradeEnabled } from '../types.js';
 import { assignmentFromRecord, type Assignment } from './assignment.js';

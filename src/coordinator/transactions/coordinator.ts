@@ -6,7 +6,9 @@
  * markersWritten, onTimer). Transaction version 1 (the client adds every partition; EndTxn
  * does not bump the epoch) and 2 (KIP-890: Produce and TxnOffsetCommit add their partition
  * themselves, through addPartitions with version 2; every EndTxn bumps the epoch, see
- * endTransactionV2). See README.md.
+ * endTransactionV2). It runs as a shard of the coordinator runtime
+ * (src/broker/transaction-coordinator-service.ts); its files and Kafka counterparts:
+ * docs/ARCHITECTURE.md, "Transaction coordinator".
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import { appendErrorToResponseError } from '../append-errors.js';

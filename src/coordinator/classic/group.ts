@@ -12,12 +12,12 @@
  * it (`CoordinatorState.changing`, see journal.ts): per member and per id, so an operation
  * costs what it changes, not the size of the group.
  */
-import { Reader } from '../protocol/primitives/reader.js';
-import { ConsumerProtocolSubscription } from '../protocol/messages/consumer-protocol-subscription.js';
-import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
-import { ErrorCode } from '../protocol/errors.js';
-import type { JoinGroupResponseMember } from '../protocol/messages/join-group.js';
-import type { Changes, Journal } from './journal.js';
+import { Reader } from '../../protocol/primitives/reader.js';
+import { ConsumerProtocolSubscription } from '../../protocol/messages/consumer-protocol-subscription.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { JoinGroupResponseMember } from '../../protocol/messages/join-group.js';
+import type { Changes, Journal } from '../journal.js';
 import { ClassicGroupMember, type MemberProtocol, type ParkedRequest } from './member.js';
 import { VALID_PREVIOUS_STATES, type GroupState } from './state.js';
 
