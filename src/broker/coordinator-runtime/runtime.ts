@@ -5,12 +5,13 @@
  * share-group state would be a third. It owns, for its shard:
  * - the topic: created (compacted, internal) at the first need, not at start-up, as Kafka;
  * - load: replay of every partition at start-up, then `loaded`; and again after a fail-stop;
- * - append: the records of every result run in one turn of the event loop go to each
- *   partition as one batch, one write and one fsync (sooner past 512 KiB), as Kafka's
- *   runtime lingers its appends; records of a producer (TxnOffsetCommit) go in a
+ * - append (appender.ts): the records of every result run in one turn of the event loop go
+ *   to each partition as one batch, one write and one fsync (sooner past 512 KiB), as
+ *   Kafka's runtime lingers its appends; records of a producer (TxnOffsetCommit) go in a
  *   transactional batch of their own, and transaction markers through `appendMarker`;
- * - durability: replies go out once the records are durable (see `pipelined`), tokens are
- *   settled in order, a failed append is mapped once (append-errors.ts);
+ * - durability: replies go out once the records are durable (see `pipelined`) to the
+ *   requests parked by id (parked-requests.ts), tokens are settled in order, a failed append
+ *   is mapped once (append-errors.ts);
  * - timers, on the broker's clock (KeyedTimers);
  * - fail-stop: a settle that throws, or an operation whose undo failed
  *   (CoordinatorStateLostError), unloads the shard (NOT_COORDINATOR meanwhile) and loads a
@@ -26,25 +27,19 @@
  * every partition; an event loop needs no shard-to-thread affinity.
  */
 import { ErrorCode } from '../../protocol/errors.js';
-import { ControlRecordType, encodeEndTxnMarkerBatch, encodeRecordBatch } from '../../protocol/records/index.js';
 import { CoordinatorStateLostError } from '../../coordinator/index.js';
 import type { RequestId, ResultToken, TimerKey } from '../../coordinator/types.js';
-import type { PartitionLog, Storage } from '../../storage/types.js';
-import { StorageError } from '../../storage/index.js';
+import type { Storage } from '../../storage/types.js';
 import type { Scheduler } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { KeyedTimers } from '../keyed-timers.js';
 import { readForReplay } from '../offsets-replay.js';
-import { appendErrorCode } from './append-errors.js';
-import type { CoordinatorShard, ShardRecord, ShardReply, ShardResult } from './shard.js';
+import { Appender } from './appender.js';
+import { ParkedRequests } from './parked-requests.js';
+import type { CoordinatorShard, ShardResult } from './shard.js';
 
 /** Kafka's segment.bytes minimum (KIP-1030); smaller sizes (tests) go through internal.segment.bytes. */
 const MIN_SEGMENT_BYTES = 1024 * 1024;
-/**
- * A lingering batch holding about this many key and value bytes is appended at once rather
- * than at the end of the turn (Kafka's runtime caps its batches by max.message.bytes).
- */
-const MAX_LINGER_BATCH_BYTES = 512 * 1024;
 /** How long a failed load (the log offline while the storage recovers it) waits before it is tried again. */
 const RELOAD_BACKOFF_MS = 500;
 
@@ -84,26 +79,11 @@ export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<Res>, Res 
   settled?(result: Res, errorCode: number): void;
 }
 
-interface LingerBatch {
-  readonly partition: number;
-  readonly records: ShardRecord[];
-  bytes: number;
-  readonly outcome: Promise<number>;
-  resolve(errorCode: number): void;
-}
-
-interface Parked {
-  resolve(response: unknown): void;
-  /** The request's answer with this error everywhere (append failure, internal error). */
-  errorResponse(errorCode: number): unknown;
-  detach(): void;
-}
-
 export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends ShardResult> {
   private current: S;
   private readonly timers: KeyedTimers<TimerKey>;
-  private readonly parked = new Map<RequestId, Parked>();
-  private readonly bySignal = new WeakMap<AbortSignal, Set<RequestId>>();
+  private readonly parked = new ParkedRequests();
+  private readonly appender: Appender;
   private nextRequestId = 1;
   /** Settles (never rejects) when every append so far is durable or failed. */
   private tail: Promise<void> = Promise.resolve();
@@ -111,8 +91,6 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
   private chain: Promise<number> = Promise.resolve(ErrorCode.NONE);
   /** Results whose appends (or earlier ones) are not settled yet. */
   private inFlight = 0;
-  /** The lingering batch of each partition. */
-  private readonly lingering: (LingerBatch | null)[] = [];
   /** Work outside results (marker retries), awaited at stop. */
   private readonly background = new Set<Promise<unknown>>();
   private stopped = false;
@@ -125,6 +103,9 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
 
   constructor(private readonly options: CoordinatorRuntimeOptions<S, Res>) {
     this.timers = new KeyedTimers(options.clock, (key) => this.execute(`timer ${key}`, (shard, nowMs) => shard.onTimer(key, nowMs), false));
+    this.appender = new Appender({
+      name: options.name, topic: options.topic.name, storage: options.storage, clock: options.clock, log: options.log, ensureTopic: () => this.ensureTopic(),
+    });
     this.current = options.newShard();
   }
 
@@ -189,10 +170,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
         resolve(errorResponse(ErrorCode.NOT_COORDINATOR));
         return;
       }
-      const ids = this.parkedOn(signal);
-      ids.add(requestId);
-      this.parked.set(requestId, { resolve: resolve as (response: unknown) => void, errorResponse, detach: () => ids.delete(requestId) });
-      if (signal.aborted) this.take(requestId);
+      this.parked.park(requestId, signal, resolve as (response: unknown) => void, errorResponse);
       let result: Res;
       try {
         result = call(this.current, requestId, this.options.clock.nowMs());
@@ -202,11 +180,9 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
           this.failStop(err);
           return;
         }
-        const parked = this.take(requestId);
-        if (parked === undefined) return;
         // Behind earlier replies, like any other answer.
-        if (this.options.pipelined) void this.tail.then(() => parked.resolve(parked.errorResponse(ErrorCode.UNKNOWN_SERVER_ERROR)));
-        else parked.resolve(parked.errorResponse(ErrorCode.UNKNOWN_SERVER_ERROR));
+        if (this.options.pipelined) void this.tail.then(() => this.parked.fail(requestId, ErrorCode.UNKNOWN_SERVER_ERROR));
+        else this.parked.fail(requestId, ErrorCode.UNKNOWN_SERVER_ERROR);
         return;
       }
       this.run(result);
@@ -240,23 +216,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
    * producer epoch.
    */
   appendMarker(partition: number, producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number): Promise<number> {
-    const nowMs = this.options.clock.nowMs();
-    const batch = encodeEndTxnMarkerBatch({
-      producerId, producerEpoch, coordinatorEpoch, timestampMs: nowMs, type: commit ? ControlRecordType.Commit : ControlRecordType.Abort,
-    });
-    let durable: Promise<void>;
-    try {
-      const log = this.partitionLog(partition);
-      this.flushLingering(partition);
-      durable = log.append(batch, { nowMs, origin: 'coordinator' }).durable;
-    } catch (err) {
-      durable = Promise.reject(err);
-    }
-    const outcome = durable.then(() => ErrorCode.NONE, (err: unknown) => {
-      if (err instanceof StorageError) return err.errorCode;
-      this.options.log.error('transaction marker append failed', { topic: this.options.topic.name, partition, err });
-      return ErrorCode.UNKNOWN_SERVER_ERROR;
-    });
+    const outcome = this.appender.appendMarker(partition, producerId, producerEpoch, commit, coordinatorEpoch);
     this.tail = this.tail.then(() => outcome.then(() => undefined));
     return outcome;
   }
@@ -285,13 +245,10 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     }
     this.stopped = true;
     // What lingers (the unload's records too) goes now, not at the next turn.
-    for (const batch of this.lingering) if (batch !== undefined && batch !== null) this.appendLingering(batch);
+    this.appender.flushAll();
     this.timers.stop();
     await this.tail;
-    for (const requestId of [...this.parked.keys()]) {
-      const parked = this.take(requestId);
-      parked?.resolve(parked.errorResponse(ErrorCode.NOT_COORDINATOR));
-    }
+    this.parked.failAll(ErrorCode.NOT_COORDINATOR);
     await Promise.allSettled([...this.background]);
   }
 
@@ -312,7 +269,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     if (records.length === 0 && replies.length === 0 && token === null) return;
     if (!this.options.pipelined) return this.runAlone(result);
     const epoch = this.loadEpoch;
-    const appended = records.length > 0 ? this.appendRecords(records) : Promise.resolve(ErrorCode.NONE);
+    const appended = records.length > 0 ? this.appender.appendRecords(records) : Promise.resolve(ErrorCode.NONE);
     // Nothing in flight: an old failure does not concern this result.
     const previous = this.inFlight === 0 ? Promise.resolve(ErrorCode.NONE) : this.chain;
     this.inFlight++;
@@ -327,22 +284,21 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
         this.options.settled?.(result, errorCode);
         this.settle(token, errorCode, null);
       }
-      if (replies.length > 0) this.deliver(replies, errorCode);
+      if (replies.length > 0) this.parked.deliver(replies, errorCode);
     });
     this.tail = this.tail.then(() => settled);
   }
 
   /** A result of a shard that is not pipelined: replies at once; the token settles with each record's outcome. */
   private runAlone(result: Res): void {
-    if (result.replies.length > 0) this.deliver(result.replies, ErrorCode.NONE);
+    if (result.replies.length > 0) this.parked.deliver(result.replies, ErrorCode.NONE);
     const { token, records } = result;
     if (records.length === 0) {
       if (token !== null) this.settle(token, ErrorCode.NONE, []);
       return;
     }
     const epoch = this.loadEpoch;
-    const outcomes = records.map((r) => (r.producerId === undefined ? this.append([r]) : this.appendTransactional([r], r.producerId, r.producerEpoch ?? 0)));
-    const settled = Promise.all(outcomes).then((codes) => {
+    const settled = this.appender.appendEach(records).then((codes) => {
       if (epoch !== this.loadEpoch || this.stopped || token === null) return;
       const errorCode = codes.find((c) => c !== ErrorCode.NONE) ?? ErrorCode.NONE;
       this.options.settled?.(result, errorCode);
@@ -383,15 +339,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     this.options.log.error(`${this.options.name} state may not match ${this.options.topic.name}: unloading it and loading it again from the log`, { err });
     this.loadEpoch++;
     this.timers.clear();
-    for (let p = 0; p < this.lingering.length; p++) {
-      const batch = this.lingering[p] ?? null;
-      this.lingering[p] = null;
-      batch?.resolve(ErrorCode.NOT_COORDINATOR);
-    }
-    for (const requestId of [...this.parked.keys()]) {
-      const parked = this.take(requestId);
-      parked?.resolve(parked.errorResponse(ErrorCode.NOT_COORDINATOR));
-    }
+    this.appender.dropAll(ErrorCode.NOT_COORDINATOR);
+    this.parked.failAll(ErrorCode.NOT_COORDINATOR);
     this.chain = Promise.resolve(ErrorCode.NONE);
     this.reloading = this.reload();
   }
@@ -412,146 +361,5 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     const ops = this.whileUnloaded;
     this.whileUnloaded = [];
     for (const op of ops) this.execute('queued operation', op);
-  }
-
-  /**
-   * Appends a result's records in order: runs of records of one producer go in a
-   * transactional batch of that producer (after what lingers); the rest linger.
-   */
-  private appendRecords(records: readonly ShardRecord[]): Promise<number> {
-    if (records.every((r) => r.producerId === undefined)) return this.append(records);
-    const outcomes: Promise<number>[] = [];
-    let i = 0;
-    while (i < records.length) {
-      const producerId = records[i]!.producerId;
-      let j = i + 1;
-      while (j < records.length && records[j]!.producerId === producerId && records[j]!.producerEpoch === records[i]!.producerEpoch) j++;
-      const run = records.slice(i, j);
-      outcomes.push(producerId === undefined ? this.append(run) : this.appendTransactional(run, producerId, run[0]!.producerEpoch ?? 0));
-      i = j;
-    }
-    return Promise.all(outcomes).then((codes) => codes.find((c) => c !== ErrorCode.NONE) ?? ErrorCode.NONE);
-  }
-
-  /** One transactional batch of `producerId` (no sequence: Kafka's coordinator writes none), behind what lingers. */
-  private appendTransactional(records: readonly ShardRecord[], producerId: bigint, producerEpoch: number): Promise<number> {
-    const partition = records[0]!.partition ?? 0;
-    try {
-      const log = this.partitionLog(partition);
-      this.flushLingering(partition);
-      const nowMs = this.options.clock.nowMs();
-      const encoded = encodeRecordBatch({
-        records: records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })),
-        producerId, producerEpoch, baseSequence: -1, isTransactional: true,
-      });
-      return log.append(encoded, { nowMs, origin: 'coordinator' }).durable.then(() => ErrorCode.NONE, (err: unknown) => this.appendFailed(err));
-    } catch (err) {
-      return Promise.resolve(this.appendFailed(err));
-    }
-  }
-
-  /**
-   * Queues records for their partition's next append; resolves with NONE once they are
-   * durable, else the error the replies carry. Results run in the same turn of the event
-   * loop (the requests read from every connection) share one batch, one write and one fsync
-   * per partition, as Kafka's runtime accumulates records into one batch per append: per-
-   * commit writes and batch framing otherwise cost more than the commits themselves.
-   */
-  private append(records: readonly ShardRecord[]): Promise<number> {
-    let last: LingerBatch | null = null;
-    let outcomes: Promise<number>[] | null = null;
-    for (const r of records) {
-      const partition = r.partition ?? 0;
-      let batch = this.lingering[partition] ?? null;
-      if (batch === null) batch = this.newBatch(partition);
-      batch.records.push(r);
-      batch.bytes += r.key.length + (r.value?.length ?? 0);
-      if (last !== null && batch !== last) (outcomes ??= [last.outcome]).push(batch.outcome);
-      last = batch;
-      if (batch.bytes >= MAX_LINGER_BATCH_BYTES) this.appendLingering(batch);
-    }
-    if (last === null) return Promise.resolve(ErrorCode.NONE);
-    if (outcomes === null) return last.outcome;
-    return Promise.all(outcomes).then((codes) => codes.find((c) => c !== ErrorCode.NONE) ?? ErrorCode.NONE);
-  }
-
-  private newBatch(partition: number): LingerBatch {
-    let resolve!: (errorCode: number) => void;
-    const outcome = new Promise<number>((res) => {
-      resolve = res;
-    });
-    const batch: LingerBatch = { partition, records: [], bytes: 0, outcome, resolve };
-    this.lingering[partition] = batch;
-    setImmediate(() => this.appendLingering(batch));
-    return batch;
-  }
-
-  private flushLingering(partition: number): void {
-    const batch = this.lingering[partition];
-    if (batch !== undefined && batch !== null) this.appendLingering(batch);
-  }
-
-  /** Appends a lingering batch (once: at its immediate, or earlier when it grew full or must go first). */
-  private appendLingering(batch: LingerBatch): void {
-    if (this.lingering[batch.partition] !== batch) return;
-    this.lingering[batch.partition] = null;
-    try {
-      const log = this.partitionLog(batch.partition);
-      const nowMs = this.options.clock.nowMs();
-      const encoded = encodeRecordBatch({ records: batch.records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
-      log.append(encoded, { nowMs, origin: 'coordinator' }).durable.then(
-        () => batch.resolve(ErrorCode.NONE),
-        (err: unknown) => batch.resolve(this.appendFailed(err)),
-      );
-    } catch (err) {
-      // The results that wrote these records are reverted when their replies fail (settle()).
-      batch.resolve(this.appendFailed(err));
-    }
-  }
-
-  private appendFailed(err: unknown): number {
-    this.options.log.error(`${this.options.name} records are not durable`, { topic: this.options.topic.name, err });
-    return appendErrorCode(err);
-  }
-
-  private partitionLog(partition: number): PartitionLog {
-    this.ensureTopic();
-    const log = this.options.storage.partition(this.options.topic.name, partition);
-    if (log === undefined) throw new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${this.options.topic.name} partition ${partition} is missing`);
-    return log;
-  }
-
-  private deliver(replies: readonly ShardReply[], errorCode: number): void {
-    for (const reply of replies) {
-      const parked = this.take(reply.requestId);
-      if (parked === undefined) continue; // its connection closed
-      parked.resolve(errorCode === ErrorCode.NONE ? reply.response : parked.errorResponse(errorCode));
-    }
-  }
-
-  /**
-   * The ids parked by one connection, forgotten together when it closes: one abort listener
-   * per connection, not one per request (pipelined requests would pile listeners up).
-   */
-  private parkedOn(signal: AbortSignal): Set<RequestId> {
-    let ids = this.bySignal.get(signal);
-    if (ids === undefined) {
-      const set = new Set<RequestId>();
-      ids = set;
-      this.bySignal.set(signal, set);
-      signal.addEventListener('abort', () => {
-        for (const id of set) this.parked.delete(id);
-        set.clear();
-      }, { once: true });
-    }
-    return ids;
-  }
-
-  private take(requestId: RequestId): Parked | undefined {
-    const parked = this.parked.get(requestId);
-    if (parked === undefined) return undefined;
-    this.parked.delete(requestId);
-    parked.detach();
-    return parked;
   }
 }
