@@ -18,6 +18,7 @@
  * - The storage's log cleaner compacts the topic (the broker runs it every
  *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
  */
+import { ErrorCode } from '../protocol/errors.js';
 import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorResult,
@@ -77,7 +78,7 @@ export class GroupCoordinatorService {
       },
       settled: (result, errorCode) => {
         if (result.events.length === 0) return;
-        if (errorCode === 0) lifecycle.handle(result.events);
+        if (errorCode === ErrorCode.NONE) lifecycle.handle(result.events);
         else options.log.debug('group events reverted', { events: result.events.length, errorCode });
       },
     });
@@ -154,7 +155,7 @@ export class GroupCoordinatorService {
    */
   async writeTxnMarker(producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number): Promise<number> {
     const errorCode = await this.runtime.appendMarker(0, producerId, producerEpoch, commit, coordinatorEpoch);
-    if (errorCode === 0) this.completeTransaction(producerId, commit);
+    if (errorCode === ErrorCode.NONE) this.completeTransaction(producerId, commit);
     return errorCode;
   }
 

@@ -40,6 +40,14 @@ export interface SystemSchedulerOptions {
   readonly clock?: Clock;
 }
 
+class NodeTimer implements TimerHandle {
+  constructor(private readonly timer: NodeJS.Timeout) {}
+
+  cancel(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 /** A scheduler on Node's timers. */
 export function createSystemScheduler(options: SystemSchedulerOptions = {}): Scheduler {
   const unref = options.unref ?? false;
@@ -48,10 +56,10 @@ export function createSystemScheduler(options: SystemSchedulerOptions = {}): Sch
     nowMs: clock === undefined ? () => Date.now() : () => clock.nowMs(),
     schedule(delayMs, fn) {
       if (delayMs <= MAX_TIMER_DELAY_MS) {
-        // The common case without the re-arming closure: per-heartbeat timers are a hot path.
+        // The common case, one handle and no closure: per-heartbeat timers are a hot path.
         const timer = setTimeout(fn, Math.max(0, delayMs));
         if (unref) timer.unref();
-        return { cancel: () => clearTimeout(timer) };
+        return new NodeTimer(timer);
       }
       const due = Date.now() + delayMs;
       let timer: NodeJS.Timeout;

@@ -3,6 +3,7 @@
  * a result's replies are released (durable), with an error when they fail, and forgotten
  * when their connection closes.
  */
+import { ErrorCode } from '../../protocol/errors.js';
 import type { RequestId } from '../../coordinator/types.js';
 import type { ShardReply } from './shard.js';
 
@@ -41,7 +42,7 @@ export class ParkedRequests {
     for (const reply of replies) {
       const parked = this.take(reply.requestId);
       if (parked === undefined) continue; // its connection closed
-      parked.resolve(errorCode === 0 ? reply.response : parked.errorResponse(errorCode));
+      parked.resolve(errorCode === ErrorCode.NONE ? reply.response : parked.errorResponse(errorCode));
     }
   }
 
