@@ -161,7 +161,7 @@ export class CoordinatorState {
   getOrCreateGroup(groupId: string, nowMs: number | null): ClassicGroup {
     let group = this.groups.get(groupId);
     if (group === undefined) {
-      group = new ClassicGroup(groupId, 'Empty', nowMs);
+      group = new ClassicGroup(groupId, 'Empty', nowMs, this.journal);
       this.groups.set(groupId, group);
       this.journal.created(group);
     }

@@ -135,7 +135,7 @@ export class Journal {
     c.groups ??= new Set();
     if (c.groups.has(group)) return;
     c.groups.add(group);
-    c.undo.push(group.snapshot(this));
+    c.undo.push(group.snapshot());
   }
 
   /** Where `group` records its changes: the running operation's, if it announced them. */

@@ -61,3 +61,37 @@ export class TimelineMap<K, V> extends Map<K, V> {
     });
   }
 }
+
+/**
+ * A set whose additions and removals the running operation records in the journal, for
+ * sets whose order decides nothing (tested and counted, never listed): an id put back by
+ * the undo may come last.
+ */
+export class TimelineSet<T> extends Set<T> {
+  constructor(private readonly journal: Journal) {
+    super();
+  }
+
+  override add(value: T): this {
+    if (super.has(value)) return this;
+    if (this.journal.recording) this.journal.record(() => super.delete(value));
+    return super.add(value);
+  }
+
+  override delete(value: T): boolean {
+    if (!super.delete(value)) return false;
+    if (this.journal.recording) this.journal.record(() => super.add(value));
+    return true;
+  }
+
+  override clear(): void {
+    if (super.size === 0) return;
+    if (this.journal.recording) {
+      const values = [...super.values()];
+      this.journal.record(() => {
+        for (const v of values) super.add(v);
+      });
+    }
+    super.clear();
+  }
+}

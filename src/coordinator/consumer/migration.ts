@@ -223,7 +223,7 @@ export function convertToClassicGroup(
   const groupId = group.groupId;
   const replaced = joining === null ? undefined : group.staticMember(joining.instanceId);
   if (joining !== null && replaced === undefined) throw new Error('joiningMember must be a static member when not null.');
-  const classic = new ClassicGroup(groupId, 'Stable', op.nowMs, { generationId: group.groupEpoch, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: null, leaderId: null });
+  const classic = new ClassicGroup(groupId, 'Stable', op.nowMs, s.journal, { generationId: group.groupEpoch, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: null, leaderId: null });
   const gone = new Set(leaving.map((m) => m.memberId));
   const classicMember = (m: ConsumerGroupMember): ClassicGroupMember =>
     new ClassicGroupMember(m.memberId, m.instanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.classicMemberMetadata!.sessionTimeoutMs, CONSUMER_PROTOCOL_TYPE,
