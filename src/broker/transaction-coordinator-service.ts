@@ -246,7 +246,7 @@ export class TransactionCoordinatorService {
         }
       });
       todo = retry;
-      if (todo.length > 0) await this.clock.sleep(MARKER_RETRY_BACKOFF_MS);
+      if (todo.length > 0) await this.runtime.backoff(MARKER_RETRY_BACKOFF_MS);
     }
     if (this.runtime.isStopped || this.runtime.shard !== shard) return;
     this.runtime.execute('markers written', () => shard.call(shard.coordinator.markersWritten(markers.markerId)), false);

@@ -94,6 +94,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
   /** Work outside results (marker retries), awaited at stop. */
   private readonly background = new Set<Promise<unknown>>();
   private stopped = false;
+  /** Aborted at stop: ends the backoffs of tracked work. */
+  private readonly stopping = new AbortController();
   /** Kafka's coordinator epoch: counts loads; results of an earlier load settle without touching the shard loaded since. */
   private loadEpoch = 0;
   /** Set from a fail-stop until the shard is loaded again: requests answer NOT_COORDINATOR. */
@@ -232,6 +234,15 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     return this.stopped;
   }
 
+  /**
+   * Sleeps on the runtime's clock (a retry backoff of work it tracks); ends early, without
+   * an error, when the runtime stops, so that stop never waits out a backoff (nor, on a
+   * manual clock, waits for a test to move time).
+   */
+  backoff(delayMs: number): Promise<void> {
+    return this.options.clock.sleep(delayMs, this.stopping.signal).catch(() => undefined);
+  }
+
   /** Shutdown: the shard unloads, timers stop, requests still parked get NOT_COORDINATOR; resolves once appends settle. */
   async stop(): Promise<void> {
     if (this.stopped) return this.tail;
@@ -244,6 +255,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
       }
     }
     this.stopped = true;
+    this.stopping.abort();
     // What lingers (the unload's records too) goes now, not at the next turn.
     this.appender.flushAll();
     this.timers.stop();
@@ -354,7 +366,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
         break;
       } catch (err) {
         this.options.log.warn(`loading the ${this.options.name} failed; retrying`, { err, retryInMs: RELOAD_BACKOFF_MS });
-        await this.options.clock.sleep(RELOAD_BACKOFF_MS);
+        await this.backoff(RELOAD_BACKOFF_MS);
       }
     }
     this.reloading = null;

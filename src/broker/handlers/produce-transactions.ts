@@ -72,7 +72,8 @@ export async function addPartitionsImplicitly(
   const started = clock.nowMs();
   let reply = await add();
   while (reply.errorCode === ErrorCode.CONCURRENT_TRANSACTIONS && clock.nowMs() - started < maxMs && !ctx.signal.aborted) {
-    await clock.sleep(backoffMs);
+    // A closed connection ends the wait (the loop then stops).
+    await clock.sleep(backoffMs, ctx.signal).catch(() => undefined);
     reply = await add();
   }
   if (reply.errorCode === ErrorCode.NONE) return refused;
