@@ -8,25 +8,38 @@ import type { Storage, TopicMetadata } from '../storage/types.js';
 import type { ReadBufferPool } from '../storage/read-buffer-pool.js';
 import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
-import type { CoordinatorRuntime } from './coordinator-runtime.js';
-import type { TransactionRuntime } from './transaction-runtime.js';
+import type { GroupCoordinatorService } from './group-coordinator-service.js';
+import type { TransactionCoordinatorService } from './transaction-coordinator-service.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
 import type { PasswordCheckQueue } from './sasl/password-checks.js';
 import type { AclStore } from './authorizer/acl-store.js';
 
-import type { Clock } from '../util/clock.js';
+import { createSystemScheduler, isScheduler, type Clock, type Scheduler } from '../util/clock.js';
 
-export type { Clock };
+export type { Clock, Scheduler };
 
-export const systemClock: Clock = { nowMs: () => Date.now() };
+/**
+ * The broker's one clock: it reads the time and runs every broker-side timer (the
+ * coordinators' timers, transaction timeouts and marker retries, retention and the log
+ * cleaner). Node's timers, unref'd: nothing pending keeps the process alive. Socket I/O
+ * deadlines (connection.ts) and Fetch long-polls (handlers/fetch.ts) keep real time.
+ */
+export const systemClock: Scheduler = createSystemScheduler({ unref: true });
+
+/** A clock given to Broker.start: a Scheduler as it is; one that only reads the time gets Node's timers (unref'd). */
+export function brokerClock(clock: Clock | undefined): Scheduler {
+  if (clock === undefined) return systemClock;
+  return isScheduler(clock) ? clock : createSystemScheduler({ unref: true, clock });
+}
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
   readonly storage: Storage;
   readonly log: Logger;
-  readonly clock: Clock;
+  /** Time and timers (see systemClock); a test's ManualScheduler drives every broker timer. */
+  readonly clock: Scheduler;
   /**
    * Host and port clients should connect to: the advertised address of the listener the
    * request came in on (each listener's connections get their own copy of the context).
@@ -47,9 +60,9 @@ export interface BrokerContext {
   /** Fetch reads are copied into these and released once the response is written. */
   readonly readBuffers: ReadBufferPool;
   /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
-  readonly groups: CoordinatorRuntime;
+  readonly groups: GroupCoordinatorService;
   /** The transaction coordinator and its runtime (`__transaction_state`, markers, timers). */
-  readonly transactions: TransactionRuntime;
+  readonly transactions: TransactionCoordinatorService;
   /** Counters the request path keeps (requests per API, traffic per topic). */
   readonly metrics: BrokerMetrics;
   /** The SASL users (SCRAM and PLAIN credentials): the data directory's, or in memory. */

@@ -16,12 +16,13 @@ import { plainCredentials } from './sasl/plain-password.js';
 import { CredentialStore } from './sasl/credential-store.js';
 import { PasswordCheckQueue } from './sasl/password-checks.js';
 import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
-import { systemClock, type BrokerContext, type Clock } from './broker-context.js';
+import { brokerClock, type BrokerContext, type Clock } from './broker-context.js';
+import type { TimerHandle } from '../util/clock.js';
 import { createAppendNotifier } from './append-notifier.js';
 import { Connection } from './connection.js';
 import { ConnectionMonitor, type ConnectionInfo, type ConnectionStats } from './connection-stats.js';
-import { CoordinatorRuntime } from './coordinator-runtime.js';
-import { TransactionRuntime } from './transaction-runtime.js';
+import { GroupCoordinatorService } from './group-coordinator-service.js';
+import { TransactionCoordinatorService } from './transaction-coordinator-service.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
@@ -35,6 +36,10 @@ import { createLogger, type Logger } from '../util/log.js';
 /** The broker's settings (Kafka's names in camelCase, broker-configs.ts) and what it runs with. */
 export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly log?: Logger;
+  /**
+   * The broker's clock: a Scheduler (e.g. a test's ManualScheduler) runs every broker-side
+   * timer; a Clock that only reads the time gets Node's timers. Default: the system clock.
+   */
   readonly clock?: Clock;
   /** Use this storage instead of opening one from `dataDir`. */
   readonly storage?: Storage;
@@ -49,8 +54,8 @@ export interface BrokerStats {
 
 export class Broker {
   private readonly connections = new Set<Connection>();
-  private retentionTimer: NodeJS.Timeout | null = null;
-  private cleanerTimer: NodeJS.Timeout | null = null;
+  private retentionTimer: TimerHandle | null = null;
+  private cleanerTimer: TimerHandle | null = null;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -117,7 +122,7 @@ export class Broker {
     const listenerSasl = new Map<string, SaslListenerAuth>();
     for (const [name, l] of saslListeners(listenerPlan, config)) listenerSasl.set(name, { mechanisms: l.mechanisms, jaasPlain: await plainCredentials(l.jaasPlainUsers) });
     const log = givenLog ?? createLogger('broker');
-    const clock = givenClock ?? systemClock;
+    const clock = brokerClock(givenClock);
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
@@ -139,9 +144,9 @@ export class Broker {
       throw err;
     }
 
-    let groups: CoordinatorRuntime;
+    let groups: GroupCoordinatorService;
     try {
-      groups = CoordinatorRuntime.start({
+      groups = GroupCoordinatorService.start({
         storage, clock, log: log.child('coordinator'), offsetsTopicSegmentBytes: config.offsetsTopicSegmentBytes,
         coordinator: groupCoordinatorSettings(config),
       });
@@ -151,9 +156,9 @@ export class Broker {
     }
 
     const appends = createAppendNotifier();
-    let transactions: TransactionRuntime;
+    let transactions: TransactionCoordinatorService;
     try {
-      transactions = TransactionRuntime.start({
+      transactions = TransactionCoordinatorService.start({
         storage, clock, log: log.child('transactions'), appends, groups,
         numPartitions: config.transactionStateLogNumPartitions,
         segmentBytes: config.transactionStateLogSegmentBytes,
@@ -234,14 +239,7 @@ export class Broker {
       }
       l.server.on('error', (err) => log.error('listener error', { listener: l.name, err }));
     }
-    broker.retentionTimer = setInterval(() => {
-      try {
-        storage.enforceRetention(clock.nowMs());
-      } catch (err) {
-        log.error('retention failed', { err });
-      }
-    }, config.retentionCheckIntervalMs);
-    broker.retentionTimer.unref();
+    broker.scheduleRetention();
     if (config.logCleanerEnable) broker.scheduleCleaner();
     metricsServer?.serve(context.metrics, { connections: monitor.stats, storage, groups });
     log.info('started', {
@@ -302,13 +300,26 @@ export class Broker {
    * loop between segments; swaps are synchronous, so appends and fetches never see half of one.
    */
   private scheduleCleaner(): void {
-    this.cleanerTimer = setTimeout(() => {
+    this.cleanerTimer = this.context.clock.schedule(this.config.logCleanerBackoffMs, () => {
       this.cleanerTimer = null;
       void this.runCleaner().then(() => {
         if (!this.stopping) this.scheduleCleaner();
       });
-    }, this.config.logCleanerBackoffMs);
-    this.cleanerTimer.unref();
+    });
+  }
+
+  /** Kafka's log retention check, every log.retention.check.interval.ms on the broker's clock. */
+  private scheduleRetention(): void {
+    const { clock, storage, log } = this.context;
+    this.retentionTimer = clock.schedule(this.config.retentionCheckIntervalMs, () => {
+      if (this.stopping) return;
+      try {
+        storage.enforceRetention(clock.nowMs());
+      } catch (err) {
+        log.error('retention failed', { err });
+      }
+      this.scheduleRetention();
+    });
   }
 
   /** One pass of the log cleaner now (also what the timer runs). */
@@ -330,8 +341,8 @@ export class Broker {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.metricsServer?.markStopping();
-      if (this.retentionTimer) clearInterval(this.retentionTimer);
-      if (this.cleanerTimer) clearTimeout(this.cleanerTimer);
+      this.retentionTimer?.cancel();
+      this.cleanerTimer?.cancel();
       const closed = closeServers(this.bound.map((l) => l.server));
       // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
       await this.context.transactions.stop();

@@ -108,6 +108,8 @@ export class Connection {
   private closingReason: string | null = null;
   private closingKind: CloseKind = 'badInput';
   private readonly idleMs: number;
+  // The idle, SASL and close timers keep real time (performance.now, Node's timers), not the
+  // broker's clock: they bound socket I/O, which a manual test clock does not move.
   private idleTimer: NodeJS.Timeout | null = null;
   /** performance.now() of the last complete request, response or write progress. */
   private lastActiveMs = performance.now();

@@ -1,50 +1,45 @@
 /**
- * The coordinators' timers on Node's clock. A coordinator (a pure state machine) asks for a
- * timer by key at an absolute time, or for its cancellation; scheduling a key again replaces
- * its timer. Each timer is unref'd (a pending expiry never keeps the process alive) and, once
- * stopped, none fires again.
+ * The coordinators' timers on the broker's clock. A coordinator (a pure state machine) asks
+ * for a timer by key at an absolute time, or for its cancellation; scheduling a key again
+ * replaces its timer. The clock decides when a timer fires (the system clock's timers are
+ * unref'd: a pending expiry never keeps the process alive; a manual clock fires them when a
+ * test advances it) and, once stopped, none fires again.
  */
-import type { Clock } from '../util/clock.js';
-
-/** setTimeout's largest delay (about 24.8 days); a later time fires then, and the coordinator finds nothing due. */
-const MAX_TIMER_DELAY_MS = 2_147_483_647;
+import type { Scheduler, TimerHandle } from '../util/clock.js';
 
 export class KeyedTimers<K> {
-  private readonly timers = new Map<K, NodeJS.Timeout>();
+  private readonly timers = new Map<K, TimerHandle>();
   private stopped = false;
 
-  constructor(private readonly clock: Clock, private readonly fire: (key: K) => void) {}
+  constructor(private readonly clock: Scheduler, private readonly fire: (key: K) => void) {}
 
   schedule(key: K, atMs: number): void {
     if (this.stopped) return;
     this.cancel(key);
-    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, atMs - this.clock.nowMs()));
-    const timer = setTimeout(() => {
-      if (this.timers.get(key) !== timer) return;
+    const handle: TimerHandle = this.clock.schedule(atMs - this.clock.nowMs(), () => {
+      if (this.timers.get(key) !== handle) return;
       this.timers.delete(key);
       if (!this.stopped) this.fire(key);
-    }, delay);
-    timer.unref();
-    this.timers.set(key, timer);
+    });
+    this.timers.set(key, handle);
   }
 
   cancel(key: K): void {
-    const timer = this.timers.get(key);
-    if (timer === undefined) return;
-    clearTimeout(timer);
+    const handle = this.timers.get(key);
+    if (handle === undefined) return;
+    handle.cancel();
     this.timers.delete(key);
   }
 
   /** Cancels every pending timer; later schedules work as before. */
   clear(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const handle of this.timers.values()) handle.cancel();
     this.timers.clear();
   }
 
   /** Clears every timer; later schedules are ignored. */
   stop(): void {
     this.stopped = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    this.clear();
   }
 }

@@ -5,47 +5,52 @@
  * `OffsetMetadataManager` are methods over theirs.
  *
  * Every change goes through the journal (journal.ts), so that an operation whose records do
- * not become durable can be undone: the stores here record their own changes, and an
- * operation calls `changing(group)` before it first changes a group.
+ * not become durable can be undone: the maps here are timeline maps (timeline-map.ts), which
+ * record their own changes, and an operation calls `changing(group)` before it first
+ * changes a group (whose fields and members the group records itself).
  */
 import { ConsumerGroup } from './consumer/group.js';
 import { MetadataImage } from './consumer/metadata.js';
-import { ClassicGroup } from './group.js';
+import { ClassicGroup } from './classic/group.js';
 import { Journal } from './journal.js';
+import { TimelineMap } from './timeline-map.js';
 import { Operation, TimerTable } from './operation.js';
 import type { OffsetAndMetadata } from './records.js';
 import type { GroupCoordinatorConfig } from './types.js';
 
-/** group → topic → partition → offset, in insertion order (the order OffsetFetch lists them). */
-export class OffsetStore {
-  private readonly byGroup = new Map<string, Map<string, Map<number, OffsetAndMetadata>>>();
+type PartitionOffsets = TimelineMap<number, OffsetAndMetadata>;
+type TopicOffsets = TimelineMap<string, PartitionOffsets>;
 
-  constructor(private readonly journal: Journal) {}
+/**
+ * group → topic → partition → offset. Topics and partitions keep insertion order (the order
+ * OffsetFetch lists them); the undo of a removal puts it back.
+ */
+export class OffsetStore {
+  private readonly byGroup: TimelineMap<string, TopicOffsets>;
+
+  constructor(private readonly journal: Journal) {
+    this.byGroup = new TimelineMap(journal);
+  }
 
   get(groupId: string, topic: string, partition: number): OffsetAndMetadata | undefined {
     return this.byGroup.get(groupId)?.get(topic)?.get(partition);
   }
 
   put(groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): void {
-    const previous = this.set(groupId, topic, partition, offset);
-    if (!this.journal.recording) return;
-    // Per key, the commit path's only cost: a new key is removed again (it came last, so
-    // the order OffsetFetch lists in is what it was), a replaced value is put back in place.
-    // By path, not by map: undoing a later removal may have put back copies of the maps.
-    if (previous === undefined) this.journal.record(() => this.delete(groupId, topic, partition));
-    else this.journal.record(() => this.set(groupId, topic, partition, previous));
+    let topics = this.byGroup.get(groupId);
+    if (topics === undefined) this.byGroup.set(groupId, (topics = new TimelineMap(this.journal, true)));
+    let partitions = topics.get(topic);
+    if (partitions === undefined) topics.set(topic, (partitions = new TimelineMap(this.journal, true)));
+    // The commit path's only cost: the key's previous value, or its removal, as the undo.
+    partitions.set(partition, offset);
   }
 
   remove(groupId: string, topic: string, partition: number): void {
     const topics = this.byGroup.get(groupId);
-    if (topics?.get(topic)?.has(partition) !== true) return;
-    // Removing then re-adding keys would reorder them: the undo puts back a copy of the
-    // group's offsets as they were before the operation's first removal in the group.
-    if (this.journal.once(topics)) {
-      const copy = new Map([...topics].map(([t, partitions]) => [t, new Map(partitions)]));
-      this.journal.record(() => this.byGroup.set(groupId, copy));
-    }
-    this.delete(groupId, topic, partition);
+    const partitions = topics?.get(topic);
+    if (topics === undefined || partitions === undefined || !partitions.delete(partition)) return;
+    if (partitions.size === 0) topics.delete(topic);
+    if (topics.size === 0) this.byGroup.delete(groupId);
   }
 
   /** The group's offsets, topic by topic; undefined when it has none. */
@@ -70,43 +75,22 @@ export class OffsetStore {
     }
     return out;
   }
-
-  /** Sets the offset (unrecorded); returns the one it replaces. */
-  private set(groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): OffsetAndMetadata | undefined {
-    let topics = this.byGroup.get(groupId);
-    if (topics === undefined) this.byGroup.set(groupId, (topics = new Map()));
-    let partitions = topics.get(topic);
-    if (partitions === undefined) topics.set(topic, (partitions = new Map()));
-    const previous = partitions.get(partition);
-    partitions.set(partition, offset);
-    return previous;
-  }
-
-  private delete(groupId: string, topic: string, partition: number): void {
-    const topics = this.byGroup.get(groupId);
-    const partitions = topics?.get(topic);
-    if (topics === undefined || partitions === undefined) return;
-    partitions.delete(partition);
-    if (partitions.size === 0) topics.delete(topic);
-    if (topics.size === 0) this.byGroup.delete(groupId);
-  }
 }
 
 type PendingOffsets = Map<string, Map<string, Map<number, OffsetAndMetadata>>>;
 
 /** Offsets of open transactions: producer id → group → topic → partition (txn-offsets.ts). */
 export class PendingTxnOffsets {
-  private readonly byProducer = new Map<bigint, PendingOffsets>();
+  private readonly byProducer: TimelineMap<bigint, PendingOffsets>;
 
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: Journal) {
+    this.byProducer = new TimelineMap(journal);
+  }
 
   put(producerId: bigint, groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): void {
     let groups = this.byProducer.get(producerId);
-    if (groups === undefined) {
-      const created: PendingOffsets = new Map();
-      this.byProducer.set(producerId, (groups = created));
-      if (this.journal.recording) this.journal.record(() => this.byProducer.delete(producerId));
-    }
+    // A producer's offsets are taken whole (take()): below it, only a put's own key is undone.
+    if (groups === undefined) this.byProducer.set(producerId, (groups = new Map()));
     let topics = groups.get(groupId);
     if (topics === undefined) groups.set(groupId, (topics = new Map()));
     let partitions = topics.get(topic);
@@ -121,9 +105,7 @@ export class PendingTxnOffsets {
   /** Removes and returns the producer's pending offsets. */
   take(producerId: bigint): PendingOffsets | undefined {
     const pending = this.byProducer.get(producerId);
-    if (pending === undefined) return undefined;
-    this.byProducer.delete(producerId);
-    if (this.journal.recording) this.journal.record(() => this.byProducer.set(producerId, pending));
+    if (pending !== undefined) this.byProducer.delete(producerId);
     return pending;
   }
 
@@ -136,9 +118,10 @@ export class PendingTxnOffsets {
 
 export class CoordinatorState {
   readonly journal = new Journal();
-  readonly groups = new Map<string, ClassicGroup>();
+  /** Classic groups, in creation order (ListGroups lists them so; a removal's undo keeps it). */
+  readonly groups = new TimelineMap<string, ClassicGroup>(this.journal, true);
   /** KIP-848 consumer groups. A group id is in at most one of `groups` and `consumerGroups`. */
-  readonly consumerGroups = new Map<string, ConsumerGroup>();
+  readonly consumerGroups = new TimelineMap<string, ConsumerGroup>(this.journal, true);
   readonly offsets = new OffsetStore(this.journal);
   readonly pendingTxnOffsets = new PendingTxnOffsets(this.journal);
   readonly timers = new TimerTable(this.journal);
@@ -178,23 +161,17 @@ export class CoordinatorState {
   getOrCreateGroup(groupId: string, nowMs: number | null): ClassicGroup {
     let group = this.groups.get(groupId);
     if (group === undefined) {
-      group = new ClassicGroup(groupId, 'Empty', nowMs);
+      group = new ClassicGroup(groupId, 'Empty', nowMs, this.journal);
       this.groups.set(groupId, group);
-      if (this.journal.recording) {
-        this.journal.created(group);
-        this.journal.record(() => this.groups.delete(groupId));
-      }
+      this.journal.created(group);
     }
     return group;
   }
 
   /** Puts a group read from a GroupMetadata record in place of any group of that id. */
   putGroup(group: ClassicGroup): void {
-    const previous = this.groups.get(group.groupId);
     this.groups.set(group.groupId, group);
-    if (!this.journal.recording) return;
     this.journal.created(group);
-    this.journal.record(() => (previous === undefined ? this.groups.delete(group.groupId) : this.groups.set(group.groupId, previous)));
   }
 
   /**
@@ -213,20 +190,11 @@ export class CoordinatorState {
     }
     group = new ConsumerGroup(groupId, this.journal);
     this.consumerGroups.set(groupId, group);
-    if (this.journal.recording) this.journal.record(() => this.consumerGroups.delete(groupId));
     return group;
   }
 
   /** Drops a consumer group (its ConsumerGroupMetadata tombstone). Offsets stay. */
   removeConsumerGroup(groupId: string): void {
-    if (!this.consumerGroups.has(groupId)) return;
-    if (this.journal.once(this.consumerGroups)) {
-      const entries = [...this.consumerGroups];
-      this.journal.record(() => {
-        this.consumerGroups.clear();
-        for (const [id, g] of entries) this.consumerGroups.set(id, g);
-      });
-    }
     this.consumerGroups.delete(groupId);
   }
 
@@ -235,15 +203,6 @@ export class CoordinatorState {
     const group = this.groups.get(groupId);
     if (group === undefined) return;
     this.changing(group);
-    // Re-adding a group would put it last: the undo restores the map's order (once per
-    // operation; removals are rare: DeleteGroups, expiration).
-    if (this.journal.once(this.groups)) {
-      const entries = [...this.groups];
-      this.journal.record(() => {
-        this.groups.clear();
-        for (const [id, g] of entries) this.groups.set(id, g);
-      });
-    }
     // Anyone still holding the object (a timer about to fire) sees a Dead group.
     group.transitionTo('Dead', nowMs);
     this.groups.delete(groupId);

@@ -3,6 +3,7 @@
  * value-returning state machine. The broker runtime calls one method per request or fired
  * timer and carries out the returned CoordinatorResult (see README.md in this directory).
  */
+import { ErrorCode } from '../protocol/errors.js';
 import type { DeleteGroupsRequestData } from '../protocol/messages/delete-groups.js';
 import type { DescribeGroupsRequestData } from '../protocol/messages/describe-groups.js';
 import type { FindCoordinatorRequestData } from '../protocol/messages/find-coordinator.js';
@@ -16,27 +17,27 @@ import type { OffsetFetchRequestData } from '../protocol/messages/offset-fetch.j
 import type { SyncGroupRequestData } from '../protocol/messages/sync-group.js';
 import type { ConsumerGroupDescribeRequestData } from '../protocol/messages/consumer-group-describe.js';
 import type { ConsumerGroupHeartbeatRequestData } from '../protocol/messages/consumer-group-heartbeat.js';
-import { consumerGroupDescribe, describeConsumerGroup } from './consumer-group-describe.js';
-import { consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { consumerGroupDescribe, describeConsumerGroup } from './consumer/describe.js';
+import { consumerGroupHeartbeat } from './consumer/heartbeat.js';
 import { expireRebalance, expireSession } from './consumer/fence.js';
 import { applyRegexRefresh, loadedConsumerGroups, onMetadataChange } from './consumer/lifecycle.js';
 import type { TopicImage } from './consumer/metadata.js';
 import { CoordinatorState } from './coordinator-state.js';
 import { deleteGroups, describeGroups, listGroups } from './describe.js';
 import { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
-import { heartbeat, leaveGroup } from './heartbeat.js';
-import { joinGroup } from './join.js';
+import { heartbeat, leaveGroup } from './classic/heartbeat.js';
+import { joinGroup } from './classic/join.js';
 import { applyRecord, loaded, unload } from './load.js';
 import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offsets.js';
 import { completeTransaction, txnOffsetCommit } from './txn-offsets.js';
 import type { TxnOffsetCommitRequestData } from '../protocol/messages/txn-offset-commit.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
-import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './rebalance.js';
+import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
 import { parkedRequests, settleRevert, touchedGroups, touchedTimers } from './revert.js';
 import type { ConsumerGroupState } from './consumer/group.js';
 import type { GroupType } from './events.js';
-import type { GroupState } from './state.js';
-import { syncGroup } from './sync.js';
+import type { GroupState } from './classic/state.js';
+import { syncGroup } from './classic/sync.js';
 import {
   assertNever,
   groupCoordinatorConfig,
@@ -191,6 +192,18 @@ export class GroupCoordinator {
   /** The records of the result named `token`, and of every earlier one, are durable. */
   committed(token: ResultToken): void {
     this.s.journal.committed(token);
+  }
+
+  /**
+   * The runtime's one call for a settled result (src/broker/coordinator-runtime/shard.ts):
+   * `committed` when its records are durable (errorCode NONE), else `revert`.
+   */
+  settle(token: ResultToken, errorCode: number, nowMs: number): CoordinatorResult | undefined {
+    if (errorCode === ErrorCode.NONE) {
+      this.committed(token);
+      return undefined;
+    }
+    return this.revert(token, errorCode, nowMs);
   }
 
   private timerFired(op: Operation, key: TimerKey): void {

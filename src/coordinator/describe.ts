@@ -14,10 +14,10 @@ import type {
 } from '../protocol/messages/describe-groups.js';
 import type { ListGroupsRequestData, ListGroupsResponseData, ListedGroup } from '../protocol/messages/list-groups.js';
 import type { CoordinatorState } from './coordinator-state.js';
-import type { ClassicGroup } from './group.js';
+import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
 import { groupMetadataTombstone, offsetCommitTombstone } from './records.js';
-import { stateFromFilter, type GroupState } from './state.js';
+import { stateFromFilter, type GroupState } from './classic/state.js';
 import { assertNever, type CoordinatorRecord, type RequestContext } from './types.js';
 import { applyRecord } from './load.js';
 

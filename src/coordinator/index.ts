@@ -4,9 +4,9 @@ export { GroupCoordinator, type GroupSnapshot, type GroupSummary } from './coord
 export type { GroupEvent, GroupType, MemberRemovalCause } from './events.js';
 export { CONSUMER_GROUP_STATES, type ConsumerGroupState } from './consumer/group.js';
 export { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
-export { consumerGroupHeartbeatError } from './consumer-group-heartbeat.js';
+export { consumerGroupHeartbeatError } from './consumer/heartbeat.js';
 export type { TopicImage } from './consumer/metadata.js';
-export { GROUP_STATES, VALID_PREVIOUS_STATES, type GroupState } from './state.js';
+export { GROUP_STATES, VALID_PREVIOUS_STATES, type GroupState } from './classic/state.js';
 export {
   DEFAULT_GROUP_COORDINATOR_CONFIG,
   groupCoordinatorConfig,

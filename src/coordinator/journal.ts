@@ -22,7 +22,7 @@
  * An operation without records that comes while nothing is pending cannot fail: its changes
  * are forgotten at once.
  */
-import type { ClassicGroup } from './group.js';
+import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
 import type { CoordinatorReply, ResultToken, TimerKey } from './types.js';
 
@@ -135,7 +135,7 @@ export class Journal {
     c.groups ??= new Set();
     if (c.groups.has(group)) return;
     c.groups.add(group);
-    c.undo.push(group.snapshot(this));
+    c.undo.push(group.snapshot());
   }
 
   /** Where `group` records its changes: the running operation's, if it announced them. */

@@ -13,10 +13,10 @@ import type { GroupMetadataValue } from '../protocol/coordinator-records/group-m
 import { ErrorCode } from '../protocol/errors.js';
 import { applyConsumerGroupRecord } from './consumer/replay.js';
 import type { CoordinatorState } from './coordinator-state.js';
-import { ClassicGroup } from './group.js';
-import { ClassicGroupMember } from './member.js';
+import { ClassicGroup } from './classic/group.js';
+import { ClassicGroupMember } from './classic/member.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
-import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from './rebalance.js';
+import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from './classic/rebalance.js';
 import type { OffsetAndMetadata } from './records.js';
 import { assertNever, type CoordinatorRecord } from './types.js';
 
@@ -49,7 +49,7 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
     }
     case 'group-metadata':
       if (record.value === null) s.removeGroup(key.key.group, nowMs ?? 0);
-      else s.putGroup(groupFromRecord(key.key.group, decodeGroupMetadataValue(record.value)));
+      else s.putGroup(groupFromRecord(s, key.key.group, decodeGroupMetadataValue(record.value)));
       return;
     case 'consumer-group':
       applyConsumerGroupRecord(s, decodeConsumerGroupRecord(key.type, key.keyReader, record.value), nowMs);
@@ -74,10 +74,10 @@ export function applyOffset(s: CoordinatorState, group: string, topic: string, p
 }
 
 /** A group as Kafka loads it: Stable with its members when it had any, else Empty. */
-function groupFromRecord(groupId: string, value: GroupMetadataValue): ClassicGroup {
+function groupFromRecord(s: CoordinatorState, groupId: string, value: GroupMetadataValue): ClassicGroup {
   const protocolType = value.protocolType === '' ? null : value.protocolType;
   const stateTimestamp = value.currentStateTimestamp ?? -1n;
-  const group = new ClassicGroup(groupId, value.members.length === 0 ? 'Empty' : 'Stable', stateTimestamp === -1n ? null : Number(stateTimestamp), {
+  const group = new ClassicGroup(groupId, value.members.length === 0 ? 'Empty' : 'Stable', stateTimestamp === -1n ? null : Number(stateTimestamp), s.journal, {
     generationId: value.generation,
     protocolType,
     protocolName: value.protocol,

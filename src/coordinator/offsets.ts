@@ -21,9 +21,9 @@ import { encodeConsumerGroupRecord } from '../protocol/coordinator-records/consu
 import { consumerGroupTombstones, consumerOffsetCommitError, consumerOffsetFetchError, type CommitPartitionCheck } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import type { GroupType } from './events.js';
-import type { ClassicGroup } from './group.js';
+import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
-import { rescheduleHeartbeat } from './rebalance.js';
+import { rescheduleHeartbeat } from './classic/rebalance.js';
 import { groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone, type OffsetAndMetadata } from './records.js';
 import type { CoordinatorRecord, RequestContext } from './types.js';
 import { applyOffset, applyRecord } from './load.js';

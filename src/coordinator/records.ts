@@ -11,7 +11,7 @@ import {
   encodeOffsetCommitValue,
 } from '../protocol/coordinator-records/framing.js';
 import type { MemberMetadata } from '../protocol/coordinator-records/group-metadata-value.js';
-import type { ClassicGroup } from './group.js';
+import type { ClassicGroup } from './classic/group.js';
 import type { CoordinatorRecord } from './types.js';
 
 /** A committed offset as the coordinator keeps it (Kafka's `OffsetAndMetadata`). */

@@ -18,10 +18,10 @@
  * - Kafka's failure callbacks (`RevertFollowUp`), oldest result first.
  */
 import type { CoordinatorState } from './coordinator-state.js';
-import type { ClassicGroup } from './group.js';
+import type { ClassicGroup } from './classic/group.js';
 import type { Changes } from './journal.js';
 import { TIMER_RETRY_BACKOFF_MS, type Operation, type TimerAction, type TimerEntry } from './operation.js';
-import { joinGroupError, syncGroupError } from './responses.js';
+import { joinGroupError, syncGroupError } from './classic/responses.js';
 import type { RequestId, TimerKey } from './types.js';
 
 interface ParkedIn {

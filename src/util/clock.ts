@@ -1,7 +1,9 @@
 /**
  * Time as an injectable dependency. Code with timing logic (heartbeats, session and poll
- * timeouts, auto-commit, linger) takes a `Scheduler` instead of calling Date.now and
- * setTimeout, so tests drive it with a ManualScheduler and advance time instead of sleeping.
+ * timeouts, auto-commit, linger; on the broker the coordinators' timers, transaction
+ * timeouts and the periodic work) takes a `Scheduler`, which reads the time and schedules
+ * and cancels timers, instead of calling Date.now and setTimeout, so tests drive it with a
+ * ManualScheduler and advance time instead of sleeping.
  */
 
 export interface Clock {
@@ -21,23 +23,61 @@ export interface Scheduler extends Clock {
   sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
 }
 
+export function isScheduler(clock: Clock): clock is Scheduler {
+  return typeof (clock as Partial<Scheduler>).schedule === 'function' && typeof (clock as Partial<Scheduler>).sleep === 'function';
+}
+
 /** setTimeout's largest delay (about 24.8 days); longer waits are re-armed. */
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
-export const systemScheduler: Scheduler = {
-  nowMs: () => Date.now(),
-  schedule(delayMs, fn) {
-    const due = Date.now() + Math.max(0, delayMs);
-    let timer: NodeJS.Timeout;
-    const arm = (): void => {
-      const remaining = due - Date.now();
-      timer = setTimeout(remaining > MAX_TIMER_DELAY_MS ? arm : fn, Math.min(Math.max(0, remaining), MAX_TIMER_DELAY_MS));
-    };
-    arm();
-    return { cancel: () => clearTimeout(timer) };
-  },
-  sleep: (delayMs, signal) => sleepWith(systemScheduler, delayMs, signal),
-};
+export interface SystemSchedulerOptions {
+  /**
+   * Timers do not keep the process alive (the broker's: a pending session expiry or
+   * retention check must not hold a process that has nothing else to do).
+   */
+  readonly unref?: boolean;
+  /** Where the time comes from (default Date.now); the timers wait real milliseconds. */
+  readonly clock?: Clock;
+}
+
+class NodeTimer implements TimerHandle {
+  constructor(private readonly timer: NodeJS.Timeout) {}
+
+  cancel(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** A scheduler on Node's timers. */
+export function createSystemScheduler(options: SystemSchedulerOptions = {}): Scheduler {
+  const unref = options.unref ?? false;
+  const clock = options.clock;
+  const scheduler: Scheduler = {
+    nowMs: clock === undefined ? () => Date.now() : () => clock.nowMs(),
+    schedule(delayMs, fn) {
+      if (delayMs <= MAX_TIMER_DELAY_MS) {
+        // The common case, one handle and no closure: per-heartbeat timers are a hot path.
+        const timer = setTimeout(fn, Math.max(0, delayMs));
+        if (unref) timer.unref();
+        return new NodeTimer(timer);
+      }
+      const due = Date.now() + delayMs;
+      let timer: NodeJS.Timeout;
+      const arm = (): void => {
+        const remaining = due - Date.now();
+        timer = setTimeout(remaining > MAX_TIMER_DELAY_MS ? arm : fn, Math.min(Math.max(0, remaining), MAX_TIMER_DELAY_MS));
+        if (unref) timer.unref();
+      };
+      arm();
+      return { cancel: () => clearTimeout(timer) };
+    },
+    sleep: (delayMs, signal) => sleepWith(scheduler, delayMs, signal),
+  };
+  return scheduler;
+}
+
+/** The client's default: timers on Node's clock that keep the process alive while pending. */
+export const systemScheduler: Scheduler = createSystemScheduler();
 
 function sleepWith(scheduler: Scheduler, delayMs: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {

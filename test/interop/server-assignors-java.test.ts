@@ -16,7 +16,8 @@ import { describe, it } from 'node:test';
 import { assignmentFromRecord, toTopicPartitions } from '../../src/coordinator/consumer/assignment.js';
 import { BUILTIN_ASSIGNORS, type GroupSpec, type MemberSubscriptionSpec } from '../../src/coordinator/consumer/assignors/index.js';
 import { subscriptionType } from '../../src/coordinator/consumer/subscription.js';
-import { JavaHashSet, stringHash } from '../../src/coordinator/consumer/java-hash.js';
+import { JavaHashSet } from '../../src/coordinator/consumer/java-hash.js';
+import { stringHash } from '../../src/util/string-hash.js';
 import { kafkaServerAssignments, type KafkaServerAssignRequest } from '../support/java-oracle.js';
 
 /** A small deterministic PRNG (mulberry32), so a failure names its seed. */

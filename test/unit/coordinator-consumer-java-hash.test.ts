@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareUuids, intHash, JavaHashSet, stringHash, uuidHash } from '../../src/coordinator/consumer/java-hash.js';
+import { compareUuids, intHash, JavaHashSet, uuidHash } from '../../src/coordinator/consumer/java-hash.js';
+import { stringHash } from '../../src/util/string-hash.js';
 
 const IDS = ['vtPNpnxCE77HT5RT0phiHA', 'csa-UDtz2em7roPNOzL1pA', 'C0csWUPMDdP9nUm9aWTq7w', 'ZVFj-MnJoPnyiH5A86ntNQ', 'ToFhEXu3aLuc-zArh4X3dw'];
 

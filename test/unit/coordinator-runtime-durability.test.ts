@@ -7,7 +7,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CoordinatorRuntime, coordinatorError } from '../../src/broker/coordinator-runtime.js';
+import { GroupCoordinatorService } from '../../src/broker/group-coordinator-service.js';
+import { appendErrorCode } from '../../src/broker/coordinator-runtime/append-errors.js';
+import { brokerClock } from '../../src/broker/broker-context.js';
 import type { RequestContext } from '../../src/broker/handler.js';
 import { CoordinatorStateLostError } from '../../src/coordinator/index.js';
 import { Journal } from '../../src/coordinator/journal.js';
@@ -72,7 +74,7 @@ async function settle(): Promise<void> {
 }
 
 /** The committed offset of t/0 in `groupId` (-1: none), by OffsetFetch v8 through `runtime`. */
-function fetchOffsetOf(runtime: CoordinatorRuntime, groupId: string): Promise<number> {
+function fetchOffsetOf(runtime: GroupCoordinatorService, groupId: string): Promise<number> {
   return runtime.submit<OffsetFetchResponseData>(
     requestContext(new AbortController().signal),
     (c, cctx) => c.offsetFetch(cctx, { groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }], requireStable: false }),
@@ -83,7 +85,7 @@ function fetchOffsetOf(runtime: CoordinatorRuntime, groupId: string): Promise<nu
 function setup() {
   const { storage, gate } = gatedStorage();
   storage.createTopic('t', 1);
-  const runtime = CoordinatorRuntime.start({ storage, clock: { nowMs: () => 1000 }, log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
+  const runtime = GroupCoordinatorService.start({ storage, clock: brokerClock({ nowMs: () => 1000 }), log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
   const controller = new AbortController();
   const answered: string[] = [];
   const commit = (name: string, groupId: string, offset: bigint): Promise<number> =>
@@ -234,7 +236,7 @@ describe('coordinator runtime durability', { timeout: 10_000 }, () => {
     assert.notEqual(runtime.coordinator, first, 'a new coordinator was loaded');
     // Memory is the log again. This test's gate only fakes the failed fsync: b's and c's
     // records are in the log, so the reloaded coordinator has them (and not d's).
-    const fresh = CoordinatorRuntime.start({ storage, clock: { nowMs: () => 1000 }, log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
+    const fresh = GroupCoordinatorService.start({ storage, clock: brokerClock({ nowMs: () => 1000 }), log: silentLogger, coordinator: {}, offsetsTopicSegmentBytes: 1 << 20 });
     for (const group of ['g1', 'g2']) {
       assert.equal(await fetchOffset(group), await fetchOffsetOf(fresh, group), `${group} as a fresh load of the log has it`);
     }
@@ -263,10 +265,10 @@ describe('coordinator runtime durability', { timeout: 10_000 }, () => {
   });
 
   it("maps storage errors as Kafka's coordinator does", () => {
-    assert.equal(coordinatorError(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'x')), ErrorCode.NOT_COORDINATOR);
-    assert.equal(coordinatorError(new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'x')), ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    assert.equal(coordinatorError(new StorageError(ErrorCode.MESSAGE_TOO_LARGE, 'x')), ErrorCode.UNKNOWN_SERVER_ERROR);
-    assert.equal(coordinatorError(new Error('bug')), ErrorCode.UNKNOWN_SERVER_ERROR);
+    assert.equal(appendErrorCode(new StorageError(ErrorCode.KAFKA_STORAGE_ERROR, 'x')), ErrorCode.NOT_COORDINATOR);
+    assert.equal(appendErrorCode(new StorageError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'x')), ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    assert.equal(appendErrorCode(new StorageError(ErrorCode.MESSAGE_TOO_LARGE, 'x')), ErrorCode.UNKNOWN_SERVER_ERROR);
+    assert.equal(appendErrorCode(new Error('bug')), ErrorCode.UNKNOWN_SERVER_ERROR);
   });
 });
 

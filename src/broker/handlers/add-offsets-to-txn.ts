@@ -10,7 +10,7 @@ import type { AddOffsetsToTxnRequestData, AddOffsetsToTxnResponseData } from '..
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../group-coordinator-service.js';
 import { clientError } from './transaction-errors.js';
 
 /** Brook's `__consumer_offsets` has one partition: every group's offsets live in partition 0. */

@@ -148,11 +148,13 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
     let pass = readAll(ctx, request, wanted, readable, lease.allocate);
     if (pass.bytes >= request.minBytes || pass.anyError || request.maxWaitMs <= 0 || wanted.length === 0) return respond(pass.topics);
 
-    // Park until data arrives on one of our partitions or the wait is over.
-    const deadline = ctx.broker.clock.nowMs() + request.maxWaitMs;
+    // Park until data arrives on one of our partitions or the wait is over. The wait keeps
+    // real time, not the broker's clock: it is the client's socket I/O budget, and a manual
+    // clock that stands still would otherwise park the fetch for good.
+    const deadline = performance.now() + request.maxWaitMs;
     const keys = wanted.flatMap((w) => w.partitions.map((p) => partitionKey(topicName(ctx, w) ?? '', p.partition)));
     for (;;) {
-      const left = deadline - ctx.broker.clock.nowMs();
+      const left = deadline - performance.now();
       const answerSoon = ctx.answerSoon;
       if (left <= 0 || ctx.signal.aborted || answerSoon.aborted) break;
       const timeout = new AbortController();

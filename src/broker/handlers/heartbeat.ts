@@ -1,7 +1,7 @@
 /** Heartbeat: keeps a member's session alive; tells it when the group rebalances. */
 import { Api } from '../../protocol/messages/index.js';
 import type { HeartbeatRequestData, HeartbeatResponseData } from '../../protocol/messages/heartbeat.js';
-import { heartbeatResponse } from '../../coordinator/responses.js';
+import { heartbeatResponse } from '../../coordinator/classic/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';

@@ -1,7 +1,7 @@
 /** JoinGroup (classic protocol): parked in the group coordinator until the join phase completes. */
 import { Api } from '../../protocol/messages/index.js';
 import type { JoinGroupRequestData, JoinGroupResponseData } from '../../protocol/messages/join-group.js';
-import { joinGroupError } from '../../coordinator/responses.js';
+import { joinGroupError } from '../../coordinator/classic/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';

@@ -1,7 +1,7 @@
 /** LeaveGroup: one member (v0-2) or a batch of members, possibly by group instance id (v3+). */
 import { Api } from '../../protocol/messages/index.js';
 import type { LeaveGroupRequestData, LeaveGroupResponseData } from '../../protocol/messages/leave-group.js';
-import { leaveGroupResponse } from '../../coordinator/responses.js';
+import { leaveGroupResponse } from '../../coordinator/classic/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';

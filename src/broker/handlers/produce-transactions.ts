@@ -68,10 +68,12 @@ export async function addPartitionsImplicitly(
   // add.partitions.to.txn.retry.backoff.ms for up to .max.ms, which the next transaction's
   // first Produce would otherwise wait out as retry.backoff.ms in the client.
   const { addPartitionsToTxnRetryBackoffMs: backoffMs, addPartitionsToTxnRetryBackoffMaxMs: maxMs } = ctx.broker.config;
-  const started = performance.now();
+  const { clock } = ctx.broker;
+  const started = clock.nowMs();
   let reply = await add();
-  while (reply.errorCode === ErrorCode.CONCURRENT_TRANSACTIONS && performance.now() - started < maxMs && !ctx.signal.aborted) {
-    await new Promise((resolve) => setTimeout(resolve, backoffMs));
+  while (reply.errorCode === ErrorCode.CONCURRENT_TRANSACTIONS && clock.nowMs() - started < maxMs && !ctx.signal.aborted) {
+    // A closed connection ends the wait (the loop then stops).
+    await clock.sleep(backoffMs, ctx.signal).catch(() => undefined);
     reply = await add();
   }
   if (reply.errorCode === ErrorCode.NONE) return refused;

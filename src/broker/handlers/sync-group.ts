@@ -1,7 +1,7 @@
 /** SyncGroup: followers park until the leader's assignment is durable. */
 import { Api } from '../../protocol/messages/index.js';
 import type { SyncGroupRequestData, SyncGroupResponseData } from '../../protocol/messages/sync-group.js';
-import { syncGroupError } from '../../coordinator/responses.js';
+import { syncGroupError } from '../../coordinator/classic/responses.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';

@@ -25,7 +25,7 @@ import type {
 } from '../../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler, type RequestContext } from '../handler.js';
-import { CONSUMER_OFFSETS_TOPIC } from '../coordinator-runtime.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../group-coordinator-service.js';
 import { TRANSACTION_VERSION_2 } from '../../coordinator/transactions/state.js';
 import { GROUP_OFFSETS_PARTITION } from './add-offsets-to-txn.js';
 import { implicitAddError } from './transaction-errors.js';

@@ -11,7 +11,7 @@ import type { ApiCodecs } from '../../protocol/messages/index.js';
 import { Histogram, REQUEST_SECONDS_BOUNDS } from '../../util/histogram.js';
 import type { LogCleanerStats, PartitionLog, Storage } from '../../storage/types.js';
 import type { ConnectionStats } from '../connection-stats.js';
-import type { CoordinatorRuntime } from '../coordinator-runtime.js';
+import type { GroupCoordinatorService } from '../group-coordinator-service.js';
 import { escapeLabelValue, Exposition } from './exposition.js';
 import { renderGroupMetrics } from './group-metrics.js';
 
@@ -52,7 +52,7 @@ interface CleanerCounters {
 export interface MetricsSource {
   readonly connections: Readonly<ConnectionStats>;
   readonly storage: Storage;
-  readonly groups: CoordinatorRuntime;
+  readonly groups: GroupCoordinatorService;
 }
 
 export class BrokerMetrics {

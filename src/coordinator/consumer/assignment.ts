@@ -47,12 +47,6 @@ export function assignmentEquals(a: Assignment, b: Assignment): boolean {
   return true;
 }
 
-export function assignmentSize(a: Assignment): number {
-  let n = 0;
-  for (const partitions of a.values()) n += partitions.length;
-  return n;
-}
-
 export function hasPartition(a: Assignment, topicId: string, partition: number): boolean {
   return a.get(topicId)?.includes(partition) ?? false;
 }

@@ -16,7 +16,7 @@ import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
 import type { HeartbeatRequestData } from '../../protocol/messages/heartbeat.js';
 import type { SyncGroupRequestData } from '../../protocol/messages/sync-group.js';
 import { consumerSyncKey } from '../operation.js';
-import { syncGroupError, syncGroupResponse } from '../responses.js';
+import { syncGroupError, syncGroupResponse } from '../classic/responses.js';
 import type { RequestContext } from '../types.js';
 import { hasPartition } from './assignment.js';
 import { classicAssignment } from './migration.js';

@@ -10,6 +10,7 @@
  * costs what it changes, not the size of the group.
  */
 import type { Journal } from '../journal.js';
+import { TimelineMap } from '../timeline-map.js';
 import { EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
 import { hasRegex, isReconciledTo, type ConsumerGroupMember } from './member.js';
 
@@ -38,29 +39,8 @@ export interface SubscribedTopicMetadata {
 
 export type SubscriptionType = 'homogeneous' | 'heterogeneous';
 
-/** A Map whose every change records its undo in the journal. */
-class JournaledMap<K, V> {
-  readonly map = new Map<K, V>();
-
-  constructor(private readonly journal: Journal) {}
-
-  set(key: K, value: V): void {
-    const had = this.map.has(key);
-    const previous = this.map.get(key);
-    this.map.set(key, value);
-    if (this.journal.recording) this.journal.record(() => (had ? this.map.set(key, previous as V) : this.map.delete(key)));
-  }
-
-  delete(key: K): void {
-    if (!this.map.has(key)) return;
-    const previous = this.map.get(key) as V;
-    this.map.delete(key);
-    if (this.journal.recording) this.journal.record(() => this.map.set(key, previous));
-  }
-}
-
-function count(map: JournaledMap<string, number>, key: string, delta: number): void {
-  const n = (map.map.get(key) ?? 0) + delta;
+function count(map: TimelineMap<string, number>, key: string, delta: number): void {
+  const n = (map.get(key) ?? 0) + delta;
   if (n <= 0) map.delete(key);
   else map.set(key, n);
 }
@@ -78,17 +58,17 @@ export class ConsumerGroup {
   private targetEpoch = INITIAL_GROUP_EPOCH;
   /** When the target assignment was last computed (0: never, or unknown); KIP-1263. */
   private targetTimestampMs = 0;
-  private readonly memberMap: JournaledMap<string, ConsumerGroupMember>;
-  private readonly staticMemberMap: JournaledMap<string, string>;
-  private readonly topicNames: JournaledMap<string, SubscriptionCount>;
-  private readonly assignors: JournaledMap<string, number>;
-  private readonly regexCounts: JournaledMap<string, number>;
-  private readonly resolved: JournaledMap<string, ResolvedRegex>;
-  private readonly target: JournaledMap<string, Assignment>;
+  private readonly memberMap: TimelineMap<string, ConsumerGroupMember>;
+  private readonly staticMemberMap: TimelineMap<string, string>;
+  private readonly topicNames: TimelineMap<string, SubscriptionCount>;
+  private readonly assignors: TimelineMap<string, number>;
+  private readonly regexCounts: TimelineMap<string, number>;
+  private readonly resolved: TimelineMap<string, ResolvedRegex>;
+  private readonly target: TimelineMap<string, Assignment>;
   /** topic id → partition → member id: who the target assignment gives each partition. */
-  private readonly inverted: JournaledMap<string, JournaledMap<number, string>>;
+  private readonly inverted: TimelineMap<string, TimelineMap<number, string>>;
   /** topic id → partition → epoch of the member that holds it (assigned or pending revocation). */
-  private readonly partitionEpochs: JournaledMap<string, JournaledMap<number, number>>;
+  private readonly partitionEpochs: TimelineMap<string, TimelineMap<number, number>>;
   private subscription: ReadonlyMap<string, SubscribedTopicMetadata> = new Map();
   /**
    * When the subscription metadata must be computed again (Kafka's metadataRefreshDeadline):
@@ -100,15 +80,16 @@ export class ConsumerGroup {
     readonly groupId: string,
     private readonly journal: Journal,
   ) {
-    this.memberMap = new JournaledMap(journal);
-    this.staticMemberMap = new JournaledMap(journal);
-    this.topicNames = new JournaledMap(journal);
-    this.assignors = new JournaledMap(journal);
-    this.regexCounts = new JournaledMap(journal);
-    this.resolved = new JournaledMap(journal);
-    this.target = new JournaledMap(journal);
-    this.inverted = new JournaledMap(journal);
-    this.partitionEpochs = new JournaledMap(journal);
+    // Members are listed (describe) and walked (assignors) in join order: removals keep it.
+    this.memberMap = new TimelineMap(journal, true);
+    this.staticMemberMap = new TimelineMap(journal);
+    this.topicNames = new TimelineMap(journal);
+    this.assignors = new TimelineMap(journal);
+    this.regexCounts = new TimelineMap(journal);
+    this.resolved = new TimelineMap(journal);
+    this.target = new TimelineMap(journal);
+    this.inverted = new TimelineMap(journal);
+    this.partitionEpochs = new TimelineMap(journal);
   }
 
   get groupEpoch(): number {
@@ -144,80 +125,80 @@ export class ConsumerGroup {
 
   /** Kafka's state, derived from the epochs and the members (it is never stored). */
   get state(): ConsumerGroupState {
-    if (this.memberMap.map.size === 0) return 'Empty';
+    if (this.memberMap.size === 0) return 'Empty';
     if (this.epoch > this.targetEpoch) return 'Assigning';
-    for (const m of this.memberMap.map.values()) if (!isReconciledTo(m, this.targetEpoch)) return 'Reconciling';
+    for (const m of this.memberMap.values()) if (!isReconciledTo(m, this.targetEpoch)) return 'Reconciling';
     return 'Stable';
   }
 
   get members(): ReadonlyMap<string, ConsumerGroupMember> {
-    return this.memberMap.map;
+    return this.memberMap;
   }
 
   get numMembers(): number {
-    return this.memberMap.map.size;
+    return this.memberMap.size;
   }
 
   member(memberId: string): ConsumerGroupMember | undefined {
-    return this.memberMap.map.get(memberId);
+    return this.memberMap.get(memberId);
   }
 
   staticMemberId(instanceId: string | null): string | undefined {
-    return instanceId === null ? undefined : this.staticMemberMap.map.get(instanceId);
+    return instanceId === null ? undefined : this.staticMemberMap.get(instanceId);
   }
 
   staticMember(instanceId: string | null): ConsumerGroupMember | undefined {
     const id = this.staticMemberId(instanceId);
-    return id === undefined ? undefined : this.memberMap.map.get(id);
+    return id === undefined ? undefined : this.memberMap.get(id);
   }
 
   get staticMembers(): ReadonlyMap<string, string> {
-    return this.staticMemberMap.map;
+    return this.staticMemberMap;
   }
 
   /** Topic name → how many members subscribe to it by name and through a regex. */
   get subscribedTopicNames(): ReadonlyMap<string, SubscriptionCount> {
-    return this.topicNames.map;
+    return this.topicNames;
   }
 
   isSubscribedToTopic(topic: string): boolean {
-    return this.topicNames.map.has(topic);
+    return this.topicNames.has(topic);
   }
 
   /** Server assignor name → how many members ask for it. */
   get serverAssignors(): ReadonlyMap<string, number> {
-    return this.assignors.map;
+    return this.assignors;
   }
 
   get subscribedRegularExpressions(): ReadonlyMap<string, number> {
-    return this.regexCounts.map;
+    return this.regexCounts;
   }
 
   numSubscribedMembers(regex: string): number {
-    return this.regexCounts.map.get(regex) ?? 0;
+    return this.regexCounts.get(regex) ?? 0;
   }
 
   get resolvedRegularExpressions(): ReadonlyMap<string, ResolvedRegex> {
-    return this.resolved.map;
+    return this.resolved;
   }
 
   /** Kafka takes the first resolution's: they are refreshed together. */
   lastRegexRefreshTimeMs(): number {
-    const first = this.resolved.map.values().next();
+    const first = this.resolved.values().next();
     return first.done ? Number.MIN_SAFE_INTEGER : first.value.timestampMs;
   }
 
   lastRegexVersion(): number {
-    const first = this.resolved.map.values().next();
+    const first = this.resolved.values().next();
     return first.done ? 0 : first.value.version;
   }
 
   get targetAssignment(): ReadonlyMap<string, Assignment> {
-    return this.target.map;
+    return this.target;
   }
 
   targetAssignmentOf(memberId: string): Assignment {
-    return this.target.map.get(memberId) ?? EMPTY_ASSIGNMENT;
+    return this.target.get(memberId) ?? EMPTY_ASSIGNMENT;
   }
 
   /** A static member's target is its instance's, whatever its member id. */
@@ -228,34 +209,25 @@ export class ConsumerGroup {
   }
 
   isPartitionAssigned(topicId: string, partition: number): boolean {
-    return this.inverted.map.get(topicId)?.map.has(partition) ?? false;
+    return this.inverted.get(topicId)?.has(partition) ?? false;
   }
 
   /** The epoch of the member holding the partition, or -1 when it is free. */
   currentPartitionEpoch(topicId: string, partition: number): number {
-    return this.partitionEpochs.map.get(topicId)?.map.get(partition) ?? -1;
+    return this.partitionEpochs.get(topicId)?.get(partition) ?? -1;
   }
 
   // Record application (replay.ts): every change to the hard state goes through these.
 
   updateMember(member: ConsumerGroupMember): void {
-    const old = this.memberMap.map.get(member.memberId);
+    const old = this.memberMap.get(member.memberId);
     this.memberMap.set(member.memberId, member);
     this.index(old, member);
   }
 
   removeMember(memberId: string): void {
-    const old = this.memberMap.map.get(memberId);
+    const old = this.memberMap.get(memberId);
     if (old === undefined) return;
-    // Members are listed (describe) and walked (assignors) in join order: the undo puts the
-    // order back, once per operation.
-    if (this.journal.once(this.memberMap)) {
-      const entries = [...this.memberMap.map];
-      this.journal.record(() => {
-        this.memberMap.map.clear();
-        for (const [id, m] of entries) this.memberMap.map.set(id, m);
-      });
-    }
     this.memberMap.delete(memberId);
     this.index(old, undefined);
   }
@@ -271,7 +243,7 @@ export class ConsumerGroup {
   }
 
   updateResolvedRegex(regex: string, resolved: ResolvedRegex | null): void {
-    const old = this.resolved.map.get(regex);
+    const old = this.resolved.get(regex);
     for (const t of old?.topics ?? []) this.countTopic(t, 0, -1);
     if (resolved === null) this.resolved.delete(regex);
     else this.resolved.set(regex, resolved);
@@ -303,7 +275,7 @@ export class ConsumerGroup {
     if (old !== undefined) {
       this.epochs(old.assignedPartitions, null);
       this.epochs(old.partitionsPendingRevocation, null);
-      if (old.instanceId !== null && this.staticMemberMap.map.get(old.instanceId) === old.memberId && next?.instanceId !== old.instanceId) {
+      if (old.instanceId !== null && this.staticMemberMap.get(old.instanceId) === old.memberId && next?.instanceId !== old.instanceId) {
         this.staticMemberMap.delete(old.instanceId);
       }
     }
@@ -315,7 +287,7 @@ export class ConsumerGroup {
   }
 
   private countTopic(topic: string, byName: number, byRegex: number): void {
-    const c = this.topicNames.map.get(topic) ?? { byName: 0, byRegex: 0 };
+    const c = this.topicNames.get(topic) ?? { byName: 0, byRegex: 0 };
     const next = { byName: c.byName + byName, byRegex: c.byRegex + byRegex };
     if (next.byName <= 0 && next.byRegex <= 0) this.topicNames.delete(topic);
     else this.topicNames.set(topic, next);
@@ -324,17 +296,17 @@ export class ConsumerGroup {
   /** Marks the partitions held at `epoch`, or free (null). */
   private epochs(assignment: Assignment, epoch: number | null): void {
     for (const [topicId, partitions] of assignment) {
-      let byPartition = this.partitionEpochs.map.get(topicId);
+      let byPartition = this.partitionEpochs.get(topicId);
       if (byPartition === undefined) {
         if (epoch === null) continue;
-        byPartition = new JournaledMap(this.journal);
+        byPartition = new TimelineMap(this.journal);
         this.partitionEpochs.set(topicId, byPartition);
       }
       for (const p of partitions) {
         if (epoch === null) byPartition.delete(p);
         else byPartition.set(p, epoch);
       }
-      if (byPartition.map.size === 0) this.partitionEpochs.delete(topicId);
+      if (byPartition.size === 0) this.partitionEpochs.delete(topicId);
     }
   }
 
@@ -347,14 +319,14 @@ export class ConsumerGroup {
     for (const topicId of topics) {
       const before = new Set(old.get(topicId) ?? []);
       const after = new Set(next.get(topicId) ?? []);
-      let owners = this.inverted.map.get(topicId);
+      let owners = this.inverted.get(topicId);
       if (owners === undefined) {
-        owners = new JournaledMap(this.journal);
+        owners = new TimelineMap(this.journal);
         this.inverted.set(topicId, owners);
       }
-      for (const p of before) if (!after.has(p) && owners.map.get(p) === memberId) owners.delete(p);
+      for (const p of before) if (!after.has(p) && owners.get(p) === memberId) owners.delete(p);
       for (const p of after) if (!before.has(p)) owners.set(p, memberId);
-      if (owners.map.size === 0) this.inverted.delete(topicId);
+      if (owners.size === 0) this.inverted.delete(topicId);
     }
   }
 }

@@ -14,13 +14,6 @@
  * and hashes here that does not happen in practice, and it is not modelled.
  */
 
-/** Java's String.hashCode (over UTF-16 code units, 32-bit overflow). */
-export function stringHash(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-  return h;
-}
-
 /** Kafka's Uuid.hashCode for a topic id in its base64url text form. */
 export function uuidHash(id: string): number {
   const b = uuidBytes(id);

@@ -20,18 +20,19 @@ import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/con
 import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAssignment } from '../../protocol/consumer-protocol.js';
 import { ConsumerProtocolAssignment } from '../../protocol/messages/consumer-protocol-assignment.js';
 import type { CoordinatorState } from '../coordinator-state.js';
-import { ClassicGroup } from '../group.js';
-import { ClassicGroupMember } from '../member.js';
+import { ClassicGroup } from '../classic/group.js';
+import { ClassicGroupMember } from '../classic/member.js';
 import { applyRecord } from '../load.js';
 import { consumerRebalanceKey, consumerSessionKey, heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
-import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../rebalance.js';
+import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../classic/rebalance.js';
 import { groupMetadataRecord, groupMetadataTombstone, currentAssignments } from '../records.js';
 import { isDowngradeEnabled, isUpgradeEnabled } from '../types.js';
 import { assignmentFromRecord, type Assignment } from './assignment.js';
 import { consumerGroupTombstones } from './classic-apis.js';
 import { ConsumerGroupError, groupIdNotFound } from './errors.js';
 import type { ConsumerGroup } from './group.js';
-import { javaSetOrder, stringHash } from './java-hash.js';
+import { javaSetOrder } from './java-hash.js';
+import { stringHash } from '../../util/string-hash.js';
 import { MemberState, newMember, uniformAssignmentEpochs, usesClassicProtocol, type ConsumerGroupMember } from './member.js';
 import { currentAssignmentRecord, epochRecord, memberSubscriptionRecord, subscriptionMetadataRecord, targetAssignmentEpochRecord, targetAssignmentRecord } from './records.js';
 import { computeSubscriptionMetadata } from './subscription.js';
@@ -222,7 +223,7 @@ export function convertToClassicGroup(
   const groupId = group.groupId;
   const replaced = joining === null ? undefined : group.staticMember(joining.instanceId);
   if (joining !== null && replaced === undefined) throw new Error('joiningMember must be a static member when not null.');
-  const classic = new ClassicGroup(groupId, 'Stable', op.nowMs, { generationId: group.groupEpoch, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: null, leaderId: null });
+  const classic = new ClassicGroup(groupId, 'Stable', op.nowMs, s.journal, { generationId: group.groupEpoch, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: null, leaderId: null });
   const gone = new Set(leaving.map((m) => m.memberId));
   const classicMember = (m: ConsumerGroupMember): ClassicGroupMember =>
     new ClassicGroupMember(m.memberId, m.instanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.classicMemberMetadata!.sessionTimeoutMs, CONSUMER_PROTOCOL_TYPE,

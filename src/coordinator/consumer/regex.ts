@@ -25,7 +25,8 @@ import type { CoordinatorState } from '../coordinator-state.js';
 import { consumerRegexKey, type Operation } from '../operation.js';
 import { ConsumerGroupError } from './errors.js';
 import type { ConsumerGroup, ResolvedRegex } from './group.js';
-import { javaSetOrder, stringHash } from './java-hash.js';
+import { javaSetOrder } from './java-hash.js';
+import { stringHash } from '../../util/string-hash.js';
 import { hasRegex, sameTopicNames, type ConsumerGroupMember } from './member.js';
 
 /** Kafka's REGEX_BATCH_REFRESH_MIN_INTERVAL_MS. */

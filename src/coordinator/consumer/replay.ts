@@ -9,7 +9,8 @@
  * start.
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
-import { stringHash, javaSetOrder } from './java-hash.js';
+import { javaSetOrder } from './java-hash.js';
+import { stringHash } from '../../util/string-hash.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { assignmentFromRecord, EMPTY_ASSIGNMENT } from './assignment.js';
 import { EMPTY_ASSIGNMENT_EPOCHS, LEAVE_GROUP_MEMBER_EPOCH, memberStateFromValue, newMember } from './member.js';

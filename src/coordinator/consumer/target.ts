@@ -16,7 +16,8 @@ import { assignmentEquals, EMPTY_ASSIGNMENT, type Assignment } from './assignmen
 import { BUILTIN_ASSIGNORS, PartitionAssignorError, type MemberSubscriptionSpec } from './assignors/index.js';
 import { ConsumerGroupError } from './errors.js';
 import type { ConsumerGroup, SubscriptionType } from './group.js';
-import { JavaHashSet, stringHash } from './java-hash.js';
+import { JavaHashSet } from './java-hash.js';
+import { stringHash } from '../../util/string-hash.js';
 import type { ConsumerGroupMember } from './member.js';
 import { targetAssignmentEpochRecord, targetAssignmentRecord } from './records.js';
 import { memberTopicIds } from './subscription.js';

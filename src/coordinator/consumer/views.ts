@@ -4,7 +4,8 @@
  * fencing compute the next state from these before any record is applied.
  */
 import type { ConsumerGroup, SubscriptionCount } from './group.js';
-import { JavaHashSet, stringHash } from './java-hash.js';
+import { JavaHashSet } from './java-hash.js';
+import { stringHash } from '../../util/string-hash.js';
 import { hasRegex, type ConsumerGroupMember } from './member.js';
 
 function bump(counts: Map<string, number>, name: string | null | undefined, delta: number): void {

@@ -6,9 +6,12 @@
  * markersWritten, onTimer). Transaction version 1 (the client adds every partition; EndTxn
  * does not bump the epoch) and 2 (KIP-890: Produce and TxnOffsetCommit add their partition
  * themselves, through addPartitions with version 2; every EndTxn bumps the epoch, see
- * endTransactionV2). See README.md.
+ * endTransactionV2). It runs as a shard of the coordinator runtime
+ * (src/broker/transaction-coordinator-service.ts); its files and Kafka counterparts:
+ * docs/ARCHITECTURE.md, "Transaction coordinator".
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import { appendErrorToResponseError } from '../append-errors.js';
 import type { CoordinatorRecord } from '../types.js';
 import { endDecisionV1, endDecisionV2 } from './end-transaction.js';
 import { decodeTransactionRecord, encodeTransactionRecord } from './records.js';
@@ -53,25 +56,6 @@ interface PendingMarkers {
   readonly txn: TransactionMetadata;
   /** The Complete(Commit|Abort) transition prepared when the markers went out. */
   readonly complete: TransitMetadata;
-}
-
-/** Kafka's appendTransactionToLog error mapping: what clients get when a record was not written. */
-function appendError(errorCode: number): number {
-  switch (errorCode) {
-    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-    case ErrorCode.NOT_ENOUGH_REPLICAS:
-    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
-    case ErrorCode.REQUEST_TIMED_OUT:
-      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
-    case ErrorCode.KAFKA_STORAGE_ERROR:
-      return ErrorCode.NOT_COORDINATOR;
-    case ErrorCode.MESSAGE_TOO_LARGE:
-    case ErrorCode.RECORD_LIST_TOO_LARGE:
-      return ErrorCode.UNKNOWN_SERVER_ERROR;
-    default:
-      return errorCode;
-  }
 }
 
 function answer(result: TxnResult, requestId: TxnRequestId, errorCode: number, producerId = NO_PRODUCER_ID, producerEpoch = NO_PRODUCER_EPOCH): void {
@@ -280,7 +264,7 @@ export class TransactionCoordinator {
     return result;
   }
 
-  /** A write's record is durable (NONE) or failed (the append's error code). */
+  /** A write's record is durable (NONE) or failed (the append's error code, mapped as append-errors.ts maps it). */
   writeCompleted(writeId: number, errorCode: number, nowMs: number): TxnResult {
     const result = emptyResult();
     const pending = this.writes.get(writeId);
@@ -293,7 +277,7 @@ export class TransactionCoordinator {
     } else {
       txn.pending = null;
     }
-    pending.done(errorCode === ErrorCode.NONE ? ErrorCode.NONE : appendError(errorCode), result, nowMs);
+    pending.done(appendErrorToResponseError(errorCode), result, nowMs);
     return result;
   }
 

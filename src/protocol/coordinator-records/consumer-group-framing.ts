@@ -22,16 +22,6 @@ import { ConsumerGroupTargetAssignmentMemberValue } from './consumer-group-targe
 import { ConsumerGroupCurrentMemberAssignmentKey } from './consumer-group-current-member-assignment-key.js';
 import { ConsumerGroupCurrentMemberAssignmentValue } from './consumer-group-current-member-assignment-value.js';
 
-/** Kafka's CoordinatorRecordType codes of the consumer-group records. */
-export const ConsumerGroupRecordType = {
-  GroupMetadata: 3,
-  PartitionMetadata: 4,
-  MemberMetadata: 5,
-  TargetAssignmentMetadata: 6,
-  TargetAssignmentMember: 7,
-  CurrentMemberAssignment: 8,
-} as const;
-
 /** A consumer-group record decoded: its type, key and value (null: a tombstone). */
 export type ConsumerGroupRecord =
   | { readonly type: 3; readonly key: ConsumerGroupMetadataKey; readonly value: ConsumerGroupMetadataValue | null }

@@ -4,15 +4,15 @@
  * delay), session and pending-sync expiry, member removal and the propagation of the
  * leader's assignment.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import type { CoordinatorState } from './coordinator-state.js';
-import type { MemberRemovalCause } from './events.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { CoordinatorState } from '../coordinator-state.js';
+import type { MemberRemovalCause } from '../events.js';
 import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT, type ClassicGroupMember } from './member.js';
-import { heartbeatKey, joinKey, syncKey, type Operation } from './operation.js';
-import { groupMetadataRecord } from './records.js';
+import { heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
+import { groupMetadataRecord } from '../records.js';
 import { joinGroupResponse, syncGroupResponse, type JoinReply, type SyncReply } from './responses.js';
-import { assertNever } from './types.js';
+import { assertNever } from '../types.js';
 
 /** (Re)arms the member's session timer. */
 export function rescheduleHeartbeat(

@@ -4,19 +4,19 @@
  * each member's subscription, current assignment and target assignment (topics the broker
  * no longer has are left out, as Kafka does with its metadata image).
  */
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type {
   ConsumerGroupDescribeRequestData,
   ConsumerGroupDescribeResponseData,
   ConsumerGroupDescribeResponseDescribedGroup,
   ConsumerGroupDescribeResponseTopicPartitions,
-} from '../protocol/messages/consumer-group-describe.js';
-import type { CoordinatorState } from './coordinator-state.js';
-import type { Assignment } from './consumer/assignment.js';
-import type { ConsumerGroup } from './consumer/group.js';
-import { preferredAssignor } from './consumer/target.js';
-import type { Operation } from './operation.js';
-import type { RequestContext } from './types.js';
+} from '../../protocol/messages/consumer-group-describe.js';
+import type { CoordinatorState } from '../coordinator-state.js';
+import type { Assignment } from './assignment.js';
+import type { ConsumerGroup } from './group.js';
+import { preferredAssignor } from './target.js';
+import type { Operation } from '../operation.js';
+import type { RequestContext } from '../types.js';
 
 /** Kafka's authorizedOperations value for "not requested". */
 const OPERATIONS_NOT_REQUESTED = -2147483648;

@@ -4,11 +4,11 @@
  * version lacks is left at its default here — the same adjustments Kafka's
  * `JoinGroupResponse` / `LeaveGroupResponse` constructors make.
  */
-import type { JoinGroupResponseData, JoinGroupResponseMember } from '../protocol/messages/join-group.js';
-import type { SyncGroupResponseData } from '../protocol/messages/sync-group.js';
-import type { HeartbeatResponseData } from '../protocol/messages/heartbeat.js';
-import type { LeaveGroupResponseData, MemberResponse } from '../protocol/messages/leave-group.js';
-import { ErrorCode } from '../protocol/errors.js';
+import type { JoinGroupResponseData, JoinGroupResponseMember } from '../../protocol/messages/join-group.js';
+import type { SyncGroupResponseData } from '../../protocol/messages/sync-group.js';
+import type { HeartbeatResponseData } from '../../protocol/messages/heartbeat.js';
+import type { LeaveGroupResponseData, MemberResponse } from '../../protocol/messages/leave-group.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { EMPTY_ASSIGNMENT } from './member.js';
 
 export interface JoinReply {

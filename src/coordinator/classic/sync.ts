@@ -3,14 +3,14 @@
  * arrives; the leader's SyncGroup stores the assignment (a GroupMetadata record) and
  * answers every parked member with its own share.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { classicSyncToConsumerGroup } from './consumer/classic-apis.js';
-import type { SyncGroupRequestData } from '../protocol/messages/sync-group.js';
-import type { CoordinatorState } from './coordinator-state.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { classicSyncToConsumerGroup } from '../consumer/classic-apis.js';
+import type { SyncGroupRequestData } from '../../protocol/messages/sync-group.js';
+import type { CoordinatorState } from '../coordinator-state.js';
 import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT } from './member.js';
-import type { Operation } from './operation.js';
-import { groupMetadataRecord } from './records.js';
+import type { Operation } from '../operation.js';
+import { groupMetadataRecord } from '../records.js';
 import {
   maybePrepareRebalanceOrCompleteJoin,
   removePendingSyncMember,
@@ -18,7 +18,7 @@ import {
   setAndPropagateAssignment,
 } from './rebalance.js';
 import { syncGroupError, syncGroupResponse } from './responses.js';
-import { assertNever, type RequestContext } from './types.js';
+import { assertNever, type RequestContext } from '../types.js';
 
 /** A protocol type or name in the request contradicts the group's (absent on either side is fine). */
 function isProtocolInconsistent(fromRequest: string | null | undefined, ofGroup: string | null): boolean {

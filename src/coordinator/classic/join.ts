@@ -3,14 +3,14 @@
  * static members, existing members, static member replacement). A join usually parks: the
  * reply comes when the join phase completes (see rebalance.ts).
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { deleteConsumerGroup } from './consumer/classic-apis.js';
-import { classicJoinToConsumerGroup } from './consumer/classic-join.js';
-import type { JoinGroupRequestData } from '../protocol/messages/join-group.js';
-import type { CoordinatorState } from './coordinator-state.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { deleteConsumerGroup } from '../consumer/classic-apis.js';
+import { classicJoinToConsumerGroup } from '../consumer/classic-join.js';
+import type { JoinGroupRequestData } from '../../protocol/messages/join-group.js';
+import type { CoordinatorState } from '../coordinator-state.js';
 import type { ClassicGroup } from './group.js';
 import { ClassicGroupMember, ownProtocols, type ParkedRequest } from './member.js';
-import { heartbeatKey, type Operation } from './operation.js';
+import { heartbeatKey, type Operation } from '../operation.js';
 import {
   answerJoin,
   answerSync,
@@ -21,9 +21,9 @@ import {
   rescheduleHeartbeat,
   withClientReason,
 } from './rebalance.js';
-import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from './records.js';
+import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from '../records.js';
 import { joinGroupError, joinGroupResponse } from './responses.js';
-import { assertNever, type RequestContext } from './types.js';
+import { assertNever, type RequestContext } from '../types.js';
 
 const UNKNOWN_MEMBER_ID = '';
 

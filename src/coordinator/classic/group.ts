@@ -8,16 +8,19 @@
  * caller, which shapes and sends the reply.
  *
  * Every change to the members and the id sets goes through its methods (they are exposed
- * read-only), which record how to undo it in the journal of the operation that announced
- * it (`CoordinatorState.changing`, see journal.ts): per member and per id, so an operation
- * costs what it changes, not the size of the group.
+ * read-only); the maps and sets are timeline ones (../timeline-map.ts), which record how to
+ * undo each change in the running operation's journal, per member and per id, so an
+ * operation costs what it changes, not the size of the group. A member's own fields are
+ * captured before its first change in an operation that announced it changes the group
+ * (`CoordinatorState.changing`, see journal.ts).
  */
-import { Reader } from '../protocol/primitives/reader.js';
-import { ConsumerProtocolSubscription } from '../protocol/messages/consumer-protocol-subscription.js';
-import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
-import { ErrorCode } from '../protocol/errors.js';
-import type { JoinGroupResponseMember } from '../protocol/messages/join-group.js';
-import type { Changes, Journal } from './journal.js';
+import { Reader } from '../../protocol/primitives/reader.js';
+import { ConsumerProtocolSubscription } from '../../protocol/messages/consumer-protocol-subscription.js';
+import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { JoinGroupResponseMember } from '../../protocol/messages/join-group.js';
+import type { Changes, Journal } from '../journal.js';
+import { TimelineMap, TimelineSet } from '../timeline-map.js';
 import { ClassicGroupMember, type MemberProtocol, type ParkedRequest } from './member.js';
 import { VALID_PREVIOUS_STATES, type GroupState } from './state.js';
 
@@ -30,16 +33,17 @@ export class ClassicGroup {
   protocolName: string | null;
   generationId: number;
   leaderId: string | null;
-  /** Insertion-ordered: the oldest member comes first, which makes leader re-election stable. */
-  private readonly memberMap = new Map<string, ClassicGroupMember>();
-  /** group.instance.id → member id. */
-  private readonly staticMembers = new Map<string, string>();
+  /**
+   * Insertion-ordered: the oldest member comes first, which makes leader re-election stable
+   * (and orders the leader's member list and DescribeGroups): a removal's undo keeps it.
+   */
+  private readonly memberMap: TimelineMap<string, ClassicGroupMember>;
+  /** group.instance.id → member id; looked up, never listed. */
+  private readonly staticMembers: TimelineMap<string, string>;
   /** Ids handed out with MEMBER_ID_REQUIRED whose owners have not joined with them yet. */
-  private readonly pendingJoin = new Set<string>();
+  private readonly pendingJoin: TimelineSet<string>;
   /** Members that received the JoinGroup response of this generation but have not synced. */
-  private readonly pendingSync = new Set<string>();
-  /** Where changes are recorded, once an operation announced one (see snapshot). */
-  private journal: Journal | null = null;
+  private readonly pendingSync: TimelineSet<string>;
   /** Protocol name → how many members support it. */
   private readonly supportedProtocols = new Map<string, number>();
   private numMembersAwaitingJoin = 0;
@@ -52,8 +56,14 @@ export class ClassicGroup {
     readonly groupId: string,
     initialState: GroupState,
     nowMs: number | null,
+    /** Where the group's members and id sets record their changes (its state's journal). */
+    private readonly journal: Journal,
     loaded?: { generationId: number; protocolType: string | null; protocolName: string | null; leaderId: string | null },
   ) {
+    this.memberMap = new TimelineMap(journal, true);
+    this.staticMembers = new TimelineMap(journal);
+    this.pendingJoin = new TimelineSet(journal);
+    this.pendingSync = new TimelineSet(journal);
     this.state = initialState;
     this.currentStateTimestampMs = nowMs;
     this.generationId = loaded?.generationId ?? 0;
@@ -65,12 +75,11 @@ export class ClassicGroup {
   /**
    * An operation is about to change the group (journal.ts): captures the group's own fields
    * (the returned function puts them back) and has the group record, from now on and for
-   * that operation, how to undo each change to a member, a member id or an id set. A field
-   * added to this class must be captured here, or changed only through a method that
-   * records its undo.
+   * that operation, each member's fields before its first change. The members and id sets
+   * are timeline maps and sets, which record their own changes. A field added to this class
+   * must be captured here, or be a timeline map or set.
    */
-  snapshot(journal: Journal): () => void {
-    this.journal = journal;
+  snapshot(): () => void {
     const { state, previousState, currentStateTimestampMs, protocolType, protocolName, generationId, leaderId, subscribedTopics, newMemberAdded } = this;
     const numMembersAwaitingJoin = this.numMembersAwaitingJoin;
     // A map from protocol name to count: as small as the members' protocol lists.
@@ -151,7 +160,7 @@ export class ClassicGroup {
 
   addPendingMember(memberId: string): void {
     if (this.hasMember(memberId)) throw new Error(`pending member ${memberId} is already a member`);
-    this.addTo(this.pendingJoin, memberId);
+    this.pendingJoin.add(memberId);
   }
 
   add(member: ClassicGroupMember, parkedJoin: ParkedRequest | null): void {
@@ -159,7 +168,7 @@ export class ClassicGroup {
       if (this.staticMembers.has(member.groupInstanceId)) {
         throw new Error(`static member ${member.groupInstanceId} is already in group ${this.groupId}`);
       }
-      this.setStaticMember(member.groupInstanceId, member.memberId);
+      this.staticMembers.set(member.groupInstanceId, member.memberId);
     }
     if (this.memberMap.size === 0) this.protocolType = member.protocolType;
     if (this.protocolType !== member.protocolType) throw new Error('member and group protocol types differ');
@@ -167,29 +176,29 @@ export class ClassicGroup {
       throw new Error('the group supports none of the member protocols');
     }
     if (this.leaderId === null) this.leaderId = member.memberId;
-    this.putMember(member);
+    this.memberMap.set(member.memberId, member);
     this.countProtocols(member, +1);
     this.saveMember(member);
     member.awaitingJoin = parkedJoin;
     if (parkedJoin !== null) this.numMembersAwaitingJoin++;
-    this.deleteFrom(this.pendingJoin, member.memberId);
+    this.pendingJoin.delete(member.memberId);
   }
 
   /** Removes a member (or pending member id); re-elects the oldest remaining member as leader. */
   remove(memberId: string): ClassicGroupMember | undefined {
     const removed = this.memberMap.get(memberId);
     if (removed !== undefined) {
-      this.deleteMember(memberId);
+      this.memberMap.delete(memberId);
       this.countProtocols(removed, -1);
       if (removed.isAwaitingJoin) this.numMembersAwaitingJoin--;
-      if (removed.groupInstanceId !== null) this.deleteStaticMember(removed.groupInstanceId);
+      if (removed.groupInstanceId !== null) this.staticMembers.delete(removed.groupInstanceId);
     }
     if (this.isLeader(memberId)) {
       const next = this.memberMap.keys().next();
       this.leaderId = next.done ? null : next.value;
     }
-    this.deleteFrom(this.pendingJoin, memberId);
-    this.deleteFrom(this.pendingSync, memberId);
+    this.pendingJoin.delete(memberId);
+    this.pendingSync.delete(memberId);
     return removed;
   }
 
@@ -233,15 +242,15 @@ export class ClassicGroup {
   }
 
   addPendingSyncMember(memberId: string): void {
-    this.addTo(this.pendingSync, memberId);
+    this.pendingSync.add(memberId);
   }
 
   deletePendingSyncMember(memberId: string): void {
-    this.deleteFrom(this.pendingSync, memberId);
+    this.pendingSync.delete(memberId);
   }
 
   clearPendingSyncMembers(): void {
-    for (const memberId of [...this.pendingSync]) this.deleteFrom(this.pendingSync, memberId);
+    for (const memberId of [...this.pendingSync]) this.pendingSync.delete(memberId);
   }
 
   /**
@@ -277,7 +286,7 @@ export class ClassicGroup {
     const old = this.memberMap.get(oldMemberId);
     if (old === undefined) throw new Error(`cannot replace unknown member ${oldMemberId}`);
     if (old.isAwaitingJoin) this.numMembersAwaitingJoin--;
-    this.deleteMember(oldMemberId);
+    this.memberMap.delete(oldMemberId);
     const replacement = new ClassicGroupMember(
       newMemberId,
       old.groupInstanceId,
@@ -289,9 +298,9 @@ export class ClassicGroup {
       old.supportedProtocols,
       old.assignment,
     );
-    this.putMember(replacement);
+    this.memberMap.set(replacement.memberId, replacement);
     if (this.isLeader(oldMemberId)) this.leaderId = newMemberId;
-    this.setStaticMember(groupInstanceId, newMemberId);
+    this.staticMembers.set(groupInstanceId, newMemberId);
     return replacement;
   }
 
@@ -444,11 +453,11 @@ export class ClassicGroup {
     }
   }
 
-  // The recorded changes. Each records its undo in the running operation's changes when
-  // that operation announced it changes this group; the undos run in reverse order.
+  // A member's fields are recorded in the running operation's changes when that operation
+  // announced it changes this group; the undos run in reverse order.
 
   private recording(): Changes | null {
-    return this.journal?.changesOf(this) ?? null;
+    return this.journal.changesOf(this);
   }
 
   /** Before a member's first change in the operation: its fields, to put back. */
@@ -457,62 +466,5 @@ export class ClassicGroup {
     if (c === null || !c.once(member)) return;
     const fields = member.snapshot();
     c.undo.push(() => member.restore(fields));
-  }
-
-  /** A new member id goes last: removing it again restores the order. */
-  private putMember(member: ClassicGroupMember): void {
-    const previous = this.memberMap.get(member.memberId);
-    this.memberMap.set(member.memberId, member);
-    const c = this.recording();
-    if (c === null) return;
-    c.undo.push(() => (previous === undefined ? this.memberMap.delete(member.memberId) : this.memberMap.set(member.memberId, previous)));
-  }
-
-  /**
-   * Removals (leaves, expiries) are rare: the first in the operation keeps the members'
-   * order, which a member put back at the end would change (leader re-election, the order
-   * of the leader's member list and of DescribeGroups).
-   */
-  private deleteMember(memberId: string): void {
-    const c = this.recording();
-    if (c !== null && c.once(this.memberMap)) {
-      const entries = [...this.memberMap];
-      c.undo.push(() => {
-        this.memberMap.clear();
-        for (const [id, m] of entries) this.memberMap.set(id, m);
-      });
-    }
-    this.memberMap.delete(memberId);
-  }
-
-  /** Static members are looked up, never listed: their order needs no undo. */
-  private setStaticMember(groupInstanceId: string, memberId: string): void {
-    const previous = this.staticMembers.get(groupInstanceId);
-    this.staticMembers.set(groupInstanceId, memberId);
-    this.recording()?.undo.push(() =>
-      previous === undefined ? this.staticMembers.delete(groupInstanceId) : this.staticMembers.set(groupInstanceId, previous),
-    );
-  }
-
-  private deleteStaticMember(groupInstanceId: string): void {
-    const previous = this.staticMembers.get(groupInstanceId);
-    if (previous === undefined) return;
-    this.staticMembers.delete(groupInstanceId);
-    this.recording()?.undo.push(() => this.staticMembers.set(groupInstanceId, previous));
-  }
-
-  /**
-   * The pending id sets are tested and counted; their order decides nothing (expiring
-   * pending syncs removes them all), so an id put back may come last.
-   */
-  private addTo(set: Set<string>, id: string): void {
-    if (set.has(id)) return;
-    set.add(id);
-    this.recording()?.undo.push(() => set.delete(id));
-  }
-
-  private deleteFrom(set: Set<string>, id: string): void {
-    if (!set.delete(id)) return;
-    this.recording()?.undo.push(() => set.add(id));
   }
 }

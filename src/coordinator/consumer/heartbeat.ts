@@ -11,18 +11,19 @@
  * Version 0 lets the coordinator choose the member id (epoch 0 with an empty id); from
  * version 1 the member brings its own (KIP-1082) and SubscribedTopicRegex exists.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import type { ConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import type {
   ConsumerGroupHeartbeatRequestData,
   ConsumerGroupHeartbeatResponseData,
-} from '../protocol/messages/consumer-group-heartbeat.js';
-import type { CoordinatorState } from './coordinator-state.js';
-import { assignmentEquals, toTopicPartitions, type Assignment } from './consumer/assignment.js';
-import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest, unknownMemberId } from './consumer/errors.js';
-import { fenceMembers, scheduleSessionTimeout, staticMemberLeave } from './consumer/fence.js';
-import { ConsumerGroup } from './consumer/group.js';
-import { javaSetOrder, stringHash } from './consumer/java-hash.js';
+} from '../../protocol/messages/consumer-group-heartbeat.js';
+import type { CoordinatorState } from '../coordinator-state.js';
+import { assignmentEquals, toTopicPartitions, type Assignment } from './assignment.js';
+import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest, unknownMemberId } from './errors.js';
+import { fenceMembers, scheduleSessionTimeout, staticMemberLeave } from './fence.js';
+import { ConsumerGroup } from './group.js';
+import { javaSetOrder } from './java-hash.js';
+import { stringHash } from '../../util/string-hash.js';
 import {
   LEAVE_GROUP_MEMBER_EPOCH,
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,
@@ -32,18 +33,18 @@ import {
   sameTopicNames,
   usesClassicProtocol,
   type ConsumerGroupMember,
-} from './consumer/member.js';
-import { convertToConsumerGroup, validateOnlineUpgrade } from './consumer/migration.js';
-import { memberSubscriptionRecord, replaceStaticMember } from './consumer/records.js';
-import type { OwnedTopicPartitions } from './consumer/reconcile.js';
-import { maybeUpdateRegularExpressions } from './consumer/regex.js';
-import { maybeUpdateTargetAssignment, preferredAssignor } from './consumer/target.js';
-import { maybeReconcile, updateSubscriptionMetadata } from './consumer/update.js';
-import { writeConsumerGroupRecords } from './consumer/write.js';
-import { applyRecord } from './load.js';
-import type { Operation } from './operation.js';
-import { groupMetadataTombstone } from './records.js';
-import type { RequestContext } from './types.js';
+} from './member.js';
+import { convertToConsumerGroup, validateOnlineUpgrade } from './migration.js';
+import { memberSubscriptionRecord, replaceStaticMember } from './records.js';
+import type { OwnedTopicPartitions } from './reconcile.js';
+import { maybeUpdateRegularExpressions } from './regex.js';
+import { maybeUpdateTargetAssignment, preferredAssignor } from './target.js';
+import { maybeReconcile, updateSubscriptionMetadata } from './update.js';
+import { writeConsumerGroupRecords } from './write.js';
+import { applyRecord } from '../load.js';
+import type { Operation } from '../operation.js';
+import { groupMetadataTombstone } from '../records.js';
+import type { RequestContext } from '../types.js';
 
 type Request = ConsumerGroupHeartbeatRequestData;
 type Response = ConsumerGroupHeartbeatResponseData;

@@ -1,13 +1,13 @@
 /**
  * Heartbeat and LeaveGroup, after Kafka's classicGroupHeartbeat and classicGroupLeave.
  */
-import { ErrorCode } from '../protocol/errors.js';
-import { classicHeartbeatToConsumerGroup, leaveConsumerGroup } from './consumer/classic-apis.js';
-import type { HeartbeatRequestData } from '../protocol/messages/heartbeat.js';
-import type { LeaveGroupRequestData, MemberIdentity, MemberResponse } from '../protocol/messages/leave-group.js';
-import type { CoordinatorState } from './coordinator-state.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { classicHeartbeatToConsumerGroup, leaveConsumerGroup } from '../consumer/classic-apis.js';
+import type { HeartbeatRequestData } from '../../protocol/messages/heartbeat.js';
+import type { LeaveGroupRequestData, MemberIdentity, MemberResponse } from '../../protocol/messages/leave-group.js';
+import type { CoordinatorState } from '../coordinator-state.js';
 import type { ClassicGroup } from './group.js';
-import { heartbeatKey, type Operation } from './operation.js';
+import { heartbeatKey, type Operation } from '../operation.js';
 import {
   answerJoin,
   maybeCompleteJoinPhase,
@@ -17,7 +17,7 @@ import {
   withClientReason,
 } from './rebalance.js';
 import { heartbeatResponse, leaveGroupResponse } from './responses.js';
-import { assertNever, type RequestContext } from './types.js';
+import { assertNever, type RequestContext } from '../types.js';
 
 export function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req: HeartbeatRequestData): void {
   op.reply(ctx.requestId, heartbeatResponse(heartbeatError(s, op, req)));

@@ -6,7 +6,7 @@
  * Once the member is in a group, its fields change only through the group's methods
  * (ClassicGroup), which record how to undo each change.
  */
-import type { RequestId } from './types.js';
+import type { RequestId } from '../types.js';
 
 export interface MemberProtocol {
   readonly name: string;

@@ -1,0 +1,176 @@
+/**
+ * The group coordinator (src/coordinator/, a pure state machine) as a shard of the
+ * coordinator runtime (coordinator-runtime/), over `__consumer_offsets`, in the role of
+ * Kafka's GroupCoordinatorService: what the handlers call. The runtime gives it the
+ * broker's clock, runs its timers, appends its records and releases its replies once those
+ * are durable, and is the topic's only writer: the transaction coordinator's COMMIT/ABORT
+ * markers for `__consumer_offsets` come through `writeTxnMarker`. See
+ * src/coordinator/README.md, "What `run(result)` must do".
+ *
+ * Deliberate differences from Kafka:
+ * - `__consumer_offsets` has a single partition (Kafka: offsets.topic.num.partitions = 50,
+ *   group to partition by abs(hashCode(groupId)) % 50). With one node coordinating every
+ *   group there is nothing to spread; one partition keeps replay in plain log order.
+ * - The topic is created (cleanup.policy=compact, internal) at the first group
+ *   FindCoordinator or the first coordinator write, not at start-up, so a broker that never
+ *   served a group has no `__consumer_offsets`, as in Kafka. Creation is synchronous, so
+ *   FindCoordinator never answers COORDINATOR_NOT_AVAILABLE while it loads.
+ * - The storage's log cleaner compacts the topic (the broker runs it every
+ *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
+ */
+import { ErrorCode } from '../protocol/errors.js';
+import { GroupCoordinator } from '../coordinator/index.js';
+import type {
+  CoordinatorResult,
+  GroupCoordinatorConfig,
+  RequestContext as CoordinatorRequestContext,
+} from '../coordinator/index.js';
+import type { Storage } from '../storage/types.js';
+import type { Logger } from '../util/log.js';
+import type { Scheduler } from './broker-context.js';
+import type { RequestContext } from './handler.js';
+import { GroupLifecycle } from './group-lifecycle.js';
+import { AclOperation, ResourceType, authorize } from './authorization.js';
+import { CoordinatorRuntime } from './coordinator-runtime/runtime.js';
+
+export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
+/** See the module comment: one partition instead of Kafka's 50. */
+export const CONSUMER_OFFSETS_PARTITIONS = 1;
+
+export interface GroupCoordinatorServiceOptions {
+  readonly storage: Storage;
+  /** The broker's clock: the coordinator's time and timers. */
+  readonly clock: Scheduler;
+  readonly log: Logger;
+  /** The coordinator's settings (group.*, offsets.retention.*); Kafka's defaults for the rest. */
+  readonly coordinator: Partial<GroupCoordinatorConfig>;
+  /** offsets.topic.segment.bytes for `__consumer_offsets` when this service creates it. */
+  readonly offsetsTopicSegmentBytes: number;
+}
+
+export class GroupCoordinatorService {
+  /** The groups' lifecycle log lines and rebalance counts. */
+  readonly lifecycle: GroupLifecycle;
+  private readonly runtime: CoordinatorRuntime<GroupCoordinator, CoordinatorResult>;
+  private readonly storage: Storage;
+  private readonly log: Logger;
+
+  private constructor(options: GroupCoordinatorServiceOptions) {
+    this.storage = options.storage;
+    this.log = options.log;
+    const lifecycle = new GroupLifecycle(options.log, options.clock);
+    this.lifecycle = lifecycle;
+    this.runtime = new CoordinatorRuntime<GroupCoordinator, CoordinatorResult>({
+      name: 'group coordinator',
+      storage: options.storage,
+      clock: options.clock,
+      log: options.log,
+      topic: { name: CONSUMER_OFFSETS_TOPIC, partitions: CONSUMER_OFFSETS_PARTITIONS, segmentBytes: options.offsetsTopicSegmentBytes },
+      pipelined: true,
+      newShard: () => new GroupCoordinator(options.coordinator),
+      // Consumer groups need the topics before loading (their regexes are resolved then).
+      prepare: (coordinator) => this.tellTopics(coordinator),
+      describeLoaded: (coordinator) => ({ groups: coordinator.groupIds().length }),
+      topicCreated: () => this.topicsChanged(),
+      // Events stand once the result's replies go out as they are: without a token at once.
+      ran: (result) => {
+        if (result.token === null && result.events.length > 0) lifecycle.handle(result.events);
+      },
+      settled: (result, errorCode) => {
+        if (result.events.length === 0) return;
+        if (errorCode === ErrorCode.NONE) lifecycle.handle(result.events);
+        else options.log.debug('group events reverted', { events: result.events.length, errorCode });
+      },
+    });
+  }
+
+  /** Replays `__consumer_offsets` (when it exists) and arms the coordinator's timers. */
+  static start(options: GroupCoordinatorServiceOptions): GroupCoordinatorService {
+    const service = new GroupCoordinatorService(options);
+    service.runtime.load();
+    return service;
+  }
+
+  /** The group coordinator as loaded now (a new instance after a fail-stop). */
+  get coordinator(): GroupCoordinator {
+    return this.runtime.shard;
+  }
+
+  /** Creates `__consumer_offsets` when missing (FindCoordinator for a group, first write). */
+  ensureTopic(): void {
+    this.runtime.ensureTopic();
+  }
+
+  /**
+   * Tells the coordinator the broker's topics, after any was created, deleted or resized:
+   * consumer groups (KIP-848) assign from them and notice changes to what they subscribe to
+   * (Kafka's coordinator gets every new metadata image). Every topic, internal ones too.
+   */
+  topicsChanged(): void {
+    // A coordinator being loaded gets the topics as it loads.
+    if (this.runtime.unloaded) return;
+    this.tellTopics(this.runtime.shard);
+  }
+
+  private tellTopics(coordinator: GroupCoordinator): void {
+    try {
+      coordinator.onMetadataChange(this.storage.topics().map((t) => ({ name: t.name, topicId: t.topicId, numPartitions: t.partitions })));
+    } catch (err) {
+      this.log.error('group coordinator metadata update failed', { err });
+    }
+  }
+
+  /**
+   * Runs one request through the coordinator. The promise resolves with the response when
+   * the coordinator answers (possibly in a later result, for parked JoinGroup/SyncGroup)
+   * and everything appended so far is durable. When the connection closes first, the
+   * request is forgotten and the promise never settles (the connection drops it anyway).
+   */
+  submit<Res>(
+    ctx: RequestContext,
+    call: (coordinator: GroupCoordinator, cctx: CoordinatorRequestContext) => CoordinatorResult,
+    errorResponse: (errorCode: number) => Res,
+  ): Promise<Res> {
+    return this.runtime.submit(ctx.signal, (coordinator, requestId, nowMs) => {
+      const cctx: CoordinatorRequestContext = {
+        requestId,
+        apiVersion: ctx.apiVersion,
+        clientId: ctx.header.clientId ?? '',
+        clientHost: ctx.clientHost,
+        nowMs,
+      };
+      if (ctx.broker.acls !== null) cctx.mayDescribeTopic = (topic) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic);
+      return call(coordinator, cctx);
+    }, errorResponse, ctx.header.requestApiKey);
+  }
+
+  /**
+   * Appends a transaction's COMMIT or ABORT marker to `__consumer_offsets` (the transaction
+   * coordinator's markers and WriteTxnMarkers come here: this runtime is the topic's only
+   * writer). The marker lands after everything the coordinator wrote before it, the
+   * transaction's offsets included (runtime.ts, "Order"). Once it is durable, the
+   * transaction's pending offsets become committed (`commit`) or are dropped (Kafka's
+   * GroupCoordinator.completeTransaction, from handleWriteTxnMarkersRequest). Resolves with
+   * the append's error code (NONE when durable).
+   */
+  async writeTxnMarker(producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number): Promise<number> {
+    const errorCode = await this.runtime.appendMarker(0, producerId, producerEpoch, commit, coordinatorEpoch);
+    if (errorCode === ErrorCode.NONE) this.completeTransaction(producerId, commit);
+    return errorCode;
+  }
+
+  /**
+   * The transaction of `producerId` ended and its marker is durable in `__consumer_offsets`:
+   * its pending transactional offsets become committed (`commit`) or are dropped. While the
+   * coordinator is unloaded it waits for the load (which may have replayed the marker
+   * already: then it finds nothing).
+   */
+  private completeTransaction(producerId: bigint, commit: boolean): void {
+    this.runtime.execute(`transaction completion of producer ${producerId}`, (coordinator, nowMs) => coordinator.completeTransaction(producerId, commit, nowMs));
+  }
+
+  /** Shutdown: parked requests get NOT_COORDINATOR, timers stop; resolves once appends settle. */
+  stop(): Promise<void> {
+    return this.runtime.stop();
+  }
+}
