@@ -87,7 +87,7 @@ export function modelMessage(raw: RawMessage, rename: (schemaName: string) => st
     return { kind: 'struct', struct: buildStruct(type, rename(type), shared.fields, range) };
   };
 
-  const dataType = raw.type === 'data' || raw.type === 'header' ? raw.name : `${raw.name}Data`;
+  const dataType = raw.type === 'data' || raw.type === 'header' || raw.type === 'coordinator-key' || raw.type === 'coordinator-value' ? raw.name : `${raw.name}Data`;
   buildStruct(raw.name, dataType, raw.fields, range);
   markIsDefault(structs);
   return {
@@ -176,6 +176,15 @@ function isDefaultExpr(f: Field, e: string): string {
   if (t.kind === 'struct') return orNull ? `(${e} !== null && isDefault${t.struct.tsName}(${e}))` : `isDefault${t.struct.tsName}(${e})`;
   if (t.name === 'bytes') return orNull ? `(${e} !== null && ${e}.length === 0)` : `${e}.length === 0`;
   return `${e} === ${defaultValue(f)}`;
+}
+
+/**
+ * The local a read function keeps a field in: the field's own name, unless that is one of
+ * the function's own identifiers (a record's `Version` field, say).
+ */
+const READ_LOCALS = new Set(['r', 'version', 'result', 'unknownTaggedFields', 'count', 'tag', 'size', 'end', 'i']);
+function readLocal(name: string): string {
+  return READ_LOCALS.has(name) ? `${name}Field` : name;
 }
 
 type Mode = 'always' | 'never' | 'mixed';
@@ -351,11 +360,11 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
     const c = fieldCtx(f);
     const def = defaultValue(f);
     const decl = f.tagged !== null ? 'let' : 'const';
-    if (f.tagged !== null) out.push(`  let ${f.name}: ${tsType(f)} = ${def};`);
+    if (f.tagged !== null) out.push(`  let ${readLocal(f.name)}: ${tsType(f)} = ${def};`);
     else {
       const cond = rangeCond(f.versions!, s.range);
       const read = readExpr(f.type, c, `read${s.tsName}_${f.name}`);
-      out.push(`  ${decl} ${f.name}: ${tsType(f)} = ${cond ? `${cond} ? ${read} : ${def}` : read};`);
+      out.push(`  ${decl} ${readLocal(f.name)}: ${tsType(f)} = ${cond ? `${cond} ? ${read} : ${def}` : read};`);
     }
   }
   if (anyFlexible) {
@@ -373,7 +382,7 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
         const c = { ...fieldCtx(f), flex: 'always' as Mode };
         out.push(`        case ${f.tag}:`);
         out.push(`          if (${cond || 'true'}) {`);
-        out.push(`            ${f.name} = ${readExpr(f.type, c, `read${s.tsName}_${f.name}`)};`);
+        out.push(`            ${readLocal(f.name)} = ${readExpr(f.type, c, `read${s.tsName}_${f.name}`)};`);
         out.push('            expectTaggedFieldEnd(r, end, tag);');
         out.push('            continue;');
         out.push('          }');
@@ -385,7 +394,7 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
     out.push('    }');
     out.push('  }');
   }
-  const props = s.fields.map((f) => f.name);
+  const props = s.fields.map((f) => (readLocal(f.name) === f.name ? f.name : `${f.name}: ${readLocal(f.name)}`));
   if (anyFlexible) out.push(`  const result: ${s.tsName} = { ${props.join(', ')} };`);
   if (anyFlexible) {
     out.push('  if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;');

@@ -25,7 +25,7 @@ export interface RawField {
 
 export interface RawMessage {
   apiKey?: number;
-  type: 'request' | 'response' | 'header' | 'data';
+  type: 'request' | 'response' | 'header' | 'data' | 'coordinator-key' | 'coordinator-value';
   name: string;
   validVersions: string;
   flexibleVersions: string;

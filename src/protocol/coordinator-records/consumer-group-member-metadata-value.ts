@@ -195,7 +195,7 @@ const ConsumerGroupMemberMetadataValueSchema: StructSchema = {
 
 export const ConsumerGroupMemberMetadataValue: MessageCodec<ConsumerGroupMemberMetadataValue> = defineCodec<ConsumerGroupMemberMetadataValue>({
   name: 'ConsumerGroupMemberMetadataValue',
-  apiKey: -1,
+  apiKey: 5,
   lowestVersion: 0,
   highestVersion: 0,
   flexibleFrom: 0,
