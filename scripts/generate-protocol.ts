@@ -43,6 +43,18 @@ const COORDINATOR_RECORDS = existsSync(join(schemaDir, 'coordinator-records'))
   ? readdirSync(join(schemaDir, 'coordinator-records')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort()
   : [];
 
+/**
+ * The internal topic each coordinator record belongs to, by the record's name (its key
+ * schema's name without "Key"): the schemas give each record its type (the key schema's
+ * apiKey) but not its topic, and types repeat across topics. Records not listed here are
+ * the group coordinator's (`__consumer_offsets`).
+ */
+const RECORD_TOPICS: Readonly<Record<string, 'TransactionState' | 'ShareGroupState'>> = {
+  TransactionLog: 'TransactionState',
+  ShareSnapshot: 'ShareGroupState',
+  ShareUpdate: 'ShareGroupState',
+};
+
 interface Unit {
   file: string; // relative to root
   messages: RawMessage[];
@@ -155,9 +167,62 @@ function recordsIndex(): string {
   return [
     HEADER,
     ...COORDINATOR_RECORDS.map((n) => `export * from './${kebab(n)}.js';`),
+    "export * from './record-types.js';",
     "export * from './framing.js';",
     '',
   ].join('\n');
+}
+
+/**
+ * record-types.ts: per internal topic, each record's type (the int16 that starts its key in
+ * the log: the key schema's apiKey) and its key and value codecs, so the framing code
+ * looks records up instead of numbering them by hand.
+ */
+function recordTypes(): string {
+  const records = COORDINATOR_RECORDS.filter((n) => n.endsWith('Key')).map((n) => {
+    const name = n.slice(0, -'Key'.length);
+    const key = loadSchema(join(schemaDir, 'coordinator-records', `${n}.json`));
+    const value = loadSchema(join(schemaDir, 'coordinator-records', `${name}Value.json`));
+    if (key.apiKey === undefined || value.apiKey !== key.apiKey) throw new Error(`${name}: key and value schemas must share one apiKey`);
+    return { name, type: key.apiKey, topic: RECORD_TOPICS[name] ?? 'ConsumerOffsets' };
+  });
+  const topics: Record<string, string> = {
+    ConsumerOffsets: '`__consumer_offsets` (the group coordinator\'s records)',
+    TransactionState: '`__transaction_state` (the transaction coordinator\'s records)',
+    ShareGroupState: '`__share_group_state` (the share coordinator\'s records)',
+  };
+  const lines = [HEADER, `import type { MessageCodec } from '../messages/runtime.js';`];
+  for (const r of records) {
+    lines.push(`import { ${r.name}Key } from './${kebab(r.name)}-key.js';`);
+    lines.push(`import { ${r.name}Value } from './${kebab(r.name)}-value.js';`);
+  }
+  lines.push('');
+  lines.push('/** A record schema pair: the key and value codecs of one record type. */');
+  lines.push('export interface CoordinatorRecordCodecs {');
+  lines.push('  readonly name: string;');
+  lines.push('  readonly type: number;');
+  lines.push('  // eslint-disable-next-line @typescript-eslint/no-explicit-any');
+  lines.push('  readonly key: MessageCodec<any>;');
+  lines.push('  // eslint-disable-next-line @typescript-eslint/no-explicit-any');
+  lines.push('  readonly value: MessageCodec<any>;');
+  lines.push('}');
+  for (const [topic, about] of Object.entries(topics)) {
+    const mine = records.filter((r) => r.topic === topic).sort((a, b) => a.type - b.type);
+    const types = new Set(mine.map((r) => r.type));
+    if (types.size !== mine.length) throw new Error(`${topic}: two records share a type`);
+    lines.push('');
+    lines.push(`/** The record types of ${about}. */`);
+    lines.push(`export const ${topic}RecordType = {`);
+    for (const r of mine) lines.push(`  ${r.name}: ${r.type},`);
+    lines.push('} as const;');
+    lines.push('');
+    lines.push(`/** The codecs of each record type of ${about.replace(/ \(.*\)$/, '')}, by type. */`);
+    lines.push(`export const ${topic.replace(/[A-Z]/g, (c, i: number) => (i === 0 ? c : `_${c}`)).toUpperCase()}_RECORDS: ReadonlyMap<number, CoordinatorRecordCodecs> = new Map([`);
+    for (const r of mine) lines.push(`  [${r.type}, { name: '${r.name}', type: ${r.type}, key: ${r.name}Key, value: ${r.name}Value }],`);
+    lines.push(']);');
+  }
+  lines.push('');
+  return lines.join('\n');
 }
 
 function main(): void {
@@ -172,6 +237,7 @@ function main(): void {
   for (const unit of all) outputs.set(unit.file, render(unit, clash).text);
   outputs.set('src/protocol/messages/index.ts', indexFile());
   outputs.set('src/protocol/coordinator-records/index.ts', recordsIndex());
+  outputs.set('src/protocol/coordinator-records/record-types.ts', recordTypes());
 
   let stale = 0;
   for (const [file, text] of outputs) {

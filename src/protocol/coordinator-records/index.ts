@@ -50,4 +50,5 @@ export * from './streams-group-topology-key.js';
 export * from './streams-group-topology-value.js';
 export * from './transaction-log-key.js';
 export * from './transaction-log-value.js';
+export * from './record-types.js';
 export * from './framing.js';
