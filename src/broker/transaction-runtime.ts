@@ -133,10 +133,11 @@ export class TransactionRuntime {
    * marker goes through here, so this is where a durable marker in `__consumer_offsets`
    * completes the producer's transactional offsets in the group coordinator (Kafka's
    * GroupCoordinator.completeTransaction from handleWriteTxnMarkersRequest). The storage
-   * refuses a marker of an older producer epoch, which then completes nothing.
+   * refuses a marker of an older producer epoch (under transaction version 2, of any epoch
+   * not newer than the producer's), which then completes nothing.
    */
   async writeMarkers(
-    producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, partitions: readonly TopicPartition[],
+    producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, transactionVersion: number, partitions: readonly TopicPartition[],
   ): Promise<number[]> {
     return Promise.all(partitions.map(async ({ topic, partition }) => {
       const log = this.storage.partition(topic, partition);
@@ -146,7 +147,7 @@ export class TransactionRuntime {
         producerId, producerEpoch, coordinatorEpoch, timestampMs: nowMs, type: commit ? ControlRecordType.Commit : ControlRecordType.Abort,
       });
       try {
-        const { durable } = log.append(batch, { nowMs, origin: 'coordinator' });
+        const { durable } = log.append(batch, { nowMs, origin: 'coordinator', transactionVersion });
         this.appends.notifyAppend(topic, partition);
         await durable;
         if (topic === CONSUMER_OFFSETS_TOPIC) this.groups.completeTransaction(producerId, commit);
@@ -215,7 +216,7 @@ export class TransactionRuntime {
   private async completeMarkers(markers: TxnMarkers): Promise<void> {
     let todo = markers.partitions;
     while (todo.length > 0 && !this.stopped) {
-      const errors = await this.writeMarkers(markers.producerId, markers.producerEpoch, markers.commit, markers.coordinatorEpoch, todo);
+      const errors = await this.writeMarkers(markers.producerId, markers.producerEpoch, markers.commit, markers.coordinatorEpoch, markers.transactionVersion, todo);
       const retry: TopicPartition[] = [];
       errors.forEach((errorCode, i) => {
         const tp = todo[i]!;

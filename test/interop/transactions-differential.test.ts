@@ -364,7 +364,7 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
     }
 
     const sortTxnCommit = (r: ResponseBody<'TxnOffsetCommit'>): unknown => ({
-      ...r, topics: [...r.topics].sort(byKey((t) => t.name)).map((t) => ({ ...t, partitions: [...t.partitions].sort(byKey((x) => x.partitionIndex)) })),
+      ...r, topics: [...r.topics].sort(byKey((t) => t.name ?? '')).map((t) => ({ ...t, partitions: [...t.partitions].sort(byKey((x) => x.partitionIndex)) })),
     });
 
     async function fetchOffsets(what: string, groupId: string): Promise<void> {

@@ -1,6 +1,9 @@
 /**
  * ApiVersions: the APIs and version ranges this broker serves. Only handlers that exist
- * are listed, so clients never pick an API Brook cannot answer.
+ * are listed, so clients never pick an API Brook cannot answer. From v5 (KIP-1242) a client
+ * may name the cluster and node it believes it reached: when it names a cluster and either
+ * differs (a node id left at -1 differs too, as in Kafka), the answer is REBOOTSTRAP_REQUIRED
+ * with no APIs, so that the client goes back to its bootstrap servers.
  */
 import { ApiVersionsRequest, type ApiVersionsRequestData, type ApiVersionsResponseData } from '../../protocol/messages/api-versions.js';
 import { Api } from '../../protocol/messages/index.js';
@@ -63,6 +66,10 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequestData, ApiVersi
       if (!SOFTWARE_PATTERN.test(name) || !SOFTWARE_PATTERN.test(version)) {
         return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
       }
+    }
+    const clusterId = request.clusterId ?? null;
+    if (ctx.apiVersion >= 5 && clusterId !== null && (clusterId !== ctx.broker.storage.clusterId || request.nodeId !== ctx.broker.config.nodeId)) {
+      return { errorCode: ErrorCode.REBOOTSTRAP_REQUIRED, apiKeys: [], throttleTimeMs: 0 };
     }
     return apiVersionsResponse(ctx.broker, ErrorCode.NONE, ctx.apiVersion);
   },
