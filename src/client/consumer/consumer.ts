@@ -98,6 +98,8 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
       let member: GroupMember;
       const hooks = (): GroupMember['commitHooks'] => member.commitHooks;
       const committer = this.committer = new OffsetCommitter(this.cluster, lookup, this.subscriptions, {
+        // As Java's CommitRequestManager, the consumer protocol names topics by id when it can.
+        topicIds: o.groupProtocol === 'consumer',
         // assign() commits are simple commits: no member, no generation.
         identity: () => (this.subscriptions.usesGroup ? hooks().identity() : NO_GENERATION),
         fetchIdentity: () => (this.subscriptions.usesGroup ? hooks().fetchIdentity?.() ?? null : null),
