@@ -213,6 +213,11 @@ interface Ctx {
   flexCond: string;
   nullable: Mode;
   nullCond: string;
+  /**
+   * A tagged field's value: Kafka's generator marks a nullable struct there with an unsigned
+   * varint (0: null, 1: present) instead of the int8 (-1 / 1) it uses elsewhere.
+   */
+  tagged?: boolean;
 }
 
 function fieldCtx(f: Field): Ctx {
@@ -247,7 +252,8 @@ function lengthPrefixed(name: string): string | null {
 function readExpr(t: Type, c: Ctx, fnPrefix: string): string {
   if (t.kind === 'struct') {
     const plain = `read${t.struct.tsName}(r, version)`;
-    return choose(c.nullable, c.nullCond, `(r.readInt8() < 0 ? null : ${plain})`, plain);
+    const marked = c.tagged === true ? `(r.readUnsignedVarint() === 0 ? null : ${plain})` : `(r.readInt8() < 0 ? null : ${plain})`;
+    return choose(c.nullable, c.nullCond, marked, plain);
   }
   if (t.kind === 'array') return `${fnPrefix}(r, version)`;
   const stem = lengthPrefixed(t.name);
@@ -262,6 +268,7 @@ function writeStmt(t: Type, c: Ctx, e: string, fnPrefix: string): string {
   if (t.kind === 'struct') {
     const plain = `write${t.struct.tsName}(w, version, ${e})`;
     if (c.nullable === 'never') return `${plain};`;
+    if (c.tagged === true) return `if (${e} === null) w.writeUnsignedVarint(0); else { w.writeUnsignedVarint(1); ${plain}; }`;
     return `if (${e} === null) w.writeInt8(-1); else { w.writeInt8(1); ${plain}; }`;
   }
   if (t.kind === 'array') return `${fnPrefix}(w, version, ${e});`;
@@ -379,7 +386,7 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
       out.push('      switch (tag) {');
       for (const f of tagged) {
         const cond = rangeCond(f.tagged!, s.range);
-        const c = { ...fieldCtx(f), flex: 'always' as Mode };
+        const c: Ctx = { ...fieldCtx(f), flex: 'always', tagged: true };
         out.push(`        case ${f.tag}:`);
         out.push(`          if (${cond || 'true'}) {`);
         out.push(`            ${readLocal(f.name)} = ${readExpr(f.type, c, `read${s.tsName}_${f.name}`)};`);
@@ -433,7 +440,7 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
       out.push('    const known: RawTaggedField[] = [];');
       for (const f of tagged) {
         const cond = rangeCond(f.tagged!, s.range);
-        const c = { ...fieldCtx(f), flex: 'always' as Mode };
+        const c: Ctx = { ...fieldCtx(f), flex: 'always', tagged: true };
         const e = `v.${f.name}`;
         const present = `${e} !== undefined && !(${isDefaultExpr(f, e)})`;
         out.push(`    if (${cond ? `${cond} && ` : ''}${present}) {`);

@@ -125,3 +125,19 @@ test('consumer-group records: the key body is written at version 0 after its typ
     assert.deepStrictEqual(decodeConsumerGroupRecord(k.type, k.keyReader, value), record);
   }
 });
+
+test('member metadata without classic metadata: Kafka\'s null marker (varint 0) is written and read; the int8 -1 Brook wrote before is read as null too', () => {
+  const record: ConsumerGroupRecord = { type: 5, key: { groupId: 'g', memberId: 'm' }, value: {
+    instanceId: null, rackId: null, clientId: 'c', clientHost: '/h', subscribedTopicNames: ['a'], subscribedTopicRegex: '',
+    rebalanceTimeoutMs: 300000, serverAssignor: null, classicMemberMetadata: null } };
+  const { key, value } = encodeConsumerGroupRecord(record);
+  assert.equal(value!.subarray(-4).toString('hex'), '01000100', 'one tagged field: tag 0, 1 byte, varint 0 (null)');
+  const legacy = Buffer.from(value!);
+  legacy[legacy.length - 1] = 0xff;
+  for (const bytes of [value!, legacy]) {
+    const k = decodeCoordinatorKey(key);
+    assert.ok(k.kind === 'consumer-group');
+    assert.deepStrictEqual(decodeConsumerGroupRecord(k.type, k.keyReader, bytes), record);
+  }
+});
+

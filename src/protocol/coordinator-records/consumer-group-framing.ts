@@ -81,9 +81,26 @@ export function decodeConsumerGroupRecord(type: ConsumerGroupRecord['type'], r: 
   const codecs = CODECS.get(type)!;
   const key = codecs.key.read(r, KEY_VERSION) as unknown;
   if (value === null) return { type, key, value: null } as ConsumerGroupRecord;
-  const vr = new Reader(value);
+  const vr = new Reader(type === ConsumerGroupRecordType.MemberMetadata ? withoutLegacyNullMarker(value) : value);
   const version = vr.readInt16();
   if (version < 0) vr.fail(`negative value version ${version} for coordinator record type ${type}`);
   const decoded = codecs.value.read(vr, Math.min(version, codecs.value.highestVersion)) as unknown;
   return { type, key, value: decoded } as ConsumerGroupRecord;
 }
+
+/**
+ * The member-metadata value of a member without classic metadata, as Brook wrote it before it
+ * followed Kafka's encoding of a null tagged struct: its tagged fields end with the one field
+ * ClassicMemberMetadata (tag 0, 1 byte) holding an int8 -1 where Kafka writes an unsigned
+ * varint 0. Such a value is read as Kafka's (the same bytes with 0 there); any other is kept.
+ */
+const LEGACY_NULL_CLASSIC_METADATA = Buffer.from([1, 0, 1, 0xff]);
+
+function withoutLegacyNullMarker(value: Buffer): Buffer {
+  const n = value.length;
+  if (n < LEGACY_NULL_CLASSIC_METADATA.length || value.compare(LEGACY_NULL_CLASSIC_METADATA, 0, 4, n - 4, n) !== 0) return value;
+  const fixed = Buffer.from(value);
+  fixed[n - 1] = 0;
+  return fixed;
+}
+
