@@ -1,9 +1,9 @@
 /**
  * ApiVersions: the APIs and version ranges this broker serves. Only handlers that exist
  * are listed, so clients never pick an API Brook cannot answer. From v5 (KIP-1242) a client
- * may name the cluster and node it believes it reached: when it names a cluster and either
- * differs (a node id left at -1 differs too, as in Kafka), the answer is REBOOTSTRAP_REQUIRED
- * with no APIs, so that the client goes back to its bootstrap servers.
+ * may name the cluster and node it believes it reached, both or neither (INVALID_REQUEST
+ * otherwise, as Kafka's ApiVersionsRequest.isValid): when either differs, the answer is
+ * REBOOTSTRAP_REQUIRED with no APIs, so that the client goes back to its bootstrap servers.
  */
 import { ApiVersionsRequest, type ApiVersionsRequestData, type ApiVersionsResponseData } from '../../protocol/messages/api-versions.js';
 import { Api } from '../../protocol/messages/index.js';
@@ -60,6 +60,9 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequestData, ApiVersi
   minVersion: 0,
   maxVersion: ApiVersionsRequest.highestVersion,
   handle(ctx, request) {
+    const clusterId = request.clusterId ?? null;
+    const nodeId = request.nodeId ?? -1;
+    if (ctx.apiVersion >= 5 && (clusterId === null) !== (nodeId === -1)) return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
     if (ctx.apiVersion >= 3) {
       const name = request.clientSoftwareName ?? '';
       const version = request.clientSoftwareVersion ?? '';
@@ -67,8 +70,7 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequestData, ApiVersi
         return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
       }
     }
-    const clusterId = request.clusterId ?? null;
-    if (ctx.apiVersion >= 5 && clusterId !== null && (clusterId !== ctx.broker.storage.clusterId || request.nodeId !== ctx.broker.config.nodeId)) {
+    if (ctx.apiVersion >= 5 && clusterId !== null && (clusterId !== ctx.broker.storage.clusterId || nodeId !== ctx.broker.config.nodeId)) {
       return { errorCode: ErrorCode.REBOOTSTRAP_REQUIRED, apiKeys: [], throttleTimeMs: 0 };
     }
     return apiVersionsResponse(ctx.broker, ErrorCode.NONE, ctx.apiVersion);

@@ -2,10 +2,11 @@
  * InitProducerId. Without a transactional id (an idempotent producer) every call gets a
  * producer id never used before (ids are reserved in persisted blocks), epoch 0, as Kafka.
  * With one, the transaction coordinator answers (allocation, epoch bump, fencing, KIP-360
- * recovery: src/coordinator/transactions/). v6 (KIP-939) lets a producer ask for two-phase
- * commit: it needs TWO_PHASE_COMMIT on the transactional id (KafkaApis), and the coordinator
- * refuses it, as Kafka 4.4's with two-phase commit off (its default); the answer's ongoing
- * transaction is then always none (-1).
+ * recovery: src/coordinator/transactions/).
+ *
+ * v6 (KIP-939, two-phase commit) is not served: Kafka 4.4 marks it unstable
+ * (InitProducerIdRequest's latestVersionUnstable) and, with unstable.api.versions.enable off
+ * as by default, neither advertises nor serves it (it closes the connection, as Brook does).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
@@ -15,23 +16,17 @@ import { defineHandler } from '../handler.js';
 import { allocateProducerId } from '../producer-ids.js';
 import { clientError } from './transaction-errors.js';
 
-/** v6: no ongoing transaction kept (KeepPreparedTxn is not supported). */
-const NO_ONGOING_TXN = { ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 } as const;
-
 export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, InitProducerIdResponseData>({
   api: Api.InitProducerId,
   minVersion: 0,
-  maxVersion: Api.InitProducerId.request.highestVersion,
+  maxVersion: 5,
   async handle(ctx, request) {
     const { transactionalId } = request;
     // Kafka: WRITE on the transactional id; an idempotent producer needs IDEMPOTENT_WRITE on
     // the cluster or WRITE on some topic (KIP-679).
-    const refused = (errorCode: number): InitProducerIdResponseData => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1, ...NO_ONGOING_TXN });
+    const refused = (errorCode: number): InitProducerIdResponseData => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
     if (transactionalId !== null) {
       if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactionalId)) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-      if (request.enable2Pc === true && !authorize(ctx, AclOperation.TWO_PHASE_COMMIT, ResourceType.TRANSACTIONAL_ID, transactionalId)) {
-        return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-      }
     } else if (!authorizeCluster(ctx, AclOperation.IDEMPOTENT_WRITE) && !authorizeByResourceType(ctx, AclOperation.WRITE, ResourceType.TOPIC)) {
       return refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     }
@@ -41,8 +36,6 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, In
         transactionTimeoutMs: request.transactionTimeoutMs,
         producerId: ctx.apiVersion >= 3 ? (request.producerId ?? -1n) : -1n,
         producerEpoch: ctx.apiVersion >= 3 ? (request.producerEpoch ?? -1) : -1,
-        enable2Pc: request.enable2Pc === true,
-        keepPreparedTxn: request.keepPreparedTxn === true,
       };
       const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.initProducerId(id, input, nowMs));
       return {
@@ -51,11 +44,10 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, In
         errorCode: clientError(reply.errorCode, ctx.apiVersion, 4),
         producerId: reply.producerId,
         producerEpoch: reply.producerEpoch,
-        ...NO_ONGOING_TXN,
       };
     }
     const producerId = allocateProducerId(ctx.broker.storage, ctx.broker.log);
     if (producerId === null) return refused(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0, ...NO_ONGOING_TXN };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0 };
   },
 });

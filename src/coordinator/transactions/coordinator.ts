@@ -33,9 +33,6 @@ export interface InitProducerIdInput {
   /** KIP-360: the producer's current id and epoch, or -1 / -1. */
   readonly producerId: bigint;
   readonly producerEpoch: number;
-  /** v6 (KIP-939): the producer asks for two-phase commit, and to keep its prepared transaction. */
-  readonly enable2Pc?: boolean;
-  readonly keepPreparedTxn?: boolean;
 }
 
 export interface TxnInput {
@@ -140,11 +137,6 @@ export class TransactionCoordinator {
     const result = emptyResult();
     const reply = (errorCode: number): void => answer(result, requestId, errorCode);
     if (input.transactionalId === '') return reply(ErrorCode.INVALID_REQUEST), result;
-    // Two-phase commit (KIP-939) is off, as Kafka 4.4's transaction.two.phase.commit.enable
-    // by default (Brook has no switch): a producer asking for it is refused as Kafka refuses
-    // it then, and keeping a prepared transaction is not supported at all.
-    if (input.enable2Pc === true) return reply(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED), result;
-    if (input.keepPreparedTxn === true) return reply(ErrorCode.UNSUPPORTED_VERSION), result;
     if (input.transactionTimeoutMs <= 0 || input.transactionTimeoutMs > this.config.transactionMaxTimeoutMs) {
       return reply(ErrorCode.INVALID_TRANSACTION_TIMEOUT), result;
     }
