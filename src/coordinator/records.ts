@@ -26,9 +26,10 @@ export interface OffsetAndMetadata {
   /** Only set by OffsetCommit v2-4 with an explicit retention time (old expiration rule). */
   readonly expireTimestampMs: number | null;
   /**
-   * The topic's id when the commit named the topic by id (OffsetCommit v10+, TxnOffsetCommit
-   * v6+), else ZERO_UUID: a fetch by topic id does not see an offset committed under another
-   * id of the same name (a deleted and re-created topic), as Kafka 4.4's OffsetMetadataManager.
+   * The id of the topic the offset was committed for (the broker resolves it whatever the
+   * version, as Kafka 4.4's KafkaApis; ZERO_UUID for offsets written before): a fetch by topic
+   * id does not see an offset committed under another id of the same name (a deleted and
+   * re-created topic), as Kafka 4.4's OffsetMetadataManager.
    */
   readonly topicId: string;
 }

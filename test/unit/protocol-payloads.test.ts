@@ -66,7 +66,7 @@ test('offset commit records as Kafka writes them to __consumer_offsets', () => {
   assert.deepStrictEqual(decodeOffsetCommitValue(v4), withId);
 });
 
-test('offset commit key and v3 value: the direct encoders write what the generated codecs write', () => {
+test('offset commit key and v3 and v4 values: the direct encoders write what the generated codecs write', () => {
   const cases = [
     { group: '', topic: '', partition: 0, offset: 0n, leaderEpoch: -1, metadata: '' },
     { group: 'grüppe-ü', topic: 'tópic.名前', partition: 2147483647, offset: 9223372036854775807n, leaderEpoch: 7, metadata: 'mëta' },
@@ -82,6 +82,13 @@ test('offset commit key and v3 value: the direct encoders write what the generat
     OffsetCommitValue.write(w, 3, value);
     assert.deepStrictEqual(encodeOffsetCommitValue(value), w.toBuffer());
     assert.deepStrictEqual(decodeOffsetCommitValue(encodeOffsetCommitValue(value)), value);
+    for (const topicId of [ZERO_UUID, 'AAAAAAAAAAAAAAAAAAAAAQ', '_____________________w']) {
+      const v4 = { ...value, topicId };
+      const generic4 = new Writer(16).writeInt16(4);
+      OffsetCommitValue.write(generic4, 4, v4);
+      assert.deepStrictEqual(encodeOffsetCommitValue(v4, 4), generic4.toBuffer(), `v4, topic id ${topicId}`);
+      assert.deepStrictEqual(decodeOffsetCommitValue(generic4.toBuffer()), v4, `v4 read, topic id ${topicId}`);
+    }
   }
   assert.throws(() => encodeOffsetCommitKey({ group: 'g'.repeat(40000), topic: 't', partition: 0 }), RangeError);
 });

@@ -1,7 +1,10 @@
 /**
  * OffsetCommit. As Kafka's KafkaApis: v10+ names topics by id (KIP-848), resolved to names
- * first (an unknown id: UNKNOWN_TOPIC_ID for the topic); partitions of unknown topics (or
- * beyond a topic's partition count) are answered UNKNOWN_TOPIC_OR_PARTITION by the broker;
+ * first (an unknown id: UNKNOWN_TOPIC_ID for the topic); before v10 each named topic's id is
+ * looked up instead, so that the coordinator checks a consumer-group member's older epoch
+ * against the epochs its partitions were assigned at (KIP-1251) at every version, and keeps
+ * the id with the offset. Partitions of unknown topics (or beyond a topic's partition count)
+ * are answered UNKNOWN_TOPIC_OR_PARTITION by the broker;
  * the rest go to the group coordinator and the two answers are merged (the broker's first,
  * then the coordinator's, partitions of one topic together, as OffsetCommitResponse.Builder
  * does). When nothing is left for the coordinator, the broker answers alone. v0-1 are not
@@ -17,7 +20,8 @@ import type {
 import { ErrorCode } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import { AclOperation, ResourceType, authorize } from '../authorization.js';
-import { TopicMerger, topicNameById } from '../topic-ids.js';
+import { ZERO_UUID } from '../../protocol/messages/runtime.js';
+import { TopicMerger, topicIdByName, topicNameById } from '../topic-ids.js';
 
 /** OffsetCommit v10 names topics by id. */
 const TOPIC_IDS_VERSION = 10;
@@ -43,12 +47,16 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequestData, Offset
       if (useTopicIds && name === '') refuse(t, name, t.partitions, ErrorCode.UNKNOWN_TOPIC_ID);
       else if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, name)) refuse(t, name, t.partitions, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       else {
-        const partitions = t.partitions.filter((p) => {
-          if (storage.partition(name, p.partitionIndex) !== undefined) return true;
-          refuse(t, name, [p], ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-          return false;
-        });
-        if (partitions.length > 0) valid.push({ ...t, name, partitions });
+        const topicId = useTopicIds ? t.topicId : topicIdByName(storage, name);
+        if (topicId === undefined || topicId === ZERO_UUID) refuse(t, name, t.partitions, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        else {
+          const partitions = t.partitions.filter((p) => {
+            if (storage.partition(name, p.partitionIndex) !== undefined) return true;
+            refuse(t, name, [p], ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+            return false;
+          });
+          if (partitions.length > 0) valid.push({ ...t, name, topicId, partitions });
+        }
       }
     }
     if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected.topics };

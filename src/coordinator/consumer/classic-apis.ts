@@ -154,9 +154,9 @@ export function leaveConsumerGroup(s: CoordinatorState, op: Operation, group: Co
 }
 
 /**
- * A per-partition check of a commit (Kafka's CommitPartitionValidator): the topic id the
- * request carries (ZERO_UUID when it names topics, OffsetCommit before v10) and the
- * partition; NONE or the error, which Kafka raises for the whole request.
+ * A per-partition check of a commit (Kafka's CommitPartitionValidator): the topic's id (the
+ * broker resolves it; ZERO_UUID when it could not) and the partition; NONE or the error,
+ * which Kafka raises for the whole request.
  */
 export type CommitPartitionCheck = (topicId: string, partition: number) => number;
 
@@ -167,10 +167,10 @@ export type CommitPartitionCheck = (topicId: string, partition: number) => numbe
  * otherwise the member must exist, use OffsetCommit v9+ unless it uses the classic protocol,
  * and send its current epoch (its generation, for a classic member: ILLEGAL_GENERATION
  * otherwise), or an older one: then each partition is checked against the epoch the member
- * got it at (KIP-1251's assignment epochs), by the topic id the request carries, so that a
- * commit racing the heartbeat that moved the member to a new epoch still lands for the
- * partitions it kept. A commit that names topics (OffsetCommit before v10) has no topic id
- * to check by and is refused. A newer epoch than the member's is refused.
+ * got it at (KIP-1251's assignment epochs), by the topic's id (the request's from OffsetCommit
+ * v10, the broker's look-up of its name before), so that a commit racing the heartbeat that
+ * moved the member to a new epoch still lands for the partitions it kept. A newer epoch than
+ * the member's is refused.
  */
 export function consumerOffsetCommitError(
   group: ConsumerGroup, memberId: string, groupInstanceId: string | null, memberEpoch: number, transactional: boolean, apiVersion: number,

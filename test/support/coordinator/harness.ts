@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import type { TopicImage } from '../../../src/coordinator/consumer/metadata.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Api } from '../../../src/protocol/messages/index.js';
+import { ZERO_UUID } from '../../../src/protocol/messages/runtime.js';
 import { encodeAssignment, encodeSubscription } from '../../../src/protocol/consumer-protocol.js';
 import { GroupCoordinator } from '../../../src/coordinator/coordinator.js';
 import type {
@@ -307,22 +308,27 @@ export class CoordinatorHarness {
 /** A stable topic id (base64url of 16 bytes) for a topic name, so tests can name ids. */
 /**
  * The versions that name topics by id carry no names on the wire (OffsetCommit v10,
- * OffsetFetch v10, TxnOffsetCommit v6); the broker resolves them before the coordinator sees
- * the request, and so does the harness, from the names the test gave.
+ * OffsetFetch v10, TxnOffsetCommit v6), and the others no ids; the broker resolves both
+ * before the coordinator sees a commit (a fetch only the names), and so does the harness,
+ * from the names and ids the test gave.
  */
 function withTopicNames(api: GroupApi, decoded: unknown, sent: unknown): unknown {
   type Topics = { name?: string; topicId?: string }[];
-  const named = (topics: Topics | null | undefined, original: Topics | null | undefined): Topics | null | undefined =>
-    topics?.map((t, i) => (t.name === undefined || t.name === '' ? { ...t, name: original?.[i]?.name ?? '' } : t));
+  const named = (topics: Topics | null | undefined, original: Topics | null | undefined, ids: boolean): Topics | null | undefined =>
+    topics?.map((t, i) => ({
+      ...t,
+      ...(t.name === undefined || t.name === '' ? { name: original?.[i]?.name ?? '' } : {}),
+      ...(ids && (t.topicId === undefined || t.topicId === ZERO_UUID) && original?.[i]?.topicId !== undefined ? { topicId: original[i]!.topicId } : {}),
+    }));
   if (api === 'OffsetCommit' || api === 'TxnOffsetCommit') {
     const d = decoded as { topics: Topics };
-    return { ...d, topics: named(d.topics, (sent as { topics: Topics }).topics) };
+    return { ...d, topics: named(d.topics, (sent as { topics: Topics }).topics, true) };
   }
   if (api === 'OffsetFetch') {
     const d = decoded as { groups?: { topics: Topics | null }[] };
     const s = sent as { groups?: { topics: Topics | null }[] };
     if (d.groups === undefined) return decoded;
-    return { ...d, groups: d.groups.map((g, i) => ({ ...g, topics: named(g.topics, s.groups?.[i]?.topics) ?? null })) };
+    return { ...d, groups: d.groups.map((g, i) => ({ ...g, topics: named(g.topics, s.groups?.[i]?.topics, false) ?? null })) };
   }
   return decoded;
 }

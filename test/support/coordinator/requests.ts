@@ -136,10 +136,11 @@ export function commit(h: CoordinatorHarness, o: CommitOptions): Sent<OffsetComm
     memberId: version >= 1 ? (o.memberId ?? '') : '',
     groupInstanceId: version >= 7 ? (o.instanceId ?? null) : null,
     retentionTimeMs: version >= 2 && version <= 4 ? (o.retentionTimeMs ?? -1n) : -1n,
-    // v10 names topics by id; the broker resolves them and hands the coordinator both.
+    // v10 names topics by id, earlier versions by name; the broker resolves the other and
+    // hands the coordinator both.
     topics: Object.entries(o.offsets).map(([name, partitions]) => ({
       name,
-      ...(version >= 10 ? { topicId: topicIdFor(name) } : {}),
+      topicId: topicIdFor(name),
       partitions: Object.entries(partitions).map(([p, offset]) => ({
         partitionIndex: Number(p),
         committedOffset: BigInt(offset),
