@@ -61,7 +61,7 @@ export interface FrameSeen {
   readonly frame: Buffer;
 }
 
-/** True when the frame's version is above the newest one Brook's schemas have for its API. */
+/** True when the frame's version is above the newest one Brook's codecs have for its API. */
 export function newerThanBrook(f: FrameSeen): boolean {
   const api = API_CODECS.find((a) => a.name === f.apiName);
   assert.ok(api, `Brook has a codec for ${f.apiName}`);
@@ -69,9 +69,9 @@ export function newerThanBrook(f: FrameSeen): boolean {
 }
 
 /**
- * The check for a frame newer than Brook's schemas (newerThanBrook). Only ApiVersions may be
- * one: a client opens with its own newest ApiVersions (KIP-511; Kafka 4.4's Java client sends
- * v5, which Brook's 3.9/4.0 schemas do not have), the broker answers UNSUPPORTED_VERSION with
+ * The check for a frame newer than Brook's codecs (newerThanBrook). Only ApiVersions may be
+ * one: a client opens with its own newest ApiVersions (KIP-511; a client newer than the Kafka
+ * 4.4 schemas Brook is generated from sends a version they lack), the broker answers UNSUPPORTED_VERSION with
  * its ranges, and the client asks again at a version both know. Brook's broker answers such a
  * request from its header alone and never reads the body, so its body is not decoded here
  * either: the header must decode, and the same client must have retried at a version Brook
