@@ -11,6 +11,8 @@ import type { CapturedFrame } from './capture-server.js';
 import { API_CODECS, ConsumerProtocolSubscription } from '../../src/protocol/messages/index.js';
 
 export const GOLDEN_TOPIC = 'golden-topic';
+/** The topic's id in the capture server's metadata ("GoldenTopicId!!!"): Produce v13 names it so. */
+export const GOLDEN_TOPIC_ID = 'R29sZGVuVG9waWNJZCEhIQ';
 export const GOLDEN_GROUP = 'golden-group';
 
 export const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'fixtures', 'golden');
@@ -115,8 +117,9 @@ export function checkFrame(frame: Buffer, expectedApi: string, expectedVersion: 
 export function checkMeaning(apiName: string, body: Record<string, unknown>): void {
   switch (apiName) {
     case 'Produce': {
-      const topics = body['topicData'] as { name: string; partitionData: { records: Buffer | null }[] }[];
-      assert.deepEqual(topics.map((t) => t.name), [GOLDEN_TOPIC]);
+      // By name up to v12, by the id the metadata gave from v13 (KIP-516).
+      const topics = body['topicData'] as { name?: string; topicId?: string; partitionData: { records: Buffer | null }[] }[];
+      assert.deepEqual(topics.map((t) => (t.topicId === GOLDEN_TOPIC_ID ? GOLDEN_TOPIC : t.name)), [GOLDEN_TOPIC]);
       const records = topics[0]!.partitionData[0]!.records!;
       // Magic byte 2 at offset 16 of the first batch: a v2 record batch.
       assert.equal(records[16], 2);
