@@ -2,26 +2,21 @@
  * Generates src/protocol/messages/*.ts and src/protocol/coordinator-records/*.ts from
  * Apache Kafka's JSON message schemas (directory given by BROOK_KAFKA_SCHEMAS, by default
  * ../shared/kafka-protocol beside the checkout). One file per API holds its request and
- * response.
- *
- * The `__transaction_state` record schemas (TransactionLogKey, TransactionLogValue) are not
- * among those: they are read from Kafka 4.4.0's kafka-transaction-coordinator jar (Maven
- * Central; the local Maven cache's copy when present, else downloaded), checked against a
- * pinned SHA-256 so the generated files are reproducible. Likewise the APIs whose newer
- * versions Brook serves for transaction version 2 (Produce v12, TxnOffsetCommit v5) come
- * from Kafka 4.4.0's kafka-clients jar, capped below the versions that switch to topic ids.
+ * response; one file per coordinator record schema holds its key or value. The codecs cover
+ * every version the schemas define; which of them Brook serves is the handlers' (and the
+ * client's) business, not the codecs'.
  *
  *   npm run generate           # rewrite the generated files
  *   npm run generate:check     # fail if they differ from what the schemas give
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kebab, loadSchema, parseSchema, type RawField, type RawMessage } from './protocol-schema.js';
+import { kebab, loadSchema, type RawMessage } from './protocol-schema.js';
 import { generateMessage, modelMessage, type GeneratedMessage } from './protocol-codegen.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const schemaDir = process.env['BROOK_KAFKA_SCHEMAS'] ?? resolve(root, '..', 'shared', 'kafka-protocol');
 
 /** The APIs Brook speaks, in the order the registry lists them. */
 export const APIS = [
@@ -39,117 +34,41 @@ export const APIS = [
 
 /** Payloads that are not API messages: headers and the consumer protocol. */
 const PAYLOADS = ['RequestHeader', 'ResponseHeader', 'ConsumerProtocolSubscription', 'ConsumerProtocolAssignment'];
-const COORDINATOR_RECORDS = [
-  'OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue',
-  // KIP-848 consumer groups (record types 3 to 8).
-  'ConsumerGroupMetadataKey', 'ConsumerGroupMetadataValue',
-  'ConsumerGroupPartitionMetadataKey', 'ConsumerGroupPartitionMetadataValue',
-  'ConsumerGroupMemberMetadataKey', 'ConsumerGroupMemberMetadataValue',
-  'ConsumerGroupTargetAssignmentMetadataKey', 'ConsumerGroupTargetAssignmentMetadataValue',
-  'ConsumerGroupTargetAssignmentMemberKey', 'ConsumerGroupTargetAssignmentMemberValue',
-  'ConsumerGroupCurrentMemberAssignmentKey', 'ConsumerGroupCurrentMemberAssignmentValue',
-];
-
-/** `__transaction_state` records, from the transaction coordinator's jar (see transactionJar()). */
-const TRANSACTION_RECORDS = ['TransactionLogKey', 'TransactionLogValue'];
-const TRANSACTION_JAR = {
-  path: 'org/apache/kafka/kafka-transaction-coordinator/4.4.0/kafka-transaction-coordinator-4.4.0.jar',
-  sha256: '1d5324d59776d6b7f324cfdc87647b1e88f9823332201c0324e7ae9f210d915d',
-};
+/**
+ * Every coordinator record schema (the directory's coordinator-records/, sorted): the
+ * `__consumer_offsets` records of every group type, `__transaction_state` and
+ * `__share_group_state`.
+ */
+const COORDINATOR_RECORDS = existsSync(join(schemaDir, 'coordinator-records'))
+  ? readdirSync(join(schemaDir, 'coordinator-records')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort()
+  : [];
 
 /**
- * APIs read from Kafka 4.4.0's kafka-clients jar instead of the schema directory, with the
- * highest version Brook generates (Produce v13 and TxnOffsetCommit v6 replace topic names
- * by topic ids).
+ * The internal topic each coordinator record belongs to, by the record's name (its key
+ * schema's name without "Key"): the schemas give each record its type (the key schema's
+ * apiKey) but not its topic, and types repeat across topics. Records not listed here are
+ * the group coordinator's (`__consumer_offsets`).
  */
-const CLIENT_JAR_APIS: Readonly<Record<string, number>> = { Produce: 12, TxnOffsetCommit: 5 };
-const CLIENTS_JAR = {
-  path: 'org/apache/kafka/kafka-clients/4.4.0/kafka-clients-4.4.0.jar',
-  sha256: '1ab07317eb6633241392449d329dbdc5d9251e6ffc4926860f42dd966e88bdf9',
+const RECORD_TOPICS: Readonly<Record<string, 'TransactionState' | 'ShareGroupState'>> = {
+  TransactionLog: 'TransactionState',
+  ShareSnapshot: 'ShareGroupState',
+  ShareUpdate: 'ShareGroupState',
 };
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const schemaDir = process.env['BROOK_KAFKA_SCHEMAS'] ?? resolve(root, '..', 'shared', 'kafka-protocol');
 
 interface Unit {
   file: string; // relative to root
   messages: RawMessage[];
-  /** Where the schemas came from, when not the schema directory (a line under the header). */
-  source?: string;
-}
-
-/**
- * The Kafka 4.4.0 kafka-transaction-coordinator jar: BROOK_KAFKA_TRANSACTION_JAR, else the
- * local Maven cache's copy, else Maven Central's, downloaded into the temp directory. Its
- * SHA-256 must be the pinned one.
- */
-function transactionJar(): string {
-  return mavenJar(TRANSACTION_JAR, process.env['BROOK_KAFKA_TRANSACTION_JAR']);
-}
-
-/** The Kafka 4.4.0 kafka-clients jar, found and checked as transactionJar(); BROOK_KAFKA_CLIENTS_JAR overrides. */
-function clientsJar(): string {
-  return mavenJar(CLIENTS_JAR, process.env['BROOK_KAFKA_CLIENTS_JAR']);
-}
-
-function mavenJar(artifact: { path: string; sha256: string }, override: string | undefined): string {
-  const candidates = [override, join(homedir(), '.m2', 'repository', artifact.path)];
-  let jar = candidates.find((p): p is string => p !== undefined && existsSync(p));
-  if (jar === undefined) {
-    jar = join(tmpdir(), artifact.path.split('/').at(-1)!);
-    if (!existsSync(jar)) execFileSync('curl', ['-fsSL', '-o', jar, `https://repo1.maven.org/maven2/${artifact.path}`], { stdio: 'inherit' });
-  }
-  const sha256 = createHash('sha256').update(readFileSync(jar)).digest('hex');
-  if (sha256 !== artifact.sha256) throw new Error(`${jar}: SHA-256 ${sha256}, expected ${artifact.sha256}`);
-  return jar;
-}
-
-/**
- * A schema limited to versions up to `max`: validVersions ends there and fields that only
- * exist in later versions are left out (so the generated types do not carry them).
- */
-function capVersions(message: RawMessage, max: number): RawMessage {
-  const low = (spec: string | undefined): number => Number((spec ?? '0').replace(/[+].*$/, '').split('-')[0]);
-  const trim = (fields: RawField[]): RawField[] => fields
-    .filter((f) => f.versions === undefined || low(f.versions) <= max)
-    .map((f) => (f.fields ? { ...f, fields: trim(f.fields) } : f));
-  const [from] = message.validVersions.split('-');
-  return {
-    ...message,
-    validVersions: `${from}-${max}`,
-    fields: trim(message.fields),
-    ...(message.commonStructs ? { commonStructs: message.commonStructs.map((c) => ({ ...c, fields: trim(c.fields) })) } : {}),
-  };
-}
-
-function jarSchema(jar: string, name: string): RawMessage {
-  return parseSchema(execFileSync('unzip', ['-p', jar, `common/message/${name}.json`], { encoding: 'utf8' }));
 }
 
 function units(): Unit[] {
   const msg = (name: string): RawMessage => loadSchema(join(schemaDir, 'messages', `${name}.json`));
   const rec = (name: string): RawMessage => loadSchema(join(schemaDir, 'coordinator-records', `${name}.json`));
-  const txnJar = transactionJar();
-  const clients = clientsJar();
   return [
-    ...APIS.map((api): Unit => {
-      const max = CLIENT_JAR_APIS[api];
-      if (max === undefined) return { file: `src/protocol/messages/${kebab(api)}.ts`, messages: [msg(`${api}Request`), msg(`${api}Response`)] };
-      return {
-        file: `src/protocol/messages/${kebab(api)}.ts`,
-        messages: [capVersions(jarSchema(clients, `${api}Request`), max), capVersions(jarSchema(clients, `${api}Response`), max)],
-        source: `// Schema: common/message/${api}{Request,Response}.json up to v${max} in Maven Central's ${CLIENTS_JAR.path} (SHA-256 ${CLIENTS_JAR.sha256}).\n`,
-      };
-    }),
+    ...APIS.map((api): Unit => ({ file: `src/protocol/messages/${kebab(api)}.ts`, messages: [msg(`${api}Request`), msg(`${api}Response`)] })),
     ...PAYLOADS.map((name) => ({ file: `src/protocol/messages/${kebab(name)}.ts`, messages: [msg(name)] })),
     ...COORDINATOR_RECORDS.map((name) => ({
       file: `src/protocol/coordinator-records/${kebab(name)}.ts`,
       messages: [rec(name)],
-    })),
-    ...TRANSACTION_RECORDS.map((name) => ({
-      file: `src/protocol/coordinator-records/${kebab(name)}.ts`,
-      messages: [jarSchema(txnJar, name)],
-      source: `// Schema: common/message/${name}.json in Maven Central's ${TRANSACTION_JAR.path} (SHA-256 ${TRANSACTION_JAR.sha256}).\n`,
     })),
   ];
 }
@@ -195,7 +114,7 @@ function render(unit: Unit, clash: Set<string>): { text: string; models: Generat
   const types = ['MessageCodec', 'RawTaggedField', 'StructSchema'].filter(used).map((t) => `type ${t}`);
   const runtimePath = unit.file.includes('/messages/') ? './runtime.js' : `${up}messages/runtime.js`;
   const text = [
-    HEADER + (unit.source ?? ''),
+    HEADER,
     '/* eslint-disable */',
     `import type { Reader } from '${up}primitives/reader.js';`,
     `import type { Writer } from '${up}primitives/writer.js';`,
@@ -247,10 +166,63 @@ function indexFile(): string {
 function recordsIndex(): string {
   return [
     HEADER,
-    ...[...COORDINATOR_RECORDS, ...TRANSACTION_RECORDS].map((n) => `export * from './${kebab(n)}.js';`),
+    ...COORDINATOR_RECORDS.map((n) => `export * from './${kebab(n)}.js';`),
+    "export * from './record-types.js';",
     "export * from './framing.js';",
     '',
   ].join('\n');
+}
+
+/**
+ * record-types.ts: per internal topic, each record's type (the int16 that starts its key in
+ * the log: the key schema's apiKey) and its key and value codecs, so the framing code
+ * looks records up instead of numbering them by hand.
+ */
+function recordTypes(): string {
+  const records = COORDINATOR_RECORDS.filter((n) => n.endsWith('Key')).map((n) => {
+    const name = n.slice(0, -'Key'.length);
+    const key = loadSchema(join(schemaDir, 'coordinator-records', `${n}.json`));
+    const value = loadSchema(join(schemaDir, 'coordinator-records', `${name}Value.json`));
+    if (key.apiKey === undefined || value.apiKey !== key.apiKey) throw new Error(`${name}: key and value schemas must share one apiKey`);
+    return { name, type: key.apiKey, topic: RECORD_TOPICS[name] ?? 'ConsumerOffsets' };
+  });
+  const topics: Record<string, string> = {
+    ConsumerOffsets: '`__consumer_offsets` (the group coordinator\'s records)',
+    TransactionState: '`__transaction_state` (the transaction coordinator\'s records)',
+    ShareGroupState: '`__share_group_state` (the share coordinator\'s records)',
+  };
+  const lines = [HEADER, `import type { MessageCodec } from '../messages/runtime.js';`];
+  for (const r of records) {
+    lines.push(`import { ${r.name}Key } from './${kebab(r.name)}-key.js';`);
+    lines.push(`import { ${r.name}Value } from './${kebab(r.name)}-value.js';`);
+  }
+  lines.push('');
+  lines.push('/** A record schema pair: the key and value codecs of one record type. */');
+  lines.push('export interface CoordinatorRecordCodecs {');
+  lines.push('  readonly name: string;');
+  lines.push('  readonly type: number;');
+  lines.push('  // eslint-disable-next-line @typescript-eslint/no-explicit-any');
+  lines.push('  readonly key: MessageCodec<any>;');
+  lines.push('  // eslint-disable-next-line @typescript-eslint/no-explicit-any');
+  lines.push('  readonly value: MessageCodec<any>;');
+  lines.push('}');
+  for (const [topic, about] of Object.entries(topics)) {
+    const mine = records.filter((r) => r.topic === topic).sort((a, b) => a.type - b.type);
+    const types = new Set(mine.map((r) => r.type));
+    if (types.size !== mine.length) throw new Error(`${topic}: two records share a type`);
+    lines.push('');
+    lines.push(`/** The record types of ${about}. */`);
+    lines.push(`export const ${topic}RecordType = {`);
+    for (const r of mine) lines.push(`  ${r.name}: ${r.type},`);
+    lines.push('} as const;');
+    lines.push('');
+    lines.push(`/** The codecs of each record type of ${about.replace(/ \(.*\)$/, '')}, by type. */`);
+    lines.push(`export const ${topic.replace(/[A-Z]/g, (c, i: number) => (i === 0 ? c : `_${c}`)).toUpperCase()}_RECORDS: ReadonlyMap<number, CoordinatorRecordCodecs> = new Map([`);
+    for (const r of mine) lines.push(`  [${r.type}, { name: '${r.name}', type: ${r.type}, key: ${r.name}Key, value: ${r.name}Value }],`);
+    lines.push(']);');
+  }
+  lines.push('');
+  return lines.join('\n');
 }
 
 function main(): void {
@@ -265,6 +237,7 @@ function main(): void {
   for (const unit of all) outputs.set(unit.file, render(unit, clash).text);
   outputs.set('src/protocol/messages/index.ts', indexFile());
   outputs.set('src/protocol/coordinator-records/index.ts', recordsIndex());
+  outputs.set('src/protocol/coordinator-records/record-types.ts', recordTypes());
 
   let stale = 0;
   for (const [file, text] of outputs) {

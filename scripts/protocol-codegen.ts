@@ -87,7 +87,7 @@ export function modelMessage(raw: RawMessage, rename: (schemaName: string) => st
     return { kind: 'struct', struct: buildStruct(type, rename(type), shared.fields, range) };
   };
 
-  const dataType = raw.type === 'data' || raw.type === 'header' ? raw.name : `${raw.name}Data`;
+  const dataType = raw.type === 'data' || raw.type === 'header' || raw.type === 'coordinator-key' || raw.type === 'coordinator-value' ? raw.name : `${raw.name}Data`;
   buildStruct(raw.name, dataType, raw.fields, range);
   markIsDefault(structs);
   return {
@@ -178,6 +178,15 @@ function isDefaultExpr(f: Field, e: string): string {
   return `${e} === ${defaultValue(f)}`;
 }
 
+/**
+ * The local a read function keeps a field in: the field's own name, unless that is one of
+ * the function's own identifiers (a record's `Version` field, say).
+ */
+const READ_LOCALS = new Set(['r', 'version', 'result', 'unknownTaggedFields', 'count', 'tag', 'size', 'end', 'i']);
+function readLocal(name: string): string {
+  return READ_LOCALS.has(name) ? `${name}Field` : name;
+}
+
 type Mode = 'always' | 'never' | 'mixed';
 
 function mode(within: Range, property: Range): Mode {
@@ -204,6 +213,11 @@ interface Ctx {
   flexCond: string;
   nullable: Mode;
   nullCond: string;
+  /**
+   * A tagged field's value: Kafka's generator marks a nullable struct there with an unsigned
+   * varint (0: null, 1: present) instead of the int8 (-1 / 1) it uses elsewhere.
+   */
+  tagged?: boolean;
 }
 
 function fieldCtx(f: Field): Ctx {
@@ -238,7 +252,8 @@ function lengthPrefixed(name: string): string | null {
 function readExpr(t: Type, c: Ctx, fnPrefix: string): string {
   if (t.kind === 'struct') {
     const plain = `read${t.struct.tsName}(r, version)`;
-    return choose(c.nullable, c.nullCond, `(r.readInt8() < 0 ? null : ${plain})`, plain);
+    const marked = c.tagged === true ? `(r.readUnsignedVarint() === 0 ? null : ${plain})` : `(r.readInt8() < 0 ? null : ${plain})`;
+    return choose(c.nullable, c.nullCond, marked, plain);
   }
   if (t.kind === 'array') return `${fnPrefix}(r, version)`;
   const stem = lengthPrefixed(t.name);
@@ -253,6 +268,7 @@ function writeStmt(t: Type, c: Ctx, e: string, fnPrefix: string): string {
   if (t.kind === 'struct') {
     const plain = `write${t.struct.tsName}(w, version, ${e})`;
     if (c.nullable === 'never') return `${plain};`;
+    if (c.tagged === true) return `if (${e} === null) w.writeUnsignedVarint(0); else { w.writeUnsignedVarint(1); ${plain}; }`;
     return `if (${e} === null) w.writeInt8(-1); else { w.writeInt8(1); ${plain}; }`;
   }
   if (t.kind === 'array') return `${fnPrefix}(w, version, ${e});`;
@@ -351,11 +367,11 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
     const c = fieldCtx(f);
     const def = defaultValue(f);
     const decl = f.tagged !== null ? 'let' : 'const';
-    if (f.tagged !== null) out.push(`  let ${f.name}: ${tsType(f)} = ${def};`);
+    if (f.tagged !== null) out.push(`  let ${readLocal(f.name)}: ${tsType(f)} = ${def};`);
     else {
       const cond = rangeCond(f.versions!, s.range);
       const read = readExpr(f.type, c, `read${s.tsName}_${f.name}`);
-      out.push(`  ${decl} ${f.name}: ${tsType(f)} = ${cond ? `${cond} ? ${read} : ${def}` : read};`);
+      out.push(`  ${decl} ${readLocal(f.name)}: ${tsType(f)} = ${cond ? `${cond} ? ${read} : ${def}` : read};`);
     }
   }
   if (anyFlexible) {
@@ -370,10 +386,10 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
       out.push('      switch (tag) {');
       for (const f of tagged) {
         const cond = rangeCond(f.tagged!, s.range);
-        const c = { ...fieldCtx(f), flex: 'always' as Mode };
+        const c: Ctx = { ...fieldCtx(f), flex: 'always', tagged: true };
         out.push(`        case ${f.tag}:`);
         out.push(`          if (${cond || 'true'}) {`);
-        out.push(`            ${f.name} = ${readExpr(f.type, c, `read${s.tsName}_${f.name}`)};`);
+        out.push(`            ${readLocal(f.name)} = ${readExpr(f.type, c, `read${s.tsName}_${f.name}`)};`);
         out.push('            expectTaggedFieldEnd(r, end, tag);');
         out.push('            continue;');
         out.push('          }');
@@ -385,7 +401,7 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
     out.push('    }');
     out.push('  }');
   }
-  const props = s.fields.map((f) => f.name);
+  const props = s.fields.map((f) => (readLocal(f.name) === f.name ? f.name : `${f.name}: ${readLocal(f.name)}`));
   if (anyFlexible) out.push(`  const result: ${s.tsName} = { ${props.join(', ')} };`);
   if (anyFlexible) {
     out.push('  if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;');
@@ -424,7 +440,7 @@ function generateStruct(s: Struct, messageName: string, out: string[]): void {
       out.push('    const known: RawTaggedField[] = [];');
       for (const f of tagged) {
         const cond = rangeCond(f.tagged!, s.range);
-        const c = { ...fieldCtx(f), flex: 'always' as Mode };
+        const c: Ctx = { ...fieldCtx(f), flex: 'always', tagged: true };
         const e = `v.${f.name}`;
         const present = `${e} !== undefined && !(${isDefaultExpr(f, e)})`;
         out.push(`    if (${cond ? `${cond} && ` : ''}${present}) {`);

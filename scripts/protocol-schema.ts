@@ -25,7 +25,7 @@ export interface RawField {
 
 export interface RawMessage {
   apiKey?: number;
-  type: 'request' | 'response' | 'header' | 'data';
+  type: 'request' | 'response' | 'header' | 'data' | 'coordinator-key' | 'coordinator-value';
   name: string;
   validVersions: string;
   flexibleVersions: string;
@@ -33,14 +33,9 @@ export interface RawMessage {
   commonStructs?: { name: string; versions: string; fields: RawField[] }[];
 }
 
-/** Kafka's schema files carry `//` comment lines, which JSON does not allow. */
+/** A schema file as a message model: Kafka's schema files carry `//` comment lines, which JSON does not allow. */
 export function loadSchema(path: string): RawMessage {
-  return parseSchema(readFileSync(path, 'utf8'));
-}
-
-/** A schema file's text (e.g. read from a jar) as a message model. */
-export function parseSchema(source: string): RawMessage {
-  const text = source
+  const text = readFileSync(path, 'utf8')
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('//'))
     .join('\n');

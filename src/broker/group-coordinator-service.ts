@@ -153,8 +153,8 @@ export class GroupCoordinatorService {
    * GroupCoordinator.completeTransaction, from handleWriteTxnMarkersRequest). Resolves with
    * the append's error code (NONE when durable).
    */
-  async writeTxnMarker(producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number): Promise<number> {
-    const errorCode = await this.runtime.appendMarker(0, producerId, producerEpoch, commit, coordinatorEpoch);
+  async writeTxnMarker(producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, transactionVersion: number): Promise<number> {
+    const errorCode = await this.runtime.appendMarker(0, producerId, producerEpoch, commit, coordinatorEpoch, transactionVersion);
     if (errorCode === ErrorCode.NONE) this.completeTransaction(producerId, commit);
     return errorCode;
   }

@@ -183,15 +183,16 @@ export class TransactionCoordinatorService {
    * for `__consumer_offsets` goes through the group coordinator, its one writer, which
    * completes the producer's transactional offsets once it is durable (Kafka's
    * GroupCoordinator.completeTransaction from handleWriteTxnMarkersRequest). The storage
-   * refuses a marker of an older producer epoch, which then completes nothing.
+   * refuses a marker of an older producer epoch (under transaction version 2, of any epoch
+   * not newer than the producer's), which then completes nothing.
    */
   async writeMarkers(
-    producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, partitions: readonly TopicPartition[],
+    producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, transactionVersion: number, partitions: readonly TopicPartition[],
   ): Promise<number[]> {
     return Promise.all(partitions.map(async ({ topic, partition }) => {
       if (topic === CONSUMER_OFFSETS_TOPIC) {
         if (this.storage.partition(topic, partition) === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        const written = this.groups.writeTxnMarker(producerId, producerEpoch, commit, coordinatorEpoch);
+        const written = this.groups.writeTxnMarker(producerId, producerEpoch, commit, coordinatorEpoch, transactionVersion);
         this.appends.notifyAppend(topic, partition);
         return written;
       }
@@ -202,7 +203,7 @@ export class TransactionCoordinatorService {
         producerId, producerEpoch, coordinatorEpoch, timestampMs: nowMs, type: commit ? ControlRecordType.Commit : ControlRecordType.Abort,
       });
       try {
-        const { durable } = log.append(batch, { nowMs, origin: 'coordinator' });
+        const { durable } = log.append(batch, { nowMs, origin: 'coordinator', transactionVersion });
         this.appends.notifyAppend(topic, partition);
         await durable;
         return ErrorCode.NONE;
@@ -231,7 +232,7 @@ export class TransactionCoordinatorService {
   private async completeMarkers(shard: TransactionShard, markers: TxnMarkers): Promise<void> {
     let todo = markers.partitions;
     while (todo.length > 0 && !this.runtime.isStopped) {
-      const errors = await this.writeMarkers(markers.producerId, markers.producerEpoch, markers.commit, markers.coordinatorEpoch, todo);
+      const errors = await this.writeMarkers(markers.producerId, markers.producerEpoch, markers.commit, markers.coordinatorEpoch, markers.transactionVersion, todo);
       const retry: TopicPartition[] = [];
       errors.forEach((errorCode, i) => {
         const tp = todo[i]!;

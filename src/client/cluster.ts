@@ -12,6 +12,7 @@ import { KafkaConnection, parseBootstrap, type BrokerConnection, type Connection
 import type { ClientTls } from './ssl.js';
 import type { ClientSasl } from './sasl.js';
 import { TracedConnection } from './request-tracing.js';
+import { CappedConnection } from './version-caps.js';
 import { systemScheduler, type Scheduler } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
 
@@ -168,7 +169,7 @@ export class Cluster {
       requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal, tls: this.tls, sasl: this.sasl,
     }).then((connection): BrokerConnection => {
       this.authenticationErrorValue = null;
-      return new TracedConnection(connection, this.clientId, this.scheduler);
+      return new TracedConnection(new CappedConnection(connection), this.clientId, this.scheduler);
     }, (err: unknown) => {
       if (err instanceof AuthenticationError) this.authenticationErrorValue = err;
       throw err;
@@ -222,6 +223,14 @@ export class Cluster {
       includeClusterAuthorizedOperations: false,
       includeTopicAuthorizedOperations: false,
     }, { signal });
+    // v13's top-level error (KIP-1102): nothing in the response is usable then. Java's client
+    // rebootstraps on REBOOTSTRAP_REQUIRED: the brokers learned so far are forgotten, so the
+    // next connection goes back to the bootstrap servers.
+    const topLevelError = response.errorCode ?? ErrorCode.NONE;
+    if (topLevelError !== ErrorCode.NONE) {
+      if (topLevelError === ErrorCode.REBOOTSTRAP_REQUIRED) this.brokers.clear();
+      throw new KafkaProtocolError(topLevelError, 'Metadata');
+    }
     if (response.brokers.length > 0) {
       this.brokers.clear();
       for (const b of response.brokers) this.brokers.set(b.nodeId, { nodeId: b.nodeId, host: b.host, port: b.port });

@@ -9,6 +9,7 @@ import { Api, type ApiCodecs } from '../protocol/messages/index.js';
 import type { MessageCodec } from '../protocol/messages/runtime.js';
 import { decodeResponse, encodeRequest, responseCorrelationId } from '../protocol/frame.js';
 import { FrameReader } from '../protocol/frame-reader.js';
+import { capVersion } from './version-caps.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError } from './errors.js';
 import { tlsConnectOptions, type ClientTls } from './ssl.js';
@@ -63,7 +64,11 @@ export interface BrokerConnection {
   readonly host: string;
   readonly port: number;
   readonly closed: boolean;
-  supportedVersion(api: ApiCodecs): number | undefined;
+  /**
+   * The version of `api` to send: the highest both sides support, within the client's caps
+   * (version-caps.ts; `topicIds`: the request names every topic by id); undefined when none.
+   */
+  supportedVersion(api: ApiCodecs, options?: { topicIds?: boolean }): number | undefined;
   request<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: RequestOptions): Promise<ResponseOf<A>>;
   /** Writes a request the broker will not answer (Produce with acks=0). */
   sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number }): Promise<void>;
@@ -175,11 +180,10 @@ export class KafkaConnection implements BrokerConnection {
     this.retireTimer.unref();
   }
 
-  /** Highest version of `api` both sides support, or undefined when there is none. */
-  supportedVersion(api: ApiCodecs): number | undefined {
+  supportedVersion(api: ApiCodecs, options: { topicIds?: boolean } = {}): number | undefined {
     const theirs = this.brokerVersions.get(api.apiKey);
     if (!theirs) return undefined;
-    const high = Math.min(theirs.max, api.request.highestVersion);
+    const high = capVersion(api, Math.min(theirs.max, api.request.highestVersion), options);
     const low = Math.max(theirs.min, api.request.lowestVersion);
     return high >= low ? high : undefined;
   }

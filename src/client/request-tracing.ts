@@ -23,8 +23,8 @@ export class TracedConnection implements BrokerConnection {
     return this.inner.closed;
   }
 
-  supportedVersion(api: ApiCodecs): number | undefined {
-    return this.inner.supportedVersion(api);
+  supportedVersion(api: ApiCodecs, options?: { topicIds?: boolean }): number | undefined {
+    return this.inner.supportedVersion(api, options);
   }
 
   request<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: RequestOptions): Promise<ResponseOf<A>> {

@@ -51,10 +51,13 @@ function describeGroup(group: ClassicGroup): DescribeGroupsResponseDescribedGrou
   };
 }
 
-/** An unknown group is described as Dead with no error (DescribeGroups v0-5). */
-function deadGroup(groupId: string): DescribeGroupsResponseDescribedGroup {
+/**
+ * A group that is not a classic one (unknown, or a consumer group) is described as Dead: with
+ * no error up to v5, with GROUP_ID_NOT_FOUND and Kafka's message from v6 (KIP-1043).
+ */
+function deadGroup(groupId: string, version: number, why: string): DescribeGroupsResponseDescribedGroup {
   const dead: GroupState = 'Dead';
-  return {
+  const described: DescribeGroupsResponseDescribedGroup = {
     errorCode: ErrorCode.NONE,
     groupId,
     groupState: dead,
@@ -63,13 +66,20 @@ function deadGroup(groupId: string): DescribeGroupsResponseDescribedGroup {
     members: [],
     authorizedOperations: OPERATIONS_NOT_REQUESTED,
   };
+  return version >= GROUP_ID_NOT_FOUND_VERSION ? { ...described, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: why } : described;
 }
+
+/** DescribeGroups v6 answers a group it cannot describe with GROUP_ID_NOT_FOUND. */
+const GROUP_ID_NOT_FOUND_VERSION = 6;
 
 export function describeGroups(s: CoordinatorState, op: Operation, ctx: RequestContext, req: DescribeGroupsRequestData): void {
   const withOperations = ctx.apiVersion >= 3 && (req.includeAuthorizedOperations ?? false);
   const groups = req.groups.map((groupId) => {
     const group = s.groups.get(groupId);
-    const described = group === undefined ? deadGroup(groupId) : describeGroup(group);
+    let described: DescribeGroupsResponseDescribedGroup;
+    if (group !== undefined) described = describeGroup(group);
+    else if (s.consumerGroups.has(groupId)) described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} is not a classic group.`);
+    else described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} not found.`);
     if (withOperations && described.errorCode === ErrorCode.NONE) described.authorizedOperations = s.config.groupAuthorizedOperations;
     // groupInstanceId exists from v4 (ignorable, but keep the body faithful to the version).
     if (ctx.apiVersion < 4) for (const m of described.members) m.groupInstanceId = null;

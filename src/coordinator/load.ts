@@ -11,6 +11,7 @@ import {
 import { decodeConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
 import type { GroupMetadataValue } from '../protocol/coordinator-records/group-metadata-value.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import { applyConsumerGroupRecord } from './consumer/replay.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import { ClassicGroup } from './classic/group.js';
@@ -22,8 +23,9 @@ import { assertNever, type CoordinatorRecord } from './types.js';
 
 /**
  * Applies one record of `__consumer_offsets` to the state. Used for replay at start-up,
- * and on the live path for the records the coordinator writes. Record types Brook has no
- * schema for (Kafka 4.1's regular expressions, share and streams groups) are skipped.
+ * and on the live path for the records the coordinator writes. Record types Brook keeps no
+ * state for (Kafka 4.1's resolved regular expressions, share and streams groups) and types
+ * no schema defines are skipped, as Kafka's loader skips unknown types.
  */
 export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowMs: number | null): void {
   const key = decodeCoordinatorKey(record.key);
@@ -41,6 +43,7 @@ export function applyRecord(s: CoordinatorState, record: CoordinatorRecord, nowM
         metadata: v.metadata,
         commitTimestampMs: Number(v.commitTimestamp),
         expireTimestampMs: v.expireTimestamp === undefined || v.expireTimestamp === -1n ? null : Number(v.expireTimestamp),
+        topicId: v.topicId ?? ZERO_UUID,
       };
       // Written inside a transaction: pending until its marker (Kafka's replay with a producer id).
       if (record.producerId !== undefined && record.producerId >= 0n) s.pendingTxnOffsets.put(record.producerId, group, topic, partition, offset);

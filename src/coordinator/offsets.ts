@@ -8,9 +8,11 @@
  * request, answers them itself and merges its answers with the coordinator's.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import type { OffsetCommitRequestData, OffsetCommitResponseData } from '../protocol/messages/offset-commit.js';
+import type { OffsetCommitRequestData, OffsetCommitRequestPartition, OffsetCommitRequestTopic, OffsetCommitResponseData } from '../protocol/messages/offset-commit.js';
+import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import type {
   OffsetFetchRequestData,
+  OffsetFetchRequestTopics,
   OffsetFetchResponseData,
   OffsetFetchResponseGroup,
   OffsetFetchResponsePartitions,
@@ -28,9 +30,8 @@ import { groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone, type
 import type { CoordinatorRecord, RequestContext } from './types.js';
 import { applyOffset, applyRecord } from './load.js';
 
-/** "No retention time given" in OffsetCommit v2-4, and "no commit timestamp" in v1. */
+/** "No retention time given" in OffsetCommit v2-4. */
 const DEFAULT_RETENTION_TIME = -1n;
-const DEFAULT_TIMESTAMP = -1n;
 
 /**
  * Returns the error for the whole request, NONE, or (a consumer group's member with an older
@@ -41,7 +42,7 @@ function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCo
   const memberId = req.memberId ?? '';
   const groupInstanceId = req.groupInstanceId ?? null;
   const consumerGroup = s.consumerGroups.get(req.groupId);
-  if (consumerGroup !== undefined) return consumerOffsetCommitError(consumerGroup, memberId, generationId, ctx.apiVersion);
+  if (consumerGroup !== undefined) return consumerOffsetCommitError(consumerGroup, memberId, groupInstanceId, generationId, false, ctx.apiVersion);
   let group = s.groups.get(req.groupId);
   if (group === undefined) {
     // Generation -1: a consumer without group management, or an admin. The commit creates
@@ -71,7 +72,16 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
     op.reply(ctx.requestId, offsetCommitResponse(req, () => validation));
     return;
   }
-  const partitionCheck = typeof validation === 'function' ? validation : null;
+  const tooLarge = (p: OffsetCommitRequestPartition): boolean => (p.committedMetadata ?? '').length > s.config.offsetMetadataMaxBytes;
+  if (typeof validation === 'function') {
+    // Kafka checks each partition (with metadata of a valid size) as it goes, and the first
+    // refused one fails the whole request: nothing is written.
+    const refused = firstRefusal(req.topics, validation, tooLarge);
+    if (refused !== ErrorCode.NONE) {
+      op.reply(ctx.requestId, offsetCommitResponse(req, () => refused));
+      return;
+    }
+  }
   // In the classic protocol a commit also keeps the member's session alive (not in a consumer group).
   const group = s.groups.get(req.groupId);
   const member = group?.member(req.memberId ?? '');
@@ -79,25 +89,16 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
 
   const retention = req.retentionTimeMs ?? DEFAULT_RETENTION_TIME;
   const expireTimestampMs = retention === DEFAULT_RETENTION_TIME ? null : op.nowMs + Number(retention);
-  const response = offsetCommitResponse(req, (topic, p) => {
-    const metadata = p.committedMetadata ?? '';
-    if (metadata.length > s.config.offsetMetadataMaxBytes) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
-    if (partitionCheck !== null) {
-      // Kafka 4.4 checks assignment epochs by the request's topic id, which OffsetCommit
-      // carries from v10 on, and refuses every partition of a v9 request. Brook speaks v9 at
-      // most, so Kafka 4.4's clients send it v9 where they send Kafka v10: Brook resolves the
-      // topic name to its id instead, so that such a commit lands here as it does on Kafka
-      // (a deliberate difference at v9).
-      const error = partitionCheck(s.metadata.byName(topic)?.topicId, p.partitionIndex);
-      if (error !== ErrorCode.NONE) return error;
-    }
-    const commitTimestamp = p.commitTimestamp ?? DEFAULT_TIMESTAMP;
+  const response = offsetCommitResponse(req, (t, p) => {
+    if (tooLarge(p)) return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    const topic = topicName(t);
     const offset: OffsetAndMetadata = {
       committedOffset: p.committedOffset,
       leaderEpoch: p.committedLeaderEpoch ?? -1,
-      metadata,
-      commitTimestampMs: commitTimestamp === DEFAULT_TIMESTAMP ? op.nowMs : Number(commitTimestamp),
+      metadata: p.committedMetadata ?? '',
+      commitTimestampMs: op.nowMs,
       expireTimestampMs,
+      topicId: t.topicId ?? ZERO_UUID,
     };
     // The state changes as a replay of the record would change it (applyOffset is replay's path).
     op.record(offsetCommitRecord(req.groupId, topic, p.partitionIndex, offset));
@@ -107,15 +108,38 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
   op.reply(ctx.requestId, response);
 }
 
+/** The first error `check` gives a partition (skipping those `skip` answers otherwise), or NONE. */
+export function firstRefusal<P extends { partitionIndex: number }>(
+  topics: readonly { topicId?: string; partitions: readonly P[] }[], check: CommitPartitionCheck, skip: (p: P) => boolean,
+): number {
+  for (const t of topics) {
+    for (const p of t.partitions) {
+      if (skip(p)) continue;
+      const error = check(t.topicId ?? ZERO_UUID, p.partitionIndex);
+      if (error !== ErrorCode.NONE) return error;
+    }
+  }
+  return ErrorCode.NONE;
+}
+
+/**
+ * A request topic's name: the broker resolves topic ids to names before the coordinator
+ * sees a request (as Kafka's KafkaApis), so only a topic it refused itself has none.
+ */
+export function topicName(t: { name?: string }): string {
+  return t.name ?? '';
+}
+
 function offsetCommitResponse(
   req: OffsetCommitRequestData,
-  errorFor: (topic: string, p: OffsetCommitRequestData['topics'][number]['partitions'][number]) => number,
+  errorFor: (t: OffsetCommitRequestTopic, p: OffsetCommitRequestPartition) => number,
 ): OffsetCommitResponseData {
   return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({
       name: t.name,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errorFor(t.name, p) })),
+      topicId: t.topicId,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errorFor(t, p) })),
     })),
   };
 }
@@ -140,11 +164,16 @@ function unstableOffset(partitionIndex: number): OffsetFetchResponsePartitions {
   return { ...noOffset(partitionIndex), errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
 }
 
-/** One group's offsets; topics null means every partition the group has an offset for. */
+/**
+ * One group's offsets; topics null means every partition the group has an offset for. A
+ * topic asked for by id (OffsetFetch v10+) does not see an offset committed under another id
+ * of its name (Kafka 4.4's isOffsetInvalid). Every topic of "all offsets" has the zero id:
+ * the broker fills the ids in.
+ */
 function fetchGroupOffsets(
   s: CoordinatorState,
   groupId: string,
-  topics: { name: string; partitionIndexes: number[] }[] | null,
+  topics: readonly OffsetFetchRequestTopics[] | null,
   requireStable: boolean,
 ): OffsetFetchResponseGroup {
   const unstable = (topic: string, p: number): boolean => requireStable && s.pendingTxnOffsets.has(groupId, topic, p);
@@ -154,22 +183,32 @@ function fetchGroupOffsets(
   if (topics === null) {
     const all: OffsetFetchResponseTopics[] = [];
     for (const [name, partitions] of (known ? s.offsets.ofGroup(groupId) : undefined) ?? []) {
-      all.push({ name, partitions: [...partitions].map(([p, o]) => (unstable(name, p) ? unstableOffset(p) : fetchedOffset(p, o))) });
+      all.push({ name, topicId: ZERO_UUID, partitions: [...partitions].map(([p, o]) => (unstable(name, p) ? unstableOffset(p) : fetchedOffset(p, o))) });
     }
     return { groupId, topics: all, errorCode: ErrorCode.NONE };
   }
   return {
     groupId,
     errorCode: ErrorCode.NONE,
-    topics: topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitionIndexes.map((p) => {
-        if (unstable(t.name, p)) return unstableOffset(p);
-        const o = known ? s.offsets.get(groupId, t.name, p) : undefined;
-        return o === undefined ? noOffset(p) : fetchedOffset(p, o);
-      }),
-    })),
+    topics: topics.map((t) => {
+      const name = topicName(t);
+      const topicId = t.topicId ?? ZERO_UUID;
+      return {
+        name: t.name,
+        topicId,
+        partitions: t.partitionIndexes.map((p) => {
+          if (unstable(name, p)) return unstableOffset(p);
+          const o = known ? s.offsets.get(groupId, name, p) : undefined;
+          return o === undefined || isMismatchedTopicId(o.topicId, topicId) ? noOffset(p) : fetchedOffset(p, o);
+        }),
+      };
+    }),
   };
+}
+
+/** Both ids known and different: the offset belongs to an earlier topic of the same name. */
+function isMismatchedTopicId(stored: string, requested: string): boolean {
+  return stored !== ZERO_UUID && requested !== ZERO_UUID && stored !== requested;
 }
 
 /**
@@ -195,7 +234,7 @@ export function offsetFetch(s: CoordinatorState, op: Operation, ctx: RequestCont
     throttleTimeMs: 0,
     errorCode: ctx.apiVersion >= 2 ? g.errorCode : ErrorCode.NONE,
     topics: g.topics.map((t) => ({
-      name: t.name,
+      name: t.name ?? '',
       partitions: t.partitions.map((p) =>
         ctx.apiVersion < 2 && g.errorCode !== ErrorCode.NONE
           ? { ...noOffset(p.partitionIndex), errorCode: g.errorCode }

@@ -9,7 +9,9 @@ import {
   encodeGroupMetadataValue,
   encodeOffsetCommitKey,
   encodeOffsetCommitValue,
+  OFFSET_COMMIT_VALUE_WITH_TOPIC_ID,
 } from '../protocol/coordinator-records/framing.js';
+import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import type { MemberMetadata } from '../protocol/coordinator-records/group-metadata-value.js';
 import type { ClassicGroup } from './classic/group.js';
 import type { CoordinatorRecord } from './types.js';
@@ -23,6 +25,13 @@ export interface OffsetAndMetadata {
   readonly commitTimestampMs: number;
   /** Only set by OffsetCommit v2-4 with an explicit retention time (old expiration rule). */
   readonly expireTimestampMs: number | null;
+  /**
+   * The id of the topic the offset was committed for (the broker resolves it whatever the
+   * version, as Kafka 4.4's KafkaApis; ZERO_UUID for offsets written before): a fetch by topic
+   * id does not see an offset committed under another id of the same name (a deleted and
+   * re-created topic), as Kafka 4.4's OffsetMetadataManager.
+   */
+  readonly topicId: string;
 }
 
 // OffsetCommitValue v1 is the only version with expireTimestamp; Kafka writes it only then.
@@ -36,11 +45,12 @@ export function offsetCommitRecord(groupId: string, topic: string, partition: nu
     metadata: o.metadata,
     commitTimestamp: BigInt(o.commitTimestampMs),
     expireTimestamp: o.expireTimestampMs === null ? -1n : BigInt(o.expireTimestampMs),
+    topicId: o.topicId,
   };
-  return {
-    key,
-    value: o.expireTimestampMs === null ? encodeOffsetCommitValue(value) : encodeOffsetCommitValue(value, OFFSET_COMMIT_VALUE_WITH_EXPIRY),
-  };
+  let version: number | undefined;
+  if (o.expireTimestampMs !== null) version = OFFSET_COMMIT_VALUE_WITH_EXPIRY;
+  else if (o.topicId !== ZERO_UUID) version = OFFSET_COMMIT_VALUE_WITH_TOPIC_ID;
+  return { key, value: encodeOffsetCommitValue(value, version) };
 }
 
 export function offsetCommitTombstone(groupId: string, topic: string, partition: number): CoordinatorRecord {

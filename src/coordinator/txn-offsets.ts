@@ -8,15 +8,24 @@
  * OffsetFetch with requireStable answers UNSTABLE_OFFSET_COMMIT for those partitions.
  */
 import { ErrorCode } from '../protocol/errors.js';
-import type { TxnOffsetCommitRequestData, TxnOffsetCommitResponseData } from '../protocol/messages/txn-offset-commit.js';
+import { ZERO_UUID } from '../protocol/messages/runtime.js';
+import type { TxnOffsetCommitRequestData, TxnOffsetCommitRequestPartition, TxnOffsetCommitResponseData } from '../protocol/messages/txn-offset-commit.js';
+import { consumerOffsetCommitError, type CommitPartitionCheck } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import { applyOffset } from './load.js';
+import { firstRefusal, topicName } from './offsets.js';
 import type { Operation } from './operation.js';
 import { offsetCommitRecord, type OffsetAndMetadata } from './records.js';
 import type { RequestContext } from './types.js';
 
-/** Kafka's validateTransactionalOffsetCommit (ClassicGroup/ConsumerGroup.validateOffsetCommit with isTransactional). */
-function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOffsetCommitRequestData): number {
+/**
+ * Kafka 4.4's validateTransactionalOffsetCommit (ClassicGroup/ConsumerGroup.validateOffsetCommit
+ * with isTransactional): NONE, the error for the whole request, or (a consumer group's member
+ * with an older epoch) a check per partition. From v6 (KIP-1319) a commit to a group that does
+ * not exist is GROUP_ID_NOT_FOUND and a stale member epoch STALE_MEMBER_EPOCH; before, both
+ * are ILLEGAL_GENERATION.
+ */
+function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOffsetCommitRequestData, apiVersion: number): number | CommitPartitionCheck {
   // GroupCoordinatorService.commitTransactionalOffsets refuses an empty group id first.
   if (req.groupId === '') return ErrorCode.INVALID_GROUP_ID;
   const generationId = req.generationIdOrMemberEpoch ?? -1;
@@ -24,18 +33,14 @@ function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOff
   const groupInstanceId = req.groupInstanceId ?? null;
   const consumerGroup = s.consumerGroups.get(req.groupId);
   if (consumerGroup !== undefined) {
-    if (generationId < 0 && consumerGroup.numMembers === 0) return ErrorCode.NONE;
-    // TxnOffsetCommit does not require the member fields: they are checked only when given.
-    if (generationId < 0 && memberId === '' && groupInstanceId === null) return ErrorCode.NONE;
-    const member = consumerGroup.member(memberId);
-    if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-    // A stale member epoch is ILLEGAL_GENERATION here (Kafka converts STALE_MEMBER_EPOCH).
-    return generationId === member.memberEpoch ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
+    const result = consumerOffsetCommitError(consumerGroup, memberId, groupInstanceId, generationId, true, apiVersion);
+    if (typeof result === 'number') return staleAsIllegalGeneration(result, apiVersion);
+    return (topicId, partition) => staleAsIllegalGeneration(result(topicId, partition), apiVersion);
   }
   let group = s.groups.get(req.groupId);
   if (group === undefined) {
     // As OffsetCommit: generation -1 (a producer without group management) creates a simple group.
-    if (generationId >= 0) return ErrorCode.ILLEGAL_GENERATION;
+    if (generationId >= 0) return apiVersion >= KIP_1319_VERSION ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
     group = s.getOrCreateGroup(req.groupId, op.nowMs);
   }
   if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -49,21 +54,33 @@ function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOff
   return ErrorCode.NONE;
 }
 
+/** TxnOffsetCommit v6 (KIP-1319) is the first to answer GROUP_ID_NOT_FOUND and STALE_MEMBER_EPOCH. */
+const KIP_1319_VERSION = 6;
+
+function staleAsIllegalGeneration(errorCode: number, apiVersion: number): number {
+  return errorCode === ErrorCode.STALE_MEMBER_EPOCH && apiVersion < KIP_1319_VERSION ? ErrorCode.ILLEGAL_GENERATION : errorCode;
+}
+
 export function txnOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestContext, req: TxnOffsetCommitRequestData): void {
-  const error = validateTxnOffsetCommit(s, op, req);
+  const validation = validateTxnOffsetCommit(s, op, req, ctx.apiVersion);
+  const tooLarge = (p: TxnOffsetCommitRequestPartition): boolean => (p.committedMetadata ?? '').length > s.config.offsetMetadataMaxBytes;
+  // As OffsetCommit: the first partition an older epoch may not commit fails the whole request.
+  const error = typeof validation === 'number' ? validation : firstRefusal(req.topics, validation, tooLarge);
   const response: TxnOffsetCommitResponseData = {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({
       name: t.name,
+      topicId: t.topicId,
       partitions: t.partitions.map((p) => {
         if (error !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: error };
-        const metadata = p.committedMetadata ?? '';
-        if (metadata.length > s.config.offsetMetadataMaxBytes) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+        if (tooLarge(p)) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+        const topic = topicName(t);
         const offset: OffsetAndMetadata = {
-          committedOffset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch ?? -1, metadata, commitTimestampMs: op.nowMs, expireTimestampMs: null,
+          committedOffset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch ?? -1, metadata: p.committedMetadata ?? '',
+          commitTimestampMs: op.nowMs, expireTimestampMs: null, topicId: t.topicId ?? ZERO_UUID,
         };
-        op.record({ ...offsetCommitRecord(req.groupId, t.name, p.partitionIndex, offset), producerId: req.producerId, producerEpoch: req.producerEpoch });
-        s.pendingTxnOffsets.put(req.producerId, req.groupId, t.name, p.partitionIndex, offset);
+        op.record({ ...offsetCommitRecord(req.groupId, topic, p.partitionIndex, offset), producerId: req.producerId, producerEpoch: req.producerEpoch });
+        s.pendingTxnOffsets.put(req.producerId, req.groupId, topic, p.partitionIndex, offset);
         return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
       }),
     })),

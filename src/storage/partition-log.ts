@@ -145,7 +145,7 @@ export class PartitionLogImpl implements PartitionLog {
     // A transaction marker (from the transaction coordinator) completes the producer's open transaction.
     const marker = hasProducer && header.isControl ? markerOf(records.subarray(0, header.sizeInBytes)) : null;
     if (marker) {
-      this.producers.checkMarker(header.producerId, header.producerEpoch, marker.coordinatorEpoch, origin);
+      this.producers.checkMarker(header.producerId, header.producerEpoch, marker.coordinatorEpoch, origin, options.transactionVersion ?? 0);
     } else if (hasProducer) {
       const dup = this.producers.check(
         header.producerId, header.producerEpoch, header.baseSequence, lastSeq, header.isControl, origin, header.isTransactional);

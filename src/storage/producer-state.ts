@@ -15,6 +15,11 @@ import type { ActiveProducer, AppendOrigin } from './types.js';
 /** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN, matching max.in.flight.requests.per.connection <= 5. */
 export const BATCHES_TO_RETAIN = 5;
 
+/** Transaction version 2 (KIP-890), from which markers need a newer producer epoch (KIP-1228). */
+const TRANSACTION_VERSION_2 = 2;
+/** Kafka's Short.MAX_VALUE: an epoch that cannot be bumped further. */
+const MAX_PRODUCER_EPOCH = 0x7fff;
+
 export interface BatchMetadata {
   readonly firstSeq: number;
   readonly lastSeq: number;
@@ -123,11 +128,22 @@ export class ProducerStateManager {
   /**
    * Checks a transaction marker (Kafka's appendEndTxnMarker): the producer epoch as any
    * batch's (check), then a marker from an older coordinator epoch than the one that
-   * completed the producer's last transaction is TRANSACTION_COORDINATOR_FENCED.
+   * completed the producer's last transaction is TRANSACTION_COORDINATOR_FENCED. Under
+   * transaction version 2 (KIP-1228), whose coordinator bumps the epoch at every end, the
+   * marker's epoch must be newer than the producer's, except for a retry of the marker that
+   * completed its last transaction (same epoch, no transaction open; or the epoch at its
+   * maximum), as Kafka's ProducerAppendInfo.checkProducerEpoch.
    */
-  checkMarker(producerId: bigint, epoch: number, coordinatorEpoch: number, origin: AppendOrigin): void {
-    this.check(producerId, epoch, NO_SEQUENCE, NO_SEQUENCE, true, origin);
+  checkMarker(producerId: bigint, epoch: number, coordinatorEpoch: number, origin: AppendOrigin, transactionVersion = 0): void {
     const entry = this.producers.get(producerId);
+    if (transactionVersion >= TRANSACTION_VERSION_2 && entry !== undefined && epoch <= entry.epoch) {
+      const retry = epoch === entry.epoch && (entry.currentTxnFirstOffset < 0n || epoch === MAX_PRODUCER_EPOCH);
+      if (!retry) {
+        throw new StorageError(ErrorCode.INVALID_PRODUCER_EPOCH,
+          `epoch ${epoch} of producer ${producerId}'s transaction marker is not newer than its last seen epoch ${entry.epoch} (transaction version ${transactionVersion})`);
+      }
+    }
+    this.check(producerId, epoch, NO_SEQUENCE, NO_SEQUENCE, true, origin);
     if (entry && entry.coordinatorEpoch > coordinatorEpoch) {
       throw new StorageError(ErrorCode.TRANSACTION_COORDINATOR_FENCED,
         `invalid coordinator epoch for producer ${producerId}: ${coordinatorEpoch} (zombie), ${entry.coordinatorEpoch} (current)`);

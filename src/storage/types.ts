@@ -36,6 +36,11 @@ export interface AppendOptions {
   readonly nowMs: number;
   /** Default 'client'. */
   readonly origin?: AppendOrigin;
+  /**
+   * A transaction marker's transaction version (WriteTxnMarkers v2, KIP-1228; default 0):
+   * from 2 its producer epoch must be newer than the producer's (ProducerState.checkMarker).
+   */
+  readonly transactionVersion?: number;
 }
 
 export interface AppendResult {

@@ -83,15 +83,14 @@ describe('log admin APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, () =
     await pair?.stop();
   });
 
-  it('ApiVersions: both serve the same versions of the four APIs, but DescribeLogDirs v5', async () => {
+  it('ApiVersions: both serve the same versions of the four APIs', async () => {
     const { kafka, brook } = await pair.both('ApiVersions', 3, { clientSoftwareName: 'brook-differential', clientSoftwareVersion: '1.0' });
     const range = (r: typeof kafka, key: number): string => {
       const found = r.apiKeys.find((x) => x.apiKey === key);
       return found ? `${found.minVersion}-${found.maxVersion}` : 'none';
     };
-    // DeleteRecords, DescribeLogDirs (v5: not in Brook's schemas, as in broker-differential's D1), DescribeProducers, DescribeTopicPartitions.
-    assert.deepEqual([21, 35, 61, 75].map((key) => `${key}: ${range(kafka, key)}`), ['21: 0-2', '35: 1-5', '61: 0-0', '75: 0-0']);
-    assert.deepEqual([21, 35, 61, 75].map((key) => `${key}: ${range(brook, key)}`), ['21: 0-2', '35: 1-4', '61: 0-0', '75: 0-0']);
+    // DeleteRecords, DescribeLogDirs, DescribeProducers, DescribeTopicPartitions.
+    for (const side of [kafka, brook]) assert.deepEqual([21, 35, 61, 75].map((key) => `${key}: ${range(side, key)}`), ['21: 0-2', '35: 1-5', '61: 0-0', '75: 0-0']);
   });
 
   describe('DeleteRecords', () => {
@@ -172,8 +171,8 @@ describe('log admin APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, () =
       return { ...r, results: [{ ...dir, logDir: '<dir>', totalBytes: dir.totalBytes === undefined ? undefined : 1n, usableBytes: dir.usableBytes === undefined ? undefined : 1n, topics }] };
     }
 
-    it('named partitions (an unknown one left out), v1 to v4: the same sizes in bytes', async () => {
-      for (const version of [1, 2, 3, 4]) {
+    it('named partitions (an unknown one left out), v1 to v5: the same sizes in bytes; v5\'s IsCordoned false on both', async () => {
+      for (const version of [1, 2, 3, 4, 5]) {
         const raw = await pair.both('DescribeLogDirs', version, {
           topics: [{ topic: 'drec', partitions: [0, 1, 7] }, { topic: 'drec-compact', partitions: [0] }, { topic: 'drec-unknown', partitions: [0] }],
         });
@@ -181,15 +180,16 @@ describe('log admin APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, () =
         assertSame(c, `DescribeLogDirs v${version}`);
         const sizes = raw.brook.results[0]!.topics.flatMap((t) => t.partitions.map((p) => [t.name, p.partitionIndex, p.partitionSize > 0n]));
         assert.equal(sizes.length, 3);
+        if (version >= 5) assert.equal(raw.brook.results[0]!.isCordoned, false);
       }
     });
 
     it('every partition (topics null): the topics both have', async () => {
-      const raw = await pair.both('DescribeLogDirs', 4, { topics: null });
+      const raw = await pair.both('DescribeLogDirs', 5, { topics: null });
       const mine = (r: DescribeLogDirsResponseData): DescribeLogDirsResponseData => ({
         ...r, results: r.results.map((d) => ({ ...d, topics: d.topics.filter((t) => t.name.startsWith('drec')) })),
       });
-      assertSame(pair.normalize({ kafka: normalizeLogDirs('kafka', mine(raw.kafka), 4), brook: normalizeLogDirs('brook', mine(raw.brook), 4) }), 'all partitions');
+      assertSame(pair.normalize({ kafka: normalizeLogDirs('kafka', mine(raw.kafka), 5), brook: normalizeLogDirs('brook', mine(raw.brook), 5) }), 'all partitions');
     });
   });
 

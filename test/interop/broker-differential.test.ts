@@ -8,14 +8,11 @@
  *
  * Where Brook deliberately differs from Kafka (each asserted explicitly below; the same list
  * is in docs/ARCHITECTURE.md):
- *   D1  ApiVersions: fewer APIs; older maxima (Produce 12, Fetch 17, ListOffsets 10, Metadata 12,
- *       OffsetCommit 9, OffsetFetch 9, DescribeGroups 5, ApiVersions 4, DeleteGroups 2,
- *       DescribeCluster 1, DescribeLogDirs 4, ConsumerGroupDescribe 0: Brook's schemas stop at the Kafka 3.9/4.0 boundary, the newer versions are
- *       not generated); so a too-new ApiVersions is answered with ApiVersions' own range 0-4 (Kafka
- *       4.4: 0-5); Produce v0-2 advertised but refused, exactly as Kafka 4.4
- *       (KAFKA-18659, librdkafka needs v0 listed to compress); CreateTopics v0-1, DeleteTopics v0 and
- *       DescribeConfigs v0, which Kafka 4 removed (KIP-896), are still served; of Kafka's
- *       feature flags only transaction.version and group.version (same ranges and levels).
+ *   D1  ApiVersions: fewer APIs, each with Kafka 4.4's range but AddPartitionsToTxn (v0-3: v4+
+ *       is the brokers' verification request, see docs/ARCHITECTURE.md); Produce v0-2 advertised
+ *       but refused, exactly as Kafka 4.4 (KAFKA-18659, librdkafka needs v0 listed to compress);
+ *       of Kafka's feature flags only transaction.version and group.version (same ranges and
+ *       levels).
  *   D2  Metadata auto-creation: Brook creates the topic synchronously and describes it in the
  *       same response; Kafka answers UNKNOWN_TOPIC_OR_PARTITION (zero id, no partitions)
  *       and creates it asynchronously (src/broker/handlers/metadata.ts).
@@ -139,40 +136,19 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
     const { kafka, brook } = c.raw;
     assert.equal(kafka.errorCode, ErrorCode.NONE);
     assert.equal(brook.errorCode, ErrorCode.NONE);
-    // D1: versions Brook still serves that Kafka 4 removed (KIP-896).
-    const brookOnly = new Map<number, number[]>([[19, [0, 1]], [20, [0]], [32, [0]]]);
     const narrower: string[] = [];
     for (const range of brook.apiKeys) {
       const k = kafka.apiKeys.find((x) => x.apiKey === range.apiKey);
       assert.ok(k, `Kafka serves API key ${range.apiKey}`);
-      for (let v = range.minVersion; v <= range.maxVersion; v++) {
-        const served: boolean = v >= k.minVersion && v <= k.maxVersion;
-        assert.equal(served, !(brookOnly.get(range.apiKey) ?? []).includes(v), `API key ${range.apiKey} v${v}: Kafka ${served ? 'serves' : 'does not serve'} it`);
-      }
+      assert.ok(range.minVersion >= k.minVersion && range.maxVersion <= k.maxVersion, `API key ${range.apiKey}: Brook ${range.minVersion}-${range.maxVersion} within Kafka's ${k.minVersion}-${k.maxVersion}`);
       if (range.minVersion > k.minVersion || range.maxVersion < k.maxVersion) {
         narrower.push(`${range.apiKey}: brook ${range.minVersion}-${range.maxVersion} kafka ${k.minVersion}-${k.maxVersion}`);
       }
     }
-    // D1: narrower ranges: versions newer than Brook's schemas (Kafka 4.4.0's ranges, pinned by
-    // the harness). ListOffsets, OffsetCommit, OffsetFetch, ApiVersions and DeleteGroups are new
-    // here with Kafka 4.4 (4.1.2 advertised the same maxima as Brook).
+    // D1: every API Brook serves, with Kafka 4.4's range (Kafka 4.4.0's, pinned by the harness),
+    // but AddPartitionsToTxn.
     assert.deepEqual(narrower, [
-      '0: brook 0-12 kafka 0-13', // Produce: v13 (topic ids, KIP-516) not generated (v0-2 advertised, refused, as Kafka)
-      '1: brook 4-17 kafka 4-18', // Fetch: v18 (KIP-1166 high-watermark)
-      '2: brook 1-10 kafka 1-11', // ListOffsets: v11 (KIP-1023 earliest pending upload offset)
-      '3: brook 0-12 kafka 0-13', // Metadata: v13 (top-level error code)
-      '8: brook 2-9 kafka 2-10', // OffsetCommit: v10 (topic ids, KIP-848)
-      '9: brook 1-9 kafka 1-10', // OffsetFetch: v10 (topic ids, KIP-848)
-      '15: brook 0-5 kafka 0-6', // DescribeGroups: v6 (KIP-1043 error messages) not generated
-      '18: brook 0-4 kafka 0-5', // ApiVersions: v5 (KIP-1242 cluster id and node id check)
       '24: brook 0-3 kafka 0-5', // AddPartitionsToTxn: v4 (brokers' verification batches) not served, v5 (transactions V2)
-      '27: brook 1-1 kafka 1-2', // WriteTxnMarkers: v2 (KIP-1228 transaction version); v0 removed by both (KIP-896)
-      '28: brook 0-5 kafka 0-6', // TxnOffsetCommit: v6 (topic ids, KIP-1319)
-      '35: brook 1-4 kafka 1-5', // DescribeLogDirs: v5 not in Brook's schemas
-      '42: brook 0-2 kafka 0-3', // DeleteGroups: v3 (per-group error message)
-      '60: brook 0-1 kafka 0-2', // DescribeCluster: v2 (KIP-1073 fenced brokers)
-      '66: brook 0-1 kafka 0-2', // ListTransactions: v2 (KIP-1152 transactional id pattern)
-      '69: brook 0-0 kafka 0-1', // ConsumerGroupDescribe: v1 (KIP-1099 MemberType) not in Brook's schemas
     ]);
     // D1: of Kafka's features, Brook lists transaction.version and group.version, with Kafka's
     // ranges and finalized levels (and none of the KRaft ones).
@@ -183,6 +159,33 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
     assert.ok(pick(kafka.finalizedFeatures).some((f) => f.name === 'transaction.version' && f.maxVersionLevel === 2));
     const rest = c.diffs.filter((d) => !/^(apiKeys|supportedFeatures|finalizedFeatures)/.test(d));
     assert.deepEqual(rest, [], rest.join('\n'));
+  });
+
+  it('ApiVersions v5 (KIP-1242): a client names both its cluster and node or neither; a mismatch is REBOOTSTRAP_REQUIRED with no APIs', async () => {
+    const ids = {
+      kafka: { clusterId: pair.kafkaBroker.clusterId, nodeId: pair.kafkaBroker.nodeId },
+      brook: { clusterId: pair.brookBroker.storage.clusterId, nodeId: pair.brookBroker.config.nodeId },
+    };
+    const request = (pick: (own: { clusterId: string; nodeId: number }) => { clusterId: string | null; nodeId: number }) => ({
+      kafka: { clientSoftwareName: 'brook-differential', clientSoftwareVersion: '1.0', ...pick(ids.kafka) },
+      brook: { clientSoftwareName: 'brook-differential', clientSoftwareVersion: '1.0', ...pick(ids.brook) },
+    });
+    const cases: [string, (own: { clusterId: string; nodeId: number }) => { clusterId: string | null; nodeId: number }, number][] = [
+      ['its own cluster and node', (own) => own, ErrorCode.NONE],
+      ['neither', () => ({ clusterId: null, nodeId: -1 }), ErrorCode.NONE],
+      ['a node but no cluster', () => ({ clusterId: null, nodeId: 42 }), ErrorCode.INVALID_REQUEST],
+      ['its cluster but no node (-1)', (own) => ({ clusterId: own.clusterId, nodeId: -1 }), ErrorCode.INVALID_REQUEST],
+      ['another cluster', (own) => ({ clusterId: 'AAAAAAAAAAAAAAAAAAAAAQ', nodeId: own.nodeId }), ErrorCode.REBOOTSTRAP_REQUIRED],
+      ['its cluster, another node', (own) => ({ clusterId: own.clusterId, nodeId: own.nodeId + 1 }), ErrorCode.REBOOTSTRAP_REQUIRED],
+    ];
+    for (const [what, pick, expected] of cases) {
+      const raw = await pair.both('ApiVersions', 5, request(pick));
+      for (const side of ['kafka', 'brook'] as const) assert.equal(errorName(raw[side].errorCode), errorName(expected), `${what}: ${side}`);
+      if (expected !== ErrorCode.NONE) {
+        assertSame(pair.normalize(raw), what);
+        assert.deepEqual(raw.brook.apiKeys, [], `${what}: no APIs`);
+      }
+    }
   });
 
   // -------------------------------------------------------------------------------------
@@ -212,6 +215,10 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       ]);
       assertSame(await pair.compare('Metadata', 12, { topics: [{ name: 'bad name!' }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false }), 'invalid name with auto-creation');
       assertSame(await pair.compare('Metadata', 4, { topics: [{ name: 'md-a' }], allowAutoTopicCreation: false }), 'Metadata v4');
+      // v13 adds a top-level error code, NONE on both (Kafka 4.4's broker never sets it).
+      const v13 = await pair.compare('Metadata', 13, { topics: [{ name: 'md-a' }, { name: 'md-unknown' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      assertSame(v13, 'Metadata v13');
+      assert.equal(v13.raw.brook.errorCode, ErrorCode.NONE);
     });
 
     it('topics by id: a known id and an unknown one', async () => {
@@ -385,6 +392,12 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
     assertSame(controllers, 'v1 controllers');
     assert.equal(controllers.raw.brook.errorCode, ErrorCode.MISMATCHED_ENDPOINT_TYPE);
     assertSame(await pair.compare('DescribeCluster', 1, { includeClusterAuthorizedOperations: false, endpointType: 3 }), 'v1 unknown endpoint type');
+    // v2 (KIP-1073): with or without fenced brokers, one live broker that is not fenced.
+    for (const includeFencedBrokers of [false, true]) {
+      const c = await pair.compare('DescribeCluster', 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers });
+      assertSame(c, `v2 includeFencedBrokers ${includeFencedBrokers}`);
+      assert.deepEqual(c.raw.brook.brokers.map((b) => b.isFenced), [false]);
+    }
   });
 
   // -------------------------------------------------------------------------------------
@@ -451,6 +464,22 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       const md = await pair.both('Metadata', 12, { topics: [{ name: 'prod-unknown' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
       assert.equal(md.kafka.topics[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'Kafka did not create it');
       assert.equal(md.brook.topics[0]!.errorCode, ErrorCode.NONE, 'Brook did');
+    });
+
+    it('v13 names topics by id (KIP-516): a known id appends; an unknown id and the zero id are UNKNOWN_TOPIC_ID (never auto-created)', async () => {
+      const byId = (side: 'kafka' | 'brook', topicId: string): ProduceRequestData => ({
+        transactionalId: null, acks: 1, timeoutMs: 10_000,
+        topicData: [{ topicId, partitionData: [{ index: 0, records: testBatch(1, { first: 20 }) }, { index: 7, records: testBatch(1, { first: 21 }) }] }],
+      });
+      const known = await pair.compare('Produce', 13, { kafka: byId('kafka', pair.normaliser.kafka.topicId('prod-a')!), brook: byId('brook', pair.normaliser.brook.topicId('prod-a')!) });
+      assertSame(known, 'v13 by topic id');
+      assert.deepEqual(known.raw.brook!.responses[0]!.partitionResponses.map((p) => errorName(p.errorCode)), [errorName(ErrorCode.NONE), errorName(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)]);
+      for (const [what, topicId] of [['unknown id', 'AAAAAAAAAAAAAAAAAAAAAQ'], ['zero id', ZERO_UUID]] as const) {
+        const c = await pair.compare('Produce', 13, byId('kafka', topicId));
+        assertSame(c, `v13 ${what}`);
+        assert.deepEqual(c.raw.brook!.responses[0]!.partitionResponses.map((p) => errorName(p.errorCode)), [errorName(ErrorCode.UNKNOWN_TOPIC_ID), errorName(ErrorCode.UNKNOWN_TOPIC_ID)], what);
+      }
+      assertSame(await pair.compare('ListOffsets', 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'prod-a', partitions: [{ partitionIndex: 0, timestamp: -1n }] }] }), 'log end after v13');
     });
 
     it('idempotent producer: sequences, a duplicate, a gap, producer epochs; then the same stored bytes', async () => {
@@ -551,11 +580,12 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       assertSame(await compareFetch(12, fetchRequest(12, 'fetch-a', [{ partition: 0, offset: 0n, maxBytes: 10 }, { partition: 1, offset: 0n, maxBytes: 10 }])), 'partitionMaxBytes 10');
     });
 
-    it('unknown topic, unknown partition, a future leader epoch; by topic id (v13, v15, v17) and unknown topic id', async () => {
+    it('unknown topic, unknown partition, a future leader epoch; by topic id (v13, v15, v17, v18) and unknown topic id', async () => {
       assertSame(await compareFetch(12, fetchRequest(12, 'fetch-a', [{ partition: 9, offset: 0n }])), 'unknown partition');
       assertSame(await compareFetch(12, fetchRequest(12, 'fetch-unknown', [{ partition: 0, offset: 0n }])), 'unknown topic');
       assertSame(await compareFetch(12, fetchRequest(12, 'fetch-a', [{ partition: 0, offset: 0n, currentLeaderEpoch: 5 }])), 'leader epoch 5');
-      for (const version of [13, 15, 17]) {
+      // v18 (KIP-1166) adds the high watermark a follower knows: nothing for a consumer.
+      for (const version of [13, 15, 17, 18]) {
         assertSame(await compareFetch(version, fetchRequest(version, 'fetch-a', [{ partition: 0, offset: 0n }, { partition: 1, offset: 0n }])), `v${version} by topic id`);
       }
       const unknownId = { ...fetchRequest(13, 'fetch-a', [{ partition: 0, offset: 0n }]).kafka };
@@ -641,6 +671,12 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       }
       assertSame(await pair.compare('ListOffsets', 9, listOffsets([{ partitionIndex: 0, timestamp: -4n }])), 'earliest local (v9)');
       assertSame(await pair.compare('ListOffsets', 9, listOffsets([{ partitionIndex: 0, timestamp: -5n }])), 'latest tiered (v9)');
+      // v11 (KIP-1023): earliest pending upload; without tiered storage nothing waits for it.
+      for (const timestamp of [-6n, -2n, -1n]) {
+        const c = await pair.compare('ListOffsets', 11, { ...listOffsets([{ partitionIndex: 0, timestamp }]), timeoutMs: 10_000 });
+        assertSame(c, `v11 timestamp ${timestamp}`);
+        if (timestamp === -6n) assert.equal(c.raw.brook.topics[0]!.partitions[0]!.offset, -1n);
+      }
     });
 
     it('unknown partition, unknown topic, a partition twice in one request', async () => {
@@ -671,24 +707,42 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       }
     });
 
-    it('ApiVersions of a too-new version: both answer v0 UNSUPPORTED_VERSION with ApiVersions\' own range, which ends at 5 on Kafka, at 4 on Brook (D1)', async () => {
-      // v5 is too new for Brook only (D1: Kafka 4.4 serves it; Brook answers it like v6). v6 and
-      // v99 are too new for both.
+    it('ApiVersions of a too-new version: both answer v0 UNSUPPORTED_VERSION with ApiVersions\' own range, 0-5', async () => {
       for (const version of [6, 99]) {
         const o = await pair.sendRawBoth(requestFrame(18, version, 7, Buffer.from([0]), true));
-        assert.equal(o.kafka.kind, 'response', `v${version}: Kafka answers`);
-        assert.equal(o.brook.kind, 'response', `v${version}: Brook answers`);
         // errorCode 35 (UNSUPPORTED_VERSION), one range: key 18, 0-5 (the v0 body, no throttle time).
-        assert.equal(outcome(o.kafka), `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 5]).toString('hex')}`, `v${version}: Kafka`);
-        // The same bytes but for the maximum: Brook's own ApiVersions range, 0-4.
-        assert.equal(outcome(o.brook), `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4]).toString('hex')}`, `v${version}: Brook`);
+        const expected = `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 5]).toString('hex')}`;
+        assert.deepEqual({ kafka: outcome(o.kafka), brook: outcome(o.brook) }, { kafka: expected, brook: expected }, `v${version}`);
       }
-      // A well-formed v5 (client software "x" "1", no cluster id, node id -1, no tags): Kafka
-      // answers it (error code 0, then its ranges); Brook as for v6, so the client asks again at v4.
+      // A well-formed v5 (client software "x" "1", no cluster id, node id -1, no tags): both serve it.
       const v5body = Buffer.from([2, 0x78, 2, 0x31, 0, 0xff, 0xff, 0xff, 0xff, 0]);
       const v5 = await pair.sendRawBoth(requestFrame(18, 5, 7, v5body, true));
-      assert.ok(v5.kafka.kind === 'response' && v5.kafka.exchange.body.readInt16BE(0) === ErrorCode.NONE, `v5: Kafka serves it (${outcome(v5.kafka)})`);
-      assert.equal(outcome(v5.brook), `answered ${Buffer.from([0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4]).toString('hex')}`, 'v5: Brook');
+      for (const side of ['kafka', 'brook'] as const) {
+        const o = v5[side];
+        assert.ok(o.kind === 'response' && o.exchange.body.readInt16BE(0) === ErrorCode.NONE, `v5: ${side} serves it (${outcome(o)})`);
+      }
+    });
+
+    it('versions Kafka 4 removed (KIP-896), and InitProducerId v6 (unstable in Kafka 4.4): both close the connection, though Produce v0-2 stay advertised', async () => {
+      const cases: [string, Buffer][] = [
+        // CreateTopics v1: no topics, timeout 10 s, validateOnly false.
+        ['CreateTopics v1', requestFrame(19, 1, 7, Buffer.from([0, 0, 0, 0, 0, 0, 0x27, 0x10, 0]), false)],
+        // DeleteTopics v0: no topics, timeout 10 s.
+        ['DeleteTopics v0', requestFrame(20, 0, 7, Buffer.from([0, 0, 0, 0, 0, 0, 0x27, 0x10]), false)],
+        // DescribeConfigs v0: no resources.
+        ['DescribeConfigs v0', requestFrame(32, 0, 7, Buffer.from([0, 0, 0, 0]), false)],
+        // OffsetCommit v1 and OffsetFetch v0: group "g", no topics.
+        ['OffsetCommit v1', requestFrame(8, 1, 7, Buffer.from([0, 1, 0x67, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0]), false)],
+        ['OffsetFetch v0', requestFrame(9, 0, 7, Buffer.from([0, 1, 0x67, 0, 0, 0, 0]), false)],
+        // Produce v2: acks 1, timeout 10 s, no topics.
+        ['Produce v2', requestFrame(0, 2, 7, Buffer.from([0, 1, 0, 0, 0x27, 0x10, 0, 0, 0, 0]), false)],
+        // InitProducerId v6 (KIP-939): no transactional id, 60 s, producer -1/-1, no 2PC, no tags.
+        ['InitProducerId v6', requestFrame(22, 6, 7, Buffer.from([0, 0, 0, 0xea, 0x60, ...Array(10).fill(0xff), 0, 0, 0]), true)],
+      ];
+      for (const [what, frame] of cases) {
+        const o = await pair.sendRawBoth(frame);
+        assert.deepEqual({ kafka: outcome(o.kafka), brook: outcome(o.brook) }, { kafka: 'closed', brook: 'closed' }, what);
+      }
     });
 
     it('valid requests followed by bad input in the same write: both answer the valid ones, then close', async () => {

@@ -161,8 +161,9 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
     return raw.kafka;
   }
 
-  async function describeGroups(what: string, groupIds: string[]): Promise<ConsumerGroupDescribeResponseData> {
-    const raw = await pair.both('ConsumerGroupDescribe', 0, { groupIds, includeAuthorizedOperations: false });
+  /** ConsumerGroupDescribe v1 (v1 adds each member's type, KIP-1099). */
+  async function describeGroups(what: string, groupIds: string[], version = 1): Promise<ConsumerGroupDescribeResponseData> {
+    const raw = await pair.both('ConsumerGroupDescribe', version, { groupIds, includeAuthorizedOperations: false });
     const { kafka, brook, diffs } = pair.normalize({ kafka: sortDescribe(raw.kafka), brook: sortDescribe(raw.brook) });
     assert.deepEqual(diffs, [], `${what}\nkafka: ${JSON.stringify(kafka)}\nbrook: ${JSON.stringify(brook)}`);
     return raw.kafka;
@@ -193,21 +194,28 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
     const a3 = await heartbeat('A revoked', beat(G, 'member-a', a2.memberEpoch, assigned(a2)));
     assert.equal(a3.memberEpoch, 3);
     // A commit A sent before it read that answer still carries epoch 2. Kafka 4.4 checks such
-    // commits per partition against the epoch the member got it at (assignment epochs,
-    // KIP-1251), by the request's topic id: OffsetCommit v10 (which Brook does not speak)
-    // lands for the partitions A kept; v9 names topics, and Kafka refuses every partition.
-    // Brook, which Kafka 4.4's clients reach with v9, checks v9 as Kafka checks v10 (a
-    // deliberate difference, docs/ARCHITECTURE.md): A's kept partitions land, the ones it gave
-    // up are refused. Epoch 4 is ahead of A: refused.
+    // a commit partition by partition against the epoch the member got it at (assignment
+    // epochs, KIP-1251), by the topic's id (the request's from v10, the broker's look-up of the
+    // name before): the commit lands when A had every partition at epoch 2, and one partition
+    // it did not have fails the whole request. Epoch 4 is ahead of A: refused.
     const keptByA = assigned(a2)['cg-t'] ?? [];
-    for (const epoch of [2, 3, 4]) {
-      const raw = await pair.both('OffsetCommit', 9, {
-        groupId: G, generationIdOrMemberEpoch: epoch, memberId: 'member-a', groupInstanceId: null, retentionTimeMs: -1n,
-        topics: [{ name: 'cg-t', partitions: [0, 1, 2, 3].map((p) => ({ partitionIndex: p, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: '' })) }],
-      });
-      const expected = (side: Side, p: number): string => errorName(epoch === 3 || (epoch === 2 && side === 'brook' && keptByA.includes(p)) ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH);
+    const commitBody = (version: number, epoch: number, partitions: number[]): RequestBody<'OffsetCommit'> => ({
+      groupId: G, generationIdOrMemberEpoch: epoch, memberId: 'member-a', groupInstanceId: null, retentionTimeMs: -1n,
+      topics: [{ ...(version >= 10 ? { topicId: topicIds.get('cg-t')! } : { name: 'cg-t' }), partitions: partitions.map((p) => ({ partitionIndex: p, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' })) }],
+    });
+    const cases: [number, number, number[], number][] = [
+      [10, 2, keptByA, ErrorCode.NONE],
+      [10, 2, [0, 1, 2, 3], ErrorCode.STALE_MEMBER_EPOCH],
+      [9, 2, keptByA, ErrorCode.NONE],
+      [9, 2, [0, 1, 2, 3], ErrorCode.STALE_MEMBER_EPOCH],
+      [10, 3, [0, 1, 2, 3], ErrorCode.NONE],
+      [9, 3, [0, 1, 2, 3], ErrorCode.NONE],
+      [10, 4, keptByA, ErrorCode.STALE_MEMBER_EPOCH],
+    ];
+    for (const [version, epoch, partitions, expected] of cases) {
+      const raw = await pair.both('OffsetCommit', version, commitBody(version, epoch, partitions));
       for (const side of SIDES) {
-        assert.deepEqual(raw[side].topics[0]!.partitions.map((p) => errorName(p.errorCode)), [0, 1, 2, 3].map((p) => expected(side, p)), `${side}, OffsetCommit v9 with epoch ${epoch}`);
+        assert.deepEqual(raw[side].topics[0]!.partitions.map((p) => errorName(p.errorCode)), partitions.map(() => errorName(expected)), `${side}, OffsetCommit v${version} with epoch ${epoch} of ${partitions.join(',')}`);
       }
     }
     const b2 = await heartbeat('B gets what A released', beat(G, 'member-b', 2, {}));
@@ -447,7 +455,7 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
 
     // DescribeGroups (the classic describe) on a consumer group: Kafka 4.4 answers Dead, no
     // error, no members below v6 (its coordinator finds no classic group of that id).
-    for (const [version, withOperations] of [[0, false], [3, true], [4, false], [5, false], [5, true]] as const) {
+    for (const [version, withOperations] of [[0, false], [3, true], [4, false], [5, false], [5, true], [6, false]] as const) {
       const raw = await pair.both('DescribeGroups', version, { groups: [live, idle, classic, 'cg-ls-unknown'], includeAuthorizedOperations: withOperations });
       // The classic member's id is the broker's own (client id + random UUID).
       const sorted = (r: typeof raw.kafka): typeof raw.kafka => ({
@@ -458,9 +466,13 @@ describe('consumer groups (KIP-848): Brook answers as Apache Kafka', { timeout: 
       assert.deepEqual(diffs, [], `DescribeGroups v${version}\nkafka: ${JSON.stringify(kafka)}\nbrook: ${JSON.stringify(brook)}`);
       const liveAnswer = raw.kafka.groups.find((g) => g.groupId === live)!;
       assert.equal(liveAnswer.groupState, 'Dead');
-      assert.equal(liveAnswer.errorCode, ErrorCode.NONE);
+      // v6 (KIP-1043) says why: GROUP_ID_NOT_FOUND, "Group ... is not a classic group."
+      assert.equal(errorName(liveAnswer.errorCode), errorName(version >= 6 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NONE));
     }
     await describeGroups('ConsumerGroupDescribe of the listed groups', [live, idle, classic]);
+    const v1 = await describeGroups('ConsumerGroupDescribe v1: a consumer member\'s type', [live]);
+    assert.deepEqual(v1.groups[0]!.members.map((m) => m.memberType), v1.groups[0]!.members.map(() => 1));
+    await describeGroups('ConsumerGroupDescribe v0 of the listed groups', [live, idle, classic], 0);
     const operations = await pair.both('ConsumerGroupDescribe', 0, { groupIds: [live], includeAuthorizedOperations: true });
     assert.equal(operations.brook.groups[0]!.authorizedOperations, operations.kafka.groups[0]!.authorizedOperations, 'a group\'s authorized operations');
   });

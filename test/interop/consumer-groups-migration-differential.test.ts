@@ -151,8 +151,10 @@ describe('online migration between classic and consumer groups: Brook answers as
     subscribedTopicRegex: null, serverAssignor: null, topicPartitions: null, ...o,
   });
   const describeBoth = async (what: string): Promise<void> => {
-    await step(`${what}: ConsumerGroupDescribe`, null, 'ConsumerGroupDescribe', 0, () => ({ groupIds: [GROUP], includeAuthorizedOperations: false }));
-    await step(`${what}: DescribeGroups`, null, 'DescribeGroups', 5, () => ({ groups: [GROUP], includeAuthorizedOperations: false }));
+    // ConsumerGroupDescribe v1 gives each member's type (KIP-1099: 0 classic, 1 consumer);
+    // DescribeGroups v6 answers GROUP_ID_NOT_FOUND for a group that is not a classic one.
+    for (const version of [0, 1]) await step(`${what}: ConsumerGroupDescribe v${version}`, null, 'ConsumerGroupDescribe', version, () => ({ groupIds: [GROUP], includeAuthorizedOperations: false }));
+    for (const version of [5, 6]) await step(`${what}: DescribeGroups v${version}`, null, 'DescribeGroups', version, () => ({ groups: [GROUP], includeAuthorizedOperations: false }));
     await step(`${what}: ListGroups`, null, 'ListGroups', 5, () => ({ statesFilter: [], typesFilter: [] }));
   };
 

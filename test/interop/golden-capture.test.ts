@@ -21,8 +21,8 @@ async function capture(driver: (s: CaptureServer) => Promise<void>, expected: st
   const seen = new Set(server.frames.map((f) => f.apiName));
   for (const api of expected) assert.ok(seen.has(api), `client sent ${api} (saw ${[...seen].join(', ')})`);
   server.frames.forEach((f, i) => {
-    // A version Brook's schemas do not have (Kafka 4.4's Java client opens with ApiVersions
-    // v5): checked as the KIP-511 probe it is, header only (see checkVersionProbe).
+    // A version Brook's codecs do not have (a client newer than Kafka 4.4 opening with its
+    // ApiVersions): checked as the KIP-511 probe it is, header only (see checkVersionProbe).
     if (newerThanBrook(f)) {
       checkVersionProbe(server.frames, i);
       return;

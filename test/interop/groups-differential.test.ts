@@ -22,8 +22,9 @@
  *   G1  Leader re-election when the leader leaves: Kafka takes the first member of a hash
  *       map (either of the two here), Brook the oldest remaining member. The rejoin answers
  *       are compared by role (leader, follower) and Brook's choice is asserted.
- * DescribeGroups is compared at v5 and DeleteGroups at v2, Brook's maxima (Kafka 4.4: 6 and 3;
- * D1 of broker-differential.test.ts).
+ * DescribeGroups is compared at v6 (and v5: an unknown group is Dead, without the error v6
+ * adds, KIP-1043), DeleteGroups at v3 and v2, OffsetCommit and OffsetFetch up to v10 (topic
+ * ids, KIP-848).
  *
  * Needs Java 17+ and Maven (the Kafka jars come from Maven Central on first run).
  */
@@ -38,7 +39,7 @@ import { encodeAssignment, encodeSubscription } from '../../src/protocol/consume
 const TOPIC = 'gd-topic';
 const SESSION_MS = 10_000;
 const SIDES: readonly Side[] = ['kafka', 'brook'];
-const GROUPS = ['gd-expiry', 'gd-vote', 'gd-v3', 'gd-two', 'gd-mismatch', 'gd-static', 'gd-simple', 'gd-unknown', 'gd-no-such-group'];
+const GROUPS = ['gd-expiry', 'gd-vote', 'gd-v3', 'gd-two', 'gd-mismatch', 'gd-static', 'gd-simple', 'gd-unknown', 'gd-no-such-group', 'gd-v10'];
 
 const errorName = (code: number): string => `${code} ${errorInfo(code).name}`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -270,9 +271,12 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     assert.equal(wrongGen.kafka.errorCode, ErrorCode.ILLEGAL_GENERATION);
     const unknown = await step('heartbeat unknown member', a, 'Heartbeat', 3, heartbeat(g, a, 1, { memberId: 'nobody' }));
     assert.equal(unknown.kafka.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
-    await step('DescribeGroups Stable', null, 'DescribeGroups', 5, describeGroups(g, 'gd-no-such-group'));
+    const v6 = await step('DescribeGroups Stable', null, 'DescribeGroups', 6, describeGroups(g, 'gd-no-such-group'));
+    assert.equal(errorName(v6.brook.groups.find((x) => x.groupId === 'gd-no-such-group')!.errorCode), errorName(ErrorCode.GROUP_ID_NOT_FOUND));
+    const v5 = await step('DescribeGroups v5: an unknown group is Dead without an error', null, 'DescribeGroups', 5, describeGroups(g, 'gd-no-such-group'));
+    assert.equal(errorName(v5.brook.groups.find((x) => x.groupId === 'gd-no-such-group')!.errorCode), errorName(ErrorCode.NONE));
     await step('LeaveGroup v0', a, 'LeaveGroup', 0, (side) => ({ groupId: g, memberId: a.ids[side] }));
-    await step('DescribeGroups Empty after leave', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups Empty after leave', null, 'DescribeGroups', 6, describeGroups(g));
   });
 
   it('two members: MEMBER_ID_REQUIRED, vote, leader/follower, parked sync, stale sync, commits, batch leave', async () => {
@@ -286,7 +290,7 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     const hb = await step('A heartbeat during rebalance', a, 'Heartbeat', 4, heartbeat(g, a, 1));
     assert.equal(hb.kafka.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
     await step('A commit during PreparingRebalance', a, 'OffsetCommit', 8, commit(g, 1, a, [[0, 1n]]));
-    await step('DescribeGroups PreparingRebalance', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups PreparingRebalance', null, 'DescribeGroups', 6, describeGroups(g));
     assertWaiting(bJoin, 'B waits for A');
     const aJoin = await step('A rejoin', a, 'JoinGroup', 9, join(g, a, { protocols: ['range', 'roundrobin'] }));
     const bJoined = assertSame(await bJoin.answers, 'B join completes');
@@ -299,7 +303,7 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     const c1 = await step('A commit in CompletingRebalance', a, 'OffsetCommit', 8, commit(g, 2, a, [[0, 1n]]));
     assert.equal(c1.kafka.topics[0]!.partitions[0]!.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
     await step('B heartbeat in CompletingRebalance', b, 'Heartbeat', 4, heartbeat(g, b, 2));
-    await step('DescribeGroups CompletingRebalance', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups CompletingRebalance', null, 'DescribeGroups', 6, describeGroups(g));
 
     // The follower syncs first and waits for the leader.
     const bSync = await concurrently(b, 'SyncGroup', 5, sync(g, b, 2), g);
@@ -318,7 +322,7 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     await step('B commit wrong generation', b, 'OffsetCommit', 8, commit(g, 1, b, [[1, 21n]]));
     await step('unknown member commit', null, 'OffsetCommit', 8, (side) => ({ ...commit(g, 2, null, [[1, 22n]])(side), memberId: 'nobody' }));
     await step('simple commit into a non-empty group', null, 'OffsetCommit', 8, commit(g, -1, null, [[1, 23n]]));
-    await step('DescribeGroups Stable, two members', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups Stable, two members', null, 'DescribeGroups', 6, describeGroups(g));
     await step('OffsetFetch v7', null, 'OffsetFetch', 7, () => ({ groupId: g, topics: [{ name: TOPIC, partitionIndexes: [0, 1] }], requireStable: false }));
     await step('DeleteGroups of a non-empty group', null, 'DeleteGroups', 2, () => ({ groupsNames: [g] }));
     await step('OffsetDelete of a subscribed topic', null, 'OffsetDelete', 0, () => ({ groupId: g, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }));
@@ -331,7 +335,7 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     assert.equal(rejoin.kafka.generationId, 3);
     await step('A syncs gen 3', a, 'SyncGroup', 5, sync(g, a, 3, [{ to: a, partitions: [0, 1] }]));
     await step('LeaveGroup v5 leader', a, 'LeaveGroup', 5, (side) => ({ groupId: g, members: [{ memberId: a.ids[side], groupInstanceId: null, reason: 'done' }] }));
-    await step('DescribeGroups Empty', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups Empty', null, 'DescribeGroups', 6, describeGroups(g));
   });
 
   it('INCONSISTENT_GROUP_PROTOCOL: no common protocol, other protocol type', async () => {
@@ -400,7 +404,7 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     assertSame({ kafka: byRole('kafka'), brook: byRole('brook') }, 'rejoin after the leader left, by role');
     assert.equal(alias.brook.get(bRes.brook.leader), 'B', 'Brook re-elects the oldest remaining member');
     await step('LeaveGroup v3 of both', null, 'LeaveGroup', 3, (side) => ({ groupId: g, members: [{ memberId: b.ids[side], groupInstanceId: null }, { memberId: c.ids[side], groupInstanceId: null }] }));
-    await step('DescribeGroups after all left', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups after all left', null, 'DescribeGroups', 6, describeGroups(g));
   });
 
   it('more error cases: v5 join, session timeout bounds, unknown group, unknown topic commit', async () => {
@@ -438,7 +442,7 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
     const fenced = await step('old member id heartbeat', s, 'Heartbeat', 4, (side) => ({ ...heartbeat(g, s, 1, { instance: 'i1' })(side), memberId: old[side] }));
     assert.equal(fenced.kafka.errorCode, ErrorCode.FENCED_INSTANCE_ID);
     await step('new member id heartbeat', s, 'Heartbeat', 4, heartbeat(g, s, 1, { instance: 'i1' }));
-    await step('DescribeGroups static', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups static', null, 'DescribeGroups', 6, describeGroups(g));
     await step('LeaveGroup v4 by instance id', null, 'LeaveGroup', 4, () => ({ groupId: g, members: [{ memberId: '', groupInstanceId: 'i1' }, { memberId: '', groupInstanceId: 'i-unknown' }] }));
   });
 
@@ -457,25 +461,52 @@ describe('Brook vs Apache Kafka 4.4: the group APIs', { timeout: 120_000 }, () =
       ],
       requireStable: false,
     }));
-    await step('DescribeGroups simple group', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DescribeGroups simple group', null, 'DescribeGroups', 6, describeGroups(g));
     await step('ListGroups v3', null, 'ListGroups', 3, () => ({}));
     await step('ListGroups v4 Empty', null, 'ListGroups', 4, () => ({ statesFilter: ['Empty'] }));
     await step('ListGroups v5 Stable', null, 'ListGroups', 5, () => ({ statesFilter: ['Stable'], typesFilter: [] }));
     await step('OffsetDelete', null, 'OffsetDelete', 0, () => ({ groupId: g, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }, { partitionIndex: 5 }] }, { name: 'gd-no-topic', partitions: [{ partitionIndex: 0 }] }] }));
     await step('OffsetDelete unknown group', null, 'OffsetDelete', 0, () => ({ groupId: 'gd-unknown', topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] }));
     await step('OffsetFetch after OffsetDelete', null, 'OffsetFetch', 7, () => ({ groupId: g, topics: null, requireStable: false }));
-    await step('DeleteGroups', null, 'DeleteGroups', 2, () => ({ groupsNames: [g, 'gd-static', 'gd-mismatch', 'gd-unknown'] }));
-    await step('DescribeGroups after delete', null, 'DescribeGroups', 5, describeGroups(g));
+    await step('DeleteGroups', null, 'DeleteGroups', 3, () => ({ groupsNames: [g, 'gd-static', 'gd-mismatch', 'gd-unknown'] }));
+    await step('DescribeGroups after delete', null, 'DescribeGroups', 6, describeGroups(g));
     await step('OffsetFetch after delete', null, 'OffsetFetch', 8, () => ({ groups: [{ groupId: g, topics: null }], requireStable: false }));
+  });
+
+  it('OffsetCommit and OffsetFetch v10 name topics by id: known, unknown and zero ids; offsets committed by name are found by id', async () => {
+    const g = 'gd-v10';
+    const idOf = (side: Side): string => pair.normaliser[side].topicId(TOPIC)!;
+    const byId = (topicId: (side: Side) => string, offsets: [number, bigint][]): BodyFn<'OffsetCommit'> => (side) => ({
+      ...commit(g, -1, null, offsets)(side),
+      topics: [{ topicId: topicId(side), partitions: offsets.map(([p, o]) => ({ partitionIndex: p, committedOffset: o, committedLeaderEpoch: -1, committedMetadata: `meta-${p}` })) }],
+    });
+    const known = await step('v10 commit by topic id (a partition out of range too)', null, 'OffsetCommit', 10, byId(idOf, [[0, 7n], [5, 1n]]));
+    assert.deepEqual(Object.fromEntries(known.brook.topics[0]!.partitions.map((p) => [p.partitionIndex, errorName(p.errorCode)])), { 0: errorName(ErrorCode.NONE), 5: errorName(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+    const unknown = await step('v10 commit to an unknown and the zero topic id', null, 'OffsetCommit', 10, (side) => ({
+      ...byId(() => 'AAAAAAAAAAAAAAAAAAAAAQ', [[0, 1n]])(side),
+      topics: [...byId(() => 'AAAAAAAAAAAAAAAAAAAAAQ', [[0, 1n]])(side).topics, ...byId(() => 'AAAAAAAAAAAAAAAAAAAAAA', [[1, 1n]])(side).topics],
+    }));
+    assert.deepEqual(unknown.brook.topics.flatMap((t) => t.partitions.map((p) => errorName(p.errorCode))), [errorName(ErrorCode.UNKNOWN_TOPIC_ID), errorName(ErrorCode.UNKNOWN_TOPIC_ID)]);
+    await step('v9 commit by name', null, 'OffsetCommit', 9, commit(g, -1, null, [[1, 8n]]));
+    const fetched = await step('v10 fetch by id: a known and an unknown id', null, 'OffsetFetch', 10, (side) => ({
+      groups: [{ groupId: g, memberId: null, memberEpoch: -1, topics: [{ topicId: idOf(side), partitionIndexes: [0, 1, 2] }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionIndexes: [0] }] }],
+      requireStable: true,
+    }));
+    const group = fetched.brook.groups![0]!;
+    assert.deepEqual(group.topics[0]!.partitions.map((p) => p.committedOffset), [7n, 8n, -1n], 'by id, whether committed by id (v10) or by name (v9)');
+    assert.equal(errorName(group.topics[1]!.partitions[0]!.errorCode), errorName(ErrorCode.UNKNOWN_TOPIC_ID));
+    const all = await step('v10 fetch of every topic: each with its id', null, 'OffsetFetch', 10, () => ({ groups: [{ groupId: g, memberId: null, memberEpoch: -1, topics: null }], requireStable: false }));
+    assert.equal(all.brook.groups![0]!.topics[0]!.topicId, idOf('brook'));
+    await step('v9 fetch by name', null, 'OffsetFetch', 9, () => ({ groups: [{ groupId: g, memberId: null, memberEpoch: -1, topics: [{ name: TOPIC, partitionIndexes: [0, 1] }] }], requireStable: false }));
   });
 
   it('session expiry removes the silent member and ends its generation', async () => {
     // Wait for each broker's expiry itself (the group has lost its member), however long past
     // the 6 s session each takes on this machine, rather than a fixed 7.5 s; then compare.
     for (const side of SIDES) {
-      while ((await pair.conn[side].request('DescribeGroups', 5, describeGroups('gd-expiry')(side))).groups[0]!.members.length > 0) await sleep(200);
+      while ((await pair.conn[side].request('DescribeGroups', 6, describeGroups('gd-expiry')(side))).groups[0]!.members.length > 0) await sleep(200);
     }
-    await step('DescribeGroups after expiry', null, 'DescribeGroups', 5, describeGroups('gd-expiry'));
+    await step('DescribeGroups after expiry', null, 'DescribeGroups', 6, describeGroups('gd-expiry'));
     const e = members.find((m) => m.name === 'E')!;
     await step('heartbeat of the expired member', e, 'Heartbeat', 4, heartbeat('gd-expiry', e, 1));
     await step('OffsetCommit of the expired member', e, 'OffsetCommit', 8, commit('gd-expiry', 1, e, [[0, 3n]]));

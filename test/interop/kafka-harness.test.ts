@@ -88,6 +88,7 @@ test('Kafka 4.4 broker harness: start, Metadata, CreateTopics, clean stop', { ti
       const again = await conn.request('CreateTopics', 7, {
         topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
         timeoutMs: 10_000,
+        validateOnly: false,
       });
       assert.equal(again.topics[0]!.errorCode, 36, 'second CreateTopics: TOPIC_ALREADY_EXISTS');
     } finally {

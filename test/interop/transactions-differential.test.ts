@@ -203,11 +203,10 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
       const found = r.apiKeys.find((x) => x.apiKey === key);
       return `${key}: ${found ? `${found.minVersion}-${found.maxVersion}` : 'none'}`;
     });
-    // Kafka's extra versions: AddPartitionsToTxn v4-5 (broker to broker), TxnOffsetCommit v6
-    // (topic ids), WriteTxnMarkers v2, ListTransactions v2 (a transactional id pattern).
-    // Neither serves WriteTxnMarkers v0 (KIP-896).
+    // Kafka's extra versions: AddPartitionsToTxn v4-5 (broker to broker). Neither serves
+    // WriteTxnMarkers v0 (KIP-896), nor InitProducerId v6 (unstable in Kafka 4.4).
     assert.deepEqual(ranges(kafka), ['22: 0-5', '24: 0-5', '25: 0-4', '26: 0-5', '27: 1-2', '28: 0-6', '61: 0-0', '65: 0-0', '66: 0-2']);
-    assert.deepEqual(ranges(brook), ['22: 0-5', '24: 0-3', '25: 0-4', '26: 0-5', '27: 1-1', '28: 0-5', '61: 0-0', '65: 0-0', '66: 0-1']);
+    assert.deepEqual(ranges(brook), ['22: 0-5', '24: 0-3', '25: 0-4', '26: 0-5', '27: 1-2', '28: 0-6', '61: 0-0', '65: 0-0', '66: 0-2']);
   });
 
   describe('InitProducerId', () => {
@@ -364,7 +363,7 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
     }
 
     const sortTxnCommit = (r: ResponseBody<'TxnOffsetCommit'>): unknown => ({
-      ...r, topics: [...r.topics].sort(byKey((t) => t.name)).map((t) => ({ ...t, partitions: [...t.partitions].sort(byKey((x) => x.partitionIndex)) })),
+      ...r, topics: [...r.topics].sort(byKey((t) => t.name ?? '')).map((t) => ({ ...t, partitions: [...t.partitions].sort(byKey((x) => x.partitionIndex)) })),
     });
 
     async function fetchOffsets(what: string, groupId: string): Promise<void> {
@@ -442,6 +441,44 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
     });
   });
 
+  it('TxnOffsetCommit v5-v6 (transaction version 2: the group joins the transaction itself); v6 by topic id: known, unknown and zero ids; a member of an unknown group', async () => {
+    const id = 'txd-txncommit-v6';
+    const group = 'txd-group-v6';
+    const p = await producer(id);
+    const base = (side: Side, version: number, topics: RequestBody<'TxnOffsetCommit'>['topics'], member = { memberId: '', generationId: -1 }, groupId = group): RequestBody<'TxnOffsetCommit'> => ({
+      transactionalId: id, groupId, producerId: p[side].producerId, producerEpoch: p[side].producerEpoch,
+      generationIdOrMemberEpoch: member.generationId, memberId: member.memberId, groupInstanceId: null, topics,
+    });
+    const partitions = (offsets: [number, bigint][]) => offsets.map(([partitionIndex, committedOffset]) => ({ partitionIndex, committedOffset, committedLeaderEpoch: -1, committedMetadata: 'm' }));
+    const byId = (topicId: (side: Side) => string, offsets: [number, bigint][]) => (side: Side): RequestBody<'TxnOffsetCommit'> =>
+      base(side, 6, [{ topicId: topicId(side), partitions: partitions(offsets) }]);
+    const sortById = (r: ResponseBody<'TxnOffsetCommit'>): unknown => ({
+      ...r, topics: r.topics.map((t) => ({ ...t, partitions: [...t.partitions].sort(byKey((x) => x.partitionIndex)) })),
+    });
+    const known = await same('v6 by topic id (a partition out of range too)', 'TxnOffsetCommit', 6, byId((side) => pair.normaliser[side].topicId(TOPIC)!, [[0, 5n], [9, 1n]]), sortById);
+    assert.deepEqual(known.brook.topics.flatMap((t) => t.partitions).map((x) => [x.partitionIndex, errorName(x.errorCode)]).sort(),
+      [[0, errorName(ErrorCode.NONE)], [9, errorName(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)]]);
+    for (const [what, topicId] of [['an unknown topic id', 'AAAAAAAAAAAAAAAAAAAAAQ'], ['the zero topic id', 'AAAAAAAAAAAAAAAAAAAAAA']] as const) {
+      const c = await same(`v6 ${what}`, 'TxnOffsetCommit', 6, byId(() => topicId, [[0, 1n]]), sortById);
+      assert.equal(errorName(c.brook.topics[0]!.partitions[0]!.errorCode), errorName(ErrorCode.UNKNOWN_TOPIC_ID), what);
+    }
+    await same('v5 by name', 'TxnOffsetCommit', 5, (side) => base(side, 5, [{ name: TOPIC, partitions: partitions([[1, 7n]]) }]), sortById);
+    // KIP-1319: from v6 a member of a group that does not exist is GROUP_ID_NOT_FOUND (before: ILLEGAL_GENERATION).
+    for (const version of [5, 6]) {
+      const topics = (side: Side): RequestBody<'TxnOffsetCommit'>['topics'] => (version >= 6 ? [{ topicId: pair.normaliser[side].topicId(TOPIC)!, partitions: partitions([[2, 3n]]) }] : [{ name: TOPIC, partitions: partitions([[2, 3n]]) }]);
+      const c = await same(`v${version} a member of an unknown group`, 'TxnOffsetCommit', version, (side) => base(side, version, topics(side), { memberId: 'txd-nobody', generationId: 1 }, 'txd-group-none'), sortById);
+      assert.equal(errorName(c.brook.topics[0]!.partitions[0]!.errorCode), errorName(version >= 6 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION));
+    }
+    await fetchOffsetsOf('pending offsets: UNSTABLE_OFFSET_COMMIT', group);
+    await same('commit (EndTxn v5)', 'EndTxn', 5, endTxn(id, p, true));
+    await settled(id);
+    await fetchOffsetsOf('committed offsets', group);
+  });
+
+  async function fetchOffsetsOf(what: string, groupId: string): Promise<void> {
+    await same(what, 'OffsetFetch', 8, { groups: [{ groupId, topics: [{ name: TOPIC, partitionIndexes: [0, 1, 2] }] }], requireStable: true } as RequestBody<'OffsetFetch'>);
+  }
+
   describe('WriteTxnMarkers', () => {
     it('v1: a marker for a producer the partition has never seen; an unknown partition and topic', async () => {
       for (const version of [1]) {
@@ -457,6 +494,39 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
         replicaId: -1, isolationLevel: 1, topics: [{ name: 'txd-markers', partitions: [{ partitionIndex: 0, timestamp: -1n, currentLeaderEpoch: -1 }] }],
       });
     });
+
+    it('v2 (KIP-1228): under transaction version 2 a marker needs an epoch newer than the producer\'s, but for a retry of the last one', async () => {
+      const id = 'txd-markers-v2';
+      const p = await producer(id);
+      await same('add the partition', 'AddPartitionsToTxn', 3, addPartitions(id, p, [['txd-markers', [0]]]), sortAddPartitions);
+      await same('transactional records', 'Produce', 9, produceTxn(id, p, 'txd-markers', 0, 0, 2, Date.now()));
+      const marker = (epochDelta: number, transactionVersion: number) => (side: Side): RequestBody<'WriteTxnMarkers'> => ({
+        markers: [{
+          producerId: p[side].producerId, producerEpoch: p[side].producerEpoch + epochDelta, transactionResult: false, coordinatorEpoch: 0, transactionVersion,
+          topics: [{ name: 'txd-markers', partitionIndexes: [0] }],
+        }],
+      });
+      const codes = (r: ResponseBody<'WriteTxnMarkers'>): string[] => r.markers.flatMap((m) => m.topics.flatMap((t) => t.partitions.map((x) => errorName(x.errorCode))));
+      const cases: [string, number, number, number][] = [
+        ['TV2, the producer\'s own epoch', 0, 2, ErrorCode.INVALID_PRODUCER_EPOCH],
+        ['TV2, a newer epoch', 1, 2, ErrorCode.NONE],
+        ['TV2, the same again (a retry)', 1, 2, ErrorCode.NONE],
+        ['TV1 at v2, an older epoch', 0, 1, ErrorCode.INVALID_PRODUCER_EPOCH],
+      ];
+      for (const [what, epochDelta, tv, expected] of cases) {
+        const raw = await same(`v2 ${what}`, 'WriteTxnMarkers', 2, marker(epochDelta, tv));
+        assert.deepEqual(codes(raw.brook), [errorName(expected)], what);
+      }
+      await same('the partition\'s end offsets (ListOffsets)', 'ListOffsets', 7, {
+        replicaId: -1, isolationLevel: 1, topics: [{ name: 'txd-markers', partitions: [{ partitionIndex: 0, timestamp: -1n, currentLeaderEpoch: -1 }] }],
+      });
+      // The partition is at the newer epoch now, which an EndTxn marker at the producer's own
+      // epoch would not pass: the coordinator fences the transaction instead (InitProducerId
+      // over it), aborting it under a bumped epoch, which the partition takes.
+      const fenced = await init('InitProducerId over the transaction', id);
+      assert.equal(errorName(fenced.brook.errorCode), errorName(ErrorCode.CONCURRENT_TRANSACTIONS));
+      await settled(id);
+    });
   });
 
   describe('DescribeTransactions and ListTransactions', () => {
@@ -469,7 +539,7 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
       await settled('txd-describe');
     });
 
-    it('ListTransactions v0, v1: state, producer id and duration filters; unknown states', async () => {
+    it('ListTransactions v0-v2: state, producer id, duration and transactional id pattern filters; unknown states', async () => {
       const ongoing = await producer('txd-list-ongoing');
       await same('add', 'AddPartitionsToTxn', 3, addPartitions('txd-list-ongoing', ongoing, [[TOPIC, [0]]]), sortAddPartitions);
       await producer('txd-list-empty');
@@ -494,6 +564,15 @@ describe('transaction APIs: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, ()
       for (const [what, durationFilter] of [['running longer than 0 ms', 0n], ['longer than an hour', 3_600_000n], ['no filter (-1)', -1n]] as const) {
         await same(`v1 ${what}`, 'ListTransactions', 1, { stateFilters: [], producerIdFilters: [], durationFilter }, mine);
       }
+      // v2 (KIP-1152): ids matching a regular expression in full (RE2); empty or null: all.
+      const patterns: [string, string | null][] = [
+        ['no pattern', null], ['an empty pattern', ''], ['a pattern', 'txd-list-.*'], ['one id', 'txd-list-ongoing'],
+        ['a prefix only (no match)', 'txd-list'], ['an invalid pattern', '(txd'],
+      ];
+      for (const [what, transactionalIdPattern] of patterns) {
+        await same(`v2 ${what}`, 'ListTransactions', 2, { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern }, mine);
+      }
+      await same('v2 a pattern and a state', 'ListTransactions', 2, { stateFilters: ['Ongoing'], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: 'txd-list-.*' }, mine);
       await same('abort', 'EndTxn', 3, endTxn('txd-list-ongoing', ongoing, false));
       await settled('txd-list-ongoing');
     });

@@ -8,7 +8,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { API_CODECS, type ApiCodecs } from '../../src/protocol/messages/index.js';
 import { FrameDecoder, decodeRequestHeader, encodeResponse } from '../../src/protocol/frame.js';
+import { ZERO_UUID } from '../../src/protocol/messages/runtime.js';
 import { defaultStruct } from './random-message.js';
+import { GOLDEN_TOPIC, GOLDEN_TOPIC_ID } from './golden.js';
 
 export interface CapturedFrame {
   readonly apiKey: number;
@@ -60,6 +62,7 @@ export async function startCaptureServer(options: { partitions?: number } = {}):
           topics: requested.map((t) => ({
             ...defaultStruct(topicSchema(api)),
             name: t.name,
+            topicId: t.name === GOLDEN_TOPIC ? GOLDEN_TOPIC_ID : ZERO_UUID,
             partitions: Array.from({ length: partitions }, (_, p) => ({
               ...defaultStruct(partitionSchema(api)),
               partitionIndex: p, leaderId: 0, leaderEpoch: 0, replicaNodes: [0], isrNodes: [0], offlineReplicas: [],
@@ -68,11 +71,12 @@ export async function startCaptureServer(options: { partitions?: number } = {}):
         };
       }
       case 'Produce': {
-        const topics = body['topicData'] as { name: string; partitionData: { index: number }[] }[];
+        const topics = body['topicData'] as { name?: string; topicId?: string; partitionData: { index: number }[] }[];
         return {
           ...base,
           responses: topics.map((t) => ({
-            name: t.name,
+            name: t.name ?? '',
+            topicId: t.topicId ?? ZERO_UUID,
             partitionResponses: t.partitionData.map((p) => ({
               index: p.index, errorCode: 0, baseOffset: 0n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null,
             })),

@@ -79,7 +79,8 @@ function describe(m: Member, r: AnySentRequest): string | null {
       return `heartbeat epoch ${b.memberEpoch}${owned}`;
     }
     case 'OffsetCommit':
-      return `commit ${r.body.topics.flatMap((t) => t.partitions.map((p) => `${t.name}-${p.partitionIndex}@${p.committedOffset}`)).join(' ')} epoch ${r.body.generationIdOrMemberEpoch}`;
+      // By name, or by topic id from v10.
+      return `commit ${r.body.topics.flatMap((t) => t.partitions.map((p) => `${t.name || m.fake.topicNameOf(t.topicId)}-${p.partitionIndex}@${p.committedOffset}`)).join(' ')} epoch ${r.body.generationIdOrMemberEpoch}`;
     default:
       return null;
   }

@@ -284,16 +284,18 @@ export class FakeKafka {
       errorCode: ErrorCode.NONE,
       ...(version >= 3 ? { members: (request.members ?? []).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: ErrorCode.NONE })) } : {}),
     }),
+    // By name, or by topic id from v10 (the answer echoes whichever the request carried).
     OffsetCommit: (request) => ({
-      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE })) })),
+      topics: request.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE })) })),
     }),
     OffsetFetch: (request, { version }) => {
-      const none = (name: string, partitionIndexes: number[]) => ({
+      const none = (name: string, partitionIndexes: number[], topicId?: string) => ({
         name,
+        topicId,
         partitions: partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: null, errorCode: ErrorCode.NONE })),
       });
       return version >= 8
-        ? { groups: (request.groups ?? []).map((g) => ({ groupId: g.groupId, errorCode: ErrorCode.NONE, topics: (g.topics ?? []).map((t) => none(t.name, t.partitionIndexes)) })) }
+        ? { groups: (request.groups ?? []).map((g) => ({ groupId: g.groupId, errorCode: ErrorCode.NONE, topics: (g.topics ?? []).map((t) => none(t.name ?? '', t.partitionIndexes, t.topicId)) })) }
         : { errorCode: ErrorCode.NONE, topics: (request.topics ?? []).map((t) => none(t.name, t.partitionIndexes)) };
     },
     ListOffsets: (request, { version }) => ({
@@ -302,9 +304,7 @@ export class FakeKafka {
         partitions: t.partitions.map((p) => {
           // -2 asks for the log start (always 0 here); anything else gets the log end.
           const offset = p.timestamp === -2n ? 0n : BigInt(this.logEnd.get(`${t.name}:${p.partitionIndex}`) ?? 0);
-          return version === 0
-            ? { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, oldStyleOffsets: [offset] }
-            : { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1n, offset, ...(version >= 4 ? { leaderEpoch: 0 } : {}) };
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: -1n, offset, ...(version >= 4 ? { leaderEpoch: 0 } : {}) };
         }),
       })),
     }),
@@ -334,7 +334,7 @@ export class FakeKafka {
       };
     });
     if (!any) await this.scheduler.sleep(request.maxWaitMs);
-    return { errorCode: ErrorCode.NONE, sessionId: 0, responses };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
   }
 }
 

@@ -11,6 +11,8 @@ import type { CapturedFrame } from './capture-server.js';
 import { API_CODECS, ConsumerProtocolSubscription } from '../../src/protocol/messages/index.js';
 
 export const GOLDEN_TOPIC = 'golden-topic';
+/** The topic's id in the capture server's metadata ("GoldenTopicId!!!"): Produce v13 names it so. */
+export const GOLDEN_TOPIC_ID = 'R29sZGVuVG9waWNJZCEhIQ';
 export const GOLDEN_GROUP = 'golden-group';
 
 export const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'fixtures', 'golden');
@@ -61,7 +63,7 @@ export interface FrameSeen {
   readonly frame: Buffer;
 }
 
-/** True when the frame's version is above the newest one Brook's schemas have for its API. */
+/** True when the frame's version is above the newest one Brook's codecs have for its API. */
 export function newerThanBrook(f: FrameSeen): boolean {
   const api = API_CODECS.find((a) => a.name === f.apiName);
   assert.ok(api, `Brook has a codec for ${f.apiName}`);
@@ -69,9 +71,9 @@ export function newerThanBrook(f: FrameSeen): boolean {
 }
 
 /**
- * The check for a frame newer than Brook's schemas (newerThanBrook). Only ApiVersions may be
- * one: a client opens with its own newest ApiVersions (KIP-511; Kafka 4.4's Java client sends
- * v5, which Brook's 3.9/4.0 schemas do not have), the broker answers UNSUPPORTED_VERSION with
+ * The check for a frame newer than Brook's codecs (newerThanBrook). Only ApiVersions may be
+ * one: a client opens with its own newest ApiVersions (KIP-511; a client newer than the Kafka
+ * 4.4 schemas Brook is generated from sends a version they lack), the broker answers UNSUPPORTED_VERSION with
  * its ranges, and the client asks again at a version both know. Brook's broker answers such a
  * request from its header alone and never reads the body, so its body is not decoded here
  * either: the header must decode, and the same client must have retried at a version Brook
@@ -115,8 +117,9 @@ export function checkFrame(frame: Buffer, expectedApi: string, expectedVersion: 
 export function checkMeaning(apiName: string, body: Record<string, unknown>): void {
   switch (apiName) {
     case 'Produce': {
-      const topics = body['topicData'] as { name: string; partitionData: { records: Buffer | null }[] }[];
-      assert.deepEqual(topics.map((t) => t.name), [GOLDEN_TOPIC]);
+      // By name up to v12, by the id the metadata gave from v13 (KIP-516).
+      const topics = body['topicData'] as { name?: string; topicId?: string; partitionData: { records: Buffer | null }[] }[];
+      assert.deepEqual(topics.map((t) => (t.topicId === GOLDEN_TOPIC_ID ? GOLDEN_TOPIC : t.name)), [GOLDEN_TOPIC]);
       const records = topics[0]!.partitionData[0]!.records!;
       // Magic byte 2 at offset 16 of the first batch: a v2 record batch.
       assert.equal(records[16], 2);

@@ -139,7 +139,8 @@ test('admin: describe, lag and every reset mode on a group of KafkaJS consumers'
   const afterDelete = await admin.describeGroupOffsets(group);
   assert.deepEqual(afterDelete.rows.map((r) => r.partition), [0, 2], 'rows are committed ∪ assigned partitions');
   await admin.deleteGroup(group);
-  assert.equal((await admin.describeGroup(group)).state, 'Dead');
+  // DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, no longer a Dead description.
+  await assert.rejects(admin.describeGroup(group), GroupNotFoundError);
   await assert.rejects(admin.describeGroupOffsets(group), (err: unknown) => err instanceof GroupNotFoundError && err.message === `Consumer group '${group}' does not exist.`);
   await assert.rejects(admin.deleteGroup(group), GroupNotFoundError);
   assert.equal((await admin.listGroups()).find((g) => g.group === group), undefined);

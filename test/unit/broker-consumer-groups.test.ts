@@ -37,17 +37,18 @@ async function withBroker(options: Parameters<typeof startBrook>[0], body: (brok
 }
 
 describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
-  it('advertises ConsumerGroupHeartbeat v0-1 and ConsumerGroupDescribe v0, and serves them', async () => {
+  it('advertises ConsumerGroupHeartbeat v0-1 and ConsumerGroupDescribe v0-1, and serves them', async () => {
     await withBroker({}, async (broker, conn) => {
       const versions = await conn.request('ApiVersions', 3, { clientSoftwareName: 'unit', clientSoftwareVersion: '1' });
-      assert.deepEqual(versions.apiKeys.filter((k) => k.apiKey === 68 || k.apiKey === 69).map((k) => [k.apiKey, k.minVersion, k.maxVersion]), [[68, 0, 1], [69, 0, 0]]);
+      assert.deepEqual(versions.apiKeys.filter((k) => k.apiKey === 68 || k.apiKey === 69).map((k) => [k.apiKey, k.minVersion, k.maxVersion]), [[68, 0, 1], [69, 0, 1]]);
       broker.createTopic('t', 2);
       const r = await conn.request('ConsumerGroupHeartbeat', 1, join('g', 'm1', ['t']));
       assert.equal(r.errorCode, ErrorCode.NONE);
       assert.equal(r.memberEpoch, 2, 'a new group is at epoch 1; the first join bumps it (Kafka 4.4)');
       assert.equal(r.assignment?.topicPartitions[0]?.partitions.length, 2);
-      const d = await conn.request('ConsumerGroupDescribe', 0, { groupIds: ['g'], includeAuthorizedOperations: true });
+      const d = await conn.request('ConsumerGroupDescribe', 1, { groupIds: ['g'], includeAuthorizedOperations: true });
       assert.equal(d.groups[0]!.groupState, 'Stable');
+      assert.equal(d.groups[0]!.members[0]!.memberType, 1, 'v1 (KIP-1099): a consumer-protocol member');
       assert.notEqual(d.groups[0]!.authorizedOperations, -2147483648);
     });
   });

@@ -57,9 +57,9 @@ function fetchRequest(topic: string, offset: bigint, maxWaitMs = 0, minBytes = 1
 test('ApiVersions advertises exactly the served APIs, negotiated to the newest common version', () => {
   assert.equal(conn.supportedVersion(Api.Metadata), Api.Metadata.request.highestVersion);
   assert.equal(conn.supportedVersion(Api.JoinGroup), Api.JoinGroup.request.highestVersion);
-  // The KIP-848 consumer protocol, at the versions Brook's schemas have.
+  // The KIP-848 consumer protocol, at Kafka 4.4's versions.
   assert.equal(conn.supportedVersion(Api.ConsumerGroupHeartbeat), 1);
-  assert.equal(conn.supportedVersion(Api.ConsumerGroupDescribe), 0);
+  assert.equal(conn.supportedVersion(Api.ConsumerGroupDescribe), 1);
   assert.ok((conn.supportedVersion(Api.Produce) ?? 0) >= 3);
 });
 

@@ -49,6 +49,7 @@ describe('broker behaviour aligned with Apache Kafka 4.4 by the differential tes
     const created = await conn.request('CreateTopics', 7, {
       topics: [{ name: 'fx', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [{ name: 'retention.ms', value: '3600000' }] }],
       timeoutMs: 5000,
+      validateOnly: false,
     });
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
   });
@@ -58,14 +59,14 @@ describe('broker behaviour aligned with Apache Kafka 4.4 by the differential tes
     await broker.stop();
   });
 
-  it('DescribeConfigs v1-v4 answers topics with default configs (isDefault exists in v0 only) and an empty error message', async () => {
-    for (const version of [0, 1, 2, 3, 4]) {
+  it('DescribeConfigs v1-v4 answers topics with default configs (their source DEFAULT_CONFIG) and an empty error message', async () => {
+    for (const version of [1, 2, 3, 4]) {
       const res = await conn.request('DescribeConfigs', version, { resources: [{ resourceType: TOPIC, resourceName: 'fx', configurationKeys: null }], includeSynonyms: version >= 1 });
       const result = res.results[0]!;
       assert.equal(result.errorCode, ErrorCode.NONE, `v${version}`);
       assert.equal(result.errorMessage, '', `v${version}: Kafka sends '' on success`);
       const segmentBytes = result.configs.find((c) => c.name === 'segment.bytes')!;
-      assert.equal(segmentBytes.isDefault, version === 0, `v${version}: isDefault`);
+      assert.equal(segmentBytes.configSource, DEFAULT_CONFIG, `v${version}: source`);
     }
     assert.ok(conn.open, 'the connection stays open');
   });
@@ -134,7 +135,7 @@ describe('broker behaviour aligned with Apache Kafka 4.4 by the differential tes
     try {
       const frame = Buffer.from('0012006300000007ffff0000', 'hex'); // key 18, v99, correlation 7, null client id, no tags; empty body
       const res = await c.sendRaw(frame);
-      assert.equal(res!.body.toString('hex'), '002300000001001200000004');
+      assert.equal(res!.body.toString('hex'), '002300000001001200000005');
     } finally {
       c.close();
     }
@@ -162,10 +163,11 @@ describe('broker behaviour aligned with Apache Kafka 4.4 by the differential tes
     const res = await conn.request('CreateTopics', 7, {
       topics: ['dup', 'single', 'dup'].map((name) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] })),
       timeoutMs: 5000,
+      validateOnly: false,
     });
     assert.deepEqual(res.topics.map((t) => [t.name, t.errorCode]), [['single', ErrorCode.NONE], ['dup', ErrorCode.INVALID_REQUEST]]);
     assert.deepEqual(res.topics[1]!.configs, []);
-    const bad = await conn.request('CreateTopics', 7, { topics: [{ name: 'p0', numPartitions: 0, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000 });
+    const bad = await conn.request('CreateTopics', 7, { topics: [{ name: 'p0', numPartitions: 0, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
     assert.equal(bad.topics[0]!.errorCode, ErrorCode.INVALID_PARTITIONS);
     assert.deepEqual(bad.topics[0]!.configs, []);
   });

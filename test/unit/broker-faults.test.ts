@@ -88,7 +88,7 @@ test('disk full: KafkaJS gets KAFKA_STORAGE_ERROR at once, the broker logs the d
       // An offset commit that cannot be written is an error reply, never a success.
       const answer = await connection.request(Api.OffsetCommit, {
         groupId: 'simple', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
-        topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '', commitTimestamp: -1n }] }],
+        topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
       });
       assert.equal(answer.topics[0]!.partitions[0]!.errorCode, ErrorCode.NOT_COORDINATOR, 'Kafka maps a storage error on the offsets topic to NOT_COORDINATOR');
     } finally {

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { projectRoot, spawnBrook, tempDir, type BrookProcess } from '../support/brook.js';
 import { runProcess } from '../support/clients/run.js';
 import { createTopic, produce } from '../support/consumer-helpers.js';
-import { Admin } from '../../src/index.js';
+import { Admin, GroupNotFoundError } from '../../src/index.js';
 
 const BIN = join(projectRoot, 'bin', 'brook');
 /** The CLI's forced exit after a first signal (gracefulStopMs of the client commands). */
@@ -190,8 +190,12 @@ test('consume --group that joined but printed nothing, its broker then frozen: S
   try {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const g = await admin.describeGroup(group, { timeoutMs: 5_000 });
-      if (g.state === 'Stable' && g.members.length === 1) break;
+      // Until the consumer's JoinGroup, the group does not exist (GroupNotFoundError).
+      const g = await admin.describeGroup(group, { timeoutMs: 5_000 }).catch((err: unknown) => {
+        if (err instanceof GroupNotFoundError) return null;
+        throw err;
+      });
+      if (g !== null && g.state === 'Stable' && g.members.length === 1) break;
       assert.ok(Date.now() < deadline, `the consumer did not join within 20 s: ${cli.stderr()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

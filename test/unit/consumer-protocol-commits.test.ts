@@ -2,8 +2,9 @@
  * Commits with the consumer protocol (Java's CommitRequestManager), against a scripted
  * coordinator on a manual clock:
  *
- * - OffsetCommit v9 carries the member id and the member epoch (generationIdOrMemberEpoch),
- *   OffsetFetch v9 (requireStable) both too, while the consumer is a member;
+ * - OffsetCommit v9-v10 carries the member id and the member epoch (generationIdOrMemberEpoch),
+ *   OffsetFetch v9-v10 (requireStable) both too, while the consumer is a member; v10 names
+ *   topics by id, v9 (an older broker) by name;
  * - STALE_MEMBER_EPOCH: commitSync fails with CommitFailedError after one attempt; the commit
  *   before a revocation, and OffsetFetch, are retried once the next heartbeat brought the
  *   coordinator's epoch;
@@ -19,22 +20,37 @@ const TIMEOUT = { timeout: 10_000 };
 
 function commitAnswer(errorCode: number): (request: Request<'OffsetCommit'>) => Response<'OffsetCommit'> {
   return (request) => ({
-    topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    topics: request.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
   });
 }
 
-test('OffsetCommit and OffsetFetch (v9) carry the member id and epoch; auto-commit commits what the application finished with, under the current epoch', TIMEOUT, async () => {
+test('OffsetCommit and OffsetFetch (v10: topics by id, as Java\'s consumer-protocol consumer) carry the member id and epoch; auto-commit commits what the application finished with, under the current epoch', TIMEOUT, async () => {
   const m = await joined({ enableAutoCommit: true, autoCommitIntervalMs: 1_000, maxPollIntervalMs: 600_000 }, { t: 1 }, 3);
   const memberId = m.consumer.groupMetadata().memberId;
   const [fetch] = m.fake.requests('OffsetFetch');
-  assert.deepEqual([fetch!.version, fetch!.body.groups![0]!.memberId, fetch!.body.groups![0]!.memberEpoch, fetch!.body.requireStable], [9, memberId, 1, true]);
+  assert.deepEqual([fetch!.version, fetch!.body.groups![0]!.memberId, fetch!.body.groups![0]!.memberEpoch, fetch!.body.requireStable], [10, memberId, 1, true]);
+  const topicId = fetch!.body.groups![0]!.topics![0]!.topicId;
+  assert.equal(m.fake.topicNameOf(topicId), 't', 'the topic named by its id');
   // The joining poll returned v0-v2; they count as finished at the next poll.
   await m.scheduler.advance(1_000);
   await pollFor(m, 10);
   await m.scheduler.advance(1_000);
   const commits = m.fake.requests('OffsetCommit');
-  assert.deepEqual(commits.map((c) => [c.version, c.body.memberId, c.body.generationIdOrMemberEpoch, c.body.groupInstanceId]), [[9, memberId, 1, null], [9, memberId, 1, null]]);
+  assert.deepEqual(commits.map((c) => [c.version, c.body.memberId, c.body.generationIdOrMemberEpoch, c.body.groupInstanceId, c.body.topics[0]!.topicId]), [[10, memberId, 1, null, topicId], [10, memberId, 1, null, topicId]]);
   assert.deepEqual(commits.map((c) => c.body.topics[0]!.partitions[0]!.committedOffset), [0n, 3n], 'the start while v0-v2 were in hand, then after them');
+  await closeNow(m);
+});
+
+test('against a broker whose OffsetCommit and OffsetFetch stop at v9, topics go by name', TIMEOUT, async () => {
+  const m = member({ maxPollIntervalMs: 600_000 }, { t: 1 }, ['t'], 3);
+  m.fake.setVersion('OffsetCommit', 9);
+  m.fake.setVersion('OffsetFetch', 9);
+  await pollFor(m, 10);
+  const [fetch] = m.fake.requests('OffsetFetch');
+  assert.deepEqual([fetch!.version, fetch!.body.groups![0]!.topics![0]!.name], [9, 't']);
+  await m.consumer.commitSync([{ topic: 't', partition: 0, offset: 2n }]);
+  const [commit] = m.fake.requests('OffsetCommit');
+  assert.deepEqual([commit!.version, commit!.body.topics[0]!.name, commit!.body.topics[0]!.partitions[0]!.committedOffset], [9, 't', 2n]);
   await closeNow(m);
 });
 

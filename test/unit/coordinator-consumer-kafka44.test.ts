@@ -62,7 +62,7 @@ describe('coordinator: consumer groups as Kafka 4.4', { timeout: 10_000 }, () =>
     const h = withInterval(1000);
     h.setTopics({ t: 2 });
     cgJoin(h, { memberId: 'A' });
-    assert.deepEqual(recordsOf(h, 6), [{ assignmentEpoch: 2, unknownTaggedFields: [{ tag: 0, data: Buffer.from(BigInt.asUintN(64, BigInt(h.nowMs)).toString(16).padStart(16, '0'), 'hex') }] }]);
+    assert.deepEqual(recordsOf(h, 6), [{ assignmentEpoch: 2, assignmentTimestamp: BigInt(h.nowMs) }]);
     h.advance(200);
     const again = h.restart({ consumerGroupAssignmentIntervalMs: 1000 });
     const b = cgJoin(again, { memberId: 'B' });
@@ -120,7 +120,7 @@ describe('coordinator: consumer groups as Kafka 4.4', { timeout: 10_000 }, () =>
     cgHeartbeat(h, { memberId: 'A', epoch: -1 });
     const d = cgDescribe(h);
     assert.deepEqual([d.groupState, d.groupEpoch, d.assignmentEpoch], ['Empty', 3, 3]);
-    assert.deepEqual(recordsOf(h, 6).at(-1), { assignmentEpoch: 3 });
+    assert.deepEqual(recordsOf(h, 6).at(-1), { assignmentEpoch: 3, assignmentTimestamp: 0n });
   });
 
   it('a partition the member itself is still revoking is not waiting for anyone (CurrentAssignmentBuilder)', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { decodeCoordinatorKey, decodeOffsetCommitValue } from '../../src/protocol/coordinator-records/framing.js';
-import { CoordinatorHarness } from '../support/coordinator/harness.js';
+import { CoordinatorHarness, topicIdFor } from '../support/coordinator/harness.js';
 import { awaitJoins, commit, fetchedOffsets, fetchOffsets, formGroup, heartbeat, join, joinNew, type CommitOptions } from '../support/coordinator/requests.js';
 
 const G = 'g';
@@ -19,7 +19,8 @@ describe('coordinator: OffsetCommit by group members', () => {
     const g = formGroup(h, G, 2);
     const before = h.log.length;
     const r = commit(h, { group: G, generationId: g.generationId, memberId: g.members[1], offsets: { orders: { 0: 10, 1: 20 } }, metadata: 'm', leaderEpoch: 3 });
-    assert.deepEqual(r.answer.topics, [{ name: 'orders', partitions: [{ partitionIndex: 0, errorCode: 0 }, { partitionIndex: 1, errorCode: 0 }] }]);
+    // The broker resolves the topic's id for the coordinator at every version.
+    assert.deepEqual(r.answer.topics, [{ name: 'orders', topicId: topicIdFor('orders'), partitions: [{ partitionIndex: 0, errorCode: 0 }, { partitionIndex: 1, errorCode: 0 }] }]);
     const records = h.log.slice(before);
     assert.equal(records.length, 2);
     const key = decodeCoordinatorKey(records[1].key);
@@ -80,7 +81,7 @@ describe('coordinator: simple (generation -1) commits', () => {
     const snap = h.coordinator.group('standalone')!;
     assert.equal(snap.state, 'Empty');
     assert.equal(snap.protocolType, null);
-    assert.equal(commitError(h, { group: 'standalone', offsets: { t: { 0: 6 } }, version: 0 }), ErrorCode.NONE);
+    assert.equal(commitError(h, { group: 'standalone', offsets: { t: { 0: 6 } }, version: 2 }), ErrorCode.NONE);
     assert.deepEqual(fetchedOffsets(fetchOffsets(h, { group: 'standalone', topics: { t: [0] } }).answer), { 't/0': 6 });
   });
 
@@ -117,9 +118,9 @@ describe('coordinator: OffsetFetch', () => {
     return h;
   }
 
-  it('v0-7: named partitions, -1 for those without an offset', () => {
+  it('v1-7: named partitions, -1 for those without an offset', () => {
     const h = withOffsets();
-    for (const version of [0, 1, 3, 5, 7]) {
+    for (const version of [1, 3, 5, 7]) {
       const r = fetchOffsets(h, { group: 'a', topics: { t1: [0, 5], t9: [0] }, version }).answer;
       assert.deepEqual(fetchedOffsets(r), { 't1/0': 10, 't1/5': -1, 't9/0': -1 }, `v${version}`);
       const p = r.topics![0].partitions[0];
@@ -131,10 +132,21 @@ describe('coordinator: OffsetFetch', () => {
 
   it('v2+: null topics means every committed partition of the group', () => {
     const h = withOffsets();
-    for (const version of [2, 7, 8, 9]) {
+    for (const version of [2, 7, 8, 9, 10]) {
       const r = fetchOffsets(h, { group: 'a', topics: null, version }).answer;
       assert.deepEqual(fetchedOffsets(r), { 't1/0': 10, 't1/1': 11, 't2/0': 20 }, `v${version}`);
     }
+  });
+
+  it('v10 by topic id: an offset committed under another id of the same name (a re-created topic) is not seen, as Kafka 4.4\'s isOffsetInvalid; by name it is', () => {
+    const h = withOffsets();
+    const fetchBy = (version: number, topicId: string | undefined): bigint[] => {
+      const r = h.send('OffsetFetch', version, { groups: [{ groupId: 'a', memberId: null, memberEpoch: -1, topics: [{ name: 't1', topicId, partitionIndexes: [0, 1] }] }], requireStable: false }).answer;
+      return r.groups![0]!.topics[0]!.partitions.map((p) => p.committedOffset);
+    };
+    assert.deepEqual(fetchBy(10, topicIdFor('t1')), [10n, 11n], 'the id it was committed under');
+    assert.deepEqual(fetchBy(10, 'AAAAAAAAAAAAAAAAAAAAAQ'), [-1n, -1n], 'another topic of that name');
+    assert.deepEqual(fetchBy(9, undefined), [10n, 11n], 'by name');
   });
 
   it('an unknown group has no offsets, without an error', () => {

@@ -78,7 +78,7 @@ test('a transaction marker for __consumer_offsets lands after the transaction\'s
     (errorCode) => ({ throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode }] }] }),
   ).then((r) => r.topics[0]!.partitions[0]!.errorCode);
   const second = plainCommit('plain-2', 2n);
-  const marker = transactions.writeMarkers(PRODUCER_ID, 0, true, 0, [{ topic: CONSUMER_OFFSETS_TOPIC, partition: 0 }]);
+  const marker = transactions.writeMarkers(PRODUCER_ID, 0, true, 0, 0, [{ topic: CONSUMER_OFFSETS_TOPIC, partition: 0 }]);
   assert.deepEqual(await Promise.all([first, txnCommit, second]), [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.NONE]);
   assert.deepEqual(await marker, [ErrorCode.NONE]);
 

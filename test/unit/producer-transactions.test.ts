@@ -16,6 +16,7 @@ import {
   ConfigError, ErrorCode, IllegalStateError, Producer, ProducerFencedError, TimeoutError, TransactionAbortableError, TransactionAbortedError,
   type ProducerOptions,
 } from '../../src/index.js';
+import { ZERO_UUID } from '../../src/protocol/messages/runtime.js';
 import { readBatchHeader } from '../../src/protocol/records/record-batch.js';
 import { ManualScheduler } from '../../src/util/clock.js';
 import { FakeKafka, type AnySentRequest } from '../support/fake-kafka.js';
@@ -290,8 +291,9 @@ test('sendOffsetsToTransaction: AddOffsetsToTxn to the transaction coordinator, 
     [commit.body.transactionalId, commit.body.groupId, commit.body.producerId, commit.body.generationIdOrMemberEpoch, commit.body.memberId, commit.body.groupInstanceId],
     [TXN, 'g', 7n, 5, 'm-1', 'i-1'],
   );
+  // TxnOffsetCommit v4 names topics (the zero id is the decoder's default).
   assert.deepEqual(commit.body.topics, [{
-    name: 'in', partitions: [
+    name: 'in', topicId: ZERO_UUID, partitions: [
       { partitionIndex: 0, committedOffset: 10n, committedLeaderEpoch: -1, committedMetadata: 'meta' },
       { partitionIndex: 1, committedOffset: 4n, committedLeaderEpoch: -1, committedMetadata: '' },
     ],

@@ -20,8 +20,8 @@ for (const g of golden) {
     const clientId = g.frame.toString('latin1', 10, 10 + g.frame.readInt16BE(8));
     assert.match(clientId, CLIENT_IDS[g.client]!);
     if (newerThanBrook(g)) {
-      // Kafka 4.4's Java client opens with ApiVersions v5, newer than Brook's schemas: a
-      // KIP-511 probe, checked from its header and the client's retry (checkVersionProbe).
+      // A client newer than Brook's codecs opens with an ApiVersions they lack: a KIP-511
+      // probe, checked from its header and the client's retry (checkVersionProbe).
       const frames = golden.filter((f) => f.client === g.client);
       checkVersionProbe(frames, frames.indexOf(g));
       return;

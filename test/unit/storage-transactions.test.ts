@@ -117,6 +117,24 @@ for (const kind of ENGINES) {
       assert.equal(log.lastStableOffset, log.highWatermark);
     });
 
+    it('under transaction version 2 takes only a marker with a newer epoch, or a retry of the last one (KIP-1228)', () => {
+      const log = newLog('tv2-markers');
+      const tv2 = { ...coordinator, transactionVersion: 2 };
+      log.append(txnBatch(9n, 4, 0, ['t']), client); // epoch 4 opens a transaction
+      // The coordinator bumps the epoch at every end: a marker at the transaction's own epoch is stale.
+      assert.equal(errorCodeOf(() => log.append(marker(9n, 4, true), tv2)), ErrorCode.INVALID_PRODUCER_EPOCH);
+      assert.notEqual(log.lastStableOffset, log.highWatermark, 'the refused marker completed nothing');
+      log.append(marker(9n, 5, true), tv2);
+      assert.equal(log.lastStableOffset, log.highWatermark);
+      // A retry of the marker that completed the last transaction (same epoch, none open) is accepted.
+      log.append(marker(9n, 5, true), tv2);
+      assert.equal(errorCodeOf(() => log.append(marker(9n, 4, false), tv2)), ErrorCode.INVALID_PRODUCER_EPOCH);
+      // Before transaction version 2, a marker at the producer's epoch is what ends its transaction.
+      log.append(txnBatch(9n, 5, 0, ['u']), client);
+      log.append(marker(9n, 5, false), coordinator);
+      assert.equal(log.lastStableOffset, log.highWatermark);
+    });
+
     it('answers every aborted transaction overlapping a read that spans several', () => {
       const log = newLog('many');
       log.append(txnBatch(1n, 0, 0, ['p1']), client); // 0

@@ -129,7 +129,7 @@ describe('transaction coordinator', () => {
     assert.equal(prepare.replies[0]!.errorCode, ErrorCode.NONE);
     assert.equal(prepare.markers.length, 1);
     const m = prepare.markers[0]!;
-    assert.deepEqual({ ...m, markerId: 0 }, { markerId: 0, transactionalId: 'a', producerId, producerEpoch, commit: true, coordinatorEpoch: 0, partitions: [TP, TP1] });
+    assert.deepEqual({ ...m, markerId: 0 }, { markerId: 0, transactionalId: 'a', producerId, producerEpoch, commit: true, coordinatorEpoch: 0, transactionVersion: 0, partitions: [TP, TP1] });
     const complete = h.coordinator.markersWritten(m.markerId);
     assert.equal(complete.writes.length, 1);
     h.settle(complete);
@@ -250,7 +250,7 @@ describe('transaction coordinator', () => {
     const load = restarted.coordinator.loaded(restarted.nowMs);
     assert.equal(load.markers.length, 1);
     assert.deepEqual({ ...load.markers[0]!, markerId: 0 }, {
-      markerId: 0, transactionalId: 'a', producerId: a.producerId, producerEpoch: a.producerEpoch, commit: true, coordinatorEpoch: 0, partitions: [TP],
+      markerId: 0, transactionalId: 'a', producerId: a.producerId, producerEpoch: a.producerEpoch, commit: true, coordinatorEpoch: 0, transactionVersion: 0, partitions: [TP],
     });
     restarted.settle(load);
     assert.equal(restarted.state('a'), 'CompleteCommit');

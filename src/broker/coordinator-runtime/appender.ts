@@ -79,7 +79,7 @@ export class Appender {
    * (WriteTxnMarkers answers it per partition, and the marker's sender decides what to
    * retry). The storage refuses a marker of an older producer epoch.
    */
-  appendMarker(partition: number, producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number): Promise<number> {
+  appendMarker(partition: number, producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, transactionVersion: number): Promise<number> {
     const nowMs = this.options.clock.nowMs();
     const batch = encodeEndTxnMarkerBatch({
       producerId, producerEpoch, coordinatorEpoch, timestampMs: nowMs, type: commit ? ControlRecordType.Commit : ControlRecordType.Abort,
@@ -88,7 +88,7 @@ export class Appender {
     try {
       const log = this.partitionLog(partition);
       this.flush(partition);
-      durable = log.append(batch, { nowMs, origin: 'coordinator' }).durable;
+      durable = log.append(batch, { nowMs, origin: 'coordinator', transactionVersion }).durable;
     } catch (err) {
       durable = Promise.reject(err);
     }

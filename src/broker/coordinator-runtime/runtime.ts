@@ -217,8 +217,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
    * and the marker's sender decides what to retry). The storage refuses a marker of an older
    * producer epoch.
    */
-  appendMarker(partition: number, producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number): Promise<number> {
-    const outcome = this.appender.appendMarker(partition, producerId, producerEpoch, commit, coordinatorEpoch);
+  appendMarker(partition: number, producerId: bigint, producerEpoch: number, commit: boolean, coordinatorEpoch: number, transactionVersion: number): Promise<number> {
+    const outcome = this.appender.appendMarker(partition, producerId, producerEpoch, commit, coordinatorEpoch, transactionVersion);
     this.tail = this.tail.then(() => outcome.then(() => undefined));
     return outcome;
   }

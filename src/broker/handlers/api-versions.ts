@@ -1,6 +1,9 @@
 /**
  * ApiVersions: the APIs and version ranges this broker serves. Only handlers that exist
- * are listed, so clients never pick an API Brook cannot answer.
+ * are listed, so clients never pick an API Brook cannot answer. From v5 (KIP-1242) a client
+ * may name the cluster and node it believes it reached, both or neither (INVALID_REQUEST
+ * otherwise, as Kafka's ApiVersionsRequest.isValid): when either differs, the answer is
+ * REBOOTSTRAP_REQUIRED with no APIs, so that the client goes back to its bootstrap servers.
  */
 import { ApiVersionsRequest, type ApiVersionsRequestData, type ApiVersionsResponseData } from '../../protocol/messages/api-versions.js';
 import { Api } from '../../protocol/messages/index.js';
@@ -59,12 +62,18 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequestData, ApiVersi
   minVersion: 0,
   maxVersion: ApiVersionsRequest.highestVersion,
   handle(ctx, request) {
+    const clusterId = request.clusterId ?? null;
+    const nodeId = request.nodeId ?? -1;
+    if (ctx.apiVersion >= 5 && (clusterId === null) !== (nodeId === -1)) return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
     if (ctx.apiVersion >= 3) {
       const name = request.clientSoftwareName ?? '';
       const version = request.clientSoftwareVersion ?? '';
       if (!SOFTWARE_PATTERN.test(name) || !SOFTWARE_PATTERN.test(version)) {
         return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
       }
+    }
+    if (ctx.apiVersion >= 5 && clusterId !== null && (clusterId !== ctx.broker.storage.clusterId || nodeId !== ctx.broker.config.nodeId)) {
+      return { errorCode: ErrorCode.REBOOTSTRAP_REQUIRED, apiKeys: [], throttleTimeMs: 0 };
     }
     return apiVersionsResponse(ctx.broker, ErrorCode.NONE, ctx.apiVersion);
   },

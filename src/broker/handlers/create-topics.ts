@@ -71,7 +71,8 @@ function createTopic(ctx: RequestContext, t: CreatableTopic, validateOnly: boole
 export const createTopicsHandler = defineHandler<CreateTopicsRequestData, CreateTopicsResponseData>({
   api: Api.CreateTopics,
   authorization: authorizes({ CLUSTER: ['CREATE'], TOPIC: ['CREATE', 'DESCRIBE_CONFIGS'] }),
-  minVersion: 0,
+  // v0-1 were removed in Kafka 4 (KIP-896).
+  minVersion: 2,
   maxVersion: Api.CreateTopics.request.highestVersion,
   handle(ctx, request) {
     const counts = new Map<string, number>();

@@ -1,5 +1,5 @@
 /**
- * DeleteTopics: by name (v0-5) or by name or topic id (v6+). Data is removed with the
+ * DeleteTopics: by name (v1-5) or by name or topic id (v6+). Data is removed with the
  * topic; clients waiting on its partitions are woken so they see it gone.
  *
  * Internal topics (`__consumer_offsets`) are not deleted: INVALID_TOPIC_EXCEPTION, worded as
@@ -20,7 +20,8 @@ import { defineHandler } from '../handler.js';
 export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, DeleteTopicsResponseData>({
   api: Api.DeleteTopics,
   authorization: authorizes({ TOPIC: ['DELETE', 'DESCRIBE'] }),
-  minVersion: 0,
+  // v0 was removed in Kafka 4 (KIP-896).
+  minVersion: 1,
   maxVersion: Api.DeleteTopics.request.highestVersion,
   handle(ctx, request) {
     const { storage, log } = ctx.broker;

@@ -3,6 +3,7 @@
  * brokers; type 2 (controllers, KIP-919) is answered as Kafka's brokers answer it
  * (AuthHelper.computeDescribeClusterResponse): MISMATCHED_ENDPOINT_TYPE, any other type
  * UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST in v0), with every other field at its default.
+ * v2's IncludeFencedBrokers (KIP-1073) adds nobody: the one broker is never fenced.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeClusterRequestData, DescribeClusterResponseData } from '../../protocol/messages/describe-cluster.js';
@@ -42,7 +43,7 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequestData, 
       endpointType,
       clusterId: broker.storage.clusterId,
       controllerId: broker.config.nodeId,
-      brokers: [{ brokerId: broker.config.nodeId, host: broker.advertisedHost, port: broker.advertisedPort, rack: null }],
+      brokers: [{ brokerId: broker.config.nodeId, host: broker.advertisedHost, port: broker.advertisedPort, rack: null, isFenced: false }],
       // Kafka: 0 without DESCRIBE on the cluster (the request itself needs no permission).
       clusterAuthorizedOperations: !request.includeClusterAuthorizedOperations ? OPERATIONS_NOT_REQUESTED
         : authorizeCluster(ctx, AclOperation.DESCRIBE) ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME) : 0,

@@ -12,7 +12,7 @@ import type {
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
-import { brokerConfigLayers, ConfigSource, topicConfigViews } from '../topic-config-view.js';
+import { brokerConfigLayers, topicConfigViews } from '../topic-config-view.js';
 import { brokerConfigEntries, dynamicDefaultEntries } from '../broker-config-view.js';
 
 /** Kafka answers a described resource with an empty error message, not null. */
@@ -24,15 +24,14 @@ const BROKER_LOGGER = 8;
 
 /**
  * Topic configs are not read-only (Kafka lets them be altered); broker configs are unless
- * Brook takes them dynamically. `isDefault` exists in v0 only (v1 replaced it with the config source): a later
- * version must leave it false or the response cannot be encoded.
+ * Brook takes them dynamically.
  */
 function entry(
-  version: number, name: string, value: string | null, source: number, type: number, readOnly: boolean,
+  name: string, value: string | null, source: number, type: number, readOnly: boolean,
   synonyms: NonNullable<DescribeConfigsResourceResult['synonyms']>,
 ): DescribeConfigsResourceResult {
   return {
-    name, value, readOnly, isDefault: version === 0 && source === ConfigSource.DEFAULT_CONFIG, configSource: source, isSensitive: false,
+    name, value, readOnly, configSource: source, isSensitive: false,
     synonyms, configType: type, documentation: null,
   };
 }
@@ -48,7 +47,7 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
       if (!topic) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic '${resource.resourceName}' does not exist.`, configs: [] };
       const configs = topicConfigViews(topic.configs, broker.storage, broker.config.nodeId)
         .filter((c) => wanted(c.name))
-        .map((c) => entry(ctx.apiVersion, c.name, c.value, c.source, c.type, false, includeSynonyms ? c.synonyms : []));
+        .map((c) => entry(c.name, c.value, c.source, c.type, false, includeSynonyms ? c.synonyms : []));
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
     }
     case BROKER: case BROKER_LOGGER: {
@@ -62,7 +61,7 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
         : brokerConfigEntries(broker.config, broker.listeners, brokerConfigLayers(broker.storage, broker.config.nodeId));
       const configs = entries
         .filter((c) => wanted(c.name))
-        .map((c) => entry(ctx.apiVersion, c.name, c.value, c.source, c.type, c.readOnly, includeSynonyms ? c.synonyms : []));
+        .map((c) => entry(c.name, c.value, c.source, c.type, c.readOnly, includeSynonyms ? c.synonyms : []));
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
     }
     default:
@@ -73,7 +72,8 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
 export const describeConfigsHandler = defineHandler<DescribeConfigsRequestData, DescribeConfigsResponseData>({
   api: Api.DescribeConfigs,
   authorization: authorizes({ TOPIC: ['DESCRIBE_CONFIGS'], GROUP: ['DESCRIBE_CONFIGS'], CLUSTER: ['DESCRIBE_CONFIGS'] }),
-  minVersion: 0,
+  // v0 (with isDefault instead of the config source) was removed in Kafka 4 (KIP-896).
+  minVersion: 1,
   maxVersion: Api.DescribeConfigs.request.highestVersion,
   handle(ctx, request) {
     const includeSynonyms = request.includeSynonyms === true;

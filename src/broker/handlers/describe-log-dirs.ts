@@ -5,6 +5,8 @@
  * and from v4 the volume's total and usable bytes (statfs). The memory engine reports one
  * pseudo directory, "(memory)", of unknown volume size (-1, Kafka's UNKNOWN_VOLUME_BYTES):
  * Kafka always has a log directory, and tools expect the partitions listed under one.
+ * v5's IsCordoned is false: Brook has no `cordoned.log.dirs` (empty by default in Kafka 4.4,
+ * which cordons none then).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { DescribeLogDirsRequestData, DescribeLogDirsResponseData, DescribeLogDirsTopic } from '../../protocol/messages/describe-log-dirs.js';
@@ -44,7 +46,7 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequestData, 
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
-      results: [{ errorCode: ErrorCode.NONE, logDir: dir.path, topics, totalBytes: dir.totalBytes, usableBytes: dir.usableBytes }],
+      results: [{ errorCode: ErrorCode.NONE, logDir: dir.path, topics, totalBytes: dir.totalBytes, usableBytes: dir.usableBytes, isCordoned: false }],
     };
   },
 });

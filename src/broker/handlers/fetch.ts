@@ -12,6 +12,10 @@
  * (epoch 0) gets session id 0, which tells the client no session exists and it keeps
  * sending full requests; an incremental request for a session id we never gave gets
  * FETCH_SESSION_ID_NOT_FOUND.
+ *
+ * v18 (KIP-1166) adds the high watermark a follower knows to each partition, which only
+ * replica fetches carry (Kafka uses it to answer a follower sooner); a consumer's v18 fetch
+ * means what its v17 fetch does.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { FetchRequestData, FetchResponseData, FetchableTopicResponse, PartitionData } from '../../protocol/messages/fetch.js';

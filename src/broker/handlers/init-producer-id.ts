@@ -3,6 +3,10 @@
  * producer id never used before (ids are reserved in persisted blocks), epoch 0, as Kafka.
  * With one, the transaction coordinator answers (allocation, epoch bump, fencing, KIP-360
  * recovery: src/coordinator/transactions/).
+ *
+ * v6 (KIP-939, two-phase commit) is not served: Kafka 4.4 marks it unstable
+ * (InitProducerIdRequest's latestVersionUnstable) and, with unstable.api.versions.enable off
+ * as by default, neither advertises nor serves it (it closes the connection, as Brook does).
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { InitProducerIdRequestData, InitProducerIdResponseData } from '../../protocol/messages/init-producer-id.js';
@@ -16,7 +20,7 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequestData, In
   api: Api.InitProducerId,
   authorization: authorizes({ TRANSACTIONAL_ID: ['WRITE'], CLUSTER: ['IDEMPOTENT_WRITE'], TOPIC: ['WRITE'] }),
   minVersion: 0,
-  maxVersion: Api.InitProducerId.request.highestVersion,
+  maxVersion: 5,
   async handle(ctx, request) {
     const { transactionalId } = request;
     // Kafka: WRITE on the transactional id; an idempotent producer needs IDEMPOTENT_WRITE on

@@ -1,7 +1,8 @@
 /**
  * ListOffsets: earliest (-2), latest (-1), max timestamp (-3), earliest local (-4, the same
- * as earliest: nothing is tiered), latest tiered (-5: no tiered storage, so "none"), or
- * the first offset whose timestamp is at or after a given time. v0 (the old multi-offset
+ * as earliest: nothing is tiered), latest tiered (-5: no tiered storage, so "none"),
+ * earliest pending upload (-6, v11, KIP-1023: nothing waits for tiered storage, so "none",
+ * as Kafka answers for a topic without remote storage), or the first offset whose timestamp is at or after a given time. v0 (the old multi-offset
  * form) is not served, as in Kafka 4. With isolation_level=read_committed (v2+) the last
  * fetchable offset is the last stable offset, as Kafka's fetchOffsetForTimestamp: latest is
  * the LSO, and a timestamp lookup that lands at or past it finds nothing (offset -1).
@@ -18,6 +19,7 @@ const EARLIEST = -2n;
 const MAX_TIMESTAMP = -3n;
 const EARLIEST_LOCAL = -4n;
 const LATEST_TIERED = -5n;
+const EARLIEST_PENDING_UPLOAD = -6n;
 const READ_COMMITTED = 1;
 
 function lookup(log: PartitionLog, timestamp: bigint, readCommitted: boolean): { offset: bigint; timestamp: bigint } | null {
@@ -27,7 +29,7 @@ function lookup(log: PartitionLog, timestamp: bigint, readCommitted: boolean): {
     case LATEST: return { offset: lastFetchable, timestamp: -1n };
     case EARLIEST: case EARLIEST_LOCAL: return { offset: log.logStartOffset, timestamp: -1n };
     case MAX_TIMESTAMP: found = log.maxTimestamp(); break;
-    case LATEST_TIERED: return null;
+    case LATEST_TIERED: case EARLIEST_PENDING_UPLOAD: return null;
     default: found = timestamp < 0n ? null : log.offsetForTimestamp(timestamp);
   }
   return found && found.offset < lastFetchable ? found : null;

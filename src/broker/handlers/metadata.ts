@@ -11,6 +11,9 @@
  * With an authorizer, as Kafka's KafkaApis: a listing of all topics leaves out those the
  * client may not DESCRIBE; a named one it may not DESCRIBE answers TOPIC_AUTHORIZATION_FAILED
  * whether it exists or not; auto-creation needs CREATE on the cluster or on the topic.
+ *
+ * v13's top-level error code (KIP-1102, REBOOTSTRAP_REQUIRED for clients) is NONE: Kafka
+ * 4.4's broker never sets it either.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { MetadataRequestData, MetadataResponseData, MetadataResponseTopic } from '../../protocol/messages/metadata.js';
@@ -120,6 +123,7 @@ export const metadataHandler = defineHandler<MetadataRequestData, MetadataRespon
       controllerId: broker.config.nodeId,
       topics,
       clusterAuthorizedOperations,
+      errorCode: ErrorCode.NONE,
     };
   },
 });

@@ -54,9 +54,11 @@ export async function addPartitionsImplicitly(
 ): Promise<Map<string, number>> {
   const partitions: TopicPartition[] = [];
   for (const t of request.topicData) {
-    if (writable !== null && !writable.has(t.name)) continue;
+    // Produce v13's topics are named by then ('' for an unknown id, which no partition has).
+    const name = t.name ?? '';
+    if (writable !== null && !writable.has(name)) continue;
     for (const p of t.partitionData) {
-      if (isTransactional(p.records) && ctx.broker.storage.partition(t.name, p.index) !== undefined) partitions.push({ topic: t.name, partition: p.index });
+      if (isTransactional(p.records) && ctx.broker.storage.partition(name, p.index) !== undefined) partitions.push({ topic: name, partition: p.index });
     }
   }
   const refused = new Map<string, number>();

@@ -13,6 +13,10 @@
  * a Metadata request's does; without it the partition is UNKNOWN_TOPIC_OR_PARTITION, Kafka's
  * answer for any unknown topic.
  *
+ * Produce v13 names topics by id (KIP-516): as Kafka's KafkaApis, an id is resolved to its
+ * topic's name first, and a partition of an id no topic has is UNKNOWN_TOPIC_ID (never
+ * auto-created); the answer names topics by id.
+ *
  * Transactional batches (produce-transactions.ts): under transaction version 2 (Produce v12+)
  * their partitions join the transaction first; every transactional batch is then verified
  * (KIP-890 part 1): its partition must be in the producer's transaction, else
@@ -26,6 +30,7 @@ import { validateProduceRecords } from '../../storage/append-validation.js';
 import type { AppendResult } from '../../storage/types.js';
 import { defineHandler, NO_RESPONSE, type HandlerResult, type RequestContext } from '../handler.js';
 import { AclOperation, ResourceType, authorize, filterAuthorized, mayCreateTopic, authorizes } from '../authorization.js';
+import { topicNameById } from '../topic-ids.js';
 import { addPartitionsImplicitly, firstTransactionalBatch, hasTransactionalRecords, TRANSACTION_V2_PRODUCE_VERSION, verifyAppend } from './produce-transactions.js';
 
 const ACKS_ALL = -1;
@@ -96,7 +101,8 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
   minVersion: 3,
   advertisedMinVersion: 0,
   maxVersion: Api.Produce.request.highestVersion,
-  handle(ctx, request) {
+  handle(ctx, received) {
+    const request = ctx.apiVersion >= TOPIC_IDS_VERSION ? withTopicNames(ctx, received) : received;
     const acks = request.acks;
     if (acks !== 0 && acks !== 1 && acks !== ACKS_ALL) {
       return everyPartition(request, ErrorCode.INVALID_REQUIRED_ACKS);
@@ -107,7 +113,7 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
       return everyPartition(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
     let writable: Set<string> | null = null;
-    if (ctx.broker.acls !== null) writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name));
+    if (ctx.broker.acls !== null) writable = filterAuthorized(ctx, AclOperation.WRITE, ResourceType.TOPIC, request.topicData.map((t) => t.name ?? ''));
     if (ctx.apiVersion >= TRANSACTION_V2_PRODUCE_VERSION && request.transactionalId != null) {
       const txn = firstTransactionalBatch(request);
       if (txn !== null) {
@@ -123,6 +129,17 @@ export const produceHandler = defineHandler<ProduceRequestData, ProduceResponseD
   },
 });
 
+/** Produce v13 names topics by id. */
+const TOPIC_IDS_VERSION = 13;
+
+/**
+ * The request with each topic's name filled in from its id ('' for an id no topic has:
+ * appendAll answers those UNKNOWN_TOPIC_ID).
+ */
+function withTopicNames(ctx: RequestContext, request: ProduceRequestData): ProduceRequestData {
+  return { ...request, topicData: request.topicData.map((t) => ({ ...t, name: topicNameById(ctx.broker.storage, t.topicId) })) };
+}
+
 /** Appends every partition of the request (`refused`: partitions answered with an error instead). */
 function appendAll(
   ctx: RequestContext, request: ProduceRequestData, writable: Set<string> | null, refused: ReadonlyMap<string, number> | null,
@@ -130,23 +147,30 @@ function appendAll(
   const acks = request.acks;
   const durables: Promise<void>[] = [];
   let anyError = false;
+  const byId = ctx.apiVersion >= TOPIC_IDS_VERSION;
   const responses: TopicProduceResponse[] = request.topicData.map((t) => ({
     name: t.name,
+    topicId: t.topicId,
     partitionResponses: t.partitionData.map((p) => {
-      if (writable !== null && !writable.has(t.name)) {
+      const name = t.name ?? '';
+      if (byId && name === '') {
+        anyError = true;
+        return failed(p.index, ErrorCode.UNKNOWN_TOPIC_ID);
+      }
+      if (writable !== null && !writable.has(name)) {
         anyError = true;
         return failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       }
-      const refusal = refused?.get(`${t.name}-${p.index}`);
+      const refusal = refused?.get(`${name}-${p.index}`);
       if (refusal !== undefined) {
         anyError = true;
         return failed(p.index, refusal);
       }
-      const { response, durable } = appendPartition(ctx, request, t.name, p.index, p.records);
+      const { response, durable } = appendPartition(ctx, request, name, p.index, p.records);
       if (response.errorCode !== ErrorCode.NONE) anyError = true;
       if (durable && acks === ACKS_ALL) {
         durables.push(durable.catch((err: unknown) => {
-          ctx.broker.log.error('append not durable', { topic: t.name, partition: p.index, err });
+          ctx.broker.log.error('append not durable', { topic: name, partition: p.index, err });
           response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
           response.errorMessage = 'the append could not be made durable';
         }));
@@ -166,7 +190,7 @@ function appendAll(
 function everyPartition(request: ProduceRequestData, errorCode: number): ProduceResponseData {
   return {
     throttleTimeMs: 0,
-    responses: request.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => failed(p.index, errorCode)) })),
+    responses: request.topicData.map((t) => ({ name: t.name, topicId: t.topicId, partitionResponses: t.partitionData.map((p) => failed(p.index, errorCode)) })),
   };
 }
 

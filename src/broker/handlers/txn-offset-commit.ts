@@ -15,21 +15,29 @@
  * Authorization as KafkaApis: WRITE on the transactional id, then READ on the group (every
  * partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED or GROUP_AUTHORIZATION_FAILED), then READ
  * on each topic (its partitions TOPIC_AUTHORIZATION_FAILED, the others still committed).
+ *
+ * v6 names topics by id (KIP-1319): an id is resolved to its topic's name first, an unknown
+ * one answered UNKNOWN_TOPIC_ID. Before v6 the broker looks each named topic's id up, as
+ * Kafka 4.4 does, so that the coordinator checks a consumer-group member's older epoch
+ * against the epochs its partitions were assigned at (KIP-1251), whatever the version.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type {
   TxnOffsetCommitRequestData,
   TxnOffsetCommitRequestTopic,
   TxnOffsetCommitResponseData,
+  TxnOffsetCommitResponsePartition,
   TxnOffsetCommitResponseTopic,
 } from '../../protocol/messages/txn-offset-commit.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../protocol/messages/runtime.js';
+import { TopicMerger, topicIdByName, topicNameById } from '../topic-ids.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../group-coordinator-service.js';
 import { TRANSACTION_VERSION_2 } from '../../coordinator/transactions/state.js';
 import { GROUP_OFFSETS_PARTITION } from './add-offsets-to-txn.js';
 import { implicitAddError } from './transaction-errors.js';
-import { AclOperation, ResourceType, authorize, filterAuthorized, authorizes } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
 import { verifyTransaction } from '../transaction-verification.js';
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData>({
@@ -39,58 +47,70 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequestData, 
   maxVersion: Api.TxnOffsetCommit.request.highestVersion,
   handle(ctx, request) {
     const { storage } = ctx.broker;
-    const all = (errorCode: number): TxnOffsetCommitResponseData => ({
-      throttleTimeMs: 0,
-      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
-    });
+    const all = (errorCode: number): TxnOffsetCommitResponseData => ({ throttleTimeMs: 0, topics: failEvery(request.topics, errorCode) });
     if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId)) return all(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.groupId)) return all(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    const readable = filterAuthorized(ctx, AclOperation.READ, ResourceType.TOPIC, request.topics.map((t) => t.name));
-    const rejected: TxnOffsetCommitResponseTopic[] = [];
+    const useTopicIds = ctx.apiVersion >= TOPIC_IDS_VERSION;
+    const rejected = new TopicMerger<TxnOffsetCommitResponsePartition>(useTopicIds);
+    const refuse = (topicId: string | undefined, name: string, partitions: TxnOffsetCommitRequestTopic['partitions'], errorCode: number): void =>
+      rejected.add(topicId, name, partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })));
     const valid: TxnOffsetCommitRequestTopic[] = [];
     for (const t of request.topics) {
-      if (!readable.has(t.name)) {
-        rejected.push({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })) });
-        continue;
+      const name = useTopicIds ? topicNameById(storage, t.topicId) : (t.name ?? '');
+      if (useTopicIds && name === '') refuse(t.topicId, name, t.partitions, ErrorCode.UNKNOWN_TOPIC_ID);
+      else if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, name)) refuse(t.topicId, name, t.partitions, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      else {
+        const topicId = useTopicIds ? t.topicId : topicIdByName(storage, name);
+        if (topicId === undefined || topicId === ZERO_UUID) refuse(t.topicId, name, t.partitions, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        else {
+          const partitions = t.partitions.filter((p) => {
+            if (storage.partition(name, p.partitionIndex) !== undefined) return true;
+            refuse(t.topicId, name, [p], ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+            return false;
+          });
+          if (partitions.length > 0) valid.push({ ...t, name, topicId, partitions });
+        }
       }
-      const unknown = t.partitions.filter((p) => storage.partition(t.name, p.partitionIndex) === undefined);
-      if (unknown.length > 0) {
-        rejected.push({ name: t.name, partitions: unknown.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })) });
-      }
-      const known = t.partitions.filter((p) => storage.partition(t.name, p.partitionIndex) !== undefined);
-      if (known.length > 0) valid.push({ ...t, partitions: known });
     }
-    if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected };
+    if (valid.length === 0) return { throttleTimeMs: 0, topics: rejected.topics };
     // As GroupCoordinatorService.commitTransactionalOffsets: an empty group id is the
     // coordinator's to refuse, before the transaction is looked at.
     if (request.groupId !== '') {
       if (ctx.apiVersion >= TRANSACTION_V2_TXN_OFFSET_COMMIT_VERSION) {
         return addOffsetsImplicitly(ctx, request).then((errorCode) => {
-          if (errorCode === ErrorCode.NONE) return commit(ctx, request, valid, rejected, all);
-          return { throttleTimeMs: 0, topics: mergeTopics(rejected, failEvery(valid, errorCode)) };
+          if (errorCode === ErrorCode.NONE) return commit(ctx, request, valid, rejected);
+          return merged(rejected, failEvery(valid, errorCode));
         });
       }
       const producer = { transactionalId: request.transactionalId, producerId: request.producerId, producerEpoch: request.producerEpoch };
       const [unverified] = verifyTransaction(ctx.broker, producer, [{ topic: CONSUMER_OFFSETS_TOPIC, partition: GROUP_OFFSETS_PARTITION }], ctx.apiVersion >= 4);
-      if (unverified !== undefined && unverified !== ErrorCode.NONE) return { throttleTimeMs: 0, topics: mergeTopics(rejected, failEvery(valid, unverified)) };
+      if (unverified !== undefined && unverified !== ErrorCode.NONE) return merged(rejected, failEvery(valid, unverified));
     }
-    return commit(ctx, request, valid, rejected, all);
+    return commit(ctx, request, valid, rejected);
   },
 });
 
+/** TxnOffsetCommit v6 names topics by id. */
+const TOPIC_IDS_VERSION = 6;
+
 const TRANSACTION_V2_TXN_OFFSET_COMMIT_VERSION = 5;
 
-function failEvery(topics: TxnOffsetCommitRequestTopic[], errorCode: number): TxnOffsetCommitResponseTopic[] {
-  return topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+function failEvery(topics: readonly TxnOffsetCommitRequestTopic[], errorCode: number): TxnOffsetCommitResponseTopic[] {
+  return topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+}
+
+/** The broker's answers, then `topics`' partitions, one entry per topic (Kafka's TxnOffsetCommitResponse.Builder). */
+function merged(rejected: TopicMerger<TxnOffsetCommitResponsePartition>, topics: readonly TxnOffsetCommitResponseTopic[]): TxnOffsetCommitResponseData {
+  for (const t of topics) rejected.add(t.topicId, t.name, t.partitions);
+  return { throttleTimeMs: 0, topics: rejected.topics };
 }
 
 function commit(
-  ctx: RequestContext, request: TxnOffsetCommitRequestData, valid: TxnOffsetCommitRequestTopic[], rejected: TxnOffsetCommitResponseTopic[],
-  all: (errorCode: number) => TxnOffsetCommitResponseData,
+  ctx: RequestContext, request: TxnOffsetCommitRequestData, valid: TxnOffsetCommitRequestTopic[], rejected: TopicMerger<TxnOffsetCommitResponsePartition>,
 ): Promise<TxnOffsetCommitResponseData> {
   return ctx.broker.groups
-    .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), all)
-    .then((answer) => ({ ...answer, topics: mergeTopics(rejected, answer.topics) }));
+    .submit<TxnOffsetCommitResponseData>(ctx, (c, cctx) => c.txnOffsetCommit(cctx, { ...request, topics: valid }), (errorCode) => ({ throttleTimeMs: 0, topics: failEvery(valid, errorCode) }))
+    .then((answer) => merged(rejected, answer.topics));
 }
 
 /** The group's `__consumer_offsets` partition joins the transaction, as AddOffsetsToTxn would. */
@@ -106,18 +126,4 @@ async function addOffsetsImplicitly(ctx: RequestContext, request: TxnOffsetCommi
   const reply = await ctx.broker.transactions.submit(ctx, (c, id, nowMs) => c.addPartitions(id, input, partitions, nowMs, TRANSACTION_VERSION_2));
   const errorCode = implicitAddError(reply.errorCode);
   return errorCode === ErrorCode.NOT_ENOUGH_REPLICAS ? ErrorCode.COORDINATOR_NOT_AVAILABLE : errorCode;
-}
-
-/**
- * One entry per topic, as Kafka's TxnOffsetCommitResponse.Builder (keyed by topic name):
- * a known topic's unknown partitions and the coordinator's answer for its others together.
- */
-function mergeTopics(first: TxnOffsetCommitResponseTopic[], second: TxnOffsetCommitResponseTopic[]): TxnOffsetCommitResponseTopic[] {
-  const byName = new Map<string, TxnOffsetCommitResponseTopic>();
-  for (const t of [...first, ...second]) {
-    const seen = byName.get(t.name);
-    if (seen === undefined) byName.set(t.name, { name: t.name, partitions: [...t.partitions] });
-    else seen.partitions.push(...t.partitions);
-  }
-  return [...byName.values()];
 }

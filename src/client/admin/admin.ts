@@ -119,7 +119,8 @@ export class Admin {
   /**
    * A consumer group (KIP-848) through ConsumerGroupDescribe: epochs, assignor, and per member
    * its epoch, current and target assignment and subscription; any other group through
-   * DescribeGroups. An unknown group is described with state 'Dead'.
+   * DescribeGroups. An unknown group throws GroupNotFoundError (DescribeGroups v6, KIP-1043;
+   * a broker before Kafka 4.0 describes it with state 'Dead' instead).
    */
   describeGroup(group: string, call: AdminCallOptions = {}): Promise<GroupDescription> {
     return this.run('describeGroup', call, (ctx) => groups.describeGroup(ctx, group));

@@ -136,8 +136,9 @@ async function describeClassicGroup(ctx: AdminContext, group: string, connection
 /**
  * Describes the group at its coordinator as Kafka's Admin.describeConsumerGroups (4.x) does:
  * ConsumerGroupDescribe first; for a group that is not a consumer group, or a broker that
- * cannot describe one, DescribeGroups. An unknown group comes back as state 'Dead' (classic
- * DescribeGroups answers so, without an error); GROUP_ID_NOT_FOUND becomes GroupNotFoundError.
+ * cannot describe one, DescribeGroups. GROUP_ID_NOT_FOUND (ConsumerGroupDescribe, and
+ * DescribeGroups from v6, KIP-1043) becomes GroupNotFoundError; DescribeGroups before v6
+ * answers an unknown group with state 'Dead' and no error, which is passed on.
  */
 export async function describeGroup(ctx: AdminContext, group: string): Promise<GroupDescription> {
   return withCoordinator(ctx, group, async (connection, coordinator) =>

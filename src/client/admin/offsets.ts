@@ -27,7 +27,8 @@ export async function fetchCommittedOffsets(ctx: AdminContext, group: string): P
       if (!g) throw new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, `OffsetFetch left out group ${group}`);
       if (g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) return [];
       check(g.errorCode, group);
-      topics = g.topics;
+      // Up to v9 (the admin client names topics, version-caps.ts) every topic has its name.
+      topics = g.topics.map((t) => ({ ...t, name: t.name ?? '' }));
     } else {
       const response = await connection.request(Api.OffsetFetch, { groupId: group, topics: null, requireStable: false }, { signal: ctx.signal });
       if (response.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) return [];
@@ -61,15 +62,12 @@ export async function listOffsets(ctx: AdminContext, partitions: readonly TopicP
     const groups = await byLeader(ctx, pending);
     await Promise.all([...groups].map(async ([leader, tps]) => {
       const connection = await ctx.cluster.connectionToNode(leader, ctx.signal);
-      const version = connection.supportedVersion(Api.ListOffsets);
       const response = await connection.request(Api.ListOffsets, {
         replicaId: -1,
         isolationLevel: 0,
         topics: [...groupByTopic(tps)].map(([name, ps]) => ({
           name,
-          partitions: ps.map((p) => (version === 0
-            ? { partitionIndex: p.partition, timestamp, maxNumOffsets: 1 }
-            : { partitionIndex: p.partition, currentLeaderEpoch: -1, timestamp })),
+          partitions: ps.map((p) => ({ partitionIndex: p.partition, currentLeaderEpoch: -1, timestamp })),
         })),
         timeoutMs: ctx.apiTimeoutMs,
       }, { signal: ctx.signal });
@@ -84,7 +82,7 @@ export async function listOffsets(ctx: AdminContext, partitions: readonly TopicP
             retry.push(tp);
             continue;
           }
-          const offset = version === 0 ? (p.oldStyleOffsets?.[0] ?? -1n) : (p.offset ?? -1n);
+          const offset = p.offset ?? -1n;
           result.set(tpKey(tp), offset < 0n ? null : offset);
         }
       }

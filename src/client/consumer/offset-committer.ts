@@ -6,7 +6,7 @@
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode, KafkaProtocolError } from '../../protocol/errors.js';
-import type { Cluster } from '../cluster.js';
+import { ZERO_UUID, type Cluster } from '../cluster.js';
 import { coordinatorErrorAction, coordinatorFailureAction, isRetriableCoordinatorFailure } from '../coordinator-errors.js';
 import { withTimeLimit } from '../deadline.js';
 import { ConnectionError } from '../errors.js';
@@ -31,6 +31,12 @@ export interface CommitIdentity {
 }
 
 export interface CommitGroupHooks {
+  /**
+   * Name topics by id (OffsetCommit and OffsetFetch v10) when the cluster metadata has every
+   * topic's id and the coordinator speaks v10, as Java's consumer-protocol consumer does (its
+   * classic consumer names them).
+   */
+  readonly topicIds?: boolean;
   /** Identity to commit with, or an error when the group is rebalancing. */
   identity(): CommitIdentity | Error;
   /**
@@ -49,6 +55,9 @@ export interface CommitGroupHooks {
   resetGeneration(reason: string, keepMemberId: boolean): void;
   fatal(err: Error): void;
 }
+
+/** OffsetCommit and OffsetFetch v10 name topics by id. */
+const TOPIC_IDS_VERSION = 10;
 
 export type CommitCallback = (error: Error | null, offsets: readonly OffsetToCommit[]) => void;
 
@@ -83,12 +92,16 @@ export class OffsetCommitter {
     } catch (err) {
       throw err instanceof KafkaProtocolError ? err : new ConnectionError(`no group coordinator: ${(err as Error).message}`, { cause: err });
     }
-    const topics = new Map<string, { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string; commitTimestamp: bigint }[] }>();
+    const topics = new Map<string, { name: string; topicId?: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string }[] }>();
     for (const o of offsets) {
       let t = topics.get(o.topic);
       if (!t) topics.set(o.topic, t = { name: o.topic, partitions: [] });
-      t.partitions.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch ?? -1, committedMetadata: o.metadata ?? '', commitTimestamp: -1n });
+      t.partitions.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch ?? -1, committedMetadata: o.metadata ?? '' });
     }
+    const ids = this.topicIdsOf(topics.keys());
+    const version = connection.supportedVersion(Api.OffsetCommit, { topicIds: ids !== null });
+    const names = version !== undefined && version >= TOPIC_IDS_VERSION ? ids : null;
+    if (names !== null) for (const [id, name] of names) topics.get(name)!.topicId = id;
     // A partition sought while the commit was in flight keeps the consumed offset the seek gave it.
     const sentEpochs = offsets.map((o) => this.subscriptions.stateOf(o.topic, o.partition)?.epoch);
     const sequence = ++this.commitsSent;
@@ -101,21 +114,22 @@ export class OffsetCommitter {
         groupInstanceId: identity.groupInstanceId,
         retentionTimeMs: -1n,
         topics: [...topics.values()],
-      }, { signal });
+      }, { signal, version });
     } catch (err) {
       if (coordinatorFailureAction(err) === 'find-coordinator') this.lookup.markUnknown('OffsetCommit failed');
       throw err;
     }
     let failure: Error | null = null;
     for (const t of response.topics) {
+      const name = names === null ? (t.name ?? '') : (names.get(t.topicId ?? '') ?? '');
       for (const p of t.partitions) {
         const code = p.errorCode;
         if (code === ErrorCode.NONE) {
-          const i = offsets.findIndex((o) => o.topic === t.name && o.partition === p.partitionIndex);
-          const state = this.subscriptions.stateOf(t.name, p.partitionIndex);
+          const i = offsets.findIndex((o) => o.topic === name && o.partition === p.partitionIndex);
+          const state = this.subscriptions.stateOf(name, p.partitionIndex);
           if (i < 0 || !state) continue;
           const committed = offsets[i]!;
-          const key = tpKey(t.name, p.partitionIndex);
+          const key = tpKey(name, p.partitionIndex);
           if ((this.newestApplied.get(key) ?? 0) > sequence) continue;
           this.newestApplied.set(key, sequence);
           state.committed = committed.offset;
@@ -123,10 +137,25 @@ export class OffsetCommitter {
           if (state.epoch === sentEpochs[i]) state.markConsumed(committed.offset, committed.leaderEpoch ?? -1);
           continue;
         }
-        failure ??= this.classify(code, `${t.name}-${p.partitionIndex}`);
+        failure ??= this.classify(code, `${name}-${p.partitionIndex}`);
       }
     }
     if (failure) throw failure;
+  }
+
+  /**
+   * With `topicIds`: each topic's id by name, as id → name, when the cluster metadata has
+   * every one of them; otherwise null (the request names topics).
+   */
+  private topicIdsOf(topics: Iterable<string>): Map<string, string> | null {
+    if (this.group.topicIds !== true) return null;
+    const names = new Map<string, string>();
+    for (const topic of topics) {
+      const id = this.cluster.topic(topic)?.topicId;
+      if (id === undefined || id === ZERO_UUID) return null;
+      names.set(id, topic);
+    }
+    return names;
   }
 
   private classify(code: number, where: string): Error {
@@ -233,8 +262,11 @@ export class OffsetCommitter {
     }
     for (;;) {
       const connection = await this.lookup.connection(signal);
-      const version = connection.supportedVersion(Api.OffsetFetch) ?? 1;
-      const topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+      const ids = this.topicIdsOf(byTopic.keys());
+      const version = connection.supportedVersion(Api.OffsetFetch, { topicIds: ids !== null }) ?? 1;
+      const names = version >= TOPIC_IDS_VERSION ? ids : null;
+      const idOf = new Map([...names ?? []].map(([id, name]) => [name, id]));
+      const topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, topicId: idOf.get(name), partitionIndexes }));
       let retry: unknown = null;
       try {
         // v9+ carries the consumer protocol's member id and epoch (ignored below v9).
@@ -249,14 +281,15 @@ export class OffsetCommitter {
           throw new KafkaProtocolError(groupError, `OffsetFetch ${this.lookup.groupId}`);
         } else {
           for (const t of group?.topics ?? []) {
+            const name = names === null ? (t.name ?? '') : (names.get((t as { topicId?: string }).topicId ?? '') ?? '');
             for (const p of t.partitions) {
               if (p.errorCode !== ErrorCode.NONE) {
-                const failure = new KafkaProtocolError(p.errorCode, `OffsetFetch ${t.name}-${p.partitionIndex}`);
+                const failure = new KafkaProtocolError(p.errorCode, `OffsetFetch ${name}-${p.partitionIndex}`);
                 if (!isRetriableCoordinatorFailure(failure)) throw failure;
                 retry = failure;
                 continue;
               }
-              out.set(`${t.name}:${p.partitionIndex}`, p.committedOffset >= 0n ? p.committedOffset : null);
+              out.set(`${name}:${p.partitionIndex}`, p.committedOffset >= 0n ? p.committedOffset : null);
             }
           }
         }

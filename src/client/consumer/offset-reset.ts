@@ -45,11 +45,11 @@ export async function resetPositions(cluster: Cluster, options: ResolvedConsumer
 async function listOffsetsFrom(cluster: Cluster, options: ResolvedConsumerOptions, leader: number, states: TopicPartitionState[], signal?: AbortSignal): Promise<void> {
   const connection = await cluster.connectionToNode(leader, signal);
   const sent = states.map((s) => ({ s, epoch: s.epoch, strategy: s.resetStrategy }));
-  const topics = new Map<string, { name: string; partitions: { partitionIndex: number; currentLeaderEpoch: number; timestamp: bigint; maxNumOffsets: number }[] }>();
+  const topics = new Map<string, { name: string; partitions: { partitionIndex: number; currentLeaderEpoch: number; timestamp: bigint }[] }>();
   for (const { s, strategy } of sent) {
     let t = topics.get(s.topic);
     if (!t) topics.set(s.topic, t = { name: s.topic, partitions: [] });
-    t.partitions.push({ partitionIndex: s.partition, currentLeaderEpoch: -1, timestamp: strategy === 'earliest' ? EARLIEST : LATEST, maxNumOffsets: 1 });
+    t.partitions.push({ partitionIndex: s.partition, currentLeaderEpoch: -1, timestamp: strategy === 'earliest' ? EARLIEST : LATEST });
   }
   const response = await connection.request(Api.ListOffsets, {
     replicaId: -1,
@@ -67,7 +67,7 @@ async function listOffsetsFrom(cluster: Cluster, options: ResolvedConsumerOption
         retry = new KafkaProtocolError(p.errorCode, `ListOffsets ${t.name}-${p.partitionIndex}`);
         continue;
       }
-      const offset = p.offset ?? p.oldStyleOffsets?.[0] ?? -1n;
+      const offset = p.offset ?? -1n;
       if (offset < 0n) continue;
       entry.s.seek(offset, p.leaderEpoch ?? -1);
     }

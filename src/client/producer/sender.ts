@@ -26,7 +26,7 @@ import type { ProducerBatch } from './producer-batch.js';
 import type { ProducerMetadata } from './metadata.js';
 import { DeliveryTimeoutError } from './errors.js';
 import type { ProducerMetricsRecorder } from './metrics.js';
-import { PRODUCE_MAX_VERSION_V1, type ProducerIdAndEpoch } from './transaction-requests.js';
+import type { ProducerIdAndEpoch } from './transaction-requests.js';
 import type { TransactionalSender, TransactionManager } from './transactions.js';
 
 export interface SenderOptions {
@@ -294,8 +294,7 @@ export class Sender implements TransactionalSender {
     };
     this.inFlightPerNode.set(node, (this.inFlightPerNode.get(node) ?? 0) + 1);
     const sentMs = this.cluster.scheduler.nowMs();
-    const supported = connection.supportedVersion(Api.Produce);
-    const version = supported === undefined ? undefined : Math.min(supported, PRODUCE_MAX_VERSION_V1);
+    const version = connection.supportedVersion(Api.Produce);
     if (this.options.acks === 0) {
       connection.sendWithoutResponse(Api.Produce, body, { version }).then(() => {
         this.requestDone(node);

@@ -23,15 +23,6 @@ import type { BrokerConnection } from '../connection.js';
 import { coordinatorErrorAction, coordinatorFailureAction } from '../coordinator-errors.js';
 import { ProducerFencedError } from './errors.js';
 
-/**
- * Brook's producer speaks transaction version 1: as Kafka's client without TV2, it stays
- * below the versions that mean TV2 to a broker (Produce v12 adds the partition implicitly,
- * EndTxn v5 bumps the epoch, TxnOffsetCommit v5 adds the group implicitly).
- */
-export const PRODUCE_MAX_VERSION_V1 = 11;
-export const END_TXN_MAX_VERSION_V1 = 4;
-export const TXN_OFFSET_COMMIT_MAX_VERSION_V1 = 4;
-export const ADD_PARTITIONS_TO_TXN_MAX_CLIENT_VERSION = 3;
 /** Java's TransactionManager.ADD_PARTITIONS_RETRY_BACKOFF_MS (see addPartitions). */
 const ADD_PARTITIONS_RETRY_BACKOFF_MS = 20;
 
@@ -170,7 +161,7 @@ export class TransactionRequests {
     const topics = [...partitions].map(([name, list]) => ({ name, partitions: [...list] }));
     const backoffMs = first ? (code: number): number | undefined => (code === ErrorCode.CONCURRENT_TRANSACTIONS ? ADD_PARTITIONS_RETRY_BACKOFF_MS : undefined) : undefined;
     await this.untilDone('AddPartitionsToTxn', this.coordinator, signal, async (connection) => {
-      const version = Math.min(connection.supportedVersion(Api.AddPartitionsToTxn) ?? 0, ADD_PARTITIONS_TO_TXN_MAX_CLIENT_VERSION);
+      const version = connection.supportedVersion(Api.AddPartitionsToTxn) ?? 0;
       const response = await connection.request(Api.AddPartitionsToTxn, {
         v3AndBelowTransactionalId: this.transactionalId, v3AndBelowProducerId: id.producerId, v3AndBelowProducerEpoch: id.producerEpoch,
         v3AndBelowTopics: topics,
@@ -201,7 +192,7 @@ export class TransactionRequests {
     let target = this.groupCoordinators.get(group.groupId);
     if (!target) this.groupCoordinators.set(group.groupId, target = new CoordinatorTarget(this.cluster, group.groupId, CoordinatorType.GROUP));
     await this.untilDone('TxnOffsetCommit', target, signal, async (connection) => {
-      const version = Math.min(connection.supportedVersion(Api.TxnOffsetCommit) ?? 0, TXN_OFFSET_COMMIT_MAX_VERSION_V1);
+      const version = connection.supportedVersion(Api.TxnOffsetCommit) ?? 0;
       const response = await connection.request(Api.TxnOffsetCommit, {
         transactionalId: this.transactionalId, groupId: group.groupId, producerId: id.producerId, producerEpoch: id.producerEpoch,
         generationIdOrMemberEpoch: group.generationId ?? -1, memberId: group.memberId ?? '', groupInstanceId: group.groupInstanceId ?? null,
@@ -215,7 +206,7 @@ export class TransactionRequests {
 
   async endTxn(id: ProducerIdAndEpoch, committed: boolean, signal: AbortSignal): Promise<void> {
     await this.untilDone('EndTxn', this.coordinator, signal, async (connection) => {
-      const version = Math.min(connection.supportedVersion(Api.EndTxn) ?? 0, END_TXN_MAX_VERSION_V1);
+      const version = connection.supportedVersion(Api.EndTxn) ?? 0;
       const response = await connection.request(Api.EndTxn, {
         transactionalId: this.transactionalId, producerId: id.producerId, producerEpoch: id.producerEpoch, committed,
       }, { signal, version });

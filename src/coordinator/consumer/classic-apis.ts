@@ -5,6 +5,7 @@
  * fetches.
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../protocol/messages/runtime.js';
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import type { MemberIdentity, MemberResponse } from '../../protocol/messages/leave-group.js';
 import type { CoordinatorState } from '../coordinator-state.js';
@@ -153,31 +154,38 @@ export function leaveConsumerGroup(s: CoordinatorState, op: Operation, group: Co
 }
 
 /**
- * A per-partition check of a commit (Kafka's CommitPartitionValidator): the topic's id (undefined
- * when the broker has no such topic) and the partition; NONE or the partition's error.
+ * A per-partition check of a commit (Kafka's CommitPartitionValidator): the topic's id (the
+ * broker resolves it; ZERO_UUID when it could not) and the partition; NONE or the error,
+ * which Kafka raises for the whole request.
  */
-export type CommitPartitionCheck = (topicId: string | undefined, partition: number) => number;
+export type CommitPartitionCheck = (topicId: string, partition: number) => number;
 
 /**
- * OffsetCommit to a consumer group (Kafka 4.4's ConsumerGroup.validateOffsetCommit): anyone
- * may commit to an Empty group with epoch -1 (admin, manual assignment); otherwise the member
- * must exist, use OffsetCommit v9+ unless it uses the classic protocol, and send its current
- * epoch (its generation, for a classic member: ILLEGAL_GENERATION otherwise), or an older one:
- * then each partition is checked against the epoch the member got it at (KIP-1251's
- * assignment epochs), so that a commit racing the heartbeat that moved the member to a new
- * epoch still lands for the partitions it kept. A newer epoch than the member's is refused.
+ * OffsetCommit and TxnOffsetCommit to a consumer group (Kafka 4.4's
+ * ConsumerGroup.validateOffsetCommit): anyone may commit to an Empty group with epoch -1
+ * (admin, manual assignment), and a transactional commit without member fields is taken;
+ * otherwise the member must exist, use OffsetCommit v9+ unless it uses the classic protocol,
+ * and send its current epoch (its generation, for a classic member: ILLEGAL_GENERATION
+ * otherwise), or an older one: then each partition is checked against the epoch the member
+ * got it at (KIP-1251's assignment epochs), by the topic's id (the request's from OffsetCommit
+ * v10, the broker's look-up of its name before), so that a commit racing the heartbeat that
+ * moved the member to a new epoch still lands for the partitions it kept. A newer epoch than
+ * the member's is refused.
  */
-export function consumerOffsetCommitError(group: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number): number | CommitPartitionCheck {
+export function consumerOffsetCommitError(
+  group: ConsumerGroup, memberId: string, groupInstanceId: string | null, memberEpoch: number, transactional: boolean, apiVersion: number,
+): number | CommitPartitionCheck {
   if (memberEpoch < 0 && group.numMembers === 0) return ErrorCode.NONE;
+  if (transactional && memberEpoch === -1 && memberId === '' && groupInstanceId === null) return ErrorCode.NONE;
   const member = group.member(memberId);
   if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
   const classic = usesClassicProtocol(member);
-  if (!classic && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
+  if (!transactional && !classic && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
   if (memberEpoch === member.memberEpoch) return ErrorCode.NONE;
   const stale = classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
   if (memberEpoch > member.memberEpoch) return stale;
   return (topicId, partition) => {
-    const assignedAt = topicId === undefined ? undefined : assignmentEpochOf(member, topicId, partition);
+    const assignedAt = topicId === ZERO_UUID ? undefined : assignmentEpochOf(member, topicId, partition);
     // Not the member's (any more), or assigned to it after the epoch the commit carries.
     return assignedAt === undefined || memberEpoch < assignedAt ? stale : ErrorCode.NONE;
   };

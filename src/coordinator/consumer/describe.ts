@@ -14,6 +14,7 @@ import type {
 import type { CoordinatorState } from '../coordinator-state.js';
 import type { Assignment } from './assignment.js';
 import type { ConsumerGroup } from './group.js';
+import { usesClassicProtocol } from './member.js';
 import { preferredAssignor } from './target.js';
 import type { Operation } from '../operation.js';
 import type { RequestContext } from '../types.js';
@@ -41,6 +42,10 @@ function held(assigned: Assignment, revoking: Assignment): Assignment {
   return out;
 }
 
+/** ConsumerGroupDescribe v1's MemberType values. */
+const MEMBER_TYPE_CLASSIC = 0;
+const MEMBER_TYPE_CONSUMER = 1;
+
 export function describeConsumerGroup(s: CoordinatorState, group: ConsumerGroup): ConsumerGroupDescribeResponseDescribedGroup {
   return {
     errorCode: ErrorCode.NONE,
@@ -64,6 +69,8 @@ export function describeConsumerGroup(s: CoordinatorState, group: ConsumerGroup)
       // What the member holds: its assignment and what it has yet to revoke (Kafka 4.4).
       assignment: { topicPartitions: topicPartitions(s, held(m.assignedPartitions, m.partitionsPendingRevocation)) },
       targetAssignment: { topicPartitions: topicPartitions(s, group.targetAssignmentOf(m.memberId)) },
+      // v1 (KIP-1099): 0 for a member that speaks the classic protocol, 1 for a consumer one.
+      memberType: usesClassicProtocol(m) ? MEMBER_TYPE_CLASSIC : MEMBER_TYPE_CONSUMER,
     })),
     authorizedOperations: OPERATIONS_NOT_REQUESTED,
   };

@@ -53,7 +53,7 @@ export function applyRegexRefresh(s: CoordinatorState, op: Operation, groupId: s
   }
   const epoch = group.groupEpoch + 1;
   if (bump) records.push(epochRecord(groupId, epoch));
-  // Kafka persists each resolution (a record type Brook has no schema for): applied in memory.
+  // Kafka persists each resolution (record type 16); Brook keeps it in memory (regex.ts).
   for (const [regex, resolved] of updates) group.updateResolvedRegex(regex, resolved);
   writeConsumerGroupRecords(s, op, records, 'the topics of its regular expressions or subscription metadata changed');
   if (bump) group.metadataRefreshDeadline = { deadlineMs: op.nowMs + METADATA_REFRESH_INTERVAL_MS, epoch };

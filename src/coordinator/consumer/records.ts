@@ -1,49 +1,38 @@
 /**
  * The consumer-group records Kafka's GroupCoordinatorRecordHelpers builds, as Brook writes
- * them: record types 3 to 8 at value version 0, with the fields of the schemas Brook has
- * (those of Kafka 4.0: the subscription metadata is ConsumerGroupPartitionMetadata, which
- * Kafka 4.1 replaced by a hash in ConsumerGroupMetadataValue and still reads). The current
- * assignment's topics carry Kafka 4.4's AssignmentEpochs (tagged field 0 of TopicPartitions,
- * which these schemas predate) as a raw tagged field.
+ * them: record types 3 to 8 at value version 0. The subscription metadata is
+ * ConsumerGroupPartitionMetadata, which Kafka 4.1 replaced by a hash in
+ * ConsumerGroupMetadataValue and still reads. The current assignment's topics carry Kafka
+ * 4.4's AssignmentEpochs, the target assignment metadata its AssignmentTimestamp.
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
+import type { ConsumerGroupCurrentMemberAssignmentValueTopicPartitions } from '../../protocol/coordinator-records/consumer-group-current-member-assignment-value.js';
+import type { ConsumerGroupTargetAssignmentMetadataValue } from '../../protocol/coordinator-records/consumer-group-target-assignment-metadata-value.js';
 import { toTopicPartitions, type Assignment } from './assignment.js';
 import type { ConsumerGroup, SubscribedTopicMetadata } from './group.js';
 import type { AssignmentEpochs, ConsumerGroupMember } from './member.js';
-import { Reader } from '../../protocol/primitives/reader.js';
-import { Writer } from '../../protocol/primitives/writer.js';
-import type { RawTaggedField } from '../../protocol/messages/runtime.js';
 
-/** Kafka 4.4's ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions.AssignmentEpochs. */
-const ASSIGNMENT_EPOCHS_TAG = 0;
+type TopicPartitions = ConsumerGroupCurrentMemberAssignmentValueTopicPartitions;
 
 /** The topics of an assignment, each with its partitions' epochs as Kafka 4.4 writes them (same order as the partitions). */
-function withAssignmentEpochs(a: Assignment, epochs: AssignmentEpochs, memberEpoch: number): { topicId: string; partitions: number[]; unknownTaggedFields?: RawTaggedField[] }[] {
-  return toTopicPartitions(a).map((t) => {
-    const w = new Writer(16);
-    w.writeUnsignedVarint(t.partitions.length + 1);
-    for (const p of t.partitions) w.writeInt32(epochs.get(t.topicId)?.get(p) ?? Math.max(memberEpoch, 0));
-    return { ...t, unknownTaggedFields: [{ tag: ASSIGNMENT_EPOCHS_TAG, data: w.toBuffer() }] };
-  });
+function withAssignmentEpochs(a: Assignment, epochs: AssignmentEpochs, memberEpoch: number): TopicPartitions[] {
+  return toTopicPartitions(a).map((t) => ({
+    ...t,
+    assignmentEpochs: t.partitions.map((p) => epochs.get(t.topicId)?.get(p) ?? Math.max(memberEpoch, 0)),
+  }));
 }
 
 /**
- * A record's partition epochs (Kafka 4.4's Utils.assignmentFromTopicPartitions): the tagged
+ * A record's partition epochs (Kafka 4.4's Utils.assignmentFromTopicPartitions): its
  * AssignmentEpochs when there is one per partition, else the member epoch (at least 0).
  */
 export function assignmentEpochsFromRecord(
-  topics: readonly { topicId: string; partitions: readonly number[]; unknownTaggedFields?: readonly RawTaggedField[] }[],
+  topics: readonly TopicPartitions[],
   memberEpoch: number,
   into = new Map<string, Map<number, number>>(),
 ): Map<string, Map<number, number>> {
   for (const t of topics) {
-    let epochs: number[] | null = null;
-    const raw = t.unknownTaggedFields?.find((f) => f.tag === ASSIGNMENT_EPOCHS_TAG);
-    if (raw !== undefined) {
-      const r = new Reader(raw.data);
-      const n = r.readUnsignedVarint() - 1;
-      if (n >= 0) epochs = Array.from({ length: n }, () => r.readInt32());
-    }
+    const epochs = t.assignmentEpochs ?? null;
     const byPartition = into.get(t.topicId) ?? new Map<number, number>();
     t.partitions.forEach((p, i) => byPartition.set(p, epochs !== null && epochs.length === t.partitions.length ? epochs[i]! : Math.max(memberEpoch, 0)));
     into.set(t.topicId, byPartition);
@@ -102,23 +91,16 @@ export function targetAssignmentTombstone(groupId: string, memberId: string): Co
 }
 
 /**
- * Kafka 4.4's ConsumerGroupTargetAssignmentMetadataValue carries the time the assignment was
- * computed as tagged field 0 (AssignmentTimestamp, int64, written only when not 0; KIP-1263).
- * Brook's schemas predate it: it goes as a raw tagged field, the bytes Kafka writes.
+ * The target assignment's epoch, with the time it was computed (Kafka 4.4's
+ * AssignmentTimestamp, KIP-1263; written only when not 0, its default).
  */
-const ASSIGNMENT_TIMESTAMP_TAG = 0;
-
 export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number, timestampMs: number): ConsumerGroupRecord {
-  if (timestampMs === 0) return { type: 6, key: { groupId }, value: { assignmentEpoch } };
-  const data = Buffer.alloc(8);
-  data.writeBigInt64BE(BigInt(timestampMs));
-  return { type: 6, key: { groupId }, value: { assignmentEpoch, unknownTaggedFields: [{ tag: ASSIGNMENT_TIMESTAMP_TAG, data }] } };
+  return { type: 6, key: { groupId }, value: { assignmentEpoch, assignmentTimestamp: BigInt(timestampMs) } };
 }
 
 /** The AssignmentTimestamp a record carries (0 when absent: written before Kafka 4.4, or never computed). */
-export function assignmentTimestampOf(value: { unknownTaggedFields?: readonly { tag: number; data: Buffer }[] }): number {
-  const field = value.unknownTaggedFields?.find((f) => f.tag === ASSIGNMENT_TIMESTAMP_TAG);
-  return field !== undefined && field.data.length === 8 ? Number(field.data.readBigInt64BE()) : 0;
+export function assignmentTimestampOf(value: ConsumerGroupTargetAssignmentMetadataValue): number {
+  return Number(value.assignmentTimestamp ?? 0n);
 }
 
 export function targetAssignmentEpochTombstone(groupId: string): ConsumerGroupRecord {

@@ -1,15 +1,8 @@
 /**
  * Regular-expression subscriptions (ConsumerGroupHeartbeat v1's SubscribedTopicRegex).
  *
- * Kafka compiles them with RE2/J and matches whole topic names (`matcher(topic).matches()`).
- * Brook uses JavaScript's RegExp anchored as `^(?:re)$`, after refusing what RE2 refuses
- * (look-arounds, backreferences) and taking RE2's leading flag group (`(?i)`, `(?s)`,
- * `(?m)`) as RegExp flags and `(?P<name>` as a named group. Where the two still differ: RE2
- * accepts inline flags elsewhere than at the start, POSIX classes (`[[:alpha:]]`), `\Q...\E`,
- * `\pL` without braces and `\z`, which RegExp refuses (INVALID_REGULAR_EXPRESSION here);
- * RegExp accepts a few forms RE2 refuses (e.g. `\cX`, octal escapes); and RegExp's `\w`,
- * `\d` and `.` are ASCII/UTF-16 where RE2's are byte/UTF-8 based, which topic names (ASCII)
- * never show.
+ * Kafka compiles them with RE2/J and matches whole topic names; Brook's approximation of
+ * RE2 and where it differs is src/util/re2-pattern.ts.
  *
  * Resolution works as Kafka's: the coordinator does not resolve in the heartbeat but asks
  * for a refresh (Kafka's executor; here the `consumer-regex` timer, due at once), at most one
@@ -17,10 +10,11 @@
  * created since the last one, or the last one is older than
  * group.consumer.regex.refresh.interval.ms. Its result bumps the group epoch when the
  * matching topics changed. Kafka persists results (ConsumerGroupRegularExpression records,
- * type 16); Brook's schemas do not have that record, so results stay in memory and are
- * resolved again when the coordinator loads.
+ * type 16); Brook keeps them in memory and resolves them again when the coordinator loads
+ * (a type-16 record Kafka wrote is read and skipped).
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import { compileRe2Pattern } from '../../util/re2-pattern.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { consumerRegexKey, type Operation } from '../operation.js';
 import { ConsumerGroupError } from './errors.js';
@@ -32,29 +26,13 @@ import { hasRegex, sameTopicNames, type ConsumerGroupMember } from './member.js'
 /** Kafka's REGEX_BATCH_REFRESH_MIN_INTERVAL_MS. */
 export const REGEX_REFRESH_MIN_INTERVAL_MS = 10_000;
 
-const LOOK_AROUND = /\(\?<?[=!]/;
-const BACKREFERENCE = /\\(?:[1-9]|k<)/;
-
 /** The regex as a RegExp matching whole names; throws INVALID_REGULAR_EXPRESSION. */
 export function compileTopicRegex(regex: string): RegExp {
-  const invalid = (why: string): ConsumerGroupError =>
-    new ConsumerGroupError(ErrorCode.INVALID_REGULAR_EXPRESSION, `SubscribedTopicRegex \`${regex}\` is not a valid regular expression: ${why}.`);
-  // Escaped backslashes first, so that `\\1` is not read as a backreference.
-  const unescaped = regex.replace(/\\\\/g, '');
-  if (LOOK_AROUND.test(unescaped)) throw invalid('look-around is not supported');
-  if (BACKREFERENCE.test(unescaped)) throw invalid('backreferences are not supported');
-  let body = regex;
-  let flags = '';
-  const leading = /^\(\?([ims]+)\)/.exec(body);
-  if (leading !== null) {
-    flags = [...new Set(leading[1])].join('');
-    body = body.slice(leading[0].length);
-  }
-  body = body.replace(/\(\?P</g, '(?<');
   try {
-    return new RegExp(`^(?:${body})$`, flags);
+    return compileRe2Pattern(regex);
   } catch (err) {
-    throw invalid(err instanceof Error ? err.message : String(err));
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ConsumerGroupError(ErrorCode.INVALID_REGULAR_EXPRESSION, `SubscribedTopicRegex \`${regex}\` is not a valid regular expression: ${why}.`);
   }
 }
 

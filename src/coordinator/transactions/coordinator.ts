@@ -334,6 +334,7 @@ export class TransactionCoordinator {
       if (filter.states.length > 0 && !filter.states.includes(STATE_NAMES[txn.state])) continue;
       if (filter.producerIds.length > 0 && !filter.producerIds.includes(txn.producerId)) continue;
       if (filter.durationMs >= 0 && nowMs - txn.txnStartTimestamp <= filter.durationMs) continue;
+      if (filter.idPattern != null && !filter.idPattern.test(txn.transactionalId)) continue;
       out.push(this.describe(txn.transactionalId)!);
     }
     return out;
@@ -437,7 +438,7 @@ export class TransactionCoordinator {
     this.markers.set(markerId, { txn, complete });
     result.markers.push({
       markerId, transactionalId: txn.transactionalId, producerId: txn.producerId, producerEpoch: txn.producerEpoch,
-      commit, coordinatorEpoch: this.coordinatorEpoch, partitions,
+      commit, coordinatorEpoch: this.coordinatorEpoch, transactionVersion: txn.clientTransactionVersion, partitions,
     });
     return complete;
   }

@@ -1,22 +1,24 @@
 /**
  * `__transaction_state` records in Kafka's format (TransactionLog): the key is the int16
- * key version 0 and TransactionLogKey (the transactional id); the value is the int16 value
+ * record type (0, the only one, record-types.ts) and TransactionLogKey (the transactional id); the value is the int16 value
  * version and TransactionLogValue, or null (a tombstone) once the id is expired (Dead).
  * Brook writes value version 1 (flexible), what Kafka writes once transaction.version is
  * at least 1; it reads 0 and 1.
  */
 import { Reader } from '../../protocol/primitives/reader.js';
 import { Writer } from '../../protocol/primitives/writer.js';
-import { TransactionLogKey, TransactionLogValue, type TransactionLogValueData } from '../../protocol/coordinator-records/index.js';
+import { TransactionLogKey, TransactionLogValue, TransactionStateRecordType } from '../../protocol/coordinator-records/index.js';
 import type { CoordinatorRecord } from '../types.js';
 import { partitionKey, TransactionState, type TopicPartition, type TransitMetadata } from './state.js';
 
+const RECORD_TYPE = TransactionStateRecordType.TransactionLog;
+/** The key body's version: 0, the only one. */
 const KEY_VERSION = 0;
 export const TRANSACTION_LOG_VALUE_VERSION = 1;
 
 export function encodeTransactionRecord(transactionalId: string, transit: TransitMetadata): CoordinatorRecord {
   const key = new Writer(32);
-  key.writeInt16(KEY_VERSION);
+  key.writeInt16(RECORD_TYPE);
   TransactionLogKey.write(key, KEY_VERSION, { transactionalId });
   if (transit.state === TransactionState.Dead) return { key: key.toBuffer(), value: null };
   const byTopic = new Map<string, number[]>();
@@ -25,7 +27,7 @@ export function encodeTransactionRecord(transactionalId: string, transit: Transi
     if (ids === undefined) byTopic.set(topic, [partition]);
     else ids.push(partition);
   }
-  const data: TransactionLogValueData = {
+  const data: TransactionLogValue = {
     producerId: transit.producerId,
     previousProducerId: transit.prevProducerId,
     nextProducerId: transit.nextProducerId,
@@ -54,9 +56,9 @@ export interface DecodedTransactionRecord {
 /** Kafka's TransactionLog.readTxnRecordKey/readTxnRecordValue; throws on an unknown version. */
 export function decodeTransactionRecord(key: Buffer, value: Buffer | null): DecodedTransactionRecord {
   const kr = new Reader(key);
-  const keyVersion = kr.readInt16();
-  if (keyVersion !== KEY_VERSION) throw new Error(`unknown __transaction_state key version ${keyVersion}`);
-  const { transactionalId } = TransactionLogKey.read(kr, keyVersion);
+  const recordType = kr.readInt16();
+  if (recordType !== RECORD_TYPE) throw new Error(`unknown __transaction_state record type ${recordType}`);
+  const { transactionalId } = TransactionLogKey.read(kr, KEY_VERSION);
   if (value === null) return { transactionalId, transit: null };
   const vr = new Reader(value);
   const version = vr.readInt16();

@@ -51,6 +51,8 @@ export interface TxnMarkers {
   readonly producerEpoch: number;
   readonly commit: boolean;
   readonly coordinatorEpoch: number;
+  /** The transaction's clientTransactionVersion: from 2 a partition takes the marker only with a newer producer epoch (KIP-1228). */
+  readonly transactionVersion: number;
   readonly partitions: readonly TopicPartition[];
 }
 
@@ -82,4 +84,6 @@ export interface ListTransactionsFilter {
   readonly producerIds: readonly bigint[];
   /** Only transactions running longer than this (ms); -1: any. */
   readonly durationMs: number;
+  /** Only transactional ids this matches in full (ListTransactions v2, KIP-1152); null: any. */
+  readonly idPattern?: RegExp | null;
 }

@@ -26,16 +26,16 @@ function writeConsumerGroupCurrentMemberAssignmentKey(w: Writer, version: number
 const ConsumerGroupCurrentMemberAssignmentKeySchema: StructSchema = {
   name: 'ConsumerGroupCurrentMemberAssignmentKey',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [8, 8], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [8, 8], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const ConsumerGroupCurrentMemberAssignmentKey: MessageCodec<ConsumerGroupCurrentMemberAssignmentKey> = defineCodec<ConsumerGroupCurrentMemberAssignmentKey>({
   name: 'ConsumerGroupCurrentMemberAssignmentKey',
-  apiKey: -1,
-  lowestVersion: 8,
-  highestVersion: 8,
+  apiKey: 8,
+  lowestVersion: 0,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: ConsumerGroupCurrentMemberAssignmentKeySchema,
   write: writeConsumerGroupCurrentMemberAssignmentKey,

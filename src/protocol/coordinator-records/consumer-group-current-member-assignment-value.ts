@@ -3,11 +3,12 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, ZERO_UUID, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
+import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, expectTaggedFieldEnd, writeUnknownTaggedFields, writeTaggedSection, taggedValue, ZERO_UUID, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
 
 export interface ConsumerGroupCurrentMemberAssignmentValueTopicPartitions {
   topicId: string;
   partitions: number[];
+  assignmentEpochs?: number[] | null;
   unknownTaggedFields?: RawTaggedField[];
 }
 
@@ -21,26 +22,53 @@ function writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions_partition
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeInt32(item);
 }
+function readConsumerGroupCurrentMemberAssignmentValueTopicPartitions_assignmentEpochs(r: Reader, version: number): number[] | null {
+  const count = r.readCompactNullableArrayLength();
+  if (count < 0) return null;
+  const items = new Array<number>(count);
+  for (let i = 0; i < count; i++) items[i] = r.readInt32();
+  return items;
+}
+function writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions_assignmentEpochs(w: Writer, version: number, items: number[] | null): void {
+  if (items === null) {
+    w.writeUnsignedVarint(0);
+    return;
+  }
+  w.writeCompactArrayLength(items.length);
+  for (const item of items) w.writeInt32(item);
+}
 export function defaultConsumerGroupCurrentMemberAssignmentValueTopicPartitions(): ConsumerGroupCurrentMemberAssignmentValueTopicPartitions {
-  return { topicId: ZERO_UUID, partitions: [] };
+  return { topicId: ZERO_UUID, partitions: [], assignmentEpochs: [] };
 }
 function isDefaultConsumerGroupCurrentMemberAssignmentValueTopicPartitions(v: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions): boolean {
   return (v.topicId === undefined || v.topicId === ZERO_UUID) &&
-    (v.partitions === undefined || v.partitions.length === 0) && !v.unknownTaggedFields?.length;
+    (v.partitions === undefined || v.partitions.length === 0) &&
+    (v.assignmentEpochs === undefined || (v.assignmentEpochs !== null && v.assignmentEpochs.length === 0)) && !v.unknownTaggedFields?.length;
 }
 function readConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r: Reader, version: number): ConsumerGroupCurrentMemberAssignmentValueTopicPartitions {
   const topicId: string = r.readUuid();
   const partitions: number[] = readConsumerGroupCurrentMemberAssignmentValueTopicPartitions_partitions(r, version);
+  let assignmentEpochs: number[] | null = [];
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
       const size = readTaggedFieldSize(r);
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (true) {
+            assignmentEpochs = readConsumerGroupCurrentMemberAssignmentValueTopicPartitions_assignmentEpochs(r, version);
+            expectTaggedFieldEnd(r, end, tag);
+            continue;
+          }
+          break;
+      }
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions = { topicId, partitions };
+  const result: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions = { topicId, partitions, assignmentEpochs };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -48,7 +76,12 @@ function writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions(w: Writer
   { const v_topicId = v.topicId; w.writeUuid(v_topicId); }
   { const v_partitions = v.partitions; writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions_partitions(w, version, v_partitions); }
   if (true) {
-    writeUnknownTaggedFields(w, v.unknownTaggedFields);
+    const known: RawTaggedField[] = [];
+    if (v.assignmentEpochs !== undefined && !((v.assignmentEpochs !== null && v.assignmentEpochs.length === 0))) {
+      const value = v.assignmentEpochs;
+      known.push(taggedValue(0, (w) => { writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions_assignmentEpochs(w, version, value); }));
+    }
+    writeTaggedSection(w, known, v.unknownTaggedFields);
   }
 }
 
@@ -113,6 +146,7 @@ const ConsumerGroupCurrentMemberAssignmentValueTopicPartitionsSchema: StructSche
   fields: [
     { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'partitions', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'assignmentEpochs', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 0], nullableVersions: [0, 0], taggedVersions: [0, 0], tag: 0, ignorable: false, default: null },
   ],
 };
 const ConsumerGroupCurrentMemberAssignmentValueSchema: StructSchema = {
@@ -128,7 +162,7 @@ const ConsumerGroupCurrentMemberAssignmentValueSchema: StructSchema = {
 
 export const ConsumerGroupCurrentMemberAssignmentValue: MessageCodec<ConsumerGroupCurrentMemberAssignmentValue> = defineCodec<ConsumerGroupCurrentMemberAssignmentValue>({
   name: 'ConsumerGroupCurrentMemberAssignmentValue',
-  apiKey: -1,
+  apiKey: 8,
   lowestVersion: 0,
   highestVersion: 0,
   flexibleFrom: 0,

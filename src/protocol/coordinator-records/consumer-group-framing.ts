@@ -1,26 +1,27 @@
 /**
- * The KIP-848 consumer-group records in `__consumer_offsets` (Kafka's CoordinatorRecordType
- * 3 to 8): the key is an int16 record type followed by the key body written at the version
- * equal to that type (as Kafka writes every coordinator key), the value an int16 version
- * (0 for all of them) followed by the flexible value body, or null for a tombstone. Kafka
- * 4.1+ also writes type 16 (ConsumerGroupRegularExpression), whose schema Brook does not
- * have: framing.ts reads it as 'other'.
+ * The KIP-848 consumer-group records in `__consumer_offsets` (Kafka's record types 3 to 8,
+ * record-types.ts): the key is an int16 record type followed by the key body (version 0),
+ * the value an int16 version (0 for all of them) followed by the flexible value body, or
+ * null for a tombstone. Kafka 4.1+ also writes type 16 (ConsumerGroupRegularExpression, a
+ * regular expression's resolved topics), which Brook resolves again from the members'
+ * subscriptions instead of keeping: framing.ts reads it as 'other'.
  */
 import { Reader } from '../primitives/reader.js';
 import { Writer } from '../primitives/writer.js';
 import type { MessageCodec } from '../messages/runtime.js';
-import { ConsumerGroupMetadataKey } from './consumer-group-metadata-key.js';
-import { ConsumerGroupMetadataValue } from './consumer-group-metadata-value.js';
-import { ConsumerGroupPartitionMetadataKey } from './consumer-group-partition-metadata-key.js';
-import { ConsumerGroupPartitionMetadataValue } from './consumer-group-partition-metadata-value.js';
-import { ConsumerGroupMemberMetadataKey } from './consumer-group-member-metadata-key.js';
-import { ConsumerGroupMemberMetadataValue } from './consumer-group-member-metadata-value.js';
-import { ConsumerGroupTargetAssignmentMetadataKey } from './consumer-group-target-assignment-metadata-key.js';
-import { ConsumerGroupTargetAssignmentMetadataValue } from './consumer-group-target-assignment-metadata-value.js';
-import { ConsumerGroupTargetAssignmentMemberKey } from './consumer-group-target-assignment-member-key.js';
-import { ConsumerGroupTargetAssignmentMemberValue } from './consumer-group-target-assignment-member-value.js';
-import { ConsumerGroupCurrentMemberAssignmentKey } from './consumer-group-current-member-assignment-key.js';
-import { ConsumerGroupCurrentMemberAssignmentValue } from './consumer-group-current-member-assignment-value.js';
+import type { ConsumerGroupMetadataKey } from './consumer-group-metadata-key.js';
+import type { ConsumerGroupMetadataValue } from './consumer-group-metadata-value.js';
+import type { ConsumerGroupPartitionMetadataKey } from './consumer-group-partition-metadata-key.js';
+import type { ConsumerGroupPartitionMetadataValue } from './consumer-group-partition-metadata-value.js';
+import type { ConsumerGroupMemberMetadataKey } from './consumer-group-member-metadata-key.js';
+import type { ConsumerGroupMemberMetadataValue } from './consumer-group-member-metadata-value.js';
+import type { ConsumerGroupTargetAssignmentMetadataKey } from './consumer-group-target-assignment-metadata-key.js';
+import type { ConsumerGroupTargetAssignmentMetadataValue } from './consumer-group-target-assignment-metadata-value.js';
+import type { ConsumerGroupTargetAssignmentMemberKey } from './consumer-group-target-assignment-member-key.js';
+import type { ConsumerGroupTargetAssignmentMemberValue } from './consumer-group-target-assignment-member-value.js';
+import type { ConsumerGroupCurrentMemberAssignmentKey } from './consumer-group-current-member-assignment-key.js';
+import type { ConsumerGroupCurrentMemberAssignmentValue } from './consumer-group-current-member-assignment-value.js';
+import { CONSUMER_OFFSETS_RECORDS, ConsumerOffsetsRecordType } from './record-types.js';
 
 /** A consumer-group record decoded: its type, key and value (null: a tombstone). */
 export type ConsumerGroupRecord =
@@ -36,28 +37,28 @@ interface Codecs {
   readonly value: MessageCodec<never>;
 }
 
-const CODECS: Readonly<Record<ConsumerGroupRecord['type'], Codecs>> = {
-  3: { key: ConsumerGroupMetadataKey, value: ConsumerGroupMetadataValue } as unknown as Codecs,
-  4: { key: ConsumerGroupPartitionMetadataKey, value: ConsumerGroupPartitionMetadataValue } as unknown as Codecs,
-  5: { key: ConsumerGroupMemberMetadataKey, value: ConsumerGroupMemberMetadataValue } as unknown as Codecs,
-  6: { key: ConsumerGroupTargetAssignmentMetadataKey, value: ConsumerGroupTargetAssignmentMetadataValue } as unknown as Codecs,
-  7: { key: ConsumerGroupTargetAssignmentMemberKey, value: ConsumerGroupTargetAssignmentMemberValue } as unknown as Codecs,
-  8: { key: ConsumerGroupCurrentMemberAssignmentKey, value: ConsumerGroupCurrentMemberAssignmentValue } as unknown as Codecs,
-};
+const T = ConsumerOffsetsRecordType;
+/** Kafka's record types of the consumer-group records, 3 to 8. */
+const CONSUMER_GROUP_TYPES = [
+  T.ConsumerGroupMetadata, T.ConsumerGroupPartitionMetadata, T.ConsumerGroupMemberMetadata,
+  T.ConsumerGroupTargetAssignmentMetadata, T.ConsumerGroupTargetAssignmentMember, T.ConsumerGroupCurrentMemberAssignment,
+];
+const CODECS = new Map<number, Codecs>(CONSUMER_GROUP_TYPES.map((type) => [type, CONSUMER_OFFSETS_RECORDS.get(type) as unknown as Codecs]));
 
-/** Every consumer-group value is written at version 0, the only one the schemas define. */
+/** Every key body is at version 0; every consumer-group value at version 0, the only one the schemas define. */
+const KEY_VERSION = 0;
 const VALUE_VERSION = 0;
 
 export function isConsumerGroupRecordType(type: number): type is ConsumerGroupRecord['type'] {
-  return type >= 3 && type <= 8;
+  return type >= T.ConsumerGroupMetadata && type <= T.ConsumerGroupCurrentMemberAssignment;
 }
 
 /** The record's key and value bytes, as they go to `__consumer_offsets`. */
 export function encodeConsumerGroupRecord(record: ConsumerGroupRecord): { key: Buffer; value: Buffer | null } {
-  const codecs = CODECS[record.type];
+  const codecs = CODECS.get(record.type)!;
   const kw = new Writer(64);
   kw.writeInt16(record.type);
-  codecs.key.write(kw, record.type, record.key as never);
+  codecs.key.write(kw, KEY_VERSION, record.key as never);
   if (record.value === null) return { key: kw.toBuffer(), value: null };
   const vw = new Writer(128);
   vw.writeInt16(VALUE_VERSION);
@@ -71,12 +72,29 @@ export function encodeConsumerGroupRecord(record: ConsumerGroupRecord): { key: B
  * which every later flexible version keeps as a prefix (new fields are tagged).
  */
 export function decodeConsumerGroupRecord(type: ConsumerGroupRecord['type'], r: Reader, value: Buffer | null): ConsumerGroupRecord {
-  const codecs = CODECS[type];
-  const key = codecs.key.read(r, type) as unknown;
+  const codecs = CODECS.get(type)!;
+  const key = codecs.key.read(r, KEY_VERSION) as unknown;
   if (value === null) return { type, key, value: null } as ConsumerGroupRecord;
-  const vr = new Reader(value);
+  const vr = new Reader(type === T.ConsumerGroupMemberMetadata ? withoutLegacyNullMarker(value) : value);
   const version = vr.readInt16();
   if (version < 0) vr.fail(`negative value version ${version} for coordinator record type ${type}`);
   const decoded = codecs.value.read(vr, Math.min(version, codecs.value.highestVersion)) as unknown;
   return { type, key, value: decoded } as ConsumerGroupRecord;
 }
+
+/**
+ * The member-metadata value of a member without classic metadata, as Brook wrote it before it
+ * followed Kafka's encoding of a null tagged struct: its tagged fields end with the one field
+ * ClassicMemberMetadata (tag 0, 1 byte) holding an int8 -1 where Kafka writes an unsigned
+ * varint 0. Such a value is read as Kafka's (the same bytes with 0 there); any other is kept.
+ */
+const LEGACY_NULL_CLASSIC_METADATA = Buffer.from([1, 0, 1, 0xff]);
+
+function withoutLegacyNullMarker(value: Buffer): Buffer {
+  const n = value.length;
+  if (n < LEGACY_NULL_CLASSIC_METADATA.length || value.compare(LEGACY_NULL_CLASSIC_METADATA, 0, 4, n - 4, n) !== 0) return value;
+  const fixed = Buffer.from(value);
+  fixed[n - 1] = 0;
+  return fixed;
+}
+

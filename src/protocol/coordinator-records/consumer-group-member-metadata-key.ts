@@ -26,16 +26,16 @@ function writeConsumerGroupMemberMetadataKey(w: Writer, version: number, v: Cons
 const ConsumerGroupMemberMetadataKeySchema: StructSchema = {
   name: 'ConsumerGroupMemberMetadataKey',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [5, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [5, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const ConsumerGroupMemberMetadataKey: MessageCodec<ConsumerGroupMemberMetadataKey> = defineCodec<ConsumerGroupMemberMetadataKey>({
   name: 'ConsumerGroupMemberMetadataKey',
-  apiKey: -1,
-  lowestVersion: 5,
-  highestVersion: 5,
+  apiKey: 5,
+  lowestVersion: 0,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: ConsumerGroupMemberMetadataKeySchema,
   write: writeConsumerGroupMemberMetadataKey,

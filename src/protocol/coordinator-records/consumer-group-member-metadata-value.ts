@@ -132,7 +132,7 @@ function readConsumerGroupMemberMetadataValue(r: Reader, version: number): Consu
       switch (tag) {
         case 0:
           if (true) {
-            classicMemberMetadata = (r.readInt8() < 0 ? null : readClassicMemberMetadata(r, version));
+            classicMemberMetadata = (r.readUnsignedVarint() === 0 ? null : readClassicMemberMetadata(r, version));
             expectTaggedFieldEnd(r, end, tag);
             continue;
           }
@@ -158,7 +158,7 @@ function writeConsumerGroupMemberMetadataValue(w: Writer, version: number, v: Co
     const known: RawTaggedField[] = [];
     if (v.classicMemberMetadata !== undefined && !((v.classicMemberMetadata !== null && isDefaultClassicMemberMetadata(v.classicMemberMetadata)))) {
       const value = v.classicMemberMetadata;
-      known.push(taggedValue(0, (w) => { if (value === null) w.writeInt8(-1); else { w.writeInt8(1); writeClassicMemberMetadata(w, version, value); } }));
+      known.push(taggedValue(0, (w) => { if (value === null) w.writeUnsignedVarint(0); else { w.writeUnsignedVarint(1); writeClassicMemberMetadata(w, version, value); } }));
     }
     writeTaggedSection(w, known, v.unknownTaggedFields);
   }
@@ -195,7 +195,7 @@ const ConsumerGroupMemberMetadataValueSchema: StructSchema = {
 
 export const ConsumerGroupMemberMetadataValue: MessageCodec<ConsumerGroupMemberMetadataValue> = defineCodec<ConsumerGroupMemberMetadataValue>({
   name: 'ConsumerGroupMemberMetadataValue',
-  apiKey: -1,
+  apiKey: 5,
   lowestVersion: 0,
   highestVersion: 0,
   flexibleFrom: 0,

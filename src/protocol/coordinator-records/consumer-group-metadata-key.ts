@@ -23,15 +23,15 @@ function writeConsumerGroupMetadataKey(w: Writer, version: number, v: ConsumerGr
 const ConsumerGroupMetadataKeySchema: StructSchema = {
   name: 'ConsumerGroupMetadataKey',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [3, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const ConsumerGroupMetadataKey: MessageCodec<ConsumerGroupMetadataKey> = defineCodec<ConsumerGroupMetadataKey>({
   name: 'ConsumerGroupMetadataKey',
-  apiKey: -1,
-  lowestVersion: 3,
-  highestVersion: 3,
+  apiKey: 3,
+  lowestVersion: 0,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: ConsumerGroupMetadataKeySchema,
   write: writeConsumerGroupMetadataKey,

@@ -3,35 +3,52 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
+import { defineCodec, readTaggedFieldCount, readTaggedFieldSize, expectTaggedFieldEnd, writeTaggedSection, taggedValue, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
 
 export interface ConsumerGroupMetadataValue {
   epoch: number;
+  metadataHash?: bigint;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultConsumerGroupMetadataValue(): ConsumerGroupMetadataValue {
-  return { epoch: 0 };
+  return { epoch: 0, metadataHash: 0n };
 }
 function readConsumerGroupMetadataValue(r: Reader, version: number): ConsumerGroupMetadataValue {
   const epoch: number = r.readInt32();
+  let metadataHash: bigint = 0n;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
       const size = readTaggedFieldSize(r);
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (true) {
+            metadataHash = r.readInt64();
+            expectTaggedFieldEnd(r, end, tag);
+            continue;
+          }
+          break;
+      }
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ConsumerGroupMetadataValue = { epoch };
+  const result: ConsumerGroupMetadataValue = { epoch, metadataHash };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeConsumerGroupMetadataValue(w: Writer, version: number, v: ConsumerGroupMetadataValue): void {
   { const v_epoch = v.epoch; w.writeInt32(v_epoch); }
   if (true) {
-    writeUnknownTaggedFields(w, v.unknownTaggedFields);
+    const known: RawTaggedField[] = [];
+    if (v.metadataHash !== undefined && !(v.metadataHash === 0n)) {
+      const value = v.metadataHash;
+      known.push(taggedValue(0, (w) => { w.writeInt64(value); }));
+    }
+    writeTaggedSection(w, known, v.unknownTaggedFields);
   }
 }
 
@@ -39,12 +56,13 @@ const ConsumerGroupMetadataValueSchema: StructSchema = {
   name: 'ConsumerGroupMetadataValue',
   fields: [
     { name: 'epoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'metadataHash', type: { kind: 'primitive', type: 'int64' }, versions: [0, 0], nullableVersions: null, taggedVersions: [0, 0], tag: 0, ignorable: false, default: 0n },
   ],
 };
 
 export const ConsumerGroupMetadataValue: MessageCodec<ConsumerGroupMetadataValue> = defineCodec<ConsumerGroupMetadataValue>({
   name: 'ConsumerGroupMetadataValue',
-  apiKey: -1,
+  apiKey: 3,
   lowestVersion: 0,
   highestVersion: 0,
   flexibleFrom: 0,

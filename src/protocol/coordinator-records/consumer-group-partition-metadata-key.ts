@@ -23,15 +23,15 @@ function writeConsumerGroupPartitionMetadataKey(w: Writer, version: number, v: C
 const ConsumerGroupPartitionMetadataKeySchema: StructSchema = {
   name: 'ConsumerGroupPartitionMetadataKey',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [4, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const ConsumerGroupPartitionMetadataKey: MessageCodec<ConsumerGroupPartitionMetadataKey> = defineCodec<ConsumerGroupPartitionMetadataKey>({
   name: 'ConsumerGroupPartitionMetadataKey',
-  apiKey: -1,
-  lowestVersion: 4,
-  highestVersion: 4,
+  apiKey: 4,
+  lowestVersion: 0,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: ConsumerGroupPartitionMetadataKeySchema,
   write: writeConsumerGroupPartitionMetadataKey,

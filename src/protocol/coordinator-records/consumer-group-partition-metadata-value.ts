@@ -166,7 +166,7 @@ const ConsumerGroupPartitionMetadataValueSchema: StructSchema = {
 
 export const ConsumerGroupPartitionMetadataValue: MessageCodec<ConsumerGroupPartitionMetadataValue> = defineCodec<ConsumerGroupPartitionMetadataValue>({
   name: 'ConsumerGroupPartitionMetadataValue',
-  apiKey: -1,
+  apiKey: 4,
   lowestVersion: 0,
   highestVersion: 0,
   flexibleFrom: 0,

@@ -26,16 +26,16 @@ function writeConsumerGroupTargetAssignmentMemberKey(w: Writer, version: number,
 const ConsumerGroupTargetAssignmentMemberKeySchema: StructSchema = {
   name: 'ConsumerGroupTargetAssignmentMemberKey',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [7, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [7, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const ConsumerGroupTargetAssignmentMemberKey: MessageCodec<ConsumerGroupTargetAssignmentMemberKey> = defineCodec<ConsumerGroupTargetAssignmentMemberKey>({
   name: 'ConsumerGroupTargetAssignmentMemberKey',
-  apiKey: -1,
-  lowestVersion: 7,
-  highestVersion: 7,
+  apiKey: 7,
+  lowestVersion: 0,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: ConsumerGroupTargetAssignmentMemberKeySchema,
   write: writeConsumerGroupTargetAssignmentMemberKey,

@@ -105,7 +105,7 @@ const ConsumerGroupTargetAssignmentMemberValueSchema: StructSchema = {
 
 export const ConsumerGroupTargetAssignmentMemberValue: MessageCodec<ConsumerGroupTargetAssignmentMemberValue> = defineCodec<ConsumerGroupTargetAssignmentMemberValue>({
   name: 'ConsumerGroupTargetAssignmentMemberValue',
-  apiKey: -1,
+  apiKey: 7,
   lowestVersion: 0,
   highestVersion: 0,
   flexibleFrom: 0,

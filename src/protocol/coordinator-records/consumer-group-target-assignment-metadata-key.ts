@@ -23,15 +23,15 @@ function writeConsumerGroupTargetAssignmentMetadataKey(w: Writer, version: numbe
 const ConsumerGroupTargetAssignmentMetadataKeySchema: StructSchema = {
   name: 'ConsumerGroupTargetAssignmentMetadataKey',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [6, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const ConsumerGroupTargetAssignmentMetadataKey: MessageCodec<ConsumerGroupTargetAssignmentMetadataKey> = defineCodec<ConsumerGroupTargetAssignmentMetadataKey>({
   name: 'ConsumerGroupTargetAssignmentMetadataKey',
-  apiKey: -1,
-  lowestVersion: 6,
-  highestVersion: 6,
+  apiKey: 6,
+  lowestVersion: 0,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: ConsumerGroupTargetAssignmentMetadataKeySchema,
   write: writeConsumerGroupTargetAssignmentMetadataKey,

@@ -3,35 +3,52 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
+import { defineCodec, readTaggedFieldCount, readTaggedFieldSize, expectTaggedFieldEnd, writeTaggedSection, taggedValue, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
 
 export interface ConsumerGroupTargetAssignmentMetadataValue {
   assignmentEpoch: number;
+  assignmentTimestamp?: bigint;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultConsumerGroupTargetAssignmentMetadataValue(): ConsumerGroupTargetAssignmentMetadataValue {
-  return { assignmentEpoch: 0 };
+  return { assignmentEpoch: 0, assignmentTimestamp: 0n };
 }
 function readConsumerGroupTargetAssignmentMetadataValue(r: Reader, version: number): ConsumerGroupTargetAssignmentMetadataValue {
   const assignmentEpoch: number = r.readInt32();
+  let assignmentTimestamp: bigint = 0n;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
       const size = readTaggedFieldSize(r);
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (true) {
+            assignmentTimestamp = r.readInt64();
+            expectTaggedFieldEnd(r, end, tag);
+            continue;
+          }
+          break;
+      }
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ConsumerGroupTargetAssignmentMetadataValue = { assignmentEpoch };
+  const result: ConsumerGroupTargetAssignmentMetadataValue = { assignmentEpoch, assignmentTimestamp };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeConsumerGroupTargetAssignmentMetadataValue(w: Writer, version: number, v: ConsumerGroupTargetAssignmentMetadataValue): void {
   { const v_assignmentEpoch = v.assignmentEpoch; w.writeInt32(v_assignmentEpoch); }
   if (true) {
-    writeUnknownTaggedFields(w, v.unknownTaggedFields);
+    const known: RawTaggedField[] = [];
+    if (v.assignmentTimestamp !== undefined && !(v.assignmentTimestamp === 0n)) {
+      const value = v.assignmentTimestamp;
+      known.push(taggedValue(0, (w) => { w.writeInt64(value); }));
+    }
+    writeTaggedSection(w, known, v.unknownTaggedFields);
   }
 }
 
@@ -39,12 +56,13 @@ const ConsumerGroupTargetAssignmentMetadataValueSchema: StructSchema = {
   name: 'ConsumerGroupTargetAssignmentMetadataValue',
   fields: [
     { name: 'assignmentEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'assignmentTimestamp', type: { kind: 'primitive', type: 'int64' }, versions: [0, 0], nullableVersions: null, taggedVersions: [0, 0], tag: 0, ignorable: true, default: 0n },
   ],
 };
 
 export const ConsumerGroupTargetAssignmentMetadataValue: MessageCodec<ConsumerGroupTargetAssignmentMetadataValue> = defineCodec<ConsumerGroupTargetAssignmentMetadataValue>({
   name: 'ConsumerGroupTargetAssignmentMetadataValue',
-  apiKey: -1,
+  apiKey: 6,
   lowestVersion: 0,
   highestVersion: 0,
   flexibleFrom: 0,

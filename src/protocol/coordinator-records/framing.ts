@@ -1,8 +1,10 @@
 /**
  * How the group coordinator's records sit in `__consumer_offsets`: the record key is an
- * int16 record type followed by the key body (0 and 1: an offset commit, 2: group
- * metadata; 3 to 8: KIP-848 consumer groups, see consumer-group-framing.ts), and the value is an
- * int16 version followed by the value body, or null (a tombstone) for a deletion.
+ * int16 record type (record-types.ts, each key schema's apiKey: 0 and 1 an offset commit,
+ * 2 group metadata, 3 to 8 KIP-848 consumer groups, see consumer-group-framing.ts, and the
+ * share, streams and regular-expression records of later Kafka versions) followed by the key
+ * body at version 0, and the value is an int16 version followed by the value body, or null
+ * (a tombstone) for a deletion.
  */
 import { Reader } from '../primitives/reader.js';
 import { Writer } from '../primitives/writer.js';
@@ -11,13 +13,23 @@ import { OffsetCommitValue } from './offset-commit-value.js';
 import { GroupMetadataKey } from './group-metadata-key.js';
 import { GroupMetadataValue } from './group-metadata-value.js';
 import type { MessageCodec } from '../messages/runtime.js';
+import { ZERO_UUID } from '../messages/runtime.js';
 import { isConsumerGroupRecordType, type ConsumerGroupRecord } from './consumer-group-framing.js';
+import { CONSUMER_OFFSETS_RECORDS, ConsumerOffsetsRecordType } from './record-types.js';
 
-export const OFFSET_COMMIT_RECORD_TYPE = 1;
-export const GROUP_METADATA_RECORD_TYPE = 2;
+export const OFFSET_COMMIT_RECORD_TYPE = ConsumerOffsetsRecordType.OffsetCommit;
+export const GROUP_METADATA_RECORD_TYPE = ConsumerOffsetsRecordType.GroupMetadata;
 
-/** Value versions Brook writes: the newest non-flexible ones, which every Kafka 2.x+ reads. */
+/** Every key body is written at version 0, the only version the key schemas define. */
+const KEY_VERSION = 0;
+
+/**
+ * Value versions Brook writes: the newest non-flexible ones, which every Kafka 2.x+ reads;
+ * an offset with its topic's id (every commit the broker resolved the topic of) is written
+ * at version 4, the first that carries it, as Kafka 4.4 writes every offset.
+ */
 export const OFFSET_COMMIT_VALUE_VERSION = 3;
+export const OFFSET_COMMIT_VALUE_WITH_TOPIC_ID = 4;
 export const GROUP_METADATA_VALUE_VERSION = 3;
 
 export type CoordinatorKey =
@@ -25,7 +37,12 @@ export type CoordinatorKey =
   | { readonly kind: 'group-metadata'; readonly key: GroupMetadataKey }
   /** KIP-848 consumer-group records: decodeConsumerGroupRecord reads the key body from `keyReader`. */
   | { readonly kind: 'consumer-group'; readonly type: ConsumerGroupRecord['type']; readonly keyReader: Reader }
-  | { readonly kind: 'other'; readonly recordType: number };
+  /**
+   * A record Brook does not act on: one of the schemas' types it has no state for (share and
+   * streams groups, resolved regular expressions) or a type no schema defines. Kafka's loader
+   * skips the latter too ("a left over from an aborted upgrade").
+   */
+  | { readonly kind: 'other'; readonly recordType: number; readonly name: string | null };
 
 function encodePrefixed<T>(codec: MessageCodec<T>, prefix: number, version: number, value: T): Buffer {
   const w = new Writer(64);
@@ -65,7 +82,7 @@ export function encodeOffsetCommitKey(key: OffsetCommitKey): Buffer {
 }
 
 export function encodeGroupMetadataKey(key: GroupMetadataKey): Buffer {
-  return encodePrefixed(GroupMetadataKey, GROUP_METADATA_RECORD_TYPE, GROUP_METADATA_RECORD_TYPE, key);
+  return encodePrefixed(GroupMetadataKey, GROUP_METADATA_RECORD_TYPE, KEY_VERSION, key);
 }
 
 /**
@@ -110,34 +127,79 @@ function readOffsetCommitKeyDirect(buf: Buffer): OffsetCommitKey | null {
 }
 
 export function decodeCoordinatorKey(buf: Buffer): CoordinatorKey {
-  if (buf.length >= 2 && (buf.readInt16BE(0) === 0 || buf.readInt16BE(0) === 1)) {
+  if (buf.length >= 2 && (buf.readInt16BE(0) === ConsumerOffsetsRecordType.LegacyOffsetCommit || buf.readInt16BE(0) === OFFSET_COMMIT_RECORD_TYPE)) {
     const key = readOffsetCommitKeyDirect(buf);
     if (key !== null) return { kind: 'offset-commit', key };
   }
   const r = new Reader(buf);
   const recordType = r.readInt16();
-  if (recordType === 0 || recordType === 1) return { kind: 'offset-commit', key: OffsetCommitKey.read(r, recordType) };
-  if (recordType === GROUP_METADATA_RECORD_TYPE) return { kind: 'group-metadata', key: GroupMetadataKey.read(r, recordType) };
+  // Types 0 and 1 share one key layout (LegacyOffsetCommitKey is OffsetCommitKey's).
+  if (recordType === ConsumerOffsetsRecordType.LegacyOffsetCommit || recordType === OFFSET_COMMIT_RECORD_TYPE) return { kind: 'offset-commit', key: OffsetCommitKey.read(r, KEY_VERSION) };
+  if (recordType === GROUP_METADATA_RECORD_TYPE) return { kind: 'group-metadata', key: GroupMetadataKey.read(r, KEY_VERSION) };
   if (isConsumerGroupRecordType(recordType)) return { kind: 'consumer-group', type: recordType, keyReader: r };
   if (recordType < 0) r.fail(`negative coordinator record type ${recordType}`);
-  return { kind: 'other', recordType };
+  return { kind: 'other', recordType, name: CONSUMER_OFFSETS_RECORDS.get(recordType)?.name ?? null };
 }
 
+/** Bytes of an unsigned varint. */
+function varintBytes(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v >>>= 7;
+    n++;
+  }
+  return n;
+}
+
+function putUnsignedVarint(buf: Buffer, at: number, v: number): number {
+  while (v >= 0x80) {
+    buf[at++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[at++] = v;
+  return at;
+}
+
+/** Tagged field 0 of OffsetCommitValue v4 (the topic id): tag, size 16, then the 16 bytes. */
+const TOPIC_ID_TAG = 0;
+const UUID_BYTES = 16;
+
 export function encodeOffsetCommitValue(value: OffsetCommitValue, version = OFFSET_COMMIT_VALUE_VERSION): Buffer {
-  if (version !== 3 || value.unknownTaggedFields !== undefined) return encodePrefixed(OffsetCommitValue, version, version, value);
-  // v3, the version written for every commit: direct, as encodeOffsetCommitKey.
+  if ((version !== 3 && version !== 4) || value.unknownTaggedFields !== undefined) return encodePrefixed(OffsetCommitValue, version, version, value);
+  // v3 and v4, the versions written for every commit: direct, as encodeOffsetCommitKey.
   const m = stringBytes(value.metadata);
-  const buf = Buffer.allocUnsafe(2 + 8 + 4 + 2 + m + 8);
-  buf.writeInt16BE(3, 0);
+  if (version === 3) {
+    const buf = Buffer.allocUnsafe(2 + 8 + 4 + 2 + m + 8);
+    buf.writeInt16BE(3, 0);
+    buf.writeBigInt64BE(value.offset, 2);
+    buf.writeInt32BE(value.leaderEpoch ?? -1, 10);
+    const at = putString(buf, 14, value.metadata, m);
+    buf.writeBigInt64BE(value.commitTimestamp, at);
+    return buf;
+  }
+  const withId = value.topicId !== undefined && value.topicId !== ZERO_UUID;
+  const buf = Buffer.allocUnsafe(2 + 8 + 4 + varintBytes(m + 1) + m + 8 + (withId ? 3 + UUID_BYTES : 1));
+  buf.writeInt16BE(4, 0);
   buf.writeBigInt64BE(value.offset, 2);
   buf.writeInt32BE(value.leaderEpoch ?? -1, 10);
-  const at = putString(buf, 14, value.metadata, m);
+  let at = putUnsignedVarint(buf, 14, m + 1);
+  if (m > 0) at += buf.write(value.metadata, at, m, 'utf8');
   buf.writeBigInt64BE(value.commitTimestamp, at);
+  at += 8;
+  if (!withId) {
+    buf[at] = 0;
+    return buf;
+  }
+  buf[at] = 1;
+  buf[at + 1] = TOPIC_ID_TAG;
+  buf[at + 2] = UUID_BYTES;
+  if (buf.write(value.topicId!, at + 3, UUID_BYTES, 'base64url') !== UUID_BYTES) throw new RangeError(`not a 16-byte UUID: ${value.topicId}`);
   return buf;
 }
 
 export function decodeOffsetCommitValue(buf: Buffer): OffsetCommitValue {
-  if (buf.length >= 24 && buf.readInt16BE(0) === 3) {
+  const version = buf.length >= 2 ? buf.readInt16BE(0) : -1;
+  if (version === 3 && buf.length >= 24) {
     // v3, what Brook and Kafka 2.1+ write: direct, as readOffsetCommitKeyDirect.
     const m = buf.readInt16BE(14);
     if (m >= 0 && 16 + m + 8 === buf.length) {
@@ -147,11 +209,45 @@ export function decodeOffsetCommitValue(buf: Buffer): OffsetCommitValue {
         metadata: m === 0 ? '' : buf.toString('utf8', 16, 16 + m),
         commitTimestamp: buf.readBigInt64BE(16 + m),
         expireTimestamp: -1n,
+        topicId: ZERO_UUID,
       };
     }
   }
+  if (version === 4) {
+    const direct = readOffsetCommitValueV4(buf);
+    if (direct !== null) return direct;
+  }
   const r = new Reader(buf);
   return OffsetCommitValue.read(r, r.readInt16());
+}
+
+/**
+ * v4, what Kafka 4.4 and Brook (with a topic id) write: direct when its tagged fields are none
+ * or the topic id alone; null otherwise (the codec then reads it).
+ */
+function readOffsetCommitValueV4(buf: Buffer): OffsetCommitValue | null {
+  if (buf.length < 2 + 8 + 4 + 1 + 8 + 1) return null;
+  // The metadata's length + 1, as an unsigned varint of at most two bytes (metadata < 16 KiB).
+  let at = 14;
+  let n = buf[at++]!;
+  if (n >= 0x80) n = (n & 0x7f) | (buf[at++]! << 7);
+  if (n >= 0x4000 || n === 0) return null;
+  const m = n - 1;
+  const tags = at + m + 8;
+  if (tags >= buf.length) return null;
+  let topicId = ZERO_UUID;
+  if (buf[tags] === 0 && tags + 1 === buf.length) topicId = ZERO_UUID;
+  else if (buf[tags] === 1 && buf[tags + 1] === TOPIC_ID_TAG && buf[tags + 2] === UUID_BYTES && tags + 3 + UUID_BYTES === buf.length) {
+    topicId = buf.toString('base64url', tags + 3, tags + 3 + UUID_BYTES);
+  } else return null;
+  return {
+    offset: buf.readBigInt64BE(2),
+    leaderEpoch: buf.readInt32BE(10),
+    metadata: m === 0 ? '' : buf.toString('utf8', at, at + m),
+    commitTimestamp: buf.readBigInt64BE(at + m),
+    expireTimestamp: -1n,
+    topicId,
+  };
 }
 
 export function encodeGroupMetadataValue(value: GroupMetadataValue, version = GROUP_METADATA_VALUE_VERSION): Buffer {

@@ -23,15 +23,15 @@ function writeGroupMetadataKey(w: Writer, version: number, v: GroupMetadataKey):
 const GroupMetadataKeySchema: StructSchema = {
   name: 'GroupMetadataKey',
   fields: [
-    { name: 'group', type: { kind: 'primitive', type: 'string' }, versions: [2, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'group', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const GroupMetadataKey: MessageCodec<GroupMetadataKey> = defineCodec<GroupMetadataKey>({
   name: 'GroupMetadataKey',
-  apiKey: -1,
-  lowestVersion: 2,
-  highestVersion: 2,
+  apiKey: 2,
+  lowestVersion: 0,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: GroupMetadataKeySchema,
   write: writeGroupMetadataKey,

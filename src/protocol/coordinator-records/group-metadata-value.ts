@@ -145,7 +145,7 @@ const GroupMetadataValueSchema: StructSchema = {
 
 export const GroupMetadataValue: MessageCodec<GroupMetadataValue> = defineCodec<GroupMetadataValue>({
   name: 'GroupMetadataValue',
-  apiKey: -1,
+  apiKey: 2,
   lowestVersion: 0,
   highestVersion: 4,
   flexibleFrom: 4,

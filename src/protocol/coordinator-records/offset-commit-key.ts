@@ -29,17 +29,17 @@ function writeOffsetCommitKey(w: Writer, version: number, v: OffsetCommitKey): v
 const OffsetCommitKeySchema: StructSchema = {
   name: 'OffsetCommitKey',
   fields: [
-    { name: 'group', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partition', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'group', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partition', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const OffsetCommitKey: MessageCodec<OffsetCommitKey> = defineCodec<OffsetCommitKey>({
   name: 'OffsetCommitKey',
-  apiKey: -1,
+  apiKey: 1,
   lowestVersion: 0,
-  highestVersion: 1,
+  highestVersion: 0,
   flexibleFrom: null,
   schema: OffsetCommitKeySchema,
   write: writeOffsetCommitKey,

@@ -3,7 +3,7 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
+import { defineCodec, readTaggedFieldCount, readTaggedFieldSize, expectTaggedFieldEnd, writeTaggedSection, taggedValue, ZERO_UUID, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
 
 export interface OffsetCommitValue {
   offset: bigint;
@@ -11,11 +11,12 @@ export interface OffsetCommitValue {
   metadata: string;
   commitTimestamp: bigint;
   expireTimestamp?: bigint;
+  topicId?: string;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultOffsetCommitValue(): OffsetCommitValue {
-  return { offset: 0n, leaderEpoch: -1, metadata: "", commitTimestamp: 0n, expireTimestamp: -1n };
+  return { offset: 0n, leaderEpoch: -1, metadata: "", commitTimestamp: 0n, expireTimestamp: -1n, topicId: ZERO_UUID };
 }
 function readOffsetCommitValue(r: Reader, version: number): OffsetCommitValue {
   const offset: bigint = r.readInt64();
@@ -23,16 +24,27 @@ function readOffsetCommitValue(r: Reader, version: number): OffsetCommitValue {
   const metadata: string = (version >= 4 ? r.readCompactString() : r.readString());
   const commitTimestamp: bigint = r.readInt64();
   const expireTimestamp: bigint = version >= 1 && version <= 1 ? r.readInt64() : -1n;
+  let topicId: string = ZERO_UUID;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 4) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
       const size = readTaggedFieldSize(r);
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (version >= 4) {
+            topicId = r.readUuid();
+            expectTaggedFieldEnd(r, end, tag);
+            continue;
+          }
+          break;
+      }
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: OffsetCommitValue = { offset, leaderEpoch, metadata, commitTimestamp, expireTimestamp };
+  const result: OffsetCommitValue = { offset, leaderEpoch, metadata, commitTimestamp, expireTimestamp, topicId };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -43,7 +55,12 @@ function writeOffsetCommitValue(w: Writer, version: number, v: OffsetCommitValue
   { const v_commitTimestamp = v.commitTimestamp; w.writeInt64(v_commitTimestamp); }
   if (version >= 1 && version <= 1) { const v_expireTimestamp = (v.expireTimestamp === undefined ? -1n : v.expireTimestamp); w.writeInt64(v_expireTimestamp); }
   if (version >= 4) {
-    writeUnknownTaggedFields(w, v.unknownTaggedFields);
+    const known: RawTaggedField[] = [];
+    if (version >= 4 && v.topicId !== undefined && !(v.topicId === ZERO_UUID)) {
+      const value = v.topicId;
+      known.push(taggedValue(0, (w) => { w.writeUuid(value); }));
+    }
+    writeTaggedSection(w, known, v.unknownTaggedFields);
   }
 }
 
@@ -55,12 +72,13 @@ const OffsetCommitValueSchema: StructSchema = {
     { name: 'metadata', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'commitTimestamp', type: { kind: 'primitive', type: 'int64' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'expireTimestamp', type: { kind: 'primitive', type: 'int64' }, versions: [1, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [4, 4], nullableVersions: null, taggedVersions: [4, 4], tag: 0, ignorable: true },
   ],
 };
 
 export const OffsetCommitValue: MessageCodec<OffsetCommitValue> = defineCodec<OffsetCommitValue>({
   name: 'OffsetCommitValue',
-  apiKey: -1,
+  apiKey: 1,
   lowestVersion: 0,
   highestVersion: 4,
   flexibleFrom: 4,

@@ -8,15 +8,19 @@ import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFie
 export interface ApiVersionsRequestData {
   clientSoftwareName?: string;
   clientSoftwareVersion?: string;
+  clusterId?: string | null;
+  nodeId?: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultApiVersionsRequestData(): ApiVersionsRequestData {
-  return { clientSoftwareName: "", clientSoftwareVersion: "" };
+  return { clientSoftwareName: "", clientSoftwareVersion: "", clusterId: null, nodeId: -1 };
 }
 function readApiVersionsRequestData(r: Reader, version: number): ApiVersionsRequestData {
   const clientSoftwareName: string = version >= 3 ? r.readCompactString() : "";
   const clientSoftwareVersion: string = version >= 3 ? r.readCompactString() : "";
+  const clusterId: string | null = version >= 5 ? r.readCompactNullableString() : null;
+  const nodeId: number = version >= 5 ? r.readInt32() : -1;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 3) {
     const count = readTaggedFieldCount(r);
@@ -26,13 +30,15 @@ function readApiVersionsRequestData(r: Reader, version: number): ApiVersionsRequ
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ApiVersionsRequestData = { clientSoftwareName, clientSoftwareVersion };
+  const result: ApiVersionsRequestData = { clientSoftwareName, clientSoftwareVersion, clusterId, nodeId };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeApiVersionsRequestData(w: Writer, version: number, v: ApiVersionsRequestData): void {
   if (version >= 3) { const v_clientSoftwareName = (v.clientSoftwareName === undefined ? "" : v.clientSoftwareName); w.writeCompactString(v_clientSoftwareName!); }
   if (version >= 3) { const v_clientSoftwareVersion = (v.clientSoftwareVersion === undefined ? "" : v.clientSoftwareVersion); w.writeCompactString(v_clientSoftwareVersion!); }
+  if (version >= 5) { const v_clusterId = (v.clusterId === undefined ? null : v.clusterId); w.writeCompactNullableString(v_clusterId); }
+  if (version >= 5) { const v_nodeId = (v.nodeId === undefined ? -1 : v.nodeId); w.writeInt32(v_nodeId); }
   if (version >= 3) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -41,8 +47,10 @@ function writeApiVersionsRequestData(w: Writer, version: number, v: ApiVersionsR
 const ApiVersionsRequestDataSchema: StructSchema = {
   name: 'ApiVersionsRequestData',
   fields: [
-    { name: 'clientSoftwareName', type: { kind: 'primitive', type: 'string' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'clientSoftwareVersion', type: { kind: 'primitive', type: 'string' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'clientSoftwareName', type: { kind: 'primitive', type: 'string' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'clientSoftwareVersion', type: { kind: 'primitive', type: 'string' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'clusterId', type: { kind: 'primitive', type: 'string' }, versions: [5, 5], nullableVersions: [5, 5], taggedVersions: null, tag: null, ignorable: true, default: null },
+    { name: 'nodeId', type: { kind: 'primitive', type: 'int32' }, versions: [5, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
   ],
 };
 
@@ -50,7 +58,7 @@ export const ApiVersionsRequest: MessageCodec<ApiVersionsRequestData> = defineCo
   name: 'ApiVersionsRequest',
   apiKey: 18,
   lowestVersion: 0,
-  highestVersion: 4,
+  highestVersion: 5,
   flexibleFrom: 3,
   schema: ApiVersionsRequestDataSchema,
   write: writeApiVersionsRequestData,
@@ -296,37 +304,37 @@ function writeApiVersionsResponseData(w: Writer, version: number, v: ApiVersions
 const ApiVersionSchema: StructSchema = {
   name: 'ApiVersion',
   fields: [
-    { name: 'apiKey', type: { kind: 'primitive', type: 'int16' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'minVersion', type: { kind: 'primitive', type: 'int16' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'maxVersion', type: { kind: 'primitive', type: 'int16' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'apiKey', type: { kind: 'primitive', type: 'int16' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'minVersion', type: { kind: 'primitive', type: 'int16' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'maxVersion', type: { kind: 'primitive', type: 'int16' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const SupportedFeatureKeySchema: StructSchema = {
   name: 'SupportedFeatureKey',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'minVersion', type: { kind: 'primitive', type: 'int16' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'maxVersion', type: { kind: 'primitive', type: 'int16' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'minVersion', type: { kind: 'primitive', type: 'int16' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'maxVersion', type: { kind: 'primitive', type: 'int16' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const FinalizedFeatureKeySchema: StructSchema = {
   name: 'FinalizedFeatureKey',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'maxVersionLevel', type: { kind: 'primitive', type: 'int16' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'minVersionLevel', type: { kind: 'primitive', type: 'int16' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'maxVersionLevel', type: { kind: 'primitive', type: 'int16' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'minVersionLevel', type: { kind: 'primitive', type: 'int16' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const ApiVersionsResponseDataSchema: StructSchema = {
   name: 'ApiVersionsResponseData',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'apiKeys', type: { kind: 'array', element: { kind: 'struct', struct: ApiVersionSchema } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'supportedFeatures', type: { kind: 'array', element: { kind: 'struct', struct: SupportedFeatureKeySchema } }, versions: [3, 4], nullableVersions: null, taggedVersions: [3, 4], tag: 0, ignorable: true },
-    { name: 'finalizedFeaturesEpoch', type: { kind: 'primitive', type: 'int64' }, versions: [3, 4], nullableVersions: null, taggedVersions: [3, 4], tag: 1, ignorable: true, default: -1n },
-    { name: 'finalizedFeatures', type: { kind: 'array', element: { kind: 'struct', struct: FinalizedFeatureKeySchema } }, versions: [3, 4], nullableVersions: null, taggedVersions: [3, 4], tag: 2, ignorable: true },
-    { name: 'zkMigrationReady', type: { kind: 'primitive', type: 'bool' }, versions: [3, 4], nullableVersions: null, taggedVersions: [3, 4], tag: 3, ignorable: true, default: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'apiKeys', type: { kind: 'array', element: { kind: 'struct', struct: ApiVersionSchema } }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'supportedFeatures', type: { kind: 'array', element: { kind: 'struct', struct: SupportedFeatureKeySchema } }, versions: [3, 5], nullableVersions: null, taggedVersions: [3, 5], tag: 0, ignorable: true },
+    { name: 'finalizedFeaturesEpoch', type: { kind: 'primitive', type: 'int64' }, versions: [3, 5], nullableVersions: null, taggedVersions: [3, 5], tag: 1, ignorable: true, default: -1n },
+    { name: 'finalizedFeatures', type: { kind: 'array', element: { kind: 'struct', struct: FinalizedFeatureKeySchema } }, versions: [3, 5], nullableVersions: null, taggedVersions: [3, 5], tag: 2, ignorable: true },
+    { name: 'zkMigrationReady', type: { kind: 'primitive', type: 'bool' }, versions: [3, 5], nullableVersions: null, taggedVersions: [3, 5], tag: 3, ignorable: true, default: false },
   ],
 };
 
@@ -334,7 +342,7 @@ export const ApiVersionsResponse: MessageCodec<ApiVersionsResponseData> = define
   name: 'ApiVersionsResponse',
   apiKey: 18,
   lowestVersion: 0,
-  highestVersion: 4,
+  highestVersion: 5,
   flexibleFrom: 3,
   schema: ApiVersionsResponseDataSchema,
   write: writeApiVersionsResponseData,

@@ -51,8 +51,8 @@ function writeConsumerGroupDescribeRequestData(w: Writer, version: number, v: Co
 const ConsumerGroupDescribeRequestDataSchema: StructSchema = {
   name: 'ConsumerGroupDescribeRequestData',
   fields: [
-    { name: 'groupIds', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'includeAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupIds', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'includeAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -60,7 +60,7 @@ export const ConsumerGroupDescribeRequest: MessageCodec<ConsumerGroupDescribeReq
   name: 'ConsumerGroupDescribeRequest',
   apiKey: 69,
   lowestVersion: 0,
-  highestVersion: 0,
+  highestVersion: 1,
   flexibleFrom: 0,
   schema: ConsumerGroupDescribeRequestDataSchema,
   write: writeConsumerGroupDescribeRequestData,
@@ -169,6 +169,7 @@ export interface Member {
   subscribedTopicRegex: string | null;
   assignment: ConsumerGroupDescribeResponseAssignment;
   targetAssignment: ConsumerGroupDescribeResponseAssignment;
+  memberType?: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
@@ -183,7 +184,7 @@ function writeMember_subscribedTopicNames(w: Writer, version: number, items: str
   for (const item of items) w.writeCompactString(item!);
 }
 export function defaultMember(): Member {
-  return { memberId: "", instanceId: null, rackId: null, memberEpoch: 0, clientId: "", clientHost: "", subscribedTopicNames: [], subscribedTopicRegex: null, assignment: defaultConsumerGroupDescribeResponseAssignment(), targetAssignment: defaultConsumerGroupDescribeResponseAssignment() };
+  return { memberId: "", instanceId: null, rackId: null, memberEpoch: 0, clientId: "", clientHost: "", subscribedTopicNames: [], subscribedTopicRegex: null, assignment: defaultConsumerGroupDescribeResponseAssignment(), targetAssignment: defaultConsumerGroupDescribeResponseAssignment(), memberType: -1 };
 }
 function isDefaultMember(v: Member): boolean {
   return (v.memberId === undefined || v.memberId === "") &&
@@ -195,7 +196,8 @@ function isDefaultMember(v: Member): boolean {
     (v.subscribedTopicNames === undefined || v.subscribedTopicNames.length === 0) &&
     (v.subscribedTopicRegex === undefined || v.subscribedTopicRegex === null) &&
     (v.assignment === undefined || isDefaultConsumerGroupDescribeResponseAssignment(v.assignment)) &&
-    (v.targetAssignment === undefined || isDefaultConsumerGroupDescribeResponseAssignment(v.targetAssignment)) && !v.unknownTaggedFields?.length;
+    (v.targetAssignment === undefined || isDefaultConsumerGroupDescribeResponseAssignment(v.targetAssignment)) &&
+    (v.memberType === undefined || v.memberType === -1) && !v.unknownTaggedFields?.length;
 }
 function readMember(r: Reader, version: number): Member {
   const memberId: string = r.readCompactString();
@@ -208,6 +210,7 @@ function readMember(r: Reader, version: number): Member {
   const subscribedTopicRegex: string | null = r.readCompactNullableString();
   const assignment: ConsumerGroupDescribeResponseAssignment = readConsumerGroupDescribeResponseAssignment(r, version);
   const targetAssignment: ConsumerGroupDescribeResponseAssignment = readConsumerGroupDescribeResponseAssignment(r, version);
+  const memberType: number = version >= 1 ? r.readInt8() : -1;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -217,7 +220,7 @@ function readMember(r: Reader, version: number): Member {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: Member = { memberId, instanceId, rackId, memberEpoch, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, assignment, targetAssignment };
+  const result: Member = { memberId, instanceId, rackId, memberEpoch, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, assignment, targetAssignment, memberType };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -232,6 +235,7 @@ function writeMember(w: Writer, version: number, v: Member): void {
   { const v_subscribedTopicRegex = v.subscribedTopicRegex; w.writeCompactNullableString(v_subscribedTopicRegex); }
   { const v_assignment = v.assignment; writeConsumerGroupDescribeResponseAssignment(w, version, v_assignment); }
   { const v_targetAssignment = v.targetAssignment; writeConsumerGroupDescribeResponseAssignment(w, version, v_targetAssignment); }
+  if (version >= 1) { const v_memberType = (v.memberType === undefined ? -1 : v.memberType); w.writeInt8(v_memberType); }
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -352,51 +356,52 @@ function writeConsumerGroupDescribeResponseData(w: Writer, version: number, v: C
 const ConsumerGroupDescribeResponseTopicPartitionsSchema: StructSchema = {
   name: 'ConsumerGroupDescribeResponseTopicPartitions',
   fields: [
-    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topicName', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicName', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const ConsumerGroupDescribeResponseAssignmentSchema: StructSchema = {
   name: 'ConsumerGroupDescribeResponseAssignment',
   fields: [
-    { name: 'topicPartitions', type: { kind: 'array', element: { kind: 'struct', struct: ConsumerGroupDescribeResponseTopicPartitionsSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicPartitions', type: { kind: 'array', element: { kind: 'struct', struct: ConsumerGroupDescribeResponseTopicPartitionsSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const MemberSchema: StructSchema = {
   name: 'Member',
   fields: [
-    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'instanceId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: [0, 0], taggedVersions: null, tag: null, ignorable: false, default: null },
-    { name: 'rackId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: [0, 0], taggedVersions: null, tag: null, ignorable: false, default: null },
-    { name: 'memberEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'clientId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'clientHost', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'subscribedTopicNames', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'subscribedTopicRegex', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: [0, 0], taggedVersions: null, tag: null, ignorable: false, default: null },
-    { name: 'assignment', type: { kind: 'struct', struct: ConsumerGroupDescribeResponseAssignmentSchema }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'targetAssignment', type: { kind: 'struct', struct: ConsumerGroupDescribeResponseAssignmentSchema }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'instanceId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: [0, 1], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'rackId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: [0, 1], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'memberEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'clientId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'clientHost', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'subscribedTopicNames', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'subscribedTopicRegex', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: [0, 1], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'assignment', type: { kind: 'struct', struct: ConsumerGroupDescribeResponseAssignmentSchema }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'targetAssignment', type: { kind: 'struct', struct: ConsumerGroupDescribeResponseAssignmentSchema }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
   ],
 };
 const ConsumerGroupDescribeResponseDescribedGroupSchema: StructSchema = {
   name: 'ConsumerGroupDescribeResponseDescribedGroup',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: [0, 0], taggedVersions: null, tag: null, ignorable: false, default: null },
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'groupState', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'groupEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'assignmentEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'assignorName', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'members', type: { kind: 'array', element: { kind: 'struct', struct: MemberSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'authorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: [0, 1], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupState', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'assignmentEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'assignorName', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'members', type: { kind: 'array', element: { kind: 'struct', struct: MemberSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'authorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
   ],
 };
 const ConsumerGroupDescribeResponseDataSchema: StructSchema = {
   name: 'ConsumerGroupDescribeResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: ConsumerGroupDescribeResponseDescribedGroupSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: ConsumerGroupDescribeResponseDescribedGroupSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -404,7 +409,7 @@ export const ConsumerGroupDescribeResponse: MessageCodec<ConsumerGroupDescribeRe
   name: 'ConsumerGroupDescribeResponse',
   apiKey: 69,
   lowestVersion: 0,
-  highestVersion: 0,
+  highestVersion: 1,
   flexibleFrom: 0,
   schema: ConsumerGroupDescribeResponseDataSchema,
   write: writeConsumerGroupDescribeResponseData,

@@ -3,12 +3,12 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, unsupported, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
+import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
 
 export interface AclCreation {
   resourceType: number;
   resourceName: string;
-  resourcePatternType?: number;
+  resourcePatternType: number;
   principal: string;
   host: string;
   operation: number;
@@ -31,7 +31,7 @@ function isDefaultAclCreation(v: AclCreation): boolean {
 function readAclCreation(r: Reader, version: number): AclCreation {
   const resourceType: number = r.readInt8();
   const resourceName: string = (version >= 2 ? r.readCompactString() : r.readString());
-  const resourcePatternType: number = version >= 1 ? r.readInt8() : 3;
+  const resourcePatternType: number = r.readInt8();
   const principal: string = (version >= 2 ? r.readCompactString() : r.readString());
   const host: string = (version >= 2 ? r.readCompactString() : r.readString());
   const operation: number = r.readInt8();
@@ -52,8 +52,7 @@ function readAclCreation(r: Reader, version: number): AclCreation {
 function writeAclCreation(w: Writer, version: number, v: AclCreation): void {
   { const v_resourceType = v.resourceType; w.writeInt8(v_resourceType); }
   { const v_resourceName = v.resourceName; (version >= 2 ? w.writeCompactString(v_resourceName!) : w.writeString(v_resourceName!)); }
-  if (version >= 1) { const v_resourcePatternType = (v.resourcePatternType === undefined ? 3 : v.resourcePatternType); w.writeInt8(v_resourcePatternType); }
-  else if (v.resourcePatternType !== undefined && !(v.resourcePatternType === 3)) unsupported('CreateAclsRequest', 'resourcePatternType', version);
+  { const v_resourcePatternType = v.resourcePatternType; w.writeInt8(v_resourcePatternType); }
   { const v_principal = v.principal; (version >= 2 ? w.writeCompactString(v_principal!) : w.writeString(v_principal!)); }
   { const v_host = v.host; (version >= 2 ? w.writeCompactString(v_host!) : w.writeString(v_host!)); }
   { const v_operation = v.operation; w.writeInt8(v_operation); }
@@ -103,26 +102,26 @@ function writeCreateAclsRequestData(w: Writer, version: number, v: CreateAclsReq
 const AclCreationSchema: StructSchema = {
   name: 'AclCreation',
   fields: [
-    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'resourcePatternType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 3 },
-    { name: 'principal', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'principal', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const CreateAclsRequestDataSchema: StructSchema = {
   name: 'CreateAclsRequestData',
   fields: [
-    { name: 'creations', type: { kind: 'array', element: { kind: 'struct', struct: AclCreationSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'creations', type: { kind: 'array', element: { kind: 'struct', struct: AclCreationSchema } }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const CreateAclsRequest: MessageCodec<CreateAclsRequestData> = defineCodec<CreateAclsRequestData>({
   name: 'CreateAclsRequest',
   apiKey: 30,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 3,
   flexibleFrom: 2,
   schema: CreateAclsRequestDataSchema,
@@ -210,22 +209,22 @@ function writeCreateAclsResponseData(w: Writer, version: number, v: CreateAclsRe
 const AclCreationResultSchema: StructSchema = {
   name: 'AclCreationResult',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const CreateAclsResponseDataSchema: StructSchema = {
   name: 'CreateAclsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: AclCreationResultSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: AclCreationResultSchema } }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const CreateAclsResponse: MessageCodec<CreateAclsResponseData> = defineCodec<CreateAclsResponseData>({
   name: 'CreateAclsResponse',
   apiKey: 30,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 3,
   flexibleFrom: 2,
   schema: CreateAclsResponseDataSchema,

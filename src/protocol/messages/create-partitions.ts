@@ -77,7 +77,7 @@ function isDefaultCreatePartitionsTopic(v: CreatePartitionsTopic): boolean {
 }
 function readCreatePartitionsTopic(r: Reader, version: number): CreatePartitionsTopic {
   const name: string = (version >= 2 ? r.readCompactString() : r.readString());
-  const count: number = r.readInt32();
+  const countField: number = r.readInt32();
   const assignments: CreatePartitionsAssignment[] | null = readCreatePartitionsTopic_assignments(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 2) {
@@ -88,7 +88,7 @@ function readCreatePartitionsTopic(r: Reader, version: number): CreatePartitions
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: CreatePartitionsTopic = { name, count, assignments };
+  const result: CreatePartitionsTopic = { name, count: countField, assignments };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }

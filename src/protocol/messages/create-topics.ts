@@ -3,7 +3,7 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, expectTaggedFieldEnd, writeUnknownTaggedFields, writeTaggedSection, taggedValue, unsupported, ZERO_UUID, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
+import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, expectTaggedFieldEnd, writeUnknownTaggedFields, writeTaggedSection, taggedValue, ZERO_UUID, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
 
 export interface CreatableReplicaAssignment {
   partitionIndex: number;
@@ -155,7 +155,7 @@ function writeCreatableTopic(w: Writer, version: number, v: CreatableTopic): voi
 export interface CreateTopicsRequestData {
   topics: CreatableTopic[];
   timeoutMs: number;
-  validateOnly?: boolean;
+  validateOnly: boolean;
   unknownTaggedFields?: RawTaggedField[];
 }
 
@@ -172,7 +172,7 @@ export function defaultCreateTopicsRequestData(): CreateTopicsRequestData {
 function readCreateTopicsRequestData(r: Reader, version: number): CreateTopicsRequestData {
   const topics: CreatableTopic[] = readCreateTopicsRequestData_topics(r, version);
   const timeoutMs: number = r.readInt32();
-  const validateOnly: boolean = version >= 1 ? r.readBool() : false;
+  const validateOnly: boolean = r.readBool();
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 5) {
     const count = readTaggedFieldCount(r);
@@ -189,8 +189,7 @@ function readCreateTopicsRequestData(r: Reader, version: number): CreateTopicsRe
 function writeCreateTopicsRequestData(w: Writer, version: number, v: CreateTopicsRequestData): void {
   { const v_topics = v.topics; writeCreateTopicsRequestData_topics(w, version, v_topics); }
   { const v_timeoutMs = v.timeoutMs; w.writeInt32(v_timeoutMs); }
-  if (version >= 1) { const v_validateOnly = (v.validateOnly === undefined ? false : v.validateOnly); w.writeBool(v_validateOnly); }
-  else if (v.validateOnly !== undefined && !(v.validateOnly === false)) unsupported('CreateTopicsRequest', 'validateOnly', version);
+  { const v_validateOnly = v.validateOnly; w.writeBool(v_validateOnly); }
   if (version >= 5) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -199,40 +198,40 @@ function writeCreateTopicsRequestData(w: Writer, version: number, v: CreateTopic
 const CreatableReplicaAssignmentSchema: StructSchema = {
   name: 'CreatableReplicaAssignment',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'brokerIds', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'brokerIds', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const CreatableTopicConfigSchema: StructSchema = {
   name: 'CreatableTopicConfig',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'value', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: [0, 7], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'value', type: { kind: 'primitive', type: 'string' }, versions: [2, 7], nullableVersions: [2, 7], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const CreatableTopicSchema: StructSchema = {
   name: 'CreatableTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'numPartitions', type: { kind: 'primitive', type: 'int32' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'replicationFactor', type: { kind: 'primitive', type: 'int16' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'assignments', type: { kind: 'array', element: { kind: 'struct', struct: CreatableReplicaAssignmentSchema } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'configs', type: { kind: 'array', element: { kind: 'struct', struct: CreatableTopicConfigSchema } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'numPartitions', type: { kind: 'primitive', type: 'int32' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'replicationFactor', type: { kind: 'primitive', type: 'int16' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'assignments', type: { kind: 'array', element: { kind: 'struct', struct: CreatableReplicaAssignmentSchema } }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'configs', type: { kind: 'array', element: { kind: 'struct', struct: CreatableTopicConfigSchema } }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const CreateTopicsRequestDataSchema: StructSchema = {
   name: 'CreateTopicsRequestData',
   fields: [
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: CreatableTopicSchema } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'timeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 60000 },
-    { name: 'validateOnly', type: { kind: 'primitive', type: 'bool' }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: CreatableTopicSchema } }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'timeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 60000 },
+    { name: 'validateOnly', type: { kind: 'primitive', type: 'bool' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
   ],
 };
 
 export const CreateTopicsRequest: MessageCodec<CreateTopicsRequestData> = defineCodec<CreateTopicsRequestData>({
   name: 'CreateTopicsRequest',
   apiKey: 19,
-  lowestVersion: 0,
+  lowestVersion: 2,
   highestVersion: 7,
   flexibleFrom: 5,
   schema: CreateTopicsRequestDataSchema,
@@ -293,7 +292,7 @@ export interface CreatableTopicResult {
   name: string;
   topicId?: string;
   errorCode: number;
-  errorMessage?: string | null;
+  errorMessage: string | null;
   topicConfigErrorCode?: number;
   numPartitions?: number;
   replicationFactor?: number;
@@ -330,7 +329,7 @@ function readCreatableTopicResult(r: Reader, version: number): CreatableTopicRes
   const name: string = (version >= 5 ? r.readCompactString() : r.readString());
   const topicId: string = version >= 7 ? r.readUuid() : ZERO_UUID;
   const errorCode: number = r.readInt16();
-  const errorMessage: string | null = version >= 1 ? (version >= 5 ? r.readCompactNullableString() : r.readNullableString()) : "";
+  const errorMessage: string | null = (version >= 5 ? r.readCompactNullableString() : r.readNullableString());
   let topicConfigErrorCode: number = 0;
   const numPartitions: number = version >= 5 ? r.readInt32() : -1;
   const replicationFactor: number = version >= 5 ? r.readInt16() : -1;
@@ -362,7 +361,7 @@ function writeCreatableTopicResult(w: Writer, version: number, v: CreatableTopic
   { const v_name = v.name; (version >= 5 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
   if (version >= 7) { const v_topicId = (v.topicId === undefined ? ZERO_UUID : v.topicId); w.writeUuid(v_topicId); }
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
-  if (version >= 1) { const v_errorMessage = (v.errorMessage === undefined ? "" : v.errorMessage); (version >= 5 ? w.writeCompactNullableString(v_errorMessage) : w.writeNullableString(v_errorMessage)); }
+  { const v_errorMessage = v.errorMessage; (version >= 5 ? w.writeCompactNullableString(v_errorMessage) : w.writeNullableString(v_errorMessage)); }
   if (version >= 5) { const v_numPartitions = (v.numPartitions === undefined ? -1 : v.numPartitions); w.writeInt32(v_numPartitions); }
   if (version >= 5) { const v_replicationFactor = (v.replicationFactor === undefined ? -1 : v.replicationFactor); w.writeInt16(v_replicationFactor); }
   if (version >= 5) { const v_configs = (v.configs === undefined ? [] : v.configs); writeCreatableTopicResult_configs(w, version, v_configs); }
@@ -377,7 +376,7 @@ function writeCreatableTopicResult(w: Writer, version: number, v: CreatableTopic
 }
 
 export interface CreateTopicsResponseData {
-  throttleTimeMs?: number;
+  throttleTimeMs: number;
   topics: CreatableTopicResult[];
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -393,7 +392,7 @@ export function defaultCreateTopicsResponseData(): CreateTopicsResponseData {
   return { throttleTimeMs: 0, topics: [] };
 }
 function readCreateTopicsResponseData(r: Reader, version: number): CreateTopicsResponseData {
-  const throttleTimeMs: number = version >= 2 ? r.readInt32() : 0;
+  const throttleTimeMs: number = r.readInt32();
   const topics: CreatableTopicResult[] = readCreateTopicsResponseData_topics(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 5) {
@@ -409,7 +408,7 @@ function readCreateTopicsResponseData(r: Reader, version: number): CreateTopicsR
   return result;
 }
 function writeCreateTopicsResponseData(w: Writer, version: number, v: CreateTopicsResponseData): void {
-  if (version >= 2) { const v_throttleTimeMs = (v.throttleTimeMs === undefined ? 0 : v.throttleTimeMs); w.writeInt32(v_throttleTimeMs); }
+  { const v_throttleTimeMs = v.throttleTimeMs; w.writeInt32(v_throttleTimeMs); }
   { const v_topics = v.topics; writeCreateTopicsResponseData_topics(w, version, v_topics); }
   if (version >= 5) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -429,10 +428,10 @@ const CreatableTopicConfigsSchema: StructSchema = {
 const CreatableTopicResultSchema: StructSchema = {
   name: 'CreatableTopicResult',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [7, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [1, 7], nullableVersions: [1, 7], taggedVersions: null, tag: null, ignorable: true },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [2, 7], nullableVersions: [2, 7], taggedVersions: null, tag: null, ignorable: true },
     { name: 'topicConfigErrorCode', type: { kind: 'primitive', type: 'int16' }, versions: [5, 7], nullableVersions: null, taggedVersions: [5, 7], tag: 0, ignorable: true },
     { name: 'numPartitions', type: { kind: 'primitive', type: 'int32' }, versions: [5, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
     { name: 'replicationFactor', type: { kind: 'primitive', type: 'int16' }, versions: [5, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
@@ -443,14 +442,14 @@ const CreateTopicsResponseDataSchema: StructSchema = {
   name: 'CreateTopicsResponseData',
   fields: [
     { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: CreatableTopicResultSchema } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: CreatableTopicResultSchema } }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const CreateTopicsResponse: MessageCodec<CreateTopicsResponseData> = defineCodec<CreateTopicsResponseData>({
   name: 'CreateTopicsResponse',
   apiKey: 19,
-  lowestVersion: 0,
+  lowestVersion: 2,
   highestVersion: 7,
   flexibleFrom: 5,
   schema: CreateTopicsResponseDataSchema,

@@ -3,12 +3,12 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, unsupported, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
+import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
 
 export interface DeleteAclsFilter {
   resourceTypeFilter: number;
   resourceNameFilter: string | null;
-  patternTypeFilter?: number;
+  patternTypeFilter: number;
   principalFilter: string | null;
   hostFilter: string | null;
   operation: number;
@@ -31,7 +31,7 @@ function isDefaultDeleteAclsFilter(v: DeleteAclsFilter): boolean {
 function readDeleteAclsFilter(r: Reader, version: number): DeleteAclsFilter {
   const resourceTypeFilter: number = r.readInt8();
   const resourceNameFilter: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
-  const patternTypeFilter: number = version >= 1 ? r.readInt8() : 3;
+  const patternTypeFilter: number = r.readInt8();
   const principalFilter: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
   const hostFilter: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
   const operation: number = r.readInt8();
@@ -52,8 +52,7 @@ function readDeleteAclsFilter(r: Reader, version: number): DeleteAclsFilter {
 function writeDeleteAclsFilter(w: Writer, version: number, v: DeleteAclsFilter): void {
   { const v_resourceTypeFilter = v.resourceTypeFilter; w.writeInt8(v_resourceTypeFilter); }
   { const v_resourceNameFilter = v.resourceNameFilter; (version >= 2 ? w.writeCompactNullableString(v_resourceNameFilter) : w.writeNullableString(v_resourceNameFilter)); }
-  if (version >= 1) { const v_patternTypeFilter = (v.patternTypeFilter === undefined ? 3 : v.patternTypeFilter); w.writeInt8(v_patternTypeFilter); }
-  else if (v.patternTypeFilter !== undefined && !(v.patternTypeFilter === 3)) unsupported('DeleteAclsRequest', 'patternTypeFilter', version);
+  { const v_patternTypeFilter = v.patternTypeFilter; w.writeInt8(v_patternTypeFilter); }
   { const v_principalFilter = v.principalFilter; (version >= 2 ? w.writeCompactNullableString(v_principalFilter) : w.writeNullableString(v_principalFilter)); }
   { const v_hostFilter = v.hostFilter; (version >= 2 ? w.writeCompactNullableString(v_hostFilter) : w.writeNullableString(v_hostFilter)); }
   { const v_operation = v.operation; w.writeInt8(v_operation); }
@@ -103,26 +102,26 @@ function writeDeleteAclsRequestData(w: Writer, version: number, v: DeleteAclsReq
 const DeleteAclsFilterSchema: StructSchema = {
   name: 'DeleteAclsFilter',
   fields: [
-    { name: 'resourceTypeFilter', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceNameFilter', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceTypeFilter', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceNameFilter', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
     { name: 'patternTypeFilter', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 3 },
-    { name: 'principalFilter', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'hostFilter', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'principalFilter', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'hostFilter', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DeleteAclsRequestDataSchema: StructSchema = {
   name: 'DeleteAclsRequestData',
   fields: [
-    { name: 'filters', type: { kind: 'array', element: { kind: 'struct', struct: DeleteAclsFilterSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'filters', type: { kind: 'array', element: { kind: 'struct', struct: DeleteAclsFilterSchema } }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DeleteAclsRequest: MessageCodec<DeleteAclsRequestData> = defineCodec<DeleteAclsRequestData>({
   name: 'DeleteAclsRequest',
   apiKey: 31,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 3,
   flexibleFrom: 2,
   schema: DeleteAclsRequestDataSchema,
@@ -135,7 +134,7 @@ export interface DeleteAclsMatchingAcl {
   errorMessage: string | null;
   resourceType: number;
   resourceName: string;
-  patternType?: number;
+  patternType: number;
   principal: string;
   host: string;
   operation: number;
@@ -162,7 +161,7 @@ function readDeleteAclsMatchingAcl(r: Reader, version: number): DeleteAclsMatchi
   const errorMessage: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
   const resourceType: number = r.readInt8();
   const resourceName: string = (version >= 2 ? r.readCompactString() : r.readString());
-  const patternType: number = version >= 1 ? r.readInt8() : 3;
+  const patternType: number = r.readInt8();
   const principal: string = (version >= 2 ? r.readCompactString() : r.readString());
   const host: string = (version >= 2 ? r.readCompactString() : r.readString());
   const operation: number = r.readInt8();
@@ -185,8 +184,7 @@ function writeDeleteAclsMatchingAcl(w: Writer, version: number, v: DeleteAclsMat
   { const v_errorMessage = v.errorMessage; (version >= 2 ? w.writeCompactNullableString(v_errorMessage) : w.writeNullableString(v_errorMessage)); }
   { const v_resourceType = v.resourceType; w.writeInt8(v_resourceType); }
   { const v_resourceName = v.resourceName; (version >= 2 ? w.writeCompactString(v_resourceName!) : w.writeString(v_resourceName!)); }
-  if (version >= 1) { const v_patternType = (v.patternType === undefined ? 3 : v.patternType); w.writeInt8(v_patternType); }
-  else if (v.patternType !== undefined && !(v.patternType === 3)) unsupported('DeleteAclsResponse', 'patternType', version);
+  { const v_patternType = v.patternType; w.writeInt8(v_patternType); }
   { const v_principal = v.principal; (version >= 2 ? w.writeCompactString(v_principal!) : w.writeString(v_principal!)); }
   { const v_host = v.host; (version >= 2 ? w.writeCompactString(v_host!) : w.writeString(v_host!)); }
   { const v_operation = v.operation; w.writeInt8(v_operation); }
@@ -287,37 +285,37 @@ function writeDeleteAclsResponseData(w: Writer, version: number, v: DeleteAclsRe
 const DeleteAclsMatchingAclSchema: StructSchema = {
   name: 'DeleteAclsMatchingAcl',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'patternType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 3 },
-    { name: 'principal', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'principal', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DeleteAclsFilterResultSchema: StructSchema = {
   name: 'DeleteAclsFilterResult',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'matchingAcls', type: { kind: 'array', element: { kind: 'struct', struct: DeleteAclsMatchingAclSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'matchingAcls', type: { kind: 'array', element: { kind: 'struct', struct: DeleteAclsMatchingAclSchema } }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DeleteAclsResponseDataSchema: StructSchema = {
   name: 'DeleteAclsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'filterResults', type: { kind: 'array', element: { kind: 'struct', struct: DeleteAclsFilterResultSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'filterResults', type: { kind: 'array', element: { kind: 'struct', struct: DeleteAclsFilterResultSchema } }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DeleteAclsResponse: MessageCodec<DeleteAclsResponseData> = defineCodec<DeleteAclsResponseData>({
   name: 'DeleteAclsResponse',
   apiKey: 31,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 3,
   flexibleFrom: 2,
   schema: DeleteAclsResponseDataSchema,

@@ -48,7 +48,7 @@ function writeDeleteGroupsRequestData(w: Writer, version: number, v: DeleteGroup
 const DeleteGroupsRequestDataSchema: StructSchema = {
   name: 'DeleteGroupsRequestData',
   fields: [
-    { name: 'groupsNames', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupsNames', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -56,7 +56,7 @@ export const DeleteGroupsRequest: MessageCodec<DeleteGroupsRequestData> = define
   name: 'DeleteGroupsRequest',
   apiKey: 42,
   lowestVersion: 0,
-  highestVersion: 2,
+  highestVersion: 3,
   flexibleFrom: 2,
   schema: DeleteGroupsRequestDataSchema,
   write: writeDeleteGroupsRequestData,
@@ -66,19 +66,22 @@ export const DeleteGroupsRequest: MessageCodec<DeleteGroupsRequestData> = define
 export interface DeletableGroupResult {
   groupId: string;
   errorCode: number;
+  errorMessage?: string | null;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultDeletableGroupResult(): DeletableGroupResult {
-  return { groupId: "", errorCode: 0 };
+  return { groupId: "", errorCode: 0, errorMessage: null };
 }
 function isDefaultDeletableGroupResult(v: DeletableGroupResult): boolean {
   return (v.groupId === undefined || v.groupId === "") &&
-    (v.errorCode === undefined || v.errorCode === 0) && !v.unknownTaggedFields?.length;
+    (v.errorCode === undefined || v.errorCode === 0) &&
+    (v.errorMessage === undefined || v.errorMessage === null) && !v.unknownTaggedFields?.length;
 }
 function readDeletableGroupResult(r: Reader, version: number): DeletableGroupResult {
   const groupId: string = (version >= 2 ? r.readCompactString() : r.readString());
   const errorCode: number = r.readInt16();
+  const errorMessage: string | null = version >= 3 ? r.readCompactNullableString() : null;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 2) {
     const count = readTaggedFieldCount(r);
@@ -88,13 +91,14 @@ function readDeletableGroupResult(r: Reader, version: number): DeletableGroupRes
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: DeletableGroupResult = { groupId, errorCode };
+  const result: DeletableGroupResult = { groupId, errorCode, errorMessage };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeDeletableGroupResult(w: Writer, version: number, v: DeletableGroupResult): void {
   { const v_groupId = v.groupId; (version >= 2 ? w.writeCompactString(v_groupId!) : w.writeString(v_groupId!)); }
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
+  if (version >= 3) { const v_errorMessage = (v.errorMessage === undefined ? null : v.errorMessage); w.writeCompactNullableString(v_errorMessage); }
   if (version >= 2) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -143,15 +147,16 @@ function writeDeleteGroupsResponseData(w: Writer, version: number, v: DeleteGrou
 const DeletableGroupResultSchema: StructSchema = {
   name: 'DeletableGroupResult',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [3, 3], nullableVersions: [3, 3], taggedVersions: null, tag: null, ignorable: true, default: null },
   ],
 };
 const DeleteGroupsResponseDataSchema: StructSchema = {
   name: 'DeleteGroupsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: DeletableGroupResultSchema } }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: DeletableGroupResultSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -159,7 +164,7 @@ export const DeleteGroupsResponse: MessageCodec<DeleteGroupsResponseData> = defi
   name: 'DeleteGroupsResponse',
   apiKey: 42,
   lowestVersion: 0,
-  highestVersion: 2,
+  highestVersion: 3,
   flexibleFrom: 2,
   schema: DeleteGroupsResponseDataSchema,
   write: writeDeleteGroupsResponseData,

@@ -107,15 +107,15 @@ const DeleteTopicsRequestDataSchema: StructSchema = {
   name: 'DeleteTopicsRequestData',
   fields: [
     { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: DeleteTopicStateSchema } }, versions: [6, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topicNames', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'timeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicNames', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'timeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DeleteTopicsRequest: MessageCodec<DeleteTopicsRequestData> = defineCodec<DeleteTopicsRequestData>({
   name: 'DeleteTopicsRequest',
   apiKey: 20,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 6,
   flexibleFrom: 4,
   schema: DeleteTopicsRequestDataSchema,
@@ -169,7 +169,7 @@ function writeDeletableTopicResult(w: Writer, version: number, v: DeletableTopic
 }
 
 export interface DeleteTopicsResponseData {
-  throttleTimeMs?: number;
+  throttleTimeMs: number;
   responses: DeletableTopicResult[];
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -185,7 +185,7 @@ export function defaultDeleteTopicsResponseData(): DeleteTopicsResponseData {
   return { throttleTimeMs: 0, responses: [] };
 }
 function readDeleteTopicsResponseData(r: Reader, version: number): DeleteTopicsResponseData {
-  const throttleTimeMs: number = version >= 1 ? r.readInt32() : 0;
+  const throttleTimeMs: number = r.readInt32();
   const responses: DeletableTopicResult[] = readDeleteTopicsResponseData_responses(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 4) {
@@ -201,7 +201,7 @@ function readDeleteTopicsResponseData(r: Reader, version: number): DeleteTopicsR
   return result;
 }
 function writeDeleteTopicsResponseData(w: Writer, version: number, v: DeleteTopicsResponseData): void {
-  if (version >= 1) { const v_throttleTimeMs = (v.throttleTimeMs === undefined ? 0 : v.throttleTimeMs); w.writeInt32(v_throttleTimeMs); }
+  { const v_throttleTimeMs = v.throttleTimeMs; w.writeInt32(v_throttleTimeMs); }
   { const v_responses = v.responses; writeDeleteTopicsResponseData_responses(w, version, v_responses); }
   if (version >= 4) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -211,9 +211,9 @@ function writeDeleteTopicsResponseData(w: Writer, version: number, v: DeleteTopi
 const DeletableTopicResultSchema: StructSchema = {
   name: 'DeletableTopicResult',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: [6, 6], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 6], nullableVersions: [6, 6], taggedVersions: null, tag: null, ignorable: false },
     { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [6, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [5, 6], nullableVersions: [5, 6], taggedVersions: null, tag: null, ignorable: true, default: null },
   ],
 };
@@ -221,14 +221,14 @@ const DeleteTopicsResponseDataSchema: StructSchema = {
   name: 'DeleteTopicsResponseData',
   fields: [
     { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'responses', type: { kind: 'array', element: { kind: 'struct', struct: DeletableTopicResultSchema } }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'responses', type: { kind: 'array', element: { kind: 'struct', struct: DeletableTopicResultSchema } }, versions: [1, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DeleteTopicsResponse: MessageCodec<DeleteTopicsResponseData> = defineCodec<DeleteTopicsResponseData>({
   name: 'DeleteTopicsResponse',
   apiKey: 20,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 6,
   flexibleFrom: 4,
   schema: DeleteTopicsResponseDataSchema,

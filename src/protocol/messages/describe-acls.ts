@@ -3,12 +3,12 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, unsupported, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
+import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
 
 export interface DescribeAclsRequestData {
   resourceTypeFilter: number;
   resourceNameFilter: string | null;
-  patternTypeFilter?: number;
+  patternTypeFilter: number;
   principalFilter: string | null;
   hostFilter: string | null;
   operation: number;
@@ -22,7 +22,7 @@ export function defaultDescribeAclsRequestData(): DescribeAclsRequestData {
 function readDescribeAclsRequestData(r: Reader, version: number): DescribeAclsRequestData {
   const resourceTypeFilter: number = r.readInt8();
   const resourceNameFilter: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
-  const patternTypeFilter: number = version >= 1 ? r.readInt8() : 3;
+  const patternTypeFilter: number = r.readInt8();
   const principalFilter: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
   const hostFilter: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
   const operation: number = r.readInt8();
@@ -43,8 +43,7 @@ function readDescribeAclsRequestData(r: Reader, version: number): DescribeAclsRe
 function writeDescribeAclsRequestData(w: Writer, version: number, v: DescribeAclsRequestData): void {
   { const v_resourceTypeFilter = v.resourceTypeFilter; w.writeInt8(v_resourceTypeFilter); }
   { const v_resourceNameFilter = v.resourceNameFilter; (version >= 2 ? w.writeCompactNullableString(v_resourceNameFilter) : w.writeNullableString(v_resourceNameFilter)); }
-  if (version >= 1) { const v_patternTypeFilter = (v.patternTypeFilter === undefined ? 3 : v.patternTypeFilter); w.writeInt8(v_patternTypeFilter); }
-  else if (v.patternTypeFilter !== undefined && !(v.patternTypeFilter === 3)) unsupported('DescribeAclsRequest', 'patternTypeFilter', version);
+  { const v_patternTypeFilter = v.patternTypeFilter; w.writeInt8(v_patternTypeFilter); }
   { const v_principalFilter = v.principalFilter; (version >= 2 ? w.writeCompactNullableString(v_principalFilter) : w.writeNullableString(v_principalFilter)); }
   { const v_hostFilter = v.hostFilter; (version >= 2 ? w.writeCompactNullableString(v_hostFilter) : w.writeNullableString(v_hostFilter)); }
   { const v_operation = v.operation; w.writeInt8(v_operation); }
@@ -57,20 +56,20 @@ function writeDescribeAclsRequestData(w: Writer, version: number, v: DescribeAcl
 const DescribeAclsRequestDataSchema: StructSchema = {
   name: 'DescribeAclsRequestData',
   fields: [
-    { name: 'resourceTypeFilter', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceNameFilter', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceTypeFilter', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceNameFilter', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
     { name: 'patternTypeFilter', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 3 },
-    { name: 'principalFilter', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'hostFilter', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'principalFilter', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'hostFilter', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DescribeAclsRequest: MessageCodec<DescribeAclsRequestData> = defineCodec<DescribeAclsRequestData>({
   name: 'DescribeAclsRequest',
   apiKey: 29,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 3,
   flexibleFrom: 2,
   schema: DescribeAclsRequestDataSchema,
@@ -126,7 +125,7 @@ function writeAclDescription(w: Writer, version: number, v: AclDescription): voi
 export interface DescribeAclsResource {
   resourceType: number;
   resourceName: string;
-  patternType?: number;
+  patternType: number;
   acls: AclDescription[];
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -150,7 +149,7 @@ function isDefaultDescribeAclsResource(v: DescribeAclsResource): boolean {
 function readDescribeAclsResource(r: Reader, version: number): DescribeAclsResource {
   const resourceType: number = r.readInt8();
   const resourceName: string = (version >= 2 ? r.readCompactString() : r.readString());
-  const patternType: number = version >= 1 ? r.readInt8() : 3;
+  const patternType: number = r.readInt8();
   const acls: AclDescription[] = readDescribeAclsResource_acls(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 2) {
@@ -168,8 +167,7 @@ function readDescribeAclsResource(r: Reader, version: number): DescribeAclsResou
 function writeDescribeAclsResource(w: Writer, version: number, v: DescribeAclsResource): void {
   { const v_resourceType = v.resourceType; w.writeInt8(v_resourceType); }
   { const v_resourceName = v.resourceName; (version >= 2 ? w.writeCompactString(v_resourceName!) : w.writeString(v_resourceName!)); }
-  if (version >= 1) { const v_patternType = (v.patternType === undefined ? 3 : v.patternType); w.writeInt8(v_patternType); }
-  else if (v.patternType !== undefined && !(v.patternType === 3)) unsupported('DescribeAclsResponse', 'patternType', version);
+  { const v_patternType = v.patternType; w.writeInt8(v_patternType); }
   { const v_acls = v.acls; writeDescribeAclsResource_acls(w, version, v_acls); }
   if (version >= 2) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -225,35 +223,35 @@ function writeDescribeAclsResponseData(w: Writer, version: number, v: DescribeAc
 const AclDescriptionSchema: StructSchema = {
   name: 'AclDescription',
   fields: [
-    { name: 'principal', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'principal', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'operation', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'permissionType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeAclsResourceSchema: StructSchema = {
   name: 'DescribeAclsResource',
   fields: [
-    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'patternType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 3 },
-    { name: 'acls', type: { kind: 'array', element: { kind: 'struct', struct: AclDescriptionSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'acls', type: { kind: 'array', element: { kind: 'struct', struct: AclDescriptionSchema } }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeAclsResponseDataSchema: StructSchema = {
   name: 'DescribeAclsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 3], nullableVersions: [0, 3], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resources', type: { kind: 'array', element: { kind: 'struct', struct: DescribeAclsResourceSchema } }, versions: [0, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [1, 3], nullableVersions: [1, 3], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resources', type: { kind: 'array', element: { kind: 'struct', struct: DescribeAclsResourceSchema } }, versions: [1, 3], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DescribeAclsResponse: MessageCodec<DescribeAclsResponseData> = defineCodec<DescribeAclsResponseData>({
   name: 'DescribeAclsResponse',
   apiKey: 29,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 3,
   flexibleFrom: 2,
   schema: DescribeAclsResponseDataSchema,

@@ -8,15 +8,17 @@ import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFie
 export interface DescribeClusterRequestData {
   includeClusterAuthorizedOperations: boolean;
   endpointType?: number;
+  includeFencedBrokers?: boolean;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultDescribeClusterRequestData(): DescribeClusterRequestData {
-  return { includeClusterAuthorizedOperations: false, endpointType: 1 };
+  return { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: false };
 }
 function readDescribeClusterRequestData(r: Reader, version: number): DescribeClusterRequestData {
   const includeClusterAuthorizedOperations: boolean = r.readBool();
   const endpointType: number = version >= 1 ? r.readInt8() : 1;
+  const includeFencedBrokers: boolean = version >= 2 ? r.readBool() : false;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -26,7 +28,7 @@ function readDescribeClusterRequestData(r: Reader, version: number): DescribeClu
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: DescribeClusterRequestData = { includeClusterAuthorizedOperations, endpointType };
+  const result: DescribeClusterRequestData = { includeClusterAuthorizedOperations, endpointType, includeFencedBrokers };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -34,6 +36,8 @@ function writeDescribeClusterRequestData(w: Writer, version: number, v: Describe
   { const v_includeClusterAuthorizedOperations = v.includeClusterAuthorizedOperations; w.writeBool(v_includeClusterAuthorizedOperations); }
   if (version >= 1) { const v_endpointType = (v.endpointType === undefined ? 1 : v.endpointType); w.writeInt8(v_endpointType); }
   else if (v.endpointType !== undefined && !(v.endpointType === 1)) unsupported('DescribeClusterRequest', 'endpointType', version);
+  if (version >= 2) { const v_includeFencedBrokers = (v.includeFencedBrokers === undefined ? false : v.includeFencedBrokers); w.writeBool(v_includeFencedBrokers); }
+  else if (v.includeFencedBrokers !== undefined && !(v.includeFencedBrokers === false)) unsupported('DescribeClusterRequest', 'includeFencedBrokers', version);
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -42,8 +46,9 @@ function writeDescribeClusterRequestData(w: Writer, version: number, v: Describe
 const DescribeClusterRequestDataSchema: StructSchema = {
   name: 'DescribeClusterRequestData',
   fields: [
-    { name: 'includeClusterAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'endpointType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 1 },
+    { name: 'includeClusterAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'endpointType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 1 },
+    { name: 'includeFencedBrokers', type: { kind: 'primitive', type: 'bool' }, versions: [2, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -51,7 +56,7 @@ export const DescribeClusterRequest: MessageCodec<DescribeClusterRequestData> = 
   name: 'DescribeClusterRequest',
   apiKey: 60,
   lowestVersion: 0,
-  highestVersion: 1,
+  highestVersion: 2,
   flexibleFrom: 0,
   schema: DescribeClusterRequestDataSchema,
   write: writeDescribeClusterRequestData,
@@ -63,23 +68,26 @@ export interface DescribeClusterBroker {
   host: string;
   port: number;
   rack: string | null;
+  isFenced?: boolean;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultDescribeClusterBroker(): DescribeClusterBroker {
-  return { brokerId: 0, host: "", port: 0, rack: null };
+  return { brokerId: 0, host: "", port: 0, rack: null, isFenced: false };
 }
 function isDefaultDescribeClusterBroker(v: DescribeClusterBroker): boolean {
   return (v.brokerId === undefined || v.brokerId === 0) &&
     (v.host === undefined || v.host === "") &&
     (v.port === undefined || v.port === 0) &&
-    (v.rack === undefined || v.rack === null) && !v.unknownTaggedFields?.length;
+    (v.rack === undefined || v.rack === null) &&
+    (v.isFenced === undefined || v.isFenced === false) && !v.unknownTaggedFields?.length;
 }
 function readDescribeClusterBroker(r: Reader, version: number): DescribeClusterBroker {
   const brokerId: number = r.readInt32();
   const host: string = r.readCompactString();
   const port: number = r.readInt32();
   const rack: string | null = r.readCompactNullableString();
+  const isFenced: boolean = version >= 2 ? r.readBool() : false;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -89,7 +97,7 @@ function readDescribeClusterBroker(r: Reader, version: number): DescribeClusterB
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: DescribeClusterBroker = { brokerId, host, port, rack };
+  const result: DescribeClusterBroker = { brokerId, host, port, rack, isFenced };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -98,6 +106,8 @@ function writeDescribeClusterBroker(w: Writer, version: number, v: DescribeClust
   { const v_host = v.host; w.writeCompactString(v_host!); }
   { const v_port = v.port; w.writeInt32(v_port); }
   { const v_rack = v.rack; w.writeCompactNullableString(v_rack); }
+  if (version >= 2) { const v_isFenced = (v.isFenced === undefined ? false : v.isFenced); w.writeBool(v_isFenced); }
+  else if (v.isFenced !== undefined && !(v.isFenced === false)) unsupported('DescribeClusterResponse', 'isFenced', version);
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -165,23 +175,24 @@ function writeDescribeClusterResponseData(w: Writer, version: number, v: Describ
 const DescribeClusterBrokerSchema: StructSchema = {
   name: 'DescribeClusterBroker',
   fields: [
-    { name: 'brokerId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'port', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'rack', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: [0, 1], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'brokerId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'port', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'rack', type: { kind: 'primitive', type: 'string' }, versions: [0, 2], nullableVersions: [0, 2], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'isFenced', type: { kind: 'primitive', type: 'bool' }, versions: [2, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeClusterResponseDataSchema: StructSchema = {
   name: 'DescribeClusterResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: [0, 1], taggedVersions: null, tag: null, ignorable: false, default: null },
-    { name: 'endpointType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 1 },
-    { name: 'clusterId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'controllerId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
-    { name: 'brokers', type: { kind: 'array', element: { kind: 'struct', struct: DescribeClusterBrokerSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'clusterAuthorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 2], nullableVersions: [0, 2], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'endpointType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 1 },
+    { name: 'clusterId', type: { kind: 'primitive', type: 'string' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'controllerId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'brokers', type: { kind: 'array', element: { kind: 'struct', struct: DescribeClusterBrokerSchema } }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'clusterAuthorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
   ],
 };
 
@@ -189,7 +200,7 @@ export const DescribeClusterResponse: MessageCodec<DescribeClusterResponseData> 
   name: 'DescribeClusterResponse',
   apiKey: 60,
   lowestVersion: 0,
-  highestVersion: 1,
+  highestVersion: 2,
   flexibleFrom: 0,
   schema: DescribeClusterResponseDataSchema,
   write: writeDescribeClusterResponseData,

@@ -63,7 +63,7 @@ function writeDescribeConfigsResource(w: Writer, version: number, v: DescribeCon
 
 export interface DescribeConfigsRequestData {
   resources: DescribeConfigsResource[];
-  includeSynonyms?: boolean;
+  includeSynonyms: boolean;
   includeDocumentation?: boolean;
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -80,7 +80,7 @@ export function defaultDescribeConfigsRequestData(): DescribeConfigsRequestData 
 }
 function readDescribeConfigsRequestData(r: Reader, version: number): DescribeConfigsRequestData {
   const resources: DescribeConfigsResource[] = readDescribeConfigsRequestData_resources(r, version);
-  const includeSynonyms: boolean = version >= 1 ? r.readBool() : false;
+  const includeSynonyms: boolean = r.readBool();
   const includeDocumentation: boolean = version >= 3 ? r.readBool() : false;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 4) {
@@ -97,8 +97,7 @@ function readDescribeConfigsRequestData(r: Reader, version: number): DescribeCon
 }
 function writeDescribeConfigsRequestData(w: Writer, version: number, v: DescribeConfigsRequestData): void {
   { const v_resources = v.resources; writeDescribeConfigsRequestData_resources(w, version, v_resources); }
-  if (version >= 1) { const v_includeSynonyms = (v.includeSynonyms === undefined ? false : v.includeSynonyms); w.writeBool(v_includeSynonyms); }
-  else if (v.includeSynonyms !== undefined && !(v.includeSynonyms === false)) unsupported('DescribeConfigsRequest', 'includeSynonyms', version);
+  { const v_includeSynonyms = v.includeSynonyms; w.writeBool(v_includeSynonyms); }
   if (version >= 3) { const v_includeDocumentation = (v.includeDocumentation === undefined ? false : v.includeDocumentation); w.writeBool(v_includeDocumentation); }
   else if (v.includeDocumentation !== undefined && !(v.includeDocumentation === false)) unsupported('DescribeConfigsRequest', 'includeDocumentation', version);
   if (version >= 4) {
@@ -109,15 +108,15 @@ function writeDescribeConfigsRequestData(w: Writer, version: number, v: Describe
 const DescribeConfigsResourceSchema: StructSchema = {
   name: 'DescribeConfigsResource',
   fields: [
-    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'configurationKeys', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 4], nullableVersions: [0, 4], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'configurationKeys', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [1, 4], nullableVersions: [1, 4], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeConfigsRequestDataSchema: StructSchema = {
   name: 'DescribeConfigsRequestData',
   fields: [
-    { name: 'resources', type: { kind: 'array', element: { kind: 'struct', struct: DescribeConfigsResourceSchema } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resources', type: { kind: 'array', element: { kind: 'struct', struct: DescribeConfigsResourceSchema } }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'includeSynonyms', type: { kind: 'primitive', type: 'bool' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
     { name: 'includeDocumentation', type: { kind: 'primitive', type: 'bool' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
   ],
@@ -126,7 +125,7 @@ const DescribeConfigsRequestDataSchema: StructSchema = {
 export const DescribeConfigsRequest: MessageCodec<DescribeConfigsRequestData> = defineCodec<DescribeConfigsRequestData>({
   name: 'DescribeConfigsRequest',
   apiKey: 32,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 4,
   flexibleFrom: 4,
   schema: DescribeConfigsRequestDataSchema,
@@ -179,10 +178,9 @@ export interface DescribeConfigsResourceResult {
   name: string;
   value: string | null;
   readOnly: boolean;
-  isDefault?: boolean;
-  configSource?: number;
+  configSource: number;
   isSensitive: boolean;
-  synonyms?: DescribeConfigsSynonym[];
+  synonyms: DescribeConfigsSynonym[];
   configType?: number;
   documentation?: string | null;
   unknownTaggedFields?: RawTaggedField[];
@@ -196,13 +194,12 @@ function writeDescribeConfigsResourceResult_synonyms(w: Writer, version: number,
   writeArray(w, items, version, (version >= 4), writeDescribeConfigsSynonym);
 }
 export function defaultDescribeConfigsResourceResult(): DescribeConfigsResourceResult {
-  return { name: "", value: "", readOnly: false, isDefault: false, configSource: -1, isSensitive: false, synonyms: [], configType: 0, documentation: "" };
+  return { name: "", value: "", readOnly: false, configSource: -1, isSensitive: false, synonyms: [], configType: 0, documentation: "" };
 }
 function isDefaultDescribeConfigsResourceResult(v: DescribeConfigsResourceResult): boolean {
   return (v.name === undefined || v.name === "") &&
     (v.value === undefined || v.value === "") &&
     (v.readOnly === undefined || v.readOnly === false) &&
-    (v.isDefault === undefined || v.isDefault === false) &&
     (v.configSource === undefined || v.configSource === -1) &&
     (v.isSensitive === undefined || v.isSensitive === false) &&
     (v.synonyms === undefined || v.synonyms.length === 0) &&
@@ -213,10 +210,9 @@ function readDescribeConfigsResourceResult(r: Reader, version: number): Describe
   const name: string = (version >= 4 ? r.readCompactString() : r.readString());
   const value: string | null = (version >= 4 ? r.readCompactNullableString() : r.readNullableString());
   const readOnly: boolean = r.readBool();
-  const isDefault: boolean = version <= 0 ? r.readBool() : false;
-  const configSource: number = version >= 1 ? r.readInt8() : -1;
+  const configSource: number = r.readInt8();
   const isSensitive: boolean = r.readBool();
-  const synonyms: DescribeConfigsSynonym[] = version >= 1 ? readDescribeConfigsResourceResult_synonyms(r, version) : [];
+  const synonyms: DescribeConfigsSynonym[] = readDescribeConfigsResourceResult_synonyms(r, version);
   const configType: number = version >= 3 ? r.readInt8() : 0;
   const documentation: string | null = version >= 3 ? (version >= 4 ? r.readCompactNullableString() : r.readNullableString()) : "";
   let unknownTaggedFields: RawTaggedField[] | undefined;
@@ -228,7 +224,7 @@ function readDescribeConfigsResourceResult(r: Reader, version: number): Describe
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: DescribeConfigsResourceResult = { name, value, readOnly, isDefault, configSource, isSensitive, synonyms, configType, documentation };
+  const result: DescribeConfigsResourceResult = { name, value, readOnly, configSource, isSensitive, synonyms, configType, documentation };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -236,11 +232,9 @@ function writeDescribeConfigsResourceResult(w: Writer, version: number, v: Descr
   { const v_name = v.name; (version >= 4 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
   { const v_value = v.value; (version >= 4 ? w.writeCompactNullableString(v_value) : w.writeNullableString(v_value)); }
   { const v_readOnly = v.readOnly; w.writeBool(v_readOnly); }
-  if (version <= 0) { const v_isDefault = (v.isDefault === undefined ? false : v.isDefault); w.writeBool(v_isDefault); }
-  else if (v.isDefault !== undefined && !(v.isDefault === false)) unsupported('DescribeConfigsResponse', 'isDefault', version);
-  if (version >= 1) { const v_configSource = (v.configSource === undefined ? -1 : v.configSource); w.writeInt8(v_configSource); }
+  { const v_configSource = v.configSource; w.writeInt8(v_configSource); }
   { const v_isSensitive = v.isSensitive; w.writeBool(v_isSensitive); }
-  if (version >= 1) { const v_synonyms = (v.synonyms === undefined ? [] : v.synonyms); writeDescribeConfigsResourceResult_synonyms(w, version, v_synonyms); }
+  { const v_synonyms = v.synonyms; writeDescribeConfigsResourceResult_synonyms(w, version, v_synonyms); }
   if (version >= 3) { const v_configType = (v.configType === undefined ? 0 : v.configType); w.writeInt8(v_configType); }
   if (version >= 3) { const v_documentation = (v.documentation === undefined ? "" : v.documentation); (version >= 4 ? w.writeCompactNullableString(v_documentation) : w.writeNullableString(v_documentation)); }
   if (version >= 4) {
@@ -355,12 +349,11 @@ const DescribeConfigsSynonymSchema: StructSchema = {
 const DescribeConfigsResourceResultSchema: StructSchema = {
   name: 'DescribeConfigsResourceResult',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'value', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: [0, 4], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'readOnly', type: { kind: 'primitive', type: 'bool' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'isDefault', type: { kind: 'primitive', type: 'bool' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'value', type: { kind: 'primitive', type: 'string' }, versions: [1, 4], nullableVersions: [1, 4], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'readOnly', type: { kind: 'primitive', type: 'bool' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'configSource', type: { kind: 'primitive', type: 'int8' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'isSensitive', type: { kind: 'primitive', type: 'bool' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'isSensitive', type: { kind: 'primitive', type: 'bool' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'synonyms', type: { kind: 'array', element: { kind: 'struct', struct: DescribeConfigsSynonymSchema } }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
     { name: 'configType', type: { kind: 'primitive', type: 'int8' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
     { name: 'documentation', type: { kind: 'primitive', type: 'string' }, versions: [3, 4], nullableVersions: [3, 4], taggedVersions: null, tag: null, ignorable: true },
@@ -369,25 +362,25 @@ const DescribeConfigsResourceResultSchema: StructSchema = {
 const DescribeConfigsResultSchema: StructSchema = {
   name: 'DescribeConfigsResult',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: [0, 4], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'configs', type: { kind: 'array', element: { kind: 'struct', struct: DescribeConfigsResourceResultSchema } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [1, 4], nullableVersions: [1, 4], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceType', type: { kind: 'primitive', type: 'int8' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'resourceName', type: { kind: 'primitive', type: 'string' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'configs', type: { kind: 'array', element: { kind: 'struct', struct: DescribeConfigsResourceResultSchema } }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeConfigsResponseDataSchema: StructSchema = {
   name: 'DescribeConfigsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: DescribeConfigsResultSchema } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: DescribeConfigsResultSchema } }, versions: [1, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DescribeConfigsResponse: MessageCodec<DescribeConfigsResponseData> = defineCodec<DescribeConfigsResponseData>({
   name: 'DescribeConfigsResponse',
   apiKey: 32,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 4,
   flexibleFrom: 4,
   schema: DescribeConfigsResponseDataSchema,

@@ -52,8 +52,8 @@ function writeDescribeGroupsRequestData(w: Writer, version: number, v: DescribeG
 const DescribeGroupsRequestDataSchema: StructSchema = {
   name: 'DescribeGroupsRequestData',
   fields: [
-    { name: 'groups', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'includeAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groups', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'includeAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [3, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -61,7 +61,7 @@ export const DescribeGroupsRequest: MessageCodec<DescribeGroupsRequestData> = de
   name: 'DescribeGroupsRequest',
   apiKey: 15,
   lowestVersion: 0,
-  highestVersion: 5,
+  highestVersion: 6,
   flexibleFrom: 5,
   schema: DescribeGroupsRequestDataSchema,
   write: writeDescribeGroupsRequestData,
@@ -123,6 +123,7 @@ function writeDescribedGroupMember(w: Writer, version: number, v: DescribedGroup
 
 export interface DescribeGroupsResponseDescribedGroup {
   errorCode: number;
+  errorMessage?: string | null;
   groupId: string;
   groupState: string;
   protocolType: string;
@@ -140,10 +141,11 @@ function writeDescribeGroupsResponseDescribedGroup_members(w: Writer, version: n
   writeArray(w, items, version, (version >= 5), writeDescribedGroupMember);
 }
 export function defaultDescribeGroupsResponseDescribedGroup(): DescribeGroupsResponseDescribedGroup {
-  return { errorCode: 0, groupId: "", groupState: "", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
+  return { errorCode: 0, errorMessage: null, groupId: "", groupState: "", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
 }
 function isDefaultDescribeGroupsResponseDescribedGroup(v: DescribeGroupsResponseDescribedGroup): boolean {
   return (v.errorCode === undefined || v.errorCode === 0) &&
+    (v.errorMessage === undefined || v.errorMessage === null) &&
     (v.groupId === undefined || v.groupId === "") &&
     (v.groupState === undefined || v.groupState === "") &&
     (v.protocolType === undefined || v.protocolType === "") &&
@@ -153,6 +155,7 @@ function isDefaultDescribeGroupsResponseDescribedGroup(v: DescribeGroupsResponse
 }
 function readDescribeGroupsResponseDescribedGroup(r: Reader, version: number): DescribeGroupsResponseDescribedGroup {
   const errorCode: number = r.readInt16();
+  const errorMessage: string | null = version >= 6 ? r.readCompactNullableString() : null;
   const groupId: string = (version >= 5 ? r.readCompactString() : r.readString());
   const groupState: string = (version >= 5 ? r.readCompactString() : r.readString());
   const protocolType: string = (version >= 5 ? r.readCompactString() : r.readString());
@@ -168,12 +171,14 @@ function readDescribeGroupsResponseDescribedGroup(r: Reader, version: number): D
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: DescribeGroupsResponseDescribedGroup = { errorCode, groupId, groupState, protocolType, protocolData, members, authorizedOperations };
+  const result: DescribeGroupsResponseDescribedGroup = { errorCode, errorMessage, groupId, groupState, protocolType, protocolData, members, authorizedOperations };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeDescribeGroupsResponseDescribedGroup(w: Writer, version: number, v: DescribeGroupsResponseDescribedGroup): void {
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
+  if (version >= 6) { const v_errorMessage = (v.errorMessage === undefined ? null : v.errorMessage); w.writeCompactNullableString(v_errorMessage); }
+  else if (v.errorMessage !== undefined && !(v.errorMessage === null)) unsupported('DescribeGroupsResponse', 'errorMessage', version);
   { const v_groupId = v.groupId; (version >= 5 ? w.writeCompactString(v_groupId!) : w.writeString(v_groupId!)); }
   { const v_groupState = v.groupState; (version >= 5 ? w.writeCompactString(v_groupState!) : w.writeString(v_groupState!)); }
   { const v_protocolType = v.protocolType; (version >= 5 ? w.writeCompactString(v_protocolType!) : w.writeString(v_protocolType!)); }
@@ -229,31 +234,32 @@ function writeDescribeGroupsResponseData(w: Writer, version: number, v: Describe
 const DescribedGroupMemberSchema: StructSchema = {
   name: 'DescribedGroupMember',
   fields: [
-    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'groupInstanceId', type: { kind: 'primitive', type: 'string' }, versions: [4, 5], nullableVersions: [4, 5], taggedVersions: null, tag: null, ignorable: true, default: null },
-    { name: 'clientId', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'clientHost', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'memberMetadata', type: { kind: 'primitive', type: 'bytes' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'memberAssignment', type: { kind: 'primitive', type: 'bytes' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupInstanceId', type: { kind: 'primitive', type: 'string' }, versions: [4, 6], nullableVersions: [4, 6], taggedVersions: null, tag: null, ignorable: true, default: null },
+    { name: 'clientId', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'clientHost', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberMetadata', type: { kind: 'primitive', type: 'bytes' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberAssignment', type: { kind: 'primitive', type: 'bytes' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeGroupsResponseDescribedGroupSchema: StructSchema = {
   name: 'DescribeGroupsResponseDescribedGroup',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'groupState', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'protocolType', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'protocolData', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'members', type: { kind: 'array', element: { kind: 'struct', struct: DescribedGroupMemberSchema } }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'authorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorMessage', type: { kind: 'primitive', type: 'string' }, versions: [6, 6], nullableVersions: [6, 6], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupState', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'protocolType', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'protocolData', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'members', type: { kind: 'array', element: { kind: 'struct', struct: DescribedGroupMemberSchema } }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'authorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [3, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
   ],
 };
 const DescribeGroupsResponseDataSchema: StructSchema = {
   name: 'DescribeGroupsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: DescribeGroupsResponseDescribedGroupSchema } }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: DescribeGroupsResponseDescribedGroupSchema } }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -261,7 +267,7 @@ export const DescribeGroupsResponse: MessageCodec<DescribeGroupsResponseData> = 
   name: 'DescribeGroupsResponse',
   apiKey: 15,
   lowestVersion: 0,
-  highestVersion: 5,
+  highestVersion: 6,
   flexibleFrom: 5,
   schema: DescribeGroupsResponseDataSchema,
   write: writeDescribeGroupsResponseData,

@@ -97,22 +97,22 @@ function writeDescribeLogDirsRequestData(w: Writer, version: number, v: Describe
 const DescribableLogDirTopicSchema: StructSchema = {
   name: 'DescribableLogDirTopic',
   fields: [
-    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeLogDirsRequestDataSchema: StructSchema = {
   name: 'DescribeLogDirsRequestData',
   fields: [
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: DescribableLogDirTopicSchema } }, versions: [0, 4], nullableVersions: [0, 4], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: DescribableLogDirTopicSchema } }, versions: [1, 5], nullableVersions: [1, 5], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DescribeLogDirsRequest: MessageCodec<DescribeLogDirsRequestData> = defineCodec<DescribeLogDirsRequestData>({
   name: 'DescribeLogDirsRequest',
   apiKey: 35,
-  lowestVersion: 0,
-  highestVersion: 4,
+  lowestVersion: 1,
+  highestVersion: 5,
   flexibleFrom: 2,
   schema: DescribeLogDirsRequestDataSchema,
   write: writeDescribeLogDirsRequestData,
@@ -214,6 +214,7 @@ export interface DescribeLogDirsResult {
   topics: DescribeLogDirsTopic[];
   totalBytes?: bigint;
   usableBytes?: bigint;
+  isCordoned?: boolean;
   unknownTaggedFields?: RawTaggedField[];
 }
 
@@ -225,14 +226,15 @@ function writeDescribeLogDirsResult_topics(w: Writer, version: number, items: De
   writeArray(w, items, version, (version >= 2), writeDescribeLogDirsTopic);
 }
 export function defaultDescribeLogDirsResult(): DescribeLogDirsResult {
-  return { errorCode: 0, logDir: "", topics: [], totalBytes: -1n, usableBytes: -1n };
+  return { errorCode: 0, logDir: "", topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
 }
 function isDefaultDescribeLogDirsResult(v: DescribeLogDirsResult): boolean {
   return (v.errorCode === undefined || v.errorCode === 0) &&
     (v.logDir === undefined || v.logDir === "") &&
     (v.topics === undefined || v.topics.length === 0) &&
     (v.totalBytes === undefined || v.totalBytes === -1n) &&
-    (v.usableBytes === undefined || v.usableBytes === -1n) && !v.unknownTaggedFields?.length;
+    (v.usableBytes === undefined || v.usableBytes === -1n) &&
+    (v.isCordoned === undefined || v.isCordoned === false) && !v.unknownTaggedFields?.length;
 }
 function readDescribeLogDirsResult(r: Reader, version: number): DescribeLogDirsResult {
   const errorCode: number = r.readInt16();
@@ -240,6 +242,7 @@ function readDescribeLogDirsResult(r: Reader, version: number): DescribeLogDirsR
   const topics: DescribeLogDirsTopic[] = readDescribeLogDirsResult_topics(r, version);
   const totalBytes: bigint = version >= 4 ? r.readInt64() : -1n;
   const usableBytes: bigint = version >= 4 ? r.readInt64() : -1n;
+  const isCordoned: boolean = version >= 5 ? r.readBool() : false;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 2) {
     const count = readTaggedFieldCount(r);
@@ -249,7 +252,7 @@ function readDescribeLogDirsResult(r: Reader, version: number): DescribeLogDirsR
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: DescribeLogDirsResult = { errorCode, logDir, topics, totalBytes, usableBytes };
+  const result: DescribeLogDirsResult = { errorCode, logDir, topics, totalBytes, usableBytes, isCordoned };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -259,6 +262,7 @@ function writeDescribeLogDirsResult(w: Writer, version: number, v: DescribeLogDi
   { const v_topics = v.topics; writeDescribeLogDirsResult_topics(w, version, v_topics); }
   if (version >= 4) { const v_totalBytes = (v.totalBytes === undefined ? -1n : v.totalBytes); w.writeInt64(v_totalBytes); }
   if (version >= 4) { const v_usableBytes = (v.usableBytes === undefined ? -1n : v.usableBytes); w.writeInt64(v_usableBytes); }
+  if (version >= 5) { const v_isCordoned = (v.isCordoned === undefined ? false : v.isCordoned); w.writeBool(v_isCordoned); }
   if (version >= 2) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -310,43 +314,44 @@ function writeDescribeLogDirsResponseData(w: Writer, version: number, v: Describ
 const DescribeLogDirsPartitionSchema: StructSchema = {
   name: 'DescribeLogDirsPartition',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitionSize', type: { kind: 'primitive', type: 'int64' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'offsetLag', type: { kind: 'primitive', type: 'int64' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'isFutureKey', type: { kind: 'primitive', type: 'bool' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionSize', type: { kind: 'primitive', type: 'int64' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'offsetLag', type: { kind: 'primitive', type: 'int64' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'isFutureKey', type: { kind: 'primitive', type: 'bool' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeLogDirsTopicSchema: StructSchema = {
   name: 'DescribeLogDirsTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: DescribeLogDirsPartitionSchema } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: DescribeLogDirsPartitionSchema } }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const DescribeLogDirsResultSchema: StructSchema = {
   name: 'DescribeLogDirsResult',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'logDir', type: { kind: 'primitive', type: 'string' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: DescribeLogDirsTopicSchema } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'totalBytes', type: { kind: 'primitive', type: 'int64' }, versions: [4, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
-    { name: 'usableBytes', type: { kind: 'primitive', type: 'int64' }, versions: [4, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'logDir', type: { kind: 'primitive', type: 'string' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: DescribeLogDirsTopicSchema } }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'totalBytes', type: { kind: 'primitive', type: 'int64' }, versions: [4, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
+    { name: 'usableBytes', type: { kind: 'primitive', type: 'int64' }, versions: [4, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
+    { name: 'isCordoned', type: { kind: 'primitive', type: 'bool' }, versions: [5, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: false },
   ],
 };
 const DescribeLogDirsResponseDataSchema: StructSchema = {
   name: 'DescribeLogDirsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [3, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: DescribeLogDirsResultSchema } }, versions: [0, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'results', type: { kind: 'array', element: { kind: 'struct', struct: DescribeLogDirsResultSchema } }, versions: [1, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const DescribeLogDirsResponse: MessageCodec<DescribeLogDirsResponseData> = defineCodec<DescribeLogDirsResponseData>({
   name: 'DescribeLogDirsResponse',
   apiKey: 35,
-  lowestVersion: 0,
-  highestVersion: 4,
+  lowestVersion: 1,
+  highestVersion: 5,
   flexibleFrom: 2,
   schema: DescribeLogDirsResponseDataSchema,
   write: writeDescribeLogDirsResponseData,

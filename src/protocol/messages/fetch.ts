@@ -50,11 +50,12 @@ export interface FetchPartition {
   logStartOffset?: bigint;
   partitionMaxBytes: number;
   replicaDirectoryId?: string;
+  highWatermark?: bigint;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultFetchPartition(): FetchPartition {
-  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: ZERO_UUID };
+  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: ZERO_UUID, highWatermark: 9223372036854775807n };
 }
 function isDefaultFetchPartition(v: FetchPartition): boolean {
   return (v.partition === undefined || v.partition === 0) &&
@@ -63,7 +64,8 @@ function isDefaultFetchPartition(v: FetchPartition): boolean {
     (v.lastFetchedEpoch === undefined || v.lastFetchedEpoch === -1) &&
     (v.logStartOffset === undefined || v.logStartOffset === -1n) &&
     (v.partitionMaxBytes === undefined || v.partitionMaxBytes === 0) &&
-    (v.replicaDirectoryId === undefined || v.replicaDirectoryId === ZERO_UUID) && !v.unknownTaggedFields?.length;
+    (v.replicaDirectoryId === undefined || v.replicaDirectoryId === ZERO_UUID) &&
+    (v.highWatermark === undefined || v.highWatermark === 9223372036854775807n) && !v.unknownTaggedFields?.length;
 }
 function readFetchPartition(r: Reader, version: number): FetchPartition {
   const partition: number = r.readInt32();
@@ -73,6 +75,7 @@ function readFetchPartition(r: Reader, version: number): FetchPartition {
   const logStartOffset: bigint = version >= 5 ? r.readInt64() : -1n;
   const partitionMaxBytes: number = r.readInt32();
   let replicaDirectoryId: string = ZERO_UUID;
+  let highWatermark: bigint = 9223372036854775807n;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 12) {
     const count = readTaggedFieldCount(r);
@@ -88,11 +91,18 @@ function readFetchPartition(r: Reader, version: number): FetchPartition {
             continue;
           }
           break;
+        case 1:
+          if (version >= 18) {
+            highWatermark = r.readInt64();
+            expectTaggedFieldEnd(r, end, tag);
+            continue;
+          }
+          break;
       }
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: FetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId };
+  const result: FetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId, highWatermark };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -109,6 +119,10 @@ function writeFetchPartition(w: Writer, version: number, v: FetchPartition): voi
     if (version >= 17 && v.replicaDirectoryId !== undefined && !(v.replicaDirectoryId === ZERO_UUID)) {
       const value = v.replicaDirectoryId;
       known.push(taggedValue(0, (w) => { w.writeUuid(value); }));
+    }
+    if (version >= 18 && v.highWatermark !== undefined && !(v.highWatermark === 9223372036854775807n)) {
+      const value = v.highWatermark;
+      known.push(taggedValue(1, (w) => { w.writeInt64(value); }));
     }
     writeTaggedSection(w, known, v.unknownTaggedFields);
   }
@@ -219,8 +233,8 @@ export interface FetchRequestData {
   replicaState?: ReplicaState;
   maxWaitMs: number;
   minBytes: number;
-  maxBytes?: number;
-  isolationLevel?: number;
+  maxBytes: number;
+  isolationLevel: number;
   sessionId?: number;
   sessionEpoch?: number;
   topics: FetchTopic[];
@@ -252,8 +266,8 @@ function readFetchRequestData(r: Reader, version: number): FetchRequestData {
   let replicaState: ReplicaState = defaultReplicaState();
   const maxWaitMs: number = r.readInt32();
   const minBytes: number = r.readInt32();
-  const maxBytes: number = version >= 3 ? r.readInt32() : 2147483647;
-  const isolationLevel: number = version >= 4 ? r.readInt8() : 0;
+  const maxBytes: number = r.readInt32();
+  const isolationLevel: number = r.readInt8();
   const sessionId: number = version >= 7 ? r.readInt32() : 0;
   const sessionEpoch: number = version >= 7 ? r.readInt32() : -1;
   const topics: FetchTopic[] = readFetchRequestData_topics(r, version);
@@ -294,8 +308,8 @@ function writeFetchRequestData(w: Writer, version: number, v: FetchRequestData):
   else if (v.replicaId !== undefined && !(v.replicaId === -1)) unsupported('FetchRequest', 'replicaId', version);
   { const v_maxWaitMs = v.maxWaitMs; w.writeInt32(v_maxWaitMs); }
   { const v_minBytes = v.minBytes; w.writeInt32(v_minBytes); }
-  if (version >= 3) { const v_maxBytes = (v.maxBytes === undefined ? 2147483647 : v.maxBytes); w.writeInt32(v_maxBytes); }
-  if (version >= 4) { const v_isolationLevel = (v.isolationLevel === undefined ? 0 : v.isolationLevel); w.writeInt8(v_isolationLevel); }
+  { const v_maxBytes = v.maxBytes; w.writeInt32(v_maxBytes); }
+  { const v_isolationLevel = v.isolationLevel; w.writeInt8(v_isolationLevel); }
   if (version >= 7) { const v_sessionId = (v.sessionId === undefined ? 0 : v.sessionId); w.writeInt32(v_sessionId); }
   if (version >= 7) { const v_sessionEpoch = (v.sessionEpoch === undefined ? -1 : v.sessionEpoch); w.writeInt32(v_sessionEpoch); }
   { const v_topics = v.topics; writeFetchRequestData_topics(w, version, v_topics); }
@@ -320,61 +334,62 @@ function writeFetchRequestData(w: Writer, version: number, v: FetchRequestData):
 const ReplicaStateSchema: StructSchema = {
   name: 'ReplicaState',
   fields: [
-    { name: 'replicaId', type: { kind: 'primitive', type: 'int32' }, versions: [15, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
-    { name: 'replicaEpoch', type: { kind: 'primitive', type: 'int64' }, versions: [15, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'replicaId', type: { kind: 'primitive', type: 'int32' }, versions: [15, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'replicaEpoch', type: { kind: 'primitive', type: 'int64' }, versions: [15, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
   ],
 };
 const FetchPartitionSchema: StructSchema = {
   name: 'FetchPartition',
   fields: [
-    { name: 'partition', type: { kind: 'primitive', type: 'int32' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'currentLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [9, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'fetchOffset', type: { kind: 'primitive', type: 'int64' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'lastFetchedEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
-    { name: 'logStartOffset', type: { kind: 'primitive', type: 'int64' }, versions: [5, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
-    { name: 'partitionMaxBytes', type: { kind: 'primitive', type: 'int32' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'replicaDirectoryId', type: { kind: 'primitive', type: 'uuid' }, versions: [17, 17], nullableVersions: null, taggedVersions: [17, 17], tag: 0, ignorable: true },
+    { name: 'partition', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'currentLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [9, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'fetchOffset', type: { kind: 'primitive', type: 'int64' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'lastFetchedEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'logStartOffset', type: { kind: 'primitive', type: 'int64' }, versions: [5, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
+    { name: 'partitionMaxBytes', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'replicaDirectoryId', type: { kind: 'primitive', type: 'uuid' }, versions: [17, 18], nullableVersions: null, taggedVersions: [17, 18], tag: 0, ignorable: true },
+    { name: 'highWatermark', type: { kind: 'primitive', type: 'int64' }, versions: [18, 18], nullableVersions: null, taggedVersions: [18, 18], tag: 1, ignorable: true, default: 9223372036854775807n },
   ],
 };
 const FetchTopicSchema: StructSchema = {
   name: 'FetchTopic',
   fields: [
-    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: FetchPartitionSchema } }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [4, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: FetchPartitionSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const ForgottenTopicSchema: StructSchema = {
   name: 'ForgottenTopic',
   fields: [
     { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [7, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [7, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const FetchRequestDataSchema: StructSchema = {
   name: 'FetchRequestData',
   fields: [
-    { name: 'clusterId', type: { kind: 'primitive', type: 'string' }, versions: [12, 17], nullableVersions: [12, 17], taggedVersions: [12, 17], tag: 0, ignorable: true, default: null },
-    { name: 'replicaId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 14], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
-    { name: 'replicaState', type: { kind: 'struct', struct: ReplicaStateSchema }, versions: [15, 17], nullableVersions: null, taggedVersions: [15, 17], tag: 1, ignorable: false },
-    { name: 'maxWaitMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'minBytes', type: { kind: 'primitive', type: 'int32' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'maxBytes', type: { kind: 'primitive', type: 'int32' }, versions: [3, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 2147483647 },
-    { name: 'isolationLevel', type: { kind: 'primitive', type: 'int8' }, versions: [4, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
-    { name: 'sessionId', type: { kind: 'primitive', type: 'int32' }, versions: [7, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
-    { name: 'sessionEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [7, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: FetchTopicSchema } }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'forgottenTopicsData', type: { kind: 'array', element: { kind: 'struct', struct: ForgottenTopicSchema } }, versions: [7, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'rackId', type: { kind: 'primitive', type: 'string' }, versions: [11, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: "" },
+    { name: 'clusterId', type: { kind: 'primitive', type: 'string' }, versions: [12, 18], nullableVersions: [12, 18], taggedVersions: [12, 18], tag: 0, ignorable: true, default: null },
+    { name: 'replicaId', type: { kind: 'primitive', type: 'int32' }, versions: [4, 14], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'replicaState', type: { kind: 'struct', struct: ReplicaStateSchema }, versions: [15, 18], nullableVersions: null, taggedVersions: [15, 18], tag: 1, ignorable: false },
+    { name: 'maxWaitMs', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'minBytes', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'maxBytes', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 2147483647 },
+    { name: 'isolationLevel', type: { kind: 'primitive', type: 'int8' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
+    { name: 'sessionId', type: { kind: 'primitive', type: 'int32' }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
+    { name: 'sessionEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: FetchTopicSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'forgottenTopicsData', type: { kind: 'array', element: { kind: 'struct', struct: ForgottenTopicSchema } }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'rackId', type: { kind: 'primitive', type: 'string' }, versions: [11, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: "" },
   ],
 };
 
 export const FetchRequest: MessageCodec<FetchRequestData> = defineCodec<FetchRequestData>({
   name: 'FetchRequest',
   apiKey: 1,
-  lowestVersion: 0,
-  highestVersion: 17,
+  lowestVersion: 4,
+  highestVersion: 18,
   flexibleFrom: 12,
   schema: FetchRequestDataSchema,
   write: writeFetchRequestData,
@@ -533,12 +548,12 @@ export interface PartitionData {
   partitionIndex: number;
   errorCode: number;
   highWatermark: bigint;
-  lastStableOffset?: bigint;
+  lastStableOffset: bigint;
   logStartOffset?: bigint;
   divergingEpoch?: EpochEndOffset;
   currentLeader?: FetchResponseLeaderIdAndEpoch;
   snapshotId?: SnapshotId;
-  abortedTransactions?: AbortedTransaction[] | null;
+  abortedTransactions: AbortedTransaction[] | null;
   preferredReadReplica?: number;
   records: Buffer | null;
   unknownTaggedFields?: RawTaggedField[];
@@ -576,12 +591,12 @@ function readPartitionData(r: Reader, version: number): PartitionData {
   const partitionIndex: number = r.readInt32();
   const errorCode: number = r.readInt16();
   const highWatermark: bigint = r.readInt64();
-  const lastStableOffset: bigint = version >= 4 ? r.readInt64() : -1n;
+  const lastStableOffset: bigint = r.readInt64();
   const logStartOffset: bigint = version >= 5 ? r.readInt64() : -1n;
   let divergingEpoch: EpochEndOffset = defaultEpochEndOffset();
   let currentLeader: FetchResponseLeaderIdAndEpoch = defaultFetchResponseLeaderIdAndEpoch();
   let snapshotId: SnapshotId = defaultSnapshotId();
-  const abortedTransactions: AbortedTransaction[] | null = version >= 4 ? readPartitionData_abortedTransactions(r, version) : [];
+  const abortedTransactions: AbortedTransaction[] | null = readPartitionData_abortedTransactions(r, version);
   const preferredReadReplica: number = version >= 11 ? r.readInt32() : -1;
   const records: Buffer | null = (version >= 12 ? r.readCompactNullableBytes() : r.readNullableBytes());
   let unknownTaggedFields: RawTaggedField[] | undefined;
@@ -625,9 +640,9 @@ function writePartitionData(w: Writer, version: number, v: PartitionData): void 
   { const v_partitionIndex = v.partitionIndex; w.writeInt32(v_partitionIndex); }
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
   { const v_highWatermark = v.highWatermark; w.writeInt64(v_highWatermark); }
-  if (version >= 4) { const v_lastStableOffset = (v.lastStableOffset === undefined ? -1n : v.lastStableOffset); w.writeInt64(v_lastStableOffset); }
+  { const v_lastStableOffset = v.lastStableOffset; w.writeInt64(v_lastStableOffset); }
   if (version >= 5) { const v_logStartOffset = (v.logStartOffset === undefined ? -1n : v.logStartOffset); w.writeInt64(v_logStartOffset); }
-  if (version >= 4) { const v_abortedTransactions = (v.abortedTransactions === undefined ? [] : v.abortedTransactions); writePartitionData_abortedTransactions(w, version, v_abortedTransactions); }
+  { const v_abortedTransactions = v.abortedTransactions; writePartitionData_abortedTransactions(w, version, v_abortedTransactions); }
   if (version >= 11) { const v_preferredReadReplica = (v.preferredReadReplica === undefined ? -1 : v.preferredReadReplica); w.writeInt32(v_preferredReadReplica); }
   else if (v.preferredReadReplica !== undefined && !(v.preferredReadReplica === -1)) unsupported('FetchResponse', 'preferredReadReplica', version);
   { const v_records = v.records; (version >= 12 ? w.writeCompactNullableBytes(v_records) : w.writeNullableBytes(v_records)); }
@@ -746,7 +761,7 @@ function writeFetchResponseNodeEndpoint(w: Writer, version: number, v: FetchResp
 }
 
 export interface FetchResponseData {
-  throttleTimeMs?: number;
+  throttleTimeMs: number;
   errorCode?: number;
   sessionId?: number;
   responses: FetchableTopicResponse[];
@@ -772,7 +787,7 @@ export function defaultFetchResponseData(): FetchResponseData {
   return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [], nodeEndpoints: [] };
 }
 function readFetchResponseData(r: Reader, version: number): FetchResponseData {
-  const throttleTimeMs: number = version >= 1 ? r.readInt32() : 0;
+  const throttleTimeMs: number = r.readInt32();
   const errorCode: number = version >= 7 ? r.readInt16() : 0;
   const sessionId: number = version >= 7 ? r.readInt32() : 0;
   const responses: FetchableTopicResponse[] = readFetchResponseData_responses(r, version);
@@ -801,7 +816,7 @@ function readFetchResponseData(r: Reader, version: number): FetchResponseData {
   return result;
 }
 function writeFetchResponseData(w: Writer, version: number, v: FetchResponseData): void {
-  if (version >= 1) { const v_throttleTimeMs = (v.throttleTimeMs === undefined ? 0 : v.throttleTimeMs); w.writeInt32(v_throttleTimeMs); }
+  { const v_throttleTimeMs = v.throttleTimeMs; w.writeInt32(v_throttleTimeMs); }
   if (version >= 7) { const v_errorCode = (v.errorCode === undefined ? 0 : v.errorCode); w.writeInt16(v_errorCode); }
   if (version >= 7) { const v_sessionId = (v.sessionId === undefined ? 0 : v.sessionId); w.writeInt32(v_sessionId); }
   else if (v.sessionId !== undefined && !(v.sessionId === 0)) unsupported('FetchResponse', 'sessionId', version);
@@ -820,80 +835,80 @@ function writeFetchResponseData(w: Writer, version: number, v: FetchResponseData
 const EpochEndOffsetSchema: StructSchema = {
   name: 'EpochEndOffset',
   fields: [
-    { name: 'epoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
-    { name: 'endOffset', type: { kind: 'primitive', type: 'int64' }, versions: [12, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'epoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'endOffset', type: { kind: 'primitive', type: 'int64' }, versions: [12, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
   ],
 };
 const FetchResponseLeaderIdAndEpochSchema: StructSchema = {
   name: 'FetchResponseLeaderIdAndEpoch',
   fields: [
-    { name: 'leaderId', type: { kind: 'primitive', type: 'int32' }, versions: [12, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
-    { name: 'leaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'leaderId', type: { kind: 'primitive', type: 'int32' }, versions: [12, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'leaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
   ],
 };
 const SnapshotIdSchema: StructSchema = {
   name: 'SnapshotId',
   fields: [
-    { name: 'endOffset', type: { kind: 'primitive', type: 'int64' }, versions: [12, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
-    { name: 'epoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'endOffset', type: { kind: 'primitive', type: 'int64' }, versions: [12, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'epoch', type: { kind: 'primitive', type: 'int32' }, versions: [12, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
   ],
 };
 const AbortedTransactionSchema: StructSchema = {
   name: 'AbortedTransaction',
   fields: [
-    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [4, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'firstOffset', type: { kind: 'primitive', type: 'int64' }, versions: [4, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'firstOffset', type: { kind: 'primitive', type: 'int64' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const PartitionDataSchema: StructSchema = {
   name: 'PartitionData',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'highWatermark', type: { kind: 'primitive', type: 'int64' }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'lastStableOffset', type: { kind: 'primitive', type: 'int64' }, versions: [4, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
-    { name: 'logStartOffset', type: { kind: 'primitive', type: 'int64' }, versions: [5, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
-    { name: 'divergingEpoch', type: { kind: 'struct', struct: EpochEndOffsetSchema }, versions: [12, 17], nullableVersions: null, taggedVersions: [12, 17], tag: 0, ignorable: false },
-    { name: 'currentLeader', type: { kind: 'struct', struct: FetchResponseLeaderIdAndEpochSchema }, versions: [12, 17], nullableVersions: null, taggedVersions: [12, 17], tag: 1, ignorable: false },
-    { name: 'snapshotId', type: { kind: 'struct', struct: SnapshotIdSchema }, versions: [12, 17], nullableVersions: null, taggedVersions: [12, 17], tag: 2, ignorable: false },
-    { name: 'abortedTransactions', type: { kind: 'array', element: { kind: 'struct', struct: AbortedTransactionSchema } }, versions: [4, 17], nullableVersions: [4, 17], taggedVersions: null, tag: null, ignorable: true },
-    { name: 'preferredReadReplica', type: { kind: 'primitive', type: 'int32' }, versions: [11, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
-    { name: 'records', type: { kind: 'primitive', type: 'records' }, versions: [0, 17], nullableVersions: [0, 17], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'highWatermark', type: { kind: 'primitive', type: 'int64' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'lastStableOffset', type: { kind: 'primitive', type: 'int64' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
+    { name: 'logStartOffset', type: { kind: 'primitive', type: 'int64' }, versions: [5, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
+    { name: 'divergingEpoch', type: { kind: 'struct', struct: EpochEndOffsetSchema }, versions: [12, 18], nullableVersions: null, taggedVersions: [12, 18], tag: 0, ignorable: false },
+    { name: 'currentLeader', type: { kind: 'struct', struct: FetchResponseLeaderIdAndEpochSchema }, versions: [12, 18], nullableVersions: null, taggedVersions: [12, 18], tag: 1, ignorable: false },
+    { name: 'snapshotId', type: { kind: 'struct', struct: SnapshotIdSchema }, versions: [12, 18], nullableVersions: null, taggedVersions: [12, 18], tag: 2, ignorable: false },
+    { name: 'abortedTransactions', type: { kind: 'array', element: { kind: 'struct', struct: AbortedTransactionSchema } }, versions: [4, 18], nullableVersions: [4, 18], taggedVersions: null, tag: null, ignorable: true },
+    { name: 'preferredReadReplica', type: { kind: 'primitive', type: 'int32' }, versions: [11, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'records', type: { kind: 'primitive', type: 'records' }, versions: [4, 18], nullableVersions: [4, 18], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const FetchableTopicResponseSchema: StructSchema = {
   name: 'FetchableTopicResponse',
   fields: [
-    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: PartitionDataSchema } }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [4, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: PartitionDataSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const FetchResponseNodeEndpointSchema: StructSchema = {
   name: 'FetchResponseNodeEndpoint',
   fields: [
-    { name: 'nodeId', type: { kind: 'primitive', type: 'int32' }, versions: [16, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [16, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'port', type: { kind: 'primitive', type: 'int32' }, versions: [16, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'rack', type: { kind: 'primitive', type: 'string' }, versions: [16, 17], nullableVersions: [16, 17], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'nodeId', type: { kind: 'primitive', type: 'int32' }, versions: [16, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [16, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'port', type: { kind: 'primitive', type: 'int32' }, versions: [16, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'rack', type: { kind: 'primitive', type: 'string' }, versions: [16, 18], nullableVersions: [16, 18], taggedVersions: null, tag: null, ignorable: false, default: null },
   ],
 };
 const FetchResponseDataSchema: StructSchema = {
   name: 'FetchResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [1, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [7, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'sessionId', type: { kind: 'primitive', type: 'int32' }, versions: [7, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 0 },
-    { name: 'responses', type: { kind: 'array', element: { kind: 'struct', struct: FetchableTopicResponseSchema } }, versions: [0, 17], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'nodeEndpoints', type: { kind: 'array', element: { kind: 'struct', struct: FetchResponseNodeEndpointSchema } }, versions: [16, 17], nullableVersions: null, taggedVersions: [16, 17], tag: 0, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'sessionId', type: { kind: 'primitive', type: 'int32' }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 0 },
+    { name: 'responses', type: { kind: 'array', element: { kind: 'struct', struct: FetchableTopicResponseSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'nodeEndpoints', type: { kind: 'array', element: { kind: 'struct', struct: FetchResponseNodeEndpointSchema } }, versions: [16, 18], nullableVersions: null, taggedVersions: [16, 18], tag: 0, ignorable: false },
   ],
 };
 
 export const FetchResponse: MessageCodec<FetchResponseData> = defineCodec<FetchResponseData>({
   name: 'FetchResponse',
   apiKey: 1,
-  lowestVersion: 0,
-  highestVersion: 17,
+  lowestVersion: 4,
+  highestVersion: 18,
   flexibleFrom: 12,
   schema: FetchResponseDataSchema,
   write: writeFetchResponseData,

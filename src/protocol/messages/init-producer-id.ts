@@ -10,17 +10,21 @@ export interface InitProducerIdRequestData {
   transactionTimeoutMs: number;
   producerId?: bigint;
   producerEpoch?: number;
+  enable2Pc?: boolean;
+  keepPreparedTxn?: boolean;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultInitProducerIdRequestData(): InitProducerIdRequestData {
-  return { transactionalId: "", transactionTimeoutMs: 0, producerId: -1n, producerEpoch: -1 };
+  return { transactionalId: "", transactionTimeoutMs: 0, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false };
 }
 function readInitProducerIdRequestData(r: Reader, version: number): InitProducerIdRequestData {
   const transactionalId: string | null = (version >= 2 ? r.readCompactNullableString() : r.readNullableString());
   const transactionTimeoutMs: number = r.readInt32();
   const producerId: bigint = version >= 3 ? r.readInt64() : -1n;
   const producerEpoch: number = version >= 3 ? r.readInt16() : -1;
+  const enable2Pc: boolean = version >= 6 ? r.readBool() : false;
+  const keepPreparedTxn: boolean = version >= 6 ? r.readBool() : false;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 2) {
     const count = readTaggedFieldCount(r);
@@ -30,7 +34,7 @@ function readInitProducerIdRequestData(r: Reader, version: number): InitProducer
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: InitProducerIdRequestData = { transactionalId, transactionTimeoutMs, producerId, producerEpoch };
+  const result: InitProducerIdRequestData = { transactionalId, transactionTimeoutMs, producerId, producerEpoch, enable2Pc, keepPreparedTxn };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -41,6 +45,10 @@ function writeInitProducerIdRequestData(w: Writer, version: number, v: InitProdu
   else if (v.producerId !== undefined && !(v.producerId === -1n)) unsupported('InitProducerIdRequest', 'producerId', version);
   if (version >= 3) { const v_producerEpoch = (v.producerEpoch === undefined ? -1 : v.producerEpoch); w.writeInt16(v_producerEpoch); }
   else if (v.producerEpoch !== undefined && !(v.producerEpoch === -1)) unsupported('InitProducerIdRequest', 'producerEpoch', version);
+  if (version >= 6) { const v_enable2Pc = (v.enable2Pc === undefined ? false : v.enable2Pc); w.writeBool(v_enable2Pc); }
+  else if (v.enable2Pc !== undefined && !(v.enable2Pc === false)) unsupported('InitProducerIdRequest', 'enable2Pc', version);
+  if (version >= 6) { const v_keepPreparedTxn = (v.keepPreparedTxn === undefined ? false : v.keepPreparedTxn); w.writeBool(v_keepPreparedTxn); }
+  else if (v.keepPreparedTxn !== undefined && !(v.keepPreparedTxn === false)) unsupported('InitProducerIdRequest', 'keepPreparedTxn', version);
   if (version >= 2) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -49,10 +57,12 @@ function writeInitProducerIdRequestData(w: Writer, version: number, v: InitProdu
 const InitProducerIdRequestDataSchema: StructSchema = {
   name: 'InitProducerIdRequestData',
   fields: [
-    { name: 'transactionalId', type: { kind: 'primitive', type: 'string' }, versions: [0, 5], nullableVersions: [0, 5], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'transactionTimeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
-    { name: 'producerEpoch', type: { kind: 'primitive', type: 'int16' }, versions: [3, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'transactionalId', type: { kind: 'primitive', type: 'string' }, versions: [0, 6], nullableVersions: [0, 6], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'transactionTimeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [3, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'producerEpoch', type: { kind: 'primitive', type: 'int16' }, versions: [3, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'enable2Pc', type: { kind: 'primitive', type: 'bool' }, versions: [6, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
+    { name: 'keepPreparedTxn', type: { kind: 'primitive', type: 'bool' }, versions: [6, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
   ],
 };
 
@@ -60,7 +70,7 @@ export const InitProducerIdRequest: MessageCodec<InitProducerIdRequestData> = de
   name: 'InitProducerIdRequest',
   apiKey: 22,
   lowestVersion: 0,
-  highestVersion: 5,
+  highestVersion: 6,
   flexibleFrom: 2,
   schema: InitProducerIdRequestDataSchema,
   write: writeInitProducerIdRequestData,
@@ -72,17 +82,21 @@ export interface InitProducerIdResponseData {
   errorCode: number;
   producerId: bigint;
   producerEpoch: number;
+  ongoingTxnProducerId?: bigint;
+  ongoingTxnProducerEpoch?: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultInitProducerIdResponseData(): InitProducerIdResponseData {
-  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: 0 };
+  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: 0, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };
 }
 function readInitProducerIdResponseData(r: Reader, version: number): InitProducerIdResponseData {
   const throttleTimeMs: number = r.readInt32();
   const errorCode: number = r.readInt16();
   const producerId: bigint = r.readInt64();
   const producerEpoch: number = r.readInt16();
+  const ongoingTxnProducerId: bigint = version >= 6 ? r.readInt64() : -1n;
+  const ongoingTxnProducerEpoch: number = version >= 6 ? r.readInt16() : -1;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 2) {
     const count = readTaggedFieldCount(r);
@@ -92,7 +106,7 @@ function readInitProducerIdResponseData(r: Reader, version: number): InitProduce
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: InitProducerIdResponseData = { throttleTimeMs, errorCode, producerId, producerEpoch };
+  const result: InitProducerIdResponseData = { throttleTimeMs, errorCode, producerId, producerEpoch, ongoingTxnProducerId, ongoingTxnProducerEpoch };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -101,6 +115,10 @@ function writeInitProducerIdResponseData(w: Writer, version: number, v: InitProd
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
   { const v_producerId = v.producerId; w.writeInt64(v_producerId); }
   { const v_producerEpoch = v.producerEpoch; w.writeInt16(v_producerEpoch); }
+  if (version >= 6) { const v_ongoingTxnProducerId = (v.ongoingTxnProducerId === undefined ? -1n : v.ongoingTxnProducerId); w.writeInt64(v_ongoingTxnProducerId); }
+  else if (v.ongoingTxnProducerId !== undefined && !(v.ongoingTxnProducerId === -1n)) unsupported('InitProducerIdResponse', 'ongoingTxnProducerId', version);
+  if (version >= 6) { const v_ongoingTxnProducerEpoch = (v.ongoingTxnProducerEpoch === undefined ? -1 : v.ongoingTxnProducerEpoch); w.writeInt16(v_ongoingTxnProducerEpoch); }
+  else if (v.ongoingTxnProducerEpoch !== undefined && !(v.ongoingTxnProducerEpoch === -1)) unsupported('InitProducerIdResponse', 'ongoingTxnProducerEpoch', version);
   if (version >= 2) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -109,10 +127,12 @@ function writeInitProducerIdResponseData(w: Writer, version: number, v: InitProd
 const InitProducerIdResponseDataSchema: StructSchema = {
   name: 'InitProducerIdResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
-    { name: 'producerEpoch', type: { kind: 'primitive', type: 'int16' }, versions: [0, 5], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'producerEpoch', type: { kind: 'primitive', type: 'int16' }, versions: [0, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'ongoingTxnProducerId', type: { kind: 'primitive', type: 'int64' }, versions: [6, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'ongoingTxnProducerEpoch', type: { kind: 'primitive', type: 'int16' }, versions: [6, 6], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
   ],
 };
 
@@ -120,7 +140,7 @@ export const InitProducerIdResponse: MessageCodec<InitProducerIdResponseData> = 
   name: 'InitProducerIdResponse',
   apiKey: 22,
   lowestVersion: 0,
-  highestVersion: 5,
+  highestVersion: 6,
   flexibleFrom: 2,
   schema: InitProducerIdResponseDataSchema,
   write: writeInitProducerIdResponseData,

@@ -9,24 +9,21 @@ export interface ListOffsetsPartition {
   partitionIndex: number;
   currentLeaderEpoch?: number;
   timestamp: bigint;
-  maxNumOffsets?: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultListOffsetsPartition(): ListOffsetsPartition {
-  return { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n, maxNumOffsets: 1 };
+  return { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n };
 }
 function isDefaultListOffsetsPartition(v: ListOffsetsPartition): boolean {
   return (v.partitionIndex === undefined || v.partitionIndex === 0) &&
     (v.currentLeaderEpoch === undefined || v.currentLeaderEpoch === -1) &&
-    (v.timestamp === undefined || v.timestamp === 0n) &&
-    (v.maxNumOffsets === undefined || v.maxNumOffsets === 1) && !v.unknownTaggedFields?.length;
+    (v.timestamp === undefined || v.timestamp === 0n) && !v.unknownTaggedFields?.length;
 }
 function readListOffsetsPartition(r: Reader, version: number): ListOffsetsPartition {
   const partitionIndex: number = r.readInt32();
   const currentLeaderEpoch: number = version >= 4 ? r.readInt32() : -1;
   const timestamp: bigint = r.readInt64();
-  const maxNumOffsets: number = version <= 0 ? r.readInt32() : 1;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 6) {
     const count = readTaggedFieldCount(r);
@@ -36,7 +33,7 @@ function readListOffsetsPartition(r: Reader, version: number): ListOffsetsPartit
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ListOffsetsPartition = { partitionIndex, currentLeaderEpoch, timestamp, maxNumOffsets };
+  const result: ListOffsetsPartition = { partitionIndex, currentLeaderEpoch, timestamp };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -44,8 +41,6 @@ function writeListOffsetsPartition(w: Writer, version: number, v: ListOffsetsPar
   { const v_partitionIndex = v.partitionIndex; w.writeInt32(v_partitionIndex); }
   if (version >= 4) { const v_currentLeaderEpoch = (v.currentLeaderEpoch === undefined ? -1 : v.currentLeaderEpoch); w.writeInt32(v_currentLeaderEpoch); }
   { const v_timestamp = v.timestamp; w.writeInt64(v_timestamp); }
-  if (version <= 0) { const v_maxNumOffsets = (v.maxNumOffsets === undefined ? 1 : v.maxNumOffsets); w.writeInt32(v_maxNumOffsets); }
-  else if (v.maxNumOffsets !== undefined && !(v.maxNumOffsets === 1)) unsupported('ListOffsetsRequest', 'maxNumOffsets', version);
   if (version >= 6) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -145,34 +140,33 @@ function writeListOffsetsRequestData(w: Writer, version: number, v: ListOffsetsR
 const ListOffsetsPartitionSchema: StructSchema = {
   name: 'ListOffsetsPartition',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'currentLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [4, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'timestamp', type: { kind: 'primitive', type: 'int64' }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'maxNumOffsets', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 1 },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'currentLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [4, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'timestamp', type: { kind: 'primitive', type: 'int64' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const ListOffsetsTopicSchema: StructSchema = {
   name: 'ListOffsetsTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsPartitionSchema } }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsPartitionSchema } }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const ListOffsetsRequestDataSchema: StructSchema = {
   name: 'ListOffsetsRequestData',
   fields: [
-    { name: 'replicaId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'isolationLevel', type: { kind: 'primitive', type: 'int8' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsTopicSchema } }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'timeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [10, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'replicaId', type: { kind: 'primitive', type: 'int32' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'isolationLevel', type: { kind: 'primitive', type: 'int8' }, versions: [2, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsTopicSchema } }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'timeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [10, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
   ],
 };
 
 export const ListOffsetsRequest: MessageCodec<ListOffsetsRequestData> = defineCodec<ListOffsetsRequestData>({
   name: 'ListOffsetsRequest',
   apiKey: 2,
-  lowestVersion: 0,
-  highestVersion: 10,
+  lowestVersion: 1,
+  highestVersion: 11,
   flexibleFrom: 6,
   schema: ListOffsetsRequestDataSchema,
   write: writeListOffsetsRequestData,
@@ -182,30 +176,18 @@ export const ListOffsetsRequest: MessageCodec<ListOffsetsRequestData> = defineCo
 export interface ListOffsetsPartitionResponse {
   partitionIndex: number;
   errorCode: number;
-  oldStyleOffsets?: bigint[];
-  timestamp?: bigint;
-  offset?: bigint;
+  timestamp: bigint;
+  offset: bigint;
   leaderEpoch?: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readListOffsetsPartitionResponse_oldStyleOffsets(r: Reader, version: number): bigint[] {
-  const count = r.readArrayLength();
-  const items = new Array<bigint>(count);
-  for (let i = 0; i < count; i++) items[i] = r.readInt64();
-  return items;
-}
-function writeListOffsetsPartitionResponse_oldStyleOffsets(w: Writer, version: number, items: bigint[]): void {
-  w.writeArrayLength(items.length);
-  for (const item of items) w.writeInt64(item);
-}
 export function defaultListOffsetsPartitionResponse(): ListOffsetsPartitionResponse {
-  return { partitionIndex: 0, errorCode: 0, oldStyleOffsets: [], timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+  return { partitionIndex: 0, errorCode: 0, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
 }
 function isDefaultListOffsetsPartitionResponse(v: ListOffsetsPartitionResponse): boolean {
   return (v.partitionIndex === undefined || v.partitionIndex === 0) &&
     (v.errorCode === undefined || v.errorCode === 0) &&
-    (v.oldStyleOffsets === undefined || v.oldStyleOffsets.length === 0) &&
     (v.timestamp === undefined || v.timestamp === -1n) &&
     (v.offset === undefined || v.offset === -1n) &&
     (v.leaderEpoch === undefined || v.leaderEpoch === -1) && !v.unknownTaggedFields?.length;
@@ -213,9 +195,8 @@ function isDefaultListOffsetsPartitionResponse(v: ListOffsetsPartitionResponse):
 function readListOffsetsPartitionResponse(r: Reader, version: number): ListOffsetsPartitionResponse {
   const partitionIndex: number = r.readInt32();
   const errorCode: number = r.readInt16();
-  const oldStyleOffsets: bigint[] = version <= 0 ? readListOffsetsPartitionResponse_oldStyleOffsets(r, version) : [];
-  const timestamp: bigint = version >= 1 ? r.readInt64() : -1n;
-  const offset: bigint = version >= 1 ? r.readInt64() : -1n;
+  const timestamp: bigint = r.readInt64();
+  const offset: bigint = r.readInt64();
   const leaderEpoch: number = version >= 4 ? r.readInt32() : -1;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 6) {
@@ -226,19 +207,15 @@ function readListOffsetsPartitionResponse(r: Reader, version: number): ListOffse
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ListOffsetsPartitionResponse = { partitionIndex, errorCode, oldStyleOffsets, timestamp, offset, leaderEpoch };
+  const result: ListOffsetsPartitionResponse = { partitionIndex, errorCode, timestamp, offset, leaderEpoch };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeListOffsetsPartitionResponse(w: Writer, version: number, v: ListOffsetsPartitionResponse): void {
   { const v_partitionIndex = v.partitionIndex; w.writeInt32(v_partitionIndex); }
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
-  if (version <= 0) { const v_oldStyleOffsets = (v.oldStyleOffsets === undefined ? [] : v.oldStyleOffsets); writeListOffsetsPartitionResponse_oldStyleOffsets(w, version, v_oldStyleOffsets); }
-  else if (v.oldStyleOffsets !== undefined && !(v.oldStyleOffsets.length === 0)) unsupported('ListOffsetsResponse', 'oldStyleOffsets', version);
-  if (version >= 1) { const v_timestamp = (v.timestamp === undefined ? -1n : v.timestamp); w.writeInt64(v_timestamp); }
-  else if (v.timestamp !== undefined && !(v.timestamp === -1n)) unsupported('ListOffsetsResponse', 'timestamp', version);
-  if (version >= 1) { const v_offset = (v.offset === undefined ? -1n : v.offset); w.writeInt64(v_offset); }
-  else if (v.offset !== undefined && !(v.offset === -1n)) unsupported('ListOffsetsResponse', 'offset', version);
+  { const v_timestamp = v.timestamp; w.writeInt64(v_timestamp); }
+  { const v_offset = v.offset; w.writeInt64(v_offset); }
   if (version >= 4) { const v_leaderEpoch = (v.leaderEpoch === undefined ? -1 : v.leaderEpoch); w.writeInt32(v_leaderEpoch); }
   else if (v.leaderEpoch !== undefined && !(v.leaderEpoch === -1)) unsupported('ListOffsetsResponse', 'leaderEpoch', version);
   if (version >= 6) {
@@ -333,34 +310,33 @@ function writeListOffsetsResponseData(w: Writer, version: number, v: ListOffsets
 const ListOffsetsPartitionResponseSchema: StructSchema = {
   name: 'ListOffsetsPartitionResponse',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'oldStyleOffsets', type: { kind: 'array', element: { kind: 'primitive', type: 'int64' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'timestamp', type: { kind: 'primitive', type: 'int64' }, versions: [1, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
-    { name: 'offset', type: { kind: 'primitive', type: 'int64' }, versions: [1, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
-    { name: 'leaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [4, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'timestamp', type: { kind: 'primitive', type: 'int64' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'offset', type: { kind: 'primitive', type: 'int64' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'leaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [4, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
   ],
 };
 const ListOffsetsTopicResponseSchema: StructSchema = {
   name: 'ListOffsetsTopicResponse',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsPartitionResponseSchema } }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsPartitionResponseSchema } }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const ListOffsetsResponseDataSchema: StructSchema = {
   name: 'ListOffsetsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsTopicResponseSchema } }, versions: [0, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [2, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: ListOffsetsTopicResponseSchema } }, versions: [1, 11], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const ListOffsetsResponse: MessageCodec<ListOffsetsResponseData> = defineCodec<ListOffsetsResponseData>({
   name: 'ListOffsetsResponse',
   apiKey: 2,
-  lowestVersion: 0,
-  highestVersion: 10,
+  lowestVersion: 1,
+  highestVersion: 11,
   flexibleFrom: 6,
   schema: ListOffsetsResponseDataSchema,
   write: writeListOffsetsResponseData,

@@ -9,6 +9,7 @@ export interface ListTransactionsRequestData {
   stateFilters: string[];
   producerIdFilters: bigint[];
   durationFilter?: bigint;
+  transactionalIdPattern?: string | null;
   unknownTaggedFields?: RawTaggedField[];
 }
 
@@ -33,12 +34,13 @@ function writeListTransactionsRequestData_producerIdFilters(w: Writer, version: 
   for (const item of items) w.writeInt64(item);
 }
 export function defaultListTransactionsRequestData(): ListTransactionsRequestData {
-  return { stateFilters: [], producerIdFilters: [], durationFilter: -1n };
+  return { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null };
 }
 function readListTransactionsRequestData(r: Reader, version: number): ListTransactionsRequestData {
   const stateFilters: string[] = readListTransactionsRequestData_stateFilters(r, version);
   const producerIdFilters: bigint[] = readListTransactionsRequestData_producerIdFilters(r, version);
   const durationFilter: bigint = version >= 1 ? r.readInt64() : -1n;
+  const transactionalIdPattern: string | null = version >= 2 ? r.readCompactNullableString() : null;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -48,7 +50,7 @@ function readListTransactionsRequestData(r: Reader, version: number): ListTransa
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ListTransactionsRequestData = { stateFilters, producerIdFilters, durationFilter };
+  const result: ListTransactionsRequestData = { stateFilters, producerIdFilters, durationFilter, transactionalIdPattern };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -57,6 +59,8 @@ function writeListTransactionsRequestData(w: Writer, version: number, v: ListTra
   { const v_producerIdFilters = v.producerIdFilters; writeListTransactionsRequestData_producerIdFilters(w, version, v_producerIdFilters); }
   if (version >= 1) { const v_durationFilter = (v.durationFilter === undefined ? -1n : v.durationFilter); w.writeInt64(v_durationFilter); }
   else if (v.durationFilter !== undefined && !(v.durationFilter === -1n)) unsupported('ListTransactionsRequest', 'durationFilter', version);
+  if (version >= 2) { const v_transactionalIdPattern = (v.transactionalIdPattern === undefined ? null : v.transactionalIdPattern); w.writeCompactNullableString(v_transactionalIdPattern); }
+  else if (v.transactionalIdPattern !== undefined && !(v.transactionalIdPattern === null)) unsupported('ListTransactionsRequest', 'transactionalIdPattern', version);
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -65,9 +69,10 @@ function writeListTransactionsRequestData(w: Writer, version: number, v: ListTra
 const ListTransactionsRequestDataSchema: StructSchema = {
   name: 'ListTransactionsRequestData',
   fields: [
-    { name: 'stateFilters', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'producerIdFilters', type: { kind: 'array', element: { kind: 'primitive', type: 'int64' } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'durationFilter', type: { kind: 'primitive', type: 'int64' }, versions: [1, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'stateFilters', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerIdFilters', type: { kind: 'array', element: { kind: 'primitive', type: 'int64' } }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'durationFilter', type: { kind: 'primitive', type: 'int64' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
+    { name: 'transactionalIdPattern', type: { kind: 'primitive', type: 'string' }, versions: [2, 2], nullableVersions: [2, 2], taggedVersions: null, tag: null, ignorable: false, default: null },
   ],
 };
 
@@ -75,7 +80,7 @@ export const ListTransactionsRequest: MessageCodec<ListTransactionsRequestData> 
   name: 'ListTransactionsRequest',
   apiKey: 66,
   lowestVersion: 0,
-  highestVersion: 1,
+  highestVersion: 2,
   flexibleFrom: 0,
   schema: ListTransactionsRequestDataSchema,
   write: writeListTransactionsRequestData,
@@ -182,18 +187,18 @@ function writeListTransactionsResponseData(w: Writer, version: number, v: ListTr
 const ListTransactionsResponseTransactionStateSchema: StructSchema = {
   name: 'ListTransactionsResponseTransactionState',
   fields: [
-    { name: 'transactionalId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'transactionState', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'transactionalId', type: { kind: 'primitive', type: 'string' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'transactionState', type: { kind: 'primitive', type: 'string' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const ListTransactionsResponseDataSchema: StructSchema = {
   name: 'ListTransactionsResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'unknownStateFilters', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'transactionStates', type: { kind: 'array', element: { kind: 'struct', struct: ListTransactionsResponseTransactionStateSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'unknownStateFilters', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'transactionStates', type: { kind: 'array', element: { kind: 'struct', struct: ListTransactionsResponseTransactionStateSchema } }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -201,7 +206,7 @@ export const ListTransactionsResponse: MessageCodec<ListTransactionsResponseData
   name: 'ListTransactionsResponse',
   apiKey: 66,
   lowestVersion: 0,
-  highestVersion: 1,
+  highestVersion: 2,
   flexibleFrom: 0,
   schema: ListTransactionsResponseDataSchema,
   write: writeListTransactionsResponseData,

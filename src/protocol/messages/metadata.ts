@@ -100,17 +100,17 @@ function writeMetadataRequestData(w: Writer, version: number, v: MetadataRequest
 const MetadataRequestTopicSchema: StructSchema = {
   name: 'MetadataRequestTopic',
   fields: [
-    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 12], nullableVersions: [10, 12], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 13], nullableVersions: [10, 13], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const MetadataRequestDataSchema: StructSchema = {
   name: 'MetadataRequestData',
   fields: [
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: MetadataRequestTopicSchema } }, versions: [0, 12], nullableVersions: [1, 12], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'allowAutoTopicCreation', type: { kind: 'primitive', type: 'bool' }, versions: [4, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: true },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: MetadataRequestTopicSchema } }, versions: [0, 13], nullableVersions: [1, 13], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'allowAutoTopicCreation', type: { kind: 'primitive', type: 'bool' }, versions: [4, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: true },
     { name: 'includeClusterAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'includeTopicAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [8, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'includeTopicAuthorizedOperations', type: { kind: 'primitive', type: 'bool' }, versions: [8, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
@@ -118,7 +118,7 @@ export const MetadataRequest: MessageCodec<MetadataRequestData> = defineCodec<Me
   name: 'MetadataRequest',
   apiKey: 3,
   lowestVersion: 0,
-  highestVersion: 12,
+  highestVersion: 13,
   flexibleFrom: 9,
   schema: MetadataRequestDataSchema,
   write: writeMetadataRequestData,
@@ -325,6 +325,7 @@ export interface MetadataResponseData {
   controllerId?: number;
   topics: MetadataResponseTopic[];
   clusterAuthorizedOperations?: number;
+  errorCode?: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
@@ -343,7 +344,7 @@ function writeMetadataResponseData_topics(w: Writer, version: number, items: Met
   writeArray(w, items, version, (version >= 9), writeMetadataResponseTopic);
 }
 export function defaultMetadataResponseData(): MetadataResponseData {
-  return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648 };
+  return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648, errorCode: 0 };
 }
 function readMetadataResponseData(r: Reader, version: number): MetadataResponseData {
   const throttleTimeMs: number = version >= 3 ? r.readInt32() : 0;
@@ -352,6 +353,7 @@ function readMetadataResponseData(r: Reader, version: number): MetadataResponseD
   const controllerId: number = version >= 1 ? r.readInt32() : -1;
   const topics: MetadataResponseTopic[] = readMetadataResponseData_topics(r, version);
   const clusterAuthorizedOperations: number = version >= 8 && version <= 10 ? r.readInt32() : -2147483648;
+  const errorCode: number = version >= 13 ? r.readInt16() : 0;
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 9) {
     const count = readTaggedFieldCount(r);
@@ -361,7 +363,7 @@ function readMetadataResponseData(r: Reader, version: number): MetadataResponseD
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: MetadataResponseData = { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations };
+  const result: MetadataResponseData = { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations, errorCode };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -373,6 +375,7 @@ function writeMetadataResponseData(w: Writer, version: number, v: MetadataRespon
   { const v_topics = v.topics; writeMetadataResponseData_topics(w, version, v_topics); }
   if (version >= 8 && version <= 10) { const v_clusterAuthorizedOperations = (v.clusterAuthorizedOperations === undefined ? -2147483648 : v.clusterAuthorizedOperations); w.writeInt32(v_clusterAuthorizedOperations); }
   else if (v.clusterAuthorizedOperations !== undefined && !(v.clusterAuthorizedOperations === -2147483648)) unsupported('MetadataResponse', 'clusterAuthorizedOperations', version);
+  if (version >= 13) { const v_errorCode = (v.errorCode === undefined ? 0 : v.errorCode); w.writeInt16(v_errorCode); }
   if (version >= 9) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -381,44 +384,45 @@ function writeMetadataResponseData(w: Writer, version: number, v: MetadataRespon
 const MetadataResponseBrokerSchema: StructSchema = {
   name: 'MetadataResponseBroker',
   fields: [
-    { name: 'nodeId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'port', type: { kind: 'primitive', type: 'int32' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'rack', type: { kind: 'primitive', type: 'string' }, versions: [1, 12], nullableVersions: [1, 12], taggedVersions: null, tag: null, ignorable: true, default: null },
+    { name: 'nodeId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'port', type: { kind: 'primitive', type: 'int32' }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'rack', type: { kind: 'primitive', type: 'string' }, versions: [1, 13], nullableVersions: [1, 13], taggedVersions: null, tag: null, ignorable: true, default: null },
   ],
 };
 const MetadataResponsePartitionSchema: StructSchema = {
   name: 'MetadataResponsePartition',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'leaderId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'leaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [7, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'replicaNodes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'isrNodes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'offlineReplicas', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [5, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'leaderId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'leaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [7, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'replicaNodes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'isrNodes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'offlineReplicas', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [5, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
   ],
 };
 const MetadataResponseTopicSchema: StructSchema = {
   name: 'MetadataResponseTopic',
   fields: [
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 12], nullableVersions: [12, 12], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'isInternal', type: { kind: 'primitive', type: 'bool' }, versions: [1, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: MetadataResponsePartitionSchema } }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topicAuthorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [8, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 13], nullableVersions: [12, 13], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'isInternal', type: { kind: 'primitive', type: 'bool' }, versions: [1, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: MetadataResponsePartitionSchema } }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topicAuthorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [8, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
   ],
 };
 const MetadataResponseDataSchema: StructSchema = {
   name: 'MetadataResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [3, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'brokers', type: { kind: 'array', element: { kind: 'struct', struct: MetadataResponseBrokerSchema } }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'clusterId', type: { kind: 'primitive', type: 'string' }, versions: [2, 12], nullableVersions: [2, 12], taggedVersions: null, tag: null, ignorable: true, default: null },
-    { name: 'controllerId', type: { kind: 'primitive', type: 'int32' }, versions: [1, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: MetadataResponseTopicSchema } }, versions: [0, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [3, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'brokers', type: { kind: 'array', element: { kind: 'struct', struct: MetadataResponseBrokerSchema } }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'clusterId', type: { kind: 'primitive', type: 'string' }, versions: [2, 13], nullableVersions: [2, 13], taggedVersions: null, tag: null, ignorable: true, default: null },
+    { name: 'controllerId', type: { kind: 'primitive', type: 'int32' }, versions: [1, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: MetadataResponseTopicSchema } }, versions: [0, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'clusterAuthorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [13, 13], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
   ],
 };
 
@@ -426,7 +430,7 @@ export const MetadataResponse: MessageCodec<MetadataResponseData> = defineCodec<
   name: 'MetadataResponse',
   apiKey: 3,
   lowestVersion: 0,
-  highestVersion: 12,
+  highestVersion: 13,
   flexibleFrom: 9,
   schema: MetadataResponseDataSchema,
   write: writeMetadataResponseData,

@@ -3,32 +3,29 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, unsupported, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
+import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, unsupported, ZERO_UUID, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
 
 export interface OffsetCommitRequestPartition {
   partitionIndex: number;
   committedOffset: bigint;
   committedLeaderEpoch?: number;
-  commitTimestamp?: bigint;
   committedMetadata: string | null;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 export function defaultOffsetCommitRequestPartition(): OffsetCommitRequestPartition {
-  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: "" };
+  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: "" };
 }
 function isDefaultOffsetCommitRequestPartition(v: OffsetCommitRequestPartition): boolean {
   return (v.partitionIndex === undefined || v.partitionIndex === 0) &&
     (v.committedOffset === undefined || v.committedOffset === 0n) &&
     (v.committedLeaderEpoch === undefined || v.committedLeaderEpoch === -1) &&
-    (v.commitTimestamp === undefined || v.commitTimestamp === -1n) &&
     (v.committedMetadata === undefined || v.committedMetadata === "") && !v.unknownTaggedFields?.length;
 }
 function readOffsetCommitRequestPartition(r: Reader, version: number): OffsetCommitRequestPartition {
   const partitionIndex: number = r.readInt32();
   const committedOffset: bigint = r.readInt64();
   const committedLeaderEpoch: number = version >= 6 ? r.readInt32() : -1;
-  const commitTimestamp: bigint = version >= 1 && version <= 1 ? r.readInt64() : -1n;
   const committedMetadata: string | null = (version >= 8 ? r.readCompactNullableString() : r.readNullableString());
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 8) {
@@ -39,7 +36,7 @@ function readOffsetCommitRequestPartition(r: Reader, version: number): OffsetCom
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: OffsetCommitRequestPartition = { partitionIndex, committedOffset, committedLeaderEpoch, commitTimestamp, committedMetadata };
+  const result: OffsetCommitRequestPartition = { partitionIndex, committedOffset, committedLeaderEpoch, committedMetadata };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -47,8 +44,6 @@ function writeOffsetCommitRequestPartition(w: Writer, version: number, v: Offset
   { const v_partitionIndex = v.partitionIndex; w.writeInt32(v_partitionIndex); }
   { const v_committedOffset = v.committedOffset; w.writeInt64(v_committedOffset); }
   if (version >= 6) { const v_committedLeaderEpoch = (v.committedLeaderEpoch === undefined ? -1 : v.committedLeaderEpoch); w.writeInt32(v_committedLeaderEpoch); }
-  if (version >= 1 && version <= 1) { const v_commitTimestamp = (v.commitTimestamp === undefined ? -1n : v.commitTimestamp); w.writeInt64(v_commitTimestamp); }
-  else if (v.commitTimestamp !== undefined && !(v.commitTimestamp === -1n)) unsupported('OffsetCommitRequest', 'commitTimestamp', version);
   { const v_committedMetadata = v.committedMetadata; (version >= 8 ? w.writeCompactNullableString(v_committedMetadata) : w.writeNullableString(v_committedMetadata)); }
   if (version >= 8) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -56,7 +51,8 @@ function writeOffsetCommitRequestPartition(w: Writer, version: number, v: Offset
 }
 
 export interface OffsetCommitRequestTopic {
-  name: string;
+  name?: string;
+  topicId?: string;
   partitions: OffsetCommitRequestPartition[];
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -69,14 +65,16 @@ function writeOffsetCommitRequestTopic_partitions(w: Writer, version: number, it
   writeArray(w, items, version, (version >= 8), writeOffsetCommitRequestPartition);
 }
 export function defaultOffsetCommitRequestTopic(): OffsetCommitRequestTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 function isDefaultOffsetCommitRequestTopic(v: OffsetCommitRequestTopic): boolean {
   return (v.name === undefined || v.name === "") &&
+    (v.topicId === undefined || v.topicId === ZERO_UUID) &&
     (v.partitions === undefined || v.partitions.length === 0) && !v.unknownTaggedFields?.length;
 }
 function readOffsetCommitRequestTopic(r: Reader, version: number): OffsetCommitRequestTopic {
-  const name: string = (version >= 8 ? r.readCompactString() : r.readString());
+  const name: string = version <= 9 ? (version >= 8 ? r.readCompactString() : r.readString()) : "";
+  const topicId: string = version >= 10 ? r.readUuid() : ZERO_UUID;
   const partitions: OffsetCommitRequestPartition[] = readOffsetCommitRequestTopic_partitions(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 8) {
@@ -87,12 +85,13 @@ function readOffsetCommitRequestTopic(r: Reader, version: number): OffsetCommitR
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: OffsetCommitRequestTopic = { name, partitions };
+  const result: OffsetCommitRequestTopic = { name, topicId, partitions };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeOffsetCommitRequestTopic(w: Writer, version: number, v: OffsetCommitRequestTopic): void {
-  { const v_name = v.name; (version >= 8 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
+  if (version <= 9) { const v_name = (v.name === undefined ? "" : v.name); (version >= 8 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
+  if (version >= 10) { const v_topicId = (v.topicId === undefined ? ZERO_UUID : v.topicId); w.writeUuid(v_topicId); }
   { const v_partitions = v.partitions; writeOffsetCommitRequestTopic_partitions(w, version, v_partitions); }
   if (version >= 8) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -101,8 +100,8 @@ function writeOffsetCommitRequestTopic(w: Writer, version: number, v: OffsetComm
 
 export interface OffsetCommitRequestData {
   groupId: string;
-  generationIdOrMemberEpoch?: number;
-  memberId?: string;
+  generationIdOrMemberEpoch: number;
+  memberId: string;
   groupInstanceId?: string | null;
   retentionTimeMs?: bigint;
   topics: OffsetCommitRequestTopic[];
@@ -121,10 +120,10 @@ export function defaultOffsetCommitRequestData(): OffsetCommitRequestData {
 }
 function readOffsetCommitRequestData(r: Reader, version: number): OffsetCommitRequestData {
   const groupId: string = (version >= 8 ? r.readCompactString() : r.readString());
-  const generationIdOrMemberEpoch: number = version >= 1 ? r.readInt32() : -1;
-  const memberId: string = version >= 1 ? (version >= 8 ? r.readCompactString() : r.readString()) : "";
+  const generationIdOrMemberEpoch: number = r.readInt32();
+  const memberId: string = (version >= 8 ? r.readCompactString() : r.readString());
   const groupInstanceId: string | null = version >= 7 ? (version >= 8 ? r.readCompactNullableString() : r.readNullableString()) : null;
-  const retentionTimeMs: bigint = version >= 2 && version <= 4 ? r.readInt64() : -1n;
+  const retentionTimeMs: bigint = version <= 4 ? r.readInt64() : -1n;
   const topics: OffsetCommitRequestTopic[] = readOffsetCommitRequestData_topics(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 8) {
@@ -141,11 +140,11 @@ function readOffsetCommitRequestData(r: Reader, version: number): OffsetCommitRe
 }
 function writeOffsetCommitRequestData(w: Writer, version: number, v: OffsetCommitRequestData): void {
   { const v_groupId = v.groupId; (version >= 8 ? w.writeCompactString(v_groupId!) : w.writeString(v_groupId!)); }
-  if (version >= 1) { const v_generationIdOrMemberEpoch = (v.generationIdOrMemberEpoch === undefined ? -1 : v.generationIdOrMemberEpoch); w.writeInt32(v_generationIdOrMemberEpoch); }
-  if (version >= 1) { const v_memberId = (v.memberId === undefined ? "" : v.memberId); (version >= 8 ? w.writeCompactString(v_memberId!) : w.writeString(v_memberId!)); }
+  { const v_generationIdOrMemberEpoch = v.generationIdOrMemberEpoch; w.writeInt32(v_generationIdOrMemberEpoch); }
+  { const v_memberId = v.memberId; (version >= 8 ? w.writeCompactString(v_memberId!) : w.writeString(v_memberId!)); }
   if (version >= 7) { const v_groupInstanceId = (v.groupInstanceId === undefined ? null : v.groupInstanceId); (version >= 8 ? w.writeCompactNullableString(v_groupInstanceId) : w.writeNullableString(v_groupInstanceId)); }
   else if (v.groupInstanceId !== undefined && !(v.groupInstanceId === null)) unsupported('OffsetCommitRequest', 'groupInstanceId', version);
-  if (version >= 2 && version <= 4) { const v_retentionTimeMs = (v.retentionTimeMs === undefined ? -1n : v.retentionTimeMs); w.writeInt64(v_retentionTimeMs); }
+  if (version <= 4) { const v_retentionTimeMs = (v.retentionTimeMs === undefined ? -1n : v.retentionTimeMs); w.writeInt64(v_retentionTimeMs); }
   { const v_topics = v.topics; writeOffsetCommitRequestData_topics(w, version, v_topics); }
   if (version >= 8) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -155,37 +154,37 @@ function writeOffsetCommitRequestData(w: Writer, version: number, v: OffsetCommi
 const OffsetCommitRequestPartitionSchema: StructSchema = {
   name: 'OffsetCommitRequestPartition',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'committedOffset', type: { kind: 'primitive', type: 'int64' }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'committedLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [6, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'commitTimestamp', type: { kind: 'primitive', type: 'int64' }, versions: [1, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
-    { name: 'committedMetadata', type: { kind: 'primitive', type: 'string' }, versions: [0, 9], nullableVersions: [0, 9], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'committedOffset', type: { kind: 'primitive', type: 'int64' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'committedLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [6, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'committedMetadata', type: { kind: 'primitive', type: 'string' }, versions: [2, 10], nullableVersions: [2, 10], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetCommitRequestTopicSchema: StructSchema = {
   name: 'OffsetCommitRequestTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitRequestPartitionSchema } }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [2, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitRequestPartitionSchema } }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetCommitRequestDataSchema: StructSchema = {
   name: 'OffsetCommitRequestData',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'generationIdOrMemberEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [1, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [1, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'groupInstanceId', type: { kind: 'primitive', type: 'string' }, versions: [7, 9], nullableVersions: [7, 9], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'generationIdOrMemberEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'groupInstanceId', type: { kind: 'primitive', type: 'string' }, versions: [7, 10], nullableVersions: [7, 10], taggedVersions: null, tag: null, ignorable: false, default: null },
     { name: 'retentionTimeMs', type: { kind: 'primitive', type: 'int64' }, versions: [2, 4], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1n },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitRequestTopicSchema } }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitRequestTopicSchema } }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const OffsetCommitRequest: MessageCodec<OffsetCommitRequestData> = defineCodec<OffsetCommitRequestData>({
   name: 'OffsetCommitRequest',
   apiKey: 8,
-  lowestVersion: 0,
-  highestVersion: 9,
+  lowestVersion: 2,
+  highestVersion: 10,
   flexibleFrom: 8,
   schema: OffsetCommitRequestDataSchema,
   write: writeOffsetCommitRequestData,
@@ -230,7 +229,8 @@ function writeOffsetCommitResponsePartition(w: Writer, version: number, v: Offse
 }
 
 export interface OffsetCommitResponseTopic {
-  name: string;
+  name?: string;
+  topicId?: string;
   partitions: OffsetCommitResponsePartition[];
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -243,14 +243,16 @@ function writeOffsetCommitResponseTopic_partitions(w: Writer, version: number, i
   writeArray(w, items, version, (version >= 8), writeOffsetCommitResponsePartition);
 }
 export function defaultOffsetCommitResponseTopic(): OffsetCommitResponseTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 function isDefaultOffsetCommitResponseTopic(v: OffsetCommitResponseTopic): boolean {
   return (v.name === undefined || v.name === "") &&
+    (v.topicId === undefined || v.topicId === ZERO_UUID) &&
     (v.partitions === undefined || v.partitions.length === 0) && !v.unknownTaggedFields?.length;
 }
 function readOffsetCommitResponseTopic(r: Reader, version: number): OffsetCommitResponseTopic {
-  const name: string = (version >= 8 ? r.readCompactString() : r.readString());
+  const name: string = version <= 9 ? (version >= 8 ? r.readCompactString() : r.readString()) : "";
+  const topicId: string = version >= 10 ? r.readUuid() : ZERO_UUID;
   const partitions: OffsetCommitResponsePartition[] = readOffsetCommitResponseTopic_partitions(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 8) {
@@ -261,12 +263,13 @@ function readOffsetCommitResponseTopic(r: Reader, version: number): OffsetCommit
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: OffsetCommitResponseTopic = { name, partitions };
+  const result: OffsetCommitResponseTopic = { name, topicId, partitions };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeOffsetCommitResponseTopic(w: Writer, version: number, v: OffsetCommitResponseTopic): void {
-  { const v_name = v.name; (version >= 8 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
+  if (version <= 9) { const v_name = (v.name === undefined ? "" : v.name); (version >= 8 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
+  if (version >= 10) { const v_topicId = (v.topicId === undefined ? ZERO_UUID : v.topicId); w.writeUuid(v_topicId); }
   { const v_partitions = v.partitions; writeOffsetCommitResponseTopic_partitions(w, version, v_partitions); }
   if (version >= 8) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -316,30 +319,31 @@ function writeOffsetCommitResponseData(w: Writer, version: number, v: OffsetComm
 const OffsetCommitResponsePartitionSchema: StructSchema = {
   name: 'OffsetCommitResponsePartition',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetCommitResponseTopicSchema: StructSchema = {
   name: 'OffsetCommitResponseTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitResponsePartitionSchema } }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [2, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitResponsePartitionSchema } }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetCommitResponseDataSchema: StructSchema = {
   name: 'OffsetCommitResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [3, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitResponseTopicSchema } }, versions: [0, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [3, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetCommitResponseTopicSchema } }, versions: [2, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const OffsetCommitResponse: MessageCodec<OffsetCommitResponseData> = defineCodec<OffsetCommitResponseData>({
   name: 'OffsetCommitResponse',
   apiKey: 8,
-  lowestVersion: 0,
-  highestVersion: 9,
+  lowestVersion: 2,
+  highestVersion: 10,
   flexibleFrom: 8,
   schema: OffsetCommitResponseDataSchema,
   write: writeOffsetCommitResponseData,

@@ -3,7 +3,7 @@
 /* eslint-disable */
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, unsupported, nullNotAllowed, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
+import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, unsupported, nullNotAllowed, ZERO_UUID, type MessageCodec, type RawTaggedField, type StructSchema } from './runtime.js';
 
 export interface OffsetFetchRequestTopic {
   name: string;
@@ -53,7 +53,8 @@ function writeOffsetFetchRequestTopic(w: Writer, version: number, v: OffsetFetch
 }
 
 export interface OffsetFetchRequestTopics {
-  name: string;
+  name?: string;
+  topicId?: string;
   partitionIndexes: number[];
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -69,14 +70,16 @@ function writeOffsetFetchRequestTopics_partitionIndexes(w: Writer, version: numb
   for (const item of items) w.writeInt32(item);
 }
 export function defaultOffsetFetchRequestTopics(): OffsetFetchRequestTopics {
-  return { name: "", partitionIndexes: [] };
+  return { name: "", topicId: ZERO_UUID, partitionIndexes: [] };
 }
 function isDefaultOffsetFetchRequestTopics(v: OffsetFetchRequestTopics): boolean {
   return (v.name === undefined || v.name === "") &&
+    (v.topicId === undefined || v.topicId === ZERO_UUID) &&
     (v.partitionIndexes === undefined || v.partitionIndexes.length === 0) && !v.unknownTaggedFields?.length;
 }
 function readOffsetFetchRequestTopics(r: Reader, version: number): OffsetFetchRequestTopics {
-  const name: string = r.readCompactString();
+  const name: string = version <= 9 ? r.readCompactString() : "";
+  const topicId: string = version >= 10 ? r.readUuid() : ZERO_UUID;
   const partitionIndexes: number[] = readOffsetFetchRequestTopics_partitionIndexes(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
@@ -87,12 +90,13 @@ function readOffsetFetchRequestTopics(r: Reader, version: number): OffsetFetchRe
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: OffsetFetchRequestTopics = { name, partitionIndexes };
+  const result: OffsetFetchRequestTopics = { name, topicId, partitionIndexes };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeOffsetFetchRequestTopics(w: Writer, version: number, v: OffsetFetchRequestTopics): void {
-  { const v_name = v.name; w.writeCompactString(v_name!); }
+  if (version <= 9) { const v_name = (v.name === undefined ? "" : v.name); w.writeCompactString(v_name!); }
+  if (version >= 10) { const v_topicId = (v.topicId === undefined ? ZERO_UUID : v.topicId); w.writeUuid(v_topicId); }
   { const v_partitionIndexes = v.partitionIndexes; writeOffsetFetchRequestTopics_partitionIndexes(w, version, v_partitionIndexes); }
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -222,41 +226,42 @@ function writeOffsetFetchRequestData(w: Writer, version: number, v: OffsetFetchR
 const OffsetFetchRequestTopicSchema: StructSchema = {
   name: 'OffsetFetchRequestTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitionIndexes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndexes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetFetchRequestTopicsSchema: StructSchema = {
   name: 'OffsetFetchRequestTopics',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitionIndexes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'partitionIndexes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetFetchRequestGroupSchema: StructSchema = {
   name: 'OffsetFetchRequestGroup',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [9, 9], nullableVersions: [9, 9], taggedVersions: null, tag: null, ignorable: true, default: null },
-    { name: 'memberEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [9, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchRequestTopicsSchema } }, versions: [8, 9], nullableVersions: [8, 9], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [9, 10], nullableVersions: [9, 10], taggedVersions: null, tag: null, ignorable: true, default: null },
+    { name: 'memberEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [9, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchRequestTopicsSchema } }, versions: [8, 10], nullableVersions: [8, 10], taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetFetchRequestDataSchema: StructSchema = {
   name: 'OffsetFetchRequestData',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchRequestTopicSchema } }, versions: [0, 7], nullableVersions: [2, 7], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchRequestGroupSchema } }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'requireStable', type: { kind: 'primitive', type: 'bool' }, versions: [7, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchRequestTopicSchema } }, versions: [1, 7], nullableVersions: [2, 7], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchRequestGroupSchema } }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'requireStable', type: { kind: 'primitive', type: 'bool' }, versions: [7, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: false },
   ],
 };
 
 export const OffsetFetchRequest: MessageCodec<OffsetFetchRequestData> = defineCodec<OffsetFetchRequestData>({
   name: 'OffsetFetchRequest',
   apiKey: 9,
-  lowestVersion: 0,
-  highestVersion: 9,
+  lowestVersion: 1,
+  highestVersion: 10,
   flexibleFrom: 6,
   schema: OffsetFetchRequestDataSchema,
   write: writeOffsetFetchRequestData,
@@ -406,7 +411,8 @@ function writeOffsetFetchResponsePartitions(w: Writer, version: number, v: Offse
 }
 
 export interface OffsetFetchResponseTopics {
-  name: string;
+  name?: string;
+  topicId?: string;
   partitions: OffsetFetchResponsePartitions[];
   unknownTaggedFields?: RawTaggedField[];
 }
@@ -419,14 +425,16 @@ function writeOffsetFetchResponseTopics_partitions(w: Writer, version: number, i
   writeArray(w, items, version, true, writeOffsetFetchResponsePartitions);
 }
 export function defaultOffsetFetchResponseTopics(): OffsetFetchResponseTopics {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 function isDefaultOffsetFetchResponseTopics(v: OffsetFetchResponseTopics): boolean {
   return (v.name === undefined || v.name === "") &&
+    (v.topicId === undefined || v.topicId === ZERO_UUID) &&
     (v.partitions === undefined || v.partitions.length === 0) && !v.unknownTaggedFields?.length;
 }
 function readOffsetFetchResponseTopics(r: Reader, version: number): OffsetFetchResponseTopics {
-  const name: string = r.readCompactString();
+  const name: string = version <= 9 ? r.readCompactString() : "";
+  const topicId: string = version >= 10 ? r.readUuid() : ZERO_UUID;
   const partitions: OffsetFetchResponsePartitions[] = readOffsetFetchResponseTopics_partitions(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
@@ -437,12 +445,13 @@ function readOffsetFetchResponseTopics(r: Reader, version: number): OffsetFetchR
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: OffsetFetchResponseTopics = { name, partitions };
+  const result: OffsetFetchResponseTopics = { name, topicId, partitions };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
 function writeOffsetFetchResponseTopics(w: Writer, version: number, v: OffsetFetchResponseTopics): void {
-  { const v_name = v.name; w.writeCompactString(v_name!); }
+  if (version <= 9) { const v_name = (v.name === undefined ? "" : v.name); w.writeCompactString(v_name!); }
+  if (version >= 10) { const v_topicId = (v.topicId === undefined ? ZERO_UUID : v.topicId); w.writeUuid(v_topicId); }
   { const v_partitions = v.partitions; writeOffsetFetchResponseTopics_partitions(w, version, v_partitions); }
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
@@ -555,60 +564,61 @@ function writeOffsetFetchResponseData(w: Writer, version: number, v: OffsetFetch
 const OffsetFetchResponsePartitionSchema: StructSchema = {
   name: 'OffsetFetchResponsePartition',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'committedOffset', type: { kind: 'primitive', type: 'int64' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'committedOffset', type: { kind: 'primitive', type: 'int64' }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'committedLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [5, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'metadata', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: [0, 7], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'metadata', type: { kind: 'primitive', type: 'string' }, versions: [1, 7], nullableVersions: [1, 7], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetFetchResponseTopicSchema: StructSchema = {
   name: 'OffsetFetchResponseTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponsePartitionSchema } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponsePartitionSchema } }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetFetchResponsePartitionsSchema: StructSchema = {
   name: 'OffsetFetchResponsePartitions',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'committedOffset', type: { kind: 'primitive', type: 'int64' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'committedLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'metadata', type: { kind: 'primitive', type: 'string' }, versions: [8, 9], nullableVersions: [8, 9], taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'committedOffset', type: { kind: 'primitive', type: 'int64' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'committedLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
+    { name: 'metadata', type: { kind: 'primitive', type: 'string' }, versions: [8, 10], nullableVersions: [8, 10], taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetFetchResponseTopicsSchema: StructSchema = {
   name: 'OffsetFetchResponseTopics',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponsePartitionsSchema } }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [10, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponsePartitionsSchema } }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const OffsetFetchResponseGroupSchema: StructSchema = {
   name: 'OffsetFetchResponseGroup',
   fields: [
-    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponseTopicsSchema } }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 0 },
+    { name: 'groupId', type: { kind: 'primitive', type: 'string' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponseTopicsSchema } }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: 0 },
   ],
 };
 const OffsetFetchResponseDataSchema: StructSchema = {
   name: 'OffsetFetchResponseData',
   fields: [
-    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [3, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponseTopicSchema } }, versions: [0, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'throttleTimeMs', type: { kind: 'primitive', type: 'int32' }, versions: [3, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponseTopicSchema } }, versions: [1, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [2, 7], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
-    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponseGroupSchema } }, versions: [8, 9], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'groups', type: { kind: 'array', element: { kind: 'struct', struct: OffsetFetchResponseGroupSchema } }, versions: [8, 10], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const OffsetFetchResponse: MessageCodec<OffsetFetchResponseData> = defineCodec<OffsetFetchResponseData>({
   name: 'OffsetFetchResponse',
   apiKey: 9,
-  lowestVersion: 0,
-  highestVersion: 9,
+  lowestVersion: 1,
+  highestVersion: 10,
   flexibleFrom: 6,
   schema: OffsetFetchResponseDataSchema,
   write: writeOffsetFetchResponseData,

@@ -9,7 +9,7 @@ export interface RequestHeader {
   requestApiKey: number;
   requestApiVersion: number;
   correlationId: number;
-  clientId?: string | null;
+  clientId: string | null;
   unknownTaggedFields?: RawTaggedField[];
 }
 
@@ -20,7 +20,7 @@ function readRequestHeader(r: Reader, version: number): RequestHeader {
   const requestApiKey: number = r.readInt16();
   const requestApiVersion: number = r.readInt16();
   const correlationId: number = r.readInt32();
-  const clientId: string | null = version >= 1 ? r.readNullableString() : "";
+  const clientId: string | null = r.readNullableString();
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 2) {
     const count = readTaggedFieldCount(r);
@@ -38,7 +38,7 @@ function writeRequestHeader(w: Writer, version: number, v: RequestHeader): void 
   { const v_requestApiKey = v.requestApiKey; w.writeInt16(v_requestApiKey); }
   { const v_requestApiVersion = v.requestApiVersion; w.writeInt16(v_requestApiVersion); }
   { const v_correlationId = v.correlationId; w.writeInt32(v_correlationId); }
-  if (version >= 1) { const v_clientId = (v.clientId === undefined ? "" : v.clientId); w.writeNullableString(v_clientId); }
+  { const v_clientId = v.clientId; w.writeNullableString(v_clientId); }
   if (version >= 2) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -47,17 +47,17 @@ function writeRequestHeader(w: Writer, version: number, v: RequestHeader): void 
 const RequestHeaderSchema: StructSchema = {
   name: 'RequestHeader',
   fields: [
-    { name: 'requestApiKey', type: { kind: 'primitive', type: 'int16' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'requestApiVersion', type: { kind: 'primitive', type: 'int16' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'correlationId', type: { kind: 'primitive', type: 'int32' }, versions: [0, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'clientId', type: { kind: 'primitive', type: 'string' }, versions: [1, 2], nullableVersions: [1, 2], taggedVersions: null, tag: null, ignorable: true, flexibleVersions: null },
+    { name: 'requestApiKey', type: { kind: 'primitive', type: 'int16' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'requestApiVersion', type: { kind: 'primitive', type: 'int16' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'correlationId', type: { kind: 'primitive', type: 'int32' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'clientId', type: { kind: 'primitive', type: 'string' }, versions: [1, 2], nullableVersions: [1, 2], taggedVersions: null, tag: null, ignorable: false, flexibleVersions: null },
   ],
 };
 
 export const RequestHeader: MessageCodec<RequestHeader> = defineCodec<RequestHeader>({
   name: 'RequestHeader',
   apiKey: -1,
-  lowestVersion: 0,
+  lowestVersion: 1,
   highestVersion: 2,
   flexibleFrom: 2,
   schema: RequestHeaderSchema,

@@ -12,13 +12,13 @@ export interface WritableTxnMarkerTopic {
 }
 
 function readWritableTxnMarkerTopic_partitionIndexes(r: Reader, version: number): number[] {
-  const count = (version >= 1 ? r.readCompactArrayLength() : r.readArrayLength());
+  const count = r.readCompactArrayLength();
   const items = new Array<number>(count);
   for (let i = 0; i < count; i++) items[i] = r.readInt32();
   return items;
 }
 function writeWritableTxnMarkerTopic_partitionIndexes(w: Writer, version: number, items: number[]): void {
-  if (version >= 1) w.writeCompactArrayLength(items.length); else w.writeArrayLength(items.length);
+  w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeInt32(item);
 }
 export function defaultWritableTxnMarkerTopic(): WritableTxnMarkerTopic {
@@ -29,10 +29,10 @@ function isDefaultWritableTxnMarkerTopic(v: WritableTxnMarkerTopic): boolean {
     (v.partitionIndexes === undefined || v.partitionIndexes.length === 0) && !v.unknownTaggedFields?.length;
 }
 function readWritableTxnMarkerTopic(r: Reader, version: number): WritableTxnMarkerTopic {
-  const name: string = (version >= 1 ? r.readCompactString() : r.readString());
+  const name: string = r.readCompactString();
   const partitionIndexes: number[] = readWritableTxnMarkerTopic_partitionIndexes(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
-  if (version >= 1) {
+  if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
@@ -45,9 +45,9 @@ function readWritableTxnMarkerTopic(r: Reader, version: number): WritableTxnMark
   return result;
 }
 function writeWritableTxnMarkerTopic(w: Writer, version: number, v: WritableTxnMarkerTopic): void {
-  { const v_name = v.name; (version >= 1 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
+  { const v_name = v.name; w.writeCompactString(v_name!); }
   { const v_partitionIndexes = v.partitionIndexes; writeWritableTxnMarkerTopic_partitionIndexes(w, version, v_partitionIndexes); }
-  if (version >= 1) {
+  if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
@@ -58,25 +58,27 @@ export interface WritableTxnMarker {
   transactionResult: boolean;
   topics: WritableTxnMarkerTopic[];
   coordinatorEpoch: number;
+  transactionVersion?: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
 function readWritableTxnMarker_topics(r: Reader, version: number): WritableTxnMarkerTopic[] {
-  const count = (version >= 1 ? r.readCompactArrayLength() : r.readArrayLength());
+  const count = r.readCompactArrayLength();
   return readArray(r, count, version, readWritableTxnMarkerTopic);
 }
 function writeWritableTxnMarker_topics(w: Writer, version: number, items: WritableTxnMarkerTopic[]): void {
-  writeArray(w, items, version, (version >= 1), writeWritableTxnMarkerTopic);
+  writeArray(w, items, version, true, writeWritableTxnMarkerTopic);
 }
 export function defaultWritableTxnMarker(): WritableTxnMarker {
-  return { producerId: 0n, producerEpoch: 0, transactionResult: false, topics: [], coordinatorEpoch: 0 };
+  return { producerId: 0n, producerEpoch: 0, transactionResult: false, topics: [], coordinatorEpoch: 0, transactionVersion: 0 };
 }
 function isDefaultWritableTxnMarker(v: WritableTxnMarker): boolean {
   return (v.producerId === undefined || v.producerId === 0n) &&
     (v.producerEpoch === undefined || v.producerEpoch === 0) &&
     (v.transactionResult === undefined || v.transactionResult === false) &&
     (v.topics === undefined || v.topics.length === 0) &&
-    (v.coordinatorEpoch === undefined || v.coordinatorEpoch === 0) && !v.unknownTaggedFields?.length;
+    (v.coordinatorEpoch === undefined || v.coordinatorEpoch === 0) &&
+    (v.transactionVersion === undefined || v.transactionVersion === 0) && !v.unknownTaggedFields?.length;
 }
 function readWritableTxnMarker(r: Reader, version: number): WritableTxnMarker {
   const producerId: bigint = r.readInt64();
@@ -84,8 +86,9 @@ function readWritableTxnMarker(r: Reader, version: number): WritableTxnMarker {
   const transactionResult: boolean = r.readBool();
   const topics: WritableTxnMarkerTopic[] = readWritableTxnMarker_topics(r, version);
   const coordinatorEpoch: number = r.readInt32();
+  const transactionVersion: number = version >= 2 ? r.readInt8() : 0;
   let unknownTaggedFields: RawTaggedField[] | undefined;
-  if (version >= 1) {
+  if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
@@ -93,7 +96,7 @@ function readWritableTxnMarker(r: Reader, version: number): WritableTxnMarker {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: WritableTxnMarker = { producerId, producerEpoch, transactionResult, topics, coordinatorEpoch };
+  const result: WritableTxnMarker = { producerId, producerEpoch, transactionResult, topics, coordinatorEpoch, transactionVersion };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
@@ -103,7 +106,8 @@ function writeWritableTxnMarker(w: Writer, version: number, v: WritableTxnMarker
   { const v_transactionResult = v.transactionResult; w.writeBool(v_transactionResult); }
   { const v_topics = v.topics; writeWritableTxnMarker_topics(w, version, v_topics); }
   { const v_coordinatorEpoch = v.coordinatorEpoch; w.writeInt32(v_coordinatorEpoch); }
-  if (version >= 1) {
+  if (version >= 2) { const v_transactionVersion = (v.transactionVersion === undefined ? 0 : v.transactionVersion); w.writeInt8(v_transactionVersion); }
+  if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
@@ -114,11 +118,11 @@ export interface WriteTxnMarkersRequestData {
 }
 
 function readWriteTxnMarkersRequestData_markers(r: Reader, version: number): WritableTxnMarker[] {
-  const count = (version >= 1 ? r.readCompactArrayLength() : r.readArrayLength());
+  const count = r.readCompactArrayLength();
   return readArray(r, count, version, readWritableTxnMarker);
 }
 function writeWriteTxnMarkersRequestData_markers(w: Writer, version: number, items: WritableTxnMarker[]): void {
-  writeArray(w, items, version, (version >= 1), writeWritableTxnMarker);
+  writeArray(w, items, version, true, writeWritableTxnMarker);
 }
 export function defaultWriteTxnMarkersRequestData(): WriteTxnMarkersRequestData {
   return { markers: [] };
@@ -126,7 +130,7 @@ export function defaultWriteTxnMarkersRequestData(): WriteTxnMarkersRequestData 
 function readWriteTxnMarkersRequestData(r: Reader, version: number): WriteTxnMarkersRequestData {
   const markers: WritableTxnMarker[] = readWriteTxnMarkersRequestData_markers(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
-  if (version >= 1) {
+  if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
@@ -140,7 +144,7 @@ function readWriteTxnMarkersRequestData(r: Reader, version: number): WriteTxnMar
 }
 function writeWriteTxnMarkersRequestData(w: Writer, version: number, v: WriteTxnMarkersRequestData): void {
   { const v_markers = v.markers; writeWriteTxnMarkersRequestData_markers(w, version, v_markers); }
-  if (version >= 1) {
+  if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
@@ -148,32 +152,33 @@ function writeWriteTxnMarkersRequestData(w: Writer, version: number, v: WriteTxn
 const WritableTxnMarkerTopicSchema: StructSchema = {
   name: 'WritableTxnMarkerTopic',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitionIndexes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndexes', type: { kind: 'array', element: { kind: 'primitive', type: 'int32' } }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const WritableTxnMarkerSchema: StructSchema = {
   name: 'WritableTxnMarker',
   fields: [
-    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'producerEpoch', type: { kind: 'primitive', type: 'int16' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'transactionResult', type: { kind: 'primitive', type: 'bool' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerTopicSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'coordinatorEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerEpoch', type: { kind: 'primitive', type: 'int16' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'transactionResult', type: { kind: 'primitive', type: 'bool' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerTopicSchema } }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'coordinatorEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'transactionVersion', type: { kind: 'primitive', type: 'int8' }, versions: [2, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
   ],
 };
 const WriteTxnMarkersRequestDataSchema: StructSchema = {
   name: 'WriteTxnMarkersRequestData',
   fields: [
-    { name: 'markers', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'markers', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerSchema } }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const WriteTxnMarkersRequest: MessageCodec<WriteTxnMarkersRequestData> = defineCodec<WriteTxnMarkersRequestData>({
   name: 'WriteTxnMarkersRequest',
   apiKey: 27,
-  lowestVersion: 0,
-  highestVersion: 1,
+  lowestVersion: 1,
+  highestVersion: 2,
   flexibleFrom: 1,
   schema: WriteTxnMarkersRequestDataSchema,
   write: writeWriteTxnMarkersRequestData,
@@ -197,7 +202,7 @@ function readWritableTxnMarkerPartitionResult(r: Reader, version: number): Writa
   const partitionIndex: number = r.readInt32();
   const errorCode: number = r.readInt16();
   let unknownTaggedFields: RawTaggedField[] | undefined;
-  if (version >= 1) {
+  if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
@@ -212,7 +217,7 @@ function readWritableTxnMarkerPartitionResult(r: Reader, version: number): Writa
 function writeWritableTxnMarkerPartitionResult(w: Writer, version: number, v: WritableTxnMarkerPartitionResult): void {
   { const v_partitionIndex = v.partitionIndex; w.writeInt32(v_partitionIndex); }
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
-  if (version >= 1) {
+  if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
@@ -224,11 +229,11 @@ export interface WritableTxnMarkerTopicResult {
 }
 
 function readWritableTxnMarkerTopicResult_partitions(r: Reader, version: number): WritableTxnMarkerPartitionResult[] {
-  const count = (version >= 1 ? r.readCompactArrayLength() : r.readArrayLength());
+  const count = r.readCompactArrayLength();
   return readArray(r, count, version, readWritableTxnMarkerPartitionResult);
 }
 function writeWritableTxnMarkerTopicResult_partitions(w: Writer, version: number, items: WritableTxnMarkerPartitionResult[]): void {
-  writeArray(w, items, version, (version >= 1), writeWritableTxnMarkerPartitionResult);
+  writeArray(w, items, version, true, writeWritableTxnMarkerPartitionResult);
 }
 export function defaultWritableTxnMarkerTopicResult(): WritableTxnMarkerTopicResult {
   return { name: "", partitions: [] };
@@ -238,10 +243,10 @@ function isDefaultWritableTxnMarkerTopicResult(v: WritableTxnMarkerTopicResult):
     (v.partitions === undefined || v.partitions.length === 0) && !v.unknownTaggedFields?.length;
 }
 function readWritableTxnMarkerTopicResult(r: Reader, version: number): WritableTxnMarkerTopicResult {
-  const name: string = (version >= 1 ? r.readCompactString() : r.readString());
+  const name: string = r.readCompactString();
   const partitions: WritableTxnMarkerPartitionResult[] = readWritableTxnMarkerTopicResult_partitions(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
-  if (version >= 1) {
+  if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
@@ -254,9 +259,9 @@ function readWritableTxnMarkerTopicResult(r: Reader, version: number): WritableT
   return result;
 }
 function writeWritableTxnMarkerTopicResult(w: Writer, version: number, v: WritableTxnMarkerTopicResult): void {
-  { const v_name = v.name; (version >= 1 ? w.writeCompactString(v_name!) : w.writeString(v_name!)); }
+  { const v_name = v.name; w.writeCompactString(v_name!); }
   { const v_partitions = v.partitions; writeWritableTxnMarkerTopicResult_partitions(w, version, v_partitions); }
-  if (version >= 1) {
+  if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
@@ -268,11 +273,11 @@ export interface WritableTxnMarkerResult {
 }
 
 function readWritableTxnMarkerResult_topics(r: Reader, version: number): WritableTxnMarkerTopicResult[] {
-  const count = (version >= 1 ? r.readCompactArrayLength() : r.readArrayLength());
+  const count = r.readCompactArrayLength();
   return readArray(r, count, version, readWritableTxnMarkerTopicResult);
 }
 function writeWritableTxnMarkerResult_topics(w: Writer, version: number, items: WritableTxnMarkerTopicResult[]): void {
-  writeArray(w, items, version, (version >= 1), writeWritableTxnMarkerTopicResult);
+  writeArray(w, items, version, true, writeWritableTxnMarkerTopicResult);
 }
 export function defaultWritableTxnMarkerResult(): WritableTxnMarkerResult {
   return { producerId: 0n, topics: [] };
@@ -285,7 +290,7 @@ function readWritableTxnMarkerResult(r: Reader, version: number): WritableTxnMar
   const producerId: bigint = r.readInt64();
   const topics: WritableTxnMarkerTopicResult[] = readWritableTxnMarkerResult_topics(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
-  if (version >= 1) {
+  if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
@@ -300,7 +305,7 @@ function readWritableTxnMarkerResult(r: Reader, version: number): WritableTxnMar
 function writeWritableTxnMarkerResult(w: Writer, version: number, v: WritableTxnMarkerResult): void {
   { const v_producerId = v.producerId; w.writeInt64(v_producerId); }
   { const v_topics = v.topics; writeWritableTxnMarkerResult_topics(w, version, v_topics); }
-  if (version >= 1) {
+  if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
@@ -311,11 +316,11 @@ export interface WriteTxnMarkersResponseData {
 }
 
 function readWriteTxnMarkersResponseData_markers(r: Reader, version: number): WritableTxnMarkerResult[] {
-  const count = (version >= 1 ? r.readCompactArrayLength() : r.readArrayLength());
+  const count = r.readCompactArrayLength();
   return readArray(r, count, version, readWritableTxnMarkerResult);
 }
 function writeWriteTxnMarkersResponseData_markers(w: Writer, version: number, items: WritableTxnMarkerResult[]): void {
-  writeArray(w, items, version, (version >= 1), writeWritableTxnMarkerResult);
+  writeArray(w, items, version, true, writeWritableTxnMarkerResult);
 }
 export function defaultWriteTxnMarkersResponseData(): WriteTxnMarkersResponseData {
   return { markers: [] };
@@ -323,7 +328,7 @@ export function defaultWriteTxnMarkersResponseData(): WriteTxnMarkersResponseDat
 function readWriteTxnMarkersResponseData(r: Reader, version: number): WriteTxnMarkersResponseData {
   const markers: WritableTxnMarkerResult[] = readWriteTxnMarkersResponseData_markers(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
-  if (version >= 1) {
+  if (true) {
     const count = readTaggedFieldCount(r);
     for (let i = 0; i < count; i++) {
       const tag = r.readUnsignedVarint();
@@ -337,7 +342,7 @@ function readWriteTxnMarkersResponseData(r: Reader, version: number): WriteTxnMa
 }
 function writeWriteTxnMarkersResponseData(w: Writer, version: number, v: WriteTxnMarkersResponseData): void {
   { const v_markers = v.markers; writeWriteTxnMarkersResponseData_markers(w, version, v_markers); }
-  if (version >= 1) {
+  if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
@@ -345,36 +350,36 @@ function writeWriteTxnMarkersResponseData(w: Writer, version: number, v: WriteTx
 const WritableTxnMarkerPartitionResultSchema: StructSchema = {
   name: 'WritableTxnMarkerPartitionResult',
   fields: [
-    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const WritableTxnMarkerTopicResultSchema: StructSchema = {
   name: 'WritableTxnMarkerTopicResult',
   fields: [
-    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerPartitionResultSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'name', type: { kind: 'primitive', type: 'string' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerPartitionResultSchema } }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const WritableTxnMarkerResultSchema: StructSchema = {
   name: 'WritableTxnMarkerResult',
   fields: [
-    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerTopicResultSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'producerId', type: { kind: 'primitive', type: 'int64' }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerTopicResultSchema } }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const WriteTxnMarkersResponseDataSchema: StructSchema = {
   name: 'WriteTxnMarkersResponseData',
   fields: [
-    { name: 'markers', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerResultSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'markers', type: { kind: 'array', element: { kind: 'struct', struct: WritableTxnMarkerResultSchema } }, versions: [1, 2], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 
 export const WriteTxnMarkersResponse: MessageCodec<WriteTxnMarkersResponseData> = defineCodec<WriteTxnMarkersResponseData>({
   name: 'WriteTxnMarkersResponse',
   apiKey: 27,
-  lowestVersion: 0,
-  highestVersion: 1,
+  lowestVersion: 1,
+  highestVersion: 2,
   flexibleFrom: 1,
   schema: WriteTxnMarkersResponseDataSchema,
   write: writeWriteTxnMarkersResponseData,

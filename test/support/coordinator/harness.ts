@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import type { TopicImage } from '../../../src/coordinator/consumer/metadata.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { Api } from '../../../src/protocol/messages/index.js';
+import { ZERO_UUID } from '../../../src/protocol/messages/runtime.js';
 import { encodeAssignment, encodeSubscription } from '../../../src/protocol/consumer-protocol.js';
 import { GroupCoordinator } from '../../../src/coordinator/coordinator.js';
 import type {
@@ -205,7 +206,7 @@ export class CoordinatorHarness {
   send<A extends GroupApi>(api: A, version: number, request: RequestOf<A>, clientId = 'consumer', clientHost = '/127.0.0.1'): Sent<ResponseOf<A>> {
     const codecs = Api[api];
     const encode = codecs.request.encode as (v: unknown, version: number) => Buffer;
-    const decoded = codecs.request.decode(encode(request, version), version) as RequestOf<A>;
+    const decoded = withTopicNames(api, codecs.request.decode(encode(request, version), version), request) as RequestOf<A>;
     const id = this.nextRequestId++;
     this.inFlight.set(id, { api, version });
     const ctx = { requestId: id, apiVersion: version, clientId, clientHost, nowMs: this.nowMs };
@@ -305,6 +306,33 @@ export class CoordinatorHarness {
 }
 
 /** A stable topic id (base64url of 16 bytes) for a topic name, so tests can name ids. */
+/**
+ * The versions that name topics by id carry no names on the wire (OffsetCommit v10,
+ * OffsetFetch v10, TxnOffsetCommit v6), and the others no ids; the broker resolves both
+ * before the coordinator sees a commit (a fetch only the names), and so does the harness,
+ * from the names and ids the test gave.
+ */
+function withTopicNames(api: GroupApi, decoded: unknown, sent: unknown): unknown {
+  type Topics = { name?: string; topicId?: string }[];
+  const named = (topics: Topics | null | undefined, original: Topics | null | undefined, ids: boolean): Topics | null | undefined =>
+    topics?.map((t, i) => ({
+      ...t,
+      ...(t.name === undefined || t.name === '' ? { name: original?.[i]?.name ?? '' } : {}),
+      ...(ids && (t.topicId === undefined || t.topicId === ZERO_UUID) && original?.[i]?.topicId !== undefined ? { topicId: original[i]!.topicId } : {}),
+    }));
+  if (api === 'OffsetCommit' || api === 'TxnOffsetCommit') {
+    const d = decoded as { topics: Topics };
+    return { ...d, topics: named(d.topics, (sent as { topics: Topics }).topics, true) };
+  }
+  if (api === 'OffsetFetch') {
+    const d = decoded as { groups?: { topics: Topics | null }[] };
+    const s = sent as { groups?: { topics: Topics | null }[] };
+    if (d.groups === undefined) return decoded;
+    return { ...d, groups: d.groups.map((g, i) => ({ ...g, topics: named(g.topics, s.groups?.[i]?.topics, false) ?? null })) };
+  }
+  return decoded;
+}
+
 export function topicIdFor(name: string): string {
   return createHash('sha256').update(name).digest().subarray(0, 16).toString('base64url');
 }

@@ -10,7 +10,7 @@ import type { HeartbeatResponseData } from '../../../src/protocol/messages/heart
 import type { LeaveGroupResponseData } from '../../../src/protocol/messages/leave-group.js';
 import type { OffsetCommitResponseData } from '../../../src/protocol/messages/offset-commit.js';
 import type { OffsetFetchResponseData } from '../../../src/protocol/messages/offset-fetch.js';
-import { assignment, subscription, type CoordinatorHarness, type Sent } from './harness.js';
+import { assignment, subscription, topicIdFor, type CoordinatorHarness, type Sent } from './harness.js';
 
 export const SESSION_TIMEOUT_MS = 10_000;
 export const REBALANCE_TIMEOUT_MS = 30_000;
@@ -136,13 +136,15 @@ export function commit(h: CoordinatorHarness, o: CommitOptions): Sent<OffsetComm
     memberId: version >= 1 ? (o.memberId ?? '') : '',
     groupInstanceId: version >= 7 ? (o.instanceId ?? null) : null,
     retentionTimeMs: version >= 2 && version <= 4 ? (o.retentionTimeMs ?? -1n) : -1n,
+    // v10 names topics by id, earlier versions by name; the broker resolves the other and
+    // hands the coordinator both.
     topics: Object.entries(o.offsets).map(([name, partitions]) => ({
       name,
+      topicId: topicIdFor(name),
       partitions: Object.entries(partitions).map(([p, offset]) => ({
         partitionIndex: Number(p),
         committedOffset: BigInt(offset),
         committedLeaderEpoch: version >= 6 ? (o.leaderEpoch ?? -1) : -1,
-        commitTimestamp: -1n,
         committedMetadata: o.metadata === undefined ? '' : o.metadata,
       })),
     })),
@@ -155,7 +157,7 @@ export function fetchOffsets(
   o: { group: string; topics: Record<string, number[]> | null; version?: number },
 ): Sent<OffsetFetchResponseData> {
   const version = o.version ?? 9;
-  const topics = o.topics === null ? null : Object.entries(o.topics).map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+  const topics = o.topics === null ? null : Object.entries(o.topics).map(([name, partitionIndexes]) => ({ name, ...(version >= 10 ? { topicId: topicIdFor(name) } : {}), partitionIndexes }));
   if (version >= 8) {
     return h.send('OffsetFetch', version, {
       groups: [{ groupId: o.group, memberId: null, memberEpoch: -1, topics }],

@@ -101,11 +101,14 @@ const NO_GENERATION: CommitIdentity = { generationId: -1, memberId: '', groupIns
 export class GroupMember implements CommitGroupHooks {
   readonly lookup: CoordinatorLookup;
   readonly committer: OffsetCommitter;
+  /** As Java's CommitRequestManager, the consumer protocol names topics by id when it can. */
+  readonly topicIds: boolean;
   private readonly membership: Membership;
 
   /** `assignors` matter to the classic protocol only. */
   constructor(private readonly ctx: MemberContext, groupId: string, assignors: readonly PartitionAssignor[]) {
     this.lookup = new CoordinatorLookup(ctx.cluster, groupId, ctx.logger);
+    this.topicIds = ctx.options.groupProtocol === 'consumer';
     this.committer = new OffsetCommitter(ctx.cluster, this.lookup, ctx.subscriptions, this, ctx.logger, ctx.commitCompleted);
     const context: MembershipContext = {
       ...ctx, lookup: this.lookup, committer: this.committer, callListener: (which, partitions) => this.callListener(which, partitions),

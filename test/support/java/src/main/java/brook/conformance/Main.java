@@ -62,8 +62,33 @@ public final class Main {
     private static final String[] CLIENT_MESSAGES = {"ConsumerProtocolSubscription", "ConsumerProtocolAssignment"};
     /** `__transaction_state` records (kafka-transaction-coordinator). */
     private static final String[] TRANSACTION_RECORDS = {"TransactionLogKey", "TransactionLogValue"};
+    private static final String SHARE_PKG = "org.apache.kafka.coordinator.share.generated.";
+    /** `__share_group_state` records (kafka-share-coordinator). */
+    private static final String[] SHARE_RECORDS = {"ShareSnapshotKey", "ShareSnapshotValue", "ShareUpdateKey", "ShareUpdateValue"};
+    /** Every `__consumer_offsets` record (kafka-group-coordinator): classic, consumer, share and streams groups. */
     private static final String[] COORDINATOR_RECORDS = {
-        "OffsetCommitKey", "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue",
+        "ConsumerGroupCurrentMemberAssignmentKey", "ConsumerGroupCurrentMemberAssignmentValue",
+        "ConsumerGroupMemberMetadataKey", "ConsumerGroupMemberMetadataValue",
+        "ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue",
+        "ConsumerGroupPartitionMetadataKey", "ConsumerGroupPartitionMetadataValue",
+        "ConsumerGroupRegularExpressionKey", "ConsumerGroupRegularExpressionValue",
+        "ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue",
+        "ConsumerGroupTargetAssignmentMetadataKey", "ConsumerGroupTargetAssignmentMetadataValue",
+        "GroupMetadataKey", "GroupMetadataValue",
+        "LegacyOffsetCommitKey", "LegacyOffsetCommitValue",
+        "OffsetCommitKey", "OffsetCommitValue",
+        "ShareGroupCurrentMemberAssignmentKey", "ShareGroupCurrentMemberAssignmentValue",
+        "ShareGroupMemberMetadataKey", "ShareGroupMemberMetadataValue",
+        "ShareGroupMetadataKey", "ShareGroupMetadataValue",
+        "ShareGroupStatePartitionMetadataKey", "ShareGroupStatePartitionMetadataValue",
+        "ShareGroupTargetAssignmentMemberKey", "ShareGroupTargetAssignmentMemberValue",
+        "ShareGroupTargetAssignmentMetadataKey", "ShareGroupTargetAssignmentMetadataValue",
+        "StreamsGroupCurrentMemberAssignmentKey", "StreamsGroupCurrentMemberAssignmentValue",
+        "StreamsGroupMemberMetadataKey", "StreamsGroupMemberMetadataValue",
+        "StreamsGroupMetadataKey", "StreamsGroupMetadataValue",
+        "StreamsGroupTargetAssignmentMemberKey", "StreamsGroupTargetAssignmentMemberValue",
+        "StreamsGroupTargetAssignmentMetadataKey", "StreamsGroupTargetAssignmentMetadataValue",
+        "StreamsGroupTopologyKey", "StreamsGroupTopologyValue",
     };
 
     /** One served message: Kafka's generated class plus its JsonConverter. */
@@ -124,6 +149,7 @@ public final class Main {
             for (String name : CLIENT_MESSAGES) CODECS.put(name, Codec.load(CLIENT_PKG + name));
             for (String name : COORDINATOR_RECORDS) CODECS.put(name, Codec.load(COORDINATOR_PKG + name));
             for (String name : TRANSACTION_RECORDS) CODECS.put(name, Codec.load(TRANSACTION_PKG + name));
+            for (String name : SHARE_RECORDS) CODECS.put(name, Codec.load(SHARE_PKG + name));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
