@@ -78,14 +78,19 @@ test(`a ${SIZE_MB} MB file system filled by an acks=all producer: KAFKA_STORAGE_
   t.diagnostic(`file system: ${fs.kind}`);
   const lines: string[] = [];
   const broker = await startBrook({ dataDir: join(fs.path, 'data'), log: createLogger('broker', 'info', (line) => lines.push(line)) });
-  const producer = new Producer({ bootstrapServers: broker.bootstrap, requestTimeoutMs: 3_000, deliveryTimeoutMs: 4_000, lingerMs: 5 });
+  // A delivery timeout short enough that batches refused by the full disk (KAFKA_STORAGE_ERROR
+  // is retriable) expire soon, long enough that a loaded machine does not expire the ones
+  // written before it fills.
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, requestTimeoutMs: 5_000, deliveryTimeoutMs: 15_000, lingerMs: 5 });
   try {
     const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
     await admin.createTopic({ name: 'filler', partitions: 1 });
     await admin.createTopic({ name: 'data', partitions: 1 });
     const value = 'x'.repeat(1_000);
-    // 8 MB that deleting a topic will give back.
-    await producer.sendBatch(Array.from({ length: 8_000 }, () => ({ topic: 'filler', value })));
+    // 8 MB that deleting a topic will give back, by a producer with the default timeouts.
+    const filler = new Producer({ bootstrapServers: broker.bootstrap, lingerMs: 5 });
+    await filler.sendBatch(Array.from({ length: 8_000 }, () => ({ topic: 'filler', value })));
+    await filler.close();
     const acked: string[] = [];
     const failures: string[] = [];
     const started = Date.now();
