@@ -33,7 +33,7 @@ import { completeTransaction, txnOffsetCommit } from './txn-offsets.js';
 import type { TxnOffsetCommitRequestData } from '../protocol/messages/txn-offset-commit.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
-import { parkedRequests, settleRevert, touchedGroups, touchedTimers } from './revert.js';
+import { parkedRequests, settleRevert, touchedTimers } from './revert.js';
 import type { ConsumerGroupState } from './consumer/group.js';
 import type { GroupType } from './events.js';
 import type { GroupState } from './classic/state.js';
@@ -182,11 +182,10 @@ export class GroupCoordinator {
     const s = this.s;
     const reverted = s.journal.takeFrom(token);
     if (reverted === undefined) return undefined;
-    const groups = touchedGroups(reverted);
-    const parked = parkedRequests(groups);
+    const parked = parkedRequests(s);
     const timers = touchedTimers(s, reverted);
     for (const changes of reverted) changes.rollback();
-    return this.execute(nowMs, (op) => settleRevert(s, op, reverted, groups, parked, timers, errorCode));
+    return this.execute(nowMs, (op) => settleRevert(s, op, reverted, parked, timers, errorCode));
   }
 
   /** The records of the result named `token`, and of every earlier one, are durable. */
@@ -210,10 +209,6 @@ export class GroupCoordinator {
     const s = this.s;
     const action = s.timers.take(key);
     if (action === undefined) return;
-    if (action.kind === 'heartbeat' || action.kind === 'join' || action.kind === 'initial-rebalance' || action.kind === 'sync') {
-      const group = s.groups.get(action.groupId);
-      if (group !== undefined) s.changing(group);
-    }
     switch (action.kind) {
       case 'heartbeat':
         expireHeartbeat(s, op, action.groupId, action.memberId);

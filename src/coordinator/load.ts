@@ -15,7 +15,6 @@ import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import { applyConsumerGroupRecord } from './consumer/replay.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import { ClassicGroup } from './classic/group.js';
-import { ClassicGroupMember } from './classic/member.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from './classic/rebalance.js';
 import type { OffsetAndMetadata } from './records.js';
@@ -89,7 +88,7 @@ function groupFromRecord(s: CoordinatorState, groupId: string, value: GroupMetad
   for (const m of value.members) {
     const rebalanceTimeoutMs = m.rebalanceTimeout === undefined || m.rebalanceTimeout === -1 ? m.sessionTimeout : m.rebalanceTimeout;
     // Only the chosen protocol's metadata is persisted, so that is all the member supports now.
-    const member = new ClassicGroupMember(
+    const member = group.newMember(
       m.memberId,
       m.groupInstanceId ?? null,
       m.clientId,
@@ -116,7 +115,7 @@ export function loaded(s: CoordinatorState, op: Operation): void {
     for (const member of group.members.values()) rescheduleHeartbeat(op, group, member);
     if (group.numMembers > s.config.maxGroupSize) {
       const reason = `freshly-loaded group is over capacity (${group.numMembers} members, group.max.size ${s.config.maxGroupSize}); rebalancing so that members can commit offsets`;
-      prepareRebalance(s, op, s.changing(group), reason);
+      prepareRebalance(s, op, group, reason);
     }
   }
   op.schedule(OFFSETS_EXPIRATION_KEY, s.config.offsetsRetentionCheckIntervalMs, { kind: 'offsets-expiration' });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { CoordinatorState } from '../../src/coordinator/coordinator-state.js';
+import { TimelineValue } from '../../src/coordinator/timeline-map.js';
 import { heartbeatKey, joinKey, OFFSETS_EXPIRATION_KEY, TIMER_RETRY_BACKOFF_MS } from '../../src/coordinator/operation.js';
 import { CoordinatorHarness, assignment } from '../support/coordinator/harness.js';
 import { awaitJoins, commit, fetchedOffsets, fetchOffsets, formGroup, heartbeat, join, joinNew, leave, sync } from '../support/coordinator/requests.js';
@@ -296,6 +297,7 @@ function stateOf(h: CoordinatorHarness): CoordinatorState {
 
 /** A comparable picture of a value: Maps and Sets in their iteration order, every own field. */
 function picture(value: unknown): unknown {
+  if (value instanceof TimelineValue) return picture(value.get());
   if (value instanceof Map) return { map: [...value].map(([k, v]) => [picture(k), picture(v)]) };
   if (value instanceof Set) return { set: [...value].map(picture) };
   if (Buffer.isBuffer(value)) return value.toString('hex');
@@ -311,13 +313,14 @@ function pictureOfState(h: CoordinatorHarness): unknown {
   const offsets = (s.offsets as unknown as { byGroup: Map<string, unknown> }).byGroup;
   const byKey = ([a]: [unknown, unknown], [b]: [unknown, unknown]) => (String(a) < String(b) ? -1 : 1);
   // Orders nothing depends on (looked up or counted, never listed) are compared sorted: the
-  // offsets' groups, the timers, a group's static members and pending id sets. A group's
-  // members and offsets keep theirs (DescribeGroups, OffsetFetch, leader re-election).
+  // offsets' groups, the timers, a group's static members, protocol counts and pending id
+  // sets. A group's members and offsets keep theirs (DescribeGroups, OffsetFetch, leader
+  // re-election).
   const group = (g: object) =>
     Object.fromEntries(
       Object.entries(g)
         .filter(([field]) => field !== 'journal')
-        .map(([field, v]) => [field, v instanceof Set ? [...v].sort() : v instanceof Map && field === 'staticMembers' ? [...v].sort(byKey) : v]),
+        .map(([field, v]) => [field, v instanceof Set ? [...v].sort() : v instanceof Map && (field === 'staticMembers' || field === 'supportedProtocols') ? [...v].sort(byKey) : v]),
     );
   return picture({
     groups: [...s.groups].map(([id, g]) => [id, group(g)]),

@@ -9,7 +9,7 @@ import { classicJoinToConsumerGroup } from '../consumer/classic-join.js';
 import type { JoinGroupRequestData } from '../../protocol/messages/join-group.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import type { ClassicGroup } from './group.js';
-import { ClassicGroupMember, ownProtocols, type ParkedRequest } from './member.js';
+import { ownProtocols, type ClassicGroupMember, type ParkedRequest } from './member.js';
 import { heartbeatKey, type Operation } from '../operation.js';
 import {
   answerJoin,
@@ -72,7 +72,7 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
   const existing = s.groups.get(req.groupId);
   // Only a member without an id may create a group.
   if (existing === undefined && !isUnknownMember) return fail(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
-  const group = s.changing(existing ?? s.getOrCreateGroup(req.groupId, op.nowMs));
+  const group = existing ?? s.getOrCreateGroup(req.groupId, op.nowMs);
 
   if (!acceptJoiningMember(s, group, req.memberId)) {
     removeMember(op, group, req.memberId, 'group-max-size');
@@ -227,7 +227,7 @@ function updateMemberThenRebalanceOrCompleteJoin(
 
 function addMemberThenRebalanceOrCompleteJoin(s: CoordinatorState, op: Operation, group: ClassicGroup, join: Join, memberId: string): void {
   const { ctx, req } = join;
-  const member = new ClassicGroupMember(
+  const member = group.newMember(
     memberId,
     req.groupInstanceId ?? null,
     ctx.clientId,

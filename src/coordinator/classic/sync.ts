@@ -56,7 +56,6 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     case 'PreparingRebalance':
       return fail(ErrorCode.REBALANCE_IN_PROGRESS);
     case 'CompletingRebalance': {
-      s.changing(group);
       const superseded = member.awaitingSync;
       // Kafka drops the SyncGroup this one replaces; Brook answers it so it is not held forever.
       if (superseded !== null) op.reply(superseded.requestId, syncGroupError(superseded.apiVersion, ErrorCode.REBALANCE_IN_PROGRESS));
@@ -79,7 +78,6 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     }
     case 'Stable':
       // A late follower, or a member whose static replacement needs no rebalance.
-      s.changing(group);
       removePendingSyncMember(op, group, req.memberId);
       return op.reply(
         ctx.requestId,
@@ -110,7 +108,6 @@ function onStoreFailure(s: CoordinatorState, groupId: string, generationId: numb
   s.journal.onRevert((op, errorCode) => {
     const group = s.groups.get(groupId);
     if (group === undefined || !group.is('CompletingRebalance') || group.generationId !== generationId) return;
-    s.changing(group);
     resetAndPropagateAssignmentWithError(op, group, errorCode);
     maybePrepareRebalanceOrCompleteJoin(s, op, group, `error ${errorCode} when storing group assignment during SyncGroup`);
   });

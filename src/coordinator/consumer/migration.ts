@@ -21,7 +21,7 @@ import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAss
 import { ConsumerProtocolAssignment } from '../../protocol/messages/consumer-protocol-assignment.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { ClassicGroup } from '../classic/group.js';
-import { ClassicGroupMember } from '../classic/member.js';
+import type { ClassicGroupMember } from '../classic/member.js';
 import { applyRecord } from '../load.js';
 import { consumerRebalanceKey, consumerSessionKey, heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
 import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../classic/rebalance.js';
@@ -115,7 +115,6 @@ export function convertToConsumerGroup(s: CoordinatorState, op: Operation, class
   // Computed first: a member that cannot be converted leaves the classic group untouched.
   const converted = [...classic.members.values()].map((m) => memberFromClassic(s, classic, m));
 
-  s.changing(classic);
   for (const m of classic.members.values()) {
     answerJoin(op, classic, m, { errorCode: ErrorCode.REBALANCE_IN_PROGRESS, memberId: m.memberId });
     answerSync(op, classic, m, { errorCode: ErrorCode.REBALANCE_IN_PROGRESS });
@@ -226,7 +225,7 @@ export function convertToClassicGroup(
   const classic = new ClassicGroup(groupId, 'Stable', op.nowMs, s.journal, { generationId: group.groupEpoch, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: null, leaderId: null });
   const gone = new Set(leaving.map((m) => m.memberId));
   const classicMember = (m: ConsumerGroupMember): ClassicGroupMember =>
-    new ClassicGroupMember(m.memberId, m.instanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.classicMemberMetadata!.sessionTimeoutMs, CONSUMER_PROTOCOL_TYPE,
+    classic.newMember(m.memberId, m.instanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.classicMemberMetadata!.sessionTimeoutMs, CONSUMER_PROTOCOL_TYPE,
       m.classicMemberMetadata!.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })));
   for (const m of group.members.values()) {
     if (gone.has(m.memberId) || (joining !== null && m.instanceId !== null && m.instanceId === joining.instanceId)) continue;
@@ -262,7 +261,7 @@ export function convertToClassicGroup(
     });
   }
   for (const m of classic.members.values()) rescheduleHeartbeat(op, classic, m);
-  if (rebalance) prepareRebalance(s, op, s.changing(classic), `downgrade group ${groupId} from consumer to classic`);
+  if (rebalance) prepareRebalance(s, op, classic, `downgrade group ${groupId} from consumer to classic`);
   return classic;
 }
 
