@@ -27,9 +27,10 @@ import { deleteGroups, describeGroups, listGroups } from './describe.js';
 import { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
 import { heartbeat, leaveGroup } from './classic/heartbeat.js';
 import { joinGroup } from './classic/join.js';
-import { applyRecord, loaded, unload } from './load.js';
+import { loaded, unload } from './load.js';
+import { replayBytes, replayEndTransactionMarker } from './replay.js';
 import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offsets.js';
-import { completeTransaction, txnOffsetCommit } from './txn-offsets.js';
+import { txnOffsetCommit } from './txn-offsets.js';
 import type { TxnOffsetCommitRequestData } from '../protocol/messages/txn-offset-commit.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
@@ -120,7 +121,7 @@ export class GroupCoordinator {
    * or are dropped. No records: the marker is the record.
    */
   completeTransaction(producerId: bigint, commit: boolean, nowMs: number): CoordinatorResult {
-    return this.execute(nowMs, () => completeTransaction(this.s, producerId, commit, nowMs));
+    return this.execute(nowMs, () => replayEndTransactionMarker(this.s, producerId, commit, nowMs));
   }
 
   offsetDelete(ctx: RequestContext, req: OffsetDeleteRequestData): CoordinatorResult {
@@ -253,12 +254,12 @@ export class GroupCoordinator {
    * the last one. Undecodable records throw (ProtocolDecodeError).
    */
   replay(record: CoordinatorRecord): void {
-    applyRecord(this.s, record, null);
+    replayBytes(this.s, record);
   }
 
   /** Start-up: a transaction marker met in `__consumer_offsets`, in log order with the records. */
   replayEndTransactionMarker(producerId: bigint, commit: boolean): void {
-    completeTransaction(this.s, producerId, commit, null);
+    replayEndTransactionMarker(this.s, producerId, commit, null);
   }
 
   /**

@@ -21,7 +21,7 @@ import {
   rescheduleHeartbeat,
   withClientReason,
 } from './rebalance.js';
-import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from '../records.js';
+import { currentAssignments, emptyGroupMetadataRecord, encodeRecord, groupMetadataRecord } from '../records.js';
 import { joinGroupError, joinGroupResponse } from './responses.js';
 import { assertNever, type RequestContext } from '../types.js';
 
@@ -85,7 +85,7 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
 
   // Kafka persists a group created by a JoinGroup at once (generation 0, no members), so it
   // survives a restart even before its first generation completes.
-  if (existing === undefined && op.recordCount === recordsBefore) op.record(emptyGroupMetadataRecord(group));
+  if (existing === undefined && op.recordCount === recordsBefore) op.record(encodeRecord(emptyGroupMetadataRecord(group.groupId, group.currentStateTimestampMs ?? op.nowMs)));
 }
 
 /** group.max.size: members already in (or rejoining) are accepted; new ones while there is room. */
@@ -286,7 +286,7 @@ function updateStaticMemberThenRebalanceOrCompleteJoin(
         return maybePrepareRebalanceOrCompleteJoin(s, op, group, withClientReason(reason, req.reason));
       }
       // Persist the new member id, then answer (the runtime releases the reply once durable).
-      op.record(groupMetadataRecord(group, currentAssignments(group)));
+      op.record(encodeRecord(groupMetadataRecord(group, currentAssignments(group))));
       const isLeader = group.isLeader(newMemberId);
       const skip = supportsSkippingAssignment(ctx.apiVersion);
       answerJoin(op, group, member, {

@@ -10,7 +10,7 @@ import type { MemberRemovalCause } from '../events.js';
 import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT, type ClassicGroupMember } from './member.js';
 import { heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
-import { groupMetadataRecord } from '../records.js';
+import { encodeRecord, groupMetadataRecord } from '../records.js';
 import { joinGroupResponse, syncGroupResponse, type JoinReply, type SyncReply } from './responses.js';
 import { assertNever } from '../types.js';
 
@@ -158,7 +158,7 @@ export function completeClassicGroupJoin(s: CoordinatorState, op: Operation, gro
 
   group.initNextGeneration(op.nowMs);
   if (group.is('Empty')) {
-    op.record(groupMetadataRecord(group, new Map()));
+    op.record(encodeRecord(groupMetadataRecord(group, new Map())));
     op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: 0, state: 'Empty' });
     return;
   }

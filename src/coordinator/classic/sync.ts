@@ -10,7 +10,7 @@ import type { CoordinatorState } from '../coordinator-state.js';
 import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT } from './member.js';
 import type { Operation } from '../operation.js';
-import { groupMetadataRecord } from '../records.js';
+import { encodeRecord, groupMetadataRecord } from '../records.js';
 import {
   maybePrepareRebalanceOrCompleteJoin,
   removePendingSyncMember,
@@ -68,7 +68,7 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
         for (const memberId of group.members.keys()) if (!assignment.has(memberId)) assignment.set(memberId, EMPTY_ASSIGNMENT);
         // The replies below are released by the runtime once this record is durable, which
         // is when Kafka completes them.
-        op.record(groupMetadataRecord(group, assignment));
+        op.record(encodeRecord(groupMetadataRecord(group, assignment)));
         setAndPropagateAssignment(op, group, assignment);
         group.transitionTo('Stable', op.nowMs);
         op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers, state: 'Stable' });

@@ -41,7 +41,7 @@ import { maybeUpdateRegularExpressions } from './regex.js';
 import { maybeUpdateTargetAssignment, preferredAssignor } from './target.js';
 import { maybeReconcile, updateSubscriptionMetadata } from './update.js';
 import { writeConsumerGroupRecords } from './write.js';
-import { applyRecord } from '../load.js';
+import { writeRecord } from '../replay.js';
 import type { Operation } from '../operation.js';
 import { groupMetadataTombstone } from '../records.js';
 import type { RequestContext } from '../types.js';
@@ -223,11 +223,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   const reconciled = maybeReconcile(s, op, group, updated, target, hasSubscriptionChanged, req.topicPartitions, records);
   scheduleSessionTimeout(s, op, groupId, memberId);
 
-  if (replacesClassic) {
-    const tombstone = groupMetadataTombstone(groupId);
-    applyRecord(s, tombstone, op.nowMs);
-    op.record(tombstone);
-  }
+  if (replacesClassic) writeRecord(s, op, groupMetadataTombstone(groupId));
   writeConsumerGroupRecords(s, op, records, epochReason(group, memberId, hasSubscriptionChanged, bump));
   const written = s.consumerGroups.get(groupId);
   for (const removed of regexRemovals) written?.updateResolvedRegex(removed, null);

@@ -22,10 +22,10 @@ import { ConsumerProtocolAssignment } from '../../protocol/messages/consumer-pro
 import type { CoordinatorState } from '../coordinator-state.js';
 import { ClassicGroup } from '../classic/group.js';
 import type { ClassicGroupMember } from '../classic/member.js';
-import { applyRecord } from '../load.js';
+import { writeRecord } from '../replay.js';
 import { consumerRebalanceKey, consumerSessionKey, heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
 import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../classic/rebalance.js';
-import { groupMetadataRecord, groupMetadataTombstone, currentAssignments } from '../records.js';
+import { encodeRecord, groupMetadataRecord, groupMetadataTombstone, currentAssignments } from '../records.js';
 import { isDowngradeEnabled, isUpgradeEnabled } from '../types.js';
 import { assignmentFromRecord, type Assignment } from './assignment.js';
 import { consumerGroupTombstones } from './classic-apis.js';
@@ -123,9 +123,7 @@ export function convertToConsumerGroup(s: CoordinatorState, op: Operation, class
   for (const pending of classic.pendingJoinMembers) op.cancel(heartbeatKey(groupId, pending));
   op.cancel(joinKey(groupId));
   op.cancel(syncKey(groupId));
-  const tombstone = groupMetadataTombstone(groupId);
-  applyRecord(s, tombstone, op.nowMs);
-  op.record(tombstone);
+  writeRecord(s, op, groupMetadataTombstone(groupId));
 
   const counts = new Map<string, SubscriptionCount>();
   for (const { member } of converted) {
@@ -252,7 +250,7 @@ export function convertToClassicGroup(
   writeConsumerGroupRecords(s, op, [...pending, ...records], null);
 
   s.putGroup(classic);
-  op.record(groupMetadataRecord(classic, currentAssignments(classic)));
+  op.record(encodeRecord(groupMetadataRecord(classic, currentAssignments(classic))));
   op.event({ type: 'group-converted', groupId, from: 'consumer', to: 'classic', members: classic.numMembers });
   if (joining !== null) {
     op.event({
