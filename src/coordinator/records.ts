@@ -168,6 +168,14 @@ export function encodeRecord(record: GroupCoordinatorRecord): CoordinatorRecord 
 }
 
 /**
+ * Decoded bytes are views into the log's read buffer: the state keeps copies, so that it
+ * does not pin every buffer a record was read from.
+ */
+function ownedGroupMetadata(value: GroupMetadataValue): GroupMetadataValue {
+  return { ...value, members: value.members.map((m) => ({ ...m, subscription: Buffer.from(m.subscription), assignment: Buffer.from(m.assignment) })) };
+}
+
+/**
  * A record read from `__consumer_offsets`, as the value it was built as; null for a type
  * Brook keeps no state for (share and streams groups) or no schema defines, which Kafka's
  * loader skips too. Throws (ProtocolDecodeError) on bytes that do not decode.
@@ -194,7 +202,7 @@ export function decodeRecord(record: CoordinatorRecord): GroupCoordinatorRecord 
       return { type: 1, groupId, topic, partition, offset };
     }
     case 'group-metadata':
-      return { type: 2, groupId: key.key.group, value: record.value === null ? null : decodeGroupMetadataValue(record.value) };
+      return { type: 2, groupId: key.key.group, value: record.value === null ? null : ownedGroupMetadata(decodeGroupMetadataValue(record.value)) };
     case 'consumer-group':
       return decodeConsumerGroupRecord(key.type, key.keyReader, record.value);
     case 'other':

@@ -32,11 +32,26 @@ export function replayRecord(s: CoordinatorState, record: GroupCoordinatorRecord
       return;
     case 2:
       if (record.value === null) s.removeGroup(record.groupId, nowMs ?? 0);
-      else s.putGroup(groupFromRecord(s, record.groupId, record.value));
+      else replayGroupMetadata(s, record.groupId, record.value);
       return;
     default:
       applyConsumerGroupRecord(s, record, nowMs);
   }
+}
+
+/**
+ * A classic group's GroupMetadata: the group of that id becomes what the record says
+ * (ClassicGroup.replayMetadata); a group the record creates (a JoinGroup's new group, or at
+ * start-up) starts Empty, as Kafka creates it, with the record's state timestamp.
+ */
+function replayGroupMetadata(s: CoordinatorState, groupId: string, value: GroupMetadataValue): void {
+  let group = s.groups.get(groupId);
+  if (group === undefined) {
+    const stateTimestamp = value.currentStateTimestamp ?? -1n;
+    group = new ClassicGroup(groupId, 'Empty', stateTimestamp === -1n ? null : Number(stateTimestamp), s.journal);
+    s.putGroup(group);
+  }
+  group.replayMetadata(value);
 }
 
 /** Start-up: one record as read from the log. Types Brook keeps no state for are skipped. */
@@ -79,34 +94,4 @@ export function replayEndTransactionMarker(s: CoordinatorState, producerId: bigi
       for (const [partition, offset] of partitions) replayOffset(s, groupId, topic, partition, offset, nowMs);
     }
   }
-}
-
-/** A group as Kafka loads it: Stable with its members when it had any, else Empty. */
-function groupFromRecord(s: CoordinatorState, groupId: string, value: GroupMetadataValue): ClassicGroup {
-  const protocolType = value.protocolType === '' ? null : value.protocolType;
-  const stateTimestamp = value.currentStateTimestamp ?? -1n;
-  const group = new ClassicGroup(groupId, value.members.length === 0 ? 'Empty' : 'Stable', stateTimestamp === -1n ? null : Number(stateTimestamp), s.journal, {
-    generationId: value.generation,
-    protocolType,
-    protocolName: value.protocol,
-    leaderId: value.leader,
-  });
-  for (const m of value.members) {
-    const rebalanceTimeoutMs = m.rebalanceTimeout === undefined || m.rebalanceTimeout === -1 ? m.sessionTimeout : m.rebalanceTimeout;
-    // Only the chosen protocol's metadata is persisted, so that is all the member supports now.
-    const member = group.newMember(
-      m.memberId,
-      m.groupInstanceId ?? null,
-      m.clientId,
-      m.clientHost,
-      rebalanceTimeoutMs,
-      m.sessionTimeout,
-      value.protocolType,
-      [{ name: value.protocol ?? '', metadata: Buffer.from(m.subscription) }],
-      Buffer.from(m.assignment),
-    );
-    group.add(member, null);
-  }
-  group.subscribedTopics = group.computeSubscribedTopics();
-  return group;
 }

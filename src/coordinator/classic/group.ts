@@ -18,6 +18,7 @@ import { ConsumerProtocolSubscription } from '../../protocol/messages/consumer-p
 import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { JoinGroupResponseMember } from '../../protocol/messages/join-group.js';
+import type { GroupMetadataValue } from '../../protocol/coordinator-records/group-metadata-value.js';
 import type { Journal } from '../journal.js';
 import { TimelineMap, TimelineSet, TimelineValue } from '../timeline-map.js';
 import { ClassicGroupMember, type MemberProtocol, type ParkedRequest } from './member.js';
@@ -421,6 +422,65 @@ export class ClassicGroup {
       this.transitionTo('Empty', nowMs);
     }
     this.clearPendingSyncMembers();
+  }
+
+  /**
+   * The replay of the group's GroupMetadata record (../replay.ts): the group becomes what
+   * Kafka persists of it (generation, protocol type and name, leader, state timestamp, and
+   * the members with their timeouts, subscription, i.e. the chosen protocol's metadata, and
+   * assignment). What Kafka keeps outside its records stays as it is: a rebalance in progress,
+   * parked requests, pending member ids, and a member's other protocols as long as the chosen
+   * one's metadata is the record's. A group at rest is Stable with members and Empty without,
+   * as Kafka loads it. Live, a group writes a record of itself as it is, so the replay changes
+   * what memory did not hold yet (the leader's assignments); at start-up each record makes the
+   * group what it was at that generation.
+   */
+  replayMetadata(value: GroupMetadataValue): void {
+    const protocolName = value.protocol ?? '';
+    let subscriptionsChanged = false;
+    const inRecord = new Set(value.members.map((m) => m.memberId));
+    for (const memberId of [...this.memberMap.keys()]) {
+      if (inRecord.has(memberId)) continue;
+      this.remove(memberId);
+      subscriptionsChanged = true;
+    }
+    const added: ClassicGroupMember[] = [];
+    for (const m of value.members) {
+      // Records of old versions have no rebalance timeout: Kafka takes the session timeout.
+      const rebalanceTimeoutMs = m.rebalanceTimeout === undefined || m.rebalanceTimeout === -1 ? m.sessionTimeout : m.rebalanceTimeout;
+      const member = this.memberMap.get(m.memberId);
+      if (member === undefined) {
+        // Only the chosen protocol's metadata is persisted, so that is all the member supports.
+        const protocols = [{ name: protocolName, metadata: m.subscription }];
+        added.push(this.newMember(m.memberId, m.groupInstanceId ?? null, m.clientId, m.clientHost, rebalanceTimeoutMs, m.sessionTimeout, value.protocolType, protocols, m.assignment));
+        continue;
+      }
+      member.rebalanceTimeoutMs = rebalanceTimeoutMs;
+      member.sessionTimeoutMs = m.sessionTimeout;
+      member.assignment = m.assignment;
+      const chosen = member.supportedProtocols.find((p) => p.name === protocolName);
+      if (chosen === undefined || !chosen.metadata.equals(m.subscription)) {
+        this.countProtocols(member, -1);
+        member.supportedProtocols = [{ name: protocolName, metadata: m.subscription }];
+        this.countProtocols(member, +1);
+        subscriptionsChanged = true;
+      }
+    }
+    // Added after the members that stay have the record's protocol: a member joins a group
+    // that supports its protocol.
+    for (const member of added) this.add(member, null);
+    const protocolType = value.protocolType === '' ? null : value.protocolType;
+    subscriptionsChanged ||= added.length > 0 || protocolType !== this.protocolType || value.protocol !== this.protocolName;
+    this.type.set(protocolType);
+    this.protocol.set(value.protocol);
+    this.generation.set(value.generation);
+    this.leader.set(value.leader);
+    const stateTimestamp = value.currentStateTimestamp ?? -1n;
+    this.stateTimestamp.set(stateTimestamp === -1n ? null : Number(stateTimestamp));
+    if (this.is('Empty') || this.is('Stable')) this.currentState.set(value.members.length > 0 ? 'Stable' : 'Empty');
+    // Derived from what the record carries: computed again when that changed (as Kafka
+    // computes it when it loads a group and at each new generation).
+    if (subscriptionsChanged) this.subscribedTopics = this.computeSubscribedTopics();
   }
 
   /** What the leader receives in its JoinGroup response: every member with its metadata. */

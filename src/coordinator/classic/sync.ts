@@ -10,12 +10,13 @@ import type { CoordinatorState } from '../coordinator-state.js';
 import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT } from './member.js';
 import type { Operation } from '../operation.js';
-import { encodeRecord, groupMetadataRecord } from '../records.js';
+import { groupMetadataRecord } from '../records.js';
+import { writeRecord } from '../replay.js';
 import {
   maybePrepareRebalanceOrCompleteJoin,
+  propagateAssignment,
   removePendingSyncMember,
   resetAndPropagateAssignmentWithError,
-  setAndPropagateAssignment,
 } from './rebalance.js';
 import { syncGroupError, syncGroupResponse } from './responses.js';
 import { assertNever, type RequestContext } from '../types.js';
@@ -66,10 +67,11 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
         // Copied: the request's bytes are views into its frame, and these are kept.
         for (const a of req.assignments) assignment.set(a.memberId, Buffer.from(a.assignment));
         for (const memberId of group.members.keys()) if (!assignment.has(memberId)) assignment.set(memberId, EMPTY_ASSIGNMENT);
-        // The replies below are released by the runtime once this record is durable, which
+        // The record gives each member its assignment (its replay), which goes to the members
+        // waiting for it; the runtime releases the replies once the record is durable, which
         // is when Kafka completes them.
-        op.record(encodeRecord(groupMetadataRecord(group, assignment)));
-        setAndPropagateAssignment(op, group, assignment);
+        writeRecord(s, op, groupMetadataRecord(group, assignment));
+        propagateAssignment(op, group, ErrorCode.NONE);
         group.transitionTo('Stable', op.nowMs);
         op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers, state: 'Stable' });
         onStoreFailure(s, group.groupId, group.generationId);

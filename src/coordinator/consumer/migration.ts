@@ -25,7 +25,7 @@ import type { ClassicGroupMember } from '../classic/member.js';
 import { writeRecord } from '../replay.js';
 import { consumerRebalanceKey, consumerSessionKey, heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
 import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../classic/rebalance.js';
-import { encodeRecord, groupMetadataRecord, groupMetadataTombstone, currentAssignments } from '../records.js';
+import { groupMetadataRecord, groupMetadataTombstone } from '../records.js';
 import { isDowngradeEnabled, isUpgradeEnabled } from '../types.js';
 import { assignmentFromRecord, type Assignment } from './assignment.js';
 import { consumerGroupTombstones } from './classic-apis.js';
@@ -232,9 +232,11 @@ export function convertToClassicGroup(
   if (joining !== null) classic.add(classicMember(joining), null);
   classic.protocolName = classic.selectProtocol();
   classic.subscribedTopics = classic.computeSubscribedTopics();
+  // Each member's target as its assignment: the classic group's record carries them.
+  const assignments = new Map<string, Buffer>();
   for (const m of classic.members.values()) {
     const targetOf = joining !== null && m.memberId === joining.memberId ? replaced!.memberId : m.memberId;
-    m.assignment = classicAssignment(s, group.targetAssignmentOf(targetOf), m.metadata(classic.protocolName));
+    assignments.set(m.memberId, classicAssignment(s, group.targetAssignmentOf(targetOf), m.metadata(classic.protocolName)));
   }
 
   // The consumer group's records go; its members' timers with it.
@@ -249,8 +251,10 @@ export function convertToClassicGroup(
   for (const regex of [...group.resolvedRegularExpressions.keys()]) group.updateResolvedRegex(regex, null);
   writeConsumerGroupRecords(s, op, [...pending, ...records], null);
 
+  // The group is built in memory with what its record cannot carry (every protocol of each
+  // member, for the votes to come), then takes what the record carries from its replay.
   s.putGroup(classic);
-  op.record(encodeRecord(groupMetadataRecord(classic, currentAssignments(classic))));
+  writeRecord(s, op, groupMetadataRecord(classic, assignments));
   op.event({ type: 'group-converted', groupId, from: 'consumer', to: 'classic', members: classic.numMembers });
   if (joining !== null) {
     op.event({
