@@ -207,8 +207,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     records.push(memberSubscriptionRecord(groupId, updated));
     namesChanged = !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames);
   }
-  const regexRemovals: string[] = [];
-  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals, ctx.mayDescribeTopic);
+  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, records, ctx.mayDescribeTopic);
   const hasSubscriptionChanged = namesChanged || regex !== 'none';
   // Kafka 4.4 bumps for new topic names, a regex whose topics are known, or a new preferred
   // assignor; a new group needs no bump of its own (it starts at epoch 1, see group.ts).
@@ -226,7 +225,6 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   if (replacesClassic) writeRecord(s, op, groupMetadataTombstone(groupId));
   writeConsumerGroupRecords(s, op, records, epochReason(group, memberId, hasSubscriptionChanged, bump));
   const written = s.consumerGroups.get(groupId);
-  for (const removed of regexRemovals) written?.updateResolvedRegex(removed, null);
   if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
 
   // The assignment goes out when it changed, and on a full request (a join, or a client

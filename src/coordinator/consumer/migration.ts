@@ -248,7 +248,6 @@ export function convertToClassicGroup(
     op.cancel(consumerSessionKey(groupId, m.memberId));
     op.cancel(consumerRebalanceKey(groupId, m.memberId));
   }
-  for (const regex of [...group.resolvedRegularExpressions.keys()]) group.updateResolvedRegex(regex, null);
   writeConsumerGroupRecords(s, op, [...pending, ...records], null);
 
   // The group is built in memory with what its record cannot carry (every protocol of each
