@@ -68,7 +68,10 @@ export class Changes {
   }
 
   touch(map: object, key: unknown): void {
-    (this.touched ??= []).push(map, key);
+    // A literal of two: most operations touch one key (a session timer), and `push` on an
+    // empty array would reserve room for sixteen.
+    if (this.touched === null) this.touched = [map, key];
+    else this.touched.push(map, key);
   }
 
   /** The keys of `map` this operation changed (a tracked TimelineMap), with repeats. */
