@@ -4,10 +4,9 @@
  * ...) are functions over this state, as the parts of Kafka's `GroupMetadataManager` and
  * `OffsetMetadataManager` are methods over theirs.
  *
- * Every change goes through the journal (journal.ts), so that an operation whose records do
- * not become durable can be undone: the maps here are timeline maps (timeline-map.ts), which
- * record their own changes, and an operation calls `changing(group)` before it first
- * changes a group (whose fields and members the group records itself).
+ * All of it is timeline state (timeline-map.ts): maps, sets and values that record how to
+ * undo their own changes in the journal (journal.ts), so that an operation whose records do
+ * not become durable can be undone.
  */
 import { ConsumerGroup } from './consumer/group.js';
 import { MetadataImage } from './consumer/metadata.js';
@@ -77,7 +76,7 @@ export class OffsetStore {
   }
 }
 
-type PendingOffsets = Map<string, Map<string, Map<number, OffsetAndMetadata>>>;
+type PendingOffsets = TimelineMap<string, TimelineMap<string, TimelineMap<number, OffsetAndMetadata>>>;
 
 /** Offsets of open transactions: producer id → group → topic → partition (txn-offsets.ts). */
 export class PendingTxnOffsets {
@@ -89,21 +88,16 @@ export class PendingTxnOffsets {
 
   put(producerId: bigint, groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): void {
     let groups = this.byProducer.get(producerId);
-    // A producer's offsets are taken whole (take()): below it, only a put's own key is undone.
-    if (groups === undefined) this.byProducer.set(producerId, (groups = new Map()));
+    if (groups === undefined) this.byProducer.set(producerId, (groups = new TimelineMap(this.journal)));
     let topics = groups.get(groupId);
-    if (topics === undefined) groups.set(groupId, (topics = new Map()));
+    if (topics === undefined) groups.set(groupId, (topics = new TimelineMap(this.journal)));
     let partitions = topics.get(topic);
-    if (partitions === undefined) topics.set(topic, (partitions = new Map()));
-    const previous = partitions.get(partition);
+    if (partitions === undefined) topics.set(topic, (partitions = new TimelineMap(this.journal)));
     partitions.set(partition, offset);
-    if (!this.journal.recording) return;
-    const target = partitions;
-    this.journal.record(() => (previous === undefined ? target.delete(partition) : target.set(partition, previous)));
   }
 
   /** Removes and returns the producer's pending offsets. */
-  take(producerId: bigint): PendingOffsets | undefined {
+  take(producerId: bigint): ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<number, OffsetAndMetadata>>> | undefined {
     const pending = this.byProducer.get(producerId);
     if (pending !== undefined) this.byProducer.delete(producerId);
     return pending;
@@ -151,19 +145,12 @@ export class CoordinatorState {
     }
   }
 
-  /** The running operation is about to change `group` (see journal.ts); returns it. */
-  changing(group: ClassicGroup): ClassicGroup {
-    this.journal.changing(group);
-    return group;
-  }
-
   /** Kafka's getOrMaybeCreateClassicGroup with createIfNotExists: a new group is Empty. */
   getOrCreateGroup(groupId: string, nowMs: number | null): ClassicGroup {
     let group = this.groups.get(groupId);
     if (group === undefined) {
       group = new ClassicGroup(groupId, 'Empty', nowMs, this.journal);
       this.groups.set(groupId, group);
-      this.journal.created(group);
     }
     return group;
   }
@@ -171,7 +158,6 @@ export class CoordinatorState {
   /** Puts a group read from a GroupMetadata record in place of any group of that id. */
   putGroup(group: ClassicGroup): void {
     this.groups.set(group.groupId, group);
-    this.journal.created(group);
   }
 
   /**
@@ -202,7 +188,6 @@ export class CoordinatorState {
   removeGroup(groupId: string, nowMs: number): void {
     const group = this.groups.get(groupId);
     if (group === undefined) return;
-    this.changing(group);
     // Anyone still holding the object (a timer about to fire) sees a Dead group.
     group.transitionTo('Dead', nowMs);
     this.groups.delete(groupId);

@@ -27,13 +27,14 @@ import { deleteGroups, describeGroups, listGroups } from './describe.js';
 import { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
 import { heartbeat, leaveGroup } from './classic/heartbeat.js';
 import { joinGroup } from './classic/join.js';
-import { applyRecord, loaded, unload } from './load.js';
+import { loaded, unload } from './load.js';
+import { replayBytes, replayEndTransactionMarker } from './replay.js';
 import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offsets.js';
-import { completeTransaction, txnOffsetCommit } from './txn-offsets.js';
+import { txnOffsetCommit } from './txn-offsets.js';
 import type { TxnOffsetCommitRequestData } from '../protocol/messages/txn-offset-commit.js';
 import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
 import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
-import { parkedRequests, settleRevert, touchedGroups, touchedTimers } from './revert.js';
+import { parkedRequests, settleRevert, touchedTimers } from './revert.js';
 import type { ConsumerGroupState } from './consumer/group.js';
 import type { GroupType } from './events.js';
 import type { GroupState } from './classic/state.js';
@@ -120,7 +121,7 @@ export class GroupCoordinator {
    * or are dropped. No records: the marker is the record.
    */
   completeTransaction(producerId: bigint, commit: boolean, nowMs: number): CoordinatorResult {
-    return this.execute(nowMs, () => completeTransaction(this.s, producerId, commit, nowMs));
+    return this.execute(nowMs, () => replayEndTransactionMarker(this.s, producerId, commit, nowMs));
   }
 
   offsetDelete(ctx: RequestContext, req: OffsetDeleteRequestData): CoordinatorResult {
@@ -182,11 +183,10 @@ export class GroupCoordinator {
     const s = this.s;
     const reverted = s.journal.takeFrom(token);
     if (reverted === undefined) return undefined;
-    const groups = touchedGroups(reverted);
-    const parked = parkedRequests(groups);
+    const parked = parkedRequests(s);
     const timers = touchedTimers(s, reverted);
     for (const changes of reverted) changes.rollback();
-    return this.execute(nowMs, (op) => settleRevert(s, op, reverted, groups, parked, timers, errorCode));
+    return this.execute(nowMs, (op) => settleRevert(s, op, reverted, parked, timers, errorCode));
   }
 
   /** The records of the result named `token`, and of every earlier one, are durable. */
@@ -210,10 +210,6 @@ export class GroupCoordinator {
     const s = this.s;
     const action = s.timers.take(key);
     if (action === undefined) return;
-    if (action.kind === 'heartbeat' || action.kind === 'join' || action.kind === 'initial-rebalance' || action.kind === 'sync') {
-      const group = s.groups.get(action.groupId);
-      if (group !== undefined) s.changing(group);
-    }
     switch (action.kind) {
       case 'heartbeat':
         expireHeartbeat(s, op, action.groupId, action.memberId);
@@ -258,12 +254,12 @@ export class GroupCoordinator {
    * the last one. Undecodable records throw (ProtocolDecodeError).
    */
   replay(record: CoordinatorRecord): void {
-    applyRecord(this.s, record, null);
+    replayBytes(this.s, record);
   }
 
   /** Start-up: a transaction marker met in `__consumer_offsets`, in log order with the records. */
   replayEndTransactionMarker(producerId: bigint, commit: boolean): void {
-    completeTransaction(this.s, producerId, commit, null);
+    replayEndTransactionMarker(this.s, producerId, commit, null);
   }
 
   /**

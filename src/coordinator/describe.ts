@@ -16,10 +16,10 @@ import type { ListGroupsRequestData, ListGroupsResponseData, ListedGroup } from 
 import type { CoordinatorState } from './coordinator-state.js';
 import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
-import { groupMetadataTombstone, offsetCommitTombstone } from './records.js';
+import { groupMetadataTombstone, offsetCommitTombstone, type GroupCoordinatorRecord } from './records.js';
 import { stateFromFilter, type GroupState } from './classic/state.js';
-import { assertNever, type CoordinatorRecord, type RequestContext } from './types.js';
-import { applyRecord } from './load.js';
+import { assertNever, type RequestContext } from './types.js';
+import { writeRecords } from './replay.js';
 
 /** Kafka's authorizedOperations value for "not requested". */
 const OPERATIONS_NOT_REQUESTED = -2147483648;
@@ -150,11 +150,7 @@ export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestCon
       // Kafka's ConsumerGroup.validateDeleteGroup: only an Empty group; its offsets go first.
       const empty = consumerGroup.numMembers === 0;
       if (empty) {
-        for (const { topic, partition } of s.offsets.partitionsOf(groupId)) {
-          const r = offsetCommitTombstone(groupId, topic, partition);
-          applyRecord(s, r, op.nowMs);
-          op.record(r);
-        }
+        writeRecords(s, op, s.offsets.partitionsOf(groupId).map(({ topic, partition }) => offsetCommitTombstone(groupId, topic, partition)));
         deleteConsumerGroup(s, op, consumerGroup);
         op.event({ type: 'group-deleted', groupType: 'consumer', groupId, reason: 'DeleteGroups' });
       }
@@ -163,14 +159,11 @@ export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestCon
     }
     const error = deleteGroupError(s.groups.get(groupId));
     if (error === ErrorCode.NONE) {
-      const records: CoordinatorRecord[] = s.offsets
+      const records: GroupCoordinatorRecord[] = s.offsets
         .partitionsOf(groupId)
         .map(({ topic, partition }) => offsetCommitTombstone(groupId, topic, partition));
       records.push(groupMetadataTombstone(groupId));
-      for (const r of records) {
-        applyRecord(s, r, op.nowMs);
-        op.record(r);
-      }
+      writeRecords(s, op, records);
       op.event({ type: 'group-deleted', groupType: 'classic', groupId, reason: 'DeleteGroups' });
     }
     results.push({ groupId, errorCode: error });

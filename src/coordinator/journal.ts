@@ -1,30 +1,22 @@
 /**
- * Undo of the coordinator's in-memory state, so that it can go back to what is durable when
- * an append to `__consumer_offsets` fails: Brook's counterpart of Kafka's SnapshotRegistry,
- * which the new group coordinator's runtime reverts to the last written offset when a write
- * fails (`revertLastWrittenOffset`).
+ * The bookkeeping of the coordinator's timeline (timeline-map.ts), so that its memory can go
+ * back to what is durable when an append to `__consumer_offsets` fails: Brook's counterpart
+ * of Kafka's SnapshotRegistry, which the group coordinator's runtime reverts to the last
+ * written offset when a write fails (`revertLastWrittenOffset`).
  *
- * Every operation runs between `begin` and `end`. While it runs, each change to the state
- * records how to undo itself:
- * - offsets: the previous value of each key put (per-key entries, so the hot commit path
- *   never copies a group's offset map); before the first removal in a group's offsets, a
- *   copy of that group's offsets (removals are rare: OffsetDelete, DeleteGroups, expiration);
- * - groups: the groups map entry of a group created; before the first removal of a group,
- *   the map's order (ListGroups lists in that order); before an operation first changes a
- *   group, the group's own fields (`ClassicGroup.snapshot`), then the previous fields of
- *   each member it changes and each id it adds or removes (ClassicGroup records them);
- * - timers: the previous entry of each key scheduled, cancelled or fired.
- *
- * An operation whose result may still fail (it has records to append, or earlier results are
- * still pending) keeps its changes under a token until the runtime says how its records
- * fared: `committed(token)` forgets them (and those of every earlier result), `takeFrom(token)`
- * hands them back, with those of every later result, for the coordinator to undo newest first.
- * An operation without records that comes while nothing is pending cannot fail: its changes
- * are forgotten at once.
+ * Every operation runs between `begin` and `end`. While it runs, each timeline structure it
+ * changes (a map, a set, a value) records here how to undo that change; nothing else does:
+ * the state is made of timeline structures only (offsets, groups of both types with their
+ * members and fields, the timer table). An operation whose result may still fail (it has
+ * records to append, or earlier results are still pending) keeps its changes under a token
+ * until the runtime says how its records fared, as Kafka keeps a snapshot per write:
+ * `committed(token)` forgets them (and those of every earlier result), `takeFrom(token)`
+ * hands them back, with those of every later result, for the coordinator to undo newest
+ * first. An operation without records that comes while nothing is pending cannot fail: its
+ * changes are forgotten at once.
  */
-import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
-import type { CoordinatorReply, ResultToken, TimerKey } from './types.js';
+import type { CoordinatorReply, ResultToken } from './types.js';
 
 type Undo = () => void;
 
@@ -48,12 +40,10 @@ export class CoordinatorStateLostError extends Error {
   }
 }
 
-/** Where an operation stood at a point, to go back to it (Journal.savepoint). */
+/** Where an operation stood at a point, to go back to it (Journal.savepoint): lengths only. */
 export interface Savepoint {
   readonly undo: number;
-  readonly captured: ReadonlySet<unknown> | null;
-  readonly groups: ReadonlySet<ClassicGroup> | null;
-  readonly timerKeys: ReadonlySet<TimerKey> | null;
+  readonly touched: number;
   readonly followUps: number;
 }
 
@@ -61,22 +51,34 @@ export interface Savepoint {
 export class Changes {
   token: ResultToken = 0;
   readonly undo: Undo[] = [];
-  /** Groups the operation created or changed: where it may have parked or answered requests. */
-  groups: Set<ClassicGroup> | null = null;
-  /** Timer keys whose table entry changed: the runtime's timers must follow the revert. */
-  timerKeys: Set<TimerKey> | null = null;
-  /** Things captured once per operation (a group's offsets, the groups map's order). */
-  private captured: Set<unknown> | null = null;
+  /** Things captured once per operation (an ordered map's entries), with the undo length then. */
+  private captured: Map<unknown, number> | null = null;
+  /** The keys tracked maps changed, as [map, key] pairs in order. */
+  private touched: unknown[] | null = null;
   followUps: RevertFollowUp[] | null = null;
   /** The operation's replies: requests answered (with the error, by the runtime) if it fails. */
   replies: readonly CoordinatorReply[] = [];
 
   /** True the first time `key` is seen by this operation. */
   once(key: unknown): boolean {
-    this.captured ??= new Set();
+    this.captured ??= new Map();
     if (this.captured.has(key)) return false;
-    this.captured.add(key);
+    this.captured.set(key, this.undo.length);
     return true;
+  }
+
+  touch(map: object, key: unknown): void {
+    // A literal of two: most operations touch one key (a session timer), and `push` on an
+    // empty array would reserve room for sixteen.
+    if (this.touched === null) this.touched = [map, key];
+    else this.touched.push(map, key);
+  }
+
+  /** The keys of `map` this operation changed (a tracked TimelineMap), with repeats. */
+  *touchedKeys<K>(map: ReadonlyMap<K, unknown>): Generator<K> {
+    const t = this.touched;
+    if (t === null) return;
+    for (let i = 0; i < t.length; i += 2) if (t[i] === map) yield t[i + 1] as K;
   }
 
   rollback(): void {
@@ -84,17 +86,16 @@ export class Changes {
   }
 
   savepoint(): Savepoint {
-    const copy = <T>(set: Set<T> | null): Set<T> | null => (set === null ? null : new Set(set));
-    return { undo: this.undo.length, captured: copy(this.captured), groups: copy(this.groups), timerKeys: copy(this.timerKeys), followUps: this.followUps?.length ?? 0 };
+    return { undo: this.undo.length, touched: this.touched?.length ?? 0, followUps: this.followUps?.length ?? 0 };
   }
 
   /** Undoes what was done since `sp`, newest first, and forgets it. */
   rollbackTo(sp: Savepoint): void {
     for (let i = this.undo.length - 1; i >= sp.undo; i--) this.undo[i]();
     this.undo.length = sp.undo;
-    this.captured = sp.captured === null ? null : new Set(sp.captured);
-    this.groups = sp.groups === null ? null : new Set(sp.groups);
-    this.timerKeys = sp.timerKeys === null ? null : new Set(sp.timerKeys);
+    // What was captured after the savepoint is captured again by the next change.
+    if (this.captured !== null) for (const [key, at] of this.captured) if (at >= sp.undo) this.captured.delete(key);
+    if (this.touched !== null) this.touched.length = sp.touched;
     if (this.followUps !== null) this.followUps.length = sp.followUps;
   }
 }
@@ -125,37 +126,9 @@ export class Journal {
     return this.current !== null && this.current.once(key);
   }
 
-  /**
-   * The running operation is about to change `group`: its own fields are captured once,
-   * and from now on it records the undo of each change to its members (`changesOf`).
-   */
-  changing(group: ClassicGroup): void {
-    const c = this.current;
-    if (c === null) return;
-    c.groups ??= new Set();
-    if (c.groups.has(group)) return;
-    c.groups.add(group);
-    c.undo.push(group.snapshot());
-  }
-
-  /** Where `group` records its changes: the running operation's, if it announced them. */
-  changesOf(group: ClassicGroup): Changes | null {
-    const c = this.current;
-    return c !== null && c.groups !== null && c.groups.has(group) ? c : null;
-  }
-
-  /** The running operation created `group` (its undo removes it from the map). */
-  created(group: ClassicGroup): void {
-    const c = this.current;
-    if (c === null) return;
-    (c.groups ??= new Set()).add(group);
-  }
-
-  timerChanged(key: TimerKey, undo: Undo): void {
-    const c = this.current;
-    if (c === null) return;
-    c.undo.push(undo);
-    (c.timerKeys ??= new Set()).add(key);
+  /** A tracked timeline map changed `key` (see TimelineMap). */
+  touch(map: object, key: unknown): void {
+    this.current?.touch(map, key);
   }
 
   onRevert(followUp: RevertFollowUp): void {

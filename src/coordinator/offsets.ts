@@ -19,16 +19,15 @@ import type {
   OffsetFetchResponseTopics,
 } from '../protocol/messages/offset-fetch.js';
 import type { OffsetDeleteRequestData, OffsetDeleteResponseData } from '../protocol/messages/offset-delete.js';
-import { encodeConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
 import { consumerGroupTombstones, consumerOffsetCommitError, consumerOffsetFetchError, type CommitPartitionCheck } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import type { GroupType } from './events.js';
 import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
 import { rescheduleHeartbeat } from './classic/rebalance.js';
-import { groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone, type OffsetAndMetadata } from './records.js';
-import type { CoordinatorRecord, RequestContext } from './types.js';
-import { applyOffset, applyRecord } from './load.js';
+import { groupMetadataTombstone, offsetCommitRecord, offsetCommitTombstone, type GroupCoordinatorRecord, type OffsetAndMetadata } from './records.js';
+import type { RequestContext } from './types.js';
+import { writeRecord, writeRecords } from './replay.js';
 
 /** "No retention time given" in OffsetCommit v2-4. */
 const DEFAULT_RETENTION_TIME = -1n;
@@ -100,9 +99,7 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
       expireTimestampMs,
       topicId: t.topicId ?? ZERO_UUID,
     };
-    // The state changes as a replay of the record would change it (applyOffset is replay's path).
-    op.record(offsetCommitRecord(req.groupId, topic, p.partitionIndex, offset));
-    applyOffset(s, req.groupId, topic, p.partitionIndex, offset, op.nowMs);
+    writeRecord(s, op, offsetCommitRecord(req.groupId, topic, p.partitionIndex, offset));
     return ErrorCode.NONE;
   });
   op.reply(ctx.requestId, response);
@@ -269,7 +266,7 @@ export function offsetDelete(s: CoordinatorState, op: Operation, ctx: RequestCon
   if (error !== ErrorCode.NONE) return op.reply(ctx.requestId, { ...empty, errorCode: error });
   const isSubscribed = (topic: string): boolean => consumerGroup?.isSubscribedToTopic(topic) ?? group!.isSubscribedToTopic(topic);
 
-  const records: CoordinatorRecord[] = [];
+  const records: GroupCoordinatorRecord[] = [];
   const topics = req.topics.map((t) => {
     // A topic the consumers subscribe to would just be committed again.
     const subscribed = isSubscribed(t.name);
@@ -284,10 +281,7 @@ export function offsetDelete(s: CoordinatorState, op: Operation, ctx: RequestCon
       }),
     };
   });
-  for (const r of records) {
-    applyRecord(s, r, op.nowMs);
-    op.record(r);
-  }
+  writeRecords(s, op, records);
   op.reply(ctx.requestId, { ...empty, topics });
 }
 
@@ -310,7 +304,7 @@ function expirationBase(group: ClassicGroup): ((o: OffsetAndMetadata) => number)
  */
 export function expireOffsets(s: CoordinatorState, op: Operation): void {
   const retentionMs = s.config.offsetsRetentionMs;
-  const records: CoordinatorRecord[] = [];
+  const records: GroupCoordinatorRecord[] = [];
   const tell = (groupType: GroupType, groupId: string, expired: number, deleted: boolean): void => {
     if (expired > 0) op.event({ type: 'offsets-expired', groupType, groupId, count: expired });
     if (deleted) op.event({ type: 'group-deleted', groupType, groupId, reason: 'its offsets expired and it has no members' });
@@ -361,11 +355,8 @@ export function expireOffsets(s: CoordinatorState, op: Operation): void {
     }
     const expired = records.length - start;
     const deleted = allExpired && group.numMembers === 0;
-    if (deleted) records.push(...consumerGroupTombstones(group).map(encodeConsumerGroupRecord));
+    if (deleted) records.push(...consumerGroupTombstones(group));
     tell('consumer', group.groupId, expired, deleted);
   }
-  for (const r of records) {
-    applyRecord(s, r, op.nowMs);
-    op.record(r);
-  }
+  writeRecords(s, op, records);
 }

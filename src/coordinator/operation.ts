@@ -7,7 +7,8 @@
  * being cancelled or replaced is recognised as stale.
  */
 import type { GroupEvent } from './events.js';
-import type { Journal } from './journal.js';
+import type { Changes, Journal } from './journal.js';
+import { TimelineMap } from './timeline-map.js';
 import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, ResultToken, TimerKey, TimerOp } from './types.js';
 
 export type TimerAction =
@@ -89,32 +90,30 @@ export interface TimerEntry {
   readonly atMs: number;
 }
 
+/**
+ * Pending timers by key: a timeline map like the rest of the state, so a revert restores it;
+ * tracked, so a revert knows which keys the runtime must bring in line (revert.ts).
+ */
 export class TimerTable {
-  private readonly entries = new Map<TimerKey, TimerEntry>();
+  private readonly entries: TimelineMap<TimerKey, TimerEntry>;
 
-  constructor(private readonly journal: Journal) {}
+  constructor(journal: Journal) {
+    this.entries = new TimelineMap(journal, false, true);
+  }
 
   set(key: TimerKey, action: TimerAction, atMs: number): void {
-    const previous = this.entries.get(key);
     this.entries.set(key, { action, atMs });
-    this.changed(key, previous);
   }
 
   delete(key: TimerKey): boolean {
-    const previous = this.entries.get(key);
-    if (previous === undefined) return false;
-    this.entries.delete(key);
-    this.changed(key, previous);
-    return true;
+    return this.entries.delete(key);
   }
 
   /** Removes and returns the action of a key that fired; undefined when stale. */
   take(key: TimerKey): TimerAction | undefined {
-    const previous = this.entries.get(key);
-    if (previous === undefined) return undefined;
-    this.entries.delete(key);
-    this.changed(key, previous);
-    return previous.action;
+    const entry = this.entries.get(key);
+    if (entry !== undefined) this.entries.delete(key);
+    return entry?.action;
   }
 
   has(key: TimerKey): boolean {
@@ -129,12 +128,11 @@ export class TimerTable {
     return [...this.entries.keys()];
   }
 
-  private changed(key: TimerKey, previous: TimerEntry | undefined): void {
-    if (!this.journal.recording) return;
-    this.journal.timerChanged(key, () => {
-      if (previous === undefined) this.entries.delete(key);
-      else this.entries.set(key, previous);
-    });
+  /** The keys these results changed (their changes, any order), each once. */
+  touchedBy(changes: readonly Changes[]): Set<TimerKey> {
+    const keys = new Set<TimerKey>();
+    for (const c of changes) for (const key of c.touchedKeys(this.entries)) keys.add(key);
+    return keys;
   }
 }
 

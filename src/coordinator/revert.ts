@@ -18,7 +18,6 @@
  * - Kafka's failure callbacks (`RevertFollowUp`), oldest result first.
  */
 import type { CoordinatorState } from './coordinator-state.js';
-import type { ClassicGroup } from './classic/group.js';
 import type { Changes } from './journal.js';
 import { TIMER_RETRY_BACKOFF_MS, type Operation, type TimerAction, type TimerEntry } from './operation.js';
 import { joinGroupError, syncGroupError } from './classic/responses.js';
@@ -31,24 +30,21 @@ interface ParkedIn {
   readonly apiVersion: number;
 }
 
-/** The groups the reverted results created or changed (changes newest first). */
-export function touchedGroups(reverted: readonly Changes[]): Set<ClassicGroup> {
-  const groups = new Set<ClassicGroup>();
-  for (const c of reverted) for (const g of c.groups ?? []) groups.add(g);
-  return groups;
-}
-
 /** The timer keys the reverted results touched, with their entries before the undo. */
 export function touchedTimers(s: CoordinatorState, reverted: readonly Changes[]): Map<TimerKey, TimerEntry | undefined> {
   const timers = new Map<TimerKey, TimerEntry | undefined>();
-  for (const c of reverted) for (const key of c.timerKeys ?? []) timers.set(key, s.timers.entry(key));
+  for (const key of s.timers.touchedBy(reverted)) timers.set(key, s.timers.entry(key));
   return timers;
 }
 
-/** The JoinGroup and SyncGroup requests parked in these groups, by request id. */
-export function parkedRequests(groups: Iterable<ClassicGroup>): Map<RequestId, ParkedIn> {
+/**
+ * The JoinGroup and SyncGroup requests the classic groups hold parked, by request id. Read
+ * before and after a revert's undo: a walk over every classic member, paid only when an
+ * append failed.
+ */
+export function parkedRequests(s: CoordinatorState): Map<RequestId, ParkedIn> {
   const parked = new Map<RequestId, ParkedIn>();
-  for (const g of groups) {
+  for (const g of s.groups.values()) {
     for (const m of g.members.values()) {
       if (m.awaitingJoin !== null) parked.set(m.awaitingJoin.requestId, { kind: 'join', groupId: g.groupId, memberId: m.memberId, apiVersion: m.awaitingJoin.apiVersion });
       if (m.awaitingSync !== null) parked.set(m.awaitingSync.requestId, { kind: 'sync', groupId: g.groupId, memberId: m.memberId, apiVersion: m.awaitingSync.apiVersion });
@@ -59,14 +55,13 @@ export function parkedRequests(groups: Iterable<ClassicGroup>): Map<RequestId, P
 
 /**
  * Runs, as an operation of its own, after the reverted results (newest first) were undone.
- * `groups` are the groups they touched, `parkedBefore` the requests parked in them and
- * `timersBefore` the timer keys they touched, with their entries, before the undo.
+ * `parkedBefore` are the requests parked before the undo and `timersBefore` the timer keys
+ * the reverted results touched, with their entries before the undo.
  */
 export function settleRevert(
   s: CoordinatorState,
   op: Operation,
   reverted: readonly Changes[],
-  groups: ReadonlySet<ClassicGroup>,
   parkedBefore: ReadonlyMap<RequestId, ParkedIn>,
   timersBefore: ReadonlyMap<TimerKey, TimerEntry | undefined>,
   errorCode: number,
@@ -74,18 +69,15 @@ export function settleRevert(
   const answered = new Set<RequestId>();
   for (const c of reverted) for (const r of c.replies) answered.add(r.requestId);
 
-  // Groups the undo removed (created by a reverted result) are gone with their requests.
-  const restored = [...groups].filter((g) => s.groups.get(g.groupId) === g);
-  for (const g of restored) {
+  // A request the restored state holds parked but a reverted result answered is answered.
+  for (const g of s.groups.values()) {
     for (const m of g.members.values()) {
-      const join = m.awaitingJoin !== null && answered.has(m.awaitingJoin.requestId);
-      const sync = m.awaitingSync !== null && answered.has(m.awaitingSync.requestId);
-      if (join || sync) s.changing(g);
-      if (join) g.takeAwaitingJoin(m);
-      if (sync) g.takeAwaitingSync(m);
+      if (m.awaitingJoin !== null && answered.has(m.awaitingJoin.requestId)) g.takeAwaitingJoin(m);
+      if (m.awaitingSync !== null && answered.has(m.awaitingSync.requestId)) g.takeAwaitingSync(m);
     }
   }
-  const stillParked = parkedRequests(restored);
+  // Groups the undo removed (created by a reverted result) are gone with their requests.
+  const stillParked = parkedRequests(s);
   for (const [requestId, p] of parkedBefore) {
     if (answered.has(requestId) || stillParked.has(requestId)) continue;
     if (p.kind === 'sync') {

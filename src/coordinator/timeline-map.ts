@@ -1,20 +1,29 @@
 /**
- * A map whose changes the running operation records in the journal (journal.ts), so that
- * an operation whose records fail is undone by the one mechanism, not by each store: Brook's
- * counterpart of Kafka's TimelineHashMap over its SnapshotRegistry. Outside an operation
- * (replay at load, a revert running the undo itself) nothing is recorded. It is a Map, so
- * whatever reads a Map reads it; only its writes differ.
+ * The coordinator's state is made of timeline structures, Brook's counterparts of Kafka's
+ * TimelineHashMap, TimelineHashSet and TimelineObject over its SnapshotRegistry: each records
+ * how to undo its own changes in the running operation's journal (journal.ts), so an operation
+ * whose records fail is undone by one mechanism, not by each store. Outside an operation
+ * (replay at load, a revert running the undo itself) nothing is recorded. A TimelineMap is a
+ * Map and a TimelineSet a Set, so whatever reads them reads them; only their writes differ.
  *
  * What a change costs is what it changes: `set` records the key's previous value (a new key
  * is removed again: it came last, so the order is what it was), never a copy of the map. A
  * removal from an `ordered` map (one whose order is listed: ListGroups, members in join
  * order, OffsetFetch) records, once per operation, the map's entries before it, so the undo
- * puts them back in order; an unordered map records the removed entry alone.
+ * puts them back in order; an unordered map records the removed entry alone. A `tracked` map
+ * also tells the journal which keys it changed, for what follows a revert (the timer table:
+ * the runtime's timers must follow its restored entries).
  */
 import type { Journal } from './journal.js';
 
 export class TimelineMap<K, V> extends Map<K, V> {
-  constructor(private readonly journal: Journal, private readonly ordered = false) {
+  constructor(
+    private readonly journal: Journal,
+    /** Its order is listed: a removal's undo puts every entry back in order. */
+    private readonly ordered = false,
+    /** The journal keeps the keys it changed (Changes.touchedKeys). */
+    private readonly tracked = false,
+  ) {
     super();
   }
 
@@ -28,6 +37,7 @@ export class TimelineMap<K, V> extends Map<K, V> {
       } else {
         this.journal.record(() => super.delete(key));
       }
+      if (this.tracked) this.journal.touch(this, key);
     }
     return super.set(key, value);
   }
@@ -41,13 +51,17 @@ export class TimelineMap<K, V> extends Map<K, V> {
       } else {
         this.keepOrder();
       }
+      if (this.tracked) this.journal.touch(this, key);
     }
     return super.delete(key);
   }
 
   override clear(): void {
     if (super.size === 0) return;
-    if (this.journal.recording) this.keepOrder();
+    if (this.journal.recording) {
+      this.keepOrder();
+      if (this.tracked) for (const key of super.keys()) this.journal.touch(this, key);
+    }
     super.clear();
   }
 
@@ -93,5 +107,26 @@ export class TimelineSet<T> extends Set<T> {
       });
     }
     super.clear();
+  }
+}
+
+/**
+ * One value whose changes the running operation records in the journal (Kafka's
+ * TimelineObject, TimelineInteger, TimelineLong): a scalar field of a group or member
+ * (a classic group's state, generation or leader; a member's parked request). Setting the
+ * value it holds records nothing.
+ */
+export class TimelineValue<T> {
+  constructor(private readonly journal: Journal, private value: T) {}
+
+  get(): T {
+    return this.value;
+  }
+
+  set(value: T): void {
+    const previous = this.value;
+    if (value === previous) return;
+    if (this.journal.recording) this.journal.record(() => (this.value = previous));
+    this.value = value;
   }
 }

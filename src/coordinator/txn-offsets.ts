@@ -4,7 +4,7 @@
  * records inside the producer's transaction (the records carry its producer id and epoch;
  * the broker writes them as a transactional batch). They become the group's committed
  * offsets when the transaction's COMMIT marker lands in `__consumer_offsets`, and are
- * dropped on ABORT (completeTransaction, Kafka's replayEndTransactionMarker). Until then
+ * dropped on ABORT (replay.ts, Kafka's replayEndTransactionMarker). Until then
  * OffsetFetch with requireStable answers UNSTABLE_OFFSET_COMMIT for those partitions.
  */
 import { ErrorCode } from '../protocol/errors.js';
@@ -12,10 +12,10 @@ import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import type { TxnOffsetCommitRequestData, TxnOffsetCommitRequestPartition, TxnOffsetCommitResponseData } from '../protocol/messages/txn-offset-commit.js';
 import { consumerOffsetCommitError, type CommitPartitionCheck } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
-import { applyOffset } from './load.js';
 import { firstRefusal, topicName } from './offsets.js';
 import type { Operation } from './operation.js';
-import { offsetCommitRecord, type OffsetAndMetadata } from './records.js';
+import { transactionalOffsetCommitRecord, type OffsetAndMetadata } from './records.js';
+import { writeRecord } from './replay.js';
 import type { RequestContext } from './types.js';
 
 /**
@@ -79,26 +79,11 @@ export function txnOffsetCommit(s: CoordinatorState, op: Operation, ctx: Request
           committedOffset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch ?? -1, metadata: p.committedMetadata ?? '',
           commitTimestampMs: op.nowMs, expireTimestampMs: null, topicId: t.topicId ?? ZERO_UUID,
         };
-        op.record({ ...offsetCommitRecord(req.groupId, topic, p.partitionIndex, offset), producerId: req.producerId, producerEpoch: req.producerEpoch });
-        s.pendingTxnOffsets.put(req.producerId, req.groupId, topic, p.partitionIndex, offset);
+        // Pending until the transaction's marker (replay.ts).
+        writeRecord(s, op, transactionalOffsetCommitRecord(req.groupId, topic, p.partitionIndex, offset, req.producerId, req.producerEpoch));
         return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
       }),
     })),
   };
   op.reply(ctx.requestId, response);
-}
-
-/**
- * The transaction of `producerId` ended: its marker is in `__consumer_offsets` (live, once
- * appended; or met by replay). COMMIT makes its pending offsets the committed ones, ABORT
- * drops them.
- */
-export function completeTransaction(s: CoordinatorState, producerId: bigint, commit: boolean, nowMs: number | null): void {
-  const pending = s.pendingTxnOffsets.take(producerId);
-  if (pending === undefined || !commit) return;
-  for (const [groupId, topics] of pending) {
-    for (const [topic, partitions] of topics) {
-      for (const [partition, offset] of partitions) applyOffset(s, groupId, topic, partition, offset, nowMs);
-    }
-  }
 }

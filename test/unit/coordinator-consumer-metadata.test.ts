@@ -99,6 +99,110 @@ describe('coordinator: regex subscriptions (SubscribedTopicRegex, v1)', { timeou
   });
 });
 
+/** The consumer-group records of the log, decoded, as `type:key` with their values. */
+function consumerRecords(h: CoordinatorHarness, from = 0): { type: number; key: string; value: unknown }[] {
+  return h.log.slice(from).flatMap((r) => {
+    const k = decodeCoordinatorKey(r.key);
+    if (k.kind !== 'consumer-group') return [];
+    const record = decodeConsumerGroupRecord(k.type, k.keyReader, r.value);
+    const key = 'regularExpression' in record.key ? record.key.regularExpression : 'memberId' in record.key ? record.key.memberId : record.key.groupId;
+    return [{ type: record.type, key, value: record.value }];
+  });
+}
+
+describe('coordinator: resolved regular expressions in __consumer_offsets (ConsumerGroupRegularExpression, type 16)', { timeout: 10_000 }, () => {
+  it('a refresh writes each resolution (topics sorted, image version, time asked), before the group epoch it bumps, as Kafka 4.4', () => {
+    const h = new CoordinatorHarness();
+    h.setTopics({ 'r-b': 1, 'r-a': 2, other: 1 });
+    cgJoin(h, { memberId: 'A', regex: 'r-.*' });
+    const asked = h.nowMs;
+    const before = h.log.length;
+    h.advance(0);
+    const written = consumerRecords(h, before);
+    assert.deepEqual(written.map((r) => `${r.type}:${r.key}`), ['16:r-.*', '4:g', '3:g']);
+    const value = written[0]!.value as { topics: string[]; version: bigint; timestamp: bigint };
+    assert.deepEqual(value.topics, ['r-a', 'r-b']);
+    assert.equal(value.timestamp, BigInt(asked));
+    assert.ok(value.version > 0n);
+    // A refresh that finds the same topics (due after the refresh interval) writes the
+    // resolution again, as Kafka does, and nothing else.
+    settle(h);
+    const again = h.log.length;
+    for (let t = 0; t < 11 * 60_000; t += 30_000) {
+      h.advance(30_000);
+      settle(h);
+    }
+    h.advance(0);
+    assert.deepEqual(consumerRecords(h, again).map((r) => `${r.type}:${r.key}`), ['16:r-.*']);
+  });
+
+  it('a restart reads the resolutions from the log instead of resolving at load; a topic created meanwhile comes with the next refresh', () => {
+    const h = new CoordinatorHarness();
+    h.setTopics({ 'r-a': 1 });
+    cgJoin(h, { memberId: 'A', regex: 'r-.*' });
+    h.advance(0);
+    assert.deepEqual(settle(h), { 'r-a': [0] });
+    h.setTopics({ 'r-a': 1, 'r-b': 1 });
+    const restarted = h.restart();
+    assert.deepEqual(consumerRecords(restarted, h.log.length), [], 'loading writes nothing');
+    // Within 10 s of the last refresh the group keeps what its record says...
+    assert.deepEqual(settle(restarted), { 'r-a': [0] });
+    // ...then the image, newer than the resolution read from the log, makes the next one due.
+    restarted.advance(10_001);
+    settle(restarted);
+    assert.ok(restarted.timers.has(REGEX_TIMER));
+    restarted.advance(0);
+    assert.deepEqual(settle(restarted), { 'r-a': [0], 'r-b': [0] });
+  });
+
+  it('a log without resolutions (written before Brook persisted them) has its regexes resolved at load, in memory until the next refresh', () => {
+    const h = new CoordinatorHarness();
+    h.setTopics({ 'r-a': 1, 'r-b': 1 });
+    cgJoin(h, { memberId: 'A', regex: 'r-.*' });
+    h.advance(0);
+    assert.deepEqual(settle(h), { 'r-a': [0], 'r-b': [0] });
+    const old = new CoordinatorHarness();
+    old.log.push(...h.log.filter((r) => r.key.readInt16BE(0) !== 16));
+    old.setTopics({ 'r-a': 1, 'r-b': 1 });
+    const restarted = old.restart();
+    assert.deepEqual(consumerRecords(restarted, old.log.length), [], 'loading writes nothing');
+    assert.deepEqual(settle(restarted), { 'r-a': [0], 'r-b': [0] }, 'no rebalance: the regex has its topics at once');
+  });
+
+  it('the last member using a regex leaving tombstones its resolution after its own records, as Kafka; a restart has none left', () => {
+    const h = new CoordinatorHarness();
+    h.setTopics({ 'r-a': 1, t: 1 });
+    cgJoin(h, { memberId: 'A', regex: 'r-.*' });
+    cgJoin(h, { memberId: 'B', topics: ['t'] });
+    h.advance(0);
+    settle(h, 'A');
+    const before = h.log.length;
+    cgHeartbeat(h, { memberId: 'A', epoch: -1 });
+    assert.deepEqual(consumerRecords(h, before).map((r) => `${r.type}:${r.key}${r.value === null ? ' (tombstone)' : ''}`), [
+      '8:A (tombstone)', '7:A (tombstone)', '5:A (tombstone)', '16:r-.* (tombstone)', '4:g', '3:g',
+    ]);
+    // B taking the regex up again needs a new resolution: none was left behind.
+    const restarted = h.restart();
+    cgHeartbeat(restarted, { memberId: 'B', epoch: assignments(restarted)['B']!.epoch, regex: 'r-.*', topics: [], owned: ownedBy(h, 'B') });
+    assert.ok(restarted.timers.has(REGEX_TIMER), 'an unknown regex is resolved by a refresh');
+  });
+
+  it('a member switching to another regex tombstones the one it was the last to use, after its subscription', () => {
+    const h = new CoordinatorHarness();
+    h.setTopics({ 'r-a': 1, 's-a': 1 });
+    cgJoin(h, { memberId: 'A', regex: 'r-.*' });
+    h.advance(0);
+    settle(h);
+    h.advance(10_001); // past the minimum interval between refreshes
+    const before = h.log.length;
+    cgHeartbeat(h, { memberId: 'A', epoch: assignments(h)['A']!.epoch, regex: 's-.*', owned: ownedBy(h, 'A') });
+    assert.deepEqual(consumerRecords(h, before).slice(0, 2).map((r) => `${r.type}:${r.key}${r.value === null ? ' (tombstone)' : ''}`), ['5:A', '16:r-.* (tombstone)']);
+    h.advance(0);
+    assert.deepEqual(settle(h), { 's-a': [0] });
+    assert.deepEqual(settle(h.restart()), { 's-a': [0] });
+  });
+});
+
 describe('coordinator: topics changing under consumer groups (onMetadataChange)', { timeout: 10_000 }, () => {
   it('a subscribed topic created later bumps the group epoch at the next heartbeat (testOnNewMetadataImage)', () => {
     const h = new CoordinatorHarness();

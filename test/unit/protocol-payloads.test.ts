@@ -105,10 +105,10 @@ test('group metadata records round trip; other record types are recognised, not 
     }],
   };
   assert.deepStrictEqual(decodeGroupMetadataValue(encodeGroupMetadataValue(value)), value);
-  // Types 3 to 8 are KIP-848 consumer-group records; 16 (Kafka 4.1's resolved regexes) and the
-  // share and streams groups' are known by name but not acted on; a type no schema has, neither.
+  // Types 3 to 8 and 16 (resolved regexes) are KIP-848 consumer-group records; the share and
+  // streams groups' are known by name but not acted on; a type no schema has, neither.
   assert.equal(decodeCoordinatorKey(Buffer.from('0005abcd', 'hex')).kind, 'consumer-group');
-  assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0010abcd', 'hex')), { kind: 'other', recordType: 16, name: 'ConsumerGroupRegularExpression' });
+  assert.equal(decodeCoordinatorKey(Buffer.from('0010abcd', 'hex')).kind, 'consumer-group');
   assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0017abcd', 'hex')), { kind: 'other', recordType: 23, name: 'StreamsGroupTopology' });
   assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0009abcd', 'hex')), { kind: 'other', recordType: 9, name: null });
 });
@@ -122,6 +122,8 @@ test('consumer-group records: the key body is written at version 0 after its typ
     { type: 8, key: { groupId: 'g', memberId: 'm' }, value: {
       memberEpoch: 3, previousMemberEpoch: 2, state: 1, assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2], assignmentEpochs: [3, 2] }], partitionsPendingRevocation: [] } },
     { type: 7, key: { groupId: 'g', memberId: 'm' }, value: null },
+    { type: 16, key: { groupId: 'g', regularExpression: 'orders-.*' }, value: { topics: ['orders-a', 'orders-b'], version: 12n, timestamp: 1700000000123n } },
+    { type: 16, key: { groupId: 'g', regularExpression: 'orders-.*' }, value: null },
   ];
   for (const record of records) {
     const { key, value } = encodeConsumerGroupRecord(record);

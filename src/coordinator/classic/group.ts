@@ -8,31 +8,30 @@
  * caller, which shapes and sends the reply.
  *
  * Every change to the members and the id sets goes through its methods (they are exposed
- * read-only); the maps and sets are timeline ones (../timeline-map.ts), which record how to
- * undo each change in the running operation's journal, per member and per id, so an
- * operation costs what it changes, not the size of the group. A member's own fields are
- * captured before its first change in an operation that announced it changes the group
- * (`CoordinatorState.changing`, see journal.ts).
+ * read-only). The whole group is timeline state (../timeline-map.ts): its fields are timeline
+ * values, its members, static members, id sets and protocol counts timeline maps and sets,
+ * and each member's fields timeline values; each change records its own undo in the running
+ * operation's journal, so an operation costs what it changes, not the size of the group.
  */
 import { Reader } from '../../protocol/primitives/reader.js';
 import { ConsumerProtocolSubscription } from '../../protocol/messages/consumer-protocol-subscription.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../../protocol/consumer-protocol.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { JoinGroupResponseMember } from '../../protocol/messages/join-group.js';
-import type { Changes, Journal } from '../journal.js';
-import { TimelineMap, TimelineSet } from '../timeline-map.js';
+import type { GroupMetadataValue } from '../../protocol/coordinator-records/group-metadata-value.js';
+import type { Journal } from '../journal.js';
+import { TimelineMap, TimelineSet, TimelineValue } from '../timeline-map.js';
 import { ClassicGroupMember, type MemberProtocol, type ParkedRequest } from './member.js';
 import { VALID_PREVIOUS_STATES, type GroupState } from './state.js';
 
 export class ClassicGroup {
-  state: GroupState;
-  previousState: GroupState = 'Dead';
-  /** When the group entered its current state; null for groups loaded from old records. */
-  currentStateTimestampMs: number | null;
-  protocolType: string | null;
-  protocolName: string | null;
-  generationId: number;
-  leaderId: string | null;
+  private readonly currentState: TimelineValue<GroupState>;
+  private readonly lastState: TimelineValue<GroupState>;
+  private readonly stateTimestamp: TimelineValue<number | null>;
+  private readonly type: TimelineValue<string | null>;
+  private readonly protocol: TimelineValue<string | null>;
+  private readonly generation: TimelineValue<number>;
+  private readonly leader: TimelineValue<string | null>;
   /**
    * Insertion-ordered: the oldest member comes first, which makes leader re-election stable
    * (and orders the leader's member list and DescribeGroups): a removal's undo keeps it.
@@ -45,59 +44,93 @@ export class ClassicGroup {
   /** Members that received the JoinGroup response of this generation but have not synced. */
   private readonly pendingSync: TimelineSet<string>;
   /** Protocol name → how many members support it. */
-  private readonly supportedProtocols = new Map<string, number>();
-  private numMembersAwaitingJoin = 0;
+  private readonly supportedProtocols: TimelineMap<string, number>;
+  private readonly awaitingJoinCount: TimelineValue<number>;
   /** Topics the members subscribe to (consumer protocol only); null when unknown. */
-  subscribedTopics: Set<string> | null = null;
+  private readonly subscriptions: TimelineValue<Set<string> | null>;
   /** Set when a member joins during the initial rebalance delay, which extends the delay. */
-  newMemberAdded = false;
+  private readonly memberAddedDuringDelay: TimelineValue<boolean>;
 
   constructor(
     readonly groupId: string,
     initialState: GroupState,
     nowMs: number | null,
-    /** Where the group's members and id sets record their changes (its state's journal). */
+    /** Where the group's timeline state records its changes (its state's journal). */
     private readonly journal: Journal,
     loaded?: { generationId: number; protocolType: string | null; protocolName: string | null; leaderId: string | null },
   ) {
+    this.currentState = new TimelineValue(journal, initialState);
+    this.lastState = new TimelineValue<GroupState>(journal, 'Dead');
+    this.stateTimestamp = new TimelineValue(journal, nowMs);
+    this.type = new TimelineValue(journal, loaded?.protocolType ?? null);
+    this.protocol = new TimelineValue(journal, loaded?.protocolName ?? null);
+    this.generation = new TimelineValue(journal, loaded?.generationId ?? 0);
+    this.leader = new TimelineValue(journal, loaded?.leaderId ?? null);
     this.memberMap = new TimelineMap(journal, true);
     this.staticMembers = new TimelineMap(journal);
     this.pendingJoin = new TimelineSet(journal);
     this.pendingSync = new TimelineSet(journal);
-    this.state = initialState;
-    this.currentStateTimestampMs = nowMs;
-    this.generationId = loaded?.generationId ?? 0;
-    this.protocolType = loaded?.protocolType ?? null;
-    this.protocolName = loaded?.protocolName ?? null;
-    this.leaderId = loaded?.leaderId ?? null;
+    this.supportedProtocols = new TimelineMap(journal);
+    this.awaitingJoinCount = new TimelineValue(journal, 0);
+    this.subscriptions = new TimelineValue<Set<string> | null>(journal, null);
+    this.memberAddedDuringDelay = new TimelineValue(journal, false);
   }
 
-  /**
-   * An operation is about to change the group (journal.ts): captures the group's own fields
-   * (the returned function puts them back) and has the group record, from now on and for
-   * that operation, each member's fields before its first change. The members and id sets
-   * are timeline maps and sets, which record their own changes. A field added to this class
-   * must be captured here, or be a timeline map or set.
-   */
-  snapshot(): () => void {
-    const { state, previousState, currentStateTimestampMs, protocolType, protocolName, generationId, leaderId, subscribedTopics, newMemberAdded } = this;
-    const numMembersAwaitingJoin = this.numMembersAwaitingJoin;
-    // A map from protocol name to count: as small as the members' protocol lists.
-    const supportedProtocols = [...this.supportedProtocols];
-    return () => {
-      this.state = state;
-      this.previousState = previousState;
-      this.currentStateTimestampMs = currentStateTimestampMs;
-      this.protocolType = protocolType;
-      this.protocolName = protocolName;
-      this.generationId = generationId;
-      this.leaderId = leaderId;
-      this.subscribedTopics = subscribedTopics;
-      this.newMemberAdded = newMemberAdded;
-      this.numMembersAwaitingJoin = numMembersAwaitingJoin;
-      this.supportedProtocols.clear();
-      for (const [name, count] of supportedProtocols) this.supportedProtocols.set(name, count);
-    };
+  get state(): GroupState {
+    return this.currentState.get();
+  }
+
+  get previousState(): GroupState {
+    return this.lastState.get();
+  }
+
+  /** When the group entered its current state; null for groups loaded from old records. */
+  get currentStateTimestampMs(): number | null {
+    return this.stateTimestamp.get();
+  }
+
+  get protocolType(): string | null {
+    return this.type.get();
+  }
+
+  get protocolName(): string | null {
+    return this.protocol.get();
+  }
+
+  set protocolName(name: string | null) {
+    this.protocol.set(name);
+  }
+
+  get generationId(): number {
+    return this.generation.get();
+  }
+
+  get leaderId(): string | null {
+    return this.leader.get();
+  }
+
+  get subscribedTopics(): Set<string> | null {
+    return this.subscriptions.get();
+  }
+
+  set subscribedTopics(topics: Set<string> | null) {
+    this.subscriptions.set(topics);
+  }
+
+  get newMemberAdded(): boolean {
+    return this.memberAddedDuringDelay.get();
+  }
+
+  set newMemberAdded(added: boolean) {
+    this.memberAddedDuringDelay.set(added);
+  }
+
+  /** The member's timeline state records in this group's journal. */
+  newMember(
+    memberId: string, groupInstanceId: string | null, clientId: string, clientHost: string, rebalanceTimeoutMs: number, sessionTimeoutMs: number,
+    protocolType: string, supportedProtocols: MemberProtocol[], assignment?: Buffer,
+  ): ClassicGroupMember {
+    return new ClassicGroupMember(this.journal, memberId, groupInstanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs, protocolType, supportedProtocols, assignment);
   }
 
   get members(): ReadonlyMap<string, ClassicGroupMember> {
@@ -120,9 +153,9 @@ export class ClassicGroup {
     if (!VALID_PREVIOUS_STATES[target].has(this.state)) {
       throw new Error(`group ${this.groupId}: invalid transition ${this.state} → ${target}`);
     }
-    this.previousState = this.state;
-    this.state = target;
-    this.currentStateTimestampMs = nowMs;
+    this.lastState.set(this.state);
+    this.currentState.set(target);
+    this.stateTimestamp.set(nowMs);
   }
 
   /** Whether a rebalance may start from the current state. */
@@ -135,7 +168,7 @@ export class ClassicGroup {
   }
 
   get numAwaitingJoinResponse(): number {
-    return this.numMembersAwaitingJoin;
+    return this.awaitingJoinCount.get();
   }
 
   member(memberId: string): ClassicGroupMember | undefined {
@@ -170,17 +203,16 @@ export class ClassicGroup {
       }
       this.staticMembers.set(member.groupInstanceId, member.memberId);
     }
-    if (this.memberMap.size === 0) this.protocolType = member.protocolType;
+    if (this.memberMap.size === 0) this.type.set(member.protocolType);
     if (this.protocolType !== member.protocolType) throw new Error('member and group protocol types differ');
     if (!this.supportsProtocols(member.protocolType, member.protocolNames())) {
       throw new Error('the group supports none of the member protocols');
     }
-    if (this.leaderId === null) this.leaderId = member.memberId;
+    if (this.leaderId === null) this.leader.set(member.memberId);
     this.memberMap.set(member.memberId, member);
     this.countProtocols(member, +1);
-    this.saveMember(member);
     member.awaitingJoin = parkedJoin;
-    if (parkedJoin !== null) this.numMembersAwaitingJoin++;
+    if (parkedJoin !== null) this.countAwaitingJoin(+1);
     this.pendingJoin.delete(member.memberId);
   }
 
@@ -190,12 +222,12 @@ export class ClassicGroup {
     if (removed !== undefined) {
       this.memberMap.delete(memberId);
       this.countProtocols(removed, -1);
-      if (removed.isAwaitingJoin) this.numMembersAwaitingJoin--;
+      if (removed.isAwaitingJoin) this.countAwaitingJoin(-1);
       if (removed.groupInstanceId !== null) this.staticMembers.delete(removed.groupInstanceId);
     }
     if (this.isLeader(memberId)) {
       const next = this.memberMap.keys().next();
-      this.leaderId = next.done ? null : next.value;
+      this.leader.set(next.done ? null : next.value);
     }
     this.pendingJoin.delete(memberId);
     this.pendingSync.delete(memberId);
@@ -206,38 +238,29 @@ export class ClassicGroup {
   takeAwaitingJoin(member: ClassicGroupMember): ParkedRequest | null {
     const parked = member.awaitingJoin;
     if (parked !== null) {
-      this.saveMember(member);
       member.awaitingJoin = null;
-      this.numMembersAwaitingJoin--;
+      this.countAwaitingJoin(-1);
     }
     return parked;
   }
 
   takeAwaitingSync(member: ClassicGroupMember): ParkedRequest | null {
     const parked = member.awaitingSync;
-    if (parked !== null) {
-      this.saveMember(member);
-      member.awaitingSync = null;
-    }
+    if (parked !== null) member.awaitingSync = null;
     return parked;
   }
 
   /** Parks the member's SyncGroup (the caller answers any it replaces first). */
   parkSync(member: ClassicGroupMember, parked: ParkedRequest): void {
-    this.saveMember(member);
     member.awaitingSync = parked;
   }
 
   setAssignment(member: ClassicGroupMember, assignment: Buffer): void {
-    if (member.assignment === assignment) return;
-    this.saveMember(member);
     member.assignment = assignment;
   }
 
   /** The member's first join phase is over: its session no longer expires while it is parked. */
   joinCompleted(member: ClassicGroupMember): void {
-    if (!member.isNew) return;
-    this.saveMember(member);
     member.isNew = false;
   }
 
@@ -264,15 +287,14 @@ export class ClassicGroup {
     sessionTimeoutMs: number,
     parkedJoin: ParkedRequest | null,
   ): ParkedRequest | null {
-    this.saveMember(member);
     this.countProtocols(member, -1);
     member.supportedProtocols = protocols;
     this.countProtocols(member, +1);
     member.rebalanceTimeoutMs = rebalanceTimeoutMs;
     member.sessionTimeoutMs = sessionTimeoutMs;
     const superseded = member.awaitingJoin;
-    if (parkedJoin !== null && superseded === null) this.numMembersAwaitingJoin++;
-    else if (parkedJoin === null && superseded !== null) this.numMembersAwaitingJoin--;
+    if (parkedJoin !== null && superseded === null) this.countAwaitingJoin(+1);
+    else if (parkedJoin === null && superseded !== null) this.countAwaitingJoin(-1);
     member.awaitingJoin = parkedJoin;
     return parkedJoin !== null ? superseded : null;
   }
@@ -285,9 +307,9 @@ export class ClassicGroup {
   replaceStaticMember(groupInstanceId: string, oldMemberId: string, newMemberId: string): ClassicGroupMember {
     const old = this.memberMap.get(oldMemberId);
     if (old === undefined) throw new Error(`cannot replace unknown member ${oldMemberId}`);
-    if (old.isAwaitingJoin) this.numMembersAwaitingJoin--;
+    if (old.isAwaitingJoin) this.countAwaitingJoin(-1);
     this.memberMap.delete(oldMemberId);
-    const replacement = new ClassicGroupMember(
+    const replacement = this.newMember(
       newMemberId,
       old.groupInstanceId,
       old.clientId,
@@ -299,7 +321,7 @@ export class ClassicGroup {
       old.assignment,
     );
     this.memberMap.set(replacement.memberId, replacement);
-    if (this.isLeader(oldMemberId)) this.leaderId = newMemberId;
+    if (this.isLeader(oldMemberId)) this.leader.set(newMemberId);
     this.staticMembers.set(groupInstanceId, newMemberId);
     return replacement;
   }
@@ -314,7 +336,7 @@ export class ClassicGroup {
     if (leader !== undefined && leader.isAwaitingJoin) return true;
     for (const m of this.memberMap.values()) {
       if (m.isAwaitingJoin) {
-        this.leaderId = m.memberId;
+        this.leader.set(m.memberId);
         return true;
       }
     }
@@ -322,7 +344,7 @@ export class ClassicGroup {
   }
 
   hasAllMembersJoined(): boolean {
-    return this.memberMap.size === this.numMembersAwaitingJoin && this.pendingJoin.size === 0;
+    return this.memberMap.size === this.numAwaitingJoinResponse && this.pendingJoin.size === 0;
   }
 
   notYetRejoinedMembers(): ClassicGroupMember[] {
@@ -389,7 +411,7 @@ export class ClassicGroup {
 
   /** Next generation: a protocol is chosen for a non-empty group, otherwise the group is Empty. */
   initNextGeneration(nowMs: number): void {
-    this.generationId++;
+    this.generation.set(this.generationId + 1);
     if (this.memberMap.size > 0) {
       this.protocolName = this.selectProtocol();
       this.subscribedTopics = this.computeSubscribedTopics();
@@ -400,6 +422,65 @@ export class ClassicGroup {
       this.transitionTo('Empty', nowMs);
     }
     this.clearPendingSyncMembers();
+  }
+
+  /**
+   * The replay of the group's GroupMetadata record (../replay.ts): the group becomes what
+   * Kafka persists of it (generation, protocol type and name, leader, state timestamp, and
+   * the members with their timeouts, subscription, i.e. the chosen protocol's metadata, and
+   * assignment). What Kafka keeps outside its records stays as it is: a rebalance in progress,
+   * parked requests, pending member ids, and a member's other protocols as long as the chosen
+   * one's metadata is the record's. A group at rest is Stable with members and Empty without,
+   * as Kafka loads it. Live, a group writes a record of itself as it is, so the replay changes
+   * what memory did not hold yet (the leader's assignments); at start-up each record makes the
+   * group what it was at that generation.
+   */
+  replayMetadata(value: GroupMetadataValue): void {
+    const protocolName = value.protocol ?? '';
+    let subscriptionsChanged = false;
+    const inRecord = new Set(value.members.map((m) => m.memberId));
+    for (const memberId of [...this.memberMap.keys()]) {
+      if (inRecord.has(memberId)) continue;
+      this.remove(memberId);
+      subscriptionsChanged = true;
+    }
+    const added: ClassicGroupMember[] = [];
+    for (const m of value.members) {
+      // Records of old versions have no rebalance timeout: Kafka takes the session timeout.
+      const rebalanceTimeoutMs = m.rebalanceTimeout === undefined || m.rebalanceTimeout === -1 ? m.sessionTimeout : m.rebalanceTimeout;
+      const member = this.memberMap.get(m.memberId);
+      if (member === undefined) {
+        // Only the chosen protocol's metadata is persisted, so that is all the member supports.
+        const protocols = [{ name: protocolName, metadata: m.subscription }];
+        added.push(this.newMember(m.memberId, m.groupInstanceId ?? null, m.clientId, m.clientHost, rebalanceTimeoutMs, m.sessionTimeout, value.protocolType, protocols, m.assignment));
+        continue;
+      }
+      member.rebalanceTimeoutMs = rebalanceTimeoutMs;
+      member.sessionTimeoutMs = m.sessionTimeout;
+      member.assignment = m.assignment;
+      const chosen = member.supportedProtocols.find((p) => p.name === protocolName);
+      if (chosen === undefined || !chosen.metadata.equals(m.subscription)) {
+        this.countProtocols(member, -1);
+        member.supportedProtocols = [{ name: protocolName, metadata: m.subscription }];
+        this.countProtocols(member, +1);
+        subscriptionsChanged = true;
+      }
+    }
+    // Added after the members that stay have the record's protocol: a member joins a group
+    // that supports its protocol.
+    for (const member of added) this.add(member, null);
+    const protocolType = value.protocolType === '' ? null : value.protocolType;
+    subscriptionsChanged ||= added.length > 0 || protocolType !== this.protocolType || value.protocol !== this.protocolName;
+    this.type.set(protocolType);
+    this.protocol.set(value.protocol);
+    this.generation.set(value.generation);
+    this.leader.set(value.leader);
+    const stateTimestamp = value.currentStateTimestamp ?? -1n;
+    this.stateTimestamp.set(stateTimestamp === -1n ? null : Number(stateTimestamp));
+    if (this.is('Empty') || this.is('Stable')) this.currentState.set(value.members.length > 0 ? 'Stable' : 'Empty');
+    // Derived from what the record carries: computed again when that changed (as Kafka
+    // computes it when it loads a group and at each new generation).
+    if (subscriptionsChanged) this.subscribedTopics = this.computeSubscribedTopics();
   }
 
   /** What the leader receives in its JoinGroup response: every member with its metadata. */
@@ -449,22 +530,13 @@ export class ClassicGroup {
 
   private countProtocols(member: ClassicGroupMember, delta: number): void {
     for (const p of member.supportedProtocols) {
-      this.supportedProtocols.set(p.name, (this.supportedProtocols.get(p.name) ?? 0) + delta);
+      const n = (this.supportedProtocols.get(p.name) ?? 0) + delta;
+      if (n === 0) this.supportedProtocols.delete(p.name);
+      else this.supportedProtocols.set(p.name, n);
     }
   }
 
-  // A member's fields are recorded in the running operation's changes when that operation
-  // announced it changes this group; the undos run in reverse order.
-
-  private recording(): Changes | null {
-    return this.journal.changesOf(this);
-  }
-
-  /** Before a member's first change in the operation: its fields, to put back. */
-  private saveMember(member: ClassicGroupMember): void {
-    const c = this.recording();
-    if (c === null || !c.once(member)) return;
-    const fields = member.snapshot();
-    c.undo.push(() => member.restore(fields));
+  private countAwaitingJoin(delta: number): void {
+    this.awaitingJoinCount.set(this.awaitingJoinCount.get() + delta);
   }
 }

@@ -78,7 +78,6 @@ export function leaveGroup(s: CoordinatorState, op: Operation, ctx: RequestConte
   }
   if (group.is('Dead')) return respond(ErrorCode.COORDINATOR_NOT_AVAILABLE, []);
 
-  s.changing(group);
   const results = identities.map((m) => memberResult(m, leaveOne(op, group, m)));
 
   const left = identities.filter((_, i) => results[i]!.errorCode === ErrorCode.NONE);

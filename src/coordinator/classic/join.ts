@@ -9,7 +9,7 @@ import { classicJoinToConsumerGroup } from '../consumer/classic-join.js';
 import type { JoinGroupRequestData } from '../../protocol/messages/join-group.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import type { ClassicGroup } from './group.js';
-import { ClassicGroupMember, ownProtocols, type ParkedRequest } from './member.js';
+import { ownProtocols, type ClassicGroupMember, type ParkedRequest } from './member.js';
 import { heartbeatKey, type Operation } from '../operation.js';
 import {
   answerJoin,
@@ -22,6 +22,7 @@ import {
   withClientReason,
 } from './rebalance.js';
 import { currentAssignments, emptyGroupMetadataRecord, groupMetadataRecord } from '../records.js';
+import { writeRecord } from '../replay.js';
 import { joinGroupError, joinGroupResponse } from './responses.js';
 import { assertNever, type RequestContext } from '../types.js';
 
@@ -68,11 +69,15 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     // An Empty consumer group gives way to the classic group, as in Kafka.
     deleteConsumerGroup(s, op, consumerGroup);
   }
-  const recordsBefore = op.recordCount;
-  const existing = s.groups.get(req.groupId);
-  // Only a member without an id may create a group.
-  if (existing === undefined && !isUnknownMember) return fail(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
-  const group = s.changing(existing ?? s.getOrCreateGroup(req.groupId, op.nowMs));
+  // Only a member without an id may create a group. Kafka persists a group a JoinGroup
+  // creates at once (generation 0, no members), so that it survives a restart even before
+  // its first generation completes: the group is that record's (its only record, as a new
+  // group's join writes nothing else).
+  if (!s.groups.has(req.groupId)) {
+    if (!isUnknownMember) return fail(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
+    writeRecord(s, op, emptyGroupMetadataRecord(req.groupId, op.nowMs));
+  }
+  const group = s.groups.get(req.groupId)!;
 
   if (!acceptJoiningMember(s, group, req.memberId)) {
     removeMember(op, group, req.memberId, 'group-max-size');
@@ -82,10 +87,6 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
   } else {
     joinExistingMember(s, op, group, join);
   }
-
-  // Kafka persists a group created by a JoinGroup at once (generation 0, no members), so it
-  // survives a restart even before its first generation completes.
-  if (existing === undefined && op.recordCount === recordsBefore) op.record(emptyGroupMetadataRecord(group));
 }
 
 /** group.max.size: members already in (or rejoining) are accepted; new ones while there is room. */
@@ -227,7 +228,7 @@ function updateMemberThenRebalanceOrCompleteJoin(
 
 function addMemberThenRebalanceOrCompleteJoin(s: CoordinatorState, op: Operation, group: ClassicGroup, join: Join, memberId: string): void {
   const { ctx, req } = join;
-  const member = new ClassicGroupMember(
+  const member = group.newMember(
     memberId,
     req.groupInstanceId ?? null,
     ctx.clientId,
@@ -286,7 +287,7 @@ function updateStaticMemberThenRebalanceOrCompleteJoin(
         return maybePrepareRebalanceOrCompleteJoin(s, op, group, withClientReason(reason, req.reason));
       }
       // Persist the new member id, then answer (the runtime releases the reply once durable).
-      op.record(groupMetadataRecord(group, currentAssignments(group)));
+      writeRecord(s, op, groupMetadataRecord(group, currentAssignments(group)));
       const isLeader = group.isLeader(newMemberId);
       const skip = supportsSkippingAssignment(ctx.apiVersion);
       answerJoin(op, group, member, {

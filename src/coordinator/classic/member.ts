@@ -3,9 +3,12 @@
  * the protocols it supports (in its order of preference), its current assignment, and the
  * JoinGroup / SyncGroup request it has parked with the coordinator, if any.
  *
- * Once the member is in a group, its fields change only through the group's methods
- * (ClassicGroup), which record how to undo each change.
+ * Its fields are timeline values (../timeline-map.ts): every change records its undo in the
+ * running operation's journal. Once the member is in a group, they change only through the
+ * group's methods (ClassicGroup), which keep the group's counts in line.
  */
+import type { Journal } from '../journal.js';
+import { TimelineValue } from '../timeline-map.js';
 import type { RequestId } from '../types.js';
 
 export interface MemberProtocol {
@@ -21,17 +24,6 @@ export interface ParkedRequest {
 
 export const EMPTY_ASSIGNMENT: Buffer = Buffer.alloc(0);
 
-/** The fields of a member that operations change, as `snapshot` captures them. */
-export interface MemberFields {
-  readonly rebalanceTimeoutMs: number;
-  readonly sessionTimeoutMs: number;
-  readonly supportedProtocols: MemberProtocol[];
-  readonly assignment: Buffer;
-  readonly awaitingJoin: ParkedRequest | null;
-  readonly awaitingSync: ParkedRequest | null;
-  readonly isNew: boolean;
-}
-
 /**
  * Copies protocols out of a decoded request. Decoded bytes are views into the request's
  * frame; keeping them would pin every frame a member ever sent for as long as it stays.
@@ -41,21 +33,17 @@ export function ownProtocols(protocols: readonly { name: string; metadata: Buffe
 }
 
 export class ClassicGroupMember {
-  rebalanceTimeoutMs: number;
-  sessionTimeoutMs: number;
-  supportedProtocols: MemberProtocol[];
-  assignment: Buffer;
-  /** The parked JoinGroup: non-null while the member is "awaiting join". */
-  awaitingJoin: ParkedRequest | null = null;
-  /** The parked SyncGroup: non-null while the member is "awaiting sync". */
-  awaitingSync: ParkedRequest | null = null;
-  /**
-   * Set from a new member's first join until its join phase completes: such a member's
-   * session may expire even while its JoinGroup is parked (see hasSatisfiedHeartbeat).
-   */
-  isNew = false;
+  // What operations change, as timeline values: an operation's changes are undone with it.
+  private readonly rebalanceTimeout: TimelineValue<number>;
+  private readonly sessionTimeout: TimelineValue<number>;
+  private readonly protocols: TimelineValue<MemberProtocol[]>;
+  private readonly currentAssignment: TimelineValue<Buffer>;
+  private readonly parkedJoin: TimelineValue<ParkedRequest | null>;
+  private readonly parkedSync: TimelineValue<ParkedRequest | null>;
+  private readonly newMember: TimelineValue<boolean>;
 
   constructor(
+    journal: Journal,
     readonly memberId: string,
     readonly groupInstanceId: string | null,
     readonly clientId: string,
@@ -66,29 +54,76 @@ export class ClassicGroupMember {
     supportedProtocols: MemberProtocol[],
     assignment: Buffer = EMPTY_ASSIGNMENT,
   ) {
-    this.rebalanceTimeoutMs = rebalanceTimeoutMs;
-    this.sessionTimeoutMs = sessionTimeoutMs;
-    this.supportedProtocols = supportedProtocols;
-    this.assignment = assignment;
+    this.rebalanceTimeout = new TimelineValue(journal, rebalanceTimeoutMs);
+    this.sessionTimeout = new TimelineValue(journal, sessionTimeoutMs);
+    this.protocols = new TimelineValue(journal, supportedProtocols);
+    this.currentAssignment = new TimelineValue(journal, assignment);
+    this.parkedJoin = new TimelineValue<ParkedRequest | null>(journal, null);
+    this.parkedSync = new TimelineValue<ParkedRequest | null>(journal, null);
+    this.newMember = new TimelineValue(journal, false);
+  }
+
+  get rebalanceTimeoutMs(): number {
+    return this.rebalanceTimeout.get();
+  }
+
+  set rebalanceTimeoutMs(ms: number) {
+    this.rebalanceTimeout.set(ms);
+  }
+
+  get sessionTimeoutMs(): number {
+    return this.sessionTimeout.get();
+  }
+
+  set sessionTimeoutMs(ms: number) {
+    this.sessionTimeout.set(ms);
+  }
+
+  /** In the member's order of preference; replaced, never changed in place. */
+  get supportedProtocols(): MemberProtocol[] {
+    return this.protocols.get();
+  }
+
+  set supportedProtocols(protocols: MemberProtocol[]) {
+    this.protocols.set(protocols);
+  }
+
+  get assignment(): Buffer {
+    return this.currentAssignment.get();
+  }
+
+  set assignment(assignment: Buffer) {
+    this.currentAssignment.set(assignment);
+  }
+
+  /** The parked JoinGroup: non-null while the member is "awaiting join". */
+  get awaitingJoin(): ParkedRequest | null {
+    return this.parkedJoin.get();
+  }
+
+  set awaitingJoin(parked: ParkedRequest | null) {
+    this.parkedJoin.set(parked);
+  }
+
+  /** The parked SyncGroup: non-null while the member is "awaiting sync". */
+  get awaitingSync(): ParkedRequest | null {
+    return this.parkedSync.get();
+  }
+
+  set awaitingSync(parked: ParkedRequest | null) {
+    this.parkedSync.set(parked);
   }
 
   /**
-   * Every field an operation may change (protocols and assignments are replaced, never
-   * changed in place, so keeping the references is enough).
+   * Set from a new member's first join until its join phase completes: such a member's
+   * session may expire even while its JoinGroup is parked (see hasSatisfiedHeartbeat).
    */
-  snapshot(): MemberFields {
-    const { rebalanceTimeoutMs, sessionTimeoutMs, supportedProtocols, assignment, awaitingJoin, awaitingSync, isNew } = this;
-    return { rebalanceTimeoutMs, sessionTimeoutMs, supportedProtocols, assignment, awaitingJoin, awaitingSync, isNew };
+  get isNew(): boolean {
+    return this.newMember.get();
   }
 
-  restore(fields: MemberFields): void {
-    this.rebalanceTimeoutMs = fields.rebalanceTimeoutMs;
-    this.sessionTimeoutMs = fields.sessionTimeoutMs;
-    this.supportedProtocols = fields.supportedProtocols;
-    this.assignment = fields.assignment;
-    this.awaitingJoin = fields.awaitingJoin;
-    this.awaitingSync = fields.awaitingSync;
-    this.isNew = fields.isNew;
+  set isNew(value: boolean) {
+    this.newMember.set(value);
   }
 
   get isStaticMember(): boolean {

@@ -11,6 +11,7 @@ import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT, type ClassicGroupMember } from './member.js';
 import { heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
 import { groupMetadataRecord } from '../records.js';
+import { writeRecord } from '../replay.js';
 import { joinGroupResponse, syncGroupResponse, type JoinReply, type SyncReply } from './responses.js';
 import { assertNever } from '../types.js';
 
@@ -158,7 +159,7 @@ export function completeClassicGroupJoin(s: CoordinatorState, op: Operation, gro
 
   group.initNextGeneration(op.nowMs);
   if (group.is('Empty')) {
-    op.record(groupMetadataRecord(group, new Map()));
+    writeRecord(s, op, groupMetadataRecord(group, new Map()));
     op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: 0, state: 'Empty' });
     return;
   }
@@ -270,14 +271,11 @@ export function resetAndPropagateAssignmentWithError(op: Operation, group: Class
   propagateAssignment(op, group, errorCode);
 }
 
-/** The leader's assignment is in: every member gets its own (empty when the leader gave none). */
-export function setAndPropagateAssignment(op: Operation, group: ClassicGroup, assignment: ReadonlyMap<string, Buffer>): void {
-  if (!group.is('CompletingRebalance')) throw new Error(`group ${group.groupId} is ${group.state}, not CompletingRebalance`);
-  for (const m of group.members.values()) group.setAssignment(m, assignment.get(m.memberId) ?? EMPTY_ASSIGNMENT);
-  propagateAssignment(op, group, ErrorCode.NONE);
-}
-
-function propagateAssignment(op: Operation, group: ClassicGroup, errorCode: number): void {
+/**
+ * Members waiting for this generation's assignment get theirs (the leader's, which the
+ * replay of its GroupMetadata record set), or `errorCode` without one.
+ */
+export function propagateAssignment(op: Operation, group: ClassicGroup, errorCode: number): void {
   const ok = errorCode === ErrorCode.NONE;
   for (const m of group.members.values()) {
     const answered = answerSync(op, group, m, {

@@ -11,11 +11,12 @@ import type { ClassicGroup } from './group.js';
 import { EMPTY_ASSIGNMENT } from './member.js';
 import type { Operation } from '../operation.js';
 import { groupMetadataRecord } from '../records.js';
+import { writeRecord } from '../replay.js';
 import {
   maybePrepareRebalanceOrCompleteJoin,
+  propagateAssignment,
   removePendingSyncMember,
   resetAndPropagateAssignmentWithError,
-  setAndPropagateAssignment,
 } from './rebalance.js';
 import { syncGroupError, syncGroupResponse } from './responses.js';
 import { assertNever, type RequestContext } from '../types.js';
@@ -56,7 +57,6 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     case 'PreparingRebalance':
       return fail(ErrorCode.REBALANCE_IN_PROGRESS);
     case 'CompletingRebalance': {
-      s.changing(group);
       const superseded = member.awaitingSync;
       // Kafka drops the SyncGroup this one replaces; Brook answers it so it is not held forever.
       if (superseded !== null) op.reply(superseded.requestId, syncGroupError(superseded.apiVersion, ErrorCode.REBALANCE_IN_PROGRESS));
@@ -67,10 +67,11 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
         // Copied: the request's bytes are views into its frame, and these are kept.
         for (const a of req.assignments) assignment.set(a.memberId, Buffer.from(a.assignment));
         for (const memberId of group.members.keys()) if (!assignment.has(memberId)) assignment.set(memberId, EMPTY_ASSIGNMENT);
-        // The replies below are released by the runtime once this record is durable, which
+        // The record gives each member its assignment (its replay), which goes to the members
+        // waiting for it; the runtime releases the replies once the record is durable, which
         // is when Kafka completes them.
-        op.record(groupMetadataRecord(group, assignment));
-        setAndPropagateAssignment(op, group, assignment);
+        writeRecord(s, op, groupMetadataRecord(group, assignment));
+        propagateAssignment(op, group, ErrorCode.NONE);
         group.transitionTo('Stable', op.nowMs);
         op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers, state: 'Stable' });
         onStoreFailure(s, group.groupId, group.generationId);
@@ -79,7 +80,6 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
     }
     case 'Stable':
       // A late follower, or a member whose static replacement needs no rebalance.
-      s.changing(group);
       removePendingSyncMember(op, group, req.memberId);
       return op.reply(
         ctx.requestId,
@@ -110,7 +110,6 @@ function onStoreFailure(s: CoordinatorState, groupId: string, generationId: numb
   s.journal.onRevert((op, errorCode) => {
     const group = s.groups.get(groupId);
     if (group === undefined || !group.is('CompletingRebalance') || group.generationId !== generationId) return;
-    s.changing(group);
     resetAndPropagateAssignmentWithError(op, group, errorCode);
     maybePrepareRebalanceOrCompleteJoin(s, op, group, `error ${errorCode} when storing group assignment during SyncGroup`);
   });

@@ -25,6 +25,7 @@ import {
   currentAssignmentTombstone,
   epochTombstone,
   memberSubscriptionTombstone,
+  regexTombstone,
   subscriptionMetadataTombstone,
   targetAssignmentEpochTombstone,
   targetAssignmentTombstone,
@@ -39,6 +40,7 @@ export function consumerGroupTombstones(group: ConsumerGroup): ConsumerGroupReco
     ...ids.map((id) => targetAssignmentTombstone(group.groupId, id)),
     targetAssignmentEpochTombstone(group.groupId),
     ...ids.map((id) => memberSubscriptionTombstone(group.groupId, id)),
+    ...[...group.resolvedRegularExpressions.keys()].map((regex) => regexTombstone(group.groupId, regex)),
     subscriptionMetadataTombstone(group.groupId),
     epochTombstone(group.groupId),
   ];
@@ -46,7 +48,6 @@ export function consumerGroupTombstones(group: ConsumerGroup): ConsumerGroupReco
 
 /** Deletes the group's records (DeleteGroups, expiration, a JoinGroup taking an Empty group over). */
 export function deleteConsumerGroup(s: CoordinatorState, op: Operation, group: ConsumerGroup): void {
-  for (const regex of [...group.resolvedRegularExpressions.keys()]) group.updateResolvedRegex(regex, null);
   writeConsumerGroupRecords(s, op, consumerGroupTombstones(group), null);
 }
 

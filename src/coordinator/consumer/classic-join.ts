@@ -91,8 +91,7 @@ function join(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Join
     namesChanged = !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames);
   }
   // A static member that had a regex, replaced: its regex may go.
-  const regexRemovals: string[] = [];
-  const bump = maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals) !== 'none' || namesChanged;
+  const bump = maybeUpdateRegularExpressions(s, op, group, member, updated, records) !== 'none' || namesChanged;
   const { groupEpoch, type, deadline } = updateSubscriptionMetadata(s, op, group, member, updated, bump, records);
   const owned = ownedPartitions(s, subscription.ownedPartitions ?? []);
 
@@ -113,7 +112,6 @@ function join(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Join
     const reason = group.members.has(updated.memberId) ? `member ${updated.memberId} updated its subscription` : `member ${updated.memberId} joined`;
     writeConsumerGroupRecords(s, op, records, reason);
     const written = s.consumerGroups.get(groupId);
-    for (const regex of regexRemovals) written?.updateResolvedRegex(regex, null);
     if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
     // The member must now send its SyncGroup within its rebalance timeout.
     op.cancel(consumerJoinKey(groupId, reconciled.memberId));

@@ -11,7 +11,7 @@ import { consumerJoinKey, consumerRebalanceKey, consumerSessionKey, consumerSync
 import { canDowngradeWithFencedMembers, convertToClassicGroup } from './migration.js';
 import type { ConsumerGroup } from './group.js';
 import { hasRegex, LEAVE_GROUP_STATIC_MEMBER_EPOCH, type ConsumerGroupMember } from './member.js';
-import { currentAssignmentRecord, epochRecord, memberTombstones, subscriptionMetadataRecord, targetAssignmentEpochRecord } from './records.js';
+import { currentAssignmentRecord, epochRecord, memberTombstones, regexTombstone, subscriptionMetadataRecord, targetAssignmentEpochRecord } from './records.js';
 import { computeSubscriptionMetadata, sameSubscriptionMetadata } from './subscription.js';
 import { writeConsumerGroupRecords } from './write.js';
 import { computeSubscribedTopicNamesWithout } from './views.js';
@@ -42,6 +42,7 @@ export function fenceMembers(
   const counts = new Map<string, number>();
   for (const m of members) if (hasRegex(m.subscribedTopicRegex)) counts.set(m.subscribedTopicRegex, (counts.get(m.subscribedTopicRegex) ?? 0) + 1);
   const deletedRegexes = new Set([...counts].filter(([regex, n]) => group.numSubscribedMembers(regex) === n).map(([regex]) => regex));
+  for (const regex of deletedRegexes) records.push(regexTombstone(group.groupId, regex));
 
   const metadata = computeSubscriptionMetadata(computeSubscribedTopicNamesWithout(group, members, deletedRegexes), s.metadata);
   if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) records.push(subscriptionMetadataRecord(group.groupId, metadata));
@@ -53,7 +54,6 @@ export function fenceMembers(
   for (const m of members) cancelMemberTimers(op, group.groupId, m.memberId);
   const ids = members.map((m) => m.memberId).join(', ');
   writeConsumerGroupRecords(s, op, records, `removing member ${ids}: ${cause}`);
-  for (const regex of deletedRegexes) group.updateResolvedRegex(regex, null);
 }
 
 /**

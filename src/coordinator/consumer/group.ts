@@ -5,12 +5,13 @@
  * static members, who owns each partition at which epoch).
  *
  * Its hard state changes only by applying records (replay.ts), on the live path as at
- * start-up, as Kafka's group changes only by replaying the records it writes. Every change
- * records its undo in the running operation's journal (journal.ts): per key, so a heartbeat
- * costs what it changes, not the size of the group.
+ * start-up, as Kafka's group changes only by replaying the records it writes. It is timeline
+ * state (../timeline-map.ts: maps and values), so every change records its undo in the
+ * running operation's journal: per key, so a heartbeat costs what it changes, not the size
+ * of the group.
  */
 import type { Journal } from '../journal.js';
-import { TimelineMap } from '../timeline-map.js';
+import { TimelineMap, TimelineValue } from '../timeline-map.js';
 import { EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
 import { hasRegex, isReconciledTo, type ConsumerGroupMember } from './member.js';
 
@@ -54,10 +55,10 @@ function count(map: TimelineMap<string, number>, key: string, delta: number): vo
 export const INITIAL_GROUP_EPOCH = 1;
 
 export class ConsumerGroup {
-  private epoch = INITIAL_GROUP_EPOCH;
-  private targetEpoch = INITIAL_GROUP_EPOCH;
+  private readonly epoch: TimelineValue<number>;
+  private readonly targetEpoch: TimelineValue<number>;
   /** When the target assignment was last computed (0: never, or unknown); KIP-1263. */
-  private targetTimestampMs = 0;
+  private readonly targetTimestampMs: TimelineValue<number>;
   private readonly memberMap: TimelineMap<string, ConsumerGroupMember>;
   private readonly staticMemberMap: TimelineMap<string, string>;
   private readonly topicNames: TimelineMap<string, SubscriptionCount>;
@@ -69,7 +70,7 @@ export class ConsumerGroup {
   private readonly inverted: TimelineMap<string, TimelineMap<number, string>>;
   /** topic id → partition → epoch of the member that holds it (assigned or pending revocation). */
   private readonly partitionEpochs: TimelineMap<string, TimelineMap<number, number>>;
-  private subscription: ReadonlyMap<string, SubscribedTopicMetadata> = new Map();
+  private readonly subscription: TimelineValue<ReadonlyMap<string, SubscribedTopicMetadata>>;
   /**
    * When the subscription metadata must be computed again (Kafka's metadataRefreshDeadline):
    * not part of the undo, as in Kafka; the epoch makes a reverted group epoch count as expired.
@@ -80,6 +81,10 @@ export class ConsumerGroup {
     readonly groupId: string,
     private readonly journal: Journal,
   ) {
+    this.epoch = new TimelineValue(journal, INITIAL_GROUP_EPOCH);
+    this.targetEpoch = new TimelineValue(journal, INITIAL_GROUP_EPOCH);
+    this.targetTimestampMs = new TimelineValue(journal, 0);
+    this.subscription = new TimelineValue<ReadonlyMap<string, SubscribedTopicMetadata>>(journal, new Map());
     // Members are listed (describe) and walked (assignors) in join order: removals keep it.
     this.memberMap = new TimelineMap(journal, true);
     this.staticMemberMap = new TimelineMap(journal);
@@ -93,41 +98,42 @@ export class ConsumerGroup {
   }
 
   get groupEpoch(): number {
-    return this.epoch;
+    return this.epoch.get();
   }
 
   setGroupEpoch(epoch: number): void {
-    this.setField(this.epoch, epoch, (v) => (this.epoch = v));
+    this.epoch.set(epoch);
   }
 
   /** The target assignment epoch; -1 once its record was deleted. */
   get assignmentEpoch(): number {
-    return this.targetEpoch;
+    return this.targetEpoch.get();
   }
 
   /** When the target assignment was computed (Kafka's assignmentTimestamp), 0 when unknown. */
   get assignmentTimestampMs(): number {
-    return this.targetTimestampMs;
+    return this.targetTimestampMs.get();
   }
 
   setAssignmentMetadata(epoch: number, timestampMs: number): void {
-    this.setField(this.targetEpoch, epoch, (v) => (this.targetEpoch = v));
-    this.setField(this.targetTimestampMs, timestampMs, (v) => (this.targetTimestampMs = v));
+    this.targetEpoch.set(epoch);
+    this.targetTimestampMs.set(timestampMs);
   }
 
   get subscriptionMetadata(): ReadonlyMap<string, SubscribedTopicMetadata> {
-    return this.subscription;
+    return this.subscription.get();
   }
 
   setSubscriptionMetadata(metadata: ReadonlyMap<string, SubscribedTopicMetadata>): void {
-    this.setField(this.subscription, metadata, (v) => (this.subscription = v));
+    this.subscription.set(metadata);
   }
 
   /** Kafka's state, derived from the epochs and the members (it is never stored). */
   get state(): ConsumerGroupState {
     if (this.memberMap.size === 0) return 'Empty';
-    if (this.epoch > this.targetEpoch) return 'Assigning';
-    for (const m of this.memberMap.values()) if (!isReconciledTo(m, this.targetEpoch)) return 'Reconciling';
+    const targetEpoch = this.targetEpoch.get();
+    if (this.epoch.get() > targetEpoch) return 'Assigning';
+    for (const m of this.memberMap.values()) if (!isReconciledTo(m, targetEpoch)) return 'Reconciling';
     return 'Stable';
   }
 
@@ -256,12 +262,7 @@ export class ConsumerGroup {
   }
 
   hasMetadataExpired(nowMs: number): boolean {
-    return nowMs >= this.metadataRefreshDeadline.deadlineMs || this.epoch < this.metadataRefreshDeadline.epoch;
-  }
-
-  private setField<T>(previous: T, next: T, set: (v: T) => void): void {
-    set(next);
-    if (this.journal.recording) this.journal.record(() => set(previous));
+    return nowMs >= this.metadataRefreshDeadline.deadlineMs || this.epoch.get() < this.metadataRefreshDeadline.epoch;
   }
 
   /** Updates the derived indexes for a member replaced (or added, or removed). */

@@ -41,7 +41,7 @@ import { maybeUpdateRegularExpressions } from './regex.js';
 import { maybeUpdateTargetAssignment, preferredAssignor } from './target.js';
 import { maybeReconcile, updateSubscriptionMetadata } from './update.js';
 import { writeConsumerGroupRecords } from './write.js';
-import { applyRecord } from '../load.js';
+import { writeRecord } from '../replay.js';
 import type { Operation } from '../operation.js';
 import { groupMetadataTombstone } from '../records.js';
 import type { RequestContext } from '../types.js';
@@ -207,8 +207,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     records.push(memberSubscriptionRecord(groupId, updated));
     namesChanged = !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames);
   }
-  const regexRemovals: string[] = [];
-  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, regexRemovals, ctx.mayDescribeTopic);
+  const regex = maybeUpdateRegularExpressions(s, op, group, member, updated, records, ctx.mayDescribeTopic);
   const hasSubscriptionChanged = namesChanged || regex !== 'none';
   // Kafka 4.4 bumps for new topic names, a regex whose topics are known, or a new preferred
   // assignor; a new group needs no bump of its own (it starts at epoch 1, see group.ts).
@@ -223,14 +222,9 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   const reconciled = maybeReconcile(s, op, group, updated, target, hasSubscriptionChanged, req.topicPartitions, records);
   scheduleSessionTimeout(s, op, groupId, memberId);
 
-  if (replacesClassic) {
-    const tombstone = groupMetadataTombstone(groupId);
-    applyRecord(s, tombstone, op.nowMs);
-    op.record(tombstone);
-  }
+  if (replacesClassic) writeRecord(s, op, groupMetadataTombstone(groupId));
   writeConsumerGroupRecords(s, op, records, epochReason(group, memberId, hasSubscriptionChanged, bump));
   const written = s.consumerGroups.get(groupId);
-  for (const removed of regexRemovals) written?.updateResolvedRegex(removed, null);
   if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
 
   // The assignment goes out when it changed, and on a full request (a join, or a client

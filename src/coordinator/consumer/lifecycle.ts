@@ -9,7 +9,7 @@ import type { Operation } from '../operation.js';
 import { scheduleRebalanceTimeout, scheduleSessionTimeout } from './fence.js';
 import { MemberState } from './member.js';
 import type { TopicImage } from './metadata.js';
-import { epochRecord, subscriptionMetadataRecord } from './records.js';
+import { epochRecord, regexRecord, subscriptionMetadataRecord } from './records.js';
 import { resolveRegexes, sameResolution } from './regex.js';
 import { computeSubscriptionMetadata, sameSubscriptionMetadata } from './subscription.js';
 import { writeConsumerGroupRecords } from './write.js';
@@ -45,7 +45,8 @@ export function applyRegexRefresh(s: CoordinatorState, op: Operation, groupId: s
     }
     updates.push([regex, resolved]);
   }
-  const records: ConsumerGroupRecord[] = [];
+  // Each resolution is written (Kafka writes every one a refresh returns), then the group's.
+  const records: ConsumerGroupRecord[] = updates.map(([regex, resolved]) => regexRecord(groupId, regex, resolved));
   const metadata = computeSubscriptionMetadata(counts, s.metadata);
   if (!sameSubscriptionMetadata(metadata, group.subscriptionMetadata)) {
     bump = true;
@@ -53,8 +54,6 @@ export function applyRegexRefresh(s: CoordinatorState, op: Operation, groupId: s
   }
   const epoch = group.groupEpoch + 1;
   if (bump) records.push(epochRecord(groupId, epoch));
-  // Kafka persists each resolution (record type 16); Brook keeps it in memory (regex.ts).
-  for (const [regex, resolved] of updates) group.updateResolvedRegex(regex, resolved);
   writeConsumerGroupRecords(s, op, records, 'the topics of its regular expressions or subscription metadata changed');
   if (bump) group.metadataRefreshDeadline = { deadlineMs: op.nowMs + METADATA_REFRESH_INTERVAL_MS, epoch };
 }
@@ -79,9 +78,10 @@ export function onMetadataChange(s: CoordinatorState, topics: readonly TopicImag
 
 /**
  * After replay: every member must heartbeat within the session timeout, a member that owes
- * a revocation within its rebalance timeout (Kafka's onLoaded). Regex resolutions, which
- * Brook does not persist, are computed again from the current topics; with no heartbeat's
- * principal at hand, unfiltered by authorization until the next refresh (docs/ARCHITECTURE.md).
+ * a revocation within its rebalance timeout (Kafka's onLoaded). Regex resolutions come from
+ * their records (type 16); a log written before Brook persisted them has none, so a regex
+ * without one is resolved from the current topics here, in memory only (with no heartbeat's
+ * principal at hand, unfiltered by authorization), until the next refresh writes its record.
  */
 export function loadedConsumerGroups(s: CoordinatorState, op: Operation): void {
   for (const group of s.consumerGroups.values()) {
@@ -89,6 +89,8 @@ export function loadedConsumerGroups(s: CoordinatorState, op: Operation): void {
       scheduleSessionTimeout(s, op, group.groupId, member.memberId);
       if (member.state === MemberState.UNREVOKED_PARTITIONS) scheduleRebalanceTimeout(op, group.groupId, member);
     }
-    for (const [regex, resolved] of resolveRegexes(s, group.subscribedRegularExpressions.keys(), op.nowMs)) group.updateResolvedRegex(regex, resolved);
+    const unresolved = [...group.subscribedRegularExpressions.keys()].filter((regex) => !group.resolvedRegularExpressions.has(regex));
+    if (unresolved.length === 0) continue;
+    for (const [regex, resolved] of resolveRegexes(s, unresolved, op.nowMs)) group.updateResolvedRegex(regex, resolved);
   }
 }

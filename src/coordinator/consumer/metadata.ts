@@ -41,6 +41,15 @@ export class MetadataImage {
     return this.byNameMap.values();
   }
 
+  /**
+   * Versions go on from at least `version` (one read from the log, written by an earlier
+   * run): Brook's image counts changes from its start, where Kafka's is the metadata log's
+   * offset, which never goes back.
+   */
+  notBefore(version: number): void {
+    if (version > this.version) this.version = version;
+  }
+
   /** Replaces the image with `topics`; returns what changed. */
   update(topics: readonly TopicImage[]): MetadataDelta {
     const next = new Map(topics.map((t) => [t.name, t]));

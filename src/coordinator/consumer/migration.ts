@@ -21,11 +21,11 @@ import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAss
 import { ConsumerProtocolAssignment } from '../../protocol/messages/consumer-protocol-assignment.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { ClassicGroup } from '../classic/group.js';
-import { ClassicGroupMember } from '../classic/member.js';
-import { applyRecord } from '../load.js';
+import type { ClassicGroupMember } from '../classic/member.js';
+import { writeRecord } from '../replay.js';
 import { consumerRebalanceKey, consumerSessionKey, heartbeatKey, joinKey, syncKey, type Operation } from '../operation.js';
 import { answerJoin, answerSync, prepareRebalance, rescheduleHeartbeat } from '../classic/rebalance.js';
-import { groupMetadataRecord, groupMetadataTombstone, currentAssignments } from '../records.js';
+import { groupMetadataRecord, groupMetadataTombstone } from '../records.js';
 import { isDowngradeEnabled, isUpgradeEnabled } from '../types.js';
 import { assignmentFromRecord, type Assignment } from './assignment.js';
 import { consumerGroupTombstones } from './classic-apis.js';
@@ -115,7 +115,6 @@ export function convertToConsumerGroup(s: CoordinatorState, op: Operation, class
   // Computed first: a member that cannot be converted leaves the classic group untouched.
   const converted = [...classic.members.values()].map((m) => memberFromClassic(s, classic, m));
 
-  s.changing(classic);
   for (const m of classic.members.values()) {
     answerJoin(op, classic, m, { errorCode: ErrorCode.REBALANCE_IN_PROGRESS, memberId: m.memberId });
     answerSync(op, classic, m, { errorCode: ErrorCode.REBALANCE_IN_PROGRESS });
@@ -124,9 +123,7 @@ export function convertToConsumerGroup(s: CoordinatorState, op: Operation, class
   for (const pending of classic.pendingJoinMembers) op.cancel(heartbeatKey(groupId, pending));
   op.cancel(joinKey(groupId));
   op.cancel(syncKey(groupId));
-  const tombstone = groupMetadataTombstone(groupId);
-  applyRecord(s, tombstone, op.nowMs);
-  op.record(tombstone);
+  writeRecord(s, op, groupMetadataTombstone(groupId));
 
   const counts = new Map<string, SubscriptionCount>();
   for (const { member } of converted) {
@@ -226,7 +223,7 @@ export function convertToClassicGroup(
   const classic = new ClassicGroup(groupId, 'Stable', op.nowMs, s.journal, { generationId: group.groupEpoch, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName: null, leaderId: null });
   const gone = new Set(leaving.map((m) => m.memberId));
   const classicMember = (m: ConsumerGroupMember): ClassicGroupMember =>
-    new ClassicGroupMember(m.memberId, m.instanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.classicMemberMetadata!.sessionTimeoutMs, CONSUMER_PROTOCOL_TYPE,
+    classic.newMember(m.memberId, m.instanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.classicMemberMetadata!.sessionTimeoutMs, CONSUMER_PROTOCOL_TYPE,
       m.classicMemberMetadata!.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })));
   for (const m of group.members.values()) {
     if (gone.has(m.memberId) || (joining !== null && m.instanceId !== null && m.instanceId === joining.instanceId)) continue;
@@ -235,9 +232,11 @@ export function convertToClassicGroup(
   if (joining !== null) classic.add(classicMember(joining), null);
   classic.protocolName = classic.selectProtocol();
   classic.subscribedTopics = classic.computeSubscribedTopics();
+  // Each member's target as its assignment: the classic group's record carries them.
+  const assignments = new Map<string, Buffer>();
   for (const m of classic.members.values()) {
     const targetOf = joining !== null && m.memberId === joining.memberId ? replaced!.memberId : m.memberId;
-    m.assignment = classicAssignment(s, group.targetAssignmentOf(targetOf), m.metadata(classic.protocolName));
+    assignments.set(m.memberId, classicAssignment(s, group.targetAssignmentOf(targetOf), m.metadata(classic.protocolName)));
   }
 
   // The consumer group's records go; its members' timers with it.
@@ -249,11 +248,12 @@ export function convertToClassicGroup(
     op.cancel(consumerSessionKey(groupId, m.memberId));
     op.cancel(consumerRebalanceKey(groupId, m.memberId));
   }
-  for (const regex of [...group.resolvedRegularExpressions.keys()]) group.updateResolvedRegex(regex, null);
   writeConsumerGroupRecords(s, op, [...pending, ...records], null);
 
+  // The group is built in memory with what its record cannot carry (every protocol of each
+  // member, for the votes to come), then takes what the record carries from its replay.
   s.putGroup(classic);
-  op.record(groupMetadataRecord(classic, currentAssignments(classic)));
+  writeRecord(s, op, groupMetadataRecord(classic, assignments));
   op.event({ type: 'group-converted', groupId, from: 'consumer', to: 'classic', members: classic.numMembers });
   if (joining !== null) {
     op.event({
@@ -262,7 +262,7 @@ export function convertToClassicGroup(
     });
   }
   for (const m of classic.members.values()) rescheduleHeartbeat(op, classic, m);
-  if (rebalance) prepareRebalance(s, op, s.changing(classic), `downgrade group ${groupId} from consumer to classic`);
+  if (rebalance) prepareRebalance(s, op, classic, `downgrade group ${groupId} from consumer to classic`);
   return classic;
 }
 

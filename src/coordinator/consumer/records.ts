@@ -1,6 +1,6 @@
 /**
  * The consumer-group records Kafka's GroupCoordinatorRecordHelpers builds, as Brook writes
- * them: record types 3 to 8 at value version 0. The subscription metadata is
+ * them: record types 3 to 8 and 16 at value version 0. The subscription metadata is
  * ConsumerGroupPartitionMetadata, which Kafka 4.1 replaced by a hash in
  * ConsumerGroupMetadataValue and still reads. The current assignment's topics carry Kafka
  * 4.4's AssignmentEpochs, the target assignment metadata its AssignmentTimestamp.
@@ -9,7 +9,7 @@ import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/con
 import type { ConsumerGroupCurrentMemberAssignmentValueTopicPartitions } from '../../protocol/coordinator-records/consumer-group-current-member-assignment-value.js';
 import type { ConsumerGroupTargetAssignmentMetadataValue } from '../../protocol/coordinator-records/consumer-group-target-assignment-metadata-value.js';
 import { toTopicPartitions, type Assignment } from './assignment.js';
-import type { ConsumerGroup, SubscribedTopicMetadata } from './group.js';
+import type { ConsumerGroup, ResolvedRegex, SubscribedTopicMetadata } from './group.js';
 import type { AssignmentEpochs, ConsumerGroupMember } from './member.js';
 
 type TopicPartitions = ConsumerGroupCurrentMemberAssignmentValueTopicPartitions;
@@ -123,6 +123,22 @@ export function currentAssignmentRecord(groupId: string, m: ConsumerGroupMember)
 
 export function currentAssignmentTombstone(groupId: string, memberId: string): ConsumerGroupRecord {
   return { type: 8, key: { groupId, memberId }, value: null };
+}
+
+/**
+ * A regular expression's resolution (type 16): the matching topics (sorted, as Kafka writes
+ * them), the metadata image's version and the time the resolution was asked for.
+ */
+export function regexRecord(groupId: string, regex: string, resolved: ResolvedRegex): ConsumerGroupRecord {
+  return {
+    type: 16,
+    key: { groupId, regularExpression: regex },
+    value: { topics: [...resolved.topics].sort(), version: BigInt(resolved.version), timestamp: BigInt(resolved.timestampMs) },
+  };
+}
+
+export function regexTombstone(groupId: string, regex: string): ConsumerGroupRecord {
+  return { type: 16, key: { groupId, regularExpression: regex }, value: null };
 }
 
 /** Kafka's removeMember: the member's three records go, in this order. */

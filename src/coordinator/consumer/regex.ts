@@ -9,11 +9,13 @@
  * pending per group and at most one every 10 s, when a new regex arrives, topics were
  * created since the last one, or the last one is older than
  * group.consumer.regex.refresh.interval.ms. Its result bumps the group epoch when the
- * matching topics changed. Kafka persists results (ConsumerGroupRegularExpression records,
- * type 16); Brook keeps them in memory and resolves them again when the coordinator loads
- * (a type-16 record Kafka wrote is read and skipped).
+ * matching topics changed. Each resolution is persisted, as Kafka persists it
+ * (ConsumerGroupRegularExpression records, type 16): a refresh writes one record per regex,
+ * and a regex nobody subscribes to any more is tombstoned with the records that end its last
+ * subscription.
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import { compileRe2Pattern } from '../../util/re2-pattern.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { consumerRegexKey, type Operation } from '../operation.js';
@@ -22,6 +24,7 @@ import type { ConsumerGroup, ResolvedRegex } from './group.js';
 import { javaSetOrder } from './java-hash.js';
 import { stringHash } from '../../util/string-hash.js';
 import { hasRegex, sameTopicNames, type ConsumerGroupMember } from './member.js';
+import { regexTombstone } from './records.js';
 
 /** Kafka's REGEX_BATCH_REFRESH_MIN_INTERVAL_MS. */
 export const REGEX_REFRESH_MIN_INTERVAL_MS = 10_000;
@@ -46,8 +49,8 @@ export type RegexUpdate = 'none' | 'updated' | 'resolved';
 
 /**
  * Kafka's maybeUpdateRegularExpressions, in a heartbeat: validates a regex the group does
- * not have yet, asks for a refresh when due, and says what changed. `removals` gets the
- * regexes the member was the last to use: their resolution goes with the heartbeat's records.
+ * not have yet, asks for a refresh when due, and says what changed. A regex the member was
+ * the last to use is tombstoned: `records` (the heartbeat's) gets its tombstone.
  */
 export function maybeUpdateRegularExpressions(
   s: CoordinatorState,
@@ -55,7 +58,7 @@ export function maybeUpdateRegularExpressions(
   group: ConsumerGroup,
   member: ConsumerGroupMember,
   updated: ConsumerGroupMember,
-  removals: string[],
+  records: ConsumerGroupRecord[],
   mayDescribeTopic?: (topic: string) => boolean,
 ): RegexUpdate {
   const oldRegex = member.subscribedTopicRegex;
@@ -64,7 +67,7 @@ export function maybeUpdateRegularExpressions(
   let requireRefresh = false;
   if (oldRegex !== newRegex) {
     status = 'updated';
-    if (hasRegex(oldRegex) && group.numSubscribedMembers(oldRegex) === 1) removals.push(oldRegex);
+    if (hasRegex(oldRegex) && group.numSubscribedMembers(oldRegex) === 1) records.push(regexTombstone(group.groupId, oldRegex));
     if (hasRegex(newRegex)) {
       if (group.numSubscribedMembers(newRegex) === 0) {
         compileTopicRegex(newRegex);

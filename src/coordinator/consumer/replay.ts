@@ -1,7 +1,7 @@
 /**
  * What each consumer-group record does to the state (Kafka's GroupMetadataManager.replay
- * methods for record types 3 to 8). The live path applies the records it writes through
- * the same function, so a restart that replays them rebuilds the same groups.
+ * methods for record types 3 to 8 and 16). The live path applies the records it writes
+ * through the same function, so a restart that replays them rebuilds the same groups.
  *
  * Kafka throws IllegalStateException on tombstones that arrive out of order (a member whose
  * current assignment was not deleted first, a group that still has members): Brook's own
@@ -50,6 +50,9 @@ export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGr
         });
         return;
       }
+      case 16:
+        group.updateResolvedRegex(record.key.regularExpression, null);
+        return;
     }
   }
   const group = s.getOrCreateConsumerGroup(groupId, nowMs);
@@ -98,6 +101,16 @@ export function applyConsumerGroupRecord(s: CoordinatorState, record: ConsumerGr
         partitionsPendingRevocation: assignmentFromRecord(v.partitionsPendingRevocation),
         assignmentEpochs: assignmentEpochsFromRecord(v.partitionsPendingRevocation, v.memberEpoch, assignmentEpochsFromRecord(v.assignedPartitions, v.memberEpoch)),
       });
+      return;
+    }
+    case 16: {
+      const v = record.value;
+      // The image's version when the topics were matched (Kafka: the metadata offset). Brook's
+      // image counts its own changes: one that restarts counts on from the versions it reads,
+      // so a resolution read from the log is older than the topics given after the load.
+      s.metadata.notBefore(Number(v.version));
+      // Kafka writes the topics sorted and reads them back into a HashSet.
+      group.updateResolvedRegex(record.key.regularExpression, { topics: javaSetOrder(stringHash, v.topics), version: Number(v.version), timestampMs: Number(v.timestamp) });
       return;
     }
   }

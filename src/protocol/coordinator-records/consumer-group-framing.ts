@@ -1,10 +1,9 @@
 /**
  * The KIP-848 consumer-group records in `__consumer_offsets` (Kafka's record types 3 to 8,
- * record-types.ts): the key is an int16 record type followed by the key body (version 0),
- * the value an int16 version (0 for all of them) followed by the flexible value body, or
- * null for a tombstone. Kafka 4.1+ also writes type 16 (ConsumerGroupRegularExpression, a
- * regular expression's resolved topics), which Brook resolves again from the members'
- * subscriptions instead of keeping: framing.ts reads it as 'other'.
+ * and 16, ConsumerGroupRegularExpression: a regular expression's resolved topics, which Kafka
+ * writes since 4.0; record-types.ts): the key is an int16 record type followed by the key body
+ * (version 0), the value an int16 version (0 for all of them) followed by the flexible value
+ * body, or null for a tombstone.
  */
 import { Reader } from '../primitives/reader.js';
 import { Writer } from '../primitives/writer.js';
@@ -21,6 +20,8 @@ import type { ConsumerGroupTargetAssignmentMemberKey } from './consumer-group-ta
 import type { ConsumerGroupTargetAssignmentMemberValue } from './consumer-group-target-assignment-member-value.js';
 import type { ConsumerGroupCurrentMemberAssignmentKey } from './consumer-group-current-member-assignment-key.js';
 import type { ConsumerGroupCurrentMemberAssignmentValue } from './consumer-group-current-member-assignment-value.js';
+import type { ConsumerGroupRegularExpressionKey } from './consumer-group-regular-expression-key.js';
+import type { ConsumerGroupRegularExpressionValue } from './consumer-group-regular-expression-value.js';
 import { CONSUMER_OFFSETS_RECORDS, ConsumerOffsetsRecordType } from './record-types.js';
 
 /** A consumer-group record decoded: its type, key and value (null: a tombstone). */
@@ -30,7 +31,8 @@ export type ConsumerGroupRecord =
   | { readonly type: 5; readonly key: ConsumerGroupMemberMetadataKey; readonly value: ConsumerGroupMemberMetadataValue | null }
   | { readonly type: 6; readonly key: ConsumerGroupTargetAssignmentMetadataKey; readonly value: ConsumerGroupTargetAssignmentMetadataValue | null }
   | { readonly type: 7; readonly key: ConsumerGroupTargetAssignmentMemberKey; readonly value: ConsumerGroupTargetAssignmentMemberValue | null }
-  | { readonly type: 8; readonly key: ConsumerGroupCurrentMemberAssignmentKey; readonly value: ConsumerGroupCurrentMemberAssignmentValue | null };
+  | { readonly type: 8; readonly key: ConsumerGroupCurrentMemberAssignmentKey; readonly value: ConsumerGroupCurrentMemberAssignmentValue | null }
+  | { readonly type: 16; readonly key: ConsumerGroupRegularExpressionKey; readonly value: ConsumerGroupRegularExpressionValue | null };
 
 interface Codecs {
   readonly key: MessageCodec<never>;
@@ -38,10 +40,11 @@ interface Codecs {
 }
 
 const T = ConsumerOffsetsRecordType;
-/** Kafka's record types of the consumer-group records, 3 to 8. */
+/** Kafka's record types of the consumer-group records, 3 to 8 and 16. */
 const CONSUMER_GROUP_TYPES = [
   T.ConsumerGroupMetadata, T.ConsumerGroupPartitionMetadata, T.ConsumerGroupMemberMetadata,
   T.ConsumerGroupTargetAssignmentMetadata, T.ConsumerGroupTargetAssignmentMember, T.ConsumerGroupCurrentMemberAssignment,
+  T.ConsumerGroupRegularExpression,
 ];
 const CODECS = new Map<number, Codecs>(CONSUMER_GROUP_TYPES.map((type) => [type, CONSUMER_OFFSETS_RECORDS.get(type) as unknown as Codecs]));
 
@@ -50,7 +53,7 @@ const KEY_VERSION = 0;
 const VALUE_VERSION = 0;
 
 export function isConsumerGroupRecordType(type: number): type is ConsumerGroupRecord['type'] {
-  return type >= T.ConsumerGroupMetadata && type <= T.ConsumerGroupCurrentMemberAssignment;
+  return (type >= T.ConsumerGroupMetadata && type <= T.ConsumerGroupCurrentMemberAssignment) || type === T.ConsumerGroupRegularExpression;
 }
 
 /** The record's key and value bytes, as they go to `__consumer_offsets`. */

@@ -1,8 +1,8 @@
 /**
  * How the group coordinator's records sit in `__consumer_offsets`: the record key is an
  * int16 record type (record-types.ts, each key schema's apiKey: 0 and 1 an offset commit,
- * 2 group metadata, 3 to 8 KIP-848 consumer groups, see consumer-group-framing.ts, and the
- * share, streams and regular-expression records of later Kafka versions) followed by the key
+ * 2 group metadata, 3 to 8 and 16 KIP-848 consumer groups, see consumer-group-framing.ts, and
+ * the share and streams records of later Kafka versions) followed by the key
  * body at version 0, and the value is an int16 version followed by the value body, or null
  * (a tombstone) for a deletion.
  */
@@ -39,7 +39,7 @@ export type CoordinatorKey =
   | { readonly kind: 'consumer-group'; readonly type: ConsumerGroupRecord['type']; readonly keyReader: Reader }
   /**
    * A record Brook does not act on: one of the schemas' types it has no state for (share and
-   * streams groups, resolved regular expressions) or a type no schema defines. Kafka's loader
+   * streams groups) or a type no schema defines. Kafka's loader
    * skips the latter too ("a left over from an aborted upgrade").
    */
   | { readonly kind: 'other'; readonly recordType: number; readonly name: string | null };
