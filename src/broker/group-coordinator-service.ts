@@ -3,7 +3,7 @@
  * coordinator runtime (coordinator-runtime/), over `__consumer_offsets`, in the role of
  * Kafka's GroupCoordinatorService: what the handlers call. The runtime gives it the
  * broker's clock, runs its timers, appends its records and releases its replies once those
- * are durable, and is the topic's only writer: the transaction coordinator's COMMIT/ABORT
+ * are durable (membership once they are appended: `membershipOnly`), and is the topic's only writer: the transaction coordinator's COMMIT/ABORT
  * markers for `__consumer_offsets` come through `writeTxnMarker`. See
  * src/coordinator/README.md, "What `run(result)` must do".
  *
@@ -19,6 +19,8 @@
  *   log.cleaner.backoff.ms); replay reads whatever is left, gaps included.
  */
 import { ErrorCode } from '../protocol/errors.js';
+import { isOffsetCommitKey } from '../protocol/coordinator-records/framing.js';
+import { Api } from '../protocol/messages/index.js';
 import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorResult,
@@ -48,6 +50,30 @@ export interface GroupCoordinatorServiceOptions {
   readonly offsetsTopicSegmentBytes: number;
 }
 
+/**
+ * The requests about membership: their results' replies go out once the records are in the
+ * log, before the fsync (see `repliesOnAppend`). OffsetFetch reads committed offsets, which
+ * it must not show before they are durable; commits and deletions write offsets.
+ */
+const MEMBERSHIP_APIS: ReadonlySet<number> = new Set([
+  Api.FindCoordinator, Api.JoinGroup, Api.Heartbeat, Api.LeaveGroup, Api.SyncGroup, Api.DescribeGroups, Api.ListGroups,
+  Api.ConsumerGroupHeartbeat, Api.ConsumerGroupDescribe,
+].map((api) => api.apiKey));
+
+/**
+ * Whether a result's replies may go out once its records are appended (the runtime's
+ * `repliesOnAppend`). Membership (group metadata, consumer-group records) answers as Kafka
+ * does, once in the log: durable against a crash of the process, not of the machine, as a
+ * single Kafka node (which never fsyncs before it answers). Offsets keep Brook's
+ * durability: a commit is answered once fsynced, and so is everything that reads them.
+ * Timers and operations (`api` undefined) carry no request of their own.
+ */
+function membershipOnly(result: CoordinatorResult, api: unknown): boolean {
+  if (api !== undefined && !MEMBERSHIP_APIS.has(api as number)) return false;
+  for (const r of result.records) if (r.producerId !== undefined || isOffsetCommitKey(r.key)) return false;
+  return true;
+}
+
 export class GroupCoordinatorService {
   /** The groups' lifecycle log lines and rebalance counts. */
   readonly lifecycle: GroupLifecycle;
@@ -67,6 +93,7 @@ export class GroupCoordinatorService {
       log: options.log,
       topic: { name: CONSUMER_OFFSETS_TOPIC, partitions: CONSUMER_OFFSETS_PARTITIONS, segmentBytes: options.offsetsTopicSegmentBytes },
       pipelined: true,
+      repliesOnAppend: membershipOnly,
       newShard: () => new GroupCoordinator(options.coordinator),
       // Consumer groups need the topics before loading (their regexes are resolved then).
       prepare: (coordinator) => this.tellTopics(coordinator),
@@ -123,7 +150,7 @@ export class GroupCoordinatorService {
   /**
    * Runs one request through the coordinator. The promise resolves with the response when
    * the coordinator answers (possibly in a later result, for parked JoinGroup/SyncGroup)
-   * and everything appended so far is durable. When the connection closes first, the
+   * and everything appended so far is durable (membership: appended). When the connection closes first, the
    * request is forgotten and the promise never settles (the connection drops it anyway).
    */
   submit<Res>(

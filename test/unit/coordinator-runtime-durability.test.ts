@@ -10,73 +10,20 @@ import assert from 'node:assert/strict';
 import { GroupCoordinatorService } from '../../src/broker/group-coordinator-service.js';
 import { appendErrorCode } from '../../src/broker/coordinator-runtime/append-errors.js';
 import { brokerClock } from '../../src/broker/broker-context.js';
-import type { RequestContext } from '../../src/broker/handler.js';
 import { CoordinatorStateLostError } from '../../src/coordinator/index.js';
 import { Journal } from '../../src/coordinator/journal.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { Api } from '../../src/protocol/messages/index.js';
 import type { OffsetCommitResponseData } from '../../src/protocol/messages/offset-commit.js';
 import type { OffsetFetchResponseData } from '../../src/protocol/messages/offset-fetch.js';
-import { openMemoryStorage, StorageError, type PartitionLog, type Storage } from '../../src/storage/index.js';
+import { StorageError } from '../../src/storage/index.js';
 import { silentLogger } from '../../src/util/log.js';
-
-interface Deferred {
-  resolve(): void;
-  reject(err: unknown): void;
-}
-
-/** Memory storage; while `hold` is set, `__consumer_offsets` appends wait in `pending` for the test. */
-function gatedStorage(): { storage: Storage; gate: { hold: boolean; pending: Deferred[] } } {
-  const inner = openMemoryStorage({ clock: () => 0 });
-  const gate = { hold: false, pending: [] as Deferred[] };
-  const gated = (log: PartitionLog): PartitionLog => new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'append') {
-        return (records: Buffer, options: Parameters<PartitionLog['append']>[1]) => {
-          const result = target.append(records, options);
-          if (!gate.hold) return result;
-          const durable = new Promise<void>((resolve, reject) => gate.pending.push({ resolve, reject }));
-          return { ...result, durable };
-        };
-      }
-      const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  const storage = new Proxy(inner, {
-    get(target, prop) {
-      if (prop === 'partition') {
-        return (topic: string, partition: number) => {
-          const log = target.partition(topic, partition);
-          return log && topic === '__consumer_offsets' ? gated(log) : log;
-        };
-      }
-      const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { storage, gate };
-}
-
-function requestContext(signal: AbortSignal): RequestContext {
-  return {
-    header: { requestApiKey: 8, requestApiVersion: 8, correlationId: 1, clientId: 'test' },
-    apiVersion: 8,
-    clientHost: '/127.0.0.1',
-    signal,
-    // No authorizer: the runtime gives the coordinator no topic filter.
-    broker: { acls: null },
-  } as unknown as RequestContext;
-}
-
-/** Lets promise chains and immediates run. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-}
+import { gatedStorage, requestContext, settle } from '../support/coordinator/gated-storage.js';
 
 /** The committed offset of t/0 in `groupId` (-1: none), by OffsetFetch v8 through `runtime`. */
 function fetchOffsetOf(runtime: GroupCoordinatorService, groupId: string): Promise<number> {
   return runtime.submit<OffsetFetchResponseData>(
-    requestContext(new AbortController().signal),
+    requestContext(new AbortController().signal, Api.OffsetFetch.apiKey),
     (c, cctx) => c.offsetFetch(cctx, { groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }], requireStable: false }),
     (errorCode) => ({ throttleTimeMs: 0, topics: [], errorCode, groups: [] }),
   ).then((res) => Number(res.groups![0]!.topics[0]!.partitions[0]!.committedOffset));
@@ -104,7 +51,7 @@ function setup() {
   /** OffsetFetch's group error code. */
   const fetchError = (groupId: string): Promise<number> =>
     runtime.submit<OffsetFetchResponseData>(
-      requestContext(controller.signal),
+      requestContext(controller.signal, Api.OffsetFetch.apiKey),
       (c, cctx) => c.offsetFetch(cctx, { groups: [{ groupId, memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] }], requireStable: false }),
       (errorCode) => ({ throttleTimeMs: 0, topics: [], errorCode, groups: [{ groupId, topics: [], errorCode }] }),
     ).then((res) => res.groups![0]!.errorCode);

@@ -24,12 +24,39 @@ import type { ShardRecord } from './shard.js';
  */
 const MAX_LINGER_BATCH_BYTES = 512 * 1024;
 
+/**
+ * How a result's records fare: `appended` settles once they are written to the log (the
+ * page cache), `durable` once an fsync covers them; each with NONE or the error the replies
+ * carry (append-errors.ts). A write that fails settles both with its error.
+ */
+export interface AppendOutcome {
+  readonly appended: Promise<number>;
+  readonly durable: Promise<number>;
+}
+
 interface LingerBatch {
   readonly partition: number;
   readonly records: ShardRecord[];
   bytes: number;
-  readonly outcome: Promise<number>;
-  resolve(errorCode: number): void;
+  readonly outcome: AppendOutcome;
+  appended(errorCode: number): void;
+  durable(errorCode: number): void;
+}
+
+const NONE = Promise.resolve(ErrorCode.NONE);
+/** A result without records: nothing to wait for. */
+export const NOTHING_APPENDED: AppendOutcome = { appended: NONE, durable: NONE };
+
+/** The first error of several outcomes, else NONE. */
+function firstError(codes: readonly number[]): number {
+  return codes.find((c) => c !== ErrorCode.NONE) ?? ErrorCode.NONE;
+}
+
+function allOf(outcomes: readonly AppendOutcome[]): AppendOutcome {
+  return {
+    appended: Promise.all(outcomes.map((o) => o.appended)).then(firstError),
+    durable: Promise.all(outcomes.map((o) => o.durable)).then(firstError),
+  };
 }
 
 export interface AppenderOptions {
@@ -49,13 +76,12 @@ export class Appender {
   constructor(private readonly options: AppenderOptions) {}
 
   /**
-   * Appends a result's records in order; resolves with NONE once they are durable, else the
-   * error the replies carry (append-errors.ts). Runs of records of one producer go in a
-   * transactional batch of that producer; the rest linger.
+   * Appends a result's records in order (see AppendOutcome). Runs of records of one producer
+   * go in a transactional batch of that producer; the rest linger.
    */
-  appendRecords(records: readonly ShardRecord[]): Promise<number> {
+  appendRecords(records: readonly ShardRecord[]): AppendOutcome {
     if (records.every((r) => r.producerId === undefined)) return this.append(records);
-    const outcomes: Promise<number>[] = [];
+    const outcomes: AppendOutcome[] = [];
     let i = 0;
     while (i < records.length) {
       const producerId = records[i]!.producerId;
@@ -65,12 +91,12 @@ export class Appender {
       outcomes.push(producerId === undefined ? this.append(run) : this.appendTransactional(run, producerId, run[0]!.producerEpoch ?? 0));
       i = j;
     }
-    return Promise.all(outcomes).then((codes) => codes.find((c) => c !== ErrorCode.NONE) ?? ErrorCode.NONE);
+    return allOf(outcomes);
   }
 
-  /** Each record's own outcome (its batch's), for a shard that settles record by record. */
+  /** Each record's own durability (its batch's), for a shard that settles record by record. */
   appendEach(records: readonly ShardRecord[]): Promise<number[]> {
-    return Promise.all(records.map((r) => (r.producerId === undefined ? this.append([r]) : this.appendTransactional([r], r.producerId, r.producerEpoch ?? 0))));
+    return Promise.all(records.map((r) => (r.producerId === undefined ? this.append([r]) : this.appendTransactional([r], r.producerId, r.producerEpoch ?? 0)).durable));
   }
 
   /**
@@ -109,14 +135,15 @@ export class Appender {
     for (let p = 0; p < this.lingering.length; p++) {
       const batch = this.lingering[p] ?? null;
       this.lingering[p] = null;
-      batch?.resolve(errorCode);
+      batch?.appended(errorCode);
+      batch?.durable(errorCode);
     }
   }
 
   /** Queues records for their partition's next append (see the module comment). */
-  private append(records: readonly ShardRecord[]): Promise<number> {
+  private append(records: readonly ShardRecord[]): AppendOutcome {
     let last: LingerBatch | null = null;
-    let outcomes: Promise<number>[] | null = null;
+    let outcomes: AppendOutcome[] | null = null;
     for (const r of records) {
       const partition = r.partition ?? 0;
       const batch = this.lingering[partition] ?? this.newBatch(partition);
@@ -126,13 +153,13 @@ export class Appender {
       last = batch;
       if (batch.bytes >= MAX_LINGER_BATCH_BYTES) this.appendLingering(batch);
     }
-    if (last === null) return Promise.resolve(ErrorCode.NONE);
+    if (last === null) return NOTHING_APPENDED;
     if (outcomes === null) return last.outcome;
-    return Promise.all(outcomes).then((codes) => codes.find((c) => c !== ErrorCode.NONE) ?? ErrorCode.NONE);
+    return allOf(outcomes);
   }
 
   /** One transactional batch of `producerId` (no sequence: Kafka's coordinator writes none), behind what lingers. */
-  private appendTransactional(records: readonly ShardRecord[], producerId: bigint, producerEpoch: number): Promise<number> {
+  private appendTransactional(records: readonly ShardRecord[], producerId: bigint, producerEpoch: number): AppendOutcome {
     const partition = records[0]!.partition ?? 0;
     try {
       const log = this.partitionLog(partition);
@@ -142,18 +169,26 @@ export class Appender {
         records: records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })),
         producerId, producerEpoch, baseSequence: -1, isTransactional: true,
       });
-      return log.append(encoded, { nowMs, origin: 'coordinator' }).durable.then(() => ErrorCode.NONE, (err: unknown) => this.failed(err));
+      const durable = log.append(encoded, { nowMs, origin: 'coordinator' }).durable.then(() => ErrorCode.NONE, (err: unknown) => this.failed(err));
+      return { appended: NONE, durable };
     } catch (err) {
-      return Promise.resolve(this.failed(err));
+      const failed = Promise.resolve(this.failed(err));
+      return { appended: failed, durable: failed };
     }
   }
 
   private newBatch(partition: number): LingerBatch {
-    let resolve!: (errorCode: number) => void;
-    const outcome = new Promise<number>((res) => {
-      resolve = res;
-    });
-    const batch: LingerBatch = { partition, records: [], bytes: 0, outcome, resolve };
+    let appended!: (errorCode: number) => void;
+    let durable!: (errorCode: number) => void;
+    const outcome: AppendOutcome = {
+      appended: new Promise<number>((res) => {
+        appended = res;
+      }),
+      durable: new Promise<number>((res) => {
+        durable = res;
+      }),
+    };
+    const batch: LingerBatch = { partition, records: [], bytes: 0, outcome, appended, durable };
     this.lingering[partition] = batch;
     setImmediate(() => this.appendLingering(batch));
     return batch;
@@ -172,13 +207,17 @@ export class Appender {
       const log = this.partitionLog(batch.partition);
       const nowMs = this.options.clock.nowMs();
       const encoded = encodeRecordBatch({ records: batch.records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
-      log.append(encoded, { nowMs, origin: 'coordinator' }).durable.then(
-        () => batch.resolve(ErrorCode.NONE),
-        (err: unknown) => batch.resolve(this.failed(err)),
+      const { durable } = log.append(encoded, { nowMs, origin: 'coordinator' });
+      batch.appended(ErrorCode.NONE);
+      durable.then(
+        () => batch.durable(ErrorCode.NONE),
+        (err: unknown) => batch.durable(this.failed(err)),
       );
     } catch (err) {
       // The results that wrote these records are reverted when their replies fail.
-      batch.resolve(this.failed(err));
+      const errorCode = this.failed(err);
+      batch.appended(errorCode);
+      batch.durable(errorCode);
     }
   }
 

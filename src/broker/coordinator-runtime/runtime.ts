@@ -9,12 +9,13 @@
  *   to each partition as one batch, one write and one fsync (sooner past 512 KiB), as
  *   Kafka's runtime lingers its appends; records of a producer (TxnOffsetCommit) go in a
  *   transactional batch of their own, and transaction markers through `appendMarker`;
- * - durability: replies go out once the records are durable (see `pipelined`) to the
- *   requests parked by id (parked-requests.ts), tokens are settled in order, a failed append
- *   is mapped once (append-errors.ts);
+ * - durability: replies go out once the records are durable (see `pipelined`), or once
+ *   appended for results the shard's `repliesOnAppend` allows (membership), to the requests
+ *   parked by id (parked-requests.ts); tokens are settled in order, a failed append is
+ *   mapped once (append-errors.ts);
  * - timers, on the broker's clock (KeyedTimers);
- * - fail-stop: a settle that throws, or an operation whose undo failed
- *   (CoordinatorStateLostError), unloads the shard (NOT_COORDINATOR meanwhile) and loads a
+ * - fail-stop: a settle that throws, an operation whose undo failed
+ *   (CoordinatorStateLostError), or an fsync that failed under replies already sent, unloads the shard (NOT_COORDINATOR meanwhile) and loads a
  *   new one from the log once every issued append has settled.
  *
  * Order (the invariant transaction markers rely on): batches reach a partition in the order
@@ -34,7 +35,7 @@ import type { Scheduler } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { KeyedTimers } from '../keyed-timers.js';
 import { readForReplay } from '../offsets-replay.js';
-import { Appender } from './appender.js';
+import { Appender, NOTHING_APPENDED } from './appender.js';
 import { ParkedRequests } from './parked-requests.js';
 import type { CoordinatorShard, ShardResult } from './shard.js';
 
@@ -42,6 +43,11 @@ import type { CoordinatorShard, ShardResult } from './shard.js';
 const MIN_SEGMENT_BYTES = 1024 * 1024;
 /** How long a failed load (the log offline while the storage recovers it) waits before it is tried again. */
 const RELOAD_BACKOFF_MS = 500;
+
+/** Once both settled: the earlier error code if it is one, else `outcome`'s. */
+function chained(earlier: Promise<number>, outcome: Promise<number>): Promise<number> {
+  return earlier.then((e) => outcome.then((own) => (e !== ErrorCode.NONE ? e : own)));
+}
 
 export interface InternalTopic {
   readonly name: string;
@@ -65,6 +71,12 @@ export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<Res>, Res 
    * stands alone, its replies go out at once and `settle` gets each record's outcome.
    */
   readonly pipelined: boolean;
+  /**
+   * Pipelined: whether `result`'s replies may go out once its records and every earlier
+   * result's are appended, before an fsync covers them (see `run`); `api` is the request's
+   * (what `submit` was given; undefined for a timer or an operation). Default: never.
+   */
+  repliesOnAppend?(result: Res, api: unknown): boolean;
   /** A new, empty shard (at start-up and after a fail-stop). */
   newShard(): S;
   /** After replay, before `loaded` (the group coordinator takes the topics image here). */
@@ -87,8 +99,14 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
   private nextRequestId = 1;
   /** Settles (never rejects) when every append so far is durable or failed. */
   private tail: Promise<void> = Promise.resolve();
-  /** Pipelined: the error code of the newest result's appends and those before it, since the last revert. */
-  private chain: Promise<number> = Promise.resolve(ErrorCode.NONE);
+  /**
+   * Pipelined: the error code of the newest result's appends and those before it, since the
+   * last revert, once they are all durable (`durableChain`) or all appended (`appendedChain`).
+   */
+  private durableChain: Promise<number> = Promise.resolve(ErrorCode.NONE);
+  private appendedChain: Promise<number> = Promise.resolve(ErrorCode.NONE);
+  /** Results answered once appended whose durability has not settled yet. */
+  private answeredEarly = 0;
   /** Results whose appends (or earlier ones) are not settled yet. */
   private inFlight = 0;
   /** Work outside results (marker retries), awaited at stop. */
@@ -187,7 +205,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
         else this.parked.fail(requestId, ErrorCode.UNKNOWN_SERVER_ERROR);
         return;
       }
-      this.run(result);
+      this.run(result, what);
     });
   }
 
@@ -265,13 +283,18 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
   }
 
   /**
-   * Carries out one result: timers at once, records appended, replies after durability.
-   * Pipelined, replies wait for every earlier append too, and an append that fails fails
-   * its own replies and those of every result that came while it was pending: the shard
-   * then reverts them (settle), as Kafka's runtime reverts the shard to its last committed
-   * state, failing the writes in flight.
+   * Carries out one result: timers at once, records appended, replies released in order.
+   * Pipelined, a result's replies wait for every earlier append too: until its records and
+   * every earlier result's are durable, or, when `repliesOnAppend` says so (membership, as
+   * Kafka, which replies once a record is in the log and never waits for an fsync), only
+   * until they are appended. An append that fails fails its own replies and those of every
+   * result that came while it was pending: the shard then reverts them (settle), as Kafka's
+   * runtime reverts the shard to its last committed state, failing the writes in flight.
+   * An fsync that fails once replies built on what it covered went out cannot be undone that
+   * way: the shard fails stop and is loaded again from the log, which the storage has cut
+   * back to what is durable (as Kafka unloads its coordinators on a log directory failure).
    */
-  run(result: Res): void {
+  run(result: Res, api?: unknown): void {
     for (const t of result.timers) {
       if ('schedule' in t) this.timers.schedule(t.schedule, t.atMs);
       else this.timers.cancel(t.cancel);
@@ -280,23 +303,52 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     const { token, records, replies } = result;
     if (records.length === 0 && replies.length === 0 && token === null) return;
     if (!this.options.pipelined) return this.runAlone(result);
+    if (records.length === 0 && this.inFlight === 0) {
+      // Nothing to write and nothing pending before it (a heartbeat that changed nothing):
+      // settled and answered now, without a trip through the promise chains.
+      if (token !== null) {
+        this.options.settled?.(result, ErrorCode.NONE);
+        this.settle(token, ErrorCode.NONE, null);
+      }
+      if (replies.length > 0) this.parked.deliver(replies, ErrorCode.NONE);
+      return;
+    }
     const epoch = this.loadEpoch;
-    const appended = records.length > 0 ? this.appender.appendRecords(records) : Promise.resolve(ErrorCode.NONE);
+    const own = records.length > 0 ? this.appender.appendRecords(records) : NOTHING_APPENDED;
     // Nothing in flight: an old failure does not concern this result.
-    const previous = this.inFlight === 0 ? Promise.resolve(ErrorCode.NONE) : this.chain;
+    const fresh = this.inFlight === 0;
     this.inFlight++;
-    const ready = previous.then((earlier) => appended.then((own) => (earlier !== ErrorCode.NONE ? earlier : own)));
-    this.chain = ready;
-    const settled = ready.then((errorCode) => {
+    const appended = fresh ? own.appended : chained(this.appendedChain, own.appended);
+    const durable = fresh ? own.durable : chained(this.durableChain, own.durable);
+    this.appendedChain = appended;
+    this.durableChain = durable;
+    let answered = false;
+    if (replies.length > 0 && this.options.repliesOnAppend?.(result, api) === true) {
+      void appended.then((errorCode) => {
+        // A failed append is answered with its revert, once durability settles.
+        if (errorCode !== ErrorCode.NONE || epoch !== this.loadEpoch) return;
+        answered = true;
+        this.answeredEarly++;
+        this.parked.deliver(replies, ErrorCode.NONE);
+      });
+    }
+    const settled = durable.then((errorCode) => {
       this.inFlight--;
+      const before = this.answeredEarly;
+      if (answered) this.answeredEarly--;
       // Its shard was unloaded (fail-stop) and its requests answered then.
       if (epoch !== this.loadEpoch) return;
+      if (errorCode !== ErrorCode.NONE && before > 0) {
+        // This result, or one after it that the revert would undo too, was answered already.
+        this.failStop(new Error(`${this.options.topic.name} records whose results were answered are not durable (error ${errorCode})`));
+        return;
+      }
       // Results settle in order (each waits for the one before), as the shard needs.
       if (token !== null) {
         this.options.settled?.(result, errorCode);
         this.settle(token, errorCode, null);
       }
-      if (replies.length > 0) this.parked.deliver(replies, errorCode);
+      if (replies.length > 0 && !answered) this.parked.deliver(replies, errorCode);
     });
     this.tail = this.tail.then(() => settled);
   }
@@ -334,7 +386,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
       return;
     }
     if (next === undefined) return;
-    if (this.options.pipelined && errorCode !== ErrorCode.NONE) this.chain = Promise.resolve(ErrorCode.NONE);
+    if (this.options.pipelined && errorCode !== ErrorCode.NONE) this.resetChains();
     this.run(next);
   }
 
@@ -353,8 +405,14 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     this.timers.clear();
     this.appender.dropAll(ErrorCode.NOT_COORDINATOR);
     this.parked.failAll(ErrorCode.NOT_COORDINATOR);
-    this.chain = Promise.resolve(ErrorCode.NONE);
+    this.resetChains();
     this.reloading = this.reload();
+  }
+
+  /** After a revert or a fail-stop: later results neither inherit the failure nor wait for what failed. */
+  private resetChains(): void {
+    this.durableChain = Promise.resolve(ErrorCode.NONE);
+    this.appendedChain = this.durableChain;
   }
 
   private async reload(): Promise<void> {

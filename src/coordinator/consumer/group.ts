@@ -13,7 +13,7 @@
 import type { Journal } from '../journal.js';
 import { TimelineMap, TimelineValue } from '../timeline-map.js';
 import { EMPTY_ASSIGNMENT, type Assignment } from './assignment.js';
-import { hasRegex, isReconciledTo, type ConsumerGroupMember } from './member.js';
+import { hasRegex, MemberState, type ConsumerGroupMember } from './member.js';
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable';
 
@@ -46,6 +46,12 @@ function count(map: TimelineMap<string, number>, key: string, delta: number): vo
   else map.set(key, n);
 }
 
+function countEpoch(map: TimelineMap<number, number>, epoch: number, delta: number): void {
+  const n = (map.get(epoch) ?? 0) + delta;
+  if (n <= 0) map.delete(epoch);
+  else map.set(epoch, n);
+}
+
 /**
  * Kafka 4.4 starts a group at epoch 1 with an empty target assignment at epoch 1
  * (KAFKA-20268): epoch 0 is a joining member's, and a member of a new group must be able to
@@ -70,6 +76,11 @@ export class ConsumerGroup {
   private readonly inverted: TimelineMap<string, TimelineMap<number, string>>;
   /** topic id → partition → epoch of the member that holds it (assigned or pending revocation). */
   private readonly partitionEpochs: TimelineMap<string, TimelineMap<number, number>>;
+  /**
+   * Member epoch → how many members are STABLE at it: whether every member is reconciled to
+   * the target (the state) is then one lookup, not a walk over the members on every write.
+   */
+  private readonly stableAtEpoch: TimelineMap<number, number>;
   private readonly subscription: TimelineValue<ReadonlyMap<string, SubscribedTopicMetadata>>;
   /**
    * When the subscription metadata must be computed again (Kafka's metadataRefreshDeadline):
@@ -95,6 +106,7 @@ export class ConsumerGroup {
     this.target = new TimelineMap(journal);
     this.inverted = new TimelineMap(journal);
     this.partitionEpochs = new TimelineMap(journal);
+    this.stableAtEpoch = new TimelineMap(journal);
   }
 
   get groupEpoch(): number {
@@ -133,8 +145,8 @@ export class ConsumerGroup {
     if (this.memberMap.size === 0) return 'Empty';
     const targetEpoch = this.targetEpoch.get();
     if (this.epoch.get() > targetEpoch) return 'Assigning';
-    for (const m of this.memberMap.values()) if (!isReconciledTo(m, targetEpoch)) return 'Reconciling';
-    return 'Stable';
+    // A member is reconciled when STABLE at the target epoch (isReconciledTo).
+    return (this.stableAtEpoch.get(targetEpoch) ?? 0) === this.memberMap.size ? 'Stable' : 'Reconciling';
   }
 
   get members(): ReadonlyMap<string, ConsumerGroupMember> {
@@ -273,6 +285,8 @@ export class ConsumerGroup {
     if (next?.serverAssignorName) count(this.assignors, next.serverAssignorName, +1);
     if (old !== undefined && hasRegex(old.subscribedTopicRegex)) count(this.regexCounts, old.subscribedTopicRegex, -1);
     if (next !== undefined && hasRegex(next.subscribedTopicRegex)) count(this.regexCounts, next.subscribedTopicRegex, +1);
+    if (old !== undefined && old.state === MemberState.STABLE) countEpoch(this.stableAtEpoch, old.memberEpoch, -1);
+    if (next !== undefined && next.state === MemberState.STABLE) countEpoch(this.stableAtEpoch, next.memberEpoch, +1);
     if (old !== undefined) {
       this.epochs(old.assignedPartitions, null);
       this.epochs(old.partitionsPendingRevocation, null);

@@ -177,6 +177,19 @@ function staticMember(group: ConsumerGroup, memberId: string, instanceId: string
   return existing;
 }
 
+/** Whether the request leaves every field of the member's metadata as it is (a regular heartbeat). */
+function saysNothingNew(member: ConsumerGroupMember, ctx: RequestContext, req: Request): boolean {
+  return (req.instanceId === null || req.instanceId === member.instanceId)
+    && (req.rackId === null || req.rackId === member.rackId)
+    && (req.rebalanceTimeoutMs === -1 || req.rebalanceTimeoutMs === member.rebalanceTimeoutMs)
+    && (req.serverAssignor === null || req.serverAssignor === member.serverAssignorName)
+    && req.subscribedTopicNames === null
+    && (req.subscribedTopicRegex === null || req.subscribedTopicRegex === undefined || req.subscribedTopicRegex === member.subscribedTopicRegex)
+    && ctx.clientId === member.clientId
+    && ctx.clientHost === member.clientHost
+    && member.classicMemberMetadata === null;
+}
+
 function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Request): Response {
   const groupId = req.groupId;
   const create = req.memberEpoch === 0;
@@ -189,8 +202,9 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   const records: ConsumerGroupRecord[] = [];
   const member = req.instanceId === null ? dynamicMember(group, memberId, req, create) : staticMember(group, memberId, req.instanceId, req, create, records);
 
-  // 1. The member, updated with what the request says (null and -1: unchanged).
-  const updated: ConsumerGroupMember = {
+  // 1. The member, updated with what the request says (null and -1: unchanged). A regular
+  // heartbeat says nothing new: the member is then kept as it is, not copied.
+  const updated: ConsumerGroupMember = saysNothingNew(member, ctx, req) ? member : {
     ...member,
     instanceId: req.instanceId ?? member.instanceId,
     rackId: req.rackId ?? member.rackId,
@@ -203,7 +217,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     classicMemberMetadata: null,
   };
   let namesChanged = false;
-  if (!memberEquals(updated, member)) {
+  if (updated !== member && !memberEquals(updated, member)) {
     records.push(memberSubscriptionRecord(groupId, updated));
     namesChanged = !sameTopicNames(updated.subscribedTopicNames, member.subscribedTopicNames);
   }
@@ -211,7 +225,9 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   const hasSubscriptionChanged = namesChanged || regex !== 'none';
   // Kafka 4.4 bumps for new topic names, a regex whose topics are known, or a new preferred
   // assignor; a new group needs no bump of its own (it starts at epoch 1, see group.ts).
-  const bump = namesChanged || regex === 'resolved' || preferredAssignor(s, group) !== preferredAssignor(s, group, member, updated);
+  // (The preferred assignor can only change with this member's.)
+  const bump = namesChanged || regex === 'resolved'
+    || (updated.serverAssignorName !== member.serverAssignorName && preferredAssignor(s, group) !== preferredAssignor(s, group, member, updated));
   const { groupEpoch, type, deadline } = updateSubscriptionMetadata(s, op, group, member, updated, bump, records);
 
   // 2. A new target assignment when the group epoch moved past the assignment epoch (and the

@@ -139,12 +139,22 @@ export class JavaHashSet<T> {
   /** The elements in Java's iteration order. */
   values(): readonly T[] {
     if (this.sorted !== null) return this.sorted;
+    // Each key hashed once (a comparator hashing both sides would hash each key log n times).
     const mask = this.capacity - 1;
-    const bucket = (t: T): number => {
-      const h = this.hash(t);
-      return (h ^ (h >>> 16)) & mask;
-    };
-    this.sorted = [...this.position.keys()].sort((a, b) => bucket(a) - bucket(b) || this.position.get(a)! - this.position.get(b)!);
+    const n = this.position.size;
+    const keys = new Array<T>(n);
+    const order = new Float64Array(n);
+    let i = 0;
+    for (const [key, position] of this.position) {
+      const h = this.hash(key);
+      keys[i] = key;
+      // Bucket, then place in the bucket (positions are below 2^31 in magnitude): one number
+      // that sorts as the pair does.
+      order[i] = ((h ^ (h >>> 16)) & mask) * 2 ** 32 + position;
+      i++;
+    }
+    const index = Array.from({ length: n }, (_, k) => k).sort((a, b) => order[a]! - order[b]!);
+    this.sorted = index.map((k) => keys[k]!);
     return this.sorted;
   }
 
@@ -159,6 +169,38 @@ export class JavaHashSet<T> {
   private resize(): void {
     this.capacity = this.capacity === 0 ? this.initialCapacity : this.capacity * 2;
   }
+}
+
+/**
+ * The order Java iterates a `new HashMap<>()` (or `new HashSet<>()`) in after `keys` were
+ * put in `compare`'s order, then `last` (unless already among them: it keeps its place),
+ * then `removed` taken out: JavaHashSet's order for that sequence, computed at once, with
+ * one hash per key and without first sorting every key by `compare` (only keys sharing a
+ * bucket are compared). The group's target assignment builds such a map of every member on
+ * each computation.
+ */
+export function javaPutOrder<T>(hash: (t: T) => number, keys: Iterable<T>, compare: (a: T, b: T) => number, last?: T, removed?: T): T[] {
+  const list: T[] = [];
+  let lastIsNew = last !== undefined;
+  for (const key of keys) {
+    list.push(key);
+    if (key === last) lastIsNew = false;
+  }
+  if (lastIsNew) list.push(last!);
+  // The table as `add` grows it: 16 at the first put, doubled whenever the size passes three
+  // quarters of it (a removal never shrinks it).
+  let capacity = 16;
+  while (list.length > Math.floor(capacity * 0.75)) capacity *= 2;
+  const mask = capacity - 1;
+  const buckets = new Int32Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const h = hash(list[i]!);
+    buckets[i] = (h ^ (h >>> 16)) & mask;
+  }
+  const lastIndex = lastIsNew ? list.length - 1 : -1;
+  const index = Array.from({ length: list.length }, (_, i) => i).filter((i) => removed === undefined || list[i] !== removed);
+  index.sort((a, b) => buckets[a]! - buckets[b]! || (a === lastIndex ? 1 : b === lastIndex ? -1 : compare(list[a]!, list[b]!)));
+  return index.map((i) => list[i]!);
 }
 
 /** The order Java iterates `new HashSet<>(items)` in. */

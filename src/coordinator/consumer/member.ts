@@ -140,6 +140,7 @@ export function withMemberEpoch(m: ConsumerGroupMember, memberEpoch: number): Co
 }
 
 export function sameTopicNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   const set = new Set(a);
   return b.every((t) => set.has(t));
@@ -193,5 +194,5 @@ function sameAssignmentEpochs(a: AssignmentEpochs, b: AssignmentEpochs): boolean
 
 /** Kafka's ConsumerGroupMember.equals. */
 export function memberEquals(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
-  return a.memberId === b.memberId && sameMetadata(a, b) && sameAssignmentState(a, b);
+  return a === b || a.memberId === b.memberId && sameMetadata(a, b) && sameAssignmentState(a, b);
 }

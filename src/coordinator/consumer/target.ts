@@ -16,7 +16,7 @@ import { assignmentEquals, EMPTY_ASSIGNMENT, type Assignment } from './assignmen
 import { BUILTIN_ASSIGNORS, PartitionAssignorError, type MemberSubscriptionSpec } from './assignors/index.js';
 import { ConsumerGroupError } from './errors.js';
 import type { ConsumerGroup, SubscriptionType } from './group.js';
-import { JavaHashSet } from './java-hash.js';
+import { javaPutOrder } from './java-hash.js';
 import { stringHash } from '../../util/string-hash.js';
 import type { ConsumerGroupMember } from './member.js';
 import { targetAssignmentEpochRecord, targetAssignmentRecord } from './records.js';
@@ -26,6 +26,38 @@ import { computePreferredServerAssignor } from './views.js';
 /** The assignor a group uses: the one most of its members ask for, else the configured default. */
 export function preferredAssignor(s: CoordinatorState, group: ConsumerGroup, oldMember?: ConsumerGroupMember, newMember?: ConsumerGroupMember): string {
   return computePreferredServerAssignor(group, oldMember, newMember) ?? s.config.consumerGroupAssignors[0]!;
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A member as the assignor sees it. Its topic ids are resolved when the assignor asks: the
+ * uniform assignor of a homogeneous group reads one member's only.
+ */
+class MemberSpec implements MemberSubscriptionSpec {
+  private topicIds: string[] | null = null;
+
+  constructor(
+    private readonly member: ConsumerGroupMember,
+    readonly assignment: Assignment,
+    private readonly group: ConsumerGroup,
+    private readonly s: CoordinatorState,
+  ) {}
+
+  get instanceId(): string | null {
+    return this.member.instanceId;
+  }
+
+  get rackId(): string | null {
+    return this.member.rackId;
+  }
+
+  get subscribedTopicIds(): readonly string[] {
+    this.topicIds ??= memberTopicIds(this.member, this.group.resolvedRegularExpressions, this.s.metadata);
+    return this.topicIds;
+  }
 }
 
 export interface TargetAssignment {
@@ -76,33 +108,24 @@ function updateTargetAssignment(
   // The members as Kafka's HashMap of member specs holds them (its order feeds the assignor).
   // Kafka puts them in its TimelineHashMap's order, which only decides between ids of one
   // bucket; Brook puts them by member id, so that a replayed group assigns as the live one.
-  const ids = JavaHashSet.empty(stringHash);
+  // The updated member goes in last; a static member's previous id is taken out.
+  const updatedId = updatedMember.memberId;
+  const staticId = group.staticMemberId(updatedMember.instanceId);
+  const previousId = staticId !== undefined && staticId !== updatedId ? staticId : undefined;
+  const ids = javaPutOrder(stringHash, group.members.keys(), compareIds, updatedId, previousId);
+  // A member inherits its static predecessor's target.
+  const updatedAssignment = group.targetAssignmentOf(previousId ?? updatedId);
   const specs = new Map<string, MemberSubscriptionSpec>();
-  const spec = (m: ConsumerGroupMember, assignment: Assignment): MemberSubscriptionSpec => ({
-    instanceId: m.instanceId,
-    rackId: m.rackId,
-    subscribedTopicIds: memberTopicIds(m, group.resolvedRegularExpressions, s.metadata),
-    assignment,
-  });
-  for (const [id, m] of [...group.members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    ids.add(id);
-    specs.set(id, spec(m, group.targetAssignmentOf(id)));
-  }
-  let assignment = group.targetAssignmentOf(updatedMember.memberId);
-  const previousId = group.staticMemberId(updatedMember.instanceId);
-  if (previousId !== undefined && previousId !== updatedMember.memberId) assignment = group.targetAssignmentOf(previousId);
-  ids.add(updatedMember.memberId);
-  specs.set(updatedMember.memberId, spec(updatedMember, assignment));
-  if (previousId !== undefined && previousId !== updatedMember.memberId) {
-    ids.delete(previousId);
-    specs.delete(previousId);
+  for (const id of ids) {
+    const m = id === updatedId ? updatedMember : group.members.get(id)!;
+    specs.set(id, new MemberSpec(m, id === updatedId ? updatedAssignment : group.targetAssignmentOf(id), group, s));
   }
 
   let result;
   try {
     result = assignor.assign(
       {
-        members: new Map(ids.values().map((id) => [id, specs.get(id)!])),
+        members: specs,
         subscriptionType,
         isPartitionAssigned: (topicId, p) => group.isPartitionAssigned(topicId, p),
       },
@@ -112,7 +135,7 @@ function updateTargetAssignment(
     if (!(err instanceof PartitionAssignorError)) throw err;
     throw new ConsumerGroupError(ErrorCode.UNKNOWN_SERVER_ERROR, `Failed to compute a new target assignment for epoch ${groupEpoch}: ${err.message}`);
   }
-  for (const id of ids.values()) {
+  for (const id of ids) {
     const next = result.get(id) ?? EMPTY_ASSIGNMENT;
     const old = group.targetAssignment.get(id);
     if (old === undefined || !assignmentEquals(old, next)) records.push(targetAssignmentRecord(group.groupId, id, next));

@@ -126,6 +126,13 @@ function readOffsetCommitKeyDirect(buf: Buffer): OffsetCommitKey | null {
   };
 }
 
+/** Whether a record key is an offset commit's (record type 0 or 1), without decoding it. */
+export function isOffsetCommitKey(buf: Buffer): boolean {
+  if (buf.length < 2) return false;
+  const type = buf.readInt16BE(0);
+  return type === ConsumerOffsetsRecordType.LegacyOffsetCommit || type === OFFSET_COMMIT_RECORD_TYPE;
+}
+
 export function decodeCoordinatorKey(buf: Buffer): CoordinatorKey {
   if (buf.length >= 2 && (buf.readInt16BE(0) === ConsumerOffsetsRecordType.LegacyOffsetCommit || buf.readInt16BE(0) === OFFSET_COMMIT_RECORD_TYPE)) {
     const key = readOffsetCommitKeyDirect(buf);

@@ -1,0 +1,203 @@
+/**
+ * Raw KIP-848 group members for the many-groups scenario: many consumer groups, each of a few
+ * members, heartbeating (ConsumerGroupHeartbeat v1) over a pool of connections, as a fleet of
+ * consumers would, and optionally one member per group committing its partitions
+ * (OffsetCommit v9, with its member epoch) at a fixed pace. A member behaves as Kafka's
+ * consumer does: it joins with its subscription, takes the assignment it is given (revoking
+ * at once), acknowledges what it owns in its next heartbeat, and joins again when fenced.
+ * Each member has at most one heartbeat in flight; its heartbeats are spread evenly over the
+ * interval. Latencies run from the request's write to its answer.
+ */
+import { randomBytes } from 'node:crypto';
+import type { KafkaConnection } from '../../src/client/connection.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { Api } from '../../src/protocol/messages/index.js';
+import { connect, ensureCoordinator } from './commits.js';
+import { percentile } from './stats.js';
+
+export interface HeartbeatLoadOptions {
+  readonly bootstrap: string;
+  /** The topic every member subscribes to (as many partitions as members per group, for one each). */
+  readonly topic: string;
+  readonly groups: number;
+  readonly membersPerGroup: number;
+  readonly connections: number;
+  /** How often each member heartbeats (the client's pace; the broker's interval is not waited for). */
+  readonly heartbeatIntervalMs: number;
+  /** One member of each of the first `commitGroups` groups commits its partitions this often. */
+  readonly commitIntervalMs?: number;
+  readonly commitGroups?: number;
+  readonly groupPrefix: string;
+}
+
+interface Member {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly conn: KafkaConnection;
+  readonly commits: boolean;
+  epoch: number;
+  owned: { topicId: string; partitions: number[] }[];
+  /** Owned partitions to acknowledge in the next heartbeat. */
+  acknowledge: boolean;
+  inFlight: boolean;
+  /** Answers (heartbeats without error) since the last change of its assignment or epoch. */
+  quiet: number;
+  nextHeartbeatAt: number;
+  nextCommitAt: number;
+  offset: bigint;
+}
+
+export interface HeartbeatWindow {
+  readonly seconds: number;
+  readonly heartbeats: number;
+  readonly heartbeatP50Ms: number;
+  readonly heartbeatP99Ms: number;
+  readonly commits: number;
+  readonly commitP50Ms: number;
+  readonly commitP99Ms: number;
+  /** Answers with an error (each is retried, or the member joins again). */
+  readonly errors: number;
+}
+
+const TICK_MS = 5;
+const REJOIN = new Set<number>([ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN_MEMBER_ID]);
+
+export class HeartbeatLoad {
+  private readonly members: Member[] = [];
+  private conns: KafkaConnection[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private heartbeatLatencies: number[] = [];
+  private commitLatencies: number[] = [];
+  private errors = 0;
+  private failure: Error | null = null;
+
+  constructor(private readonly o: HeartbeatLoadOptions) {}
+
+  /** Connects and starts every member (joining at once, their heartbeats then spread over the interval). */
+  async start(): Promise<void> {
+    this.conns = await Promise.all(Array.from({ length: this.o.connections }, () => connect(this.o.bootstrap, 'brook-bench-heartbeats')));
+    await ensureCoordinator(this.conns[0]!, `${this.o.groupPrefix}-0`);
+    const now = performance.now();
+    for (let g = 0; g < this.o.groups; g++) {
+      for (let m = 0; m < this.o.membersPerGroup; m++) {
+        const i = this.members.length;
+        this.members.push({
+          groupId: `${this.o.groupPrefix}-${g}`, memberId: randomBytes(16).toString('base64url'), conn: this.conns[i % this.conns.length]!,
+          commits: m === 0 && g < (this.o.commitGroups ?? 0), epoch: 0, owned: [], acknowledge: false, inFlight: false, quiet: 0,
+          nextHeartbeatAt: now + (i * this.o.heartbeatIntervalMs) / (this.o.groups * this.o.membersPerGroup),
+          nextCommitAt: now + this.o.heartbeatIntervalMs + ((this.o.commitIntervalMs ?? 0) * g) / Math.max(1, this.o.commitGroups ?? 1), offset: 0n,
+        });
+      }
+    }
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+  }
+
+  /** Resolves once every member has joined and had `quietBeats` heartbeats in a row without a change. */
+  async settled(quietBeats: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.failure !== null) throw this.failure;
+      const unsettled = this.members.filter((m) => m.epoch <= 0 || m.quiet < quietBeats).length;
+      if (unsettled === 0) return;
+      if (Date.now() > deadline) throw new Error(`${unsettled} of ${this.members.length} members not settled after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Runs for `durationMs` and returns what was answered meanwhile. */
+  async window(durationMs: number): Promise<HeartbeatWindow> {
+    this.heartbeatLatencies = [];
+    this.commitLatencies = [];
+    this.errors = 0;
+    const start = performance.now();
+    await new Promise((r) => setTimeout(r, durationMs));
+    if (this.failure !== null) throw this.failure;
+    const hb = this.heartbeatLatencies;
+    const commits = this.commitLatencies;
+    return {
+      seconds: (performance.now() - start) / 1000,
+      heartbeats: hb.length, heartbeatP50Ms: percentile(hb, 50), heartbeatP99Ms: percentile(hb, 99),
+      commits: commits.length, commitP50Ms: percentile(commits, 50), commitP99Ms: percentile(commits, 99),
+      errors: this.errors,
+    };
+  }
+
+  /** Stops heartbeating and closes the connections (the members expire on the broker). */
+  close(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    for (const c of this.conns) c.close();
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    for (const m of this.members) {
+      if (m.inFlight) continue;
+      if (m.commits && m.epoch > 0 && m.owned.length > 0 && now >= m.nextCommitAt) {
+        m.nextCommitAt += this.o.commitIntervalMs!;
+        this.commit(m);
+      } else if (now >= m.nextHeartbeatAt) {
+        m.nextHeartbeatAt += this.o.heartbeatIntervalMs;
+        // Late (a slow broker or generator): the next one is due an interval from now.
+        if (m.nextHeartbeatAt < now) m.nextHeartbeatAt = now + this.o.heartbeatIntervalMs;
+        this.heartbeat(m);
+      }
+    }
+  }
+
+  private heartbeat(m: Member): void {
+    m.inFlight = true;
+    const joining = m.epoch === 0;
+    const sent = performance.now();
+    m.conn.request(Api.ConsumerGroupHeartbeat, {
+      groupId: m.groupId, memberId: m.memberId, memberEpoch: m.epoch, instanceId: null, rackId: null,
+      rebalanceTimeoutMs: joining ? 60_000 : -1, subscribedTopicNames: joining ? [this.o.topic] : null, subscribedTopicRegex: null,
+      serverAssignor: null, topicPartitions: joining ? [] : m.acknowledge ? m.owned : null,
+    }, { version: 1 }).then((r) => {
+      m.inFlight = false;
+      if (r.errorCode !== ErrorCode.NONE) {
+        this.errors++;
+        if (REJOIN.has(r.errorCode)) {
+          m.epoch = 0;
+          m.owned = [];
+          m.quiet = 0;
+        }
+        return;
+      }
+      this.heartbeatLatencies.push(performance.now() - sent);
+      m.acknowledge = false;
+      const changed = r.memberEpoch !== m.epoch || r.assignment !== null;
+      m.epoch = r.memberEpoch;
+      if (r.assignment !== null) {
+        m.owned = r.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
+        m.acknowledge = true;
+      }
+      m.quiet = changed ? 0 : m.quiet + 1;
+    }, (err: unknown) => {
+      m.inFlight = false;
+      this.failure ??= err instanceof Error ? err : new Error(String(err));
+    });
+  }
+
+  private commit(m: Member): void {
+    m.inFlight = true;
+    const sent = performance.now();
+    m.offset++;
+    m.conn.request(Api.OffsetCommit, {
+      groupId: m.groupId, generationIdOrMemberEpoch: m.epoch, memberId: m.memberId, groupInstanceId: null, retentionTimeMs: -1n,
+      topics: [{ name: this.o.topic, partitions: m.owned.flatMap((t) => t.partitions).map((p) => ({ partitionIndex: p, committedOffset: m.offset, committedLeaderEpoch: -1, committedMetadata: '' })) }],
+    }, { version: 9 }).then((r) => {
+      m.inFlight = false;
+      const errorCode = r.topics.flatMap((t) => t.partitions).find((p) => p.errorCode !== ErrorCode.NONE)?.errorCode;
+      if (errorCode !== undefined) {
+        // A commit racing a rebalance (STALE_MEMBER_EPOCH and the like): retried at the next pace.
+        this.errors++;
+        return;
+      }
+      this.commitLatencies.push(performance.now() - sent);
+    }, (err: unknown) => {
+      m.inFlight = false;
+      this.failure ??= err instanceof Error ? err : new Error(String(err));
+    });
+  }
+}
