@@ -525,9 +525,10 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     if (this.handedOutBy === 'poll') this.subscriptions.markPositionsConsumed();
     const membership = this.membership;
     try {
-      if (membership) {
-        await withTimeLimit(this.options.scheduler, { what: 'Consumer.close', timeoutMs }, (signal) => membership.leave(signal));
-      }
+      const sessionsClosed = this.fetcher.closeSessions(timeoutMs);
+      await withTimeLimit(this.options.scheduler, { what: 'Consumer.close', timeoutMs }, async (signal) => {
+        await Promise.all([membership?.leave(signal), sessionsClosed]);
+      });
     } catch (err) {
       this.logger.warn('close did not complete cleanly', { error: err as Error });
     } finally {
