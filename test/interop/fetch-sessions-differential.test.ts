@@ -6,6 +6,8 @@
  * returned records went to the end). Also the session errors, closing a session, a session
  * emptied by forgotten partitions, and the cache's capacity: both brokers run with
  * max.incremental.fetch.session.cache.slots=8, 8 shards of one session each, filled in turn.
+ * Then Brook's consumer on each broker: it opens a session, continues it with consecutive
+ * epochs, reads every record once, and closes the session on close().
  *
  * Needs Java 17+ and Maven (the Kafka jars come from Maven Central on first run).
  */
@@ -17,6 +19,8 @@ import { testBatch } from '../support/differential/records.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/messages/runtime.js';
 import type { FetchRequestData, FetchResponseData } from '../../src/protocol/messages/fetch.js';
+import { Consumer } from '../../src/index.js';
+import { recordingFactory, type FetchExchange } from '../support/fetch-recorder.js';
 
 const SIDES: Side[] = ['kafka', 'brook'];
 
@@ -139,6 +143,46 @@ describe('fetch sessions: Brook vs Apache Kafka 4.4', { timeout: 180_000 }, () =
     }
     const after = await fetchBoth(12, (side) => request(side, 12, topic, [], { id: (replaced[side].sessionId ?? 0), epoch: 1 }), 'closed');
     for (const side of SIDES) assert.equal(after[side].errorCode, ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
+  });
+
+  it("Brook's consumer: a session opened, continued and closed the same way on both brokers", async () => {
+    const topic = 'sessions-consumer';
+    await pair.createTopic(topic, 3);
+    for (let p = 0; p < 3; p++) await produce(topic, p, 5, p * 10);
+    for (const side of SIDES) {
+      const { host, port } = side === 'kafka' ? pair.kafkaBroker : pair.brookBroker;
+      const exchanges: FetchExchange[] = [];
+      const consumer = new Consumer({
+        bootstrapServers: `${host}:${port}`, groupId: `sessions-${side}`, autoOffsetReset: 'earliest', fetchMaxWaitMs: 50,
+        connectionFactory: recordingFactory(exchanges),
+      });
+      try {
+        consumer.subscribe([topic]);
+        const keys: string[] = [];
+        const deadline = Date.now() + 30_000;
+        // A few polls after the last record, so that incremental requests follow.
+        let extra = 0;
+        while (extra < 5) {
+          assert.ok(Date.now() < deadline, `${side}: consumed ${keys.length} of 15`);
+          for (const r of await consumer.poll({ timeoutMs: 100 })) keys.push(`${r.partition}:${r.offset}`);
+          if (keys.length >= 15) extra++;
+        }
+        assert.deepEqual(keys.sort(), [0, 1, 2].flatMap((p) => [0, 1, 2, 3, 4].map((o) => `${p}:${o}`)).sort(), `${side}: every record once`);
+        const opened = exchanges.findIndex((e) => (e.answer?.sessionId ?? 0) !== 0);
+        assert.ok(opened >= 0, `${side}: a session was opened`);
+        const id = exchanges[opened]!.answer!.sessionId;
+        const later = exchanges.slice(opened + 1).filter((e) => e.answer !== undefined);
+        assert.ok(later.length >= 1, `${side}: incremental requests followed`);
+        later.forEach((e, i) => assert.deepEqual([e.sessionId, e.epoch, e.answer!.errorCode], [id, i + 1, ErrorCode.NONE], `${side}: request ${i + 1} of the session`));
+        await consumer.close();
+        assert.deepEqual([exchanges.at(-1)!.sessionId, exchanges.at(-1)!.epoch, exchanges.at(-1)!.answer?.errorCode], [id, -1, ErrorCode.NONE], `${side}: closed on close()`);
+        // The broker no longer knows it.
+        const gone = await (side === 'kafka' ? pair.conn.kafka : pair.conn.brook).request('Fetch', 12, request(side, 12, topic, [], { id, epoch: later.length + 1 }));
+        assert.equal(gone.errorCode, ErrorCode.FETCH_SESSION_ID_NOT_FOUND, `${side}: the session is gone`);
+      } finally {
+        await consumer.close();
+      }
+    }
   });
 
   it('capacity: 8 slots over 8 shards; a full shard declines a new session (id 0) until its session is closed', async () => {
