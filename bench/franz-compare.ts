@@ -2,7 +2,7 @@
  * Brook's client against franz-go, interleaved run by run on the same broker(s), with the
  * load average beside each figure (the machine is shared: only ratios within one run count):
  *   node dist/bench/franz-compare.js [--brokers brook,kafka] [--only produce,consume]
- *     [--clients brook,franz] [--produce-records N] [--consume-records N] [--value-bytes 100,1000] [--acks all,1] [--reps R]
+ *     [--clients brook,franz] [--bootstrap HOST:PORT (a broker already running)] [--produce-records N] [--consume-records N] [--value-bytes 100,1000] [--acks all,1] [--reps R]
  * Produce: each client sends N records (null key, the given value size) one call per record
  * with a completion callback (Brook: `send(record, callback)`; franz-go: `Produce(ctx, rec,
  * promise)`), into a fresh 6-partition topic per run, until every record is acknowledged.
@@ -20,14 +20,15 @@ import { startBroker, type BrokerKind, type BrokerUnderTest } from './lib/broker
 import { createTopic, loadTopic, uniqueName } from './lib/topics.js';
 import { progress } from './lib/progress.js';
 
-interface Args { brokers: BrokerKind[]; clients: string[]; only: string[]; produceRecords: number; consumeRecords: number; valueBytes: number[]; acks: (-1 | 1)[]; reps: number }
+interface Args { brokers: BrokerKind[]; clients: string[]; bootstrap: string | null; only: string[]; produceRecords: number; consumeRecords: number; valueBytes: number[]; acks: (-1 | 1)[]; reps: number }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { brokers: ['brook'], clients: ['brook', 'franz'], only: ['produce', 'consume'], produceRecords: 1_000_000, consumeRecords: 5_000_000, valueBytes: [100], acks: [-1], reps: 3 };
+  const a: Args = { brokers: ['brook'], clients: ['brook', 'franz'], bootstrap: null, only: ['produce', 'consume'], produceRecords: 1_000_000, consumeRecords: 5_000_000, valueBytes: [100], acks: [-1], reps: 3 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const next = (): string => argv[++i] ?? '';
     if (arg === '--brokers') a.brokers = next().split(',') as BrokerKind[];
+    else if (arg === '--bootstrap') a.bootstrap = next();
     else if (arg === '--clients') a.clients = next().split(',');
     else if (arg === '--only') a.only = next().split(',');
     else if (arg === '--produce-records') a.produceRecords = Number(next());
@@ -57,6 +58,7 @@ async function brookProduce(bootstrap: string, topic: string, records: number, v
       if (err !== null) failure ??= err;
       if (--left === 0) done();
     };
+    const cpuBefore = process.cpuUsage();
     const start = performance.now();
     // send() blocks (a promise) only when bufferMemory is full: then wait as Java's send() would.
     for (let i = 0; i < records; i++) {
@@ -66,6 +68,10 @@ async function brookProduce(bootstrap: string, topic: string, records: number, v
     if (process.env.BROOK_TRACE) progress(`all sent after ${(performance.now() - start).toFixed(0)} ms`);
     await finished;
     const ms = performance.now() - start;
+    if (process.env.BROOK_TRACE) {
+      const cpu = process.cpuUsage(cpuBefore);
+      progress(`client CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms of ${ms.toFixed(0)} ms; metrics ${JSON.stringify(producer.metrics())}`);
+    }
     if (failure !== null) throw failure;
     return ms;
   } finally {
@@ -109,7 +115,9 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   for (const kind of args.brokers) {
     progress(`starting ${kind} broker`);
-    const broker: BrokerUnderTest = await startBroker(kind, {});
+    const broker: Pick<BrokerUnderTest, 'bootstrap' | 'stop'> = args.bootstrap !== null
+      ? { bootstrap: args.bootstrap, stop: async () => undefined }
+      : await startBroker(kind, {});
     try {
       if (args.only.includes('produce')) {
         for (const valueBytes of args.valueBytes) {

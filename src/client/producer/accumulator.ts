@@ -114,7 +114,8 @@ export class RecordAccumulator {
         return;
       }
     }
-    const batch = new ProducerBatch(topic, partition, nowMs, this.options.batchSize, this.pool);
+    // A partition whose last batch filled up is busy: its next batch starts at full size (no doubling copies).
+    const batch = new ProducerBatch(topic, partition, nowMs, this.options.batchSize, this.pool, last !== undefined && last.isFull);
     const bytes = batch.tryAppend(record, timestamp, target, tag);
     this.charge(batch, bytes + HEADER_SIZE);
     q.batches.push(batch);

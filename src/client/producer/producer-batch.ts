@@ -99,8 +99,10 @@ export class ProducerBatch {
     readonly createdMs: number,
     private readonly capacity: number,
     private readonly pool: BatchBufferPool,
+    /** Start with a buffer of the full batch size (records are coming fast). */
+    full = false,
   ) {
-    this.buffer = pool.take(Math.max(Math.min(capacity, INITIAL_BATCH_BUFFER), HEADER_SIZE));
+    this.buffer = pool.take(Math.max(full ? capacity : Math.min(capacity, INITIAL_BATCH_BUFFER), HEADER_SIZE));
   }
 
   /** The sealed batch as sent. */

@@ -19,7 +19,7 @@ import {
 } from './errors.js';
 import { ProducerMetadata } from './metadata.js';
 import { ProducerMetricsRecorder, type ProducerMetrics } from './metrics.js';
-import { resolveOptions, type ProducerOptions, type ResolvedOptions } from './options.js';
+import { resolveOptions, STICKY_PARTITION_BYTES, type ProducerOptions, type ResolvedOptions } from './options.js';
 import { resolveSerdes, type Serializers } from '../serdes.js';
 import { serializeInto } from './serialize.js';
 import { partitionForKeyInput, StickyPartitioner, type PartitionerFunction } from './partitioner.js';
@@ -112,7 +112,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
     });
     this.partitioner = options.partitioner;
     this.metricsRecorder = new ProducerMetricsRecorder(this.cluster.scheduler);
-    this.sticky = new StickyPartitioner(this.options.batchSize);
+    this.sticky = new StickyPartitioner(Math.min(this.options.batchSize, STICKY_PARTITION_BYTES));
     this.accumulator = new RecordAccumulator({ batchSize: this.options.batchSize, bufferMemory: this.options.bufferMemory, compression: this.options.compression });
     this.metadata = new ProducerMetadata(this.cluster, () => {
       this.drainBlocked();
