@@ -2,12 +2,13 @@
  * Brook's client against franz-go, interleaved run by run on the same broker(s), with the
  * load average beside each figure (the machine is shared: only ratios within one run count):
  *   node dist/bench/franz-compare.js [--brokers brook,kafka] [--only produce,consume]
- *     [--clients brook,franz] [--bootstrap HOST:PORT (a broker already running)] [--produce-records N] [--consume-records N] [--value-bytes 100,1000] [--acks all,1] [--reps R]
+ *     [--clients brook,franz] [--bootstrap HOST:PORT (a broker already running)]
+ *     [--consume-topic T (already loaded with --consume-records records)] [--produce-records N] [--consume-records N] [--value-bytes 100,1000] [--acks all,1] [--reps R]
  * Produce: each client sends N records (null key, the given value size) one call per record
  * with a completion callback (Brook: `send(record, callback)`; franz-go: `Produce(ctx, rec,
  * promise)`), into a fresh 6-partition topic per run, until every record is acknowledged.
  * Consume: a topic of N records (loaded once per broker, independently of both clients), read
- * from the start by each client in a fresh group (Brook: a poll loop with its defaults;
+ * from the start by each client in a fresh group (Brook: a pollViews loop with its defaults;
  * franz-go: PollFetches); time from subscribe to the last record, and to the first.
  * Medians of R runs; ratio = franz-go's time / Brook's (above 1x: Brook faster).
  * Not part of npm test or npm run bench: timings depend on the machine.
@@ -20,15 +21,16 @@ import { startBroker, type BrokerKind, type BrokerUnderTest } from './lib/broker
 import { createTopic, loadTopic, uniqueName } from './lib/topics.js';
 import { progress } from './lib/progress.js';
 
-interface Args { brokers: BrokerKind[]; clients: string[]; bootstrap: string | null; only: string[]; produceRecords: number; consumeRecords: number; valueBytes: number[]; acks: (-1 | 1)[]; reps: number }
+interface Args { brokers: BrokerKind[]; clients: string[]; bootstrap: string | null; consumeTopic: string | null; only: string[]; produceRecords: number; consumeRecords: number; valueBytes: number[]; acks: (-1 | 1)[]; reps: number }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { brokers: ['brook'], clients: ['brook', 'franz'], bootstrap: null, only: ['produce', 'consume'], produceRecords: 1_000_000, consumeRecords: 5_000_000, valueBytes: [100], acks: [-1], reps: 3 };
+  const a: Args = { brokers: ['brook'], clients: ['brook', 'franz'], bootstrap: null, consumeTopic: null, only: ['produce', 'consume'], produceRecords: 1_000_000, consumeRecords: 5_000_000, valueBytes: [100], acks: [-1], reps: 3 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const next = (): string => argv[++i] ?? '';
     if (arg === '--brokers') a.brokers = next().split(',') as BrokerKind[];
     else if (arg === '--bootstrap') a.bootstrap = next();
+    else if (arg === '--consume-topic') a.consumeTopic = next();
     else if (arg === '--clients') a.clients = next().split(',');
     else if (arg === '--only') a.only = next().split(',');
     else if (arg === '--produce-records') a.produceRecords = Number(next());
@@ -82,16 +84,24 @@ async function brookProduce(bootstrap: string, topic: string, records: number, v
 async function brookConsume(bootstrap: string, topic: string, records: number): Promise<{ ms: number; firstMs: number }> {
   const consumer = new Consumer({ bootstrapServers: bootstrap, clientId: 'brook-franz-compare', groupId: uniqueName('franz-compare-group'), autoOffsetReset: 'earliest' });
   try {
+    const cpuBefore = process.cpuUsage();
     const start = performance.now();
     let count = 0;
     let first = -1;
     consumer.subscribe([topic]);
+    // pollViews by default (as bench/clients/brook.ts); BROOK_POLL=records: poll().
+    const views = process.env.BROOK_POLL !== 'records';
     while (count < records) {
-      const batch = await consumer.poll({ timeoutMs: 1_000 });
+      const batch = views ? await consumer.pollViews({ timeoutMs: 1_000 }) : await consumer.poll({ timeoutMs: 1_000 });
       if (batch.length > 0 && first < 0) first = performance.now() - start;
       count += batch.length;
     }
-    return { ms: performance.now() - start, firstMs: first };
+    const ms = performance.now() - start;
+    if (process.env.BROOK_TRACE) {
+      const cpu = process.cpuUsage(cpuBefore);
+      progress(`client CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms of ${ms.toFixed(0)} ms`);
+    }
+    return { ms, firstMs: first };
   } finally {
     await consumer.close();
   }
@@ -145,10 +155,12 @@ async function main(): Promise<void> {
       }
       if (args.only.includes('consume')) {
         const records = args.consumeRecords;
-        const topic = uniqueName('franz-compare-consume');
-        await createTopic(broker.bootstrap, topic, PARTITIONS);
-        progress(`loading ${records} records into ${kind}`);
-        await loadTopic(broker.bootstrap, topic, { records, valueBytes: 100, partitions: PARTITIONS });
+        const topic = args.consumeTopic ?? uniqueName('franz-compare-consume');
+        if (args.consumeTopic === null) {
+          await createTopic(broker.bootstrap, topic, PARTITIONS);
+          progress(`loading ${records} records into ${kind}`);
+          await loadTopic(broker.bootstrap, topic, { records, valueBytes: 100, partitions: PARTITIONS });
+        }
         const brook: Sample[] = [];
         const franz: Sample[] = [];
         for (let rep = 0; rep < args.reps; rep++) {

@@ -18,6 +18,7 @@ import { RecordDeserializationError } from './errors.js';
 import type { ConsumerMetricsRecorder } from './metrics.js';
 import type { ResolvedConsumerOptions } from './options.js';
 import { FETCH_SESSION_MIN_VERSION, FINAL_EPOCH, FetchSessionHandler, type SessionPartition, type SessionRequest } from './fetch-session.js';
+import type { ConsumerRecordView } from './record-view.js';
 import { PartitionRecords, type ConsumerRecord, type RawRecord, type RawRecordVisitor } from './record-decoding.js';
 import { tpKey, type SubscriptionState, type TopicPartitionState } from './subscription-state.js';
 
@@ -79,6 +80,13 @@ export class Fetcher {
   fetchedRecords(max: number): ConsumerRecord<unknown, unknown, unknown>[] {
     const out: ConsumerRecord<unknown, unknown, unknown>[] = [];
     this.giveOut(max, (pr, n) => pr.take(n, out));
+    return out;
+  }
+
+  /** As fetchedRecords(), as views of the fetched bytes (ConsumerRecordView). */
+  fetchedViews(max: number): ConsumerRecordView[] {
+    const out: ConsumerRecordView[] = [];
+    this.giveOut(max, (pr, n) => pr.takeViews(n, out));
     return out;
   }
 
