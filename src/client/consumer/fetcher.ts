@@ -6,7 +6,8 @@
  * again from the end of that data (as librdkafka and franz-go prefetch), so the next
  * response is on its way while the application processes this one. Memory stays bounded:
  * at most two responses per partition (each at most max.partition.fetch.bytes, each Fetch
- * at most fetch.max.bytes).
+ * at most fetch.max.bytes). Each broker's Fetch runs in an incremental fetch session
+ * (fetch-session.ts): only partitions that are new or whose fetch offset moved are sent.
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
