@@ -7,6 +7,7 @@
 // <records> records; produce sends <records> records with a nil key, as fast as the client
 // buffers allow, and flushes. Both print one JSON line:
 // {"records":N,"ms":..,"firstMs":..,"bytes":..,"timedOut":false,"errors":N,"firstError":".."}
+// (FRANZBENCH_COMPRESSION in the environment sets produce's codec, see produce).
 // with ms from the start of work (client creation and subscription included for consume, the
 // first send for produce) to the last record or acknowledgement; firstMs (consume) to the
 // first record.
@@ -118,6 +119,23 @@ func produce(bootstrap, topic string, records, valueBytes int64, acks string) (r
 		kgo.SeedBrokers(bootstrap),
 		kgo.ClientID("brook-bench-franz-producer"),
 		kgo.DefaultProduceTopic(topic),
+	}
+	// FRANZBENCH_COMPRESSION=none|snappy|lz4|zstd|gzip overrides franz-go's default (snappy), to
+	// compare producers at the same codec.
+	switch os.Getenv("FRANZBENCH_COMPRESSION") {
+	case "":
+	case "none":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.NoCompression()))
+	case "snappy":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.SnappyCompression()))
+	case "lz4":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.Lz4Compression()))
+	case "zstd":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.ZstdCompression()))
+	case "gzip":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.GzipCompression()))
+	default:
+		return result{}, fmt.Errorf("unknown FRANZBENCH_COMPRESSION %q", os.Getenv("FRANZBENCH_COMPRESSION"))
 	}
 	if acks == "1" {
 		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())

@@ -197,6 +197,10 @@ export const BROKER_CONFIG_DEFS = [
     }),
   setting('autoCreateTopics', 'auto.create.topics.enable', BOOLEAN, true, 'create unknown topics on Produce and Metadata', { described: {} }),
   setting('numPartitions', 'num.partitions', INT, 1, 'partitions of auto-created topics', { ...positive, described: {} }),
+  setting('maxIncrementalFetchSessionCacheSlots', 'max.incremental.fetch.session.cache.slots', INT, 1000,
+    'incremental fetch sessions (KIP-227) the broker keeps, split over 8 shards as Kafka does; `0`: none (every Fetch is a full one)', {
+      check: atLeast(0), described: {},
+    }),
   reported('default.replication.factor', 'int', '1', '1'),
   reported('min.insync.replicas', 'int', '1', '1'),
   reported('offsets.topic.replication.factor', 'short', '1', '3'),

@@ -15,6 +15,7 @@ import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
 import type { PasswordCheckQueue } from './sasl/password-checks.js';
 import type { AclStore } from './authorizer/acl-store.js';
+import type { FetchSessionCache } from './fetch-sessions.js';
 
 import { createSystemScheduler, isScheduler, type Clock, type Scheduler } from '../util/clock.js';
 
@@ -59,6 +60,8 @@ export interface BrokerContext {
   readonly appends: AppendNotifier;
   /** Fetch reads are copied into these and released once the response is written. */
   readonly readBuffers: ReadBufferPool;
+  /** Incremental fetch sessions (KIP-227), shared by every listener's connections. */
+  readonly fetchSessions: FetchSessionCache;
   /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
   readonly groups: GroupCoordinatorService;
   /** The transaction coordinator and its runtime (`__transaction_state`, markers, timers). */

@@ -29,6 +29,7 @@ import { MetricsServer } from './metrics/metrics-server.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
 import { nodeFileSystem, openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
+import { FetchSessionCache } from './fetch-sessions.js';
 import { authorizerSettings, openAclStore } from './authorization.js';
 import type { AclStore } from './authorizer/acl-store.js';
 import { createLogger, type Logger } from '../util/log.js';
@@ -211,6 +212,7 @@ export class Broker {
       handlers,
       appends,
       readBuffers: new ReadBufferPool(),
+      fetchSessions: new FetchSessionCache({ slots: config.maxIncrementalFetchSessionCacheSlots }),
       groups,
       transactions,
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),

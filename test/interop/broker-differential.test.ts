@@ -27,8 +27,7 @@
  *   D7  InitProducerId with a transactional id before any FindCoordinator for one: Brook
  *       creates `__transaction_state` on demand and answers; Kafka answers NOT_COORDINATOR
  *       until a FindCoordinator has created its state topic.
- *   D8  Fetch sessions (KIP-227) are declined: a new-session request gets session id 0;
- *       Kafka creates a session (src/broker/handlers/fetch.ts).
+ *   D8  (unused: fetch sessions are Kafka's, see test/interop/fetch-sessions-differential.test.ts.)
  *   D9  DescribeConfigs for the broker: read-only but for the dynamic configs that set topic
  *       defaults (Kafka takes more dynamically, see admin-configs-differential); max.connections defaults to 10000 (Kafka: 2147483647);
  *       log.flush.interval.ms reports Brook's fsync policy (0 = fsync before acks=all
@@ -639,11 +638,14 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       }
     });
 
-    it('fetch sessions: a new session is declined by Brook (D8); an unknown session id is FETCH_SESSION_ID_NOT_FOUND on both', async () => {
+    it('fetch sessions: a full request with epoch 0 opens a session on both; an unknown session id is FETCH_SESSION_ID_NOT_FOUND on both', async () => {
       const created = await compareFetch(12, fetchRequest(12, 'fetch-a', [{ partition: 0, offset: 0n }], { sessionId: 0, sessionEpoch: 0 }));
-      assertOnlyDiffer(created, ['sessionId'], 'D8');
+      assertSame(created, 'new session');
       assert.notEqual(created.raw.kafka.sessionId, 0);
-      assert.equal(created.raw.brook.sessionId, 0);
+      assert.notEqual(created.raw.brook.sessionId, 0);
+      // Closed again (a full request with epoch -1), so the session holds no slot.
+      await compareFetch(12, { kafka: { ...fetchRequest(12, 'fetch-a', [{ partition: 0, offset: 0n }]).kafka, sessionId: created.raw.kafka.sessionId, sessionEpoch: -1 },
+        brook: { ...fetchRequest(12, 'fetch-a', [{ partition: 0, offset: 0n }]).brook, sessionId: created.raw.brook.sessionId, sessionEpoch: -1 } });
       const unknown = await compareFetch(12, fetchRequest(12, 'fetch-a', [{ partition: 0, offset: 0n }], { sessionId: 123_456, sessionEpoch: 1 }));
       assertSame(unknown, 'unknown session');
       assert.equal(unknown.raw.brook.errorCode, ErrorCode.FETCH_SESSION_ID_NOT_FOUND);

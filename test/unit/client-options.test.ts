@@ -263,7 +263,7 @@ function producerOn(scheduler: ManualScheduler, options: Partial<ProducerOptions
   return { fake, producer };
 }
 
-test('the producer\'s defaults are Kafka\'s where they can be seen: idempotence on, acks all, linger.ms 5, request.timeout.ms 30000 in the Produce request, batch.size 16384', TIMEOUT, async () => {
+test('the producer\'s defaults are Kafka\'s where they can be seen: idempotence on, acks all, linger.ms 5, request.timeout.ms 30000 in the Produce request; batch.size is Brook\'s 1,000,000', TIMEOUT, async () => {
   const scheduler = new ManualScheduler(0);
   const { fake, producer } = producerOn(scheduler);
   assert.equal(producer.idempotent, true, 'enable.idempotence defaults to true');
@@ -279,14 +279,14 @@ test('the producer\'s defaults are Kafka\'s where they can be seen: idempotence 
   assert.equal(produce.body.acks, -1, 'acks=all');
   assert.equal(produce.body.timeoutMs, 30_000, 'request.timeout.ms');
   await delivered;
-  // Records of ~1 KiB to one partition: a batch leaves as soon as the next record would overflow 16384 bytes, without waiting for linger.
+  // Records of 100 kB to one partition: a batch leaves as soon as the next record would overflow 1,000,000 bytes, without waiting for linger.
   const before = fake.requests('Produce').length;
-  const sends = Array.from({ length: 20 }, (_, i) => producer.send({ topic: 't', partition: 0, value: Buffer.alloc(1_000, i) }));
+  const sends = Array.from({ length: 12 }, (_, i) => producer.send({ topic: 't', partition: 0, value: Buffer.alloc(100_000, i) }));
   await scheduler.advance(0);
   const full = fake.requests('Produce').slice(before);
   assert.equal(full.length, 1, 'one full batch left at once');
   const bytes = full[0]!.body.topicData[0]!.partitionData[0]!.records!.length;
-  assert.ok(bytes <= 16_384 && bytes > 16_384 - 1_100, `the full batch is ${bytes} bytes: batch.size 16384, one more record would not fit`);
+  assert.ok(bytes <= 1_000_000 && bytes > 1_000_000 - 100_100, `the full batch is ${bytes} bytes: batch.size 1,000,000, one more record would not fit`);
   await scheduler.advance(5);
   await Promise.all(sends);
   const closing = producer.close(0);

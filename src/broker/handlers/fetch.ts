@@ -8,10 +8,10 @@
  * isolation_level=read_committed (1) reads stop at the last stable offset and carry the
  * aborted transactions overlapping what was read (storage's PartitionLog.read).
  *
- * Fetch sessions (KIP-227) are declined the way Kafka allows: a request for a new session
- * (epoch 0) gets session id 0, which tells the client no session exists and it keeps
- * sending full requests; an incremental request for a session id we never gave gets
- * FETCH_SESSION_ID_NOT_FOUND.
+ * Fetch sessions (KIP-227, ../fetch-sessions.ts): a full request with epoch 0 may open a
+ * session over its partitions; an incremental request reads every partition of its session
+ * (with the request parameters it last sent for each) and is answered with only the
+ * partitions that changed.
  *
  * v18 (KIP-1166) adds the high watermark a follower knows to each partition, which only
  * replica fetches carry (Kafka uses it to answer a follower sooner); a consumer's v18 fetch
@@ -25,6 +25,9 @@ import { StorageError } from '../../storage/errors.js';
 import { AclOperation, ResourceType, filterAuthorized, authorizes } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { partitionKey } from '../append-notifier.js';
+import {
+  FINAL_EPOCH, INITIAL_EPOCH, nextEpoch, partitionKey as sessionPartitionKey, type CachedPartition, type FetchSession,
+} from '../fetch-sessions.js';
 
 const READ_COMMITTED = 1;
 const DEFAULT_MAX_BYTES = 0x7fffffff;
@@ -117,6 +120,131 @@ function countBytesOut(ctx: RequestContext, wanted: readonly Wanted[], topics: r
   }
 }
 
+/**
+ * What a request reads, by its session metadata (Kafka's FetchManager.newContext): the
+ * request's partitions (no session, or a full request that may open one), or every
+ * partition of the session it continues; or the session error to answer.
+ */
+type SessionPlan =
+  | { readonly wanted: Wanted[]; readonly session: null; readonly createSession: boolean }
+  | { readonly wanted: Wanted[]; readonly session: FetchSession; readonly cached: CachedPartition[]; readonly expectedEpoch: number }
+  | { readonly error: number };
+
+function sessionPlan(ctx: RequestContext, request: FetchRequestData): SessionPlan {
+  const requested: Wanted[] = request.topics.map((t) => ({ topic: t.topic, topicId: t.topicId ?? ZERO_UUID, partitions: t.partitions }));
+  // Before v7 the fields are absent: (0, -1), a fetch without a session.
+  const sessionId = request.sessionId ?? 0;
+  const epoch = request.sessionEpoch ?? FINAL_EPOCH;
+  const cache = ctx.broker.fetchSessions;
+  if (epoch === INITIAL_EPOCH || epoch === FINAL_EPOCH) {
+    // A full request closes the session it names; epoch 0 asks for a new one.
+    if (sessionId !== 0) cache.remove(sessionId);
+    return { wanted: requested, session: null, createSession: epoch === INITIAL_EPOCH };
+  }
+  const session = cache.get(sessionId);
+  if (session === undefined) return { error: ErrorCode.FETCH_SESSION_ID_NOT_FOUND };
+  if (session.epoch !== epoch) return { error: ErrorCode.INVALID_FETCH_SESSION_EPOCH };
+  const usesTopicIds = ctx.apiVersion >= 13;
+  if (session.usesTopicIds !== usesTopicIds) return { error: ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR };
+  const forgotten: string[] = [];
+  for (const f of request.forgottenTopicsData ?? []) {
+    for (const partition of f.partitions) forgotten.push(sessionPartitionKey(usesTopicIds, f.topic, f.topicId ?? ZERO_UUID, partition));
+  }
+  session.update(cachedPartitions(ctx, requested, null), forgotten);
+  if (session.size === 0) {
+    cache.remove(session.id);
+    return { wanted: requested, session: null, createSession: false };
+  }
+  cache.touch(session, ctx.broker.clock.nowMs());
+  session.epoch = nextEpoch(session.epoch);
+  // The session's partitions in its order, consecutive partitions of a topic in one entry.
+  const cached = [...session.partitions.values()];
+  const wanted: Wanted[] = [];
+  let last: CachedPartition | null = null;
+  for (const c of cached) {
+    if (last === null || last.topicId !== c.topicId || last.topic !== c.topic) wanted.push({ topic: c.topic, topicId: c.topicId, partitions: [] });
+    wanted[wanted.length - 1]!.partitions.push(c.request);
+    last = c;
+  }
+  return { wanted, session, cached, expectedEpoch: session.epoch };
+}
+
+/** The requested partitions as a session caches them, with what was answered (or nothing yet). */
+function cachedPartitions(ctx: RequestContext, wanted: readonly Wanted[], topics: readonly FetchableTopicResponse[] | null): CachedPartition[] {
+  const out: CachedPartition[] = [];
+  for (let i = 0; i < wanted.length; i++) {
+    const w = wanted[i]!;
+    const topic = ctx.apiVersion >= 13 ? topicName(ctx, w) : w.topic ?? '';
+    for (let j = 0; j < w.partitions.length; j++) {
+      const answered = topics?.[i]?.partitions[j];
+      out.push({
+        topic, topicId: w.topicId, partition: w.partitions[j]!.partition, request: w.partitions[j]!,
+        highWatermark: answered?.highWatermark ?? -1n, logStartOffset: answered?.logStartOffset ?? -1n,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The response: all partitions without a session (a new session caches them); with one,
+ * only the partitions that changed (Kafka's CachedPartition.maybeUpdateResponseData), those
+ * that returned records moved to the end of the session.
+ */
+function answer(ctx: RequestContext, plan: Exclude<SessionPlan, { error: number }>, topics: FetchableTopicResponse[]): FetchResponseData {
+  const usesTopicIds = ctx.apiVersion >= 13;
+  if (plan.session === null) {
+    let sessionId = 0;
+    if (plan.createSession) {
+      const session = ctx.broker.fetchSessions.maybeCreate(cachedPartitions(ctx, plan.wanted, topics), usesTopicIds, ctx.broker.clock.nowMs());
+      sessionId = session?.id ?? 0;
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: topics };
+  }
+  const { session, cached } = plan;
+  // Another request of the session came in while this one waited for data (a duplicate).
+  if (session.epoch !== plan.expectedEpoch) {
+    return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_FETCH_SESSION_EPOCH, sessionId: session.id, responses: [] };
+  }
+  const responses: FetchableTopicResponse[] = [];
+  let k = 0;
+  let lastTopic: FetchableTopicResponse | null = null;
+  let lastKey: string | undefined;
+  for (let i = 0; i < topics.length; i++) {
+    for (const p of topics[i]!.partitions) {
+      const c = cached[k++]!;
+      const hasRecords = (p.records?.length ?? 0) > 0;
+      let mustRespond = hasRecords;
+      if (c.highWatermark !== p.highWatermark) {
+        mustRespond = true;
+        c.highWatermark = p.highWatermark;
+      }
+      const logStartOffset = p.logStartOffset ?? -1n;
+      if (c.logStartOffset !== logStartOffset) {
+        mustRespond = true;
+        c.logStartOffset = logStartOffset;
+      }
+      if (p.errorCode !== ErrorCode.NONE) {
+        // Answered again once the error clears: the next high watermark differs from -1.
+        c.highWatermark = -1n;
+        mustRespond = true;
+      }
+      if (!mustRespond) continue;
+      if (hasRecords) session.moveToEnd(c);
+      // As Kafka: consecutive answered partitions of one topic share an entry.
+      const w = plan.wanted[i]!;
+      const key = usesTopicIds ? w.topicId : w.topic ?? '';
+      if (lastTopic === null || lastKey !== key) {
+        lastTopic = usesTopicIds ? { topicId: w.topicId, partitions: [] } : { topic: w.topic ?? '', partitions: [] };
+        responses.push(lastTopic);
+        lastKey = key;
+      }
+      lastTopic.partitions.push(p);
+    }
+  }
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: session.id, responses };
+}
+
 /** The fetched topics the client may READ (a consumer's fetch; Brook has no followers). */
 function readableTopics(ctx: RequestContext, wanted: readonly Wanted[]): Set<string> {
   const names: string[] = [];
@@ -134,15 +262,13 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
   minVersion: 4,
   maxVersion: Api.Fetch.request.highestVersion,
   async handle(ctx, request) {
-    const sessionId = request.sessionId ?? 0;
-    const sessionEpoch = request.sessionEpoch ?? -1;
-    if (sessionId !== 0 && sessionEpoch !== -1) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
-    }
-    const wanted: Wanted[] = request.topics.map((t) => ({ topic: t.topic, topicId: t.topicId ?? ZERO_UUID, partitions: t.partitions }));
+    const plan = sessionPlan(ctx, request);
+    if ('error' in plan) return { throttleTimeMs: 0, errorCode: plan.error, sessionId: 0, responses: [] };
+    const { wanted } = plan;
     const respond = (topics: FetchableTopicResponse[]): FetchResponseData => {
+      // Every partition with records is answered, in a session too: count before trimming.
       countBytesOut(ctx, wanted, topics);
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: topics };
+      return answer(ctx, plan, topics);
     };
 
     // Reads are copied into pooled buffers, given back once the response is on its way.

@@ -43,7 +43,7 @@ Options:
   --acks all|-1|1|0                        acknowledgements to wait for (default all)
   --compression none|gzip|snappy|lz4|zstd  batch compression (default none)
   --linger-ms N                            wait up to N ms to fill a batch (default 5)
-  --batch-size N                           batch size in bytes (default 16384)
+  --batch-size N                           batch size in bytes (default 1000000)
   -h, --help                               show this help`;
 
 export const PRODUCE_OPTIONS = {

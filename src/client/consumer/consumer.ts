@@ -27,6 +27,7 @@ import type { CommitCallback, OffsetCommitter, OffsetToCommit } from './offset-c
 import { resetPositions } from './offset-reset.js';
 import { resolveConsumerOptions, type ConsumerOptions, type GroupProtocol, type ResolvedConsumerOptions } from './options.js';
 import type { ConsumerRecord, RawRecordVisitor } from './record-decoding.js';
+import type { ConsumerRecordView } from './record-view.js';
 import { SubscriptionState, tpKey, type RebalanceListener, type TopicPartitionState } from './subscription-state.js';
 
 export interface PollOptions {
@@ -213,6 +214,23 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     const count = await this.untilRecords(options, () => this.fetcher.visitFetchedRecords(max, visitor), 0);
     if (count > 0) this.handedOutBy = 'poll';
     return count;
+  }
+
+  /**
+   * poll() that gives each record as a view of the fetched bytes (ConsumerRecordView): its
+   * offset, key, value and headers are made only when read, so a consumer that reads few
+   * fields allocates little per record. Keys and values are the raw bytes (the consumer's
+   * deserializers do not apply); spreading a view leaves out its lazy fields (`toRecord()`
+   * gives a plain ConsumerRecord). Positions and commits work as with poll(): the records
+   * count as consumed at the next call.
+   */
+  async pollViews(options: PollOptions = {}): Promise<ConsumerRecordView[]> {
+    this.ensureOpen();
+    this.subscriptions.markPositionsConsumed();
+    const max = this.options.maxPollRecords;
+    const views = await this.untilRecords(options, () => this.fetcher.fetchedViews(max), []);
+    if (views.length > 0) this.handedOutBy = 'poll';
+    return views;
   }
 
   private fetchRecords(options: PollOptions): Promise<ConsumerRecord<K, V, H>[]> {
@@ -525,9 +543,10 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     if (this.handedOutBy === 'poll') this.subscriptions.markPositionsConsumed();
     const membership = this.membership;
     try {
-      if (membership) {
-        await withTimeLimit(this.options.scheduler, { what: 'Consumer.close', timeoutMs }, (signal) => membership.leave(signal));
-      }
+      const sessionsClosed = this.fetcher.closeSessions(timeoutMs);
+      await withTimeLimit(this.options.scheduler, { what: 'Consumer.close', timeoutMs }, async (signal) => {
+        await Promise.all([membership?.leave(signal), sessionsClosed]);
+      });
     } catch (err) {
       this.logger.warn('close did not complete cleanly', { error: err as Error });
     } finally {

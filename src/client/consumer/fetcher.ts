@@ -6,7 +6,8 @@
  * again from the end of that data (as librdkafka and franz-go prefetch), so the next
  * response is on its way while the application processes this one. Memory stays bounded:
  * at most two responses per partition (each at most max.partition.fetch.bytes, each Fetch
- * at most fetch.max.bytes).
+ * at most fetch.max.bytes). Each broker's Fetch runs in an incremental fetch session
+ * (fetch-session.ts): only partitions that are new or whose fetch offset moved are sent.
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -17,6 +18,8 @@ import { fetchChannel, type FetchMessage } from '../diagnostics.js';
 import { RecordDeserializationError } from './errors.js';
 import type { ConsumerMetricsRecorder } from './metrics.js';
 import type { ResolvedConsumerOptions } from './options.js';
+import { FETCH_SESSION_MIN_VERSION, FINAL_EPOCH, FetchSessionHandler, type SessionPartition, type SessionRequest } from './fetch-session.js';
+import type { ConsumerRecordView } from './record-view.js';
 import { PartitionRecords, type ConsumerRecord, type RawRecord, type RawRecordVisitor } from './record-decoding.js';
 import { tpKey, type SubscriptionState, type TopicPartitionState } from './subscription-state.js';
 
@@ -28,12 +31,25 @@ const METADATA_ERRORS = new Set<number>([
   ErrorCode.REPLICA_NOT_AVAILABLE,
 ]);
 
+/** Items grouped by topic (in first-seen order), named by id or by name as the request version wants. */
+function byTopic<T>(partitions: readonly SessionPartition[], useIds: boolean, item: (p: SessionPartition) => T): { topic: string; topicId: string; items: T[] }[] {
+  const topics = new Map<string, { topic: string; topicId: string; items: T[] }>();
+  for (const p of partitions) {
+    let t = topics.get(p.topic);
+    if (!t) topics.set(p.topic, t = { topic: useIds ? '' : p.topic, topicId: useIds ? p.topicId : ZERO_UUID, items: [] });
+    t.items.push(item(p));
+  }
+  return [...topics.values()];
+}
+
 export class Fetcher {
   /** Buffered responses, per partition key, in arrival order. */
   private readonly buffered = new Map<string, PartitionRecords>();
   /** Per partition key, the response fetched from the end of the buffered one (given out after it). */
   private readonly following = new Map<string, PartitionRecords>();
   private readonly inFlight = new Set<number>();
+  /** Each broker's fetch session (KIP-227). */
+  private readonly sessions = new Map<number, FetchSessionHandler>();
   /** Partitions that are part of an in-flight fetch. */
   private readonly fetching = new Set<string>();
   private metadataRefresh: Promise<void> | null = null;
@@ -65,6 +81,13 @@ export class Fetcher {
   fetchedRecords(max: number): ConsumerRecord<unknown, unknown, unknown>[] {
     const out: ConsumerRecord<unknown, unknown, unknown>[] = [];
     this.giveOut(max, (pr, n) => pr.take(n, out));
+    return out;
+  }
+
+  /** As fetchedRecords(), as views of the fetched bytes (ConsumerRecordView). */
+  fetchedViews(max: number): ConsumerRecordView[] {
+    const out: ConsumerRecordView[] = [];
+    this.giveOut(max, (pr, n) => pr.takeViews(n, out));
     return out;
   }
 
@@ -180,43 +203,69 @@ export class Fetcher {
     this.inFlight.add(nodeId);
     const keys = partitions.map((p) => tpKey(p.state.topic, p.state.partition));
     for (const k of keys) this.fetching.add(k);
-    const sent = partitions.map((p) => ({ ...p, epoch: p.state.epoch }));
+    const sent = new Map<string, { state: TopicPartitionState; offset: bigint; behind: PartitionRecords | null; epoch: number }>();
+    for (let i = 0; i < partitions.length; i++) sent.set(keys[i]!, { ...partitions[i]!, epoch: partitions[i]!.state.epoch });
+    let session: FetchSessionHandler | null = null;
+    let request: SessionRequest | null = null;
     try {
       const connection = await this.cluster.connectionToNode(nodeId);
       const version = connection.supportedVersion(Api.Fetch) ?? 4;
       const useIds = version >= 13;
-      const topics = new Map<string, { topic: string; topicId: string; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number; currentLeaderEpoch: number; lastFetchedEpoch: number; logStartOffset: bigint }[] }>();
-      for (const { state, offset } of sent) {
-        let t = topics.get(state.topic);
-        if (!t) topics.set(state.topic, t = { topic: state.topic, topicId: this.cluster.topic(state.topic)?.topicId ?? ZERO_UUID, partitions: [] });
-        t.partitions.push({
-          partition: state.partition, fetchOffset: offset, partitionMaxBytes: this.options.maxPartitionFetchBytes,
+      const next = new Map<string, SessionPartition>();
+      const byId = new Map<string, string>();
+      for (const [key, { state, offset }] of sent) {
+        const topicId = this.cluster.topic(state.topic)?.topicId ?? ZERO_UUID;
+        byId.set(topicId, state.topic);
+        next.set(key, {
+          topic: state.topic, topicId, partition: state.partition, fetchOffset: offset, partitionMaxBytes: this.options.maxPartitionFetchBytes,
           currentLeaderEpoch: -1, lastFetchedEpoch: -1, logStartOffset: -1n,
         });
       }
-      const byId = new Map([...topics.values()].map((t) => [t.topicId, t.topic]));
+      if (version >= FETCH_SESSION_MIN_VERSION) {
+        session = this.sessions.get(nodeId) ?? null;
+        if (session === null) this.sessions.set(nodeId, session = new FetchSessionHandler());
+        request = session.build(next, useIds);
+      }
       const response = await connection.request(Api.Fetch, {
         replicaId: -1,
         maxWaitMs: this.options.fetchMaxWaitMs,
         minBytes: this.options.fetchMinBytes,
         maxBytes: this.options.fetchMaxBytes,
         isolationLevel: this.options.isolationLevel === 'read_committed' ? 1 : 0,
-        sessionId: 0,
-        sessionEpoch: -1,
-        topics: [...topics.values()].map((t) => (useIds ? { topicId: t.topicId, partitions: t.partitions } : { topic: t.topic, partitions: t.partitions })),
-        forgottenTopicsData: [],
+        sessionId: request?.sessionId ?? 0,
+        sessionEpoch: request?.sessionEpoch ?? FINAL_EPOCH,
+        topics: byTopic(request?.toSend ?? [...next.values()], useIds, (p) => ({
+          partition: p.partition, fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes,
+          currentLeaderEpoch: p.currentLeaderEpoch, lastFetchedEpoch: p.lastFetchedEpoch, logStartOffset: p.logStartOffset,
+        })).map(({ topic, topicId, items }) => ({ topic, topicId, partitions: items })),
+        forgottenTopicsData: byTopic(request?.toForget ?? [], useIds, (p) => p.partition).map(({ topic, topicId, items }) => ({ topic, topicId, partitions: items })),
         rackId: this.options.clientRack ?? '',
       }, { version, timeoutMs: this.options.requestTimeoutMs + this.options.fetchMaxWaitMs });
-      if ((response.errorCode ?? 0) !== ErrorCode.NONE) throw new Error(`Fetch failed with error ${response.errorCode}`);
+      const errorCode = response.errorCode ?? ErrorCode.NONE;
+      if (session !== null && request !== null) {
+        const answered: (string | undefined)[] = [];
+        for (const t of response.responses) {
+          const topic = useIds ? byId.get(t.topicId ?? '') : t.topic;
+          for (const p of t.partitions) answered.push(topic === undefined ? undefined : tpKey(topic, p.partitionIndex));
+        }
+        if (!session.handleResponse(request, errorCode, response.sessionId ?? 0, answered)) {
+          // Nothing of it is used; the next fetch (at once) is a full one.
+          this.logger.debug('fetch session answer not used; the next fetch is a full one', { nodeId, errorCode });
+          if (errorCode === ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR) this.refreshMetadata();
+          response.responses = [];
+        }
+      } else if (errorCode !== ErrorCode.NONE) {
+        throw new Error(`Fetch failed with error ${errorCode}`);
+      }
       let needMetadata = false;
       for (const t of response.responses) {
         const topic = useIds ? byId.get(t.topicId ?? '') : t.topic;
         if (topic === undefined) continue;
         for (const p of t.partitions) {
-          const entry = sent.find((e) => e.state.topic === topic && e.state.partition === p.partitionIndex);
+          const key = tpKey(topic, p.partitionIndex);
+          const entry = sent.get(key);
           if (!entry) continue;
           const current = this.subscriptions.stateOf(topic, p.partitionIndex);
-          const key = tpKey(topic, p.partitionIndex);
           // Stale: unassigned, sought, or reset while the fetch was in flight.
           if (current !== entry.state || current.epoch !== entry.epoch) continue;
           // A fetch from the end of buffered data goes behind it while that is being given out;
@@ -252,6 +301,8 @@ export class Fetcher {
         this.refreshMetadata();
       }
     } catch (err) {
+      // No answer (or an unusable one): the broker's session may be anywhere, start a new one.
+      session?.handleError();
       if (this.closed) return;
       this.logger.debug('fetch failed; backing off', { nodeId, error: err as Error });
       this.backoffUntil = this.cluster.scheduler.nowMs() + this.options.retryBackoffMs;
@@ -283,6 +334,23 @@ export class Fetcher {
       this.metadataRefresh = null;
       this.sendFetches();
     });
+  }
+
+  /**
+   * Closes every broker's fetch session (a full Fetch with epoch -1 and no partitions), as
+   * Java's consumer does on close, so the broker frees the slot at once; errors are ignored.
+   */
+  async closeSessions(timeoutMs: number): Promise<void> {
+    const closing: Promise<unknown>[] = [];
+    for (const [nodeId, session] of this.sessions) {
+      const sessionId = session.takeForClose();
+      if (sessionId === null) continue;
+      closing.push(this.cluster.connectionToNode(nodeId).then((connection) => connection.request(Api.Fetch, {
+        replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: this.options.fetchMaxBytes, isolationLevel: 0, sessionId, sessionEpoch: FINAL_EPOCH,
+        topics: [], forgottenTopicsData: [], rackId: this.options.clientRack ?? '',
+      }, { timeoutMs })).catch((err: unknown) => this.logger.debug('closing the fetch session failed', { nodeId, error: err as Error })));
+    }
+    await Promise.all(closing);
   }
 
   close(): void {

@@ -3,6 +3,7 @@ export { Consumer, type PollOptions, type CallOptions, type CloseOptions } from 
 export type { ConsumerOptions, AutoOffsetReset, IsolationLevel, GroupProtocol } from './options.js';
 export type { ConsumerRecord, ConsumerRecordHeader, RawRecord, RawRecordVisitor } from './record-decoding.js';
 export { recordHeaders } from './record-decoding.js';
+export { ConsumerRecordView } from './record-view.js';
 export type { RebalanceListener } from './subscription-state.js';
 export type { OffsetToCommit, CommitCallback } from './offset-committer.js';
 export type { ConsumerMetrics, PartitionLag } from './metrics.js';

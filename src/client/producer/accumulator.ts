@@ -6,7 +6,7 @@
  */
 import type { CompressionType } from '../../protocol/records/compression.js';
 import { HEADER_SIZE } from '../../protocol/records/record-batch.js';
-import { ProducerBatch } from './producer-batch.js';
+import { BatchBufferPool, ProducerBatch } from './producer-batch.js';
 import type { DeliveryTag, DeliveryTarget } from './delivery.js';
 import type { MeasuredRecord } from './record-writer.js';
 
@@ -58,6 +58,8 @@ export class RecordAccumulator {
   private readonly topics = new Map<string, PartitionQueue[]>();
   /** Queues that hold batches waiting to be sent. */
   readonly pending = new Set<PartitionQueue>();
+  /** Buffers of acknowledged batches, reused by new ones: up to a quarter of bufferMemory. */
+  private readonly pool: BatchBufferPool;
   usedBytes = 0;
   /**
    * What the last append did (fields, not a result object per record): whether the sender
@@ -69,7 +71,9 @@ export class RecordAccumulator {
   /** The last queue appended to: a run of records for one partition skips the lookup. */
   private lastQueue: PartitionQueue | null = null;
 
-  constructor(private readonly options: AccumulatorOptions) {}
+  constructor(private readonly options: AccumulatorOptions) {
+    this.pool = new BatchBufferPool(Math.floor(options.bufferMemory / 4));
+  }
 
   queue(topic: string, partition: number): PartitionQueue {
     const last = this.lastQueue;
@@ -110,7 +114,8 @@ export class RecordAccumulator {
         return;
       }
     }
-    const batch = new ProducerBatch(topic, partition, nowMs, this.options.batchSize);
+    // A partition whose last batch filled up is busy: its next batch starts at full size (no doubling copies).
+    const batch = new ProducerBatch(topic, partition, nowMs, this.options.batchSize, this.pool, last !== undefined && last.isFull);
     const bytes = batch.tryAppend(record, timestamp, target, tag);
     this.charge(batch, bytes + HEADER_SIZE);
     q.batches.push(batch);

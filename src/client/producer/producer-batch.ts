@@ -4,6 +4,10 @@
  * v2 header, whom to tell of each record's fate kept beside it (delivery.ts). When the sender drains the
  * batch it is sealed (compressed once) and stamped with the producer id, epoch and base
  * sequence; a retry resends the same bytes, so the broker can recognise a duplicate.
+ *
+ * The buffer starts small and doubles up to the batch size as records come (a large
+ * batch.size costs memory only where records accumulate); buffers come from, and go back
+ * to, the producer's BatchBufferPool, so a busy producer reuses the same few buffers.
  */
 import { compress, CompressionType } from '../../protocol/records/compression.js';
 import { writeBatchHeader } from '../../protocol/records/batch-header-writer.js';
@@ -33,6 +37,37 @@ function delta(i: number): bigint {
   return d;
 }
 
+/** The first buffer of a batch (or the batch size, if smaller). */
+export const INITIAL_BATCH_BUFFER = 16_384;
+
+/**
+ * Batch buffers handed back once their batch was acknowledged (its bytes were written and
+ * answered), kept up to `maxBytes` in all (Java's BufferPool keeps batch.size buffers).
+ */
+export class BatchBufferPool {
+  private readonly free: Buffer[] = [];
+  private freeBytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** A buffer of at least `min` bytes: the most recently returned one when it is large enough. */
+  take(min: number): Buffer {
+    const top = this.free[this.free.length - 1];
+    if (top !== undefined && top.length >= min) {
+      this.free.pop();
+      this.freeBytes -= top.length;
+      return top;
+    }
+    return Buffer.allocUnsafe(min);
+  }
+
+  give(buffer: Buffer): void {
+    if (buffer.length === 0 || this.freeBytes + buffer.length > this.maxBytes) return;
+    this.free.push(buffer);
+    this.freeBytes += buffer.length;
+  }
+}
+
 export class ProducerBatch {
   private buffer: Buffer;
   private position = HEADER_SIZE;
@@ -43,6 +78,7 @@ export class ProducerBatch {
   private readonly timestamps: number[] = [];
   private wire: Buffer | null = null;
   private attributes = 0;
+  private compressed = false;
   recordCount = 0;
   /** Bytes charged to the accumulator's bufferMemory. */
   reservedBytes = 0;
@@ -62,8 +98,11 @@ export class ProducerBatch {
     readonly partition: number,
     readonly createdMs: number,
     private readonly capacity: number,
+    private readonly pool: BatchBufferPool,
+    /** Start with a buffer of the full batch size (records are coming fast). */
+    full = false,
   ) {
-    this.buffer = Buffer.allocUnsafe(Math.max(capacity, HEADER_SIZE));
+    this.buffer = pool.take(Math.max(full ? capacity : Math.min(capacity, INITIAL_BATCH_BUFFER), HEADER_SIZE));
   }
 
   /** The sealed batch as sent. */
@@ -98,9 +137,14 @@ export class ProducerBatch {
     const timestampDelta = timestamp - this.baseTimestamp;
     const bodySize = sizeOfRecordBody(record, offsetDelta, timestampDelta);
     const size = sizeOfVarint(bodySize) + bodySize;
-    if (this.position + size > this.buffer.length) {
-      if (!first) return 0;
-      this.buffer = Buffer.allocUnsafe(HEADER_SIZE + size);
+    const end = this.position + size;
+    if (end > this.buffer.length) {
+      // Grows (doubling) while the batch size allows; an empty batch takes any record.
+      if (end > this.capacity && !first) return 0;
+      const grown = this.pool.take(Math.max(end, Math.min(this.capacity, this.buffer.length * 2)));
+      this.buffer.copy(grown, 0, 0, this.position);
+      this.pool.give(this.buffer);
+      this.buffer = grown;
     }
     this.position = writeRecordAt(this.buffer, this.position, record, bodySize, offsetDelta, timestampDelta);
     if (first || timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
@@ -120,6 +164,8 @@ export class ProducerBatch {
       const compressed = compress(compression, this.buffer.subarray(HEADER_SIZE, this.position), { level: compressionLevel });
       const wire = Buffer.allocUnsafe(HEADER_SIZE + compressed.length);
       compressed.copy(wire, HEADER_SIZE);
+      this.pool.give(this.buffer);
+      this.compressed = true;
       this.wire = wire;
       this.buffer = wire;
     }
@@ -164,6 +210,9 @@ export class ProducerBatch {
         timestamp: appendTime >= 0 ? appendTime : timestamps[i]!,
       });
     }
+    // Answered: the bytes were written, so the buffer can take another batch's (a
+    // compressed batch gave its records' buffer back when it was sealed).
+    if (!this.compressed) this.pool.give(this.buffer);
     this.release();
   }
 

@@ -19,7 +19,7 @@ import {
 } from './errors.js';
 import { ProducerMetadata } from './metadata.js';
 import { ProducerMetricsRecorder, type ProducerMetrics } from './metrics.js';
-import { resolveOptions, type ProducerOptions, type ResolvedOptions } from './options.js';
+import { resolveOptions, STICKY_PARTITION_BYTES, type ProducerOptions, type ResolvedOptions } from './options.js';
 import { resolveSerdes, type Serializers } from '../serdes.js';
 import { serializeInto } from './serialize.js';
 import { partitionForKeyInput, StickyPartitioner, type PartitionerFunction } from './partitioner.js';
@@ -51,12 +51,21 @@ export interface ProducerRecord<K = Buffer | string, V = Buffer | string, H = Bu
 
 interface Blocked {
   readonly record: ProducerRecord<unknown, unknown, unknown>;
-  readonly measured: MeasuredRecord;
+  /** Key, value and headers as serialized at send (one object with the rest: no MeasuredRecord per waiting send). */
+  readonly key: Bytes;
+  readonly value: Bytes;
+  readonly headers: HeadersInput | undefined;
   readonly upperBound: number;
   readonly timestamp: number;
   readonly deadlineMs: number;
   readonly target: DeliveryTarget;
   readonly tag: DeliveryTag;
+}
+
+function measureInto(measured: MeasuredRecord): void {
+  measured.keyLength = byteLength(measured.key);
+  measured.valueLength = byteLength(measured.value);
+  measured.headersSize = sizeOfHeaders(measured.headers);
 }
 
 /** A shared promise executor: the resolvers are picked up right after `new Promise`, with no closure per send. */
@@ -103,7 +112,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
     });
     this.partitioner = options.partitioner;
     this.metricsRecorder = new ProducerMetricsRecorder(this.cluster.scheduler);
-    this.sticky = new StickyPartitioner(this.options.batchSize);
+    this.sticky = new StickyPartitioner(Math.min(this.options.batchSize, STICKY_PARTITION_BYTES));
     this.accumulator = new RecordAccumulator({ batchSize: this.options.batchSize, bufferMemory: this.options.bufferMemory, compression: this.options.compression });
     this.metadata = new ProducerMetadata(this.cluster, () => {
       this.drainBlocked();
@@ -211,18 +220,28 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
     } else {
       serializeInto(measured, record, this.serializers);
     }
-    measured.keyLength = byteLength(measured.key);
-    measured.valueLength = byteLength(measured.value);
-    measured.headersSize = sizeOfHeaders(measured.headers);
+    measureInto(measured);
     const upperBound = recordSizeUpperBound(measured);
     if (upperBound > this.options.maxRequestSize || upperBound > this.options.bufferMemory) {
       throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
     }
     const timestamp = record.timestamp === undefined ? now : toMillis(record.timestamp);
     if (this.blocked.length === 0 && this.tryAppend(record, measured, upperBound, timestamp, now, target, tag)) return;
-    this.blocked.push({ record, measured: { ...measured }, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, target, tag });
+    this.blocked.push({
+      record, key: measured.key, value: measured.value, headers: measured.headers, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, target, tag,
+    });
     this.blockedTotal++;
     this.drainBlocked();
+  }
+
+  /** A waiting send's bytes, measured again into the scratch object. */
+  private measureBlocked(b: Blocked): MeasuredRecord {
+    const measured = this.scratch;
+    measured.key = b.key;
+    measured.value = b.value;
+    measured.headers = b.headers;
+    measureInto(measured);
+    return measured;
   }
 
   /**
@@ -281,7 +300,7 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
       const head = this.blocked.peek()!;
       let appended: boolean;
       try {
-        appended = this.tryAppend(head.record, head.measured, head.upperBound, head.timestamp, now, head.target, head.tag);
+        appended = this.tryAppend(head.record, this.measureBlocked(head), head.upperBound, head.timestamp, now, head.target, head.tag);
       } catch (err) {
         this.leaveBlocked();
         deliverError(head.target, head.tag, err as Error);
