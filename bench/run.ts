@@ -11,7 +11,8 @@
  * harness with its clients their own cores (bench/lib/cpu-affinity.ts says why). --baseline DIR
  * (another built checkout) has the scenarios that support it (commits-cleaner) run that
  * checkout's broker too, interleaved with this one's. --group-protocol picks the group
- * protocols of the group and rebalance scenarios (default both, side by side);
+ * protocols of the group and rebalance scenarios (default both, side by side); --group-sizes
+ * the group scenario's member counts (default 10,100,500,1000; quick: 10);
  * --heartbeat-ms and --assignment-interval-ms set the group timings both brokers and every
  * classic member run with (lib/scenario.ts, groupBrokerConfig).
  */
@@ -28,7 +29,7 @@ import { BrokerPool, DEFAULT_ASSIGNMENT_INTERVAL_MS, DEFAULT_HEARTBEAT_INTERVAL_
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--group-sizes 10,100,...] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
 scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -43,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
       'heartbeat-ms': { type: 'string' },
       'assignment-interval-ms': { type: 'string' },
       'group-protocol': { type: 'string' },
+      'group-sizes': { type: 'string' },
       'kafka-config': { type: 'string' },
       'broker-cpus': { type: 'string' },
       'client-cpus': { type: 'string' },
@@ -73,12 +75,14 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(assignmentIntervalMs) || assignmentIntervalMs < 0) throw new Error(`--assignment-interval-ms must be a non-negative integer, got ${values['assignment-interval-ms']}`);
   const groupProtocols = (values['group-protocol']?.split(',') ?? ['classic', 'consumer']) as GroupProtocolName[];
   if (groupProtocols.length === 0 || groupProtocols.some((p) => p !== 'classic' && p !== 'consumer')) throw new Error(`--group-protocol takes classic and/or consumer, got ${values['group-protocol']}`);
+  const groupSizes = values['group-sizes']?.split(',').map(Number) ?? null;
+  if (groupSizes !== null && (groupSizes.length === 0 || groupSizes.some((n) => !Number.isInteger(n) || n < 1))) throw new Error(`--group-sizes takes positive integers, got ${values['group-sizes']}`);
   const kafkaConfig = parseProperties(values['kafka-config']);
   const brokerCpus = parseCpuList(values['broker-cpus'], '--broker-cpus');
   const clientCpus = parseCpuList(values['client-cpus'], '--client-cpus');
   const baseline = values.baseline ?? null;
   if (baseline !== null && !existsSync(join(baseline, 'dist', 'src', 'cli', 'main.js'))) throw new Error(`--baseline ${baseline}: not a built Brook checkout (no dist/src/cli/main.js)`);
-  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, groupProtocols, assignmentIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, groupProtocols, groupSizes, assignmentIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
   // Before anything is spawned: every client process inherits the harness's CPUs.
   if (clientCpus !== null) pinProcess(process.pid, clientCpus);
 
