@@ -6,7 +6,8 @@
  * consumer does: it joins with its subscription, takes the assignment it is given (revoking
  * at once), acknowledges what it owns in its next heartbeat, and joins again when fenced.
  * Each member has at most one heartbeat in flight; its heartbeats are spread evenly over the
- * interval. Latencies run from the request's write to its answer.
+ * interval, besides the one acknowledging a new assignment, sent at once as Kafka's consumer
+ * sends it. Latencies run from the request's write to its answer.
  */
 import { randomBytes } from 'node:crypto';
 import type { KafkaConnection } from '../../src/client/connection.js';
@@ -119,12 +120,18 @@ export class HeartbeatLoad {
     this.timer = setInterval(() => this.tick(), TICK_MS);
   }
 
-  /** Resolves once every member has joined and had `quietBeats` heartbeats in a row without a change. */
+  /**
+   * Resolves once every member has joined, is at its group's latest epoch and had `quietBeats`
+   * heartbeats in a row without a change. (A member alone at an older epoch has yet to revoke
+   * partitions for one that joined after it, however quiet it was before.)
+   */
   async settled(quietBeats: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.failure !== null) throw this.failure;
-      const unsettled = this.members.filter((m) => m.epoch <= 0 || m.quiet < quietBeats).length;
+      const groupEpochs = new Map<string, number>();
+      for (const m of this.members) groupEpochs.set(m.groupId, Math.max(groupEpochs.get(m.groupId) ?? 0, m.epoch));
+      const unsettled = this.members.filter((m) => m.epoch <= 0 || m.epoch !== groupEpochs.get(m.groupId) || m.quiet < quietBeats).length;
       if (unsettled === 0) return;
       if (Date.now() > deadline) throw new Error(`${unsettled} of ${this.members.length} members not settled after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
@@ -196,11 +203,13 @@ export class HeartbeatLoad {
       m.acknowledge = false;
       const changed = r.memberEpoch !== m.epoch || r.assignment !== null;
       m.epoch = r.memberEpoch;
+      m.quiet = changed ? 0 : m.quiet + 1;
       if (r.assignment !== null) {
         m.owned = r.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
         m.acknowledge = true;
+        // As Kafka's consumer: a new assignment is acknowledged at once, not at the next turn.
+        if (this.timer !== null) this.heartbeat(m);
       }
-      m.quiet = changed ? 0 : m.quiet + 1;
     }, (err: unknown) => {
       m.inFlight = false;
       this.failure ??= err instanceof Error ? err : new Error(String(err));
