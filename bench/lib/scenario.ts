@@ -78,6 +78,8 @@ export interface RunOptions {
   groupProtocols: GroupProtocolName[];
   /** Member counts of the group scenario (`--group-sizes`); null: its defaults. */
   groupSizes: number[] | null;
+  /** Members x partitions of the server-assignors scenario (`--assignor-sizes`); null: its defaults. */
+  assignorSizes: [number, number][] | null;
   /** Both brokers' group.consumer.assignment.interval.ms (KIP-1263; `--assignment-interval-ms`). */
   assignmentIntervalMs: number;
   /** Extra server.properties for Kafka's broker (`--kafka-config`), e.g. to make it fsync as Brook does. */

@@ -10,7 +10,8 @@ import { memoryScenario } from './memory.js';
 import { produceScenario } from './produce.js';
 import { rebalanceScenario } from './rebalance.js';
 import { restartScenario } from './restart.js';
+import { serverAssignorsScenario } from './server-assignors.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario];
 }
