@@ -2,8 +2,8 @@
  * The benchmark runner: `npm run bench -- [scenario ...] [--quick] [--runs N]
  * [--brokers brook,kafka] [--clients kafkajs,java,...] [--group-protocol classic,consumer] [--out DIR]`.
  *
- * Runs the chosen scenarios (all by default; names: consume produce broker group rebalance
- * assignors commits commits-cleaner restart memory embedded-start), each several times, prints a table of medians with the
+ * Runs the chosen scenarios (all by default; names: consume produce broker group groups-many
+ * rebalance assignors server-assignors commits commits-cleaner restart memory embedded-start), each several times, prints a table of medians with the
  * ratios to the peers measured in the same run, and writes bench/results/<time>.json.
  * Progress goes to stderr. --quick runs every scenario at a small size once: it checks that
  * the harness works and produces numbers, not that targets are met (exit code 1 only when a
@@ -11,7 +11,11 @@
  * harness with its clients their own cores (bench/lib/cpu-affinity.ts says why). --baseline DIR
  * (another built checkout) has the scenarios that support it (commits-cleaner) run that
  * checkout's broker too, interleaved with this one's. --group-protocol picks the group
- * protocols of the group and rebalance scenarios (default both, side by side);
+ * protocols of the group and rebalance scenarios (default both, side by side); --group-sizes
+ * the group scenario's member counts (default 10,100,500,1000; quick: 10); --assignor-sizes
+ * the server-assignors scenario's members x partitions (default 100x1000,1000x10000; quick:
+ * 100x1000); --many-groups the groups-many scenario's heartbeating and committing group
+ * counts (default 10000,1000; quick: 200,20; 0 leaves that case out);
  * --heartbeat-ms and --assignment-interval-ms set the group timings both brokers and every
  * classic member run with (lib/scenario.ts, groupBrokerConfig).
  */
@@ -28,8 +32,8 @@ import { BrokerPool, DEFAULT_ASSIGNMENT_INTERVAL_MS, DEFAULT_HEARTBEAT_INTERVAL_
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
-scenarios: ${['consume', 'produce', 'broker', 'group', 'rebalance', 'assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start'].join(' ')}`;
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--group-sizes 10,100,...] [--assignor-sizes 100x1000,...] [--many-groups H,C] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
+scenarios: ${['consume', 'produce', 'broker', 'group', 'groups-many', 'rebalance', 'assignors', 'server-assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -43,6 +47,9 @@ export async function main(argv: string[]): Promise<number> {
       'heartbeat-ms': { type: 'string' },
       'assignment-interval-ms': { type: 'string' },
       'group-protocol': { type: 'string' },
+      'group-sizes': { type: 'string' },
+      'assignor-sizes': { type: 'string' },
+      'many-groups': { type: 'string' },
       'kafka-config': { type: 'string' },
       'broker-cpus': { type: 'string' },
       'client-cpus': { type: 'string' },
@@ -73,12 +80,19 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(assignmentIntervalMs) || assignmentIntervalMs < 0) throw new Error(`--assignment-interval-ms must be a non-negative integer, got ${values['assignment-interval-ms']}`);
   const groupProtocols = (values['group-protocol']?.split(',') ?? ['classic', 'consumer']) as GroupProtocolName[];
   if (groupProtocols.length === 0 || groupProtocols.some((p) => p !== 'classic' && p !== 'consumer')) throw new Error(`--group-protocol takes classic and/or consumer, got ${values['group-protocol']}`);
+  const groupSizes = values['group-sizes']?.split(',').map(Number) ?? null;
+  if (groupSizes !== null && (groupSizes.length === 0 || groupSizes.some((n) => !Number.isInteger(n) || n < 1))) throw new Error(`--group-sizes takes positive integers, got ${values['group-sizes']}`);
+  const assignorSizes = values['assignor-sizes']?.split(',').map((s) => s.split('x').map(Number) as [number, number]) ?? null;
+  if (assignorSizes !== null && (assignorSizes.length === 0 || assignorSizes.some((s) => s.length !== 2 || s.some((n) => !Number.isInteger(n) || n < 1)))) throw new Error(`--assignor-sizes takes MEMBERSxPARTITIONS,..., got ${values['assignor-sizes']}`);
+  const many = values['many-groups']?.split(',').map(Number) ?? null;
+  if (many !== null && (many.length !== 2 || many.some((n) => !Number.isInteger(n) || n < 0) || many[0]! + many[1]! === 0)) throw new Error(`--many-groups takes HEARTBEATING,COMMITTING group counts, got ${values['many-groups']}`);
+  const manyGroups = many === null ? null : { heartbeating: many[0]!, committing: many[1]! };
   const kafkaConfig = parseProperties(values['kafka-config']);
   const brokerCpus = parseCpuList(values['broker-cpus'], '--broker-cpus');
   const clientCpus = parseCpuList(values['client-cpus'], '--client-cpus');
   const baseline = values.baseline ?? null;
   if (baseline !== null && !existsSync(join(baseline, 'dist', 'src', 'cli', 'main.js'))) throw new Error(`--baseline ${baseline}: not a built Brook checkout (no dist/src/cli/main.js)`);
-  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, groupProtocols, assignmentIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
+  const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, groupProtocols, groupSizes, assignorSizes, manyGroups, assignmentIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
   // Before anything is spawned: every client process inherits the harness's CPUs.
   if (clientCpus !== null) pinProcess(process.pid, clientCpus);
 

@@ -6,7 +6,8 @@
  * consumer does: it joins with its subscription, takes the assignment it is given (revoking
  * at once), acknowledges what it owns in its next heartbeat, and joins again when fenced.
  * Each member has at most one heartbeat in flight; its heartbeats are spread evenly over the
- * interval. Latencies run from the request's write to its answer.
+ * interval, besides the one acknowledging a new assignment, sent at once as Kafka's consumer
+ * sends it. Latencies run from the request's write to its answer.
  */
 import { randomBytes } from 'node:crypto';
 import type { KafkaConnection } from '../../src/client/connection.js';
@@ -42,9 +43,32 @@ interface Member {
   inFlight: boolean;
   /** Answers (heartbeats without error) since the last change of its assignment or epoch. */
   quiet: number;
-  nextHeartbeatAt: number;
-  nextCommitAt: number;
   offset: bigint;
+}
+
+/**
+ * Due times in a fixed rotation: member i of n is due at start + round * interval + i *
+ * interval / n, so each tick looks only at the members whose time came (not at all of them).
+ */
+class Rotation {
+  private round = 0;
+  private next = 0;
+
+  constructor(private readonly count: number, private readonly intervalMs: number, private readonly startMs: number) {}
+
+  /** Calls `due` with the index of every member whose time came by `nowMs`, in order. */
+  take(nowMs: number, due: (index: number) => void): void {
+    if (this.count === 0) return;
+    for (;;) {
+      const at = this.startMs + this.round * this.intervalMs + (this.next * this.intervalMs) / this.count;
+      if (at > nowMs) return;
+      due(this.next);
+      if (++this.next === this.count) {
+        this.next = 0;
+        this.round++;
+      }
+    }
+  }
 }
 
 export interface HeartbeatWindow {
@@ -64,6 +88,9 @@ const REJOIN = new Set<number>([ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN
 
 export class HeartbeatLoad {
   private readonly members: Member[] = [];
+  private readonly committers: Member[] = [];
+  private heartbeats: Rotation | null = null;
+  private commits: Rotation | null = null;
   private conns: KafkaConnection[] = [];
   private timer: NodeJS.Timeout | null = null;
   private heartbeatLatencies: number[] = [];
@@ -77,27 +104,34 @@ export class HeartbeatLoad {
   async start(): Promise<void> {
     this.conns = await Promise.all(Array.from({ length: this.o.connections }, () => connect(this.o.bootstrap, 'brook-bench-heartbeats')));
     await ensureCoordinator(this.conns[0]!, `${this.o.groupPrefix}-0`);
-    const now = performance.now();
     for (let g = 0; g < this.o.groups; g++) {
       for (let m = 0; m < this.o.membersPerGroup; m++) {
-        const i = this.members.length;
-        this.members.push({
-          groupId: `${this.o.groupPrefix}-${g}`, memberId: randomBytes(16).toString('base64url'), conn: this.conns[i % this.conns.length]!,
-          commits: m === 0 && g < (this.o.commitGroups ?? 0), epoch: 0, owned: [], acknowledge: false, inFlight: false, quiet: 0,
-          nextHeartbeatAt: now + (i * this.o.heartbeatIntervalMs) / (this.o.groups * this.o.membersPerGroup),
-          nextCommitAt: now + this.o.heartbeatIntervalMs + ((this.o.commitIntervalMs ?? 0) * g) / Math.max(1, this.o.commitGroups ?? 1), offset: 0n,
-        });
+        const member: Member = {
+          groupId: `${this.o.groupPrefix}-${g}`, memberId: randomBytes(16).toString('base64url'), conn: this.conns[this.members.length % this.conns.length]!,
+          commits: m === 0 && g < (this.o.commitGroups ?? 0), epoch: 0, owned: [], acknowledge: false, inFlight: false, quiet: 0, offset: 0n,
+        };
+        this.members.push(member);
+        if (member.commits) this.committers.push(member);
       }
     }
+    const now = performance.now();
+    this.heartbeats = new Rotation(this.members.length, this.o.heartbeatIntervalMs, now);
+    this.commits = new Rotation(this.committers.length, this.o.commitIntervalMs ?? 1000, now + this.o.heartbeatIntervalMs);
     this.timer = setInterval(() => this.tick(), TICK_MS);
   }
 
-  /** Resolves once every member has joined and had `quietBeats` heartbeats in a row without a change. */
+  /**
+   * Resolves once every member has joined, is at its group's latest epoch and had `quietBeats`
+   * heartbeats in a row without a change. (A member alone at an older epoch has yet to revoke
+   * partitions for one that joined after it, however quiet it was before.)
+   */
   async settled(quietBeats: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.failure !== null) throw this.failure;
-      const unsettled = this.members.filter((m) => m.epoch <= 0 || m.quiet < quietBeats).length;
+      const groupEpochs = new Map<string, number>();
+      for (const m of this.members) groupEpochs.set(m.groupId, Math.max(groupEpochs.get(m.groupId) ?? 0, m.epoch));
+      const unsettled = this.members.filter((m) => m.epoch <= 0 || m.epoch !== groupEpochs.get(m.groupId) || m.quiet < quietBeats).length;
       if (unsettled === 0) return;
       if (Date.now() > deadline) throw new Error(`${unsettled} of ${this.members.length} members not settled after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
@@ -129,20 +163,21 @@ export class HeartbeatLoad {
     for (const c of this.conns) c.close();
   }
 
+  /**
+   * Sends what is due. A member whose previous request is still unanswered skips its turn,
+   * as a client does not heartbeat again while one is in flight; a member that has not
+   * joined yet does not commit.
+   */
   private tick(): void {
     const now = performance.now();
-    for (const m of this.members) {
-      if (m.inFlight) continue;
-      if (m.commits && m.epoch > 0 && m.owned.length > 0 && now >= m.nextCommitAt) {
-        m.nextCommitAt += this.o.commitIntervalMs!;
-        this.commit(m);
-      } else if (now >= m.nextHeartbeatAt) {
-        m.nextHeartbeatAt += this.o.heartbeatIntervalMs;
-        // Late (a slow broker or generator): the next one is due an interval from now.
-        if (m.nextHeartbeatAt < now) m.nextHeartbeatAt = now + this.o.heartbeatIntervalMs;
-        this.heartbeat(m);
-      }
-    }
+    this.heartbeats!.take(now, (i) => {
+      const m = this.members[i]!;
+      if (!m.inFlight) this.heartbeat(m);
+    });
+    this.commits!.take(now, (i) => {
+      const m = this.committers[i]!;
+      if (!m.inFlight && m.epoch > 0 && m.owned.length > 0) this.commit(m);
+    });
   }
 
   private heartbeat(m: Member): void {
@@ -168,11 +203,13 @@ export class HeartbeatLoad {
       m.acknowledge = false;
       const changed = r.memberEpoch !== m.epoch || r.assignment !== null;
       m.epoch = r.memberEpoch;
+      m.quiet = changed ? 0 : m.quiet + 1;
       if (r.assignment !== null) {
         m.owned = r.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
         m.acknowledge = true;
+        // As Kafka's consumer: a new assignment is acknowledged at once, not at the next turn.
+        if (this.timer !== null) this.heartbeat(m);
       }
-      m.quiet = changed ? 0 : m.quiet + 1;
     }, (err: unknown) => {
       m.inFlight = false;
       this.failure ??= err instanceof Error ? err : new Error(String(err));

@@ -76,6 +76,15 @@ export interface RunOptions {
   heartbeatIntervalMs: number;
   /** Group protocols of the group and rebalance scenarios (`--group-protocol`, default both). */
   groupProtocols: GroupProtocolName[];
+  /** Member counts of the group scenario (`--group-sizes`); null: its defaults. */
+  groupSizes: number[] | null;
+  /** Members x partitions of the server-assignors scenario (`--assignor-sizes`); null: its defaults. */
+  assignorSizes: [number, number][] | null;
+  /**
+   * Groups of the groups-many scenario (`--many-groups H,C`): H groups heartbeating, C groups
+   * committing every second; null: its defaults.
+   */
+  manyGroups: { heartbeating: number; committing: number } | null;
   /** Both brokers' group.consumer.assignment.interval.ms (KIP-1263; `--assignment-interval-ms`). */
   assignmentIntervalMs: number;
   /** Extra server.properties for Kafka's broker (`--kafka-config`), e.g. to make it fsync as Brook does. */

@@ -1,5 +1,5 @@
 /**
- * Scenario 4: group formation. N members (10, 100, 500; quick: 10) of one group, all in one
+ * Scenario 4: group formation. N members (10, 100, 500, 1,000; quick: 10; `--group-sizes`) of one group, all in one
  * client process (Java: threads in one JVM; librdkafka: consumers in one python process), join
  * at once with group.initial.rebalance.delay.ms=0 on both brokers; measured is the time from
  * the client's start signal until every member holds its assignment of an N-partition topic,
@@ -89,7 +89,7 @@ export const groupScenario: Scenario = {
   title: 'group formation: N members joining at once, time until all hold their assignment',
   async run(ctx: ScenarioContext): Promise<ScenarioReport> {
     const rec = new Recorder(this.name, this.title);
-    const sizes = ctx.quick ? [10] : [10, 100, 500];
+    const sizes = ctx.groupSizes ?? (ctx.quick ? [10] : [10, 100, 500, 1000]);
     const clients = selectedGroupClients(ctx, rec);
     if (ctx.groupProtocols.includes('classic')) rec.notes.push(`classic: range assignor (the client's), session.timeout.ms=45000, heartbeat.interval.ms=${ctx.heartbeatIntervalMs}`);
     if (ctx.groupProtocols.includes('consumer')) rec.notes.push(`consumer: the broker's uniform assignor; both brokers with group.consumer.heartbeat.interval.ms=${ctx.heartbeatIntervalMs}, group.consumer.assignment.interval.ms=${ctx.assignmentIntervalMs}, group.consumer.session.timeout.ms=45000`);

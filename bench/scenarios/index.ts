@@ -6,11 +6,13 @@ import { commitsCleanerScenario } from './commits-cleaner.js';
 import { consumeScenario } from './consume.js';
 import { embeddedStartScenario } from './embedded-start.js';
 import { groupScenario } from './group.js';
+import { groupsManyScenario } from './groups-many.js';
 import { memoryScenario } from './memory.js';
 import { produceScenario } from './produce.js';
 import { rebalanceScenario } from './rebalance.js';
 import { restartScenario } from './restart.js';
+import { serverAssignorsScenario } from './server-assignors.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, rebalanceScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario];
 }

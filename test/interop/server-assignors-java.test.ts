@@ -13,12 +13,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { assignmentFromRecord, toTopicPartitions } from '../../src/coordinator/consumer/assignment.js';
-import { BUILTIN_ASSIGNORS, type GroupSpec, type MemberSubscriptionSpec } from '../../src/coordinator/consumer/assignors/index.js';
+import { toTopicPartitions } from '../../src/coordinator/consumer/assignment.js';
+import { BUILTIN_ASSIGNORS } from '../../src/coordinator/consumer/assignors/index.js';
 import { subscriptionType } from '../../src/coordinator/consumer/subscription.js';
-import { JavaHashSet } from '../../src/coordinator/consumer/java-hash.js';
-import { stringHash } from '../../src/util/string-hash.js';
 import { kafkaServerAssignments, type KafkaServerAssignRequest } from '../support/java-oracle.js';
+import { groupSpecOf, sortedAssignment, type TopicAssignments } from '../support/server-assignors.js';
 
 /** A small deterministic PRNG (mulberry32), so a failure names its seed. */
 function prng(seed: number): () => number {
@@ -70,32 +69,9 @@ function request(s: Scenario): KafkaServerAssignRequest {
 }
 
 /** Brook's assignor on the spec Kafka's TargetAssignmentBuilder would build. */
-function brookAssign(req: KafkaServerAssignRequest): Map<string, { topicId: string; partitions: number[] }[]> {
-  const ids = JavaHashSet.empty(stringHash);
-  const specs = new Map<string, MemberSubscriptionSpec>();
-  const owners = new Map<string, Set<number>>();
-  for (const m of req.members) {
-    ids.add(m.memberId);
-    specs.set(m.memberId, { instanceId: m.instanceId, rackId: m.rackId, subscribedTopicIds: m.subscribedTopicIds, assignment: assignmentFromRecord(m.assignment) });
-    for (const t of m.assignment) for (const p of t.partitions) (owners.get(t.topicId) ?? owners.set(t.topicId, new Set()).get(t.topicId)!).add(p);
-  }
-  const spec: GroupSpec = {
-    members: new Map(ids.values().map((id) => [id, specs.get(id)!])),
-    subscriptionType: req.subscriptionType,
-    isPartitionAssigned: (topicId, p) => owners.get(topicId)?.has(p) ?? false,
-  };
-  const result = BUILTIN_ASSIGNORS.get(req.assignor)!.assign(spec, { numPartitions: (t) => req.partitions[t] ?? -1 });
+function brookAssign(req: KafkaServerAssignRequest): TopicAssignments {
+  const result = BUILTIN_ASSIGNORS.get(req.assignor)!.assign(groupSpecOf(req), { numPartitions: (t) => req.partitions[t] ?? -1 });
   return new Map([...result].map(([id, a]) => [id, toTopicPartitions(a)]));
-}
-
-/** Member → topic → partitions, all sorted: the assignment as sets. */
-function sortedView(a: Map<string, { topicId: string; partitions: number[] }[]>): Record<string, Record<string, number[]>> {
-  const out: Record<string, Record<string, number[]>> = {};
-  for (const [id, topics] of [...a].sort()) {
-    out[id] = {};
-    for (const t of [...topics].sort((x, y) => (x.topicId < y.topicId ? -1 : 1))) out[id][t.topicId] = [...t.partitions].sort((x, y) => x - y);
-  }
-  return out;
 }
 
 /** The next round: some members leave, some join, some change subscriptions. */
@@ -131,7 +107,7 @@ describe("server-side assignors: Brook's equal Kafka's", { timeout: 180_000 }, (
             const brook = brookAssign(req);
             const expected = kafka[i]!;
             const where = `seed ${seed}, round ${round}, group ${i}: ${JSON.stringify(req)}`;
-            assert.deepEqual(sortedView(brook), sortedView(expected), `assignments differ: ${where}`);
+            assert.deepEqual(sortedAssignment(brook), sortedAssignment(expected), `assignments differ: ${where}`);
             assert.deepEqual(new Map([...brook].sort()), new Map([...expected].sort()), `same assignments, listed in another order: ${where}`);
             compared++;
             // The next round starts from this one's targets, as Kafka replays them from records.

@@ -14,10 +14,21 @@
  * and hashes here that does not happen in practice, and it is not modelled.
  */
 
+/** Topic ids' hashes: there are few topics, and the assignors hash their ids over and over. */
+const uuidHashes = new Map<string, number>();
+const MAX_CACHED_UUID_HASHES = 100_000;
+
 /** Kafka's Uuid.hashCode for a topic id in its base64url text form. */
 export function uuidHash(id: string): number {
-  const b = uuidBytes(id);
-  return b.readInt32BE(0) ^ b.readInt32BE(8) ^ b.readInt32BE(4) ^ b.readInt32BE(12);
+  let h = uuidHashes.get(id);
+  if (h === undefined) {
+    const b = uuidBytes(id);
+    h = b.readInt32BE(0) ^ b.readInt32BE(8) ^ b.readInt32BE(4) ^ b.readInt32BE(12);
+    // Bounded (ids of deleted topics): forgotten all at once, recomputed on demand.
+    if (uuidHashes.size >= MAX_CACHED_UUID_HASHES) uuidHashes.clear();
+    uuidHashes.set(id, h);
+  }
+  return h;
 }
 
 /** Kafka's Uuid.compareTo: most significant bits, then least, both as signed longs. */
@@ -42,6 +53,9 @@ function uuidBytes(id: string): Buffer {
   if (b.length !== 16) throw new Error(`not a topic id: ${id}`);
   return b;
 }
+
+/** Up to this many keys, `values` sorts by insertion; beyond, by an index sort. */
+const SMALL_SET = 32;
 
 /** HashMap.tableSizeFor: the smallest power of two >= n (1 for n <= 1). */
 function tableSizeFor(n: number): number {
@@ -139,7 +153,9 @@ export class JavaHashSet<T> {
   /** The elements in Java's iteration order. */
   values(): readonly T[] {
     if (this.sorted !== null) return this.sorted;
-    // Each key hashed once (a comparator hashing both sides would hash each key log n times).
+    // Each key hashed once (a comparator hashing both sides would hash each key log n times),
+    // into one number per key that sorts as (bucket, place in the bucket) does: places are
+    // below 2^31 in magnitude.
     const mask = this.capacity - 1;
     const n = this.position.size;
     const keys = new Array<T>(n);
@@ -147,14 +163,28 @@ export class JavaHashSet<T> {
     let i = 0;
     for (const [key, position] of this.position) {
       const h = this.hash(key);
-      keys[i] = key;
-      // Bucket, then place in the bucket (positions are below 2^31 in magnitude): one number
-      // that sorts as the pair does.
-      order[i] = ((h ^ (h >>> 16)) & mask) * 2 ** 32 + position;
-      i++;
+      const rank = ((h ^ (h >>> 16)) & mask) * 2 ** 32 + position;
+      // Insertion sort: most sets are a member's few partitions or topics.
+      let j = i++;
+      if (n > SMALL_SET) {
+        keys[j] = key;
+        order[j] = rank;
+        continue;
+      }
+      while (j > 0 && order[j - 1]! > rank) {
+        keys[j] = keys[j - 1]!;
+        order[j] = order[j - 1]!;
+        j--;
+      }
+      keys[j] = key;
+      order[j] = rank;
     }
-    const index = Array.from({ length: n }, (_, k) => k).sort((a, b) => order[a]! - order[b]!);
-    this.sorted = index.map((k) => keys[k]!);
+    if (n > SMALL_SET) {
+      const index = Array.from({ length: n }, (_, k) => k).sort((a, b) => order[a]! - order[b]!);
+      this.sorted = index.map((k) => keys[k]!);
+    } else {
+      this.sorted = keys;
+    }
     return this.sorted;
   }
 

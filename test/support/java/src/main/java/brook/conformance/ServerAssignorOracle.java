@@ -65,7 +65,35 @@ public final class ServerAssignorOracle {
         JSON.writeValue(System.out, replies);
     }
 
+    /** A request ready to assign: Kafka's assignor, the group spec and the topics, as TargetAssignmentBuilder hands them over. */
+    record Prepared(ConsumerGroupPartitionAssignor assignor, GroupSpecImpl spec, SubscribedTopicDescriber topics) {
+        GroupAssignment assign() {
+            return assignor.assign(spec, topics);
+        }
+    }
+
     private static ObjectNode handle(JsonNode request) {
+        ObjectNode reply = JSON.createObjectNode();
+        reply.set("assignment", toJson(prepare(request).assign()));
+        return reply;
+    }
+
+    /** An assignor's result as the replies list it: member id -> topics and partitions, in the result's iteration order. */
+    static ObjectNode toJson(GroupAssignment result) {
+        ObjectNode byMember = JSON.createObjectNode();
+        for (Map.Entry<String, MemberAssignment> e : result.members().entrySet()) {
+            ArrayNode list = byMember.putArray(e.getKey());
+            for (Map.Entry<Uuid, Set<Integer>> t : e.getValue().partitions().entrySet()) {
+                ObjectNode topic = list.addObject();
+                topic.put("topicId", t.getKey().toString());
+                ArrayNode ps = topic.putArray("partitions");
+                for (Integer p : t.getValue()) ps.add(p);
+            }
+        }
+        return byMember;
+    }
+
+    static Prepared prepare(JsonNode request) {
         ConsumerGroupPartitionAssignor assignor = switch (request.get("assignor").asText()) {
             case "uniform" -> new UniformAssignor();
             case "range" -> new RangeAssignor();
@@ -109,20 +137,7 @@ public final class ServerAssignorOracle {
                 return Set.of();
             }
         };
-        GroupAssignment result = assignor.assign(new GroupSpecImpl(members, type, inverted), topics);
-
-        ObjectNode reply = JSON.createObjectNode();
-        ObjectNode byMember = reply.putObject("assignment");
-        for (Map.Entry<String, MemberAssignment> e : result.members().entrySet()) {
-            ArrayNode list = byMember.putArray(e.getKey());
-            for (Map.Entry<Uuid, Set<Integer>> t : e.getValue().partitions().entrySet()) {
-                ObjectNode topic = list.addObject();
-                topic.put("topicId", t.getKey().toString());
-                ArrayNode ps = topic.putArray("partitions");
-                for (Integer p : t.getValue()) ps.add(p);
-            }
-        }
-        return reply;
+        return new Prepared(assignor, new GroupSpecImpl(members, type, inverted), topics);
     }
 
     private static String textOrNull(JsonNode node) {
