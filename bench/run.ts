@@ -10,7 +10,9 @@
  * scenario failed to produce numbers). --broker-cpus / --client-cpus give brokers and the
  * harness with its clients their own cores (bench/lib/cpu-affinity.ts says why). --baseline DIR
  * (another built checkout) has the scenarios that support it (commits-cleaner) run that
- * checkout's broker too, interleaved with this one's. --group-protocol picks the group
+ * checkout's broker too, interleaved with this one's; --brook-root DIR runs every Brook broker of
+ * the run from that built checkout instead (any scenario: a before/after comparison as two
+ * runs, this harness and its clients alike). --group-protocol picks the group
  * protocols of the group and rebalance scenarios (default both, side by side); --group-sizes
  * the group scenario's member counts (default 10,100,500,1000; quick: 10); --assignor-sizes
  * the server-assignors scenario's members x partitions (default 100x1000,1000x10000; quick:
@@ -32,7 +34,7 @@ import { BrokerPool, DEFAULT_ASSIGNMENT_INTERVAL_MS, DEFAULT_HEARTBEAT_INTERVAL_
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--group-sizes 10,100,...] [--assignor-sizes 100x1000,...] [--many-groups H,C] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--out DIR]
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--group-sizes 10,100,...] [--assignor-sizes 100x1000,...] [--many-groups H,C] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--brook-root DIR] [--out DIR]
 scenarios: ${['consume', 'produce', 'broker', 'group', 'groups-many', 'rebalance', 'assignors', 'server-assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -54,6 +56,7 @@ export async function main(argv: string[]): Promise<number> {
       'broker-cpus': { type: 'string' },
       'client-cpus': { type: 'string' },
       baseline: { type: 'string' },
+      'brook-root': { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -92,13 +95,15 @@ export async function main(argv: string[]): Promise<number> {
   const clientCpus = parseCpuList(values['client-cpus'], '--client-cpus');
   const baseline = values.baseline ?? null;
   if (baseline !== null && !existsSync(join(baseline, 'dist', 'src', 'cli', 'main.js'))) throw new Error(`--baseline ${baseline}: not a built Brook checkout (no dist/src/cli/main.js)`);
+  const brookRoot = values['brook-root'] ?? null;
+  if (brookRoot !== null && !existsSync(join(brookRoot, 'dist', 'src', 'cli', 'main.js'))) throw new Error(`--brook-root ${brookRoot}: not a built Brook checkout (no dist/src/cli/main.js)`);
   const options: RunOptions = { quick, runs, brokers, clients: values.clients?.split(',') ?? null, heartbeatIntervalMs, groupProtocols, groupSizes, assignorSizes, manyGroups, assignmentIntervalMs, kafkaConfig, brokerCpus, clientCpus, baseline };
   // Before anything is spawned: every client process inherits the harness's CPUs.
   if (clientCpus !== null) pinProcess(process.pid, clientCpus);
 
   const startedAt = new Date().toISOString();
   const groupConfig = groupBrokerConfig(options);
-  const pool = new BrokerPool(kafkaConfig, brokerCpus, groupConfig);
+  const pool = new BrokerPool(kafkaConfig, brokerCpus, groupConfig, brookRoot);
   const reports: ScenarioReport[] = [];
   const external: ResultsFile['external'] = [];
   progress(`running ${names.join(', ')} (${quick ? 'quick, ' : ''}${runs} run${runs === 1 ? '' : 's'} each, brokers ${brokers.join(', ')})`);

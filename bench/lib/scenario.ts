@@ -138,11 +138,18 @@ export class BrokerPool {
    * `groupConfig` goes to both brokers (groupBrokerConfig), `kafkaConfig` (`--kafka-config`)
    * to Kafka's only, after it.
    */
-  constructor(private readonly kafkaConfig: Record<string, string> = {}, private readonly cpus: string | null = null, private readonly groupConfig: Record<string, string> = {}) {}
+  constructor(
+    private readonly kafkaConfig: Record<string, string> = {},
+    private readonly cpus: string | null = null,
+    private readonly groupConfig: Record<string, string> = {},
+    /** Another built checkout whose broker runs as 'brook' (`--brook-root`), null for this one. */
+    private readonly brookRoot: string | null = null,
+  ) {}
 
   /** How `kind` is started by this run (fresh brokers of a scenario too). */
   options(kind: BrokerKind): BrokerStartOptions {
-    return kind === 'kafka' ? { config: { ...this.groupConfig, ...this.kafkaConfig }, cpus: this.cpus } : { config: { ...this.groupConfig }, cpus: this.cpus };
+    if (kind === 'kafka') return { config: { ...this.groupConfig, ...this.kafkaConfig }, cpus: this.cpus };
+    return { config: { ...this.groupConfig }, cpus: this.cpus, ...(this.brookRoot !== null ? { root: this.brookRoot } : {}) };
   }
 
   get(kind: BrokerKind): Promise<BrokerUnderTest> {
