@@ -121,7 +121,21 @@ export function decodeResponse(frame: Buffer, api: ApiCodecs, apiVersion: number
   const r = new Reader(frame);
   r.nullBytesAsEmpty = true;
   const header = ResponseHeader.read(r, responseHeaderVersion(api, apiVersion));
-  return { correlationId: header.correlationId, body: api.response.read(r, apiVersion) };
+  if (api.apiKey !== API_VERSIONS_KEY || apiVersion === 0) return { correlationId: header.correlationId, body: api.response.read(r, apiVersion) };
+  // A broker that does not know this ApiVersions version (any Kafka before the schemas'
+  // newest) answers UNSUPPORTED_VERSION at version 0, with its own range: read it as v0 when
+  // it does not read as the version asked, as Kafka's ApiVersionsResponse.parse does.
+  const start = r.offset;
+  try {
+    return { correlationId: header.correlationId, body: api.response.read(r, apiVersion) };
+  } catch (err) {
+    r.offset = start;
+    try {
+      return { correlationId: header.correlationId, body: api.response.read(r, 0) };
+    } catch {
+      throw err;
+    }
+  }
 }
 
 /** Thrown when a peer announces a frame larger than allowed; the connection must close. */
