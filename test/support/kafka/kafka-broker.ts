@@ -1,7 +1,9 @@
 /**
  * Starts a real Apache Kafka 4.4 broker for differential tests: one JVM, single-node KRaft
  * (combined broker and controller), its jars resolved from Maven Central by
- * test/support/kafka/build.sh, listening on 127.0.0.1 ports the OS picked.
+ * test/support/kafka/build.sh, listening on 127.0.0.1 ports the OS picked. `kafkaVersion`
+ * starts another release from the same pom (e.g. 4.1.2, for Brook's client against an older
+ * broker).
  *
  *   const kafka = await startKafka({ config: { 'num.partitions': '1' } });
  *   ... talk to kafka.bootstrap ...
@@ -18,17 +20,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RawConnection } from './raw-client.js';
 import {
-  HOST, defaultJvmOptions, errorsSince, failureReport, fileSize, freePorts, kafkaClasspath, log4j2Properties, logTailOf, propertiesText,
+  DEFAULT_KAFKA_VERSION, HOST, defaultJvmOptions, errorsSince, failureReport, fileSize, freePorts, kafkaClasspath, log4j2Properties, logTailOf, propertiesText,
   randomClusterId, releaseTempDir, runJava, cdsOptions, sleep, spawnKafkaJvm, trackTempDir, type KafkaExit,
 } from './kafka-jvm.js';
 
-export { kafkaAvailable, kafkaClasspath, type KafkaExit } from './kafka-jvm.js';
+export { DEFAULT_KAFKA_VERSION, kafkaAvailable, kafkaClasspath, type KafkaExit } from './kafka-jvm.js';
 
 const NODE_ID = 1;
 /** Written into dataDir: what a later start on the same directory must reuse. */
 const STATE_FILE = 'brook-kafka.json';
 
 export interface KafkaBrokerOptions {
+  /**
+   * The Apache Kafka release to run (its classpath from `build.sh --kafka-version`); default
+   * 4.4.0. A restart on a dataDir runs the release that formatted it.
+   */
+  kafkaVersion?: string;
   /** Extra server.properties entries, e.g. { 'group.initial.rebalance.delay.ms': '0', 'num.partitions': '1' } */
   config?: Record<string, string>;
   /**
@@ -57,6 +64,8 @@ export interface KafkaBrokerOptions {
 }
 
 export interface KafkaBroker {
+  /** The Apache Kafka release running, e.g. '4.4.0'. */
+  readonly kafkaVersion: string;
   /** '127.0.0.1' */
   readonly host: string;
   /** The client (PLAINTEXT) listener port, chosen free by the OS. */
@@ -107,6 +116,8 @@ export interface KafkaBroker {
 // Configuration files
 
 interface BrokerState {
+  /** Absent in a state file written before releases could be chosen: 4.4.0. */
+  kafkaVersion?: string;
   clusterId: string;
   port: number;
   controllerPort: number;
@@ -164,7 +175,6 @@ async function probe(port: number): Promise<boolean> {
 class BindError extends Error {}
 
 export async function startKafka(options: KafkaBrokerOptions = {}): Promise<KafkaBroker> {
-  const cp = kafkaClasspath();
   const owned = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'brook-kafka-'));
   if (owned) trackTempDir(dataDir);
@@ -174,18 +184,24 @@ export async function startKafka(options: KafkaBrokerOptions = {}): Promise<Kafk
     if (existsSync(statePath)) {
       // A restart (e.g. after kill()): same cluster, same ports, storage already formatted.
       const state = JSON.parse(readFileSync(statePath, 'utf8')) as BrokerState;
-      return await launch(cp, dataDir, owned, state, false, options);
+      const formattedBy = state.kafkaVersion ?? DEFAULT_KAFKA_VERSION;
+      if (options.kafkaVersion !== undefined && options.kafkaVersion !== formattedBy) {
+        throw new Error(`${dataDir} was formatted by Kafka ${formattedBy}, not ${options.kafkaVersion}`);
+      }
+      return await launch(kafkaClasspath(formattedBy), dataDir, owned, { ...state, kafkaVersion: formattedBy }, false, options);
     }
     if (existsSync(join(dataDir, 'logs', 'meta.properties'))) {
       throw new Error(`${dataDir} holds Kafka storage that was not formatted by this harness (no ${STATE_FILE})`);
     }
+    const kafkaVersion = options.kafkaVersion ?? DEFAULT_KAFKA_VERSION;
+    const cp = kafkaClasspath(kafkaVersion);
     for (let attempt = 1; ; attempt++) {
       const saslListeners = options.saslListeners ?? [];
       const [port, controllerPort, ...more] = await freePorts(2 + saslListeners.length + (options.sslListener ? 1 : 0));
       const saslPorts = Object.fromEntries(saslListeners.map((name) => [name, more.shift()!]));
       const sslPort = more.shift();
       const state: BrokerState = {
-        clusterId: randomClusterId(), port: port!, controllerPort: controllerPort!, ...(sslPort !== undefined ? { sslPort } : {}),
+        kafkaVersion, clusterId: randomClusterId(), port: port!, controllerPort: controllerPort!, ...(sslPort !== undefined ? { sslPort } : {}),
         ...(saslListeners.length > 0 ? { saslPorts } : {}),
       };
       try {
@@ -215,6 +231,8 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
   if (format) {
     const formatStart = performance.now();
     // --standalone: this controller alone is the initial voter set of a dynamic quorum.
+    // (Kafka 4.1 formats and starts the same way, with the same server.properties: KIP-853's
+    // --standalone is in Kafka since 3.9, and 4.1 knows every setting written above.)
     const formatted = await runJava([...cdsOptions(cp, false).options, ...jvmArgs, 'kafka.tools.StorageTool', 'format', '--cluster-id', state.clusterId, '--config', propertiesPath, '--standalone', ...(options.formatArgs ?? [])], dataDir);
     formatMs = Math.round(performance.now() - formatStart);
     if (formatted.code !== 0) {
@@ -251,6 +269,7 @@ async function launch(cp: string, dataDir: string, owned: boolean, state: Broker
     if (owned) releaseTempDir(dataDir);
   };
   return {
+    kafkaVersion: state.kafkaVersion ?? DEFAULT_KAFKA_VERSION,
     host: HOST,
     port: state.port,
     bootstrap: `${HOST}:${state.port}`,

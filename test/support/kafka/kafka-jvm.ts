@@ -66,14 +66,23 @@ function javaMajorVersion(): number {
   return major === 1 ? Number(match[2]) : major;
 }
 
-let classpath: string | undefined;
+/** The Kafka release pom.xml names (the oracle); build.sh resolves another with --kafka-version. */
+export const DEFAULT_KAFKA_VERSION = '4.4.0';
 
-/** Resolves the broker's classpath when missing or stale (build.sh); returns it. */
-export function kafkaClasspath(): string {
+const classpaths = new Map<string, string>();
+
+/**
+ * Resolves the classpath of Kafka `version` (default 4.4.0) when missing or stale
+ * (build.sh, `--kafka-version` for another release); returns it.
+ */
+export function kafkaClasspath(version: string = DEFAULT_KAFKA_VERSION): string {
+  let classpath = classpaths.get(version);
   if (classpath === undefined) {
-    const result = spawnSync('bash', [join(kafkaDir, 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (result.status !== 0) throw new Error(`test/support/kafka/build.sh failed (${result.status})`);
+    const args = version === DEFAULT_KAFKA_VERSION ? [] : ['--kafka-version', version];
+    const result = spawnSync('bash', [join(kafkaDir, 'build.sh'), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (result.status !== 0) throw new Error(`test/support/kafka/build.sh ${args.join(' ')} failed (${result.status})`);
     classpath = readFileSync(result.stdout.trim(), 'utf8').trim();
+    classpaths.set(version, classpath);
   }
   return classpath;
 }
