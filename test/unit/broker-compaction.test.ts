@@ -109,11 +109,16 @@ test('brook broker --group-max-size / --group-*-session-timeout-ms reach the coo
   }
   const joinedA = await a.request(Api.JoinGroup, joinRequest('sized', '', 3000), { version: 3 });
   assert.equal(joinedA.errorCode, ErrorCode.NONE);
-  // B joins; A rejoins for the new generation.
-  const [joinedB, rejoinedA] = await Promise.all([
-    b.request(Api.JoinGroup, joinRequest('sized', '', 3000), { version: 3 }),
-    a.request(Api.JoinGroup, joinRequest('sized', joinedA.memberId, 3000), { version: 3 }),
-  ]);
+  // B joins; once the group is rebalancing for it, A rejoins for the new generation. (A
+  // rejoin that reached the broker first would complete a generation of A alone at once, as
+  // in Kafka, and B would join the one after.)
+  const joiningB = b.request(Api.JoinGroup, joinRequest('sized', '', 3000), { version: 3 });
+  await until('the group rebalancing for B', 10_000, async () => {
+    const described = await c.request(Api.DescribeGroups, { groups: ['sized'] }, { version: 3 });
+    return described.groups[0]?.groupState === 'PreparingRebalance' ? true : undefined;
+  });
+  const rejoinedA = await a.request(Api.JoinGroup, joinRequest('sized', joinedA.memberId, 3000), { version: 3 });
+  const joinedB = await joiningB;
   assert.deepEqual([joinedB.errorCode, rejoinedA.errorCode], [ErrorCode.NONE, ErrorCode.NONE]);
   assert.equal(rejoinedA.members.length, 2);
   const third = await c.request(Api.JoinGroup, joinRequest('sized', '', 3000), { version: 3 });
