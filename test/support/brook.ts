@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { Broker, type BrokerOptions } from '../../src/broker/broker.js';
 import { silentLogger, createLogger } from '../../src/util/log.js';
+import { FaultyFileSystem } from './storage/faulty-fs.js';
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -79,6 +80,26 @@ export async function spawnBrook(args: string[], timeoutMs = 20_000, root = proj
     kill: async () => {
       child.kill('SIGKILL');
       await exited;
+    },
+  };
+}
+
+/**
+ * A broker on a temp data dir whose file I/O goes through a FaultyFileSystem, with its log
+ * lines collected; stop() clears the faults first so that the broker can stop cleanly.
+ */
+export async function startFaultyBrook(): Promise<{ broker: Broker & { bootstrap: string }; faults: FaultyFileSystem; lines: string[]; stop(): Promise<void> }> {
+  const dir = tempDir();
+  const faults = new FaultyFileSystem();
+  const lines: string[] = [];
+  const log = createLogger('broker', 'info', (line) => lines.push(line));
+  const broker = await startBrook({ dataDir: dir.path, fileSystem: faults, log });
+  return {
+    broker, faults, lines,
+    async stop() {
+      faults.clear();
+      await broker.stop();
+      dir.remove();
     },
   };
 }

@@ -11,28 +11,10 @@ import { KafkaConnection } from '../../src/client/connection.js';
 import { Api } from '../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { Admin, Consumer, Producer } from '../../src/index.js';
-import { createLogger } from '../../src/util/log.js';
-import { startBrook, tempDir } from '../support/brook.js';
+import { startFaultyBrook } from '../support/brook.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
-import { FaultyFileSystem } from '../support/storage/faulty-fs.js';
 
 const TIMEOUT = { timeout: 60_000 };
-
-async function startFaulty() {
-  const dir = tempDir();
-  const faults = new FaultyFileSystem();
-  const lines: string[] = [];
-  const log = createLogger('broker', 'info', (line) => lines.push(line));
-  const broker = await startBrook({ dataDir: dir.path, fileSystem: faults, log });
-  return {
-    broker, faults, lines,
-    async stop() {
-      faults.clear();
-      await broker.stop();
-      dir.remove();
-    },
-  };
-}
 
 /** Every value of a topic's partition, read with Brook's consumer (no group). */
 async function readAllValues(bootstrap: string, topic: string, partition: number): Promise<string[]> {
@@ -53,7 +35,7 @@ async function readAllValues(bootstrap: string, topic: string, partition: number
 }
 
 test('disk full: KafkaJS gets KAFKA_STORAGE_ERROR at once, the broker logs the directory and errno, other partitions, reads and group heartbeats go on, a commit that cannot be written gets an error, and writes resume once there is space', TIMEOUT, async () => {
-  const f = await startFaulty();
+  const f = await startFaultyBrook();
   const kafka = kafkaJs(f.broker.bootstrap, 'faults', 0);
   const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
   try {
@@ -108,7 +90,7 @@ test('disk full: KafkaJS gets KAFKA_STORAGE_ERROR at once, the broker logs the d
 });
 
 test('a failed fsync: the acks=all produce waiting on it gets KAFKA_STORAGE_ERROR, the broker logs the partition offline and recovered, and serves it again with every acknowledged record', TIMEOUT, async () => {
-  const f = await startFaulty();
+  const f = await startFaultyBrook();
   const producer = new Producer({ bootstrapServers: f.broker.bootstrap, retries: 0, idempotent: false, lingerMs: 0 });
   try {
     const admin = await Admin.connect({ bootstrapServers: f.broker.bootstrap });
@@ -147,7 +129,7 @@ test('a failed fsync: the acks=all produce waiting on it gets KAFKA_STORAGE_ERRO
 });
 
 test('InitProducerId while the producer id block cannot be persisted answers a retriable COORDINATOR_LOAD_IN_PROGRESS on an open connection, and succeeds once it can', TIMEOUT, async () => {
-  const f = await startFaulty();
+  const f = await startFaultyBrook();
   const connection = await KafkaConnection.connect({ host: '127.0.0.1', port: f.broker.port });
   try {
     const catalog = f.faults.inject({ op: 'write', path: 'catalog.json', errno: 'ENOSPC' });
@@ -166,7 +148,7 @@ test('InitProducerId while the producer id block cannot be persisted answers a r
 });
 
 test('a slow fsync (seconds) holds only the acks=all answers waiting on it: metadata, fetches and group requests are served meanwhile, and the produce completes once the disk answers', TIMEOUT, async () => {
-  const f = await startFaulty();
+  const f = await startFaultyBrook();
   const producer = new Producer({ bootstrapServers: f.broker.bootstrap, lingerMs: 0 });
   const connection = await KafkaConnection.connect({ host: '127.0.0.1', port: f.broker.port });
   try {

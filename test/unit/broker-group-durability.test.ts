@@ -14,18 +14,13 @@ import { KafkaConnection } from '../../src/client/connection.js';
 import { Api } from '../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { Admin } from '../../src/index.js';
-import { createLogger } from '../../src/util/log.js';
-import { startBrook, tempDir } from '../support/brook.js';
-import { FaultyFileSystem } from '../support/storage/faulty-fs.js';
+import { startFaultyBrook } from '../support/brook.js';
 
 const TIMEOUT = { timeout: 60_000 };
 
 async function startFaulty() {
-  const dir = tempDir();
-  const faults = new FaultyFileSystem();
-  const lines: string[] = [];
-  const log = createLogger('broker', 'info', (line) => lines.push(line));
-  const broker = await startBrook({ dataDir: dir.path, fileSystem: faults, log });
+  const started = await startFaultyBrook();
+  const { broker } = started;
   const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
   await admin.createTopic({ name: 't', partitions: 2 });
   admin.close();
@@ -43,13 +38,11 @@ async function startFaulty() {
     topics: [{ name: 't', topicId: '', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
   }).then((r) => r.topics[0]!.partitions[0]!.errorCode);
   return {
-    broker, faults, lines, heartbeat, commit,
+    ...started, heartbeat, commit,
     async stop() {
       members.close();
       committer.close();
-      faults.clear();
-      await broker.stop();
-      dir.remove();
+      await started.stop();
     },
   };
 }
@@ -65,7 +58,7 @@ test('a slow fsync of __consumer_offsets holds an offset commit but not a Consum
       return code;
     });
     pending.catch(() => undefined); // asserted below; a failed assertion must not leave it unhandled
-    for (let i = 0; i < 200 && slow.hits === 0; i++) await sleep(10);
+    await slow.hit(1);
     assert.ok(slow.hits >= 1, 'the commit\'s fsync is in progress');
     const joined = await f.heartbeat('B', 0);
     assert.equal(joined.errorCode, ErrorCode.NONE, 'a new member is answered while an fsync is held');
