@@ -30,7 +30,7 @@ import { Api } from '../src/protocol/messages/index.js';
 import { decodeResponse, encodeRequest, FrameDecoder } from '../src/protocol/frame.js';
 import { encodePlain } from '../src/protocol/sasl/plain.js';
 import { projectRoot, spawnBrook, tempDir, type BrookProcess } from '../test/support/brook.js';
-import { cpuMsOf } from './lib/cpu-time.js';
+import { cpuMsOf, mainThreadCpuMsOf } from './lib/cpu-time.js';
 import { formatBytes, renderTable } from './lib/format.js';
 import { rssBytes } from './lib/rss.js';
 import { median, percentile } from './lib/stats.js';
@@ -79,12 +79,6 @@ async function startSaslBroker(root: string): Promise<SaslBroker> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** CPU time (ms) of the process's main thread, the one running the event loop (its task id is the pid). */
-function mainThreadCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ = 100
 }
 
 /** Bytes the process has read (all read(2)-like calls, sockets included). */
@@ -247,12 +241,12 @@ async function latency(broker: SaslBroker, concurrency: number, seconds: number)
     })();
     const pid = broker.proc.child.pid!;
     const cpu0 = cpuMsOf(pid);
-    const main0 = mainThreadCpuMs(pid);
+    const main0 = mainThreadCpuMsOf(pid);
     const windowStart = performance.now();
     const during = await timedSends(producer, topic, seconds);
     const windowMs = performance.now() - windowStart;
     const floodCpu = (cpuMsOf(pid) - cpu0) / windowMs;
-    const floodMainThreadCpu = (mainThreadCpuMs(pid) - main0) / windowMs;
+    const floodMainThreadCpu = (mainThreadCpuMsOf(pid) - main0) / windowMs;
     probing = false;
     await prober;
     await exited;

@@ -48,3 +48,16 @@ export function hostSteal(before: MachineCpu | null, after: MachineCpu | null): 
   if (!before || !after || after.total <= before.total) return NaN;
   return (100 * (after.steal - before.steal)) / (after.total - before.total);
 }
+
+/**
+ * CPU time (user + system, ms) of `pid`'s main thread only: for a Node broker, its event loop,
+ * which is what one request costs there (libuv's pool threads and V8's helpers run beside it).
+ */
+export function mainThreadCpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}

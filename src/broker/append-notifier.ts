@@ -7,6 +7,7 @@ import type { AppendNotifier } from './broker-context.js';
 interface Waiter {
   readonly keys: readonly string[];
   readonly wake: () => void;
+  woken: boolean;
 }
 
 export function createAppendNotifier(): AppendNotifier {
@@ -22,14 +23,17 @@ export function createAppendNotifier(): AppendNotifier {
   };
 
   return {
-    waitForAppend(keys, signal) {
+    waitForAppend(keys, timeoutMs, stop) {
       return new Promise<void>((resolve) => {
-        if (signal.aborted) return resolve();
+        let timer: NodeJS.Timeout | null = null;
         const waiter: Waiter = {
           keys,
+          woken: false,
           wake: () => {
+            if (waiter.woken) return;
+            waiter.woken = true;
             remove(waiter);
-            signal.removeEventListener('abort', waiter.wake);
+            if (timer !== null) clearTimeout(timer);
             resolve();
           },
         };
@@ -38,7 +42,8 @@ export function createAppendNotifier(): AppendNotifier {
           if (!set) byPartition.set(key, (set = new Set()));
           set.add(waiter);
         }
-        signal.addEventListener('abort', waiter.wake, { once: true });
+        timer = setTimeout(waiter.wake, timeoutMs);
+        stop?.(waiter.wake);
       });
     },
     notifyAppend(topic, partition) {

@@ -77,7 +77,12 @@ export interface BrokerContext {
 }
 
 export interface AppendNotifier {
-  /** Resolves at the next append to any of the partitions (keys "topic/partition"), or on abort. */
-  waitForAppend(keys: readonly string[], signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves at the next append to any of the partitions (keys "topic/partition"), after
+   * `timeoutMs`, or once `stop` calls the wake-up it is given (a request told to answer now).
+   * No AbortController, event listener or DOMException per wait: every parked long-poll
+   * Fetch waits here.
+   */
+  waitForAppend(keys: readonly string[], timeoutMs: number, stop?: (wake: () => void) => void): Promise<void>;
   notifyAppend(topic: string, partition: number): void;
 }

@@ -200,6 +200,7 @@ export class Connection {
     if (kind === 'error') this.broker.log.info('closing connection', { client: this.clientHost, reason });
     else if (kind === 'shutdown') this.broker.log.debug('closing connection', { client: this.clientHost, reason });
     this.abort.abort();
+    this.queue.hurryAll();
     this.socket.destroy();
   }
 
@@ -438,9 +439,12 @@ export class Connection {
       sasl,
       authorization: handler.authorization,
       signal: this.abort.signal,
-      get answerSoon(): AbortSignal {
-        slot.hurry ??= new AbortController();
-        return slot.hurry.signal;
+      get mustAnswerSoon(): boolean {
+        return slot.hurried;
+      },
+      whenAnswerSoon(wake: () => void): void {
+        if (slot.hurried) wake();
+        else slot.hurry = wake;
       },
       onResponseWritten(callback: () => void): void {
         (slot.written ??= []).push(callback);

@@ -36,11 +36,13 @@ export interface RequestContext {
   /** Aborted when the connection closes, so parked requests can give up. */
   readonly signal: AbortSignal;
   /**
-   * Aborted when a later request on this connection has its response ready: responses go
-   * out in request order, so a parked request (a long-poll Fetch) should answer now with
-   * what it has rather than hold that response back.
+   * True once a later request on this connection has its response ready, or the connection
+   * closed: responses go out in request order, so a parked request (a long-poll Fetch) should
+   * answer now with what it has rather than hold that response back.
    */
-  readonly answerSoon: AbortSignal;
+  readonly mustAnswerSoon: boolean;
+  /** Calls `wake` once, when `mustAnswerSoon` becomes true (replacing an earlier callback). */
+  whenAnswerSoon(wake: () => void): void;
   /**
    * Runs `callback` once the response has been handed to the kernel (or its write failed),
    * after which buffers it carries may be reused. Not run when the connection closes before

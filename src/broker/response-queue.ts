@@ -14,8 +14,9 @@ export interface ResponseSlot {
   /** The request's size: it is held until its response is written. */
   requestBytes: number;
   chunks: Buffer[] | null;
-  /** Created when the handler looked at `answerSoon` (parked requests do). */
-  hurry: AbortController | null;
+  /** Set once the request must answer now (`mustAnswerSoon`); `hurry` is then called, once. */
+  hurried: boolean;
+  hurry: (() => void) | null;
   /** Run when the response has been handed to the kernel (`onResponseWritten`). */
   written: (() => void)[] | null;
   /** The request's API counters, and when its frame was taken up (performance.now()). */
@@ -24,7 +25,14 @@ export interface ResponseSlot {
 }
 
 export function newResponseSlot(requestBytes = 0): ResponseSlot {
-  return { done: false, requestBytes, chunks: null, hurry: null, written: null, metrics: null, startedMs: 0 };
+  return { done: false, requestBytes, chunks: null, hurried: false, hurry: null, written: null, metrics: null, startedMs: 0 };
+}
+
+function hurry(slot: ResponseSlot): void {
+  slot.hurried = true;
+  const wake = slot.hurry;
+  slot.hurry = null;
+  wake?.();
 }
 
 export class ResponseQueue {
@@ -59,11 +67,16 @@ export class ResponseQueue {
   }
 
   /** `slot`'s response is ready but waits behind unanswered ones: parked ones answer now. */
-  hurryAheadOf(slot: ResponseSlot): void {
+  hurryAheadOf(slot: ResponseSlot | null): void {
     for (const s of this.slots) {
       if (s === slot) return;
-      if (!s.done && s.hurry !== null && !s.hurry.signal.aborted) s.hurry.abort();
+      if (!s.done && !s.hurried) hurry(s);
     }
+  }
+
+  /** The connection closes: every parked request stops waiting. */
+  hurryAll(): void {
+    this.hurryAheadOf(null);
   }
 
   /**

@@ -100,9 +100,9 @@ test('a fetch parked at the log end wakes when a record arrives', { timeout: 30_
   const waitForAppend = appends.waitForAppend;
   let onParked!: () => void;
   const parkedNow = new Promise<void>((resolve) => { onParked = resolve; });
-  appends.waitForAppend = (keys, signal) => {
+  appends.waitForAppend = (keys, timeoutMs, stop) => {
     onParked();
-    return waitForAppend.call(appends, keys, signal);
+    return waitForAppend.call(appends, keys, timeoutMs, stop);
   };
   try {
     const parked = conn.request(Api.Fetch, fetchRequest('wake', 1n, 600_000), { ...FETCH_BY_NAME, timeoutMs: 700_000 });

@@ -283,19 +283,11 @@ export const fetchHandler = defineHandler<FetchRequestData, FetchResponseData>({
     // clock that stands still would otherwise park the fetch for good.
     const deadline = performance.now() + request.maxWaitMs;
     const keys = wanted.flatMap((w) => w.partitions.map((p) => partitionKey(topicName(ctx, w) ?? '', p.partition)));
+    const stop = (wake: () => void): void => ctx.whenAnswerSoon(wake);
     for (;;) {
       const left = deadline - performance.now();
-      const answerSoon = ctx.answerSoon;
-      if (left <= 0 || ctx.signal.aborted || answerSoon.aborted) break;
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), left);
-      const onClose = (): void => timeout.abort();
-      ctx.signal.addEventListener('abort', onClose, { once: true });
-      answerSoon.addEventListener('abort', onClose, { once: true });
-      await ctx.broker.appends.waitForAppend(keys, timeout.signal);
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onClose);
-      answerSoon.removeEventListener('abort', onClose);
+      if (left <= 0 || ctx.signal.aborted || ctx.mustAnswerSoon) break;
+      await ctx.broker.appends.waitForAppend(keys, left, stop);
       pass = readAll(ctx, request, wanted, readable, lease.allocate);
       if (pass.bytes >= request.minBytes || pass.anyError) break;
     }
