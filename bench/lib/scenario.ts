@@ -10,6 +10,7 @@
 import type { GroupProtocolName } from '../clients/types.js';
 import type { BrokerKind, BrokerStartOptions, BrokerUnderTest } from './brokers.js';
 import { brokerUnavailable, startBroker } from './brokers.js';
+import { connect, ensureCoordinator } from './commits.js';
 import { progress } from './progress.js';
 import { spread } from './stats.js';
 
@@ -156,8 +157,22 @@ export class BrokerPool {
     let b = this.live.get(kind);
     if (b === undefined) {
       progress(`starting ${kind} broker`);
-      b = startBroker(kind, this.options(kind)).then((broker) => {
+      b = startBroker(kind, this.options(kind)).then(async (broker) => {
         progress(`${kind} broker up at ${broker.bootstrap} in ${broker.startupMs.toFixed(0)} ms`);
+        // Both brokers create __consumer_offsets on the first FindCoordinator (Kafka: 50
+        // partitions, hundreds of ms on a fresh broker); done here, so that whichever client
+        // forms the first group of a run does not pay for it in its time to first record.
+        try {
+          const conn = await connect(broker.bootstrap, 'brook-bench-warmup');
+          try {
+            await ensureCoordinator(conn, 'brook-bench-warmup');
+          } finally {
+            conn.close();
+          }
+        } catch (err) {
+          await broker.stop();
+          throw err;
+        }
         return broker;
       });
       this.live.set(kind, b);
