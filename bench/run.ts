@@ -139,7 +139,7 @@ export async function main(argv: string[]): Promise<number> {
     await pool.stopAll();
   }
   const results: ResultsFile = { startedAt, finishedAt: new Date().toISOString(), options, machine: machineInfo(), scenarios: reports, external };
-  const path = writeResults(values.out ?? join(projectRoot, 'bench', 'results'), results, quick);
+  const path = writeResults(values.out ?? join(projectRoot, 'bench', 'results'), results, quick, positionals.length === 0);
   progress(`results written to ${path}`);
   // A scenario "works" when it produced numbers; errors in part of it are reported above.
   const broken = reports.filter((r) => r.measurements.length === 0 && r.skipped.length === 0);

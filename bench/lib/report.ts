@@ -75,13 +75,17 @@ export interface ResultsFile {
   external: { name: string; code: number | null; output: string }[];
 }
 
-/** Writes bench/results/<stamp>.json (and latest.json for full runs); returns the path. */
-export function writeResults(dir: string, results: ResultsFile, quick: boolean): string {
+/**
+ * Writes bench/results/<stamp>.json, and latest.json for a full run (every scenario, not
+ * quick: the run BENCHMARKS.md cites, which a run of chosen scenarios must not replace);
+ * returns the path.
+ */
+export function writeResults(dir: string, results: ResultsFile, quick: boolean, everyScenario: boolean): string {
   mkdirSync(dir, { recursive: true });
   const stamp = results.startedAt.replace(/[:.]/g, '-');
   const path = join(dir, `${quick ? 'quick-' : ''}${stamp}.json`);
   const text = `${JSON.stringify(results, null, 2)}\n`;
   writeFileSync(path, text);
-  if (!quick) writeFileSync(join(dir, 'latest.json'), text);
+  if (!quick && everyScenario) writeFileSync(join(dir, 'latest.json'), text);
   return path;
 }

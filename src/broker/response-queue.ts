@@ -66,7 +66,7 @@ export class ResponseQueue {
     for (const dropped of this.slots.splice(at)) this.inFlightRequestBytes -= dropped.requestBytes;
   }
 
-  /** `slot`'s response is ready but waits behind unanswered ones: parked ones answer now. */
+  /** `slot`'s response is ready but waits behind unanswered ones: parked ones answer now (null: every one). */
   hurryAheadOf(slot: ResponseSlot | null): void {
     for (const s of this.slots) {
       if (s === slot) return;
