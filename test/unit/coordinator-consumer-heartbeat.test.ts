@@ -48,6 +48,21 @@ describe('coordinator: ConsumerGroupHeartbeat joins and reconciliation', { timeo
     assert.deepEqual(all['B']!.current, all['B']!.target);
   });
 
+  it('sends the assignment again to a member listing partitions it must revoke, which may have missed the answer (Brook; Kafka sends nothing)', () => {
+    const h = new CoordinatorHarness();
+    h.setTopics({ t: 4 });
+    cgJoin(h, { memberId: 'A' });
+    cgJoin(h, { memberId: 'B' });
+    const kept = named(h, cgBeat(h, 'A', 2, { t: [0, 1, 2, 3] }).assignment?.topicPartitions)!.t!;
+    assert.equal(kept.length, 2);
+    // The answer above was lost: A acknowledges the assignment it had, owning all four.
+    const again = cgBeat(h, 'A', 2, { t: [0, 1, 2, 3] });
+    assert.deepEqual([again.memberEpoch, named(h, again.assignment?.topicPartitions)], [2, { t: kept }]);
+    assert.equal(cgBeat(h, 'A', 2).assignment, null, 'not saying what it owns: nothing to correct');
+    const done = cgBeat(h, 'A', 2, { t: kept });
+    assert.deepEqual([done.memberEpoch, done.assignment], [3, null], 'owning its assignment: nothing sent');
+  });
+
   it('version 0 lets the coordinator choose the member id; version 1 requires one (KIP-1082)', () => {
     const h = new CoordinatorHarness();
     h.setTopics({ t: 1 });

@@ -47,6 +47,19 @@ export function assignmentEquals(a: Assignment, b: Assignment): boolean {
   return true;
 }
 
+/** Whether the partitions a member says it owns (a heartbeat's topicPartitions) are exactly `a`. */
+export function ownedEquals(owned: readonly { readonly topicId: string; readonly partitions: readonly number[] }[], a: Assignment): boolean {
+  let topics = 0;
+  for (const t of owned) {
+    if (t.partitions.length === 0) continue;
+    topics++;
+    const assigned = a.get(t.topicId);
+    if (assigned === undefined || assigned.length !== new Set(t.partitions).size) return false;
+    for (const p of t.partitions) if (!assigned.includes(p)) return false;
+  }
+  return topics === a.size;
+}
+
 export function hasPartition(a: Assignment, topicId: string, partition: number): boolean {
   return a.get(topicId)?.includes(partition) ?? false;
 }

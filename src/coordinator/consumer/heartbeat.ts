@@ -18,7 +18,7 @@ import type {
   ConsumerGroupHeartbeatResponseData,
 } from '../../protocol/messages/consumer-group-heartbeat.js';
 import type { CoordinatorState } from '../coordinator-state.js';
-import { assignmentEquals, toTopicPartitions, type Assignment } from './assignment.js';
+import { assignmentEquals, ownedEquals, toTopicPartitions, type Assignment } from './assignment.js';
 import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest, unknownMemberId } from './errors.js';
 import { fenceMembers, scheduleSessionTimeout, staticMemberLeave } from './fence.js';
 import { ConsumerGroup } from './group.js';
@@ -244,9 +244,15 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   if (written !== undefined && deadline !== null) written.metadataRefreshDeadline = deadline;
 
   // The assignment goes out when it changed, and on a full request (a join, or a client
-  // that lost track), which has every field a rejoin must send.
+  // that lost track), which has every field a rejoin must send. Unlike Kafka, also when the
+  // member lists partitions it owns that are not its assignment: it may have missed or
+  // dropped the answer that changed it (librdkafka 2.16 under load acknowledged its previous
+  // assignment after getting a revocation, and never revoked), and would otherwise keep a
+  // partition it must revoke, the group never stable, until its rebalance timeout. A client
+  // that has the assignment already takes it again as nothing new.
   const fullRequest = req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || (req.subscribedTopicRegex ?? null) !== null) && req.topicPartitions !== null;
-  const withAssignment = req.memberEpoch === 0 || fullRequest || !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
+  const withAssignment = req.memberEpoch === 0 || fullRequest || !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions)
+    || (req.topicPartitions !== null && !ownedEquals(req.topicPartitions, reconciled.assignedPartitions));
   return {
     throttleTimeMs: 0,
     errorCode: ErrorCode.NONE,
