@@ -279,6 +279,11 @@ export const BROKER_CONFIG_DEFS = [
     'connections open at once; more are closed as soon as they are accepted (Kafka stops accepting instead), counted and logged once per burst', {
       check: atLeast(0), kafkaDefault: '2147483647', described: {},
     }),
+  setting('numNetworkThreads', 'num.network.threads', INT, 1,
+    'threads that read and write the sockets of the PLAINTEXT and SASL_PLAINTEXT listeners while the event loop handles requests; '
+    + 'Brook runs at most one (any value above 0 means one); `0`: sockets on the event loop. SSL listeners keep their sockets on the event loop', {
+      check: atLeast(0), kafkaDefault: '3', described: {},
+    }),
   // Kafka's 50 makes a burst of connections beyond the queue wait for the client's SYN
   // retransmission (1 s, then 3 s, ...); 511 is Node's default.
   setting('listenBacklog', 'socket.listen.backlog.size', INT, 511, 'connections the kernel queues before the broker accepts them (capped by `net.core.somaxconn`)', {

@@ -4,8 +4,7 @@
  * listeners and connections, then flushes and closes storage. Brokers share no state: a
  * program may run several at once (tests of an application, each with its own broker).
  */
-import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import { brokerConfig, groupCoordinatorSettings, transactionCoordinatorSettings, type BrokerConfig } from './config.js';
 import { planListeners } from './listener-config.js';
 import { sslListeners, type SslListener } from './ssl-config.js';
@@ -16,6 +15,8 @@ import { plainCredentials } from './sasl/plain-password.js';
 import { CredentialStore } from './sasl/credential-store.js';
 import { PasswordCheckQueue } from './sasl/password-checks.js';
 import { bindListeners, closeServers, type BoundListener, type ListenerInfo } from './listeners.js';
+import { SocketThread } from './socket-thread.js';
+import type { ConnectionSocket } from './connection-socket.js';
 import { brokerClock, type BrokerContext, type Clock } from './broker-context.js';
 import type { TimerHandle } from '../util/clock.js';
 import { createAppendNotifier } from './append-notifier.js';
@@ -65,6 +66,7 @@ export class Broker {
     readonly context: BrokerContext,
     private readonly monitor: ConnectionMonitor,
     private readonly metricsServer: MetricsServer | null,
+    private readonly socketThread: SocketThread | null,
   ) {}
 
   /** The port of the metrics endpoint (GET /metrics, /health); null when it serves none. */
@@ -172,11 +174,14 @@ export class Broker {
     }
 
     let bound: BoundListener[];
+    // num.network.threads: the plaintext listeners' sockets on a thread of their own (socket-thread.ts).
+    const socketThread = config.numNetworkThreads > 0 && listenerPlan.listeners.some((l) => !listenerTls.has(l.name)) ? new SocketThread(log.child('sockets')) : null;
     try {
-      bound = await bindListeners(listenerPlan, config.listenBacklog, listenerTls, log);
+      bound = await bindListeners(listenerPlan, config.listenBacklog, listenerTls, log, socketThread);
     } catch (err) {
       // A port is taken (or a host is not ours): undo the start, so that the data
       // directory's lock is released and an embedding program can start again in this process.
+      await socketThread?.stop();
       await transactions.stop();
       await groups.stop();
       if (givenStorage === undefined) await storage.close();
@@ -193,6 +198,7 @@ export class Broker {
       } catch (err) {
         log.error('cannot listen for metrics', { host: metricsHost ?? '(all)', port: config.metricsPort, err });
         await closeServers(bound.map((l) => l.server));
+        await socketThread?.stop();
         await transactions.stop();
         await groups.stop();
         if (givenStorage === undefined) await storage.close();
@@ -222,7 +228,7 @@ export class Broker {
       acls,
     };
     const monitor = new ConnectionMonitor(log, config.maxConnections);
-    const broker = new Broker(config, bound, context, monitor, metricsServer);
+    const broker = new Broker(config, bound, context, monitor, metricsServer, socketThread);
     for (const l of bound) {
       // A connection's requests see the address of the listener it came in on (Kafka answers
       // Metadata with the endpoints of the request's listener).
@@ -230,11 +236,12 @@ export class Broker {
       const ssl = listenerTls.get(l.name);
       const sasl = listenerSasl.get(l.name) ?? null;
       if (ssl === undefined) {
-        l.server.on('connection', (socket: Socket) => broker.accept(socket, listenerContext, l.name, ANONYMOUS, sasl));
+        l.server.on('connection', (socket: ConnectionSocket) => broker.accept(socket, listenerContext, l.name, ANONYMOUS, sasl));
       } else {
         // A tls.Server: 'connection' brings the raw socket; the broker takes it once its handshake is done.
-        l.server.on('secureConnection', (socket: TLSSocket) => broker.acceptTls(socket, listenerContext, l.name, ssl, sasl));
-        l.server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
+        const server = l.server as TlsServer;
+        server.on('secureConnection', (socket: TLSSocket) => broker.acceptTls(socket, listenerContext, l.name, ssl, sasl));
+        server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
           monitor.authenticationFailed({ client: `/${socket.remoteAddress ?? 'unknown'}`, listener: l.name, reason: `TLS handshake failed: ${err.message}` });
           socket.destroy();
         });
@@ -275,7 +282,7 @@ export class Broker {
   }
 
   /** `sasl`: what a SASL listener's clients, who must authenticate first, authenticate against. */
-  private accept(socket: Socket, context: BrokerContext, listener: string, principal: string, sasl: SaslListenerAuth | null): void {
+  private accept(socket: ConnectionSocket, context: BrokerContext, listener: string, principal: string, sasl: SaslListenerAuth | null): void {
     // max.connections open (across listeners): the new connection is closed at once. (Kafka's
     // acceptor instead stops accepting until one closes, leaving clients waiting in the listen
     // backlog until their connection timeout; a closed connection tells them at once.) Checked
@@ -351,6 +358,7 @@ export class Broker {
       await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');
       await closed;
+      await this.socketThread?.stop();
       await this.metricsServer?.close();
       // A failed flush (a failing disk) must not keep the files open: close says what failed.
       await this.context.storage.flush().catch((err: unknown) => this.context.log.error('final flush failed', { err }));

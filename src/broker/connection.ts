@@ -40,7 +40,7 @@
  *   holding its connection and buffer for as long as it likes. No client sends a request
  *   for that long (request.timeout.ms is 30 s) so no well-behaved one is affected.
  */
-import type { Socket } from 'node:net';
+import type { ConnectionSocket } from './connection-socket.js';
 import { FrameDecoder, FrameTooLargeError, UnknownApiError, decodeRequestHeader, encodeResponse } from '../protocol/frame.js';
 import { ProtocolDecodeError } from '../protocol/primitives/decode-error.js';
 import type { ApiCodecs } from '../protocol/messages/index.js';
@@ -124,7 +124,7 @@ export class Connection {
   private authenticationTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly socket: ConnectionSocket,
     private readonly broker: BrokerContext,
     private readonly monitor: ConnectionMonitor,
     private readonly identity: ConnectionIdentity,

@@ -13,6 +13,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import { lookup, lookupService } from 'node:dns/promises';
 import { connectionString, isWildcardHost, type Endpoint, type ListenerPlan, type SecurityProtocol } from './listener-config.js';
 import type { Logger } from '../util/log.js';
+import type { SocketThread, WorkerListener } from './socket-thread.js';
 
 /** A bound listener, as the broker reports it. */
 export interface ListenerInfo {
@@ -28,15 +29,23 @@ export interface ListenerInfo {
   readonly advertisedPort: number;
 }
 
+/** A listener's server: on the event loop, or on the socket thread (socket-thread.ts). */
+export type ListenerServer = Server | WorkerListener;
+
 export interface BoundListener extends ListenerInfo {
-  /** A tls.Server for an SSL listener: its connections arrive as 'secureConnection'. */
-  readonly server: Server;
+  /**
+   * A tls.Server for an SSL listener: its connections arrive as 'secureConnection'. A
+   * plaintext listener's is a WorkerListener when the socket thread runs.
+   */
+  readonly server: ListenerServer;
 }
 
 /** The TLS settings of each SSL listener, by listener name (sslListeners). */
 export type ListenerTls = ReadonlyMap<string, SslListener>;
 
-function listen(endpoint: Endpoint, backlog: number, tls: TlsOptions | undefined): Promise<Server> {
+function listen(endpoint: Endpoint, backlog: number, tls: TlsOptions | undefined, sockets: SocketThread | null): Promise<ListenerServer> {
+  // TLS stays on the event loop (its handshakes and certificates are the broker's).
+  if (tls === undefined && sockets !== null) return sockets.listen(endpoint.host, endpoint.port, backlog);
   const server = tls === undefined ? createServer({ noDelay: true }) : createTlsServer({ ...tls, noDelay: true });
   return new Promise<Server>((resolve, reject) => {
     server.once('error', reject);
@@ -48,8 +57,8 @@ function listen(endpoint: Endpoint, backlog: number, tls: TlsOptions | undefined
   });
 }
 
-export function closeServers(servers: readonly Server[]): Promise<void> {
-  return Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))).then(() => undefined);
+export function closeServers(servers: readonly ListenerServer[]): Promise<void> {
+  return Promise.all(servers.map((s) => new Promise<void>((resolve) => (s as Server).close(() => resolve())))).then(() => undefined);
 }
 
 /**
@@ -77,12 +86,12 @@ export async function canonicalHostName(): Promise<string> {
  * Binds every listener of the plan, in order; when one fails, the ones already bound are
  * closed before the error is thrown, so a failed start holds no port.
  */
-export async function bindListeners(plan: ListenerPlan, backlog: number, tls: ListenerTls, log: Logger): Promise<BoundListener[]> {
-  const servers: Server[] = [];
+export async function bindListeners(plan: ListenerPlan, backlog: number, tls: ListenerTls, log: Logger, sockets: SocketThread | null = null): Promise<BoundListener[]> {
+  const servers: ListenerServer[] = [];
   try {
     for (const endpoint of plan.listeners) {
       try {
-        servers.push(await listen(endpoint, backlog, tls.get(endpoint.name)?.options));
+        servers.push(await listen(endpoint, backlog, tls.get(endpoint.name)?.options, sockets));
       } catch (err) {
         log.error('cannot listen', { listener: connectionString(endpoint.name, endpoint.host, endpoint.port), err });
         throw err;

@@ -5,7 +5,7 @@
  * response is handed to the socket (an acks=all Produce holds its request until the append is
  * durable), which the connection's limits read.
  */
-import type { Socket } from 'node:net';
+import type { ConnectionSocket } from './connection-socket.js';
 import type { RequestMetrics } from './metrics/broker-metrics.js';
 
 /** One request awaiting its response. */
@@ -83,7 +83,7 @@ export class ResponseQueue {
    * Writes every response at the head of the queue that is ready, in order, in one corked
    * write; true when it wrote any.
    */
-  writeReady(socket: Socket): boolean {
+  writeReady(socket: ConnectionSocket): boolean {
     let wrote = false;
     while (this.slots.length > 0 && this.slots[0]!.done) {
       const slot = this.slots.shift()!;

@@ -75,9 +75,13 @@ const fetchRequest = (topic: string, correlationId: number, maxWaitMs = 0): Buff
 const apiVersionsRequest = (correlationId: number): Buffer[] =>
   encodeRequest({ api: Api.ApiVersions, apiVersion: 3, correlationId, clientId: 'polite', body: { clientSoftwareName: 'test', clientSoftwareVersion: '1' } });
 
-/** What the broker knows of the connection whose client end is `s`. */
+/** What the broker knows of the connection whose client end is `s`; undefined before the broker has taken it up. */
+function findInfo(broker: Broker, s: Socket): ReturnType<Broker['connectionInfo']>[number] | undefined {
+  return broker.connectionInfo().find((c) => c.client === `/${s.localAddress}` && c.clientPort === s.localPort);
+}
+
 function infoOf(broker: Broker, s: Socket): ReturnType<Broker['connectionInfo']>[number] {
-  const mine = broker.connectionInfo().find((c) => c.client === `/${s.localAddress}` && c.clientPort === s.localPort);
+  const mine = findInfo(broker, s);
   assert.ok(mine, `no connection from ${s.localAddress}:${s.localPort}`);
   return mine;
 }
@@ -102,7 +106,7 @@ test('a client that pipelines 10,000 fetches and never reads is throttled at the
   abuser.pause(); // never reads, for now
   const count = 10_000;
   write(abuser, Array.from({ length: count }, (_, i) => fetchRequest('big', i)).flat());
-  await until('the abuser connection stops reading', () => infoOf(broker, abuser).readingPaused);
+  await until('the abuser connection stops reading', () => findInfo(broker, abuser)?.readingPaused === true);
 
   // Meanwhile another client is answered, while the abuser is still throttled.
   const metadata = await polite.request(Api.Metadata, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
@@ -157,7 +161,7 @@ test('a client with 100 fetches parked is not read further until they answer; th
   const count = 1_000;
   // Each waits up to a minute for a record that is not there yet.
   write(abuser, Array.from({ length: count }, (_, i) => fetchRequest('parked', i, 60_000)).flat());
-  await until('the abuser connection stops reading', () => infoOf(broker, abuser).readingPaused);
+  await until('the abuser connection stops reading', () => findInfo(broker, abuser)?.readingPaused === true);
   const info = infoOf(broker, abuser);
   assert.equal(info.inFlight, MAX_IN_FLIGHT);
   assert.equal(info.peakInFlight, MAX_IN_FLIGHT, 'never more requests in flight than the limit');
@@ -192,7 +196,7 @@ test('a client with 16 MiB of requests awaiting answers is not read further unti
       body: { groupId: `big-${i}`, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata }], reason: null },
     }));
   }
-  await until('the abuser connection stops reading', () => infoOf(broker, abuser).readingPaused);
+  await until('the abuser connection stops reading', () => findInfo(broker, abuser)?.readingPaused === true);
   const info = infoOf(broker, abuser);
   assert.ok(info.inFlight < MAX_IN_FLIGHT, 'stopped by the bytes, not the count');
   assert.ok(info.inFlightRequestBytes >= MAX_IN_FLIGHT_REQUEST_BYTES);
