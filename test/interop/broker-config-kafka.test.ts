@@ -126,6 +126,8 @@ const VALUE_DIFFERENCES: Readonly<Record<string, string>> = {
   // delay (a failed authentication closes the connection at once), so no such bound.
   'connections.max.idle.ms="7"': 'no connection.failed.authentication.delay.ms',
   'connections.max.idle.ms="0"': 'the same',
+  'num.network.threads="0"': 'Brook: every socket on the event loop, no socket thread; Kafka needs a network thread',
+  'num.network.threads="-1"': 'refused by both, Brook at "at least 0"',
 };
 
 /** Brook's outcome is Kafka's: the same value, or an error whose message holds Kafka's (Brook may add why). */

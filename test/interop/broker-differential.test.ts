@@ -340,7 +340,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       assert.deepEqual(brook.filter((x) => !x.readOnly && kafka.get(x.name)!.readOnly).map((x) => x.name), [], 'dynamic on Brook, static on Kafka');
       assert.deepEqual(brook.filter((x) => x.readOnly && !kafka.get(x.name)!.readOnly).map((x) => x.name).sort(), [
         'compression.type', 'group.consumer.assignment.interval.ms', 'listeners', 'log.flush.interval.ms', 'max.connections', 'min.insync.replicas',
-        'unclean.leader.election.enable',
+        'num.network.threads', 'unclean.leader.election.enable',
       ]);
       assert.ok(brook.some((x) => x.name === 'log.retention.ms' && !x.readOnly));
       // Their values name each broker's own port and directory, or come from the harness's
@@ -349,7 +349,8 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       const environment = new Set(['listeners', 'advertised.listeners', 'log.dirs', 'auto.create.topics.enable', 'num.partitions']);
       // Normalised by name, asserted below: Brook's own defaults (D9). Brook has no streams
       // groups, so its group.coordinator.rebalance.protocols default leaves streams out.
-      const deliberate = new Set(['max.connections', 'log.flush.interval.ms', 'group.coordinator.rebalance.protocols']);
+      // Brook runs one socket thread where Kafka runs 3 network threads.
+      const deliberate = new Set(['max.connections', 'log.flush.interval.ms', 'group.coordinator.rebalance.protocols', 'num.network.threads']);
       const strip = (x: DescribeConfigsResourceResult) => ({ ...x, readOnly: undefined });
       const diffs: string[] = [];
       for (const b of brook) {
@@ -370,6 +371,8 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       // D9: Brook's own defaults.
       assert.equal(kafka.get('max.connections')!.value, '2147483647');
       assert.equal(brook.find((x) => x.name === 'max.connections')!.value, '10000');
+      assert.equal(kafka.get('num.network.threads')!.value, '3');
+      assert.equal(brook.find((x) => x.name === 'num.network.threads')!.value, '1');
       assert.equal(kafka.get('log.flush.interval.ms')!.value, null);
       assert.equal(brook.find((x) => x.name === 'log.flush.interval.ms')!.value, '0');
       // Both report their own default as the default (source DEFAULT_CONFIG, one synonym).
