@@ -32,7 +32,7 @@ export const enum FromSockets {
 
 /** From the event loop to the socket thread; the id is a connection's, or a listener's for LISTEN and CLOSE_LISTENER. */
 export const enum ToSockets {
-  /** Bytes to write, in order; argument: an ArrayBuffer holding them, transferred. */
+  /** Bytes to write; argument: their parts, in order (WritePart). */
   WRITE = 1,
   PAUSE = 2,
   RESUME = 3,
@@ -54,6 +54,9 @@ export const enum ToSockets {
  * bounded by this plus one read, as it would be on a socket of its own.
  */
 export const READ_CREDIT_BYTES = 128 * 1024;
+
+/** Bytes of a WRITE: an ArrayBuffer of their own (transferred), or a view of shared memory (buffer, offset, length). */
+export type WritePart = ArrayBuffer | readonly [SharedArrayBuffer, number, number];
 
 /** One turn's messages: operation, id, argument, operation, id, argument, ... */
 export type SocketThreadMessage = unknown[];

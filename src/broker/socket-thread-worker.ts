@@ -6,7 +6,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { parentPort } from 'node:worker_threads';
-import { FromSockets, READ_CREDIT_BYTES, ToSockets, type SocketThreadMessage } from './socket-thread-protocol.js';
+import { FromSockets, READ_CREDIT_BYTES, ToSockets, type SocketThreadMessage, type WritePart } from './socket-thread-protocol.js';
 
 if (parentPort === null) throw new Error('socket-thread-worker.js runs as a worker thread');
 const port = parentPort;
@@ -96,11 +96,21 @@ function listen(id: number, host: string | null, portNumber: number, backlog: nu
 }
 
 /** The write of one turn to one connection: once the kernel has it all, the event loop hears how much. */
-function write(id: number, socket: Socket, bytes: ArrayBuffer): void {
-  const length = bytes.byteLength;
-  socket.write(Buffer.from(bytes), (err) => {
-    if (err == null) send(FromSockets.WRITTEN, id, length);
-  });
+function write(id: number, socket: Socket, parts: readonly WritePart[]): void {
+  let length = 0;
+  socket.cork();
+  for (const [i, part] of parts.entries()) {
+    const bytes = part instanceof ArrayBuffer ? Buffer.from(part) : Buffer.from(part[0], part[1], part[2]);
+    length += bytes.length;
+    if (i < parts.length - 1) socket.write(bytes);
+    else {
+      const total = length;
+      socket.write(bytes, (err) => {
+        if (err == null) send(FromSockets.WRITTEN, id, total);
+      });
+    }
+  }
+  socket.uncork();
 }
 
 port.on('message', (message: SocketThreadMessage) => {
@@ -125,7 +135,7 @@ port.on('message', (message: SocketThreadMessage) => {
     if (held === undefined) continue;
     const socket = held.socket;
     switch (op) {
-      case ToSockets.WRITE: write(id, socket, arg as ArrayBuffer); break;
+      case ToSockets.WRITE: write(id, socket, arg as WritePart[]); break;
       case ToSockets.PAUSE:
         held.pausedByLoop = true;
         socket.pause();

@@ -7,8 +7,10 @@
  * work off it, and the scheduler sees two busy threads instead of one.
  *
  * Each side sends one message per turn of its event loop (socket-thread-protocol.ts). Bytes
- * cross once: what the thread reads is transferred; what a connection writes in one turn is
- * copied into one buffer of its own, transferred, and written by the thread with one call.
+ * cross once: what the thread reads is transferred; what a connection writes in one turn goes
+ * as is when it lies in shared memory (a Fetch's reads, read-buffer-pool.ts), the rest
+ * copied into one buffer of its own and transferred. A write's callback runs once the thread
+ * says the kernel has its bytes, as a socket's does.
  * A WorkerSocket stands for one of the thread's connections on the event loop, with what a
  * Connection uses of a net.Socket (connection-socket.ts): its writableLength counts the bytes
  * the kernel has not taken yet, here or on the thread, so the Connection's limits hold as
@@ -17,7 +19,7 @@
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { ConnectionSocket } from './connection-socket.js';
-import { FromSockets, ToSockets, type SocketThreadMessage } from './socket-thread-protocol.js';
+import { FromSockets, ToSockets, type SocketThreadMessage, type WritePart } from './socket-thread-protocol.js';
 import type { Logger } from '../util/log.js';
 
 const WORKER_URL = new URL('./socket-thread-worker.js', import.meta.url);
@@ -34,8 +36,10 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
   writableLength = 0;
   /** Bytes written this turn, not yet sent to the thread. */
   pending: Uint8Array[] = [];
-  pendingBytes = 0;
-  callbacks: WriteCallback[] = [];
+  /** Write callbacks, each with the bytesWritten its bytes end at, run as the kernel takes them. */
+  callbacks: { readonly until: number; readonly callback: WriteCallback }[] = [];
+  /** Bytes the kernel has taken. */
+  sent = 0;
   /** Bytes received and not yet reported taken (the thread's read credit). */
   untaken = 0;
   /** Paused by the Connection: what arrives is held, not taken, until it resumes. */
@@ -70,9 +74,10 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
       if (callback !== undefined) queueMicrotask(() => callback(new Error('write after the connection ended')));
       return false;
     }
-    this.thread.queueWrite(this, chunk, callback);
+    this.thread.queueWrite(this, chunk);
     this.bytesWritten += chunk.byteLength;
     this.writableLength += chunk.byteLength;
+    if (callback !== undefined) this.callbacks.push({ until: this.bytesWritten, callback });
     if (this.writableLength < HIGH_WATER_MARK) return true;
     this.needDrain = true;
     return false;
@@ -105,6 +110,7 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
     if (this.destroyed) return this;
     this.destroyed = true;
     this.thread.dropPending(this);
+    this.failCallbacks();
     this.thread.command(this, ToSockets.DESTROY);
     return this;
   }
@@ -112,6 +118,10 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
   /** @internal The thread's news about this connection. */
   written(bytes: number): void {
     this.writableLength -= bytes;
+    this.sent += bytes;
+    let done = 0;
+    while (done < this.callbacks.length && this.callbacks[done]!.until <= this.sent) done++;
+    if (done > 0) for (const { callback } of this.callbacks.splice(0, done)) callback();
     if (this.needDrain && this.writableLength === 0) {
       this.needDrain = false;
       this.emit('drain');
@@ -125,6 +135,14 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
     callback?.();
   }
 
+  /** @internal Writes that will never reach the kernel: their callbacks hear so (a fetch's lease is released). */
+  failCallbacks(): void {
+    const callbacks = this.callbacks;
+    this.callbacks = [];
+    const err = new Error('connection closed');
+    for (const { callback } of callbacks) queueMicrotask(() => callback(err));
+  }
+
   /** @internal */
   failed(message: string): void {
     if (this.listenerCount('error') > 0) this.emit('error', new Error(message));
@@ -134,6 +152,7 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
   closed(hadError: boolean): void {
     this.destroyed = true;
     this.thread.dropPending(this);
+    this.failCallbacks();
     this.emit('close', hadError);
   }
 }
@@ -184,8 +203,6 @@ export class SocketThread {
   private transfers: ArrayBuffer[] = [];
   /** Sockets with bytes written this turn. */
   private dirty: WorkerSocket[] = [];
-  /** Write callbacks to run once this turn's bytes are copied out. */
-  private afterFlush: WriteCallback[] = [];
   private flushScheduled = false;
   private exited = false;
 
@@ -212,11 +229,9 @@ export class SocketThread {
   }
 
   /** @internal */
-  queueWrite(socket: WorkerSocket, chunk: Uint8Array, callback: WriteCallback | undefined): void {
+  queueWrite(socket: WorkerSocket, chunk: Uint8Array): void {
     if (socket.pending.length === 0) this.dirty.push(socket);
     socket.pending.push(chunk);
-    socket.pendingBytes += chunk.byteLength;
-    if (callback !== undefined) socket.callbacks.push(callback);
     this.scheduleFlush();
   }
 
@@ -226,15 +241,9 @@ export class SocketThread {
     this.send(op, socket.id, null);
   }
 
-  /** @internal A destroyed connection writes nothing more; its write callbacks hear so. */
+  /** @internal A destroyed connection writes nothing more. */
   dropPending(socket: WorkerSocket): void {
-    if (socket.pending.length === 0 && socket.callbacks.length === 0) return;
-    const callbacks = socket.callbacks;
     socket.pending = [];
-    socket.pendingBytes = 0;
-    socket.callbacks = [];
-    const err = new Error('connection closed');
-    for (const callback of callbacks) queueMicrotask(() => callback(err));
   }
 
   /** @internal The bytes `socket` received are taken (unless it is paused): the thread may read on. */
@@ -260,39 +269,53 @@ export class SocketThread {
     setImmediate(() => this.flush());
   }
 
-  /** A connection's bytes of this turn, copied into one buffer that goes to the thread. */
+  /**
+   * A connection's bytes of this turn, in order: views of shared memory as they are, runs of
+   * other chunks copied into one buffer each (transferred).
+   */
   private takePending(socket: WorkerSocket): void {
     const chunks = socket.pending;
     if (chunks.length === 0) return;
-    const bytes = new Uint8Array(socket.pendingBytes);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
     socket.pending = [];
-    socket.pendingBytes = 0;
-    this.outgoing.push(ToSockets.WRITE, socket.id, bytes.buffer);
-    this.transfers.push(bytes.buffer);
-    // The chunks are copied: whoever lent them (a fetch's read buffers) may have them back.
-    for (const callback of socket.callbacks) this.afterFlush.push(callback);
-    socket.callbacks = [];
+    const parts: WritePart[] = [];
+    let run: Uint8Array[] = [];
+    let runBytes = 0;
+    const endRun = (): void => {
+      if (run.length === 0) return;
+      const bytes = new Uint8Array(runBytes);
+      let at = 0;
+      for (const chunk of run) {
+        bytes.set(chunk, at);
+        at += chunk.byteLength;
+      }
+      parts.push(bytes.buffer);
+      this.transfers.push(bytes.buffer);
+      run = [];
+      runBytes = 0;
+    };
+    for (const chunk of chunks) {
+      if (chunk.buffer instanceof SharedArrayBuffer) {
+        endRun();
+        parts.push([chunk.buffer, chunk.byteOffset, chunk.byteLength]);
+      } else {
+        run.push(chunk);
+        runBytes += chunk.byteLength;
+      }
+    }
+    endRun();
+    this.outgoing.push(ToSockets.WRITE, socket.id, parts);
   }
 
   private flush(): void {
     this.flushScheduled = false;
     for (const socket of this.dirty) this.takePending(socket);
     this.dirty = [];
-    if (this.outgoing.length > 0 && !this.exited) {
-      const message = this.outgoing;
-      const transfers = this.transfers;
-      this.outgoing = [];
-      this.transfers = [];
-      this.worker.postMessage(message, transfers);
-    }
-    const callbacks = this.afterFlush;
-    this.afterFlush = [];
-    for (const callback of callbacks) callback();
+    if (this.outgoing.length === 0 || this.exited) return;
+    const message = this.outgoing;
+    const transfers = this.transfers;
+    this.outgoing = [];
+    this.transfers = [];
+    this.worker.postMessage(message, transfers);
   }
 
   private receive(message: SocketThreadMessage): void {

@@ -8,7 +8,16 @@
  * has been handed to the kernel the lease is released, and a slab whose reads are all
  * released is reused. A lease that is never released (its connection died first) only keeps
  * its slabs out of the pool: they are then collected like any other buffer.
+ *
+ * The memory is shared (SharedArrayBuffer): the broker's socket thread writes a response's
+ * reads from it as they are, without a copy, and the lease is released once the kernel has
+ * them, as on the event loop.
  */
+
+/** A buffer over shared memory of its own. */
+function sharedBuffer(length: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(length));
+}
 
 const MiB = 1024 * 1024;
 
@@ -20,8 +29,8 @@ class Slab {
   live = 0;
 
   constructor(size: number) {
-    // Not from Node's shared 8 KiB pool: a slab is reused, never sliced by others.
-    this.bytes = Buffer.allocUnsafeSlow(size);
+    // Not from Node's 8 KiB pool: a slab is reused, never sliced by others.
+    this.bytes = sharedBuffer(size);
   }
 }
 
@@ -54,7 +63,7 @@ export class ReadBufferPool {
 
   /** @internal */
   take(length: number): { slab: Slab | null; buffer: Buffer } {
-    if (length > this.maxPooledRead) return { slab: null, buffer: Buffer.allocUnsafe(length) };
+    if (length > this.maxPooledRead) return { slab: null, buffer: sharedBuffer(length) };
     let slab = this.current;
     if (slab === null || slab.used + length > slab.bytes.length) {
       slab = this.free.pop() ?? this.newSlab();
