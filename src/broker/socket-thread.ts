@@ -110,7 +110,8 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
     if (this.destroyed) return this;
     this.destroyed = true;
     this.thread.dropPending(this);
-    this.failCallbacks();
+    // The callbacks wait for CLOSED: until then the thread may still be writing their bytes
+    // (a Fetch's read buffers, which must not go back to their pool before).
     this.thread.command(this, ToSockets.DESTROY);
     return this;
   }
@@ -176,7 +177,8 @@ export class WorkerListener extends EventEmitter {
       return this;
     }
     this.closeCallbacks = callback === undefined ? [] : [callback];
-    this.thread.closeListener(this.id);
+    // A thread that is gone took its listeners with it.
+    if (!this.thread.closeListener(this.id)) queueMicrotask(() => this.listenerClosed());
     return this;
   }
 
@@ -253,9 +255,11 @@ export class SocketThread {
     socket.untaken = 0;
   }
 
-  /** @internal */
-  closeListener(id: number): void {
+  /** @internal False when the thread is gone (nothing to close). */
+  closeListener(id: number): boolean {
+    if (this.exited) return false;
     this.send(ToSockets.CLOSE_LISTENER, id, null);
+    return true;
   }
 
   private send(op: ToSockets, id: number, arg: unknown): void {
