@@ -38,8 +38,6 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
   pending: Uint8Array[] = [];
   /** Write callbacks, each with the bytesWritten its bytes end at, run as the kernel takes them. */
   callbacks: { readonly until: number; readonly callback: WriteCallback }[] = [];
-  /** Bytes the kernel has taken. */
-  sent = 0;
   /** Bytes received and not yet reported taken (the thread's read credit). */
   untaken = 0;
   /** Paused by the Connection: what arrives is held, not taken, until it resumes. */
@@ -119,9 +117,10 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
   /** @internal The thread's news about this connection. */
   written(bytes: number): void {
     this.writableLength -= bytes;
-    this.sent += bytes;
+    // What the kernel has taken.
+    const sent = this.bytesWritten - this.writableLength;
     let done = 0;
-    while (done < this.callbacks.length && this.callbacks[done]!.until <= this.sent) done++;
+    while (done < this.callbacks.length && this.callbacks[done]!.until <= sent) done++;
     if (done > 0) for (const { callback } of this.callbacks.splice(0, done)) callback();
     if (this.needDrain && this.writableLength === 0) {
       this.needDrain = false;
