@@ -34,7 +34,7 @@ import { BrokerPool, DEFAULT_ASSIGNMENT_INTERVAL_MS, DEFAULT_HEARTBEAT_INTERVAL_
 import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
-const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--group-sizes 10,100,...] [--assignor-sizes 100x1000,...] [--many-groups H,C] [--kafka-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--brook-root DIR] [--out DIR]
+const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--group-sizes 10,100,...] [--assignor-sizes 100x1000,...] [--many-groups H,C] [--kafka-config k=v,...] [--brook-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--brook-root DIR] [--out DIR]
 scenarios: ${['consume', 'produce', 'broker', 'group', 'groups-many', 'rebalance', 'assignors', 'server-assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -53,6 +53,7 @@ export async function main(argv: string[]): Promise<number> {
       'assignor-sizes': { type: 'string' },
       'many-groups': { type: 'string' },
       'kafka-config': { type: 'string' },
+      'brook-config': { type: 'string' },
       'broker-cpus': { type: 'string' },
       'client-cpus': { type: 'string' },
       baseline: { type: 'string' },
@@ -91,6 +92,7 @@ export async function main(argv: string[]): Promise<number> {
   if (many !== null && (many.length !== 2 || many.some((n) => !Number.isInteger(n) || n < 0) || many[0]! + many[1]! === 0)) throw new Error(`--many-groups takes HEARTBEATING,COMMITTING group counts, got ${values['many-groups']}`);
   const manyGroups = many === null ? null : { heartbeating: many[0]!, committing: many[1]! };
   const kafkaConfig = parseProperties(values['kafka-config']);
+  const brookConfig = parseProperties(values['brook-config']);
   const brokerCpus = parseCpuList(values['broker-cpus'], '--broker-cpus');
   const clientCpus = parseCpuList(values['client-cpus'], '--client-cpus');
   const baseline = values.baseline ?? null;
@@ -103,13 +105,14 @@ export async function main(argv: string[]): Promise<number> {
 
   const startedAt = new Date().toISOString();
   const groupConfig = groupBrokerConfig(options);
-  const pool = new BrokerPool(kafkaConfig, brokerCpus, groupConfig, brookRoot);
+  const pool = new BrokerPool(kafkaConfig, brokerCpus, groupConfig, brookRoot, brookConfig);
   const reports: ScenarioReport[] = [];
   const external: ResultsFile['external'] = [];
   progress(`running ${names.join(', ')} (${quick ? 'quick, ' : ''}${runs} run${runs === 1 ? '' : 's'} each, brokers ${brokers.join(', ')})`);
   if (brokerCpus !== null || clientCpus !== null) process.stdout.write(`brokers pinned to CPUs ${brokerCpus ?? 'any'}, harness and clients to CPUs ${clientCpus ?? 'any'}\n`);
   process.stdout.write(`both brokers run with ${Object.entries(groupConfig).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
   if (Object.keys(kafkaConfig).length > 0) process.stdout.write(`Kafka's broker runs with ${Object.entries(kafkaConfig).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
+  if (Object.keys(brookConfig).length > 0) process.stdout.write(`Brook's broker runs with ${Object.entries(brookConfig).map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
   try {
     for (const name of names) {
       if (name === 'assignors') {

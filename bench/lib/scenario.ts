@@ -137,7 +137,7 @@ export class BrokerPool {
 
   /**
    * `groupConfig` goes to both brokers (groupBrokerConfig), `kafkaConfig` (`--kafka-config`)
-   * to Kafka's only, after it.
+   * to Kafka's only, after it, and `brookConfig` (`--brook-config`) to Brook's only.
    */
   constructor(
     private readonly kafkaConfig: Record<string, string> = {},
@@ -145,12 +145,13 @@ export class BrokerPool {
     private readonly groupConfig: Record<string, string> = {},
     /** Another built checkout whose broker runs as 'brook' (`--brook-root`), null for this one. */
     private readonly brookRoot: string | null = null,
+    private readonly brookConfig: Record<string, string> = {},
   ) {}
 
   /** How `kind` is started by this run (fresh brokers of a scenario too). */
   options(kind: BrokerKind): BrokerStartOptions {
     if (kind === 'kafka') return { config: { ...this.groupConfig, ...this.kafkaConfig }, cpus: this.cpus };
-    return { config: { ...this.groupConfig }, cpus: this.cpus, ...(this.brookRoot !== null ? { root: this.brookRoot } : {}) };
+    return { config: { ...this.groupConfig, ...this.brookConfig }, cpus: this.cpus, ...(this.brookRoot !== null ? { root: this.brookRoot } : {}) };
   }
 
   get(kind: BrokerKind): Promise<BrokerUnderTest> {

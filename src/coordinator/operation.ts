@@ -84,10 +84,23 @@ export function consumerRegexKey(groupId: string): TimerKey {
  */
 export const TIMER_RETRY_BACKOFF_MS = 500;
 
-/** A pending timer: what it means and when it is due (a revert reschedules it there). */
+/**
+ * A pending timer: what it means and when it is due (a revert reschedules it there). A
+ * session deadline moves later in place (TimerTable.extend).
+ */
 export interface TimerEntry {
   readonly action: TimerAction;
-  readonly atMs: number;
+  atMs: number;
+}
+
+/** Session deadlines, classic or consumer group: never moved back by a revert (revert.ts). */
+export function isSession(action: TimerAction): boolean {
+  return action.kind === 'heartbeat' || action.kind === 'consumer-session';
+}
+
+function sameSession(a: TimerAction, b: TimerAction): boolean {
+  return a.kind === b.kind && isSession(a) && (a as { groupId: string }).groupId === (b as { groupId: string }).groupId
+    && (a as { memberId: string }).memberId === (b as { memberId: string }).memberId;
 }
 
 /**
@@ -103,6 +116,20 @@ export class TimerTable {
 
   set(key: TimerKey, action: TimerAction, atMs: number): void {
     this.entries.set(key, { action, atMs });
+  }
+
+  /**
+   * Moves the pending session deadline of `key` to `atMs`, in place, when it is the same
+   * session and not earlier: nothing for the journal to record, since a revert never moves a
+   * session deadline back anyway. Every heartbeat does this; a new entry per heartbeat (with
+   * the request's ids in its action) would live until the next one, long enough for the
+   * garbage collector to copy it out of the young generation, and then die old.
+   */
+  extend(key: TimerKey, action: TimerAction, atMs: number): boolean {
+    const entry = this.entries.get(key);
+    if (entry === undefined || atMs < entry.atMs || !sameSession(entry.action, action)) return false;
+    entry.atMs = atMs;
+    return true;
   }
 
   delete(key: TimerKey): boolean {
@@ -164,7 +191,7 @@ export class Operation {
   }
 
   scheduleAt(key: TimerKey, atMs: number, action: TimerAction): void {
-    this.timers.set(key, action, atMs);
+    if (!this.timers.extend(key, action, atMs)) this.timers.set(key, action, atMs);
     this.timerOps.push({ schedule: key, atMs });
   }
 

@@ -12,14 +12,15 @@
  *   results scheduled; each key they touched is rescheduled as the restored table has it, or
  *   cancelled. Two exceptions. A member's session deadline is not moved back: the requests
  *   that moved it were signs of life whatever became of their records (Kafka's timers are
- *   outside its snapshot). A timer that fired in a reverted result has its effect undone:
+ *   outside its snapshot); a heartbeat moves it later in place, outside the journal
+ *   (TimerTable.extend). A timer that fired in a reverted result has its effect undone:
  *   it fires again, after Kafka's retry backoff (so a store that keeps failing is not
  *   retried in a tight loop);
  * - Kafka's failure callbacks (`RevertFollowUp`), oldest result first.
  */
 import type { CoordinatorState } from './coordinator-state.js';
 import type { Changes } from './journal.js';
-import { TIMER_RETRY_BACKOFF_MS, type Operation, type TimerAction, type TimerEntry } from './operation.js';
+import { isSession, TIMER_RETRY_BACKOFF_MS, type Operation, type TimerAction, type TimerEntry } from './operation.js';
 import { joinGroupError, syncGroupError } from './classic/responses.js';
 import type { RequestId, TimerKey } from './types.js';
 
@@ -100,11 +101,6 @@ export function settleRevert(
   for (let i = reverted.length - 1; i >= 0; i--) {
     for (const followUp of reverted[i].followUps ?? []) followUp(op, errorCode);
   }
-}
-
-/** Session deadlines, classic or consumer group: never moved back by a revert. */
-function isSession(action: TimerAction): boolean {
-  return action.kind === 'heartbeat' || action.kind === 'consumer-session';
 }
 
 function retryBackoffMs(s: CoordinatorState, action: TimerAction): number {

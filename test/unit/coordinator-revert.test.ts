@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { CoordinatorState } from '../../src/coordinator/coordinator-state.js';
 import { TimelineValue } from '../../src/coordinator/timeline-map.js';
-import { heartbeatKey, joinKey, OFFSETS_EXPIRATION_KEY, TIMER_RETRY_BACKOFF_MS } from '../../src/coordinator/operation.js';
+import { heartbeatKey, isSession, joinKey, OFFSETS_EXPIRATION_KEY, TIMER_RETRY_BACKOFF_MS } from '../../src/coordinator/operation.js';
 import { CoordinatorHarness, assignment } from '../support/coordinator/harness.js';
 import { awaitJoins, commit, fetchedOffsets, fetchOffsets, formGroup, heartbeat, join, joinNew, leave, sync } from '../support/coordinator/requests.js';
 import { seededRandom, type Random } from '../support/random-message.js';
@@ -322,11 +322,22 @@ function pictureOfState(h: CoordinatorHarness): unknown {
         .filter(([field]) => field !== 'journal')
         .map(([field, v]) => [field, v instanceof Set ? [...v].sort() : v instanceof Map && (field === 'staticMembers' || field === 'supportedProtocols') ? [...v].sort(byKey) : v]),
     );
+  // A session deadline is compared apart (sessionDeadlines): a revert never moves it back.
+  const timer = ([key, entry]: [string, unknown]) => {
+    const { action, atMs } = entry as { action: { kind: string }; atMs: number };
+    return [key, isSession(action as never) ? { action } : { action, atMs }];
+  };
   return picture({
     groups: [...s.groups].map(([id, g]) => [id, group(g)]),
     offsets: [...offsets].sort(byKey),
-    timers: [...timers].sort(byKey),
+    timers: [...timers].sort(byKey).map(timer),
   });
+}
+
+/** Each session deadline of the timer table, by key. */
+function sessionDeadlines(h: CoordinatorHarness): Map<string, number> {
+  const timers = (stateOf(h).timers as unknown as { entries: Map<string, { action: never; atMs: number }> }).entries;
+  return new Map([...timers].filter(([, e]) => isSession(e.action)).map(([key, e]) => [key, e.atMs]));
 }
 
 const GROUPS = ['g', 'h'];
@@ -452,6 +463,7 @@ describe('coordinator revert: random operations', { timeout: 60_000 }, () => {
         if (ending < 0.2) randomStep(h, rnd, SYNC_ALL, 'g');
       }
       const before = pictureOfState(h);
+      const deadlinesBefore = sessionDeadlines(h);
       const journal = stateOf(h).journal;
       const firstToken = (journal as unknown as { lastToken: number }).lastToken + 1;
       h.holdAppends();
@@ -461,6 +473,12 @@ describe('coordinator revert: random operations', { timeout: 60_000 }, () => {
       assert.ok(reverted !== undefined, `seed ${seed}: the failing commit is pending`);
       for (const changes of reverted) changes.rollback();
       assert.deepEqual(pictureOfState(h), before, `seed ${seed}`);
+      // The requests that moved a session deadline were signs of life, whatever became of
+      // their records: the undo keeps it where they moved it, never before where it was.
+      for (const [key, atMs] of sessionDeadlines(h)) {
+        const was = deadlinesBefore.get(key);
+        assert.ok(was !== undefined && atMs >= was, `seed ${seed}: ${key} due at ${atMs}, before at ${was}`);
+      }
     }
   });
 

@@ -2,6 +2,12 @@
  * The requests a coordinator runtime has not answered yet, by request id: answered when
  * a result's replies are released (durable), with an error when they fail, and forgotten
  * when their connection closes.
+ *
+ * Most requests are answered by their own result at once (a heartbeat that writes nothing):
+ * the one `submit` is running is held in a slot of its own (`expect`), and parked only when
+ * its result did not answer it. A park per request would cost a map entry, a set entry and
+ * their removal (which shrinks and reallocates the tables), for an answer due in the same
+ * turn.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { RequestId } from '../../coordinator/types.js';
@@ -17,29 +23,70 @@ interface Parked {
 export class ParkedRequests {
   private readonly parked = new Map<RequestId, Parked>();
   private readonly bySignal = new WeakMap<AbortSignal, Set<RequestId>>();
+  /** The request being run (expect), until it is answered or parked; -1: none. */
+  private expectedId: RequestId = -1;
+  private expectedResolve: ((response: unknown) => void) | null = null;
+  private expectedError: ((errorCode: number) => unknown) | null = null;
+  private expectedSignal: AbortSignal | null = null;
+
+  /** The request about to run: answered by `deliver` or `fail` without a park, until `parkExpected`. */
+  expect(requestId: RequestId, signal: AbortSignal, resolve: (response: unknown) => void, errorResponse: (errorCode: number) => unknown): void {
+    // One submitted while another ran (from a hook of its result): the earlier one waits parked.
+    this.parkExpected();
+    this.expectedId = requestId;
+    this.expectedSignal = signal;
+    this.expectedResolve = resolve;
+    this.expectedError = errorResponse;
+  }
+
+  /** Parks the expected request if it is not answered yet (its answer comes in a later result). */
+  parkExpected(): void {
+    if (this.expectedId === -1) return;
+    const requestId = this.expectedId;
+    const signal = this.expectedSignal!;
+    const resolve = this.expectedResolve!;
+    const errorResponse = this.expectedError!;
+    this.clearExpected();
+    this.park(requestId, signal, resolve, errorResponse);
+  }
 
   /** Parks a request until its reply; forgotten when `signal` (its connection's) aborts. */
   park(requestId: RequestId, signal: AbortSignal, resolve: (response: unknown) => void, errorResponse: (errorCode: number) => unknown): void {
+    if (signal.aborted) return;
     const ids = this.parkedOn(signal);
     ids.add(requestId);
     this.parked.set(requestId, { resolve, errorResponse, detach: () => ids.delete(requestId) });
-    if (signal.aborted) this.take(requestId);
   }
 
   /** Answers the request with `errorCode` everywhere (now), if it is still parked. */
   fail(requestId: RequestId, errorCode: number): void {
+    if (requestId === this.expectedId) {
+      const resolve = this.expectedResolve!;
+      const errorResponse = this.expectedError!;
+      this.clearExpected();
+      resolve(errorResponse(errorCode));
+      return;
+    }
     const parked = this.take(requestId);
     parked?.resolve(parked.errorResponse(errorCode));
   }
 
   /** Answers every parked request with `errorCode`. */
   failAll(errorCode: number): void {
+    if (this.expectedId !== -1) this.fail(this.expectedId, errorCode);
     for (const requestId of [...this.parked.keys()]) this.fail(requestId, errorCode);
   }
 
   /** The replies as they are (errorCode NONE), or each request's answer with the error. */
   deliver(replies: readonly ShardReply[], errorCode: number): void {
     for (const reply of replies) {
+      if (reply.requestId === this.expectedId) {
+        const resolve = this.expectedResolve!;
+        const errorResponse = this.expectedError!;
+        this.clearExpected();
+        resolve(errorCode === ErrorCode.NONE ? reply.response : errorResponse(errorCode));
+        continue;
+      }
       const parked = this.take(reply.requestId);
       if (parked === undefined) continue; // its connection closed
       parked.resolve(errorCode === ErrorCode.NONE ? reply.response : parked.errorResponse(errorCode));
@@ -53,6 +100,13 @@ export class ParkedRequests {
     this.parked.delete(requestId);
     parked.detach();
     return parked;
+  }
+
+  private clearExpected(): void {
+    this.expectedId = -1;
+    this.expectedResolve = null;
+    this.expectedError = null;
+    this.expectedSignal = null;
   }
 
   /**

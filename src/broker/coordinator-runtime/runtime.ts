@@ -190,7 +190,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
         resolve(errorResponse(ErrorCode.NOT_COORDINATOR));
         return;
       }
-      this.parked.park(requestId, signal, resolve as (response: unknown) => void, errorResponse);
+      this.parked.expect(requestId, signal, resolve as (response: unknown) => void, errorResponse);
       let result: Res;
       try {
         result = call(this.current, requestId, this.options.clock.nowMs());
@@ -200,12 +200,14 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
           this.failStop(err);
           return;
         }
+        this.parked.parkExpected();
         // Behind earlier replies, like any other answer.
         if (this.options.pipelined) void this.tail.then(() => this.parked.fail(requestId, ErrorCode.UNKNOWN_SERVER_ERROR));
         else this.parked.fail(requestId, ErrorCode.UNKNOWN_SERVER_ERROR);
         return;
       }
       this.run(result, what);
+      this.parked.parkExpected();
     });
   }
 
