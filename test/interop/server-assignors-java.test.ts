@@ -44,10 +44,10 @@ interface Scenario {
   members: Member[];
 }
 
-function randomScenario(random: () => number, assignor: 'uniform' | 'range'): Scenario {
+function randomScenario(random: () => number, assignor: 'uniform' | 'range', maxPartitions = 12): Scenario {
   const topicCount = 1 + Math.floor(random() * 4);
   const partitions: Record<string, number> = {};
-  for (let i = 0; i < topicCount; i++) partitions[randomBytes(16).toString('base64url')] = 1 + Math.floor(random() * 12);
+  for (let i = 0; i < topicCount; i++) partitions[randomBytes(16).toString('base64url')] = 1 + Math.floor(random() * maxPartitions);
   return { assignor, partitions, members: [] };
 }
 
@@ -75,15 +75,17 @@ function brookAssign(req: KafkaServerAssignRequest): TopicAssignments {
 }
 
 /** The next round: some members leave, some join, some change subscriptions. */
-function mutate(random: () => number, s: Scenario, homogeneous: boolean, round: number): void {
+function mutate(random: () => number, s: Scenario, homogeneous: boolean, round: number, large = false): void {
   const all = Object.keys(s.partitions);
   if (round === 0) {
-    const n = 1 + Math.floor(random() * 6);
+    const n = 1 + Math.floor(random() * (large ? 2 : 6));
     for (let i = 0; i < n; i++) s.members.push(newMember(random, all, homogeneous, all));
     return;
   }
   if (s.members.length > 1 && random() < 0.5) s.members.splice(Math.floor(random() * s.members.length), 1);
-  if (random() < 0.6) s.members.push(newMember(random, s.members[0]?.topics ?? all, homogeneous, all));
+  // Large groups: members join a few at a time, so members holding many partitions give up many.
+  const joining = large ? Math.floor(random() * 8) : random() < 0.6 ? 1 : 0;
+  for (let i = 0; i < joining; i++) s.members.push(newMember(random, s.members[0]?.topics ?? all, homogeneous, all));
   if (!homogeneous && random() < 0.5 && s.members.length > 0) {
     const m = s.members[Math.floor(random() * s.members.length)]!;
     m.topics = all.filter(() => random() < 0.6);
@@ -92,30 +94,34 @@ function mutate(random: () => number, s: Scenario, homogeneous: boolean, round: 
 }
 
 describe("server-side assignors: Brook's equal Kafka's", { timeout: 180_000 }, () => {
-  for (const assignor of ['uniform', 'range'] as const) {
-    for (const homogeneous of [true, false]) {
-      it(`${assignor}, ${homogeneous ? 'homogeneous' : 'heterogeneous'} subscriptions: 40 groups over 5 rounds give Kafka's assignments, in Kafka's order`, async () => {
-        const seed = Date.now() >>> 0;
-        const random = prng(seed);
-        const scenarios = Array.from({ length: 40 }, () => randomScenario(random, assignor));
-        let compared = 0;
-        for (let round = 0; round < 5; round++) {
-          for (const s of scenarios) mutate(random, s, homogeneous, round);
-          const requests = scenarios.map(request);
-          const kafka = await kafkaServerAssignments(requests);
-          requests.forEach((req, i) => {
-            const brook = brookAssign(req);
-            const expected = kafka[i]!;
-            const where = `seed ${seed}, round ${round}, group ${i}: ${JSON.stringify(req)}`;
-            assert.deepEqual(sortedAssignment(brook), sortedAssignment(expected), `assignments differ: ${where}`);
-            assert.deepEqual(new Map([...brook].sort()), new Map([...expected].sort()), `same assignments, listed in another order: ${where}`);
-            compared++;
-            // The next round starts from this one's targets, as Kafka replays them from records.
-            for (const m of scenarios[i]!.members) m.assignment = expected.get(m.memberId) ?? [];
-          });
-        }
-        assert.equal(compared, 200);
-      });
-    }
+  const cases = [
+    ...(['uniform', 'range'] as const).flatMap((assignor) => [true, false].map((homogeneous) => ({ assignor, homogeneous, large: false }))),
+    // Partition sets past the size where Brook's ordered sets index their keys, and members
+    // giving up most of theirs at once (the sets' compaction).
+    ...[true, false].map((homogeneous) => ({ assignor: 'uniform' as const, homogeneous, large: true })),
+  ];
+  for (const { assignor, homogeneous, large } of cases) {
+    it(`${assignor}, ${homogeneous ? 'homogeneous' : 'heterogeneous'} subscriptions${large ? ', up to 300 partitions a topic, members joining a few at a time' : ''}: 40 groups over 5 rounds give Kafka's assignments, in Kafka's order`, async () => {
+      const seed = Date.now() >>> 0;
+      const random = prng(seed);
+      const scenarios = Array.from({ length: 40 }, () => randomScenario(random, assignor, large ? 300 : 12));
+      let compared = 0;
+      for (let round = 0; round < 5; round++) {
+        for (const s of scenarios) mutate(random, s, homogeneous, round, large);
+        const requests = scenarios.map(request);
+        const kafka = await kafkaServerAssignments(requests);
+        requests.forEach((req, i) => {
+          const brook = brookAssign(req);
+          const expected = kafka[i]!;
+          const where = `seed ${seed}, round ${round}, group ${i}: ${JSON.stringify(req)}`;
+          assert.deepEqual(sortedAssignment(brook), sortedAssignment(expected), `assignments differ: ${where}`);
+          assert.deepEqual(new Map([...brook].sort()), new Map([...expected].sort()), `same assignments, listed in another order: ${where}`);
+          compared++;
+          // The next round starts from this one's targets, as Kafka replays them from records.
+          for (const m of scenarios[i]!.members) m.assignment = expected.get(m.memberId) ?? [];
+        });
+      }
+      assert.equal(compared, 200);
+    });
   }
 });

@@ -64,6 +64,12 @@ function tableSizeFor(n: number): number {
   return cap;
 }
 
+/** A slot whose key was deleted (JavaHashSet keeps slots in insertion order). */
+const HOLE: unique symbol = Symbol('deleted');
+
+/** Keys found by a scan of the slots up to this many; beyond, through a Map built then. */
+const SCANNED_KEYS = 16;
+
 /**
  * A Java HashSet (or the key set of a HashMap) reduced to what decides its order: the table
  * size, and each key's place in its bucket's chain. `add` is HashMap.put (resize after
@@ -71,9 +77,19 @@ function tableSizeFor(n: number): number {
  * (resize before inserting, new keys at the head of their bucket). A resize keeps the
  * relative order of keys within a bucket, so one position per key, smaller at the head,
  * larger at the tail, orders every bucket.
+ *
+ * The keys and their positions sit in two arrays (a deleted key leaves a hole, compacted
+ * away once holes outnumber keys); most sets are a member's few partitions or topics, found
+ * by a scan, and a Map index is built only for larger ones. A Map per set, with an entry
+ * per key, made the assignors spend most of their time in Map operations.
  */
 export class JavaHashSet<T> {
-  private readonly position = new Map<T, number>();
+  private keys: (T | typeof HOLE)[] = [];
+  private places: number[] = [];
+  /** Key → slot, once the set holds more than SCANNED_KEYS keys. */
+  private index: Map<T, number> | null = null;
+  private live = 0;
+  private holes = 0;
   private nextTail = 0;
   private nextHead = -1;
   private sorted: T[] | null = null;
@@ -97,7 +113,7 @@ export class JavaHashSet<T> {
 
   /** `new HashSet<>(collection)`: room for the collection, at least 16, then addAll. */
   static copyOf<T>(hash: (t: T) => number, items: Iterable<T>): JavaHashSet<T> {
-    const list = [...items];
+    const list = Array.isArray(items) ? (items as readonly T[]) : [...items];
     const set = new JavaHashSet(hash, tableSizeFor(Math.max(Math.floor(list.length / 0.75) + 1, 16)));
     for (const item of list) set.add(item);
     return set;
@@ -105,27 +121,26 @@ export class JavaHashSet<T> {
 
   /** `new HashMap<>(map)`: putMapEntries sizes the table for the map, then puts. */
   static copyOfMap<T>(hash: (t: T) => number, keys: Iterable<T>): JavaHashSet<T> {
-    const list = [...keys];
+    const list = Array.isArray(keys) ? (keys as readonly T[]) : [...keys];
     const set = new JavaHashSet(hash, tableSizeFor(Math.floor(list.length / 0.75 + 1)));
     for (const key of list) set.add(key);
     return set;
   }
 
   get size(): number {
-    return this.position.size;
+    return this.live;
   }
 
   has(t: T): boolean {
-    return this.position.has(t);
+    return this.slotOf(t) >= 0;
   }
 
   /** HashMap.put of a new key (an existing key keeps its place); false when present. */
   add(t: T): boolean {
-    if (this.position.has(t)) return false;
+    if (this.slotOf(t) >= 0) return false;
     if (this.capacity === 0) this.resize();
-    this.position.set(t, this.nextTail++);
-    if (this.position.size > this.threshold()) this.resize();
-    this.sorted = null;
+    this.insert(t, this.nextTail++);
+    if (this.live > this.threshold()) this.resize();
     return true;
   }
 
@@ -134,19 +149,24 @@ export class JavaHashSet<T> {
    * key, first resizes a table grown past its threshold by the previous call.
    */
   addFirst(t: T): boolean {
-    if (this.capacity === 0 || this.position.size > this.threshold()) {
+    if (this.capacity === 0 || this.live > this.threshold()) {
       this.resize();
       this.sorted = null;
     }
-    if (this.position.has(t)) return false;
-    this.position.set(t, this.nextHead--);
-    this.sorted = null;
+    if (this.slotOf(t) >= 0) return false;
+    this.insert(t, this.nextHead--);
     return true;
   }
 
   delete(t: T): boolean {
-    if (!this.position.delete(t)) return false;
+    const slot = this.slotOf(t);
+    if (slot < 0) return false;
+    this.keys[slot] = HOLE;
+    this.index?.delete(t);
+    this.live--;
+    this.holes++;
     this.sorted = null;
+    if (this.holes > SCANNED_KEYS && this.holes > this.live) this.compact();
     return true;
   }
 
@@ -157,39 +177,87 @@ export class JavaHashSet<T> {
     // into one number per key that sorts as (bucket, place in the bucket) does: places are
     // below 2^31 in magnitude.
     const mask = this.capacity - 1;
-    const n = this.position.size;
-    const keys = new Array<T>(n);
+    const n = this.live;
+    const sorted = new Array<T>(n);
     const order = new Float64Array(n);
+    const keys = this.keys;
+    const places = this.places;
     let i = 0;
-    for (const [key, position] of this.position) {
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot]!;
+      if (key === HOLE) continue;
       const h = this.hash(key);
-      const rank = ((h ^ (h >>> 16)) & mask) * 2 ** 32 + position;
-      // Insertion sort: most sets are a member's few partitions or topics.
+      const rank = ((h ^ (h >>> 16)) & mask) * 2 ** 32 + places[slot]!;
       let j = i++;
       if (n > SMALL_SET) {
-        keys[j] = key;
+        sorted[j] = key;
         order[j] = rank;
         continue;
       }
+      // Insertion sort: most sets are a member's few partitions or topics.
       while (j > 0 && order[j - 1]! > rank) {
-        keys[j] = keys[j - 1]!;
+        sorted[j] = sorted[j - 1]!;
         order[j] = order[j - 1]!;
         j--;
       }
-      keys[j] = key;
+      sorted[j] = key;
       order[j] = rank;
     }
     if (n > SMALL_SET) {
-      const index = Array.from({ length: n }, (_, k) => k).sort((a, b) => order[a]! - order[b]!);
-      this.sorted = index.map((k) => keys[k]!);
+      const byRank = Array.from({ length: n }, (_, k) => k).sort((a, b) => order[a]! - order[b]!);
+      this.sorted = byRank.map((k) => sorted[k]!);
     } else {
-      this.sorted = keys;
+      this.sorted = sorted;
     }
+    // A later change builds a new array: one handed out is never changed.
     return this.sorted;
   }
 
   [Symbol.iterator](): Iterator<T> {
     return this.values()[Symbol.iterator]();
+  }
+
+  private slotOf(t: T): number {
+    if (this.index !== null) return this.index.get(t) ?? -1;
+    const keys = this.keys;
+    for (let slot = 0; slot < keys.length; slot++) if (keys[slot] === t) return slot;
+    return -1;
+  }
+
+  private insert(t: T, place: number): void {
+    const slot = this.keys.length;
+    this.keys.push(t);
+    this.places.push(place);
+    this.live++;
+    this.sorted = null;
+    if (this.index !== null) this.index.set(t, slot);
+    else if (this.live > SCANNED_KEYS) this.buildIndex();
+  }
+
+  private buildIndex(): void {
+    const index = new Map<T, number>();
+    const keys = this.keys;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot]!;
+      if (key !== HOLE) index.set(key, slot);
+    }
+    this.index = index;
+  }
+
+  /** Drops the holes, keeping the keys' order. */
+  private compact(): void {
+    const keys: (T | typeof HOLE)[] = [];
+    const places: number[] = [];
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      const key = this.keys[slot]!;
+      if (key === HOLE) continue;
+      keys.push(key);
+      places.push(this.places[slot]!);
+    }
+    this.keys = keys;
+    this.places = places;
+    this.holes = 0;
+    if (this.index !== null) this.buildIndex();
   }
 
   private threshold(): number {

@@ -70,7 +70,7 @@ export class MutableAssignment {
    * Adds a partition; a topic new to the member gets the set `newSet` makes, put into the
    * map as the builders do, with computeIfAbsent.
    */
-  add(topicId: string, partition: number, newSet: () => JavaHashSet<number> = () => JavaHashSet.empty(intHash)): void {
+  add(topicId: string, partition: number, newSet: () => JavaHashSet<number> = emptyPartitionSet): void {
     // Each add is a computeIfAbsent on the map, whether the topic is new or not.
     this.topics.addFirst(topicId);
     let set = this.partitions.get(topicId);
@@ -94,6 +94,11 @@ export class MutableAssignment {
   }
 
   toAssignment(): Assignment {
-    return new Map(this.topics.values().map((t) => [t, [...this.partitions.get(t)!.values()]]));
+    // values() never changes an array it handed out: no copy needed.
+    return new Map(this.topics.values().map((t) => [t, this.partitions.get(t)!.values()]));
   }
+}
+
+function emptyPartitionSet(): JavaHashSet<number> {
+  return JavaHashSet.empty(intHash);
 }
