@@ -26,7 +26,7 @@ import { partitionForKeyInput, StickyPartitioner, type PartitionerFunction } fro
 import type { RecordMetadata } from './producer-batch.js';
 import { byteLength, recordSizeUpperBound, sizeOfHeaders, type Bytes, type HeadersInput, type MeasuredRecord } from './record-writer.js';
 import { Sender } from './sender.js';
-import { Fifo } from './fifo.js';
+import { BlockedSends } from './blocked-sends.js';
 import { deliverError, SendBatchDelivery, type DeliveryTag, type DeliveryTarget, type RecordCallback } from './delivery.js';
 import { TransactionRequests, type ConsumerGroupMetadata, type OffsetInTransaction } from './transaction-requests.js';
 import { TransactionManager, type TransactionState } from './transactions.js';
@@ -47,19 +47,6 @@ export interface ProducerRecord<K = Buffer | string, V = Buffer | string, H = Bu
   readonly partition?: number;
   /** CreateTime in ms since the epoch; default: now. */
   readonly timestamp?: number | bigint | Date;
-}
-
-interface Blocked {
-  readonly record: ProducerRecord<unknown, unknown, unknown>;
-  /** Key, value and headers as serialized at send (one object with the rest: no MeasuredRecord per waiting send). */
-  readonly key: Bytes;
-  readonly value: Bytes;
-  readonly headers: HeadersInput | undefined;
-  readonly upperBound: number;
-  readonly timestamp: number;
-  readonly deadlineMs: number;
-  readonly target: DeliveryTarget;
-  readonly tag: DeliveryTag;
 }
 
 function measureInto(measured: MeasuredRecord): void {
@@ -92,12 +79,13 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
   private readonly metricsRecorder: ProducerMetricsRecorder;
   /** null without a transactionalId. */
   private readonly transactions: TransactionManager | null;
-  private readonly blocked = new Fifo<Blocked>();
+  private readonly blocked = new BlockedSends();
   /** Sends that left the blocked queue so far (flush waits for a count). */
   private blockedDone = 0;
   private blockedTotal = 0;
   private blockedTimer: TimerHandle | null = null;
-  private blockedTimerFor: Blocked | null = null;
+  /** The blocked send (by its number, blockedDone when first) the timer is armed for; -1: none. */
+  private blockedTimerFor = -1;
   private readonly topicErrors = new Map<string, KafkaProtocolError>();
   private closing: Promise<void> | null = null;
   private readonly scratch: MeasuredRecord = { key: null, value: null, headers: undefined, keyLength: -1, valueLength: -1, headersSize: 1 };
@@ -226,20 +214,23 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
       throw new RecordTooLargeError(`The record is ${upperBound} bytes when serialized, larger than maxRequestSize (${this.options.maxRequestSize}) or bufferMemory (${this.options.bufferMemory})`);
     }
     const timestamp = record.timestamp === undefined ? now : toMillis(record.timestamp);
-    if (this.blocked.length === 0 && this.tryAppend(record, measured, upperBound, timestamp, now, target, tag)) return;
-    this.blocked.push({
-      record, key: measured.key, value: measured.value, headers: measured.headers, upperBound, timestamp, deadlineMs: now + this.options.maxBlockMs, target, tag,
-    });
+    const firstBlocked = this.blocked.length === 0;
+    if (firstBlocked && this.tryAppend(record, measured, upperBound, timestamp, now, target, tag)) return;
+    this.blocked.push(record, measured.key, measured.value, measured.headers, upperBound, timestamp, now + this.options.maxBlockMs, target, tag);
     this.blockedTotal++;
-    this.drainBlocked();
+    // Behind other waiting sends, nothing changed for the first of them since it was tried:
+    // what it waits for (acknowledged batches freeing memory, metadata, its deadline) drains
+    // the queue when it comes. A send loop past bufferMemory would otherwise try it again,
+    // and re-arm its timer, once per send.
+    if (firstBlocked) this.drainBlocked();
   }
 
   /** A waiting send's bytes, measured again into the scratch object. */
-  private measureBlocked(b: Blocked): MeasuredRecord {
+  private measureBlocked(b: BlockedSends): MeasuredRecord {
     const measured = this.scratch;
     measured.key = b.key;
     measured.value = b.value;
-    measured.headers = b.headers;
+    measured.headers = b.headersInput;
     measureInto(measured);
     return measured;
   }
@@ -296,14 +287,16 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
   /** Appends waiting sends in order while their metadata is known and memory allows. */
   private drainBlocked(): void {
     const now = this.cluster.scheduler.nowMs();
-    while (this.blocked.length > 0) {
-      const head = this.blocked.peek()!;
+    const head = this.blocked;
+    while (head.length > 0) {
+      const target = head.target;
+      const tag = head.tag;
       let appended: boolean;
       try {
-        appended = this.tryAppend(head.record, this.measureBlocked(head), head.upperBound, head.timestamp, now, head.target, head.tag);
+        appended = this.tryAppend(head.record, this.measureBlocked(head), head.upperBound, head.timestamp, now, target, tag);
       } catch (err) {
         this.leaveBlocked();
-        deliverError(head.target, head.tag, err as Error);
+        deliverError(target, tag, err as Error);
         continue;
       }
       if (appended) {
@@ -311,12 +304,14 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
         continue;
       }
       if (now >= head.deadlineMs) {
+        const error = this.blockedError(head);
         this.leaveBlocked();
-        deliverError(head.target, head.tag, this.blockedError(head));
+        deliverError(target, tag, error);
         continue;
       }
-      if (this.metadata.partitionCount(head.record.topic) <= 0 || (head.record.partition ?? 0) >= this.metadata.partitionCount(head.record.topic)) {
-        this.metadata.request(head.record.topic);
+      const record = head.record;
+      if (this.metadata.partitionCount(record.topic) <= 0 || (record.partition ?? 0) >= this.metadata.partitionCount(record.topic)) {
+        this.metadata.request(record.topic);
       }
       break;
     }
@@ -335,7 +330,8 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
 
   private blockedWaiters: { until: number; resolve: () => void }[] = [];
 
-  private blockedError(b: Blocked): Error {
+  /** Why the first blocked send `b` failed at its deadline. */
+  private blockedError(b: BlockedSends): Error {
     const topic = b.record.topic;
     const count = this.metadata.partitionCount(topic);
     if (count <= 0) {
@@ -349,14 +345,15 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
   }
 
   private armBlockedTimer(now: number): void {
-    const head = this.blocked.peek();
+    // Sends leave in order: the first waiting one is number blockedDone.
+    const head = this.blocked.length > 0 ? this.blockedDone : -1;
     if (head === this.blockedTimerFor) return;
     this.blockedTimer?.cancel();
     this.blockedTimer = null;
-    this.blockedTimerFor = head ?? null;
-    if (!head) return;
-    this.blockedTimer = this.cluster.scheduler.schedule(head.deadlineMs - now, () => {
-      this.blockedTimerFor = null;
+    this.blockedTimerFor = head;
+    if (head === -1) return;
+    this.blockedTimer = this.cluster.scheduler.schedule(this.blocked.deadlineMs - now, () => {
+      this.blockedTimerFor = -1;
       this.blockedTimer = null;
       this.drainBlocked();
     });
@@ -430,10 +427,10 @@ export class Producer<K = Buffer | string, V = Buffer | string, H = Buffer | str
 
   /** Fails every send still waiting for metadata or memory. */
   private failBlocked(err: Error): void {
-    for (const b of this.blocked.drain()) {
+    this.blocked.drain((target, tag) => {
       this.blockedDone++;
-      deliverError(b.target, b.tag, err);
-    }
+      deliverError(target, tag, err);
+    });
     for (const w of this.blockedWaiters.splice(0)) w.resolve();
     this.armBlockedTimer(this.cluster.scheduler.nowMs());
   }
