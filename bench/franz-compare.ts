@@ -11,6 +11,10 @@
  * from the start by each client in a fresh group (Brook: a pollViews loop with its defaults;
  * franz-go: PollFetches); time from subscribe to the last record, and to the first.
  * Medians of R runs; ratio = franz-go's time / Brook's (above 1x: Brook faster).
+ * Each producer runs with its defaults: franz-go compresses with snappy, Brook's producer (as
+ * Java's and librdkafka's) does not, and the values (all 'x') compress about twentyfold. For
+ * one codec on both: FRANZBENCH_COMPRESSION=none (franz-go), or
+ * BROOK_PRODUCER_OPTIONS='{"compression":"snappy"}' (Brook's producer options as JSON).
  * Not part of npm test or npm run bench: timings depend on the machine.
  */
 import { loadavg } from 'node:os';
