@@ -64,6 +64,14 @@ function tableSizeFor(n: number): number {
   return cap;
 }
 
+/** The ranks `values` sorts by: one buffer for every call (values never runs inside another). */
+let ranks = new Float64Array(64);
+
+function rankScratch(n: number): Float64Array {
+  if (ranks.length < n) ranks = new Float64Array(Math.max(n, ranks.length * 2));
+  return ranks;
+}
+
 /** A slot whose key was deleted (JavaHashSet keeps slots in insertion order). */
 const HOLE: unique symbol = Symbol('deleted');
 
@@ -179,7 +187,7 @@ export class JavaHashSet<T> {
     const mask = this.capacity - 1;
     const n = this.live;
     const sorted = new Array<T>(n);
-    const order = new Float64Array(n);
+    const order = rankScratch(n);
     const keys = this.keys;
     const places = this.places;
     let i = 0;

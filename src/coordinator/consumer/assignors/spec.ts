@@ -95,7 +95,9 @@ export class MutableAssignment {
 
   toAssignment(): Assignment {
     // values() never changes an array it handed out: no copy needed.
-    return new Map(this.topics.values().map((t) => [t, this.partitions.get(t)!.values()]));
+    const assignment = new Map<string, readonly number[]>();
+    for (const t of this.topics.values()) assignment.set(t, this.partitions.get(t)!.values());
+    return assignment;
   }
 }
 

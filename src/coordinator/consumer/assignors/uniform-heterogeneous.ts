@@ -206,6 +206,9 @@ class Balancer {
   private mostCount = 1;
   private nextMost = -1;
 
+  /** Sort keys, reused topic after topic. */
+  private keys = new Float64Array(0);
+
   constructor(private readonly sizes: Int32Array) {}
 
   /** Returns the spread between the most and the least loaded subscriber. */
@@ -215,7 +218,8 @@ class Balancer {
     // numbers, which is several times faster than a comparator over the sizes.
     const n = members.length;
     if (this.sizes.length <= MEMBER_INDEX_SPAN) {
-      const keys = new Float64Array(n);
+      if (this.keys.length < n) this.keys = new Float64Array(n);
+      const keys = this.keys.subarray(0, n);
       for (let i = 0; i < n; i++) keys[i] = this.sizes[members[i]!]! * MEMBER_INDEX_SPAN + members[i]!;
       keys.sort();
       const sorted = new Array<number>(n);

@@ -17,12 +17,18 @@ export function assignHomogeneous(spec: GroupSpec, topics: SubscribedTopicDescri
   const subscribed = JavaHashSet.copyOf(uuidHash, spec.members.get(memberIds[0]!)!.subscribedTopicIds);
   if (subscribed.size === 0) return new Map();
 
-  const unassigned: [string, number][] = [];
+  // The partitions to hand out, in order: topic and partition in two columns (no pair per partition).
+  const unassignedTopics: string[] = [];
+  const unassignedPartitions: number[] = [];
   let total = 0;
   for (const topicId of subscribed.values()) {
     const n = topics.numPartitions(topicId);
     if (n === -1) throw new PartitionAssignorError(`Members are subscribed to topic ${topicId} which doesn't exist in the topic metadata.`);
-    for (let p = 0; p < n; p++) if (!spec.isPartitionAssigned(topicId, p)) unassigned.push([topicId, p]);
+    for (let p = 0; p < n; p++) {
+      if (spec.isPartitionAssigned(topicId, p)) continue;
+      unassignedTopics.push(topicId);
+      unassignedPartitions.push(p);
+    }
     total += n;
   }
   const minQuota = Math.floor(total / memberIds.length);
@@ -51,7 +57,8 @@ export function assignHomogeneous(spec: GroupSpec, topics: SubscribedTopicDescri
             quota--;
           } else {
             (copy ??= MutableAssignment.deepCopy(old)).remove(topicId, p);
-            unassigned.push([topicId, p]);
+            unassignedTopics.push(topicId);
+            unassignedPartitions.push(p);
           }
         }
       }
@@ -72,11 +79,10 @@ export function assignHomogeneous(spec: GroupSpec, topics: SubscribedTopicDescri
     const current = target.get(memberId)!;
     const a = current instanceof MutableAssignment ? current : MutableAssignment.deepCopy(current);
     target.set(memberId, a);
-    for (let i = 0; i < quota && next < unassigned.length; i++) {
-      const [topicId, p] = unassigned[next++]!;
-      a.add(topicId, p);
-    }
+    for (let i = 0; i < quota && next < unassignedTopics.length; i++, next++) a.add(unassignedTopics[next]!, unassignedPartitions[next]!);
   }
-  if (next < unassigned.length) throw new PartitionAssignorError('Partitions were left unassigned');
-  return new Map([...target].map(([id, a]) => [id, a instanceof MutableAssignment ? a.toAssignment() : a]));
+  if (next < unassignedTopics.length) throw new PartitionAssignorError('Partitions were left unassigned');
+  const result: GroupAssignment = new Map();
+  for (const [id, a] of target) result.set(id, a instanceof MutableAssignment ? a.toAssignment() : a);
+  return result;
 }
