@@ -59,6 +59,16 @@ export class Broker {
   private retentionTimer: TimerHandle | null = null;
   private cleanerTimer: TimerHandle | null = null;
   private stopping: Promise<void> | null = null;
+  private resolveFailed!: (err: Error) => void;
+  /**
+   * Resolves with the error when the broker stopped on its own, after a failure it cannot
+   * serve through (its socket thread died, taking the plaintext listeners with it): stopped
+   * rather than left running deaf, so that whatever supervises it starts it again. Never
+   * rejects; pending while the broker runs or after a requested stop.
+   */
+  readonly failed: Promise<Error> = new Promise((resolve) => {
+    this.resolveFailed = resolve;
+  });
 
   private constructor(
     readonly config: BrokerConfig,
@@ -175,7 +185,11 @@ export class Broker {
 
     let bound: BoundListener[];
     // num.network.threads: the plaintext listeners' sockets on a thread of their own (socket-thread.ts).
-    const socketThread = config.numNetworkThreads > 0 && listenerPlan.listeners.some((l) => !listenerTls.has(l.name)) ? new SocketThread(log.child('sockets')) : null;
+    // Its failure stops the broker, which exists only once the listeners are bound.
+    let socketThreadFailed = (err: Error): void => void log.error('socket thread failed during start-up', { err });
+    const socketThread = config.numNetworkThreads > 0 && listenerPlan.listeners.some((l) => !listenerTls.has(l.name))
+      ? new SocketThread(log.child('sockets'), (err) => socketThreadFailed(err))
+      : null;
     try {
       bound = await bindListeners(listenerPlan, config.listenBacklog, listenerTls, log, socketThread);
     } catch (err) {
@@ -229,6 +243,7 @@ export class Broker {
     };
     const monitor = new ConnectionMonitor(log, config.maxConnections);
     const broker = new Broker(config, bound, context, monitor, metricsServer, socketThread);
+    socketThreadFailed = (err) => broker.failStop(err);
     for (const l of bound) {
       // A connection's requests see the address of the listener it came in on (Kafka answers
       // Metadata with the endpoints of the request's listener).
@@ -344,6 +359,13 @@ export class Broker {
       this.context.metrics.cleanerPass(null, seconds(), this.context.clock.nowMs());
       return { partitionsCleaned: 0, recordsRemoved: 0, bytesBefore: 0, bytesAfter: 0 };
     }
+  }
+
+  /** A failure the broker cannot serve through: logged, then a stop, then `failed` resolves. */
+  private failStop(err: Error): void {
+    if (this.stopping !== null) return;
+    this.context.log.error('broker stopping after a failure', { err });
+    void this.stop().catch((stopErr: unknown) => this.context.log.error('stop after a failure failed', { err: stopErr })).finally(() => this.resolveFailed(err));
   }
 
   /** Stops accepting, closes connections, makes everything durable and closes files. */

@@ -160,6 +160,7 @@ export class WorkerSocket extends EventEmitter implements ConnectionSocket {
 /** A listener the socket thread has bound: emits 'connection' with a WorkerSocket, and 'error'. */
 export class WorkerListener extends EventEmitter {
   private closeCallbacks: (() => void)[] | null = null;
+  private closed = false;
 
   constructor(private readonly thread: SocketThread, readonly id: number, private readonly bound: { port: number; family: string | null; host: string | null }) {
     super();
@@ -171,6 +172,11 @@ export class WorkerListener extends EventEmitter {
 
   /** Stops accepting; `callback` once the listener's connections are all closed (as net.Server's close). */
   close(callback?: () => void): this {
+    if (this.closed) {
+      // Closed already (its thread exited): nothing to wait for.
+      if (callback !== undefined) queueMicrotask(callback);
+      return this;
+    }
     if (this.closeCallbacks !== null) {
       if (callback !== undefined) this.closeCallbacks.push(callback);
       return this;
@@ -183,8 +189,10 @@ export class WorkerListener extends EventEmitter {
 
   /** @internal */
   listenerClosed(): void {
-    for (const callback of this.closeCallbacks ?? []) callback();
+    this.closed = true;
+    const callbacks = this.closeCallbacks ?? [];
     this.closeCallbacks = [];
+    for (const callback of callbacks) callback();
   }
 }
 
@@ -206,8 +214,13 @@ export class SocketThread {
   private dirty: WorkerSocket[] = [];
   private flushScheduled = false;
   private exited = false;
+  private stopping = false;
 
-  constructor(private readonly log: Logger) {
+  constructor(
+    private readonly log: Logger,
+    /** The thread ended before `stop` (it failed): the broker has lost its plaintext listeners. */
+    private readonly failed: (err: Error) => void = () => undefined,
+  ) {
     this.worker = new Worker(WORKER_URL, { name: 'brook-sockets', execArgv: [] });
     this.worker.on('message', (message: SocketThreadMessage) => this.receive(message));
     this.worker.on('error', (err) => log.error('socket thread failed', { err }));
@@ -225,6 +238,7 @@ export class SocketThread {
 
   /** Ends the thread (its listeners and connections closed before). */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.exited) return;
     await this.worker.terminate();
   }
@@ -390,7 +404,8 @@ export class SocketThread {
   /** The thread ended: at stop, or because it failed (its connections are gone then). */
   private onExit(code: number): void {
     this.exited = true;
-    if (this.sockets.size > 0 || this.listeners.size > 0) this.log.error('socket thread exited', { code, connections: this.sockets.size });
+    const unexpected = !this.stopping;
+    if (unexpected) this.log.error('socket thread exited', { code, connections: this.sockets.size, listeners: this.listeners.size });
     for (const pending of this.listening.values()) pending.reject(new Error(`socket thread exited with code ${code}`));
     this.listening.clear();
     const sockets = [...this.sockets.values()];
@@ -399,5 +414,6 @@ export class SocketThread {
     const listeners = [...this.listeners.values()];
     this.listeners.clear();
     for (const listener of listeners) listener.listenerClosed();
+    if (unexpected) this.failed(new Error(`socket thread exited with code ${code}`));
   }
 }

@@ -3,7 +3,11 @@
  * socket thread, with 0 on the event loop. Either way a client sees the same broker: requests
  * pipelined and answered in order, a request larger than any one read, a fetch of it, the
  * connection's counters, its close. (The other broker tests run on the default, the thread.)
+ * A thread that dies takes the broker down with it, rather than leaving it running deaf.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KafkaConnection } from '../../src/client/connection.js';
@@ -67,3 +71,35 @@ for (const threads of [0, 1]) {
     await until('the broker saw the connection close', () => broker.stats.connections.open === 0);
   });
 }
+
+test('a socket thread that dies stops the broker (failed resolves), which frees its data directory', { timeout: 30_000 }, async (t) => {
+  await until('the listeners of earlier tests are gone', () => tcpServersHere() === 0);
+  const dir = mkdtempSync(join(tmpdir(), 'brook-socket-thread-'));
+  const cleanups: (() => unknown)[] = [];
+  // Newest first, the directory last.
+  t.after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const broker = await startBrook({ numNetworkThreads: 1, dataDir: dir });
+  cleanups.push(() => broker.stop());
+  const conn = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port, clientId: 'thread-test' });
+  const created = await conn.request(Api.CreateTopics, { topics: [{ name: 'kept', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+  assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
+
+  // As if the thread crashed: ended without the broker's stop.
+  const thread = (broker as unknown as { socketThread: { worker: { terminate(): Promise<number> } } }).socketThread;
+  await thread.worker.terminate();
+  const err = await broker.failed;
+  assert.match(err.message, /socket thread exited/);
+  await until('the client sees its connection closed', () => conn.closed);
+  await assert.rejects(KafkaConnection.connect({ host: '127.0.0.1', port: broker.port, clientId: 'thread-test', connectTimeoutMs: 2000 }), 'nothing listens any more');
+
+  // Stopped for good: the data directory is free for the next broker, with what was written.
+  const next = await startBrook({ numNetworkThreads: 1, dataDir: dir });
+  cleanups.push(() => next.stop());
+  const again = await KafkaConnection.connect({ host: '127.0.0.1', port: next.port, clientId: 'thread-test' });
+  cleanups.push(() => again.close());
+  const metadata = await again.request(Api.Metadata, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  assert.ok(metadata.topics.some((topic) => topic.name === 'kept'));
+});

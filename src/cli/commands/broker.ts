@@ -152,6 +152,11 @@ export const brokerCommand: Command = {
       };
       // A second signal exits at once (the CLI's main): acknowledged data is already fsynced.
       context.interrupted.addEventListener('abort', () => shutdown(String(context.interrupted.reason)), { once: true });
+      // It stopped itself after a failure it cannot serve through: exit non-zero, for a supervisor to restart it.
+      void broker.failed.then((err) => {
+        process.stderr.write(`brook broker: ${err.message}; stopped\n`);
+        resolve(1);
+      });
     });
   },
 };
