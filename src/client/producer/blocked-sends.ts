@@ -1,15 +1,16 @@
 /**
  * The sends waiting for metadata or memory, oldest first: a send loop that runs past
- * `bufferMemory` queues most of its records here. Each field is a column (an array per
- * field, numbers in arrays of doubles), so a waiting send costs a slot in each column, not
- * an object of its own: a million waiting records used to be a million objects, promoted
- * to V8's old generation while they waited, and collected from there.
+ * `bufferMemory` queues most of its records here. Each field is a column, in chunks of a
+ * fixed size (numbers in Float64Arrays), so a waiting send costs a slot in each column, not
+ * an object of its own, and the queue never copies what it holds: a million waiting records
+ * used to be a million objects, promoted to V8's old generation while they waited, and
+ * collected from there.
  */
 import type { DeliveryTag, DeliveryTarget } from './delivery.js';
 import type { Bytes, HeadersInput } from './record-writer.js';
 import type { ProducerRecord } from './producer.js';
 
-/** Sends per chunk: columns of fixed size, so the queue never copies what it holds to grow. */
+/** Sends per chunk. */
 const CHUNK = 4096;
 
 /** One chunk of the columns. */
@@ -132,11 +133,8 @@ export class BlockedSends {
   private dropFirstChunk(): void {
     const c = this.chunks.shift()!;
     this.head = 0;
-    if (this.chunks.length === 0) {
-      // Empty: the next push starts a chunk of its own.
-      this.tail = CHUNK;
-      if (this.count !== 0) throw new Error('blocked sends miscounted');
-    }
+    // Empty: the next push starts a chunk of its own.
+    if (this.chunks.length === 0) this.tail = CHUNK;
     this.spare = c;
   }
 }
