@@ -6,21 +6,100 @@
  */
 import type { GroupEvent } from '../clients/types.js';
 
-export interface GroupState {
-  /** member -> owned partitions, live members only (undefined: not reported yet). */
-  owned: Map<number, number[] | undefined>;
+/**
+ * The members' owned partitions as the events say, with what stability needs kept up to
+ * date as each event applies: the check is then O(1), not a walk over every member and
+ * partition. (The group scenario checks after every event it receives; with 1,000 members
+ * in the bench's own process a walk per event took most of that process's CPU, the CPU the
+ * in-process clients under test needed.)
+ */
+class Ownership {
+  /** Live members -> owned partitions (undefined: not reported yet). */
+  private readonly owned = new Map<number, readonly number[] | undefined>();
+  /** Owners per partition number reported. */
+  private readonly owners = new Map<number, number>();
+  private unreported = 0;
+  private empty = 0;
+  private total = 0;
+
+  constructor(private readonly partitions: number) {}
+
+  has(member: number): boolean {
+    return this.owned.has(member);
+  }
+
+  set(member: number, partitions: readonly number[] | undefined): void {
+    // A member already live keeps its place in the map's order.
+    if (this.owned.has(member)) this.forget(this.owned.get(member));
+    this.owned.set(member, partitions);
+    if (partitions === undefined) {
+      this.unreported++;
+      return;
+    }
+    if (partitions.length === 0) this.empty++;
+    this.total += partitions.length;
+    for (const p of partitions) this.owners.set(p, (this.owners.get(p) ?? 0) + 1);
+  }
+
+  delete(member: number): void {
+    if (!this.owned.has(member)) return;
+    this.forget(this.owned.get(member));
+    this.owned.delete(member);
+  }
+
+  /** Takes a member's report out of the counts. */
+  private forget(partitions: readonly number[] | undefined): void {
+    if (partitions === undefined) {
+      this.unreported--;
+      return;
+    }
+    if (partitions.length === 0) this.empty--;
+    this.total -= partitions.length;
+    for (const p of partitions) {
+      const n = this.owners.get(p)! - 1;
+      if (n === 0) this.owners.delete(p);
+      else this.owners.set(p, n);
+    }
+  }
+
+  /**
+   * Every live member reported; none reported nothing while members are no more than
+   * partitions; each partition owned once (as many owned as partitions, all different).
+   */
+  get stable(): boolean {
+    return this.unreported === 0 && (this.empty === 0 || this.owned.size > this.partitions)
+      && this.total === this.partitions && this.owners.size === this.partitions;
+  }
+
+  /** The owner of every partition. */
+  snapshot(): Map<number, number> {
+    const owners = new Map<number, number>();
+    for (const [m, ps] of this.owned) for (const p of ps ?? []) owners.set(p, m);
+    return owners;
+  }
+
+  /** Applies one event; false for an event that changed nothing it tracks (a member not live reporting too). */
+  apply(e: GroupEvent): boolean {
+    if (e.ev === 'owned') {
+      if (!this.has(e.m)) return false;
+      this.set(e.m, e.p);
+    } else if (e.ev === 'join') {
+      this.set(e.m, undefined);
+    } else if (e.ev === 'leave') {
+      this.delete(e.m);
+    } else {
+      return false;
+    }
+    return true;
+  }
 }
 
-export function isStable(owned: ReadonlyMap<number, number[] | undefined>, partitions: number): boolean {
-  const seen = new Set<number>();
-  let total = 0;
-  for (const p of owned.values()) {
-    if (p === undefined) return false;
-    if (p.length === 0 && owned.size <= partitions) return false;
-    for (const x of p) seen.add(x);
-    total += p.length;
-  }
-  return total === partitions && seen.size === partitions;
+/** The events in time order, and a fresh Ownership with the initial members (not reported yet). */
+function replay(events: readonly GroupEvent[], initialMembers: number, partitions: number): { ordered: GroupEvent[]; ownership: Ownership } {
+  const ownership = new Ownership(partitions);
+  for (let m = 0; m < initialMembers; m++) ownership.set(m, undefined);
+  // Nearly in order already (each client's events come in time order): a cheap sort.
+  return { ordered: [...events].sort((a, b) => a.t - b.t), ownership };
 }
 
 /**
@@ -30,18 +109,10 @@ export function isStable(owned: ReadonlyMap<number, number[] | undefined>, parti
  * it never is within the events so far.
  */
 export function firstStable(events: readonly GroupEvent[], initialMembers: number, partitions: number, fromUs: number): { atUs: number; owners: Map<number, number> } | null {
-  const owned = new Map<number, number[] | undefined>();
-  for (let m = 0; m < initialMembers; m++) owned.set(m, undefined);
-  const ordered = [...events].sort((a, b) => a.t - b.t);
+  const { ordered, ownership } = replay(events, initialMembers, partitions);
   for (const e of ordered) {
-    if (e.ev === 'owned' && owned.has(e.m)) owned.set(e.m, e.p);
-    else if (e.ev === 'join') owned.set(e.m, undefined);
-    else if (e.ev === 'leave') owned.delete(e.m);
-    if (e.t >= fromUs && isStable(owned, partitions)) {
-      const owners = new Map<number, number>();
-      for (const [m, ps] of owned) for (const p of ps ?? []) owners.set(p, m);
-      return { atUs: e.t, owners };
-    }
+    ownership.apply(e);
+    if (e.t >= fromUs && ownership.stable) return { atUs: e.t, owners: ownership.snapshot() };
   }
   return null;
 }
@@ -55,22 +126,13 @@ export function firstStable(events: readonly GroupEvent[], initialMembers: numbe
  * the rebalance scenario takes this one, once no event came for a while.
  */
 export function lastStable(events: readonly GroupEvent[], initialMembers: number, partitions: number, fromUs: number): { atUs: number; owners: Map<number, number> } | null {
-  const owned = new Map<number, number[] | undefined>();
-  for (let m = 0; m < initialMembers; m++) owned.set(m, undefined);
-  const ordered = [...events].sort((a, b) => a.t - b.t);
+  const { ordered, ownership } = replay(events, initialMembers, partitions);
   let since: { atUs: number; owners: Map<number, number> } | null = null;
   for (const e of ordered) {
-    if (e.ev === 'owned' && owned.has(e.m)) owned.set(e.m, e.p);
-    else if (e.ev === 'join') owned.set(e.m, undefined);
-    else if (e.ev === 'leave') owned.delete(e.m);
-    else continue;
+    if (!ownership.apply(e)) continue;
     if (e.t < fromUs) continue;
-    if (!isStable(owned, partitions)) since = null;
-    else if (since === null) {
-      const owners = new Map<number, number>();
-      for (const [m, ps] of owned) for (const p of ps ?? []) owners.set(p, m);
-      since = { atUs: e.t, owners };
-    }
+    if (!ownership.stable) since = null;
+    else if (since === null) since = { atUs: e.t, owners: ownership.snapshot() };
   }
   return since;
 }
