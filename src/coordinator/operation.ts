@@ -94,13 +94,12 @@ export interface TimerEntry {
 }
 
 /** Session deadlines, classic or consumer group: never moved back by a revert (revert.ts). */
-export function isSession(action: TimerAction): boolean {
+export function isSession(action: TimerAction): action is Extract<TimerAction, { kind: 'heartbeat' | 'consumer-session' }> {
   return action.kind === 'heartbeat' || action.kind === 'consumer-session';
 }
 
 function sameSession(a: TimerAction, b: TimerAction): boolean {
-  return a.kind === b.kind && isSession(a) && (a as { groupId: string }).groupId === (b as { groupId: string }).groupId
-    && (a as { memberId: string }).memberId === (b as { memberId: string }).memberId;
+  return isSession(a) && isSession(b) && a.kind === b.kind && a.groupId === b.groupId && a.memberId === b.memberId;
 }
 
 /**

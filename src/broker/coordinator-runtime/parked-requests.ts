@@ -60,13 +60,7 @@ export class ParkedRequests {
 
   /** Answers the request with `errorCode` everywhere (now), if it is still parked. */
   fail(requestId: RequestId, errorCode: number): void {
-    if (requestId === this.expectedId) {
-      const resolve = this.expectedResolve!;
-      const errorResponse = this.expectedError!;
-      this.clearExpected();
-      resolve(errorResponse(errorCode));
-      return;
-    }
+    if (requestId === this.expectedId) return this.answerExpected(null, errorCode, true);
     const parked = this.take(requestId);
     parked?.resolve(parked.errorResponse(errorCode));
   }
@@ -81,10 +75,7 @@ export class ParkedRequests {
   deliver(replies: readonly ShardReply[], errorCode: number): void {
     for (const reply of replies) {
       if (reply.requestId === this.expectedId) {
-        const resolve = this.expectedResolve!;
-        const errorResponse = this.expectedError!;
-        this.clearExpected();
-        resolve(errorCode === ErrorCode.NONE ? reply.response : errorResponse(errorCode));
+        this.answerExpected(reply.response, errorCode);
         continue;
       }
       const parked = this.take(reply.requestId);
@@ -100,6 +91,14 @@ export class ParkedRequests {
     this.parked.delete(requestId);
     parked.detach();
     return parked;
+  }
+
+  /** Answers the expected request: `response` (errorCode NONE), else (or `asError`) its answer with the error. */
+  private answerExpected(response: unknown, errorCode: number, asError = errorCode !== ErrorCode.NONE): void {
+    const resolve = this.expectedResolve!;
+    const errorResponse = this.expectedError!;
+    this.clearExpected();
+    resolve(asError ? errorResponse(errorCode) : response);
   }
 
   private clearExpected(): void {
