@@ -11,6 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  compressSnappyXerial,
   CompressionType,
   decodeRecordBatch,
   decodeRecordBatchAsync,
@@ -23,6 +24,7 @@ import {
   LZ4_FRAME_MAGIC,
   RECORDS_OFFSET,
   TimestampType,
+  updateBatchCrc,
   validateBatch,
   type BatchRecord,
   type RecordBatchHeader,
@@ -298,14 +300,18 @@ function checkBrookBatch(where: string, header: RecordBatchHeader, records: Batc
   assert.deepStrictEqual(plain(records), want.records, `${where}: records as Brook reads them`);
 }
 
-/** The container each codec must write, checked on both sides' output. */
-function checkFraming(where: string, codec: CompressionType, section: Buffer): void {
+/**
+ * The container each codec must write, checked on both sides' output. Snappy is the one
+ * codec whose container differs: Kafka frames it as snappy-java does, Brook writes it raw,
+ * as librdkafka and franz-go do (Kafka reads both: the tests above and below).
+ */
+function checkFraming(where: string, writer: 'brook' | 'kafka', codec: CompressionType, section: Buffer): void {
   switch (codec) {
     case CompressionType.Gzip:
       assert.equal(section.readUInt16BE(0), 0x1f8b, `${where}: gzip magic`);
       break;
     case CompressionType.Snappy:
-      assert.ok(isXerialFramed(section), `${where}: snappy-java (xerial) framing`);
+      assert.equal(isXerialFramed(section), writer === 'kafka', `${where}: ${writer === 'kafka' ? 'snappy-java (xerial) framing' : 'raw snappy'}`);
       break;
     case CompressionType.Lz4:
       assert.equal(section.readUInt32LE(0), LZ4_FRAME_MAGIC, `${where}: LZ4 frame magic`);
@@ -384,17 +390,25 @@ for (const [codecName, codec] of CODECS) {
         const ourSection = ours.subarray(RECORDS_OFFSET);
         assert.ok(decompress(codec, theirSection).equals(plainRecords), `${where}: Kafka compressed the same record bytes Brook writes`);
         assert.ok(decompress(codec, ourSection).equals(plainRecords), `${where}: Brook's compressed section round-trips`);
-        checkFraming(`${where} (Brook)`, codec, ourSection);
-        checkFraming(`${where} (Kafka)`, codec, theirSection);
+        checkFraming(`${where} (Brook)`, 'brook', codec, ourSection);
+        checkFraming(`${where} (Kafka)`, 'kafka', codec, theirSection);
       }
     }));
   });
 }
 
-test('snappy: several xerial blocks both ways, and the frame details', async () => {
+test('snappy: several xerial blocks both ways, the frame details, and one raw block of 200 KB', async () => {
   // 200 KB of records: 7 snappy-java blocks of 32 KiB.
   const spec = SPECS.find((s) => s.name.startsWith('large values'))!;
-  const ours = encodeRecordBatch(brookInput(spec, CompressionType.Snappy));
+  const raw = encodeRecordBatch(brookInput(spec, CompressionType.Snappy));
+  assert.ok(!isXerialFramed(raw.subarray(RECORDS_OFFSET)), 'Brook writes one raw block');
+  const [rawView] = await javaDecode(raw, 'snappy raw 200 KB');
+  checkJavaBatch('snappy raw 200 KB (Brook -> Kafka)', rawView!, spec, 'snappy');
+  // The same batch with its records in Java's framing, from compressSnappyXerial.
+  const plainRecords = encodeRecordBatch(brookInput(spec, CompressionType.None)).subarray(RECORDS_OFFSET);
+  const ours = Buffer.concat([raw.subarray(0, RECORDS_OFFSET), compressSnappyXerial(plainRecords)]);
+  ours.writeInt32BE(ours.length - 12, 8); // batchLength: the bytes after the offset and itself
+  updateBatchCrc(ours);
   const theirs = await javaEncode(javaInput(spec, 'snappy'), 'snappy');
   for (const [who, batch] of [['Brook', ours], ['Kafka', theirs]] as const) {
     const section = batch.subarray(RECORDS_OFFSET);

@@ -7,6 +7,7 @@ import {
   ATTRIBUTES_OFFSET,
   compress,
   compressAsync,
+  compressSnappyXerial,
   CompressionType,
   CorruptRecordError,
   decodeRecordBatch,
@@ -95,9 +96,17 @@ test('compressed records are decoded into one buffer and counted as allocated', 
   assert.ok(decoded.allocated < raw.length * 2);
 });
 
-test('snappy: written with snappy-java framing, 32 KiB blocks, as SnappyOutputStream does', () => {
+test('snappy: batches are written raw, one block, as librdkafka and franz-go write them', () => {
   const data = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 31) & 0xff));
-  const framed = compress(CompressionType.Snappy, data);
+  const raw = compress(CompressionType.Snappy, data);
+  assert.ok(!isXerialFramed(raw));
+  assert.ok(raw.equals(snappyRaw(data)), 'the snappy library\'s own raw encoding');
+  assert.ok(decompress(CompressionType.Snappy, raw).equals(data));
+});
+
+test('snappy: compressSnappyXerial writes snappy-java framing, 32 KiB blocks, as SnappyOutputStream does', () => {
+  const data = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 31) & 0xff));
+  const framed = compressSnappyXerial(data);
   assert.ok(isXerialFramed(framed));
   assert.deepEqual([...framed.subarray(0, 8)], [0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
   assert.equal(framed.readInt32BE(8), 1); // version
@@ -131,10 +140,11 @@ test('snappy: raw (librdkafka) and framed (Java) batches both decode', () => {
 
   // Two framed streams back to back, which SnappyInputStream also accepts.
   const half = section.length >> 1;
-  const twoStreams = Buffer.concat([compress(CompressionType.Snappy, section.subarray(0, half)), compress(CompressionType.Snappy, section.subarray(half))]);
+  const twoStreams = Buffer.concat([compressSnappyXerial(section.subarray(0, half)), compressSnappyXerial(section.subarray(half))]);
   assertSameRecords(decodeRecordBatch(batchWithSection(CompressionType.Snappy, twoStreams, records)), records);
 
   assert.equal(decompress(CompressionType.Snappy, compress(CompressionType.Snappy, Buffer.alloc(0))).length, 0);
+  assert.equal(decompress(CompressionType.Snappy, compressSnappyXerial(Buffer.alloc(0))).length, 0);
 });
 
 test('lz4: a standard frame in the shape Kafka Lz4BlockInputStream requires', () => {

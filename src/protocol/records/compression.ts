@@ -3,7 +3,7 @@ import { gunzip, gunzipSync, gzip, gzipSync, type ZlibOptions } from 'node:zlib'
 import { ProtocolEncodeError } from '../primitives/decode-error.js';
 import { CorruptRecordError } from './errors.js';
 import { compressLz4, compressLz4Async, decompressLz4, decompressLz4Async } from './lz4.js';
-import { compressSnappyXerial, decompressSnappy } from './snappy.js';
+import { compressSnappyRaw, decompressSnappy } from './snappy.js';
 import { compressZstd, decompressZstd } from './zstd.js';
 
 /** Bits 0-2 of a batch's attributes. */
@@ -44,7 +44,8 @@ export function compress(type: CompressionType, data: Buffer, options?: Compress
     case CompressionType.Gzip:
       return gzipSync(data, gzipOptions(options));
     case CompressionType.Snappy:
-      return compressSnappyXerial(data);
+      // Raw, not Java's framing: see snappy.ts.
+      return compressSnappyRaw(data);
     case CompressionType.Lz4:
       return compressLz4(data);
     case CompressionType.Zstd:

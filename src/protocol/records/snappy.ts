@@ -10,10 +10,13 @@ const snappyNapi = lazyRequire<typeof import('snappy')>('snappy');
  *   header: 8-byte magic "\x82SNAPPY\0", int32 version (1), int32 compatible version (1)
  *   blocks: int32 compressed length, then one raw snappy block of <= 32 KiB input
  *
- * All ints are big-endian. librdkafka writes bare raw snappy and reads both (it detects
- * the magic); SnappyInputStream, the Java consumer's reader, also falls back to raw
- * snappy when the magic is absent. We write the framing, as the Java producer does, and
- * read both.
+ * All ints are big-endian. librdkafka and franz-go write bare raw snappy, one block for the
+ * whole batch, and read both (they detect the magic); SnappyInputStream, the reader of
+ * Kafka's broker and Java consumer, also falls back to raw snappy when the magic is absent.
+ * Brook reads both and writes raw, as librdkafka does: its batches reach 1 MB, which the
+ * framing would cut into 32 blocks, each a native call, an output buffer and a copy into
+ * the joined result for every reader (Brook's broker validating a produce included).
+ * compressSnappyXerial writes Java's framing for callers that want its exact bytes.
  */
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
 const XERIAL_VERSION = 1;
@@ -36,7 +39,7 @@ export function isXerialFramed(data: Uint8Array): boolean {
   return true;
 }
 
-/** Raw snappy (no framing), as librdkafka produces it. */
+/** Raw snappy (no framing), one block, as librdkafka and franz-go write it: what `compress` writes. */
 export function compressSnappyRaw(data: Buffer): Buffer {
   return snappyNapi().compressSync(data);
 }
