@@ -30,6 +30,8 @@ export const APIS = [
   'DescribeUserScramCredentials', 'AlterUserScramCredentials',
   'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit',
   'DescribeTransactions', 'ListTransactions',
+  'ShareGroupHeartbeat', 'ShareGroupDescribe', 'ShareFetch', 'ShareAcknowledge',
+  'DescribeShareGroupOffsets', 'AlterShareGroupOffsets', 'DeleteShareGroupOffsets',
 ] as const;
 
 /** Payloads that are not API messages: headers and the consumer protocol. */

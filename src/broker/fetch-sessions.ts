@@ -28,7 +28,7 @@
  *
  * Pure state: the caller passes the time.
  */
-import type { FetchPartition } from '../protocol/messages/fetch.js';
+import type { FetchRequestFetchPartition } from '../protocol/messages/fetch.js';
 
 export const INVALID_SESSION_ID = 0;
 export const INITIAL_EPOCH = 0;
@@ -55,7 +55,7 @@ export interface CachedPartition {
   readonly topicId: string;
   readonly partition: number;
   /** The request parameters to read with (fetch offset, max bytes, ...), as last sent. */
-  request: FetchPartition;
+  request: FetchRequestFetchPartition;
   /** The high watermark last answered; -1 after an error, so the partition is answered again once it clears. */
   highWatermark: bigint;
   /** The log start offset last answered. */

@@ -18,7 +18,7 @@
  * means what its v17 fetch does.
  */
 import { Api } from '../../protocol/messages/index.js';
-import type { FetchRequestData, FetchResponseData, FetchableTopicResponse, PartitionData } from '../../protocol/messages/fetch.js';
+import type { FetchRequestData, FetchResponseData, FetchableTopicResponse, FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { EMPTY_BUFFER, ZERO_UUID } from '../../protocol/messages/runtime.js';
 import { StorageError } from '../../storage/errors.js';
@@ -45,7 +45,7 @@ interface Wanted {
  * comes from its log read result instead: null aborted transactions. The offsets are -1
  * either way.
  */
-function emptyPartition(partitionIndex: number, errorCode: number, whileReading: boolean): PartitionData {
+function emptyPartition(partitionIndex: number, errorCode: number, whileReading: boolean): FetchResponsePartitionData {
   return {
     partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
     // Kafka sends empty records, never null; librdkafka rejects a null record set.
@@ -71,7 +71,7 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
     const unknown = ctx.apiVersion >= 13 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     // Kafka: an unknown topic id first, then READ on the topic, then the partition.
     const denied = name !== undefined && readable !== null && !readable.has(name);
-    const partitions = w.partitions.map((p): PartitionData => {
+    const partitions = w.partitions.map((p): FetchResponsePartitionData => {
       if (denied) {
         anyError = true;
         return emptyPartition(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED, false);

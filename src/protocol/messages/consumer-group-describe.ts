@@ -158,7 +158,7 @@ function writeConsumerGroupDescribeResponseAssignment(w: Writer, version: number
   }
 }
 
-export interface Member {
+export interface ConsumerGroupDescribeResponseMember {
   memberId: string;
   instanceId: string | null;
   rackId: string | null;
@@ -173,20 +173,20 @@ export interface Member {
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readMember_subscribedTopicNames(r: Reader, version: number): string[] {
+function readConsumerGroupDescribeResponseMember_subscribedTopicNames(r: Reader, version: number): string[] {
   const count = r.readCompactArrayLength();
   const items = new Array<string>(count);
   for (let i = 0; i < count; i++) items[i] = r.readCompactString();
   return items;
 }
-function writeMember_subscribedTopicNames(w: Writer, version: number, items: string[]): void {
+function writeConsumerGroupDescribeResponseMember_subscribedTopicNames(w: Writer, version: number, items: string[]): void {
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeCompactString(item!);
 }
-export function defaultMember(): Member {
+export function defaultConsumerGroupDescribeResponseMember(): ConsumerGroupDescribeResponseMember {
   return { memberId: "", instanceId: null, rackId: null, memberEpoch: 0, clientId: "", clientHost: "", subscribedTopicNames: [], subscribedTopicRegex: null, assignment: defaultConsumerGroupDescribeResponseAssignment(), targetAssignment: defaultConsumerGroupDescribeResponseAssignment(), memberType: -1 };
 }
-function isDefaultMember(v: Member): boolean {
+function isDefaultConsumerGroupDescribeResponseMember(v: ConsumerGroupDescribeResponseMember): boolean {
   return (v.memberId === undefined || v.memberId === "") &&
     (v.instanceId === undefined || v.instanceId === null) &&
     (v.rackId === undefined || v.rackId === null) &&
@@ -199,14 +199,14 @@ function isDefaultMember(v: Member): boolean {
     (v.targetAssignment === undefined || isDefaultConsumerGroupDescribeResponseAssignment(v.targetAssignment)) &&
     (v.memberType === undefined || v.memberType === -1) && !v.unknownTaggedFields?.length;
 }
-function readMember(r: Reader, version: number): Member {
+function readConsumerGroupDescribeResponseMember(r: Reader, version: number): ConsumerGroupDescribeResponseMember {
   const memberId: string = r.readCompactString();
   const instanceId: string | null = r.readCompactNullableString();
   const rackId: string | null = r.readCompactNullableString();
   const memberEpoch: number = r.readInt32();
   const clientId: string = r.readCompactString();
   const clientHost: string = r.readCompactString();
-  const subscribedTopicNames: string[] = readMember_subscribedTopicNames(r, version);
+  const subscribedTopicNames: string[] = readConsumerGroupDescribeResponseMember_subscribedTopicNames(r, version);
   const subscribedTopicRegex: string | null = r.readCompactNullableString();
   const assignment: ConsumerGroupDescribeResponseAssignment = readConsumerGroupDescribeResponseAssignment(r, version);
   const targetAssignment: ConsumerGroupDescribeResponseAssignment = readConsumerGroupDescribeResponseAssignment(r, version);
@@ -220,18 +220,18 @@ function readMember(r: Reader, version: number): Member {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: Member = { memberId, instanceId, rackId, memberEpoch, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, assignment, targetAssignment, memberType };
+  const result: ConsumerGroupDescribeResponseMember = { memberId, instanceId, rackId, memberEpoch, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, assignment, targetAssignment, memberType };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeMember(w: Writer, version: number, v: Member): void {
+function writeConsumerGroupDescribeResponseMember(w: Writer, version: number, v: ConsumerGroupDescribeResponseMember): void {
   { const v_memberId = v.memberId; w.writeCompactString(v_memberId!); }
   { const v_instanceId = v.instanceId; w.writeCompactNullableString(v_instanceId); }
   { const v_rackId = v.rackId; w.writeCompactNullableString(v_rackId); }
   { const v_memberEpoch = v.memberEpoch; w.writeInt32(v_memberEpoch); }
   { const v_clientId = v.clientId; w.writeCompactString(v_clientId!); }
   { const v_clientHost = v.clientHost; w.writeCompactString(v_clientHost!); }
-  { const v_subscribedTopicNames = v.subscribedTopicNames; writeMember_subscribedTopicNames(w, version, v_subscribedTopicNames); }
+  { const v_subscribedTopicNames = v.subscribedTopicNames; writeConsumerGroupDescribeResponseMember_subscribedTopicNames(w, version, v_subscribedTopicNames); }
   { const v_subscribedTopicRegex = v.subscribedTopicRegex; w.writeCompactNullableString(v_subscribedTopicRegex); }
   { const v_assignment = v.assignment; writeConsumerGroupDescribeResponseAssignment(w, version, v_assignment); }
   { const v_targetAssignment = v.targetAssignment; writeConsumerGroupDescribeResponseAssignment(w, version, v_targetAssignment); }
@@ -249,17 +249,17 @@ export interface ConsumerGroupDescribeResponseDescribedGroup {
   groupEpoch: number;
   assignmentEpoch: number;
   assignorName: string;
-  members: Member[];
+  members: ConsumerGroupDescribeResponseMember[];
   authorizedOperations: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readConsumerGroupDescribeResponseDescribedGroup_members(r: Reader, version: number): Member[] {
+function readConsumerGroupDescribeResponseDescribedGroup_members(r: Reader, version: number): ConsumerGroupDescribeResponseMember[] {
   const count = r.readCompactArrayLength();
-  return readArray(r, count, version, readMember);
+  return readArray(r, count, version, readConsumerGroupDescribeResponseMember);
 }
-function writeConsumerGroupDescribeResponseDescribedGroup_members(w: Writer, version: number, items: Member[]): void {
-  writeArray(w, items, version, true, writeMember);
+function writeConsumerGroupDescribeResponseDescribedGroup_members(w: Writer, version: number, items: ConsumerGroupDescribeResponseMember[]): void {
+  writeArray(w, items, version, true, writeConsumerGroupDescribeResponseMember);
 }
 export function defaultConsumerGroupDescribeResponseDescribedGroup(): ConsumerGroupDescribeResponseDescribedGroup {
   return { errorCode: 0, errorMessage: null, groupId: "", groupState: "", groupEpoch: 0, assignmentEpoch: 0, assignorName: "", members: [], authorizedOperations: -2147483648 };
@@ -283,7 +283,7 @@ function readConsumerGroupDescribeResponseDescribedGroup(r: Reader, version: num
   const groupEpoch: number = r.readInt32();
   const assignmentEpoch: number = r.readInt32();
   const assignorName: string = r.readCompactString();
-  const members: Member[] = readConsumerGroupDescribeResponseDescribedGroup_members(r, version);
+  const members: ConsumerGroupDescribeResponseMember[] = readConsumerGroupDescribeResponseDescribedGroup_members(r, version);
   const authorizedOperations: number = r.readInt32();
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
@@ -367,8 +367,8 @@ const ConsumerGroupDescribeResponseAssignmentSchema: StructSchema = {
     { name: 'topicPartitions', type: { kind: 'array', element: { kind: 'struct', struct: ConsumerGroupDescribeResponseTopicPartitionsSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
-const MemberSchema: StructSchema = {
-  name: 'Member',
+const ConsumerGroupDescribeResponseMemberSchema: StructSchema = {
+  name: 'ConsumerGroupDescribeResponseMember',
   fields: [
     { name: 'memberId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'instanceId', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: [0, 1], taggedVersions: null, tag: null, ignorable: false, default: null },
@@ -393,7 +393,7 @@ const ConsumerGroupDescribeResponseDescribedGroupSchema: StructSchema = {
     { name: 'groupEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'assignmentEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'assignorName', type: { kind: 'primitive', type: 'string' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'members', type: { kind: 'array', element: { kind: 'struct', struct: MemberSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'members', type: { kind: 'array', element: { kind: 'struct', struct: ConsumerGroupDescribeResponseMemberSchema } }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'authorizedOperations', type: { kind: 'primitive', type: 'int32' }, versions: [0, 1], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -2147483648 },
   ],
 };

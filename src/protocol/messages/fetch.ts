@@ -42,7 +42,7 @@ function writeReplicaState(w: Writer, version: number, v: ReplicaState): void {
   }
 }
 
-export interface FetchPartition {
+export interface FetchRequestFetchPartition {
   partition: number;
   currentLeaderEpoch?: number;
   fetchOffset: bigint;
@@ -54,10 +54,10 @@ export interface FetchPartition {
   unknownTaggedFields?: RawTaggedField[];
 }
 
-export function defaultFetchPartition(): FetchPartition {
+export function defaultFetchRequestFetchPartition(): FetchRequestFetchPartition {
   return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: ZERO_UUID, highWatermark: 9223372036854775807n };
 }
-function isDefaultFetchPartition(v: FetchPartition): boolean {
+function isDefaultFetchRequestFetchPartition(v: FetchRequestFetchPartition): boolean {
   return (v.partition === undefined || v.partition === 0) &&
     (v.currentLeaderEpoch === undefined || v.currentLeaderEpoch === -1) &&
     (v.fetchOffset === undefined || v.fetchOffset === 0n) &&
@@ -67,7 +67,7 @@ function isDefaultFetchPartition(v: FetchPartition): boolean {
     (v.replicaDirectoryId === undefined || v.replicaDirectoryId === ZERO_UUID) &&
     (v.highWatermark === undefined || v.highWatermark === 9223372036854775807n) && !v.unknownTaggedFields?.length;
 }
-function readFetchPartition(r: Reader, version: number): FetchPartition {
+function readFetchRequestFetchPartition(r: Reader, version: number): FetchRequestFetchPartition {
   const partition: number = r.readInt32();
   const currentLeaderEpoch: number = version >= 9 ? r.readInt32() : -1;
   const fetchOffset: bigint = r.readInt64();
@@ -102,11 +102,11 @@ function readFetchPartition(r: Reader, version: number): FetchPartition {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: FetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId, highWatermark };
+  const result: FetchRequestFetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId, highWatermark };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeFetchPartition(w: Writer, version: number, v: FetchPartition): void {
+function writeFetchRequestFetchPartition(w: Writer, version: number, v: FetchRequestFetchPartition): void {
   { const v_partition = v.partition; w.writeInt32(v_partition); }
   if (version >= 9) { const v_currentLeaderEpoch = (v.currentLeaderEpoch === undefined ? -1 : v.currentLeaderEpoch); w.writeInt32(v_currentLeaderEpoch); }
   { const v_fetchOffset = v.fetchOffset; w.writeInt64(v_fetchOffset); }
@@ -128,32 +128,32 @@ function writeFetchPartition(w: Writer, version: number, v: FetchPartition): voi
   }
 }
 
-export interface FetchTopic {
+export interface FetchRequestFetchTopic {
   topic?: string;
   topicId?: string;
-  partitions: FetchPartition[];
+  partitions: FetchRequestFetchPartition[];
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readFetchTopic_partitions(r: Reader, version: number): FetchPartition[] {
+function readFetchRequestFetchTopic_partitions(r: Reader, version: number): FetchRequestFetchPartition[] {
   const count = (version >= 12 ? r.readCompactArrayLength() : r.readArrayLength());
-  return readArray(r, count, version, readFetchPartition);
+  return readArray(r, count, version, readFetchRequestFetchPartition);
 }
-function writeFetchTopic_partitions(w: Writer, version: number, items: FetchPartition[]): void {
-  writeArray(w, items, version, (version >= 12), writeFetchPartition);
+function writeFetchRequestFetchTopic_partitions(w: Writer, version: number, items: FetchRequestFetchPartition[]): void {
+  writeArray(w, items, version, (version >= 12), writeFetchRequestFetchPartition);
 }
-export function defaultFetchTopic(): FetchTopic {
+export function defaultFetchRequestFetchTopic(): FetchRequestFetchTopic {
   return { topic: "", topicId: ZERO_UUID, partitions: [] };
 }
-function isDefaultFetchTopic(v: FetchTopic): boolean {
+function isDefaultFetchRequestFetchTopic(v: FetchRequestFetchTopic): boolean {
   return (v.topic === undefined || v.topic === "") &&
     (v.topicId === undefined || v.topicId === ZERO_UUID) &&
     (v.partitions === undefined || v.partitions.length === 0) && !v.unknownTaggedFields?.length;
 }
-function readFetchTopic(r: Reader, version: number): FetchTopic {
+function readFetchRequestFetchTopic(r: Reader, version: number): FetchRequestFetchTopic {
   const topic: string = version <= 12 ? (version >= 12 ? r.readCompactString() : r.readString()) : "";
   const topicId: string = version >= 13 ? r.readUuid() : ZERO_UUID;
-  const partitions: FetchPartition[] = readFetchTopic_partitions(r, version);
+  const partitions: FetchRequestFetchPartition[] = readFetchRequestFetchTopic_partitions(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 12) {
     const count = readTaggedFieldCount(r);
@@ -163,48 +163,48 @@ function readFetchTopic(r: Reader, version: number): FetchTopic {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: FetchTopic = { topic, topicId, partitions };
+  const result: FetchRequestFetchTopic = { topic, topicId, partitions };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeFetchTopic(w: Writer, version: number, v: FetchTopic): void {
+function writeFetchRequestFetchTopic(w: Writer, version: number, v: FetchRequestFetchTopic): void {
   if (version <= 12) { const v_topic = (v.topic === undefined ? "" : v.topic); (version >= 12 ? w.writeCompactString(v_topic!) : w.writeString(v_topic!)); }
   if (version >= 13) { const v_topicId = (v.topicId === undefined ? ZERO_UUID : v.topicId); w.writeUuid(v_topicId); }
-  { const v_partitions = v.partitions; writeFetchTopic_partitions(w, version, v_partitions); }
+  { const v_partitions = v.partitions; writeFetchRequestFetchTopic_partitions(w, version, v_partitions); }
   if (version >= 12) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
 
-export interface ForgottenTopic {
+export interface FetchRequestForgottenTopic {
   topic?: string;
   topicId?: string;
   partitions: number[];
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readForgottenTopic_partitions(r: Reader, version: number): number[] {
+function readFetchRequestForgottenTopic_partitions(r: Reader, version: number): number[] {
   const count = (version >= 12 ? r.readCompactArrayLength() : r.readArrayLength());
   const items = new Array<number>(count);
   for (let i = 0; i < count; i++) items[i] = r.readInt32();
   return items;
 }
-function writeForgottenTopic_partitions(w: Writer, version: number, items: number[]): void {
+function writeFetchRequestForgottenTopic_partitions(w: Writer, version: number, items: number[]): void {
   if (version >= 12) w.writeCompactArrayLength(items.length); else w.writeArrayLength(items.length);
   for (const item of items) w.writeInt32(item);
 }
-export function defaultForgottenTopic(): ForgottenTopic {
+export function defaultFetchRequestForgottenTopic(): FetchRequestForgottenTopic {
   return { topic: "", topicId: ZERO_UUID, partitions: [] };
 }
-function isDefaultForgottenTopic(v: ForgottenTopic): boolean {
+function isDefaultFetchRequestForgottenTopic(v: FetchRequestForgottenTopic): boolean {
   return (v.topic === undefined || v.topic === "") &&
     (v.topicId === undefined || v.topicId === ZERO_UUID) &&
     (v.partitions === undefined || v.partitions.length === 0) && !v.unknownTaggedFields?.length;
 }
-function readForgottenTopic(r: Reader, version: number): ForgottenTopic {
+function readFetchRequestForgottenTopic(r: Reader, version: number): FetchRequestForgottenTopic {
   const topic: string = version <= 12 ? (version >= 12 ? r.readCompactString() : r.readString()) : "";
   const topicId: string = version >= 13 ? r.readUuid() : ZERO_UUID;
-  const partitions: number[] = readForgottenTopic_partitions(r, version);
+  const partitions: number[] = readFetchRequestForgottenTopic_partitions(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 12) {
     const count = readTaggedFieldCount(r);
@@ -214,14 +214,14 @@ function readForgottenTopic(r: Reader, version: number): ForgottenTopic {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: ForgottenTopic = { topic, topicId, partitions };
+  const result: FetchRequestForgottenTopic = { topic, topicId, partitions };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeForgottenTopic(w: Writer, version: number, v: ForgottenTopic): void {
+function writeFetchRequestForgottenTopic(w: Writer, version: number, v: FetchRequestForgottenTopic): void {
   if (version <= 12) { const v_topic = (v.topic === undefined ? "" : v.topic); (version >= 12 ? w.writeCompactString(v_topic!) : w.writeString(v_topic!)); }
   if (version >= 13) { const v_topicId = (v.topicId === undefined ? ZERO_UUID : v.topicId); w.writeUuid(v_topicId); }
-  { const v_partitions = v.partitions; writeForgottenTopic_partitions(w, version, v_partitions); }
+  { const v_partitions = v.partitions; writeFetchRequestForgottenTopic_partitions(w, version, v_partitions); }
   if (version >= 12) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -237,25 +237,25 @@ export interface FetchRequestData {
   isolationLevel: number;
   sessionId?: number;
   sessionEpoch?: number;
-  topics: FetchTopic[];
-  forgottenTopicsData?: ForgottenTopic[];
+  topics: FetchRequestFetchTopic[];
+  forgottenTopicsData?: FetchRequestForgottenTopic[];
   rackId?: string;
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readFetchRequestData_topics(r: Reader, version: number): FetchTopic[] {
+function readFetchRequestData_topics(r: Reader, version: number): FetchRequestFetchTopic[] {
   const count = (version >= 12 ? r.readCompactArrayLength() : r.readArrayLength());
-  return readArray(r, count, version, readFetchTopic);
+  return readArray(r, count, version, readFetchRequestFetchTopic);
 }
-function writeFetchRequestData_topics(w: Writer, version: number, items: FetchTopic[]): void {
-  writeArray(w, items, version, (version >= 12), writeFetchTopic);
+function writeFetchRequestData_topics(w: Writer, version: number, items: FetchRequestFetchTopic[]): void {
+  writeArray(w, items, version, (version >= 12), writeFetchRequestFetchTopic);
 }
-function readFetchRequestData_forgottenTopicsData(r: Reader, version: number): ForgottenTopic[] {
+function readFetchRequestData_forgottenTopicsData(r: Reader, version: number): FetchRequestForgottenTopic[] {
   const count = (version >= 12 ? r.readCompactArrayLength() : r.readArrayLength());
-  return readArray(r, count, version, readForgottenTopic);
+  return readArray(r, count, version, readFetchRequestForgottenTopic);
 }
-function writeFetchRequestData_forgottenTopicsData(w: Writer, version: number, items: ForgottenTopic[]): void {
-  writeArray(w, items, version, (version >= 12), writeForgottenTopic);
+function writeFetchRequestData_forgottenTopicsData(w: Writer, version: number, items: FetchRequestForgottenTopic[]): void {
+  writeArray(w, items, version, (version >= 12), writeFetchRequestForgottenTopic);
 }
 export function defaultFetchRequestData(): FetchRequestData {
   return { clusterId: null, replicaId: -1, replicaState: defaultReplicaState(), maxWaitMs: 0, minBytes: 0, maxBytes: 2147483647, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: "" };
@@ -270,8 +270,8 @@ function readFetchRequestData(r: Reader, version: number): FetchRequestData {
   const isolationLevel: number = r.readInt8();
   const sessionId: number = version >= 7 ? r.readInt32() : 0;
   const sessionEpoch: number = version >= 7 ? r.readInt32() : -1;
-  const topics: FetchTopic[] = readFetchRequestData_topics(r, version);
-  const forgottenTopicsData: ForgottenTopic[] = version >= 7 ? readFetchRequestData_forgottenTopicsData(r, version) : [];
+  const topics: FetchRequestFetchTopic[] = readFetchRequestData_topics(r, version);
+  const forgottenTopicsData: FetchRequestForgottenTopic[] = version >= 7 ? readFetchRequestData_forgottenTopicsData(r, version) : [];
   const rackId: string = version >= 11 ? (version >= 12 ? r.readCompactString() : r.readString()) : "";
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 12) {
@@ -338,8 +338,8 @@ const ReplicaStateSchema: StructSchema = {
     { name: 'replicaEpoch', type: { kind: 'primitive', type: 'int64' }, versions: [15, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1n },
   ],
 };
-const FetchPartitionSchema: StructSchema = {
-  name: 'FetchPartition',
+const FetchRequestFetchPartitionSchema: StructSchema = {
+  name: 'FetchRequestFetchPartition',
   fields: [
     { name: 'partition', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'currentLeaderEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [9, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
@@ -351,16 +351,16 @@ const FetchPartitionSchema: StructSchema = {
     { name: 'highWatermark', type: { kind: 'primitive', type: 'int64' }, versions: [18, 18], nullableVersions: null, taggedVersions: [18, 18], tag: 1, ignorable: true, default: 9223372036854775807n },
   ],
 };
-const FetchTopicSchema: StructSchema = {
-  name: 'FetchTopic',
+const FetchRequestFetchTopicSchema: StructSchema = {
+  name: 'FetchRequestFetchTopic',
   fields: [
     { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [4, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
     { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: FetchPartitionSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: FetchRequestFetchPartitionSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
-const ForgottenTopicSchema: StructSchema = {
-  name: 'ForgottenTopic',
+const FetchRequestForgottenTopicSchema: StructSchema = {
+  name: 'FetchRequestForgottenTopic',
   fields: [
     { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [7, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
     { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
@@ -379,8 +379,8 @@ const FetchRequestDataSchema: StructSchema = {
     { name: 'isolationLevel', type: { kind: 'primitive', type: 'int8' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
     { name: 'sessionId', type: { kind: 'primitive', type: 'int32' }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: 0 },
     { name: 'sessionEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: -1 },
-    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: FetchTopicSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'forgottenTopicsData', type: { kind: 'array', element: { kind: 'struct', struct: ForgottenTopicSchema } }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'topics', type: { kind: 'array', element: { kind: 'struct', struct: FetchRequestFetchTopicSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'forgottenTopicsData', type: { kind: 'array', element: { kind: 'struct', struct: FetchRequestForgottenTopicSchema } }, versions: [7, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'rackId', type: { kind: 'primitive', type: 'string' }, versions: [11, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true, default: "" },
   ],
 };
@@ -544,7 +544,7 @@ function writeAbortedTransaction(w: Writer, version: number, v: AbortedTransacti
   }
 }
 
-export interface PartitionData {
+export interface FetchResponsePartitionData {
   partitionIndex: number;
   errorCode: number;
   highWatermark: bigint;
@@ -559,22 +559,22 @@ export interface PartitionData {
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readPartitionData_abortedTransactions(r: Reader, version: number): AbortedTransaction[] | null {
+function readFetchResponsePartitionData_abortedTransactions(r: Reader, version: number): AbortedTransaction[] | null {
   const count = (version >= 12 ? r.readCompactNullableArrayLength() : r.readNullableArrayLength());
   if (count < 0) return null;
   return readArray(r, count, version, readAbortedTransaction);
 }
-function writePartitionData_abortedTransactions(w: Writer, version: number, items: AbortedTransaction[] | null): void {
+function writeFetchResponsePartitionData_abortedTransactions(w: Writer, version: number, items: AbortedTransaction[] | null): void {
   if (items === null) {
     if (version >= 12) w.writeUnsignedVarint(0); else w.writeInt32(-1);
     return;
   }
   writeArray(w, items, version, (version >= 12), writeAbortedTransaction);
 }
-export function defaultPartitionData(): PartitionData {
+export function defaultFetchResponsePartitionData(): FetchResponsePartitionData {
   return { partitionIndex: 0, errorCode: 0, highWatermark: 0n, lastStableOffset: -1n, logStartOffset: -1n, divergingEpoch: defaultEpochEndOffset(), currentLeader: defaultFetchResponseLeaderIdAndEpoch(), snapshotId: defaultSnapshotId(), abortedTransactions: [], preferredReadReplica: -1, records: null };
 }
-function isDefaultPartitionData(v: PartitionData): boolean {
+function isDefaultFetchResponsePartitionData(v: FetchResponsePartitionData): boolean {
   return (v.partitionIndex === undefined || v.partitionIndex === 0) &&
     (v.errorCode === undefined || v.errorCode === 0) &&
     (v.highWatermark === undefined || v.highWatermark === 0n) &&
@@ -587,7 +587,7 @@ function isDefaultPartitionData(v: PartitionData): boolean {
     (v.preferredReadReplica === undefined || v.preferredReadReplica === -1) &&
     (v.records === undefined || v.records === null) && !v.unknownTaggedFields?.length;
 }
-function readPartitionData(r: Reader, version: number): PartitionData {
+function readFetchResponsePartitionData(r: Reader, version: number): FetchResponsePartitionData {
   const partitionIndex: number = r.readInt32();
   const errorCode: number = r.readInt16();
   const highWatermark: bigint = r.readInt64();
@@ -596,7 +596,7 @@ function readPartitionData(r: Reader, version: number): PartitionData {
   let divergingEpoch: EpochEndOffset = defaultEpochEndOffset();
   let currentLeader: FetchResponseLeaderIdAndEpoch = defaultFetchResponseLeaderIdAndEpoch();
   let snapshotId: SnapshotId = defaultSnapshotId();
-  const abortedTransactions: AbortedTransaction[] | null = readPartitionData_abortedTransactions(r, version);
+  const abortedTransactions: AbortedTransaction[] | null = readFetchResponsePartitionData_abortedTransactions(r, version);
   const preferredReadReplica: number = version >= 11 ? r.readInt32() : -1;
   const records: Buffer | null = (version >= 12 ? r.readCompactNullableBytes() : r.readNullableBytes());
   let unknownTaggedFields: RawTaggedField[] | undefined;
@@ -632,17 +632,17 @@ function readPartitionData(r: Reader, version: number): PartitionData {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: PartitionData = { partitionIndex, errorCode, highWatermark, lastStableOffset, logStartOffset, divergingEpoch, currentLeader, snapshotId, abortedTransactions, preferredReadReplica, records };
+  const result: FetchResponsePartitionData = { partitionIndex, errorCode, highWatermark, lastStableOffset, logStartOffset, divergingEpoch, currentLeader, snapshotId, abortedTransactions, preferredReadReplica, records };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writePartitionData(w: Writer, version: number, v: PartitionData): void {
+function writeFetchResponsePartitionData(w: Writer, version: number, v: FetchResponsePartitionData): void {
   { const v_partitionIndex = v.partitionIndex; w.writeInt32(v_partitionIndex); }
   { const v_errorCode = v.errorCode; w.writeInt16(v_errorCode); }
   { const v_highWatermark = v.highWatermark; w.writeInt64(v_highWatermark); }
   { const v_lastStableOffset = v.lastStableOffset; w.writeInt64(v_lastStableOffset); }
   if (version >= 5) { const v_logStartOffset = (v.logStartOffset === undefined ? -1n : v.logStartOffset); w.writeInt64(v_logStartOffset); }
-  { const v_abortedTransactions = v.abortedTransactions; writePartitionData_abortedTransactions(w, version, v_abortedTransactions); }
+  { const v_abortedTransactions = v.abortedTransactions; writeFetchResponsePartitionData_abortedTransactions(w, version, v_abortedTransactions); }
   if (version >= 11) { const v_preferredReadReplica = (v.preferredReadReplica === undefined ? -1 : v.preferredReadReplica); w.writeInt32(v_preferredReadReplica); }
   else if (v.preferredReadReplica !== undefined && !(v.preferredReadReplica === -1)) unsupported('FetchResponse', 'preferredReadReplica', version);
   { const v_records = v.records; (version >= 12 ? w.writeCompactNullableBytes(v_records) : w.writeNullableBytes(v_records)); }
@@ -670,16 +670,16 @@ function writePartitionData(w: Writer, version: number, v: PartitionData): void 
 export interface FetchableTopicResponse {
   topic?: string;
   topicId?: string;
-  partitions: PartitionData[];
+  partitions: FetchResponsePartitionData[];
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readFetchableTopicResponse_partitions(r: Reader, version: number): PartitionData[] {
+function readFetchableTopicResponse_partitions(r: Reader, version: number): FetchResponsePartitionData[] {
   const count = (version >= 12 ? r.readCompactArrayLength() : r.readArrayLength());
-  return readArray(r, count, version, readPartitionData);
+  return readArray(r, count, version, readFetchResponsePartitionData);
 }
-function writeFetchableTopicResponse_partitions(w: Writer, version: number, items: PartitionData[]): void {
-  writeArray(w, items, version, (version >= 12), writePartitionData);
+function writeFetchableTopicResponse_partitions(w: Writer, version: number, items: FetchResponsePartitionData[]): void {
+  writeArray(w, items, version, (version >= 12), writeFetchResponsePartitionData);
 }
 export function defaultFetchableTopicResponse(): FetchableTopicResponse {
   return { topic: "", topicId: ZERO_UUID, partitions: [] };
@@ -692,7 +692,7 @@ function isDefaultFetchableTopicResponse(v: FetchableTopicResponse): boolean {
 function readFetchableTopicResponse(r: Reader, version: number): FetchableTopicResponse {
   const topic: string = version <= 12 ? (version >= 12 ? r.readCompactString() : r.readString()) : "";
   const topicId: string = version >= 13 ? r.readUuid() : ZERO_UUID;
-  const partitions: PartitionData[] = readFetchableTopicResponse_partitions(r, version);
+  const partitions: FetchResponsePartitionData[] = readFetchableTopicResponse_partitions(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (version >= 12) {
     const count = readTaggedFieldCount(r);
@@ -860,8 +860,8 @@ const AbortedTransactionSchema: StructSchema = {
     { name: 'firstOffset', type: { kind: 'primitive', type: 'int64' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
-const PartitionDataSchema: StructSchema = {
-  name: 'PartitionData',
+const FetchResponsePartitionDataSchema: StructSchema = {
+  name: 'FetchResponsePartitionData',
   fields: [
     { name: 'partitionIndex', type: { kind: 'primitive', type: 'int32' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'errorCode', type: { kind: 'primitive', type: 'int16' }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
@@ -881,7 +881,7 @@ const FetchableTopicResponseSchema: StructSchema = {
   fields: [
     { name: 'topic', type: { kind: 'primitive', type: 'string' }, versions: [4, 12], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
     { name: 'topicId', type: { kind: 'primitive', type: 'uuid' }, versions: [13, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: true },
-    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: PartitionDataSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'partitions', type: { kind: 'array', element: { kind: 'struct', struct: FetchResponsePartitionDataSchema } }, versions: [4, 18], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const FetchResponseNodeEndpointSchema: StructSchema = {

@@ -46,6 +46,13 @@ export * from './write-txn-markers.js';
 export * from './txn-offset-commit.js';
 export * from './describe-transactions.js';
 export * from './list-transactions.js';
+export * from './share-group-heartbeat.js';
+export * from './share-group-describe.js';
+export * from './share-fetch.js';
+export * from './share-acknowledge.js';
+export * from './describe-share-group-offsets.js';
+export * from './alter-share-group-offsets.js';
+export * from './delete-share-group-offsets.js';
 export * from './request-header.js';
 export * from './response-header.js';
 export * from './consumer-protocol-subscription.js';
@@ -97,6 +104,13 @@ import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from './write-txn-mar
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from './txn-offset-commit.js';
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './describe-transactions.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from './list-transactions.js';
+import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from './share-group-heartbeat.js';
+import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from './share-group-describe.js';
+import { ShareFetchRequest, ShareFetchResponse } from './share-fetch.js';
+import { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from './share-acknowledge.js';
+import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from './describe-share-group-offsets.js';
+import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from './alter-share-group-offsets.js';
+import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from './delete-share-group-offsets.js';
 
 export interface ApiCodecs {
   readonly name: string;
@@ -155,6 +169,13 @@ export const Api = {
   TxnOffsetCommit: { name: 'TxnOffsetCommit', apiKey: TxnOffsetCommitRequest.apiKey, request: TxnOffsetCommitRequest, response: TxnOffsetCommitResponse },
   DescribeTransactions: { name: 'DescribeTransactions', apiKey: DescribeTransactionsRequest.apiKey, request: DescribeTransactionsRequest, response: DescribeTransactionsResponse },
   ListTransactions: { name: 'ListTransactions', apiKey: ListTransactionsRequest.apiKey, request: ListTransactionsRequest, response: ListTransactionsResponse },
+  ShareGroupHeartbeat: { name: 'ShareGroupHeartbeat', apiKey: ShareGroupHeartbeatRequest.apiKey, request: ShareGroupHeartbeatRequest, response: ShareGroupHeartbeatResponse },
+  ShareGroupDescribe: { name: 'ShareGroupDescribe', apiKey: ShareGroupDescribeRequest.apiKey, request: ShareGroupDescribeRequest, response: ShareGroupDescribeResponse },
+  ShareFetch: { name: 'ShareFetch', apiKey: ShareFetchRequest.apiKey, request: ShareFetchRequest, response: ShareFetchResponse },
+  ShareAcknowledge: { name: 'ShareAcknowledge', apiKey: ShareAcknowledgeRequest.apiKey, request: ShareAcknowledgeRequest, response: ShareAcknowledgeResponse },
+  DescribeShareGroupOffsets: { name: 'DescribeShareGroupOffsets', apiKey: DescribeShareGroupOffsetsRequest.apiKey, request: DescribeShareGroupOffsetsRequest, response: DescribeShareGroupOffsetsResponse },
+  AlterShareGroupOffsets: { name: 'AlterShareGroupOffsets', apiKey: AlterShareGroupOffsetsRequest.apiKey, request: AlterShareGroupOffsetsRequest, response: AlterShareGroupOffsetsResponse },
+  DeleteShareGroupOffsets: { name: 'DeleteShareGroupOffsets', apiKey: DeleteShareGroupOffsetsRequest.apiKey, request: DeleteShareGroupOffsetsRequest, response: DeleteShareGroupOffsetsResponse },
 } as const;
 
 export type ApiName = keyof typeof Api;

@@ -57,6 +57,8 @@ public final class Main {
         "DescribeUserScramCredentials",
         "AlterUserScramCredentials", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn",
         "WriteTxnMarkers", "TxnOffsetCommit", "DescribeTransactions", "ListTransactions",
+        "ShareGroupHeartbeat", "ShareGroupDescribe", "ShareFetch", "ShareAcknowledge",
+        "DescribeShareGroupOffsets", "AlterShareGroupOffsets", "DeleteShareGroupOffsets",
     };
     /** Non-API messages served under their own class name. */
     private static final String[] CLIENT_MESSAGES = {"ConsumerProtocolSubscription", "ConsumerProtocolAssignment"};
