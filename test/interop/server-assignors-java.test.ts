@@ -1,7 +1,8 @@
 /**
  * Brook's server-side assignors of KIP-848 consumer groups against Apache Kafka's own
  * (kafka-group-coordinator's UniformAssignor, with its homogeneous and heterogeneous
- * builders, and RangeAssignor), run by test/support/java ServerAssignorOracle on the same
+ * builders, and RangeAssignor), and of KIP-932 share groups (SimpleAssignor, both builders,
+ * with partitions that may not be assigned yet), run by test/support/java ServerAssignorOracle on the same
  * group specs: random topics, members and subscriptions, then several rounds in which
  * members come and go and change subscriptions, each round starting from the previous
  * round's result. The assignments must be equal, and listed in the same order: the uniform
@@ -15,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { toTopicPartitions } from '../../src/coordinator/consumer/assignment.js';
 import { BUILTIN_ASSIGNORS } from '../../src/coordinator/consumer/assignors/index.js';
+import { SHARE_ASSIGNORS } from '../../src/coordinator/share/assignors/index.js';
 import { subscriptionType } from '../../src/coordinator/consumer/subscription.js';
 import { kafkaServerAssignments, type KafkaServerAssignRequest } from '../support/java-oracle.js';
 import { groupSpecOf, sortedAssignment, type TopicAssignments } from '../support/server-assignors.js';
@@ -39,12 +41,14 @@ interface Member {
 }
 
 interface Scenario {
-  assignor: 'uniform' | 'range';
+  assignor: 'uniform' | 'range' | 'simple';
   partitions: Record<string, number>;
   members: Member[];
+  /** Share groups: the partitions that may be assigned (absent: all). */
+  assignable?: Record<string, number[]>;
 }
 
-function randomScenario(random: () => number, assignor: 'uniform' | 'range', maxPartitions = 12): Scenario {
+function randomScenario(random: () => number, assignor: Scenario['assignor'], maxPartitions = 12): Scenario {
   const topicCount = 1 + Math.floor(random() * 4);
   const partitions: Record<string, number> = {};
   for (let i = 0; i < topicCount; i++) partitions[randomBytes(16).toString('base64url')] = 1 + Math.floor(random() * maxPartitions);
@@ -65,12 +69,16 @@ function request(s: Scenario): KafkaServerAssignRequest {
     subscriptionType: subscriptionType(new Map(), byName, s.members.length),
     partitions: s.partitions,
     members: s.members.map((m) => ({ memberId: m.memberId, instanceId: m.instanceId, rackId: null, subscribedTopicIds: m.topics, assignment: m.assignment })),
+    ...(s.assignable !== undefined ? { assignable: s.assignable } : {}),
   };
 }
 
 /** Brook's assignor on the spec Kafka's TargetAssignmentBuilder would build. */
 function brookAssign(req: KafkaServerAssignRequest): TopicAssignments {
-  const result = BUILTIN_ASSIGNORS.get(req.assignor)!.assign(groupSpecOf(req), { numPartitions: (t) => req.partitions[t] ?? -1 });
+  const topics = { numPartitions: (t: string): number => req.partitions[t] ?? -1 };
+  const result = req.assignor === 'simple'
+    ? SHARE_ASSIGNORS.get('simple')!.assign({ ...groupSpecOf(req), isPartitionAssignable: (t, p) => req.assignable === undefined || (req.assignable[t]?.includes(p) ?? false) }, topics)
+    : BUILTIN_ASSIGNORS.get(req.assignor)!.assign(groupSpecOf(req), topics);
   return new Map([...result].map(([id, a]) => [id, toTopicPartitions(a)]));
 }
 
@@ -118,6 +126,37 @@ describe("server-side assignors: Brook's equal Kafka's", { timeout: 180_000 }, (
           assert.deepEqual(new Map([...brook].sort()), new Map([...expected].sort()), `same assignments, listed in another order: ${where}`);
           compared++;
           // The next round starts from this one's targets, as Kafka replays them from records.
+          for (const m of scenarios[i]!.members) m.assignment = expected.get(m.memberId) ?? [];
+        });
+      }
+      assert.equal(compared, 200);
+    });
+  }
+});
+
+describe("share groups' simple assignor: Brook's equals Kafka's", { timeout: 180_000 }, () => {
+  // Crowded groups: more members than partitions, so partitions are shared among members.
+  const cases = [true, false].flatMap((homogeneous) => [false, true].map((crowded) => ({ homogeneous, crowded })));
+  for (const { homogeneous, crowded } of cases) {
+    it(`simple, ${homogeneous ? 'homogeneous' : 'heterogeneous'} subscriptions${crowded ? ', more members than partitions' : ''}, some partitions not assignable: 40 groups over 5 rounds give Kafka's assignments`, async () => {
+      const seed = Date.now() >>> 0;
+      const random = prng(seed);
+      const scenarios = Array.from({ length: 40 }, () => {
+        const s = randomScenario(random, 'simple', crowded ? 3 : 12);
+        // A share group assigns only partitions whose share state is initialized.
+        if (random() < 0.4) s.assignable = Object.fromEntries(Object.entries(s.partitions).map(([t, n]) => [t, Array.from({ length: n }, (_, p) => p).filter(() => random() < 0.7)]));
+        return s;
+      });
+      let compared = 0;
+      for (let round = 0; round < 5; round++) {
+        for (const s of scenarios) mutate(random, s, homogeneous, round, crowded);
+        const requests = scenarios.map(request);
+        const kafka = await kafkaServerAssignments(requests);
+        requests.forEach((req, i) => {
+          const brook = brookAssign(req);
+          const expected = kafka[i]!;
+          assert.deepEqual(sortedAssignment(brook), sortedAssignment(expected), `assignments differ: seed ${seed}, round ${round}, group ${i}: ${JSON.stringify(req)}`);
+          compared++;
           for (const m of scenarios[i]!.members) m.assignment = expected.get(m.memberId) ?? [];
         });
       }

@@ -286,8 +286,11 @@ export interface KafkaServerAssignMember {
 }
 
 export interface KafkaServerAssignRequest {
-  readonly assignor: 'uniform' | 'range';
+  /** uniform and range: consumer groups; simple: share groups. */
+  readonly assignor: 'uniform' | 'range' | 'simple';
   readonly subscriptionType: 'homogeneous' | 'heterogeneous';
+  /** Share groups: the partitions that may be assigned, by topic id (absent: every one). */
+  readonly assignable?: Readonly<Record<string, readonly number[]>>;
   /** Topic id → partition count. */
   readonly partitions: Readonly<Record<string, number>>;
   /** In the order Kafka's TargetAssignmentBuilder puts them into its HashMap of member specs. */
@@ -296,7 +299,7 @@ export interface KafkaServerAssignRequest {
 
 /**
  * The target assignments Apache Kafka's server-side assignors (kafka-group-coordinator:
- * UniformAssignor, RangeAssignor) compute, through test/support/java ServerAssignorOracle:
+ * UniformAssignor, RangeAssignor, SimpleAssignor) compute, through test/support/java ServerAssignorOracle:
  * per request, member id → topics and partitions in the iteration order of Kafka's result
  * (the order its records would list them). One JVM for the whole batch.
  */

@@ -15,23 +15,25 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
+import org.apache.kafka.coordinator.group.assignor.SimpleAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 import org.apache.kafka.coordinator.group.modern.Assignment;
 import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
 import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
 
 /**
- * Runs Apache Kafka's server-side (KIP-848) assignors, kafka-group-coordinator's
- * UniformAssignor and RangeAssignor, for Brook's tests. Reads one JSON array of requests on
- * stdin, writes one JSON array of replies:
+ * Runs Apache Kafka's server-side assignors, kafka-group-coordinator's UniformAssignor and
+ * RangeAssignor (consumer groups, KIP-848) and SimpleAssignor (share groups, KIP-932), for
+ * Brook's tests. Reads one JSON array of requests on stdin, writes one JSON array of replies:
  *
- *   {"assignor":"uniform"|"range","subscriptionType":"homogeneous"|"heterogeneous",
+ *   {"assignor":"uniform"|"range"|"simple","subscriptionType":"homogeneous"|"heterogeneous",
+ *    "assignable":{"<topicId>":[..]} (optional: the partitions a share group may assign),
  *    "partitions":{"<topicId>":n},
  *    "members":[{"memberId":..,"instanceId":..|null,"rackId":..|null,
  *                "subscribedTopicIds":[..],
@@ -66,7 +68,7 @@ public final class ServerAssignorOracle {
     }
 
     /** A request ready to assign: Kafka's assignor, the group spec and the topics, as TargetAssignmentBuilder hands them over. */
-    record Prepared(ConsumerGroupPartitionAssignor assignor, GroupSpecImpl spec, SubscribedTopicDescriber topics) {
+    record Prepared(PartitionAssignor assignor, GroupSpecImpl spec, SubscribedTopicDescriber topics) {
         GroupAssignment assign() {
             return assignor.assign(spec, topics);
         }
@@ -94,9 +96,10 @@ public final class ServerAssignorOracle {
     }
 
     static Prepared prepare(JsonNode request) {
-        ConsumerGroupPartitionAssignor assignor = switch (request.get("assignor").asText()) {
+        PartitionAssignor assignor = switch (request.get("assignor").asText()) {
             case "uniform" -> new UniformAssignor();
             case "range" -> new RangeAssignor();
+            case "simple" -> new SimpleAssignor();
             default -> throw new IllegalArgumentException("unknown assignor " + request.get("assignor"));
         };
         Map<Uuid, Integer> partitions = new HashMap<>();
@@ -137,7 +140,17 @@ public final class ServerAssignorOracle {
                 return Set.of();
             }
         };
-        return new Prepared(assignor, new GroupSpecImpl(members, type, inverted), topics);
+        Optional<Map<Uuid, Set<Integer>>> assignable = Optional.empty();
+        if (request.hasNonNull("assignable")) {
+            Map<Uuid, Set<Integer>> allowed = new HashMap<>();
+            request.get("assignable").fields().forEachRemaining(e -> {
+                Set<Integer> ps = new HashSet<>();
+                for (JsonNode p : e.getValue()) ps.add(p.asInt());
+                allowed.put(Uuid.fromString(e.getKey()), ps);
+            });
+            assignable = Optional.of(allowed);
+        }
+        return new Prepared(assignor, new GroupSpecImpl(members, type, inverted, assignable), topics);
     }
 
     private static String textOrNull(JsonNode node) {
