@@ -1,7 +1,7 @@
 /**
  * Kafka's SimpleHeterogeneousAssignmentBuilder (share groups whose members subscribe to
  * different topics): the homogeneous rules applied to each topic on its own, among the
- * members subscribed to it. The maps walked are Java's, in Java's order (java-maps.ts).
+ * members subscribed to it. The maps walked are Java's, in Java's order (simple-shared.ts).
  *
  * As in Kafka, a topic no member subscribes to any more is left where it was, and a member
  * keeps a topic it dropped while others still subscribe to it only until the topic's
@@ -10,8 +10,7 @@
 import type { Assignment } from '../../consumer/assignment.js';
 import { intHash, JavaHashSet, uuidHash } from '../../consumer/java-hash.js';
 import { PartitionAssignorError, type GroupAssignment, type SubscribedTopicDescriber } from '../../consumer/assignors/spec.js';
-import { assignRemaining } from './simple-homogeneous.js';
-import { deepCopy, desiredCounts, desiredSharing, emptyIntSet, helperCapacity, JavaSetMap, toAssignment, type ChangedAssignment } from './java-maps.js';
+import { assignRemaining, ChangedAssignments, desiredCounts, desiredSharing, emptyIntSet, helperCapacity, JavaSetMap } from './simple-shared.js';
 import type { ShareGroupSpec } from './spec.js';
 
 export function assignSimpleHeterogeneous(spec: ShareGroupSpec, describer: SubscribedTopicDescriber): GroupAssignment {
@@ -40,25 +39,15 @@ export function assignSimpleHeterogeneous(spec: ShareGroupSpec, describer: Subsc
   });
   if (topicIds.length === 0) return new Map();
 
-  const changed = new Map<number, ChangedAssignment>();
-  const changedOf = (m: number): ChangedAssignment => {
-    let a = changed.get(m);
-    if (a === undefined) changed.set(m, (a = deepCopy(old[m]!)));
-    return a;
-  };
-  for (const topicId of topicIds) {
-    assignTopic(topicId, targetsByTopic.get(topicId)!, subscribersByTopic.get(topicId)!, numMembers, old, changedOf);
-  }
-
-  const result: GroupAssignment = new Map<string, Assignment>();
-  for (let m = 0; m < numMembers; m++) result.set(memberIds[m]!, toAssignment(changed.get(m), old[m]!));
-  return result;
+  const changed = new ChangedAssignments(memberIds, old);
+  for (const topicId of topicIds) assignTopic(topicId, targetsByTopic.get(topicId)!, subscribersByTopic.get(topicId)!, numMembers, old, changed);
+  return changed.result();
 }
 
 /** Kafka's TopicAssignmentPartialBuilder: one topic's partitions among its subscribers. */
 function assignTopic(
   topicId: string, targets: readonly number[], subscribers: readonly number[], numMembers: number,
-  old: readonly Assignment[], changedOf: (m: number) => ChangedAssignment,
+  old: readonly Assignment[], changed: ChangedAssignments,
 ): void {
   const byPartition = new JavaSetMap<number>(intHash, helperCapacity(targets.length));
   const byMember = new JavaSetMap<number>(intHash, helperCapacity(subscribers.length));
@@ -84,7 +73,7 @@ function assignTopic(
       if (set.size <= want) break;
       byPartition.get(p)!.delete(m);
       set.delete(p);
-      changedOf(m).get(topicId)!.delete(p);
+      changed.of(m).get(topicId)!.delete(p);
     }
   }
 
@@ -94,7 +83,7 @@ function assignTopic(
     let count = assigned.size;
     if (count <= sharing) continue;
     for (const m of assigned.values()) {
-      const partitions = changedOf(m).get(topicId);
+      const partitions = changed.of(m).get(topicId);
       if (partitions !== undefined && partitions.delete(p)) {
         count--;
         assigned.delete(m);
@@ -109,9 +98,7 @@ function assignTopic(
   const unfilled = JavaHashSet.withCapacity(intHash, helperCapacity(numMembers));
   for (const m of subscribers) if ((byMember.get(m)?.size ?? 0) < desired[m]!) unfilled.add(m);
   assignRemaining(byPartition, unfilled, sharing, (m, p) => {
-    let partitions = changedOf(m).get(topicId);
-    if (partitions === undefined) changedOf(m).set(topicId, (partitions = new Set()));
-    partitions.add(p);
+    changed.add(m, topicId, p);
     const set = byMember.setOf(m, emptyIntSet);
     set.add(p);
     return set.size >= desired[m]!;

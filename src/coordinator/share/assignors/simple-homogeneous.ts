@@ -5,15 +5,14 @@
  * and a member keeps what it had as far as that allows: first what it no longer subscribes to
  * is revoked, then a member's surplus, then a partition's surplus of members, and what is
  * left is handed round the members still short. The maps walked are Java's, in Java's order
- * (java-maps.ts), so the outcome is Kafka's.
+ * (simple-shared.ts), so the outcome is Kafka's.
  */
-import type { Assignment } from '../../consumer/assignment.js';
 import { intHash, JavaHashSet } from '../../consumer/java-hash.js';
 import { PartitionAssignorError, type GroupAssignment, type SubscribedTopicDescriber } from '../../consumer/assignors/spec.js';
 import {
-  deepCopy, desiredCounts, desiredSharing, emptyIntSet, helperCapacity, JavaSetMap, toAssignment, topicIdPartitionHash,
-  TopicIdPartitions, type ChangedAssignment, type TopicIdPartition,
-} from './java-maps.js';
+  assignRemaining, ChangedAssignments, desiredCounts, desiredSharing, emptyIntSet, helperCapacity, JavaSetMap, topicIdPartitionHash,
+  TopicIdPartitions, type TopicIdPartition,
+} from './simple-shared.js';
 import type { ShareGroupSpec } from './spec.js';
 
 export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: SubscribedTopicDescriber): GroupAssignment {
@@ -28,12 +27,7 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
   const sharing = desiredSharing(numMembers, targets.length);
   const desired = desiredCounts(sharing, targets.length, numMembers);
 
-  const changed = new Map<number, ChangedAssignment>();
-  const changedOf = (m: number): ChangedAssignment => {
-    let a = changed.get(m);
-    if (a === undefined) changed.set(m, (a = deepCopy(old[m]!)));
-    return a;
-  };
+  const changed = new ChangedAssignments(memberIds, old);
   const byPartition = new JavaSetMap<TopicIdPartition>(topicIdPartitionHash, helperCapacity(targets.length));
   const byMember = new Map<number, JavaHashSet<TopicIdPartition>>();
   const memberSet = (m: number): JavaHashSet<TopicIdPartition> => {
@@ -49,7 +43,7 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
     let count = 0;
     for (const [topicId, partitions] of old[m]!) {
       if (!subscribedSet.has(topicId)) {
-        changedOf(m).delete(topicId);
+        changed.of(m).delete(topicId);
         continue;
       }
       for (const p of partitions) {
@@ -57,7 +51,7 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
         count++;
         byPartition.setOf(tp).add(m);
         memberSet(m).add(tp);
-        if (count >= desired[m]!) changedOf(m);
+        if (count >= desired[m]!) changed.of(m);
       }
     }
     if (count < desired[m]!) unfilled.add(m);
@@ -70,7 +64,7 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
     const want = desired[m]!;
     if (set.size <= want) continue;
     for (const tp of set.values()) {
-      changed.get(m)!.get(tp.topicId)!.delete(tp.partition);
+      changed.of(m).get(tp.topicId)!.delete(tp.partition);
       byPartition.get(tp)!.delete(m);
       set.delete(tp);
       if (set.size === want) break;
@@ -83,7 +77,7 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
     let count = assigned.size;
     if (count <= sharing) continue;
     for (const m of assigned.values()) {
-      const partitions = changedOf(m).get(tp.topicId);
+      const partitions = changed.of(m).get(tp.topicId);
       if (partitions !== undefined && partitions.delete(tp.partition)) {
         count--;
         assigned.delete(m);
@@ -96,51 +90,13 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
 
   for (const tp of targets) byPartition.setOf(tp, emptyIntSet);
   assignRemaining(byPartition, unfilled, sharing, (m, tp) => {
-    let partitions = changedOf(m).get(tp.topicId);
-    if (partitions === undefined) changedOf(m).set(tp.topicId, (partitions = new Set()));
-    partitions.add(tp.partition);
+    changed.add(m, tp.topicId, tp.partition);
     const set = memberSet(m);
     set.add(tp);
     return set.size >= desired[m]!;
   });
 
-  const result: GroupAssignment = new Map<string, Assignment>();
-  for (let m = 0; m < numMembers; m++) result.set(memberIds[m]!, toAssignment(changed.get(m), old[m]!));
-  return result;
-}
-
-/**
- * Hands each partition short of `sharing` members to the members still short, going round
- * them (Kafka's assignRemainingPartitions, quirks included: a partition's members are not
- * updated as it is handed out). `give` assigns and says whether the member is now full.
- */
-export function assignRemaining<K>(
-  byPartition: JavaSetMap<K>, unfilled: JavaHashSet<number>, sharing: number, give: (member: number, key: K) => boolean,
-): void {
-  if (unfilled.size === 0) return;
-  let members = unfilled.values();
-  let at = 0;
-  let gaveThisRound = false;
-  for (const key of byPartition.keysInOrder()) {
-    const assigned = byPartition.get(key)!;
-    let toMake = sharing - assigned.size;
-    while (toMake > 0) {
-      if (at >= members.length) {
-        if (!gaveThisRound) break;
-        members = unfilled.values();
-        at = 0;
-        gaveThisRound = false;
-        // Java's iterator.next() on an empty set.
-        if (members.length === 0) throw new PartitionAssignorError('no member left to take a partition');
-      }
-      const m = members[at++]!;
-      if (assigned.has(m)) continue;
-      toMake--;
-      gaveThisRound = true;
-      if (give(m, key)) unfilled.delete(m);
-    }
-    if (unfilled.size === 0) break;
-  }
+  return changed.result();
 }
 
 /** The subscribed topics' assignable partitions, topic by topic in subscription order. */
