@@ -313,3 +313,29 @@ export async function kafkaServerAssignments(requests: readonly KafkaServerAssig
     return new Map(Object.entries(reply.assignment));
   });
 }
+
+/** A state batch as the share coordinator stores it (offsets in JSON numbers: the tests keep them small). */
+export interface KafkaStateBatch {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly deliveryState: number;
+  readonly deliveryCount: number;
+}
+
+export interface KafkaCombineRequest {
+  readonly soFar: readonly KafkaStateBatch[];
+  readonly update: readonly KafkaStateBatch[];
+  readonly startOffset: number;
+}
+
+/**
+ * What Apache Kafka's share coordinator makes of a share-partition's state batches and an
+ * update's (PersisterStateBatchCombiner, through test/support/java ShareStateOracle). One JVM
+ * for the whole batch of requests.
+ */
+export async function kafkaCombinedStateBatches(requests: readonly KafkaCombineRequest[]): Promise<KafkaStateBatch[][]> {
+  const [cmd, ...args] = javaCommand('brook.conformance.ShareStateOracle');
+  const result = await runProcess(cmd!, args, { input: JSON.stringify(requests), timeoutMs: 120_000 });
+  if (result.code !== 0) throw new Error(`ShareStateOracle exited ${result.code}: ${result.stderr.slice(-2000)}`);
+  return JSON.parse(result.stdout) as KafkaStateBatch[][];
+}
