@@ -49,8 +49,8 @@ function assignTopic(
   topicId: string, targets: readonly number[], subscribers: readonly number[], numMembers: number,
   old: readonly Assignment[], changed: ChangedAssignments,
 ): void {
-  const byPartition = new JavaSetMap<number>(intHash, helperCapacity(targets.length));
-  const byMember = new JavaSetMap<number>(intHash, helperCapacity(subscribers.length));
+  const byPartition = new JavaSetMap<number, number>(intHash, helperCapacity(targets.length), emptyIntSet);
+  const byMember = new JavaSetMap<number, number>(intHash, helperCapacity(subscribers.length), emptyIntSet);
   const sharing = desiredSharing(subscribers.length, targets.length);
   const desired = new Array<number>(numMembers).fill(0);
   desiredCounts(sharing, targets.length, subscribers.length).forEach((count, i) => { desired[subscribers[i]!] = count; });
@@ -99,7 +99,7 @@ function assignTopic(
   for (const m of subscribers) if ((byMember.get(m)?.size ?? 0) < desired[m]!) unfilled.add(m);
   assignRemaining(byPartition, unfilled, sharing, (m, p) => {
     changed.add(m, topicId, p);
-    const set = byMember.setOf(m, emptyIntSet);
+    const set = byMember.setOf(m);
     set.add(p);
     return set.size >= desired[m]!;
   });

@@ -28,13 +28,8 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
   const desired = desiredCounts(sharing, targets.length, numMembers);
 
   const changed = new ChangedAssignments(memberIds, old);
-  const byPartition = new JavaSetMap<TopicIdPartition>(topicIdPartitionHash, helperCapacity(targets.length));
-  const byMember = new Map<number, JavaHashSet<TopicIdPartition>>();
-  const memberSet = (m: number): JavaHashSet<TopicIdPartition> => {
-    let set = byMember.get(m);
-    if (set === undefined) byMember.set(m, (set = JavaHashSet.empty(topicIdPartitionHash)));
-    return set;
-  };
+  const byPartition = new JavaSetMap<TopicIdPartition, number>(topicIdPartitionHash, helperCapacity(targets.length), emptyIntSet);
+  const byMember = new JavaSetMap<number, TopicIdPartition>(intHash, helperCapacity(numMembers), () => JavaHashSet.empty(topicIdPartitionHash));
   const unfilled = JavaHashSet.withCapacity(intHash, helperCapacity(numMembers));
   const overfilled = JavaHashSet.withCapacity(intHash, helperCapacity(numMembers));
 
@@ -50,7 +45,7 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
         const tp = tps.of(topicId, p);
         count++;
         byPartition.setOf(tp).add(m);
-        memberSet(m).add(tp);
+        byMember.setOf(m).add(tp);
         if (count >= desired[m]!) changed.of(m);
       }
     }
@@ -88,10 +83,10 @@ export function assignSimpleHomogeneous(spec: ShareGroupSpec, describer: Subscri
     }
   }
 
-  for (const tp of targets) byPartition.setOf(tp, emptyIntSet);
+  for (const tp of targets) byPartition.setOf(tp);
   assignRemaining(byPartition, unfilled, sharing, (m, tp) => {
     changed.add(m, tp.topicId, tp.partition);
-    const set = memberSet(m);
+    const set = byMember.setOf(m);
     set.add(tp);
     return set.size >= desired[m]!;
   });

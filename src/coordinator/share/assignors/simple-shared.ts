@@ -13,17 +13,17 @@ export function helperCapacity(n: number): number {
   return Math.trunc(Math.fround(Math.fround(Math.fround(n + 1) / Math.fround(0.75)) + 1));
 }
 
-/** A Java HashMap from keys to HashSets of member or partition numbers, filled with computeIfAbsent. */
-export class JavaSetMap<K> {
+/** A Java HashMap from keys to HashSets (of members or partitions), filled with computeIfAbsent. */
+export class JavaSetMap<K, V> {
   private readonly keys: JavaHashSet<K>;
-  private readonly sets = new Map<K, JavaHashSet<number>>();
+  private readonly sets = new Map<K, JavaHashSet<V>>();
 
-  constructor(hash: (k: K) => number, initialCapacity: number) {
+  constructor(hash: (k: K) => number, initialCapacity: number, private readonly newSet: () => JavaHashSet<V>) {
     this.keys = JavaHashSet.withCapacity(hash, initialCapacity);
   }
 
   /** computeIfAbsent(key, k -> newSet()): the key's set, created (at the head of its bucket, as Java does) when absent. */
-  setOf(key: K, newSet: () => JavaHashSet<number> = emptyIntSet): JavaHashSet<number> {
+  setOf(key: K, newSet: () => JavaHashSet<V> = this.newSet): JavaHashSet<V> {
     this.keys.addFirst(key);
     let set = this.sets.get(key);
     if (set === undefined) {
@@ -33,7 +33,7 @@ export class JavaSetMap<K> {
     return set;
   }
 
-  get(key: K): JavaHashSet<number> | undefined {
+  get(key: K): JavaHashSet<V> | undefined {
     return this.sets.get(key);
   }
 
@@ -135,7 +135,7 @@ export function desiredSharing(members: number, partitions: number): number {
  * updated as it is handed out). `give` assigns and says whether the member is now full.
  */
 export function assignRemaining<K>(
-  byPartition: JavaSetMap<K>, unfilled: JavaHashSet<number>, sharing: number, give: (member: number, key: K) => boolean,
+  byPartition: JavaSetMap<K, number>, unfilled: JavaHashSet<number>, sharing: number, give: (member: number, key: K) => boolean,
 ): void {
   if (unfilled.size === 0) return;
   let members = unfilled.values();
