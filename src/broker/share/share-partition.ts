@@ -1,0 +1,448 @@
+/**
+ * One share-partition: the records of one topic-partition as a share group sees them
+ * (Kafka's SharePartition). Offsets before the start offset are done with; from it on, the
+ * in-flight records each have a state:
+ *
+ *   AVAILABLE ──acquire──► ACQUIRED ──ACCEPT──► ACKNOWLEDGED
+ *       ▲                    │  │ └──REJECT / GAP──► ARCHIVED
+ *       └──RELEASE, lock─────┘  └──RELEASE, lock at the delivery count limit──► ARCHIVED
+ *          timeout, member leaving
+ *
+ * plus a delivery count (how often it was acquired) and, while ACQUIRED, its owner and the
+ * time its acquisition lock runs out. The start offset moves past every leading record in a
+ * terminal state (ACKNOWLEDGED, ARCHIVED). New records are acquired from the end of the
+ * in-flight window, as long as the window holds fewer than the max record locks.
+ *
+ * Pure: the caller gives the time, reads the log and persists what `StateWrite`s say (the
+ * start offset and the changed offsets as state batches, Kafka's WriteShareGroupState) before
+ * it answers an acknowledgement. Acquisitions are not persisted, as in Kafka: after a restart
+ * an acquired record is AVAILABLE again with the delivery count last written.
+ *
+ * Kafka keeps the in-flight records as batches split per offset when needed; Brook keeps one
+ * slot per offset in typed arrays (the window is bounded by the max record locks plus one
+ * log batch), which gives the same answers with simpler code.
+ */
+import type { StateBatch } from '../../coordinator/share-state/state-batches.js';
+import { ErrorCode } from '../../protocol/errors.js';
+
+export const RecordState = { AVAILABLE: 0, ACQUIRED: 1, ACKNOWLEDGED: 2, ARCHIVED: 4 } as const;
+export type RecordState = (typeof RecordState)[keyof typeof RecordState];
+
+/** ShareFetch/ShareAcknowledge acknowledge types. */
+export const AcknowledgeType = { GAP: 0, ACCEPT: 1, RELEASE: 2, REJECT: 3, RENEW: 4 } as const;
+
+export interface SharePartitionSettings {
+  /** group.share.delivery.count.limit: a record delivered this often is archived instead of made available again. */
+  readonly deliveryCountLimit: number;
+  /** group.share.partition.max.record.locks: in-flight records beyond which no new record is acquired. */
+  readonly maxInFlightRecords: number;
+  /** group.share.record.lock.duration.ms */
+  readonly recordLockDurationMs: number;
+}
+
+/** A log batch read for acquisition: its offsets, inclusive. */
+export interface FetchedBatch {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+}
+
+/** ShareFetchResponse's AcquiredRecords. */
+export interface AcquiredRecords {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly deliveryCount: number;
+}
+
+/** What must be durable: the start offset and the offsets whose state changed. */
+export interface StateWrite {
+  readonly startOffset: number;
+  readonly stateBatches: StateBatch[];
+}
+
+export interface AcknowledgementBatch {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  /** One type for the whole batch, or one per offset. */
+  readonly acknowledgeTypes: readonly number[];
+}
+
+export class ShareAcknowledgeError extends Error {
+  readonly code = 'SHARE_ACKNOWLEDGE_ERROR';
+  constructor(readonly errorCode: number, message: string) {
+    super(message);
+  }
+}
+
+const INITIAL_CAPACITY = 64;
+const NO_DEADLINE = Number.POSITIVE_INFINITY;
+
+interface Acquisition {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly deadlineMs: number;
+}
+
+export class SharePartition {
+  private _startOffset: number;
+  /** The first offset never acquired (Kafka's endOffset is this minus one). */
+  private windowEnd: number;
+  /** Offset of slot 0 of the arrays. */
+  private base: number;
+  private states = new Uint8Array(INITIAL_CAPACITY);
+  private deliveryCounts = new Uint16Array(INITIAL_CAPACITY);
+  private deadlines = new Float64Array(INITIAL_CAPACITY);
+  private owners: (string | undefined)[] = new Array<string | undefined>(INITIAL_CAPACITY);
+  /** Pending acquisition locks, by deadline (one lock duration for all: appended in order). */
+  private locks: Acquisition[] = [];
+
+  /**
+   * `startOffset` and `stateBatches` as read from the share coordinator (ReadShareGroupState);
+   * a record persisted ACQUIRED (never written by Brook) counts as AVAILABLE, and offsets
+   * between the batches were never delivered.
+   */
+  constructor(readonly settings: SharePartitionSettings, startOffset: number, stateBatches: readonly StateBatch[] = []) {
+    this._startOffset = startOffset;
+    this.base = startOffset;
+    this.windowEnd = startOffset;
+    for (const batch of stateBatches) {
+      const last = Number(batch.lastOffset);
+      if (last < startOffset) continue;
+      const first = Math.max(Number(batch.firstOffset), startOffset);
+      this.extendTo(last + 1);
+      const state = batch.deliveryState === RecordState.ACQUIRED ? RecordState.AVAILABLE : batch.deliveryState;
+      for (let o = first; o <= last; o++) {
+        const i = o - this.base;
+        this.states[i] = state;
+        this.deliveryCounts[i] = batch.deliveryCount;
+      }
+    }
+    this.advanceStartOffset();
+  }
+
+  get startOffset(): number {
+    return this._startOffset;
+  }
+
+  /** Kafka's endOffset: the last offset in flight or acquired so far (start offset minus one when none). */
+  get endOffset(): number {
+    return this.windowEnd - 1;
+  }
+
+  /** Records from the start offset to the end offset (Kafka's numInFlightRecords). */
+  get inFlightRecords(): number {
+    return this.windowEnd - this._startOffset;
+  }
+
+  /** The offset the next log read starts at: the first AVAILABLE in-flight record, or the end of the window. */
+  nextFetchOffset(): number {
+    for (let o = this._startOffset; o < this.windowEnd; o++) {
+      if (this.states[o - this.base] === RecordState.AVAILABLE) return o;
+    }
+    return this.windowEnd;
+  }
+
+  /** Whether a fetch may acquire anything: an in-flight record is AVAILABLE, or there is room for new ones. */
+  canAcquireRecords(): boolean {
+    return this.nextFetchOffset() < this.windowEnd || this.inFlightRecords < this.settings.maxInFlightRecords;
+  }
+
+  /**
+   * Acquires for `memberId` what the log batches read at nextFetchOffset() hold: the AVAILABLE
+   * in-flight records among them, then new records, up to `maxRecords`. In batch-optimized
+   * mode (Kafka's default) a log batch is taken whole, so the limit may be passed up to the
+   * end of a batch; `recordLimit` stops at `maxRecords` exactly. New records stop at the
+   * max record locks. The acquired runs come back as Kafka's AcquiredRecords, new ones cut
+   * into runs of about `batchSize` at log batch boundaries.
+   */
+  acquire(memberId: string, batches: readonly FetchedBatch[], maxRecords: number, batchSize: number, recordLimit: boolean, nowMs: number): AcquiredRecords[] {
+    const out: AcquiredRecords[] = [];
+    if (maxRecords <= 0 || batches.length === 0) return out;
+    const deadlineMs = nowMs + this.settings.recordLockDurationMs;
+    let acquired = 0;
+    let runFirst = -1;
+    let runLast = -1;
+    let runCount = 0;
+    const closeRun = (): void => {
+      if (runFirst < 0) return;
+      out.push({ firstOffset: runFirst, lastOffset: runLast, deliveryCount: runCount });
+      runFirst = -1;
+    };
+    const take = (o: number, count: number): void => {
+      if (runFirst >= 0 && (runLast !== o - 1 || runCount !== count)) closeRun();
+      if (runFirst < 0) {
+        runFirst = o;
+        runCount = count;
+      }
+      runLast = o;
+    };
+    let lockFirst = -1;
+    let lockLast = -1;
+    const newRoom = (): number => this.settings.maxInFlightRecords - this.inFlightRecords;
+    for (const batch of batches) {
+      if (acquired >= maxRecords) break;
+      // Only whole batches for new records once the room for new locks ran out.
+      const first = Math.max(batch.baseOffset, this._startOffset);
+      if (first >= this.windowEnd && newRoom() <= 0) break;
+      for (let o = first; o <= batch.lastOffset; o++) {
+        if (recordLimit && acquired >= maxRecords) break;
+        if (o >= this.windowEnd) {
+          if (o > this.windowEnd) this.skipTo(o);
+          this.extendTo(o + 1);
+          this.deliveryCounts[o - this.base] = 0;
+        } else if (this.states[o - this.base] !== RecordState.AVAILABLE) {
+          closeRun();
+          continue;
+        }
+        const i = o - this.base;
+        this.states[i] = RecordState.ACQUIRED;
+        const count = this.deliveryCounts[i]! + 1;
+        this.deliveryCounts[i] = count;
+        this.owners[i] = memberId;
+        this.deadlines[i] = deadlineMs;
+        take(o, count);
+        if (lockFirst < 0) lockFirst = o;
+        lockLast = o;
+        acquired++;
+      }
+      // Runs of new records end at a log batch boundary once they hold batchSize records.
+      if (runFirst >= 0 && runLast - runFirst + 1 >= batchSize) closeRun();
+    }
+    closeRun();
+    if (lockFirst >= 0) this.locks.push({ firstOffset: lockFirst, lastOffset: lockLast, deadlineMs });
+    return out;
+  }
+
+  /**
+   * Acknowledges records `memberId` holds. All or nothing: an invalid type, or a record
+   * not ACQUIRED by this member, fails the whole call with Kafka's error and changes
+   * nothing. Offsets before the start offset are skipped. RENEW extends the lock.
+   */
+  acknowledge(memberId: string, batches: readonly AcknowledgementBatch[], nowMs: number): StateWrite | null {
+    for (const b of batches) this.validate(memberId, b);
+    const changed: number[] = [];
+    const renewUntil = nowMs + this.settings.recordLockDurationMs;
+    let renewFirst = -1;
+    let renewLast = -1;
+    for (const b of batches) {
+      const from = Math.max(b.firstOffset, this._startOffset);
+      for (let o = from; o <= b.lastOffset; o++) {
+        const type = b.acknowledgeTypes.length === 1 ? b.acknowledgeTypes[0]! : b.acknowledgeTypes[o - b.firstOffset]!;
+        const i = o - this.base;
+        if (type === AcknowledgeType.RENEW) {
+          this.deadlines[i] = renewUntil;
+          if (renewFirst < 0 || o < renewFirst) renewFirst = o;
+          renewLast = Math.max(renewLast, o);
+          continue;
+        }
+        this.states[i] = type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED
+          : type === AcknowledgeType.RELEASE ? this.releasedState(i) : RecordState.ARCHIVED;
+        this.owners[i] = undefined;
+        this.deadlines[i] = NO_DEADLINE;
+        changed.push(o);
+      }
+    }
+    if (renewFirst >= 0) this.locks.push({ firstOffset: renewFirst, lastOffset: renewLast, deadlineMs: renewUntil });
+    return this.stateWrite(changed);
+  }
+
+  /** Makes every record `memberId` holds AVAILABLE again (or ARCHIVED at the limit): the member left. */
+  releaseAcquiredRecords(memberId: string): StateWrite | null {
+    const changed: number[] = [];
+    for (let o = this._startOffset; o < this.windowEnd; o++) {
+      const i = o - this.base;
+      if (this.states[i] !== RecordState.ACQUIRED || this.owners[i] !== memberId) continue;
+      this.release(i);
+      changed.push(o);
+    }
+    return this.stateWrite(changed);
+  }
+
+  /** When the next acquisition lock runs out, if any is pending. */
+  nextLockDeadlineMs(): number | null {
+    return this.locks.length === 0 ? null : this.locks[0]!.deadlineMs;
+  }
+
+  /** Releases the records whose acquisition lock ran out by `nowMs` (Kafka's acquisition lock timeout). */
+  expireLocks(nowMs: number): StateWrite | null {
+    const changed: number[] = [];
+    let n = 0;
+    while (n < this.locks.length && this.locks[n]!.deadlineMs <= nowMs) {
+      const lock = this.locks[n++]!;
+      const from = Math.max(lock.firstOffset, this._startOffset);
+      const to = Math.min(lock.lastOffset, this.windowEnd - 1);
+      for (let o = from; o <= to; o++) {
+        const i = o - this.base;
+        // A renewed lock has a later deadline of its own, in a later entry.
+        if (this.states[i] !== RecordState.ACQUIRED || this.deadlines[i]! > nowMs) continue;
+        this.release(i);
+        changed.push(o);
+      }
+    }
+    if (n > 0) this.locks.splice(0, n);
+    return this.stateWrite(changed);
+  }
+
+  /**
+   * The log's start offset moved past records in flight (retention, DeleteRecords): what is
+   * AVAILABLE before it is archived, and the start offset moves to it when nothing before it
+   * is still in flight (Kafka's updateCacheAndOffsets).
+   */
+  logStartOffsetMoved(logStartOffset: number): StateWrite | null {
+    if (logStartOffset <= this._startOffset) return null;
+    if (this.noneAcquiredBefore(Math.min(logStartOffset, this.windowEnd)) && logStartOffset >= this.windowEnd) {
+      // Nothing in flight is left: the window starts over at the log's start.
+      this._startOffset = this.base = this.windowEnd = logStartOffset;
+      this.locks = [];
+      return { startOffset: logStartOffset, stateBatches: [] };
+    }
+    const changed: number[] = [];
+    for (let o = this._startOffset; o < Math.min(logStartOffset, this.windowEnd); o++) {
+      const i = o - this.base;
+      if (this.states[i] === RecordState.AVAILABLE) {
+        this.states[i] = RecordState.ARCHIVED;
+        changed.push(o);
+      }
+    }
+    return this.stateWrite(changed);
+  }
+
+  /** Each in-flight offset's state and delivery count (for describe and tests). */
+  inFlight(): { offset: number; state: RecordState; deliveryCount: number; owner: string | undefined }[] {
+    const out = [];
+    for (let o = this._startOffset; o < this.windowEnd; o++) {
+      const i = o - this.base;
+      out.push({ offset: o, state: this.states[i] as RecordState, deliveryCount: this.deliveryCounts[i]!, owner: this.owners[i] });
+    }
+    return out;
+  }
+
+  private noneAcquiredBefore(end: number): boolean {
+    for (let o = this._startOffset; o < end; o++) if (this.states[o - this.base] === RecordState.ACQUIRED) return false;
+    return true;
+  }
+
+  private validate(memberId: string, b: AcknowledgementBatch): void {
+    const { INVALID_REQUEST, INVALID_RECORD_STATE } = ErrorCode;
+    if (b.lastOffset < b.firstOffset) throw new ShareAcknowledgeError(INVALID_REQUEST, `Invalid acknowledgement batch: last offset ${b.lastOffset} before first offset ${b.firstOffset}`);
+    const types = b.acknowledgeTypes;
+    if (types.length !== 1 && types.length !== b.lastOffset - b.firstOffset + 1) {
+      throw new ShareAcknowledgeError(INVALID_REQUEST, `Invalid acknowledge type: ${types.length} types for ${b.lastOffset - b.firstOffset + 1} offsets`);
+    }
+    for (const t of types) {
+      if (t < AcknowledgeType.GAP || t > AcknowledgeType.RENEW) throw new ShareAcknowledgeError(INVALID_REQUEST, `Invalid acknowledge type: ${t}`);
+    }
+    if (b.lastOffset < this._startOffset) return;
+    if (b.lastOffset >= this.windowEnd) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, `Batch record not found. The request batch offsets are not found in the cache: ${b.firstOffset}-${b.lastOffset}`);
+    for (let o = Math.max(b.firstOffset, this._startOffset); o <= b.lastOffset; o++) {
+      const i = o - this.base;
+      if (this.states[i] !== RecordState.ACQUIRED) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, `The record state is invalid. The acknowledgement of offset ${o} cannot be completed.`);
+      if (this.owners[i] !== memberId) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, `Member is not the owner of the record at offset ${o}`);
+    }
+  }
+
+  /** The state a released record takes: AVAILABLE, or ARCHIVED once delivered as often as allowed. */
+  private releasedState(i: number): RecordState {
+    return this.deliveryCounts[i]! >= this.settings.deliveryCountLimit ? RecordState.ARCHIVED : RecordState.AVAILABLE;
+  }
+
+  private release(i: number): void {
+    this.states[i] = this.releasedState(i);
+    this.owners[i] = undefined;
+    this.deadlines[i] = NO_DEADLINE;
+  }
+
+  /** Moves the start offset past terminal records, then describes the changed offsets as state batches. */
+  private stateWrite(changed: number[]): StateWrite | null {
+    if (changed.length === 0) return null;
+    changed.sort((a, b) => a - b);
+    const stateBatches: StateBatch[] = [];
+    let first = -1;
+    let last = -1;
+    let state = -1;
+    let count = -1;
+    const flush = (): void => {
+      if (first >= 0) stateBatches.push({ firstOffset: BigInt(first), lastOffset: BigInt(last), deliveryState: state, deliveryCount: count });
+    };
+    for (const o of changed) {
+      const i = o - this.base;
+      const s = this.states[i]!;
+      const c = this.deliveryCounts[i]!;
+      if (first >= 0 && o === last + 1 && s === state && c === count) {
+        last = o;
+        continue;
+      }
+      flush();
+      first = last = o;
+      state = s;
+      count = c;
+    }
+    flush();
+    // Offsets the start offset moves past are written too: the share coordinator prunes them.
+    this.advanceStartOffset();
+    return { startOffset: this._startOffset, stateBatches };
+  }
+
+  private advanceStartOffset(): void {
+    let o = this._startOffset;
+    while (o < this.windowEnd) {
+      const s = this.states[o - this.base];
+      if (s !== RecordState.ACKNOWLEDGED && s !== RecordState.ARCHIVED) break;
+      o++;
+    }
+    this._startOffset = o;
+    // Drop the slots before the start offset once they are half the arrays.
+    const dead = o - this.base;
+    if (dead > 0 && dead * 2 >= this.states.length) this.shift(dead);
+  }
+
+  private shift(by: number): void {
+    const live = this.windowEnd - this.base - by;
+    this.states.copyWithin(0, by, by + live);
+    this.deliveryCounts.copyWithin(0, by, by + live);
+    this.deadlines.copyWithin(0, by, by + live);
+    this.owners.copyWithin(0, by, by + live);
+    this.base += by;
+  }
+
+  /**
+   * The log has no records from the window's end to `offset` (compacted away, or before the
+   * log's start): with nothing in flight the window starts at `offset`, else the missing
+   * offsets are ARCHIVED (no record to deliver; they need no write, a restart skips them too).
+   */
+  private skipTo(offset: number): void {
+    if (this._startOffset === this.windowEnd) {
+      this._startOffset = this.base = this.windowEnd = offset;
+      return;
+    }
+    const from = this.windowEnd;
+    this.extendTo(offset);
+    for (let o = from; o < offset; o++) this.states[o - this.base] = RecordState.ARCHIVED;
+  }
+
+  /** Makes the window reach `end` (exclusive), new slots AVAILABLE with no delivery. */
+  private extendTo(end: number): void {
+    if (end <= this.windowEnd) return;
+    const need = end - this.base;
+    if (need > this.states.length) {
+      let capacity = this.states.length;
+      while (capacity < need) capacity *= 2;
+      const states = new Uint8Array(capacity);
+      states.set(this.states);
+      this.states = states;
+      const counts = new Uint16Array(capacity);
+      counts.set(this.deliveryCounts);
+      this.deliveryCounts = counts;
+      const deadlines = new Float64Array(capacity);
+      deadlines.set(this.deadlines);
+      this.deadlines = deadlines;
+      this.owners.length = capacity;
+    }
+    for (let i = this.windowEnd - this.base; i < need; i++) {
+      this.states[i] = RecordState.AVAILABLE;
+      this.deliveryCounts[i] = 0;
+      this.deadlines[i] = NO_DEADLINE;
+      this.owners[i] = undefined;
+    }
+    this.windowEnd = end;
+  }
+}
