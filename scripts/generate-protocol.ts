@@ -32,6 +32,8 @@ export const APIS = [
   'DescribeTransactions', 'ListTransactions',
   'ShareGroupHeartbeat', 'ShareGroupDescribe', 'ShareFetch', 'ShareAcknowledge',
   'DescribeShareGroupOffsets', 'AlterShareGroupOffsets', 'DeleteShareGroupOffsets',
+  'InitializeShareGroupState', 'ReadShareGroupState', 'WriteShareGroupState', 'DeleteShareGroupState',
+  'ReadShareGroupStateSummary',
 ] as const;
 
 /** Payloads that are not API messages: headers and the consumer protocol. */

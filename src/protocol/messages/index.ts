@@ -53,6 +53,11 @@ export * from './share-acknowledge.js';
 export * from './describe-share-group-offsets.js';
 export * from './alter-share-group-offsets.js';
 export * from './delete-share-group-offsets.js';
+export * from './initialize-share-group-state.js';
+export * from './read-share-group-state.js';
+export * from './write-share-group-state.js';
+export * from './delete-share-group-state.js';
+export * from './read-share-group-state-summary.js';
 export * from './request-header.js';
 export * from './response-header.js';
 export * from './consumer-protocol-subscription.js';
@@ -111,6 +116,11 @@ import { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from './share-ackno
 import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from './describe-share-group-offsets.js';
 import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from './alter-share-group-offsets.js';
 import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from './delete-share-group-offsets.js';
+import { InitializeShareGroupStateRequest, InitializeShareGroupStateResponse } from './initialize-share-group-state.js';
+import { ReadShareGroupStateRequest, ReadShareGroupStateResponse } from './read-share-group-state.js';
+import { WriteShareGroupStateRequest, WriteShareGroupStateResponse } from './write-share-group-state.js';
+import { DeleteShareGroupStateRequest, DeleteShareGroupStateResponse } from './delete-share-group-state.js';
+import { ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse } from './read-share-group-state-summary.js';
 
 export interface ApiCodecs {
   readonly name: string;
@@ -176,6 +186,11 @@ export const Api = {
   DescribeShareGroupOffsets: { name: 'DescribeShareGroupOffsets', apiKey: DescribeShareGroupOffsetsRequest.apiKey, request: DescribeShareGroupOffsetsRequest, response: DescribeShareGroupOffsetsResponse },
   AlterShareGroupOffsets: { name: 'AlterShareGroupOffsets', apiKey: AlterShareGroupOffsetsRequest.apiKey, request: AlterShareGroupOffsetsRequest, response: AlterShareGroupOffsetsResponse },
   DeleteShareGroupOffsets: { name: 'DeleteShareGroupOffsets', apiKey: DeleteShareGroupOffsetsRequest.apiKey, request: DeleteShareGroupOffsetsRequest, response: DeleteShareGroupOffsetsResponse },
+  InitializeShareGroupState: { name: 'InitializeShareGroupState', apiKey: InitializeShareGroupStateRequest.apiKey, request: InitializeShareGroupStateRequest, response: InitializeShareGroupStateResponse },
+  ReadShareGroupState: { name: 'ReadShareGroupState', apiKey: ReadShareGroupStateRequest.apiKey, request: ReadShareGroupStateRequest, response: ReadShareGroupStateResponse },
+  WriteShareGroupState: { name: 'WriteShareGroupState', apiKey: WriteShareGroupStateRequest.apiKey, request: WriteShareGroupStateRequest, response: WriteShareGroupStateResponse },
+  DeleteShareGroupState: { name: 'DeleteShareGroupState', apiKey: DeleteShareGroupStateRequest.apiKey, request: DeleteShareGroupStateRequest, response: DeleteShareGroupStateResponse },
+  ReadShareGroupStateSummary: { name: 'ReadShareGroupStateSummary', apiKey: ReadShareGroupStateSummaryRequest.apiKey, request: ReadShareGroupStateSummaryRequest, response: ReadShareGroupStateSummaryResponse },
 } as const;
 
 export type ApiName = keyof typeof Api;

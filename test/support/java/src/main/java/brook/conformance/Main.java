@@ -59,6 +59,8 @@ public final class Main {
         "WriteTxnMarkers", "TxnOffsetCommit", "DescribeTransactions", "ListTransactions",
         "ShareGroupHeartbeat", "ShareGroupDescribe", "ShareFetch", "ShareAcknowledge",
         "DescribeShareGroupOffsets", "AlterShareGroupOffsets", "DeleteShareGroupOffsets",
+        "InitializeShareGroupState", "ReadShareGroupState", "WriteShareGroupState", "DeleteShareGroupState",
+        "ReadShareGroupStateSummary",
     };
     /** Non-API messages served under their own class name. */
     private static final String[] CLIENT_MESSAGES = {"ConsumerProtocolSubscription", "ConsumerProtocolAssignment"};
