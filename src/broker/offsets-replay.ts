@@ -187,3 +187,33 @@ export function readForReplay(log: PartitionLog): LatestRecordPerKey {
   }
   return latest;
 }
+
+/**
+ * Every keyed record of `log` from its start, in log order, for a topic whose records do not
+ * overwrite each other by key (`__share_group_state`: each ShareUpdate adds to the state its
+ * key's earlier records built). Such a topic has no transactional batches.
+ */
+export function readEveryRecord(log: PartitionLog): CoordinatorRecord[] {
+  const out: CoordinatorRecord[] = [];
+  let offset = log.logStartOffset;
+  while (offset < log.logEndOffset) {
+    const read = log.read(offset, REPLAY_READ_BYTES, { minOneBatch: true });
+    if (read.records.length === 0) break;
+    let advanced = false;
+    for (const chunk of read.records) {
+      for (const view of iterateBatches(chunk)) {
+        const batch = decodeRecordBatch(view.buffer);
+        if (batch.header.lastOffset < offset) continue;
+        if (!batch.header.isControl) {
+          for (const record of batch.records) {
+            if (record.offset >= offset && record.key !== null) out.push({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
+          }
+        }
+        offset = batch.header.lastOffset + 1n;
+        advanced = true;
+      }
+    }
+    if (!advanced) break;
+  }
+  return out;
+}

@@ -34,7 +34,7 @@ import type { Storage } from '../../storage/types.js';
 import type { Scheduler } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { KeyedTimers } from '../keyed-timers.js';
-import { readForReplay } from '../offsets-replay.js';
+import { readEveryRecord, readForReplay } from '../offsets-replay.js';
 import { Appender, NOTHING_APPENDED } from './appender.js';
 import { ParkedRequests } from './parked-requests.js';
 import type { CoordinatorShard, ShardResult } from './shard.js';
@@ -53,6 +53,8 @@ export interface InternalTopic {
   readonly name: string;
   readonly partitions: number;
   readonly segmentBytes: number;
+  /** Topic configs besides the segment size (default: `cleanup.policy=compact`). */
+  readonly configs?: Readonly<Record<string, string>>;
 }
 
 export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<Res>, Res extends ShardResult> {
@@ -71,6 +73,11 @@ export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<Res>, Res 
    * stands alone, its replies go out at once and `settle` gets each record's outcome.
    */
   readonly pipelined: boolean;
+  /**
+   * Load replays every record of the topic in log order, not the last of each key: for a
+   * shard whose records add to each other (the share coordinator's ShareUpdate records).
+   */
+  readonly replayEveryRecord?: boolean;
   /**
    * Pipelined: whether `result`'s replies may go out once its records and every earlier
    * result's are appended, before an fsync covers them (see `run`); `api` is the request's
@@ -150,6 +157,12 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     for (let p = 0; p < (topic?.partitions ?? 0); p++) {
       const log = this.options.storage.partition(this.options.topic.name, p);
       if (log === undefined) continue;
+      if (this.options.replayEveryRecord === true) {
+        const every = readEveryRecord(log);
+        for (const record of every) shard.replay(record);
+        records += every.length;
+        continue;
+      }
       const latest = readForReplay(log);
       for (const record of latest.toReplay()) shard.replay(record);
       // Records of transactions still open at the log end: pending until their marker.
@@ -168,7 +181,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     const { storage, topic, log } = this.options;
     if (storage.topic(topic.name) !== undefined) return;
     const key = topic.segmentBytes >= MIN_SEGMENT_BYTES ? 'segment.bytes' : 'internal.segment.bytes';
-    storage.createTopic(topic.name, topic.partitions, { 'cleanup.policy': 'compact', [key]: String(topic.segmentBytes) }, { isInternal: true });
+    storage.createTopic(topic.name, topic.partitions, { 'cleanup.policy': 'compact', ...topic.configs, [key]: String(topic.segmentBytes) }, { isInternal: true });
     log.info('created internal topic', { topic: topic.name, partitions: topic.partitions });
     this.options.topicCreated?.();
   }

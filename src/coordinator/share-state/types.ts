@@ -1,0 +1,32 @@
+/**
+ * What the share coordinator takes and gives: its settings (Kafka's ShareCoordinatorConfig
+ * names and defaults), the topics it checks requests against, and the result of each call.
+ */
+import type { ShardResult } from '../../broker/coordinator-runtime/shard.js';
+import type { CoordinatorRecord, RequestId, ResultToken, TimerOp } from '../types.js';
+
+export interface ShareCoordinatorConfig {
+  /** `share.coordinator.snapshot.update.records.per.snapshot`: ShareUpdate records written between two ShareSnapshots of a share-partition. */
+  readonly snapshotUpdateRecordsPerSnapshot: number;
+}
+
+export const DEFAULT_SHARE_COORDINATOR_CONFIG: ShareCoordinatorConfig = {
+  snapshotUpdateRecordsPerSnapshot: 500,
+};
+
+/**
+ * The broker's topics as the share coordinator sees them (Kafka's metadata image): a topic
+ * id's partition count, undefined for a topic that does not exist.
+ */
+export type TopicPartitionCount = (topicId: string) => number | undefined;
+
+export interface ShareStateResult extends ShardResult {
+  readonly replies: { readonly requestId: RequestId; readonly response: unknown }[];
+  readonly timers: TimerOp[];
+  readonly records: CoordinatorRecord[];
+  readonly token: ResultToken | null;
+}
+
+export function emptyShareStateResult(): ShareStateResult {
+  return { replies: [], timers: [], records: [], token: null };
+}
