@@ -269,6 +269,12 @@ export const BROKER_CONFIG_DEFS = [
   setting('transactionStateLogSegmentBytes', 'transaction.state.log.segment.bytes', INT, 10 * MIB, 'segment size of `__transaction_state` when the broker creates it', {
     ...positive, kafkaDefault: String(100 * MIB),
   }),
+  setting('shareCoordinatorStateTopicNumPartitions', 'share.coordinator.state.topic.num.partitions', INT, 50, 'partitions of `__share_group_state` when the broker creates it', positive),
+  setting('shareCoordinatorStateTopicSegmentBytes', 'share.coordinator.state.topic.segment.bytes', INT, 10 * MIB, 'segment size of `__share_group_state` when the broker creates it', {
+    ...positive, kafkaDefault: String(100 * MIB),
+  }),
+  setting('shareCoordinatorSnapshotUpdateRecordsPerSnapshot', 'share.coordinator.snapshot.update.records.per.snapshot', INT, 500,
+    'ShareUpdate records the share coordinator writes for a share-partition between two ShareSnapshot records', { check: atLeast(0) }),
   setting('logCleanerEnable', 'log.cleaner.enable', BOOLEAN, true, 'run the log cleaner (compaction of `cleanup.policy=compact` topics)'),
   setting('logCleanerBackoffMs', 'log.cleaner.backoff.ms', LONG, 15_000, 'pause between log cleaner passes', { check: atLeast(0) }),
   setting('maxRequestBytes', 'socket.request.max.bytes', INT, 100 * MIB, 'largest request frame; a larger size prefix closes the connection', { ...positive, described: {} }),

@@ -10,6 +10,7 @@ import type { Logger } from '../util/log.js';
 import type { ApiHandler } from './handler.js';
 import type { GroupCoordinatorService } from './group-coordinator-service.js';
 import type { TransactionCoordinatorService } from './transaction-coordinator-service.js';
+import type { ShareCoordinatorService } from './share-coordinator-service.js';
 import type { BrokerMetrics } from './metrics/broker-metrics.js';
 import type { ListenerInfo } from './listeners.js';
 import type { CredentialStore } from './sasl/credential-store.js';
@@ -66,6 +67,8 @@ export interface BrokerContext {
   readonly groups: GroupCoordinatorService;
   /** The transaction coordinator and its runtime (`__transaction_state`, markers, timers). */
   readonly transactions: TransactionCoordinatorService;
+  /** The share coordinator and its runtime (`__share_group_state`): the broker's persister of share-group state. */
+  readonly shareState: ShareCoordinatorService;
   /** Counters the request path keeps (requests per API, traffic per topic). */
   readonly metrics: BrokerMetrics;
   /** The SASL users (SCRAM and PLAIN credentials): the data directory's, or in memory. */

@@ -24,6 +24,7 @@ import { Connection } from './connection.js';
 import { ConnectionMonitor, type ConnectionInfo, type ConnectionStats } from './connection-stats.js';
 import { GroupCoordinatorService } from './group-coordinator-service.js';
 import { TransactionCoordinatorService } from './transaction-coordinator-service.js';
+import { ShareCoordinatorService } from './share-coordinator-service.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
@@ -183,6 +184,21 @@ export class Broker {
       throw err;
     }
 
+    let shareState: ShareCoordinatorService;
+    try {
+      shareState = ShareCoordinatorService.start({
+        storage, clock, log: log.child('share-coordinator'),
+        numPartitions: config.shareCoordinatorStateTopicNumPartitions,
+        segmentBytes: config.shareCoordinatorStateTopicSegmentBytes,
+        coordinator: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinatorSnapshotUpdateRecordsPerSnapshot },
+      });
+    } catch (err) {
+      await transactions.stop();
+      await groups.stop();
+      if (givenStorage === undefined) await storage.close();
+      throw err;
+    }
+
     let bound: BoundListener[];
     // num.network.threads: the plaintext listeners' sockets on a thread of their own (socket-thread.ts).
     // Its failure stops the broker, which exists only once the listeners are bound.
@@ -196,6 +212,7 @@ export class Broker {
       // A port is taken (or a host is not ours): undo the start, so that the data
       // directory's lock is released and an embedding program can start again in this process.
       await socketThread?.stop();
+      await shareState.stop();
       await transactions.stop();
       await groups.stop();
       if (givenStorage === undefined) await storage.close();
@@ -213,6 +230,7 @@ export class Broker {
         log.error('cannot listen for metrics', { host: metricsHost ?? '(all)', port: config.metricsPort, err });
         await closeServers(bound.map((l) => l.server));
         await socketThread?.stop();
+        await shareState.stop();
         await transactions.stop();
         await groups.stop();
         if (givenStorage === undefined) await storage.close();
@@ -235,6 +253,7 @@ export class Broker {
       fetchSessions: new FetchSessionCache({ slots: config.maxIncrementalFetchSessionCacheSlots }),
       groups,
       transactions,
+      shareState,
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       credentials,
       passwordChecks: new PasswordCheckQueue(),
@@ -376,6 +395,7 @@ export class Broker {
       this.cleanerTimer?.cancel();
       const closed = closeServers(this.bound.map((l) => l.server));
       // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
+      await this.context.shareState.stop();
       await this.context.transactions.stop();
       await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');

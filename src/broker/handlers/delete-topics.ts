@@ -59,6 +59,8 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequestData, Delete
       }
     });
     if (responses.some((r) => r.errorCode === ErrorCode.NONE)) ctx.broker.groups.topicsChanged();
+    // Their share-group state goes too (Kafka's share coordinator, on the topics' deletion).
+    ctx.broker.shareState.topicsDeleted(new Set(responses.filter((r) => r.errorCode === ErrorCode.NONE).flatMap((r) => (r.topicId === undefined ? [] : [r.topicId]))));
     return { throttleTimeMs: 0, responses };
   },
 });

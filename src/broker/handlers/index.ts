@@ -46,6 +46,11 @@ import { endTxnHandler } from './end-txn.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
 import { describeTransactionsHandler } from './describe-transactions.js';
 import { listTransactionsHandler } from './list-transactions.js';
+import { initializeShareGroupStateHandler } from './initialize-share-group-state.js';
+import { readShareGroupStateHandler } from './read-share-group-state.js';
+import { writeShareGroupStateHandler } from './write-share-group-state.js';
+import { deleteShareGroupStateHandler } from './delete-share-group-state.js';
+import { readShareGroupStateSummaryHandler } from './read-share-group-state-summary.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -94,4 +99,9 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   writeTxnMarkersHandler,
   describeTransactionsHandler,
   listTransactionsHandler,
+  initializeShareGroupStateHandler,
+  readShareGroupStateHandler,
+  writeShareGroupStateHandler,
+  deleteShareGroupStateHandler,
+  readShareGroupStateSummaryHandler,
 ];
