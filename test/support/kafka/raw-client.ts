@@ -59,6 +59,11 @@ export interface ApiTypes {
   TxnOffsetCommit: [M.TxnOffsetCommitRequestData, M.TxnOffsetCommitResponseData];
   DescribeTransactions: [M.DescribeTransactionsRequestData, M.DescribeTransactionsResponseData];
   ListTransactions: [M.ListTransactionsRequestData, M.ListTransactionsResponseData];
+  InitializeShareGroupState: [M.InitializeShareGroupStateRequestData, M.InitializeShareGroupStateResponseData];
+  ReadShareGroupState: [M.ReadShareGroupStateRequestData, M.ReadShareGroupStateResponseData];
+  WriteShareGroupState: [M.WriteShareGroupStateRequestData, M.WriteShareGroupStateResponseData];
+  DeleteShareGroupState: [M.DeleteShareGroupStateRequestData, M.DeleteShareGroupStateResponseData];
+  ReadShareGroupStateSummary: [M.ReadShareGroupStateSummaryRequestData, M.ReadShareGroupStateSummaryResponseData];
 }
 
 export type ApiName = keyof ApiTypes;
