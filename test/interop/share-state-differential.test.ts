@@ -96,6 +96,17 @@ describe('share coordinator (KIP-932): Brook answers as Apache Kafka', { timeout
     return same('ReadShareGroupStateSummary', 1, body, `${what} (v1)`);
   };
 
+  it('FindCoordinator for share-partition keys: which keys are valid, at which versions', async () => {
+    const keys = [`${GROUP}:${topicId}:0`, `a:b:${topicId}:2`, ` :${topicId}:0`, `${GROUP}:AAAA:0`, `${GROUP}:${topicId}:x`, `${GROUP}:${topicId}:1:`, 'plain'];
+    for (const version of [4, 5, 6]) {
+      const [kafka, brook] = await Promise.all(['kafka', 'brook'].map((side) =>
+        pair.conn[side as 'kafka' | 'brook'].request('FindCoordinator', version, { key: '', keyType: 2, coordinatorKeys: keys })));
+      // Node, host and port are each side's own; the error messages are Brook's words for Kafka's codes.
+      const shape = (r: typeof kafka) => r!.coordinators!.map((c) => ({ key: c.key, errorCode: c.errorCode, found: c.nodeId >= 0 }));
+      assert.deepStrictEqual(shape(brook), shape(kafka), `FindCoordinator v${version}`);
+    }
+  });
+
   it('uninitialized share-partitions: summary, read, write and delete', async () => {
     const s = await summary([0, 1, 2], 'nothing initialized');
     assert.equal(s.kafka.results[0]!.partitions[0]!.startOffset, -1n);

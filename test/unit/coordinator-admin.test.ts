@@ -204,6 +204,10 @@ describe('coordinator: FindCoordinator', () => {
     assert.deepEqual(v4.coordinators!.map((c) => [c.key, c.errorCode, c.nodeId]), [['a', 0, 1], ['b', 0, 1]]);
     const bad = h.send('FindCoordinator', 6, { keyType: 2, coordinatorKeys: ['s'] }).answer;
     assert.equal(bad.coordinators![0].errorCode, ErrorCode.INVALID_REQUEST);
+    const keys = ['g:AAAAAAAAAAAAAAAAAAAAAQ:0', 'a:b:AAAAAAAAAAAAAAAAAAAAAQ:7', ' :AAAAAAAAAAAAAAAAAAAAAQ:0', 'g:AAAA:0', 'g:AAAAAAAAAAAAAAAAAAAAAQ:x', 'g:AAAAAAAAAAAAAAAAAAAAAQ:0:'];
+    const share = h.send('FindCoordinator', 6, { keyType: 2, coordinatorKeys: keys }).answer;
+    assert.deepEqual(share.coordinators!.map((c) => c.errorCode), [0, 0, 42, 42, 42, 0], 'share-partition keys as Kafka parses them');
+    assert.equal(h.send('FindCoordinator', 5, { keyType: 2, coordinatorKeys: [keys[0]!] }).answer.coordinators![0].errorCode, ErrorCode.INVALID_REQUEST);
     assert.equal(h.send('FindCoordinator', 0, { key: G }).answer.errorCode, ErrorCode.NONE);
   });
 });

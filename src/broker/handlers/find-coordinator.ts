@@ -1,22 +1,25 @@
 /**
- * FindCoordinator: this broker coordinates every group and transactional id (v0-3 one key,
- * v4+ a batch). A group lookup creates `__consumer_offsets` when missing, as Kafka does at
- * the first group FindCoordinator, and a transactional id lookup `__transaction_state`
- * (Brook synchronously, so the answer is never COORDINATOR_NOT_AVAILABLE while it loads).
+ * FindCoordinator: this broker coordinates every group, transactional id and share-partition
+ * (v0-3 one key, v4+ a batch). A group lookup creates `__consumer_offsets` when missing, as
+ * Kafka does at the first group FindCoordinator, a transactional id lookup
+ * `__transaction_state` and a SHARE lookup `__share_group_state` (Brook synchronously, so
+ * the answer is never COORDINATOR_NOT_AVAILABLE while it loads). SHARE keys are asked by
+ * brokers: CLUSTER_ACTION on the cluster, else the whole request is refused, as KafkaApis.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type { FindCoordinatorRequestData, FindCoordinatorResponseData } from '../../protocol/messages/find-coordinator.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { defineHandler } from '../handler.js';
 import type { RequestContext } from '../handler.js';
-import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster, authorizes } from '../authorization.js';
+import { SHARE_KEY_TYPE } from '../../coordinator/find-coordinator.js';
 
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
 
 export const findCoordinatorHandler = defineHandler<FindCoordinatorRequestData, FindCoordinatorResponseData>({
   api: Api.FindCoordinator,
-  authorization: authorizes({ GROUP: ['DESCRIBE'], TRANSACTIONAL_ID: ['DESCRIBE'] }),
+  authorization: authorizes({ GROUP: ['DESCRIBE'], TRANSACTIONAL_ID: ['DESCRIBE'], CLUSTER: ['CLUSTER_ACTION'] }),
   minVersion: 0,
   maxVersion: Api.FindCoordinator.request.highestVersion,
   handle: findCoordinator,
@@ -52,6 +55,17 @@ function findCoordinator(ctx: RequestContext, request: FindCoordinatorRequestDat
       broker.transactions.ensureTopic();
     } catch (err) {
       broker.log.error('cannot create the transaction coordinator topic', { err });
+      return errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
+  } else if (keyType === SHARE_KEY_TYPE && ctx.apiVersion >= 6) {
+    // Kafka asks once a key is past the version check: an empty batch asks nothing.
+    if ((request.coordinatorKeys ?? []).length > 0 && !authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
+      return errorResponse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+    }
+    try {
+      broker.shareState.ensureTopic();
+    } catch (err) {
+      broker.log.error('cannot create the share coordinator topic', { err });
       return errorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
   }
