@@ -193,7 +193,7 @@ export function readForReplay(log: PartitionLog): LatestRecordPerKey {
  * overwrite each other by key (`__share_group_state`: each ShareUpdate adds to the state its
  * key's earlier records built). Such a topic has no transactional batches.
  */
-export function readEveryRecord(log: PartitionLog): CoordinatorRecord[] {
+export function readEveryRecord(log: PartitionLog): Pick<LatestRecordPerKey, 'records' | 'toReplay' | 'openTransactionRecords'> {
   const out: CoordinatorRecord[] = [];
   let offset = log.logStartOffset;
   while (offset < log.logEndOffset) {
@@ -215,5 +215,5 @@ export function readEveryRecord(log: PartitionLog): CoordinatorRecord[] {
     }
     if (!advanced) break;
   }
-  return out;
+  return { records: out.length, toReplay: () => out, openTransactionRecords: () => [] };
 }

@@ -163,7 +163,25 @@ function probes(): Probe[] {
     probe({ api: Api.DescribeTransactions, body: { transactionalIds: [TX] }, refusal: (r) => r.transactionStates.map((s) => [s.transactionalId, s.errorCode]), expected: [[TX, TXN_DENIED]] }),
     probe({ api: Api.ListTransactions, body: { stateFilters: [], producerIdFilters: [], durationFilter: -1n },
       refusal: (r) => [r.errorCode, r.transactionStates.map((s) => s.transactionalId)], expected: [0, []] }),
+    // The share coordinator's inter-broker APIs: CLUSTER_ACTION, else every partition refused.
+    probe({ api: Api.InitializeShareGroupState, body: { groupId: G, topics: [{ topicId: SHARE_TOPIC_ID, partitions: [{ partition: 0, stateEpoch: 0, startOffset: 0n }] }] },
+      refusal: shareRefusal, expected: [[0, CLUSTER_DENIED]] }),
+    probe({ api: Api.ReadShareGroupState, body: { groupId: G, topics: [{ topicId: SHARE_TOPIC_ID, partitions: [{ partition: 0, leaderEpoch: 0 }] }] },
+      refusal: shareRefusal, expected: [[0, CLUSTER_DENIED]] }),
+    probe({ api: Api.WriteShareGroupState, body: {
+      groupId: G, topics: [{ topicId: SHARE_TOPIC_ID, partitions: [{ partition: 0, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: -1, stateBatches: [] }] }],
+    }, refusal: shareRefusal, expected: [[0, CLUSTER_DENIED]] }),
+    probe({ api: Api.DeleteShareGroupState, body: { groupId: G, topics: [{ topicId: SHARE_TOPIC_ID, partitions: [{ partition: 0 }] }] },
+      refusal: shareRefusal, expected: [[0, CLUSTER_DENIED]] }),
+    probe({ api: Api.ReadShareGroupStateSummary, body: { groupId: G, topics: [{ topicId: SHARE_TOPIC_ID, partitions: [{ partition: 0, leaderEpoch: 0 }] }] },
+      refusal: shareRefusal, expected: [[0, CLUSTER_DENIED]] }),
   ];
+}
+
+const SHARE_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
+
+function shareRefusal(r: { results: { partitions: { partition: number; errorCode: number }[] }[] }): [number, number][] {
+  return r.results.flatMap((t) => t.partitions.map((p): [number, number] => [p.partition, p.errorCode]));
 }
 
 test('with ACLs on, every API refuses a principal without ACLs as Kafka does', { timeout: 60_000 }, async (t) => {

@@ -23,6 +23,9 @@ function b(first: number, last: number, deliveryState: number, deliveryCount: nu
   return { firstOffset: BigInt(first), lastOffset: BigInt(last), deliveryState, deliveryCount };
 }
 
+/** Every share-state response: results by topic, one partition each here. */
+type AnyResponse = { results: { partitions: Record<string, unknown>[] }[] };
+
 const TOPICS = new Map([[T1, 3], [T2, 1]]);
 
 function newShard(perSnapshot = 500): ShareCoordinatorShard {
@@ -36,12 +39,12 @@ class Harness {
   private now = 1_000;
   constructor(readonly shard: ShareCoordinatorShard) {}
 
-  private take(result: ShareStateResult, durable = true): { response: any; result: ShareStateResult } {
+  private take(result: ShareStateResult, durable = true): { response: AnyResponse; result: ShareStateResult } {
     if (durable) {
       this.log.push(...result.records);
       if (result.token !== null) this.shard.settle(result.token, ErrorCode.NONE);
     }
-    return { response: result.replies[0]?.response, result };
+    return { response: result.replies[0]!.response as AnyResponse, result };
   }
 
   init(partition: number, stateEpoch: number, startOffset: number, durable = true) {
@@ -78,8 +81,8 @@ class Harness {
   }
 }
 
-function partitionOf(response: any): any {
-  return response.results[0].partitions[0];
+function partitionOf(response: AnyResponse): Record<string, unknown> {
+  return response.results[0]!.partitions[0]!;
 }
 
 function replayed(log: readonly CoordinatorRecord[], perSnapshot = 500): ShareCoordinatorShard {

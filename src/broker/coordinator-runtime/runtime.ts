@@ -1,8 +1,8 @@
 /**
  * One runtime for the coordinators that keep their state in an internal topic, as Kafka's
  * coordinator-common CoordinatorRuntime: the group coordinator (`__consumer_offsets`) and
- * the transaction coordinator (`__transaction_state`) run on it as shards (shard.ts), and
- * share-group state would be a third. It owns, for its shard:
+ * the transaction coordinator (`__transaction_state`) and the share coordinator
+ * (`__share_group_state`) run on it as shards (shard.ts). It owns, for its shard:
  * - the topic: created (compacted, internal) at the first need, not at start-up, as Kafka;
  * - load: replay of every partition at start-up, then `loaded`; and again after a fail-stop;
  * - append (appender.ts): the records of every result run in one turn of the event loop go
@@ -157,13 +157,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     for (let p = 0; p < (topic?.partitions ?? 0); p++) {
       const log = this.options.storage.partition(this.options.topic.name, p);
       if (log === undefined) continue;
-      if (this.options.replayEveryRecord === true) {
-        const every = readEveryRecord(log);
-        for (const record of every) shard.replay(record);
-        records += every.length;
-        continue;
-      }
-      const latest = readForReplay(log);
+      const latest = this.options.replayEveryRecord === true ? readEveryRecord(log) : readForReplay(log);
       for (const record of latest.toReplay()) shard.replay(record);
       // Records of transactions still open at the log end: pending until their marker.
       for (const record of latest.openTransactionRecords()) shard.replay(record);

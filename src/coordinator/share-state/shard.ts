@@ -25,7 +25,6 @@ import type {
 import { Journal } from '../journal.js';
 import { TimelineMap } from '../timeline-map.js';
 import type { CoordinatorRecord, RequestId, ResultToken, TimerKey } from '../types.js';
-import type { CoordinatorShard } from '../../broker/coordinator-runtime/shard.js';
 import {
   coordinatorKey, decodeShareRecord, shareSnapshotRecord, shareStateTombstone, shareUpdateRecord,
   type ShareGroupOffset, type SharePartitionKey, type ShareUpdate,
@@ -68,7 +67,8 @@ function toBatches(list: readonly WriteShareGroupStateRequestStateBatch[]): Stat
   return list.map((b) => ({ firstOffset: b.firstOffset, lastOffset: b.lastOffset, deliveryState: b.deliveryState, deliveryCount: b.deliveryCount }));
 }
 
-export class ShareCoordinatorShard implements CoordinatorShard<ShareStateResult> {
+/** Run by the coordinator runtime as its CoordinatorShard (src/broker/coordinator-runtime/shard.ts). */
+export class ShareCoordinatorShard {
   private readonly config: ShareCoordinatorConfig;
   private readonly journal = new Journal();
   private readonly shareStateMap = new TimelineMap<string, ShareGroupOffset>(this.journal);

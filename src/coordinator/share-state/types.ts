@@ -2,7 +2,6 @@
  * What the share coordinator takes and gives: its settings (Kafka's ShareCoordinatorConfig
  * names and defaults), the topics it checks requests against, and the result of each call.
  */
-import type { ShardResult } from '../../broker/coordinator-runtime/shard.js';
 import type { CoordinatorRecord, RequestId, ResultToken, TimerOp } from '../types.js';
 
 export interface ShareCoordinatorConfig {
@@ -20,7 +19,8 @@ export const DEFAULT_SHARE_COORDINATOR_CONFIG: ShareCoordinatorConfig = {
  */
 export type TopicPartitionCount = (topicId: string) => number | undefined;
 
-export interface ShareStateResult extends ShardResult {
+/** A result in the coordinator runtime's terms (its ShardResult), one reply per request. */
+export interface ShareStateResult {
   readonly replies: { readonly requestId: RequestId; readonly response: unknown }[];
   readonly timers: TimerOp[];
   readonly records: CoordinatorRecord[];
