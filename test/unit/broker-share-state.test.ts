@@ -10,6 +10,12 @@ import { Api } from '../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { SHARE_GROUP_STATE_TOPIC } from '../../src/broker/share-coordinator-service.js';
 import { startBrook, tempDir } from '../support/brook.js';
+import { FaultyFileSystem } from '../support/storage/faulty-fs.js';
+
+/** Polls `ready` every 5 ms until it holds (the test's timeout bounds it). */
+async function waitFor(ready: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ready())) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 async function createTopic(conn: KafkaConnection, name: string, numPartitions: number): Promise<string> {
   const created = await conn.request(Api.CreateTopics, { topics: [{ name, numPartitions, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false }, { version: 7 });
@@ -103,6 +109,45 @@ test('a restarted broker reads the state it wrote: snapshots and the updates aft
     const fenced = await broker.context.shareState.readState({ groupId: 'g0', topics: [{ topicId, partitions: [{ partition: 2, leaderEpoch: 6 }] }] });
     assert.equal(fenced.results[0]!.partitions[0]!.errorCode, ErrorCode.FENCED_LEADER_EPOCH, 'the leader epoch survives the restart');
   } finally {
+    await broker.stop();
+    dir.remove();
+  }
+});
+
+test('a write resolves once its record is durable; a failed fsync answers the mapped error and the state goes back', { timeout: 60_000 }, async () => {
+  const dir = tempDir('brook-share-state-faults-');
+  const faults = new FaultyFileSystem();
+  const broker = await startBrook({ dataDir: dir.path, fileSystem: faults, shareCoordinatorStateTopicNumPartitions: 1 });
+  try {
+    const topicId = (broker.createTopic('faulty', 1), broker.context.storage.topic('faulty')!.topicId);
+    const persister = broker.context.shareState;
+    await persister.initializeState({ groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 0, startOffset: 0n }] }] });
+    const write = (startOffset: bigint) => persister.writeState({
+      groupId: 'g',
+      topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 0, leaderEpoch: 0, startOffset, deliveryCompleteCount: -1, stateBatches: [{ firstOffset: startOffset, lastOffset: startOffset + 9n, deliveryState: 2, deliveryCount: 1 }] }] }],
+    });
+    const summaryOf = async () => (await persister.readSummary({ groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] })).results[0]!.partitions[0]!;
+
+    const held = faults.inject({ op: ['fdatasync', 'fsync'], path: SHARE_GROUP_STATE_TOPIC, hold: true });
+    let answered = false;
+    const pending = write(5n).then((r) => ((answered = true), r));
+    await waitFor(() => held.hits > 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(answered, false, 'not answered before its record is durable');
+    held.remove();
+    assert.equal((await pending).results[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+    assert.equal((await summaryOf()).startOffset, 5n);
+
+    faults.inject({ op: ['fdatasync', 'fsync'], path: SHARE_GROUP_STATE_TOPIC, errno: 'EIO', times: 1 });
+    const failed = await write(9n);
+    const partition = failed.results[0]!.partitions[0]!;
+    // Kafka's coordinator runtime maps a storage error to NOT_COORDINATOR (the leader looks again).
+    assert.deepEqual([partition.errorCode, partition.errorMessage], [ErrorCode.NOT_COORDINATOR, 'This is not the correct coordinator.']);
+    faults.clear();
+    await waitFor(async () => (await summaryOf()).errorCode === ErrorCode.NONE);
+    assert.equal((await summaryOf()).startOffset, 5n, 'the failed write is not in the state');
+  } finally {
+    faults.clear();
     await broker.stop();
     dir.remove();
   }
