@@ -17,6 +17,7 @@ import type { CredentialStore } from './sasl/credential-store.js';
 import type { PasswordCheckQueue } from './sasl/password-checks.js';
 import type { AclStore } from './authorizer/acl-store.js';
 import type { FetchSessionCache } from './fetch-sessions.js';
+import type { SharePartitionManager } from './share/share-partition-manager.js';
 
 import { createSystemScheduler, isScheduler, type Clock, type Scheduler } from '../util/clock.js';
 
@@ -65,6 +66,8 @@ export interface BrokerContext {
   readonly fetchSessions: FetchSessionCache;
   /** The group coordinator and its runtime (timers, `__consumer_offsets`, parked replies). */
   readonly groups: GroupCoordinatorService;
+  /** Share groups' share-partitions and share sessions (ShareFetch, ShareAcknowledge). */
+  readonly shares: SharePartitionManager;
   /** The transaction coordinator and its runtime (`__transaction_state`, markers, timers). */
   readonly transactions: TransactionCoordinatorService;
   /** The share coordinator and its runtime (`__share_group_state`): the broker's persister of share-group state. */

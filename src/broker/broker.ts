@@ -32,6 +32,7 @@ import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
 import { nodeFileSystem, openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
 import { FetchSessionCache } from './fetch-sessions.js';
+import { SharePartitionManager, shareGroupSettings } from './share/share-partition-manager.js';
 import { authorizerSettings, openAclStore } from './authorization.js';
 import type { AclStore } from './authorizer/acl-store.js';
 import { createLogger, type Logger } from '../util/log.js';
@@ -254,6 +255,11 @@ export class Broker {
       groups,
       transactions,
       shareState,
+      shares: new SharePartitionManager({
+        storage, clock, log: log.child('share-partitions'), persister: shareState, appends,
+        maxShareSessions: config.groupShareMaxShareSessions,
+        settings: () => shareGroupSettings(config),
+      }),
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       credentials,
       passwordChecks: new PasswordCheckQueue(),
@@ -395,6 +401,7 @@ export class Broker {
       this.cleanerTimer?.cancel();
       const closed = closeServers(this.bound.map((l) => l.server));
       // Parked group requests get NOT_COORDINATOR; pending coordinator appends settle.
+      this.context.shares.close();
       await this.context.shareState.stop();
       await this.context.transactions.stop();
       await this.context.groups.stop();

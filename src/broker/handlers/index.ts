@@ -46,6 +46,8 @@ import { endTxnHandler } from './end-txn.js';
 import { writeTxnMarkersHandler } from './write-txn-markers.js';
 import { describeTransactionsHandler } from './describe-transactions.js';
 import { listTransactionsHandler } from './list-transactions.js';
+import { shareFetchHandler } from './share-fetch.js';
+import { shareAcknowledgeHandler } from './share-acknowledge.js';
 import { initializeShareGroupStateHandler } from './initialize-share-group-state.js';
 import { readShareGroupStateHandler } from './read-share-group-state.js';
 import { writeShareGroupStateHandler } from './write-share-group-state.js';
@@ -104,4 +106,6 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   writeShareGroupStateHandler,
   deleteShareGroupStateHandler,
   readShareGroupStateSummaryHandler,
+  shareFetchHandler,
+  shareAcknowledgeHandler,
 ];

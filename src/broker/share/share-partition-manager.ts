@@ -1,0 +1,346 @@
+/**
+ * The broker's share-partitions (Kafka's SharePartitionManager): loads each one's state from
+ * the share coordinator when a member first fetches it, acquires records for ShareFetch,
+ * applies acknowledgements and persists every change before answering, runs the
+ * acquisition locks on the broker's clock, and releases what a member held when it leaves
+ * its group, closes its share session or loses its connection.
+ *
+ * A write that fails drops the share-partition from memory: the next fetch loads it again
+ * from what is durable, so an acquired record is delivered again rather than lost.
+ */
+import { ErrorCode } from '../../protocol/errors.js';
+import { readBatchHeader } from '../../protocol/records/record-batch.js';
+import type { Storage, PartitionLog } from '../../storage/types.js';
+import { StorageError } from '../../storage/errors.js';
+import type { Logger } from '../../util/log.js';
+import type { Scheduler } from '../../util/clock.js';
+import { KeyedTimers } from '../keyed-timers.js';
+import type { AppendNotifier } from '../broker-context.js';
+import {
+  SharePartition, ShareAcknowledgeError, type AcknowledgementBatch, type AcquiredRecords, type FetchedBatch, type SharePartitionSettings, type StateWrite,
+} from './share-partition.js';
+import { ShareSessionCache, type SharePartitionRef } from './share-sessions.js';
+import type { Persister } from '../share-coordinator-service.js';
+import type { BrokerConfig } from '../config.js';
+import type { StateBatch } from '../../coordinator/share-state/state-batches.js';
+
+/** A group's share settings: the broker's (per-group configs are not kept yet). */
+export function shareGroupSettings(config: BrokerConfig): ShareGroupSettings {
+  return {
+    deliveryCountLimit: config.groupShareDeliveryCountLimit,
+    maxInFlightRecords: config.groupSharePartitionMaxRecordLocks,
+    recordLockDurationMs: config.groupShareRecordLockDurationMs,
+    autoOffsetReset: 'latest',
+  };
+}
+
+/** A group's share settings (broker defaults, or the group's own configs). */
+export interface ShareGroupSettings extends SharePartitionSettings {
+  /** share.auto.offset.reset: where a share-partition without a start offset begins. */
+  readonly autoOffsetReset: 'latest' | 'earliest';
+}
+
+export interface SharePartitionManagerOptions {
+  readonly storage: Storage;
+  readonly clock: Scheduler;
+  readonly log: Logger;
+  /** The share coordinator (ReadShareGroupState, WriteShareGroupState). */
+  readonly persister: Persister;
+  readonly appends: AppendNotifier;
+  /** group.share.max.share.sessions */
+  readonly maxShareSessions: number;
+  readonly settings: (groupId: string) => ShareGroupSettings;
+}
+
+/** One share-partition's part of a ShareFetch answer. */
+export interface ShareFetchPartitionResult {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+  readonly records: Buffer[];
+  readonly bytes: number;
+  readonly acquiredRecords: AcquiredRecords[];
+}
+
+/** Brook's single leader is at epoch 0 for every partition. */
+const LEADER_EPOCH = 0;
+
+interface Entry {
+  readonly groupId: string;
+  readonly topicId: string;
+  readonly partition: number;
+  loading: Promise<SharePartition | ShareFetchPartitionResult> | null;
+  partition_: SharePartition | null;
+  stateEpoch: number;
+}
+
+export class SharePartitionManager {
+  readonly sessions: ShareSessionCache;
+  private readonly entries = new Map<string, Entry>();
+  private readonly lockTimers: KeyedTimers<string>;
+  private readonly watched = new WeakSet<AbortSignal>();
+
+  constructor(private readonly options: SharePartitionManagerOptions) {
+    this.sessions = new ShareSessionCache(options.maxShareSessions);
+    this.lockTimers = new KeyedTimers(options.clock, (key) => this.locksExpired(key));
+  }
+
+  /** The key long-poll ShareFetches of a share-partition wait on, woken by appends and released records. */
+  static wakeKey(groupId: string, topicId: string, partition: number): string {
+    return `\u0000share\u0000${groupId}\u0000${topicId}/${partition}`;
+  }
+
+  /**
+   * Acquires up to `maxRecords` for `memberId` from `refs`, in order, reading at most
+   * `maxBytes`. Records come back as the log's batches (those holding an acquired offset).
+   */
+  async acquire(groupId: string, memberId: string, refs: readonly (SharePartitionRef & { readonly topic: string | undefined })[], limits: { maxRecords: number; batchSize: number; recordLimit: boolean; maxBytes: number }, allocate: (length: number) => Buffer): Promise<ShareFetchPartitionResult[]> {
+    const out: ShareFetchPartitionResult[] = [];
+    let records = limits.maxRecords;
+    let bytes = limits.maxBytes;
+    for (const ref of refs) {
+      if (ref.topic === undefined) {
+        out.push(failed(ErrorCode.UNKNOWN_TOPIC_ID, null));
+        continue;
+      }
+      const log = this.options.storage.partition(ref.topic, ref.partition);
+      if (log === undefined) {
+        out.push(failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
+        continue;
+      }
+      const loaded = await this.load(groupId, ref.topicId, ref.partition, log);
+      if (!(loaded instanceof SharePartition)) {
+        out.push(loaded);
+        continue;
+      }
+      if (records <= 0 || bytes <= 0) {
+        out.push(EMPTY);
+        continue;
+      }
+      const result = this.acquireFrom(groupId, ref, loaded, log, memberId, { ...limits, maxRecords: records, maxBytes: bytes }, allocate);
+      for (const a of result.acquiredRecords) records -= a.lastOffset - a.firstOffset + 1;
+      bytes -= result.bytes;
+      out.push(result);
+    }
+    return out;
+  }
+
+  /**
+   * Applies a member's acknowledgements to one share-partition and resolves once they are
+   * durable: NONE, or the error Kafka answers (INVALID_RECORD_STATE, INVALID_REQUEST, the
+   * write's error).
+   */
+  async acknowledge(groupId: string, memberId: string, topicId: string, topic: string | undefined, partition: number, batches: readonly AcknowledgementBatch[]): Promise<{ errorCode: number; errorMessage: string | null }> {
+    const log = topic === undefined ? undefined : this.options.storage.partition(topic, partition);
+    if (log === undefined) return { errorCode: topic === undefined ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: null };
+    const loaded = await this.load(groupId, topicId, partition, log);
+    if (!(loaded instanceof SharePartition)) return { errorCode: loaded.errorCode, errorMessage: loaded.errorMessage };
+    let write: StateWrite | null;
+    try {
+      write = loaded.acknowledge(memberId, batches, this.options.clock.nowMs());
+    } catch (err) {
+      if (!(err instanceof ShareAcknowledgeError)) throw err;
+      return { errorCode: err.errorCode, errorMessage: err.message };
+    }
+    this.scheduleLocks(groupId, topicId, partition, loaded);
+    if (write === null) return { errorCode: ErrorCode.NONE, errorMessage: null };
+    this.wake(groupId, topicId, partition);
+    return this.persist(groupId, topicId, partition, loaded, write);
+  }
+
+  /** Releases every record `memberId` acquired in the group's share-partitions (it left, or closed its session). */
+  async releaseMember(groupId: string, memberId: string, refs?: readonly SharePartitionRef[]): Promise<void> {
+    const writes: Promise<unknown>[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.groupId !== groupId || entry.partition_ === null) continue;
+      if (refs !== undefined && !refs.some((r) => r.topicId === entry.topicId && r.partition === entry.partition)) continue;
+      const write = entry.partition_.releaseAcquiredRecords(memberId);
+      if (write === null) continue;
+      this.wake(groupId, entry.topicId, entry.partition);
+      writes.push(this.persist(groupId, entry.topicId, entry.partition, entry.partition_, write));
+    }
+    await Promise.all(writes);
+  }
+
+  settingsOf(groupId: string): ShareGroupSettings {
+    return this.options.settings(groupId);
+  }
+
+  /**
+   * A share session was opened on this connection: when it closes, the member's sessions
+   * opened there go and what the member acquired through them is released (Kafka releases a
+   * disconnected member's records at once rather than at the end of their locks).
+   */
+  watchConnection(connection: AbortSignal): void {
+    if (this.watched.has(connection)) return;
+    this.watched.add(connection);
+    connection.addEventListener('abort', () => {
+      for (const session of this.sessions.removeConnection(connection)) {
+        void this.releaseMember(session.groupId, session.memberId, [...session.partitions.values()]);
+      }
+    }, { once: true });
+  }
+
+  /** The share-partitions of a group that are in memory (describe, tests). */
+  partitionsOf(groupId: string): { topicId: string; partition: number; sharePartition: SharePartition }[] {
+    const out = [];
+    for (const e of this.entries.values()) if (e.groupId === groupId && e.partition_ !== null) out.push({ topicId: e.topicId, partition: e.partition, sharePartition: e.partition_ });
+    return out;
+  }
+
+  /** Forgets a group's share-partitions (the group was deleted). */
+  dropGroup(groupId: string): void {
+    for (const [key, e] of this.entries) {
+      if (e.groupId !== groupId) continue;
+      this.lockTimers.cancel(key);
+      this.entries.delete(key);
+    }
+  }
+
+  close(): void {
+    this.lockTimers.stop();
+    this.entries.clear();
+  }
+
+  private acquireFrom(groupId: string, ref: SharePartitionRef, sp: SharePartition, log: PartitionLog, memberId: string, limits: { maxRecords: number; batchSize: number; recordLimit: boolean; maxBytes: number }, allocate: (length: number) => Buffer): ShareFetchPartitionResult {
+    if (Number(log.logStartOffset) > sp.startOffset) {
+      const write = sp.logStartOffsetMoved(Number(log.logStartOffset));
+      if (write !== null) void this.persist(groupId, ref.topicId, ref.partition, sp, write);
+    }
+    if (!sp.canAcquireRecords()) return EMPTY;
+    const fetchOffset = sp.nextFetchOffset();
+    if (fetchOffset >= Number(log.highWatermark)) return EMPTY;
+    let read;
+    try {
+      read = log.read(BigInt(fetchOffset), limits.maxBytes, { minOneBatch: true, allocate, readCommitted: false });
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      return failed(err.errorCode, null);
+    }
+    const batches: { batch: FetchedBatch; buf: Buffer }[] = [];
+    for (const buf of read.records) {
+      let pos = 0;
+      while (pos < buf.length) {
+        const header = readBatchHeader(buf, pos);
+        batches.push({ batch: { baseOffset: Number(header.baseOffset), lastOffset: Number(header.lastOffset) }, buf: buf.subarray(pos, pos + header.sizeInBytes) });
+        pos += header.sizeInBytes;
+      }
+    }
+    const acquired = sp.acquire(memberId, batches.map((b) => b.batch), limits.maxRecords, limits.batchSize, limits.recordLimit, this.options.clock.nowMs());
+    if (acquired.length === 0) return EMPTY;
+    this.scheduleLocks(groupId, ref.topicId, ref.partition, sp);
+    // Only the log batches holding an acquired offset go out.
+    const records: Buffer[] = [];
+    let bytes = 0;
+    let a = 0;
+    for (const { batch, buf } of batches) {
+      while (a < acquired.length && acquired[a]!.lastOffset < batch.baseOffset) a++;
+      if (a === acquired.length) break;
+      if (acquired[a]!.firstOffset > batch.lastOffset) continue;
+      records.push(buf);
+      bytes += buf.length;
+    }
+    return { errorCode: ErrorCode.NONE, errorMessage: null, records, bytes, acquiredRecords: acquired };
+  }
+
+  /** The share-partition, loaded from the share coordinator on first use; or the error answer. */
+  private load(groupId: string, topicId: string, partition: number, log: PartitionLog): SharePartition | Promise<SharePartition | ShareFetchPartitionResult> {
+    const key = entryKey(groupId, topicId, partition);
+    let entry = this.entries.get(key);
+    if (entry?.partition_ != null) return entry.partition_;
+    if (entry?.loading != null) return entry.loading;
+    if (entry === undefined) {
+      entry = { groupId, topicId, partition, loading: null, partition_: null, stateEpoch: 0 };
+      this.entries.set(key, entry);
+    }
+    const e = entry;
+    e.loading = this.readState(groupId, topicId, partition).then((state) => {
+      e.loading = null;
+      if (state.errorCode !== ErrorCode.NONE) {
+        this.entries.delete(key);
+        return failed(state.errorCode, state.errorMessage);
+      }
+      const settings = this.options.settings(groupId);
+      let start = Number(state.startOffset);
+      if (start < 0) start = Number(settings.autoOffsetReset === 'earliest' ? log.logStartOffset : log.highWatermark);
+      const sp = new SharePartition(settings, start, state.stateBatches);
+      e.partition_ = sp;
+      e.stateEpoch = state.stateEpoch;
+      return sp;
+    }, (err: unknown) => {
+      e.loading = null;
+      this.entries.delete(key);
+      this.options.log.warn('share-partition state could not be read', { groupId, topicId, partition, error: String(err) });
+      return failed(ErrorCode.UNKNOWN_SERVER_ERROR, null);
+    });
+    return e.loading;
+  }
+
+  private async readState(groupId: string, topicId: string, partition: number): Promise<{ errorCode: number; errorMessage: string | null; stateEpoch: number; startOffset: bigint; stateBatches: readonly StateBatch[] }> {
+    const answer = await this.options.persister.readState({ groupId, topics: [{ topicId, partitions: [{ partition, leaderEpoch: LEADER_EPOCH }] }] });
+    const p = answer.results[0]?.partitions[0];
+    if (p === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'no answer for the share-partition', stateEpoch: 0, startOffset: -1n, stateBatches: [] };
+    return p;
+  }
+
+  private async persist(groupId: string, topicId: string, partition: number, sp: SharePartition, write: StateWrite): Promise<{ errorCode: number; errorMessage: string | null }> {
+    const key = entryKey(groupId, topicId, partition);
+    const entry = this.entries.get(key);
+    const stateEpoch = entry?.stateEpoch ?? 0;
+    let result: { errorCode: number; errorMessage: string | null };
+    try {
+      const answer = await this.options.persister.writeState({
+        groupId,
+        topics: [{ topicId, partitions: [{ partition, stateEpoch, leaderEpoch: LEADER_EPOCH, startOffset: BigInt(write.startOffset), stateBatches: write.stateBatches }] }],
+      });
+      const p = answer.results[0]?.partitions[0];
+      result = p === undefined ? { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'no answer for the share-partition' } : { errorCode: p.errorCode, errorMessage: p.errorMessage };
+    } catch (err) {
+      result = { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: String(err) };
+    }
+    if (result.errorCode !== ErrorCode.NONE) {
+      this.options.log.warn('share-partition state could not be written; reloading it from the share coordinator', {
+        groupId, topicId, partition, errorCode: result.errorCode, error: result.errorMessage,
+      });
+      // Memory ran ahead of what is durable: start again from the durable state.
+      const current = this.entries.get(key);
+      if (current?.partition_ === sp) {
+        this.lockTimers.cancel(key);
+        this.entries.delete(key);
+      }
+    }
+    return result;
+  }
+
+  private scheduleLocks(groupId: string, topicId: string, partition: number, sp: SharePartition): void {
+    const key = entryKey(groupId, topicId, partition);
+    const at = sp.nextLockDeadlineMs();
+    if (at === null) this.lockTimers.cancel(key);
+    else this.lockTimers.schedule(key, at);
+  }
+
+  private locksExpired(key: string): void {
+    const entry = this.entries.get(key);
+    const sp = entry?.partition_;
+    if (entry === undefined || sp == null) return;
+    const write = sp.expireLocks(this.options.clock.nowMs());
+    this.scheduleLocks(entry.groupId, entry.topicId, entry.partition, sp);
+    if (write === null) return;
+    this.wake(entry.groupId, entry.topicId, entry.partition);
+    void this.persist(entry.groupId, entry.topicId, entry.partition, sp, write);
+  }
+
+  /** Records became AVAILABLE again: long-poll fetches of the share-partition look again. */
+  private wake(groupId: string, topicId: string, partition: number): void {
+    this.options.appends.notifyAppend(`\u0000share\u0000${groupId}\u0000${topicId}`, partition);
+  }
+}
+
+const EMPTY: ShareFetchPartitionResult = { errorCode: ErrorCode.NONE, errorMessage: null, records: [], bytes: 0, acquiredRecords: [] };
+
+function failed(errorCode: number, errorMessage: string | null): ShareFetchPartitionResult {
+  return { errorCode, errorMessage, records: [], bytes: 0, acquiredRecords: [] };
+}
+
+function entryKey(groupId: string, topicId: string, partition: number): string {
+  return `${groupId}\u0000${topicId}\u0000${partition}`;
+}
