@@ -11,6 +11,7 @@
 import { ConsumerGroup } from './consumer/group.js';
 import { MetadataImage } from './consumer/metadata.js';
 import { ClassicGroup } from './classic/group.js';
+import { ShareGroup } from './share/group.js';
 import { Journal } from './journal.js';
 import { TimelineMap } from './timeline-map.js';
 import { Operation, TimerTable } from './operation.js';
@@ -114,8 +115,10 @@ export class CoordinatorState {
   readonly journal = new Journal();
   /** Classic groups, in creation order (ListGroups lists them so; a removal's undo keeps it). */
   readonly groups = new TimelineMap<string, ClassicGroup>(this.journal, true);
-  /** KIP-848 consumer groups. A group id is in at most one of `groups` and `consumerGroups`. */
+  /** KIP-848 consumer groups. A group id is in at most one of `groups`, `consumerGroups` and `shareGroups`. */
   readonly consumerGroups = new TimelineMap<string, ConsumerGroup>(this.journal, true);
+  /** KIP-932 share groups, in creation order. */
+  readonly shareGroups = new TimelineMap<string, ShareGroup>(this.journal, true);
   readonly offsets = new OffsetStore(this.journal);
   readonly pendingTxnOffsets = new PendingTxnOffsets(this.journal);
   readonly timers = new TimerTable(this.journal);
@@ -182,6 +185,30 @@ export class CoordinatorState {
   /** Drops a consumer group (its ConsumerGroupMetadata tombstone). Offsets stay. */
   removeConsumerGroup(groupId: string): void {
     this.consumerGroups.delete(groupId);
+  }
+
+  /**
+   * The share group of that id, created (Empty, epoch 1) when missing: by the replay of its
+   * first record, as Kafka's getOrMaybeCreatePersistedShareGroup. An Empty classic group of
+   * that id (a simple group holding offsets) gives way, as for consumer groups.
+   */
+  getOrCreateShareGroup(groupId: string, nowMs: number | null): ShareGroup {
+    let group = this.shareGroups.get(groupId);
+    if (group !== undefined) return group;
+    const classic = this.groups.get(groupId);
+    if (classic !== undefined) {
+      if (!classic.is('Empty')) throw new Error(`group ${groupId} is a classic group in state ${classic.state}, not a share group`);
+      this.removeGroup(groupId, nowMs ?? 0);
+    }
+    if (this.consumerGroups.has(groupId)) throw new Error(`group ${groupId} is a consumer group, not a share group`);
+    group = new ShareGroup(groupId, this.journal);
+    this.shareGroups.set(groupId, group);
+    return group;
+  }
+
+  /** Drops a share group (its ShareGroupMetadata tombstone). */
+  removeShareGroup(groupId: string): void {
+    this.shareGroups.delete(groupId);
   }
 
   /** Drops a group (its GroupMetadata tombstone was written or replayed). Offsets stay. */

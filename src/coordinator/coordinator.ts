@@ -17,6 +17,13 @@ import type { OffsetFetchRequestData } from '../protocol/messages/offset-fetch.j
 import type { SyncGroupRequestData } from '../protocol/messages/sync-group.js';
 import type { ConsumerGroupDescribeRequestData } from '../protocol/messages/consumer-group-describe.js';
 import type { ConsumerGroupHeartbeatRequestData } from '../protocol/messages/consumer-group-heartbeat.js';
+import type { ShareGroupDescribeRequestData } from '../protocol/messages/share-group-describe.js';
+import type { ShareGroupHeartbeatRequestData } from '../protocol/messages/share-group-heartbeat.js';
+import { describeShareGroup, shareGroupDescribe } from './share/describe.js';
+import { expireShareSession, loadedShareGroups } from './share/fence.js';
+import type { ShareGroupState } from './share/group.js';
+import { shareGroupHeartbeat } from './share/heartbeat.js';
+import { initializeShareGroupState, uninitializeShareGroupState } from './share/initialize.js';
 import { consumerGroupDescribe, describeConsumerGroup } from './consumer/describe.js';
 import { consumerGroupHeartbeat } from './consumer/heartbeat.js';
 import { expireRebalance, expireSession } from './consumer/fence.js';
@@ -54,10 +61,13 @@ import {
 export interface GroupSummary {
   readonly groupId: string;
   readonly groupType: GroupType;
-  /** Kafka's state name: a classic group's, or a consumer group's (Empty, Assigning, Reconciling, Stable). */
-  readonly state: GroupState | ConsumerGroupState;
+  /**
+   * Kafka's state name: a classic group's, a consumer group's (Empty, Assigning, Reconciling,
+   * Stable) or a share group's (Empty, Stable).
+   */
+  readonly state: GroupState | ConsumerGroupState | ShareGroupState;
   readonly members: number;
-  /** The generation (classic) or group epoch (consumer). */
+  /** The generation (classic) or group epoch (consumer, share). */
   readonly generation: number;
 }
 
@@ -146,6 +156,34 @@ export class GroupCoordinator {
 
   consumerGroupDescribe(ctx: RequestContext, req: ConsumerGroupDescribeRequestData): CoordinatorResult {
     return this.run(consumerGroupDescribe, ctx, req);
+  }
+
+  /** ShareGroupHeartbeat (KIP-932): join, heartbeat and leave of a share group (share/heartbeat.ts). */
+  shareGroupHeartbeat(ctx: RequestContext, req: ShareGroupHeartbeatRequestData): CoordinatorResult {
+    return this.run(shareGroupHeartbeat, ctx, req);
+  }
+
+  shareGroupDescribe(ctx: RequestContext, req: ShareGroupDescribeRequestData): CoordinatorResult {
+    return this.run(shareGroupDescribe, ctx, req);
+  }
+
+  /**
+   * The share coordinator initialized the share state of these partitions (topic id →
+   * partitions) of a share group, as a result's `shareInitializations` asked: they are
+   * recorded as initialized, and the group's next heartbeat assigns them (Kafka's
+   * GroupMetadataManager.initializeShareGroupState, which GroupCoordinatorService runs after
+   * the share coordinator's InitializeShareGroupState succeeded).
+   */
+  initializeShareGroupState(groupId: string, topicPartitions: ReadonlyMap<string, readonly number[]>, nowMs: number): CoordinatorResult {
+    return this.execute(nowMs, (op) => initializeShareGroupState(this.s, op, groupId, topicPartitions));
+  }
+
+  /**
+   * The share coordinator could not initialize these partitions: they are no longer
+   * initializing, so a later heartbeat asks again (Kafka's uninitializeShareGroupState).
+   */
+  uninitializeShareGroupState(groupId: string, topicPartitions: ReadonlyMap<string, readonly number[]>, nowMs: number): CoordinatorResult {
+    return this.execute(nowMs, (op) => uninitializeShareGroupState(this.s, op, groupId, topicPartitions));
   }
 
   /**
@@ -244,6 +282,9 @@ export class GroupCoordinator {
       case 'consumer-regex':
         applyRegexRefresh(s, op, action.groupId, action.regexes, action.startMs, action.mayDescribeTopic);
         break;
+      case 'share-session':
+        expireShareSession(s, op, action.groupId, action.memberId);
+        break;
       default:
         assertNever(action, 'timer action');
     }
@@ -270,6 +311,7 @@ export class GroupCoordinator {
     return this.execute(nowMs, (op) => {
       loaded(this.s, op);
       loadedConsumerGroups(this.s, op);
+      loadedShareGroups(this.s, op);
     });
   }
 
@@ -294,9 +336,9 @@ export class GroupCoordinator {
     });
   }
 
-  /** Every group id, classic groups first. */
+  /** Every group id: classic groups, then consumer groups, then share groups. */
   groupIds(): string[] {
-    return [...this.s.groups.keys(), ...this.s.consumerGroups.keys()];
+    return [...this.s.groups.keys(), ...this.s.consumerGroups.keys(), ...this.s.shareGroups.keys()];
   }
 
   /** Every group's state, members and generation (metrics). */
@@ -307,6 +349,9 @@ export class GroupCoordinator {
     }
     for (const g of this.s.consumerGroups.values()) {
       out.push({ groupId: g.groupId, groupType: 'consumer', state: g.state, members: g.numMembers, generation: g.groupEpoch });
+    }
+    for (const g of this.s.shareGroups.values()) {
+      out.push({ groupId: g.groupId, groupType: 'share', state: g.state, members: g.numMembers, generation: g.groupEpoch });
     }
     return out;
   }
@@ -323,6 +368,12 @@ export class GroupCoordinator {
   consumerGroup(groupId: string): ReturnType<typeof describeConsumerGroup> | undefined {
     const g = this.s.consumerGroups.get(groupId);
     return g === undefined ? undefined : describeConsumerGroup(this.s, g);
+  }
+
+  /** A share group as ShareGroupDescribe shows it, for logs and tests. */
+  shareGroup(groupId: string): ReturnType<typeof describeShareGroup> | undefined {
+    const g = this.s.shareGroups.get(groupId);
+    return g === undefined ? undefined : describeShareGroup(this.s, g);
   }
 
   group(groupId: string): GroupSnapshot | undefined {

@@ -1,10 +1,12 @@
 /**
  * The admin side: DescribeGroups, ListGroups and DeleteGroups, after Kafka's
- * GroupMetadataManager.describeGroups / listGroups and GroupCoordinatorShard.deleteGroups.
+ * GroupMetadataManager.describeGroups / listGroups and GroupCoordinatorShard.deleteGroups,
+ * for every group type (DescribeGroups describes classic groups only, as Kafka).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
 import { deleteConsumerGroup } from './consumer/classic-apis.js';
+import { deleteShareGroup } from './share/describe.js';
 import type { DeleteGroupsRequestData, DeleteGroupsResponseData } from '../protocol/messages/delete-groups.js';
 import type {
   DescribeGroupsRequestData,
@@ -24,9 +26,11 @@ import { writeRecords } from './replay.js';
 /** Kafka's authorizedOperations value for "not requested". */
 const OPERATIONS_NOT_REQUESTED = -2147483648;
 
-/** ListGroups v5's groupType of classic and of KIP-848 consumer groups. */
+/** ListGroups v5's groupType of classic, KIP-848 consumer and KIP-932 share groups. */
 const CLASSIC_GROUP_TYPE = 'classic';
 const CONSUMER_GROUP_TYPE = 'consumer';
+/** A share group's type, and its protocol type (Kafka's ShareGroup.protocolType). */
+const SHARE_GROUP_TYPE = 'share';
 
 function describeGroup(group: ClassicGroup): DescribeGroupsResponseDescribedGroup {
   // Member metadata is only meaningful once a protocol is chosen and stable; in other
@@ -78,7 +82,7 @@ export function describeGroups(s: CoordinatorState, op: Operation, ctx: RequestC
     const group = s.groups.get(groupId);
     let described: DescribeGroupsResponseDescribedGroup;
     if (group !== undefined) described = describeGroup(group);
-    else if (s.consumerGroups.has(groupId)) described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} is not a classic group.`);
+    else if (s.consumerGroups.has(groupId) || s.shareGroups.has(groupId)) described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} is not a classic group.`);
     else described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} not found.`);
     if (withOperations && described.errorCode === ErrorCode.NONE) described.authorizedOperations = s.config.groupAuthorizedOperations;
     // groupInstanceId exists from v4 (ignorable, but keep the body faithful to the version).
@@ -121,6 +125,16 @@ export function listGroups(s: CoordinatorState, op: Operation, ctx: RequestConte
       groupType: ctx.apiVersion >= 5 ? CONSUMER_GROUP_TYPE : '',
     });
   }
+  for (const group of s.shareGroups.values()) {
+    if (lowerStates.size > 0 && !lowerStates.has(group.state.toLowerCase())) continue;
+    if (types.size > 0 && !types.has(SHARE_GROUP_TYPE)) continue;
+    groups.push({
+      groupId: group.groupId,
+      protocolType: SHARE_GROUP_TYPE,
+      groupState: ctx.apiVersion >= 4 ? group.state : '',
+      groupType: ctx.apiVersion >= 5 ? SHARE_GROUP_TYPE : '',
+    });
+  }
   op.reply(ctx.requestId, { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups } satisfies ListGroupsResponseData);
 }
 
@@ -145,6 +159,14 @@ export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestCon
   const results: DeleteGroupsResponseData['results'] = [];
   // Kafka's KafkaApis drops duplicate names.
   for (const groupId of new Set(req.groupsNames)) {
+    const shareGroup = s.shareGroups.get(groupId);
+    if (shareGroup !== undefined) {
+      // Kafka's ShareGroup.validateDeleteGroup: only an Empty group.
+      const empty = shareGroup.numMembers === 0;
+      if (empty) deleteShareGroup(s, op, shareGroup);
+      results.push({ groupId, errorCode: empty ? ErrorCode.NONE : ErrorCode.NON_EMPTY_GROUP });
+      continue;
+    }
     const consumerGroup = s.consumerGroups.get(groupId);
     if (consumerGroup !== undefined) {
       // Kafka's ConsumerGroup.validateDeleteGroup: only an Empty group; its offsets go first.

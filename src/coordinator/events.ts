@@ -7,12 +7,15 @@
  * Replay at start-up emits nothing: it rebuilds state, nothing happens to the groups.
  */
 
-/** Classic groups (JoinGroup/SyncGroup) and KIP-848 consumer groups (ConsumerGroupHeartbeat). */
-export type GroupType = 'classic' | 'consumer';
+/**
+ * Classic groups (JoinGroup/SyncGroup), KIP-848 consumer groups (ConsumerGroupHeartbeat) and
+ * KIP-932 share groups (ShareGroupHeartbeat).
+ */
+export type GroupType = 'classic' | 'consumer' | 'share';
 
 /** Why a member is no longer in its group. */
 export type MemberRemovalCause =
-  /** LeaveGroup, or a ConsumerGroupHeartbeat with member epoch -1. */
+  /** LeaveGroup, or a ConsumerGroupHeartbeat or ShareGroupHeartbeat with member epoch -1. */
   | 'left'
   /** No heartbeat within the session timeout. */
   | 'session-timeout'
@@ -51,7 +54,7 @@ export type GroupEvent =
       readonly groupId: string;
       /**
        * Classic: the generation being left (the next is chosen when the join phase completes).
-       * Consumer: the new group epoch.
+       * Consumer and share: the new group epoch.
        */
       readonly generation: number;
       readonly members: number;
@@ -61,7 +64,7 @@ export type GroupEvent =
       readonly type: 'rebalance-completed';
       readonly groupType: GroupType;
       readonly groupId: string;
-      /** The generation (classic) or group epoch (consumer) every member now has. */
+      /** The generation (classic) or group epoch (consumer, share) every member now has. */
       readonly generation: number;
       readonly members: number;
       /** Stable with members; Empty when the last one left. */

@@ -40,6 +40,8 @@ function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCo
   const generationId = req.generationIdOrMemberEpoch ?? -1;
   const memberId = req.memberId ?? '';
   const groupInstanceId = req.groupInstanceId ?? null;
+  // Kafka's ShareGroup.validateOffsetCommit: a share group keeps no committed offsets.
+  if (s.shareGroups.has(req.groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
   const consumerGroup = s.consumerGroups.get(req.groupId);
   if (consumerGroup !== undefined) return consumerOffsetCommitError(consumerGroup, memberId, groupInstanceId, generationId, false, ctx.apiVersion);
   let group = s.groups.get(req.groupId);
@@ -173,6 +175,8 @@ function fetchGroupOffsets(
   topics: readonly OffsetFetchRequestTopics[] | null,
   requireStable: boolean,
 ): OffsetFetchResponseGroup {
+  // Kafka's ShareGroup.validateOffsetFetch.
+  if (s.shareGroups.has(groupId)) return { groupId, topics: [], errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
   const unstable = (topic: string, p: number): boolean => requireStable && s.pendingTxnOffsets.has(groupId, topic, p);
   const group = s.groups.get(groupId);
   // An unknown group is not an error: it simply has no offsets.
@@ -259,6 +263,8 @@ function offsetDeleteError(group: ClassicGroup | undefined): number {
 export function offsetDelete(s: CoordinatorState, op: Operation, ctx: RequestContext, req: OffsetDeleteRequestData): void {
   const empty: OffsetDeleteResponseData = { errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: [] };
   if (req.groupId === '') return op.reply(ctx.requestId, { ...empty, errorCode: ErrorCode.INVALID_GROUP_ID });
+  // Kafka's ShareGroup.validateOffsetDelete.
+  if (s.shareGroups.has(req.groupId)) return op.reply(ctx.requestId, { ...empty, errorCode: ErrorCode.GROUP_ID_NOT_FOUND });
   const group = s.groups.get(req.groupId);
   const consumerGroup = s.consumerGroups.get(req.groupId);
   // Kafka's ConsumerGroup.validateOffsetDelete accepts any state: subscribed topics are refused below.

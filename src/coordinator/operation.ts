@@ -9,7 +9,7 @@
 import type { GroupEvent } from './events.js';
 import type { Changes, Journal } from './journal.js';
 import { TimelineMap } from './timeline-map.js';
-import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, ResultToken, TimerKey, TimerOp } from './types.js';
+import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, ResultToken, ShareGroupStateInitialization, TimerKey, TimerOp } from './types.js';
 
 export type TimerAction =
   /** A member's session (or a pending member's wait for its second JoinGroup) expired. */
@@ -35,7 +35,9 @@ export type TimerAction =
    * The resolution of a consumer group's regular expressions, which Kafka runs on an executor
    * and applies in a later write; `startMs` is when it was asked for.
    */
-  | { readonly kind: 'consumer-regex'; readonly groupId: string; readonly regexes: readonly string[]; readonly startMs: number; readonly mayDescribeTopic?: ((topic: string) => boolean) | undefined };
+  | { readonly kind: 'consumer-regex'; readonly groupId: string; readonly regexes: readonly string[]; readonly startMs: number; readonly mayDescribeTopic?: ((topic: string) => boolean) | undefined }
+  /** A share-group member's session expired (`group.share.session.timeout.ms`): it is fenced. */
+  | { readonly kind: 'share-session'; readonly groupId: string; readonly memberId: string };
 
 // Components are URI-encoded so that a ':' inside a group or member id cannot make two
 // different keys collide.
@@ -62,6 +64,10 @@ export function consumerSessionKey(groupId: string, memberId: string): TimerKey 
 
 export function consumerRebalanceKey(groupId: string, memberId: string): TimerKey {
   return `consumer-rebalance:${enc(groupId)}:${enc(memberId)}`;
+}
+
+export function shareSessionKey(groupId: string, memberId: string): TimerKey {
+  return `share-session:${enc(groupId)}:${enc(memberId)}`;
 }
 
 export function consumerJoinKey(groupId: string, memberId: string): TimerKey {
@@ -93,9 +99,9 @@ export interface TimerEntry {
   atMs: number;
 }
 
-/** Session deadlines, classic or consumer group: never moved back by a revert (revert.ts). */
-export function isSession(action: TimerAction): action is Extract<TimerAction, { kind: 'heartbeat' | 'consumer-session' }> {
-  return action.kind === 'heartbeat' || action.kind === 'consumer-session';
+/** Session deadlines, classic, consumer or share group: never moved back by a revert (revert.ts). */
+export function isSession(action: TimerAction): action is Extract<TimerAction, { kind: 'heartbeat' | 'consumer-session' | 'share-session' }> {
+  return action.kind === 'heartbeat' || action.kind === 'consumer-session' || action.kind === 'share-session';
 }
 
 function sameSession(a: TimerAction, b: TimerAction): boolean {
@@ -174,6 +180,7 @@ export class Operation {
   private readonly timerOps: TimerOp[] = [];
   private readonly records: CoordinatorRecord[] = [];
   private readonly events: GroupEvent[] = [];
+  private readonly shareInitializations: ShareGroupStateInitialization[] = [];
 
   constructor(
     readonly nowMs: number,
@@ -216,6 +223,14 @@ export class Operation {
     this.events.push(event);
   }
 
+  /**
+   * Share partitions whose state the share coordinator must initialize once this result's
+   * records are durable (Kafka's InitializeShareGroupStateParameters of a heartbeat).
+   */
+  initializeShareGroupState(request: ShareGroupStateInitialization): void {
+    this.shareInitializations.push(request);
+  }
+
   /** How far the operation got (with Journal.savepoint: see CoordinatorState.attempt). */
   mark(): OperationMark {
     return { replies: this.replies.length, timers: this.timerOps.length, records: this.records.length, events: this.events.length };
@@ -243,6 +258,8 @@ export class Operation {
   }
 
   result(token: ResultToken | null): CoordinatorResult {
-    return { replies: this.replies, timers: this.timerOps, records: this.records, events: this.events, token };
+    const result: CoordinatorResult = { replies: this.replies, timers: this.timerOps, records: this.records, events: this.events, token };
+    if (this.shareInitializations.length > 0) result.shareInitializations = this.shareInitializations;
+    return result;
   }
 }

@@ -2,7 +2,8 @@
  * What the coordinator writes to `__consumer_offsets`, as Kafka's `GroupCoordinatorRecordHelpers`
  * builds it: an OffsetCommit record per committed partition, a GroupMetadata record per
  * completed generation (and when a group becomes or is created Empty), the KIP-848
- * consumer-group records (consumer/records.ts), and tombstones (null values) for deletions
+ * consumer-group records (consumer/records.ts), the KIP-932 share-group records
+ * (share/records.ts), and tombstones (null values) for deletions
  * and expirations.
  *
  * A record is built as a value (Kafka's CoordinatorRecord of key and value messages): the
@@ -20,7 +21,8 @@ import {
   encodeOffsetCommitValue,
   OFFSET_COMMIT_VALUE_WITH_TOPIC_ID,
 } from '../protocol/coordinator-records/framing.js';
-import { decodeConsumerGroupRecord, encodeConsumerGroupRecord, type ConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
+import { decodeConsumerGroupRecord, encodeConsumerGroupRecord, isConsumerGroupRecordType, type ConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
+import { decodeShareGroupRecord, encodeShareGroupRecord, type ShareGroupRecord } from '../protocol/coordinator-records/share-group-framing.js';
 import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import type { GroupMetadataValue, MemberMetadata } from '../protocol/coordinator-records/group-metadata-value.js';
 import type { ClassicGroup } from './classic/group.js';
@@ -64,7 +66,7 @@ export interface GroupMetadataRecord {
 }
 
 /** Every record of `__consumer_offsets` the group coordinator writes and replays. */
-export type GroupCoordinatorRecord = OffsetCommitRecord | GroupMetadataRecord | ConsumerGroupRecord;
+export type GroupCoordinatorRecord = OffsetCommitRecord | GroupMetadataRecord | ConsumerGroupRecord | ShareGroupRecord;
 
 // OffsetCommitValue v1 is the only version with expireTimestamp; Kafka writes it only then.
 const OFFSET_COMMIT_VALUE_WITH_EXPIRY = 1;
@@ -163,7 +165,7 @@ export function encodeRecord(record: GroupCoordinatorRecord): CoordinatorRecord 
     case 2:
       return { key: encodeGroupMetadataKey({ group: record.groupId }), value: record.value === null ? null : encodeGroupMetadataValue(record.value) };
     default:
-      return encodeConsumerGroupRecord(record);
+      return isConsumerGroupRecordType(record.type) ? encodeConsumerGroupRecord(record as ConsumerGroupRecord) : encodeShareGroupRecord(record as ShareGroupRecord);
   }
 }
 
@@ -177,7 +179,7 @@ function ownedGroupMetadata(value: GroupMetadataValue): GroupMetadataValue {
 
 /**
  * A record read from `__consumer_offsets`, as the value it was built as; null for a type
- * Brook keeps no state for (share and streams groups) or no schema defines, which Kafka's
+ * Brook keeps no state for (streams groups) or no schema defines, which Kafka's
  * loader skips too. Throws (ProtocolDecodeError) on bytes that do not decode.
  */
 export function decodeRecord(record: CoordinatorRecord): GroupCoordinatorRecord | null {
@@ -205,6 +207,8 @@ export function decodeRecord(record: CoordinatorRecord): GroupCoordinatorRecord 
       return { type: 2, groupId: key.key.group, value: record.value === null ? null : ownedGroupMetadata(decodeGroupMetadataValue(record.value)) };
     case 'consumer-group':
       return decodeConsumerGroupRecord(key.type, key.keyReader, record.value);
+    case 'share-group':
+      return decodeShareGroupRecord(key.type, key.keyReader, record.value);
     case 'other':
       return null;
     default:

@@ -11,7 +11,10 @@
  * structures, a failed append is undone by the timeline alone.
  */
 import type { GroupMetadataValue } from '../protocol/coordinator-records/group-metadata-value.js';
+import { isConsumerGroupRecordType, type ConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
+import type { ShareGroupRecord } from '../protocol/coordinator-records/share-group-framing.js';
 import { applyConsumerGroupRecord } from './consumer/replay.js';
+import { applyShareGroupRecord } from './share/replay.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
@@ -35,7 +38,8 @@ export function replayRecord(s: CoordinatorState, record: GroupCoordinatorRecord
       else replayGroupMetadata(s, record.groupId, record.value);
       return;
     default:
-      applyConsumerGroupRecord(s, record, nowMs);
+      if (isConsumerGroupRecordType(record.type)) applyConsumerGroupRecord(s, record as ConsumerGroupRecord, nowMs);
+      else applyShareGroupRecord(s, record as ShareGroupRecord, nowMs);
   }
 }
 
@@ -77,7 +81,7 @@ export function writeRecord(s: CoordinatorState, op: Operation, record: GroupCoo
 export function replayOffset(s: CoordinatorState, group: string, topic: string, partition: number, o: OffsetAndMetadata, nowMs: number | null): void {
   // Offsets without a group come from consumers that do not use group management:
   // their group is a "simple" one, created here as on commit.
-  if (!s.consumerGroups.has(group)) s.getOrCreateGroup(group, nowMs);
+  if (!s.consumerGroups.has(group) && !s.shareGroups.has(group)) s.getOrCreateGroup(group, nowMs);
   s.offsets.put(group, topic, partition, o);
 }
 

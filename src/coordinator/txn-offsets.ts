@@ -31,6 +31,8 @@ function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOff
   const generationId = req.generationIdOrMemberEpoch ?? -1;
   const memberId = req.memberId ?? '';
   const groupInstanceId = req.groupInstanceId ?? null;
+  // Kafka's ShareGroup.validateOffsetCommit.
+  if (s.shareGroups.has(req.groupId)) return apiVersion >= KIP_1319_VERSION ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
   const consumerGroup = s.consumerGroups.get(req.groupId);
   if (consumerGroup !== undefined) {
     const result = consumerOffsetCommitError(consumerGroup, memberId, groupInstanceId, generationId, true, apiVersion);

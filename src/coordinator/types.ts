@@ -68,6 +68,32 @@ export interface CoordinatorResult {
    * changed nothing.
    */
   token: ResultToken | null;
+  /**
+   * Share partitions whose share state must be initialized before the share group may assign
+   * them (Kafka's InitializeShareGroupStateParameters, which GroupCoordinatorService sends to
+   * the share coordinator once the heartbeat's records are written). Only once the result
+   * stands (its token committed, or no token): the runtime then has the share coordinator
+   * initialize them and calls `initializeShareGroupState` (or `uninitializeShareGroupState`
+   * when that failed). Absent when there are none.
+   */
+  shareInitializations?: ShareGroupStateInitialization[];
+}
+
+/** A share partition's state to initialize: Kafka's PartitionStateData (InitializeShareGroupState). */
+export interface SharePartitionInitialization {
+  readonly partition: number;
+  /** The state epoch: the group epoch that asked for it. */
+  readonly stateEpoch: number;
+  /**
+   * -1: from where `share.auto.offset.reset` says (a topic new to the group); 0: from the
+   * start (new partitions of a topic the group already had).
+   */
+  readonly startOffset: bigint;
+}
+
+export interface ShareGroupStateInitialization {
+  readonly groupId: string;
+  readonly topics: readonly { readonly topicId: string; readonly partitions: readonly SharePartitionInitialization[] }[];
 }
 
 export interface RequestContext {
@@ -140,6 +166,21 @@ export interface GroupCoordinatorConfig {
   consumerGroupAssignmentIntervalMs: number;
   /** `group.consumer.migration.policy` */
   consumerGroupMigrationPolicy: ConsumerGroupMigrationPolicy;
+  /** `group.share.session.timeout.ms` */
+  shareGroupSessionTimeoutMs: number;
+  /** `group.share.heartbeat.interval.ms` */
+  shareGroupHeartbeatIntervalMs: number;
+  /** `group.share.max.size` */
+  shareGroupMaxSize: number;
+  /** `group.share.assignors`: Kafka uses the first (its only one is `simple`). */
+  shareGroupAssignors: readonly string[];
+  /** `group.share.assignment.interval.ms` (KIP-1263): a new target assignment at most this often; 0 at every change. */
+  shareGroupAssignmentIntervalMs: number;
+  /**
+   * `group.share.initialize.retry.interval.ms`: share partitions still initializing after this
+   * long are asked for again (Kafka takes at least `offsets.commit.timeout.ms`, 5 s).
+   */
+  shareGroupInitializeRetryIntervalMs: number;
   /**
    * Source of the UUID part of member ids (and of consumer-group member ids a version-0
    * ConsumerGroupHeartbeat leaves to the coordinator); tests inject a deterministic one.
@@ -169,6 +210,12 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   consumerGroupRegexRefreshIntervalMs: 10 * 60 * 1000,
   consumerGroupAssignmentIntervalMs: 1000,
   consumerGroupMigrationPolicy: 'bidirectional',
+  shareGroupSessionTimeoutMs: 45_000,
+  shareGroupHeartbeatIntervalMs: 5000,
+  shareGroupMaxSize: 200,
+  shareGroupAssignors: ['simple'],
+  shareGroupAssignmentIntervalMs: 1000,
+  shareGroupInitializeRetryIntervalMs: 30_000,
   generateUuid: () => randomUUID(),
 };
 

@@ -12,6 +12,7 @@ import { escapeLabelValue, type Exposition } from './exposition.js';
 const STATES: Readonly<Record<GroupType, readonly string[]>> = {
   classic: GROUP_STATES,
   consumer: [...CONSUMER_GROUP_STATES, 'Dead'],
+  share: ['Empty', 'Stable', 'Dead'],
 };
 
 export function renderGroupMetrics(e: Exposition, coordinator: GroupCoordinator, rebalances: ReadonlyMap<string, number>, storage: Storage): void {
@@ -21,15 +22,15 @@ export function renderGroupMetrics(e: Exposition, coordinator: GroupCoordinator,
   e.family('brook_group_members', 'gauge', 'Members of the group (a consumer group counts members of both protocols).');
   groups.forEach((g, i) => e.sample('brook_group_members', pairs[i]!, g.members));
 
-  e.family('brook_group_state', 'gauge', 'The group\'s state, Kafka\'s names: 1 for the current state, 0 for the other states of its type (classic: Empty, PreparingRebalance, CompletingRebalance, Stable, Dead; consumer: Empty, Assigning, Reconciling, Stable, Dead).');
+  e.family('brook_group_state', 'gauge', 'The group\'s state, Kafka\'s names: 1 for the current state, 0 for the other states of its type (classic: Empty, PreparingRebalance, CompletingRebalance, Stable, Dead; consumer: Empty, Assigning, Reconciling, Stable, Dead; share: Empty, Stable, Dead).');
   groups.forEach((g, i) => {
     for (const state of STATES[g.groupType]) e.sample('brook_group_state', `${pairs[i]!},state="${state}"`, g.state === state ? 1 : 0);
   });
 
-  e.family('brook_group_generation', 'gauge', 'The group\'s generation id (classic) or group epoch (consumer).');
+  e.family('brook_group_generation', 'gauge', 'The group\'s generation id (classic) or group epoch (consumer, share).');
   groups.forEach((g, i) => e.sample('brook_group_generation', pairs[i]!, g.generation));
 
-  e.family('brook_group_rebalances_total', 'counter', 'Rebalances started since the broker started: a classic group entering PreparingRebalance, a consumer group\'s new group epoch.');
+  e.family('brook_group_rebalances_total', 'counter', 'Rebalances started since the broker started: a classic group entering PreparingRebalance, a consumer or share group\'s new group epoch.');
   groups.forEach((g, i) => e.sample('brook_group_rebalances_total', pairs[i]!, rebalances.get(g.groupId) ?? 0));
 
   // Offsets of groups with or without a group object (a simple consumer's commits).

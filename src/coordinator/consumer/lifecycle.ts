@@ -74,6 +74,15 @@ export function onMetadataChange(s: CoordinatorState, topics: readonly TopicImag
       }
     }
   }
+  // Share groups too (Kafka's onNewMetadataImage walks every modern group).
+  for (const group of s.shareGroups.values()) {
+    for (const name of delta.changed) {
+      if (group.subscribedTopicNames.has(name)) {
+        group.requestMetadataRefresh();
+        break;
+      }
+    }
+  }
 }
 
 /**
