@@ -20,7 +20,7 @@ import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '.
 import { DEFAULT_TRANSACTION_COORDINATOR_CONFIG, type TransactionCoordinatorConfig } from '../coordinator/transactions/types.js';
 import { TOPIC_CONFIG_DEFS, type TopicConfigDef } from '../storage/topic-configs.js';
 import {
-  atLeast, BOOLEAN, DATA_DIR, FLUSH, INT, isString, isStringOrList, LENIENT_BOOLEAN, LIST, LISTENER_LIST, LONG, MIGRATION_POLICY, nullable,
+  atLeast, between, BOOLEAN, DATA_DIR, FLUSH, INT, isString, isStringOrList, LENIENT_BOOLEAN, LIST, LISTENER_LIST, LONG, MIGRATION_POLICY, nullable,
   PROTOCOL_MAP, record, STRING, textOrList, validList, type KafkaConfigType, type Problem, type ValueType,
 } from './config-types.js';
 import { DEFAULT_SASL_MAX_RECEIVE_SIZE } from './sasl/sasl-config.js';
@@ -140,6 +140,17 @@ const consumerAssignors = (names: readonly string[]): Problem | null => {
   return unknown === undefined ? null : { item: unknown, why: 'Class cannot be found (Brook has the built-in assignors uniform and range)' };
 };
 
+/**
+ * Kafka takes `simple` (its built-in SimpleAssignor's name) or ShareGroupPartitionAssignor
+ * classes, exactly one (GroupCoordinatorConfig); Brook has the built-in one.
+ */
+const SHARE_ASSIGNOR_CLASS = 'org.apache.kafka.coordinator.group.assignor.SimpleAssignor';
+const shareAssignors = (names: readonly string[]): Problem | null => {
+  const unknown = names.find((a) => a !== 'simple' && a !== SHARE_ASSIGNOR_CLASS);
+  if (unknown !== undefined) return { item: unknown, why: 'Class cannot be found (Brook has the built-in assignor simple)' };
+  return names.length === 1 ? null : { message: `group.share.assignors must contain exactly one assignor, but found ${names.length}` };
+};
+
 const MIB = 1024 * 1024;
 const positive = { check: atLeast(1) };
 
@@ -217,7 +228,7 @@ export const BROKER_CONFIG_DEFS = [
   // Brook's own default, which DescribeConfigs reports: Kafka's also lists streams, which Brook
   // does not have (docs/ARCHITECTURE.md, deliberate differences).
   setting('groupCoordinatorRebalanceProtocols', 'group.coordinator.rebalance.protocols', LIST, ['classic', 'consumer'],
-    '`consumer` serves KIP-848 consumer groups (ConsumerGroupHeartbeat); `classic` is required; `streams` and `share` are accepted and ignored', {
+    '`consumer` serves KIP-848 consumer groups (ConsumerGroupHeartbeat); `classic` is required; `streams` and `share` are accepted and ignored (share groups are served whatever it says, as Kafka 4.4 serves them with its `share.version` feature)', {
       check: rebalanceProtocols, kafkaDefault: 'classic,consumer,streams', described: { brookDefault: true },
     }),
   group('groupConsumerSessionTimeoutMs', 'group.consumer.session.timeout.ms', INT, 'consumerGroupSessionTimeoutMs',
@@ -241,6 +252,26 @@ export const BROKER_CONFIG_DEFS = [
     'server-side assignors members may select (`uniform`, `range`); the first is the default', { check: consumerAssignors }),
   group('groupConsumerMigrationPolicy', 'group.consumer.migration.policy', MIGRATION_POLICY, 'consumerGroupMigrationPolicy',
     '`disabled`, `upgrade`, `downgrade`, `bidirectional`: which online conversions of a non-empty group between the classic and consumer protocols are allowed'),
+  group('groupShareSessionTimeoutMs', 'group.share.session.timeout.ms', INT, 'shareGroupSessionTimeoutMs',
+    'a share group member silent this long is removed; within the min and max below', positive),
+  setting('groupShareMinSessionTimeoutMs', 'group.share.min.session.timeout.ms', INT, 45_000, 'lower bound of the share session timeout', { ...positive, described: {} }),
+  setting('groupShareMaxSessionTimeoutMs', 'group.share.max.session.timeout.ms', INT, 60_000, 'upper bound of the share session timeout', { ...positive, described: {} }),
+  group('groupShareHeartbeatIntervalMs', 'group.share.heartbeat.interval.ms', INT, 'shareGroupHeartbeatIntervalMs',
+    'heartbeat interval given to share group members; below the session timeout, within the min and max below', positive),
+  setting('groupShareMinHeartbeatIntervalMs', 'group.share.min.heartbeat.interval.ms', INT, 5000, 'lower bound of the share heartbeat interval', { ...positive, described: {} }),
+  setting('groupShareMaxHeartbeatIntervalMs', 'group.share.max.heartbeat.interval.ms', INT, 15_000, 'upper bound of the share heartbeat interval', { ...positive, described: {} }),
+  group('groupShareMaxSize', 'group.share.max.size', INT, 'shareGroupMaxSize', 'members of a share group (1 to 1000)', { check: between(1, 1000) }),
+  group('groupShareAssignors', 'group.share.assignors', LIST, 'shareGroupAssignors', 'the share groups\' server-side assignor (`simple`); exactly one', { check: shareAssignors }),
+  group('groupShareAssignmentIntervalMs', 'group.share.assignment.interval.ms', INT, 'shareGroupAssignmentIntervalMs',
+    'a share group computes a new target assignment at most this often (KIP-1263); within the min and max below', { check: atLeast(0) }),
+  setting('groupShareMinAssignmentIntervalMs', 'group.share.min.assignment.interval.ms', INT, 0, 'lower bound of the share assignment interval', {
+    check: atLeast(0), described: {},
+  }),
+  setting('groupShareMaxAssignmentIntervalMs', 'group.share.max.assignment.interval.ms', INT, 15_000, 'upper bound of the share assignment interval', {
+    check: atLeast(0), described: {},
+  }),
+  group('groupShareInitializeRetryIntervalMs', 'group.share.initialize.retry.interval.ms', INT, 'shareGroupInitializeRetryIntervalMs',
+    'share partitions whose state initialization has not completed after this long are asked for again', positive),
   setting('offsetsRetentionMs', 'offsets.retention.minutes', INT, DEFAULT_GROUP_COORDINATOR_CONFIG.offsetsRetentionMs,
     'committed offsets expire this long after their group became Empty (for a group without members: after the commit); the option is in milliseconds', {
       ...positive, scale: 60_000, group: 'offsetsRetentionMs', defaultNote: '7 days',

@@ -73,6 +73,19 @@ function checkTogether(c: BrokerConfig): void {
   require(maxAi >= minAi, 'group.consumer.max.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
   require(ai >= minAi, 'group.consumer.assignment.interval.ms must be greater than or equal to group.consumer.min.assignment.interval.ms');
   require(ai <= maxAi, 'group.consumer.assignment.interval.ms must be less than or equal to group.consumer.max.assignment.interval.ms');
+  const [shb, sminHb, smaxHb] = [c.groupShareHeartbeatIntervalMs, c.groupShareMinHeartbeatIntervalMs, c.groupShareMaxHeartbeatIntervalMs];
+  const [sst, sminSt, smaxSt] = [c.groupShareSessionTimeoutMs, c.groupShareMinSessionTimeoutMs, c.groupShareMaxSessionTimeoutMs];
+  require(smaxHb >= sminHb, 'group.share.max.heartbeat.interval.ms must be greater than or equal to group.share.min.heartbeat.interval.ms');
+  require(shb >= sminHb, 'group.share.heartbeat.interval.ms must be greater than or equal to group.share.min.heartbeat.interval.ms');
+  require(shb <= smaxHb, 'group.share.heartbeat.interval.ms must be less than or equal to group.share.max.heartbeat.interval.ms');
+  require(smaxSt >= sminSt, 'group.share.max.session.timeout.ms must be greater than or equal to group.share.min.session.timeout.ms');
+  require(sst >= sminSt, 'group.share.session.timeout.ms must be greater than or equal to group.share.min.session.timeout.ms');
+  require(sst <= smaxSt, 'group.share.session.timeout.ms must be less than or equal to group.share.max.session.timeout.ms');
+  require(shb < sst, 'group.share.heartbeat.interval.ms must be less than group.share.session.timeout.ms');
+  const [sai, sminAi, smaxAi] = [c.groupShareAssignmentIntervalMs, c.groupShareMinAssignmentIntervalMs, c.groupShareMaxAssignmentIntervalMs];
+  require(smaxAi >= sminAi, 'group.share.max.assignment.interval.ms must be greater than or equal to group.share.min.assignment.interval.ms');
+  require(sai >= sminAi, 'group.share.assignment.interval.ms must be greater than or equal to group.share.min.assignment.interval.ms');
+  require(sai <= smaxAi, 'group.share.assignment.interval.ms must be less than or equal to group.share.max.assignment.interval.ms');
 }
 
 /** The settings of the group coordinator (the table's `group` entries). */

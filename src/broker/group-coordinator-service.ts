@@ -26,6 +26,7 @@ import type {
   CoordinatorResult,
   GroupCoordinatorConfig,
   RequestContext as CoordinatorRequestContext,
+  ShareGroupStateInitialization,
 } from '../coordinator/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
@@ -57,7 +58,7 @@ export interface GroupCoordinatorServiceOptions {
  */
 const MEMBERSHIP_APIS: ReadonlySet<number> = new Set([
   Api.FindCoordinator, Api.JoinGroup, Api.Heartbeat, Api.LeaveGroup, Api.SyncGroup, Api.DescribeGroups, Api.ListGroups,
-  Api.ConsumerGroupHeartbeat, Api.ConsumerGroupDescribe,
+  Api.ConsumerGroupHeartbeat, Api.ConsumerGroupDescribe, Api.ShareGroupHeartbeat, Api.ShareGroupDescribe,
 ].map((api) => api.apiKey));
 
 /**
@@ -100,10 +101,14 @@ export class GroupCoordinatorService {
       describeLoaded: (coordinator) => ({ groups: coordinator.groupIds().length }),
       topicCreated: () => this.topicsChanged(),
       // Events stand once the result's replies go out as they are: without a token at once.
+      // So do share-state initializations (Kafka sends them once the heartbeat's write is done).
       ran: (result) => {
-        if (result.token === null && result.events.length > 0) lifecycle.handle(result.events);
+        if (result.token !== null) return;
+        if (result.events.length > 0) lifecycle.handle(result.events);
+        this.initializeShareStates(result);
       },
       settled: (result, errorCode) => {
+        if (errorCode === ErrorCode.NONE) this.initializeShareStates(result);
         if (result.events.length === 0) return;
         if (errorCode === ErrorCode.NONE) lifecycle.handle(result.events);
         else options.log.debug('group events reverted', { events: result.events.length, errorCode });
@@ -194,6 +199,35 @@ export class GroupCoordinatorService {
    */
   private completeTransaction(producerId: bigint, commit: boolean): void {
     this.runtime.execute(`transaction completion of producer ${producerId}`, (coordinator, nowMs) => coordinator.completeTransaction(producerId, commit, nowMs));
+  }
+
+  /** The share partitions a result that stood asked to initialize, after the runtime's current call. */
+  private initializeShareStates(result: CoordinatorResult): void {
+    for (const request of result.shareInitializations ?? []) queueMicrotask(() => this.initializeShareGroupState(request));
+  }
+
+  /**
+   * The share-state initialization a share group asked for (Kafka's GroupCoordinatorService
+   * sends it to the share coordinator: persister.initializeState, InitializeShareGroupState).
+   * The share coordinator (`__share_group_state`) will take it here and answer through
+   * `shareGroupStateInitialized`; until then the partitions count as initialized at once, so
+   * that share groups assign them at their next heartbeat.
+   */
+  initializeShareGroupState(request: ShareGroupStateInitialization): void {
+    this.shareGroupStateInitialized(request, true);
+  }
+
+  /**
+   * The share coordinator's answer to `initializeShareGroupState`: the coordinator records the
+   * partitions as initialized (`ok`; Kafka's initializeShareGroupState write), or forgets they
+   * were initializing so that a later heartbeat asks again (uninitializeShareGroupState).
+   */
+  shareGroupStateInitialized(request: ShareGroupStateInitialization, ok: boolean): void {
+    const topics = new Map(request.topics.map((t) => [t.topicId, t.partitions.map((p) => p.partition)]));
+    const what = `share group ${request.groupId} state ${ok ? 'initialization' : 'uninitialization'}`;
+    this.runtime.execute(what, (coordinator, nowMs) => ok
+      ? coordinator.initializeShareGroupState(request.groupId, topics, nowMs)
+      : coordinator.uninitializeShareGroupState(request.groupId, topics, nowMs));
   }
 
   /** Shutdown: parked requests get NOT_COORDINATOR, timers stop; resolves once appends settle. */

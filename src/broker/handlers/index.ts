@@ -24,6 +24,8 @@ import { deleteGroupsHandler } from './delete-groups.js';
 import { offsetDeleteHandler } from './offset-delete.js';
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
+import { shareGroupHeartbeatHandler } from './share-group-heartbeat.js';
+import { shareGroupDescribeHandler } from './share-group-describe.js';
 import { createPartitionsHandler } from './create-partitions.js';
 import { alterConfigsHandler } from './alter-configs.js';
 import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
@@ -79,6 +81,8 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   offsetDeleteHandler,
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
+  shareGroupHeartbeatHandler,
+  shareGroupDescribeHandler,
   createPartitionsHandler,
   alterConfigsHandler,
   incrementalAlterConfigsHandler,
