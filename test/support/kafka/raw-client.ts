@@ -42,6 +42,8 @@ export interface ApiTypes {
   DescribeCluster: [M.DescribeClusterRequestData, M.DescribeClusterResponseData];
   ConsumerGroupHeartbeat: [M.ConsumerGroupHeartbeatRequestData, M.ConsumerGroupHeartbeatResponseData];
   ConsumerGroupDescribe: [M.ConsumerGroupDescribeRequestData, M.ConsumerGroupDescribeResponseData];
+  ShareGroupHeartbeat: [M.ShareGroupHeartbeatRequestData, M.ShareGroupHeartbeatResponseData];
+  ShareGroupDescribe: [M.ShareGroupDescribeRequestData, M.ShareGroupDescribeResponseData];
   CreatePartitions: [M.CreatePartitionsRequestData, M.CreatePartitionsResponseData];
   AlterConfigs: [M.AlterConfigsRequestData, M.AlterConfigsResponseData];
   IncrementalAlterConfigs: [M.IncrementalAlterConfigsRequestData, M.IncrementalAlterConfigsResponseData];
