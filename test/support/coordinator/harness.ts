@@ -22,6 +22,7 @@ import type {
   CoordinatorResult,
   GroupCoordinatorConfig,
   RequestId,
+  ShareGroupStateInitialization,
   TimerKey,
   TimerOp,
 } from '../../../src/coordinator/types.js';
@@ -43,6 +44,8 @@ export type GroupApi =
   | 'FindCoordinator'
   | 'ConsumerGroupHeartbeat'
   | 'ConsumerGroupDescribe'
+  | 'ShareGroupHeartbeat'
+  | 'ShareGroupDescribe'
   | 'TxnOffsetCommit';
 
 type RequestOf<A extends GroupApi> = Parameters<(typeof Api)[A]['request']['encode']>[0];
@@ -112,6 +115,11 @@ export class CoordinatorHarness {
   readonly timers = new FakeTimers();
   /** Every record the coordinator asked to append, in order: our `__consumer_offsets`. */
   readonly log: CoordinatorRecord[] = [];
+  /**
+   * Share-state initializations the results that stood asked for (`shareInitializations`),
+   * not yet carried out: `initializeShareGroupState` does, as the share coordinator would.
+   */
+  readonly pendingShareInitializations: ShareGroupStateInitialization[] = [];
   /** Versions each API's replies were encoded at (for coverage assertions). */
   readonly encodedVersions = new Map<GroupApi, Set<number>>();
   private readonly inFlight = new Map<RequestId, { api: GroupApi; version: number }>();
@@ -187,6 +195,7 @@ export class CoordinatorHarness {
 
   private complete(result: CoordinatorResult): void {
     this.log.push(...result.records);
+    this.pendingShareInitializations.push(...result.shareInitializations ?? []);
     for (const { requestId, response } of result.replies) {
       const req = this.inFlight.get(requestId);
       assert.ok(req !== undefined, `reply to unknown or already answered request ${requestId}`);
@@ -225,6 +234,8 @@ export class CoordinatorHarness {
         case 'ListGroups': return c.listGroups(ctx, decoded as RequestOf<'ListGroups'>);
         case 'ConsumerGroupHeartbeat': return c.consumerGroupHeartbeat(ctx, decoded as RequestOf<'ConsumerGroupHeartbeat'>);
         case 'ConsumerGroupDescribe': return c.consumerGroupDescribe(ctx, decoded as RequestOf<'ConsumerGroupDescribe'>);
+        case 'ShareGroupHeartbeat': return c.shareGroupHeartbeat(ctx, decoded as RequestOf<'ShareGroupHeartbeat'>);
+        case 'ShareGroupDescribe': return c.shareGroupDescribe(ctx, decoded as RequestOf<'ShareGroupDescribe'>);
         case 'TxnOffsetCommit': return c.txnOffsetCommit(ctx, decoded as RequestOf<'TxnOffsetCommit'>);
         case 'FindCoordinator':
           return c.findCoordinator(ctx, decoded as RequestOf<'FindCoordinator'>, { nodeId: 1, host: 'localhost', port: 9092 });
@@ -249,6 +260,20 @@ export class CoordinatorHarness {
         return failures.get(id);
       },
     };
+  }
+
+  /**
+   * The share coordinator initialized (`ok`) or failed to initialize every pending share
+   * partition: the coordinator is told (initializeShareGroupState / uninitialize...).
+   * Returns what was asked for.
+   */
+  initializeShareGroupState(ok = true): ShareGroupStateInitialization[] {
+    const asked = this.pendingShareInitializations.splice(0);
+    for (const request of asked) {
+      const topics = new Map(request.topics.map((t) => [t.topicId, t.partitions.map((p) => p.partition)]));
+      this.apply(ok ? this.coordinator.initializeShareGroupState(request.groupId, topics, this.nowMs) : this.coordinator.uninitializeShareGroupState(request.groupId, topics, this.nowMs));
+    }
+    return asked;
   }
 
   /** Moves the clock, firing every timer that comes due, in time order. */
@@ -338,11 +363,13 @@ export function topicIdFor(name: string): string {
 }
 
 /**
- * Deterministic ids, and consumer groups assigning at every change: Kafka's own request tests
- * run with group.consumer.assignment.interval.ms at 0 too; the tests of the interval set it.
+ * Deterministic ids, and consumer and share groups assigning at every change: Kafka's own
+ * request tests run with group.consumer.assignment.interval.ms at 0 too (and the share groups'
+ * differential test runs Kafka with group.share.assignment.interval.ms 0); the tests of the
+ * interval set it.
  */
 export function testConfig(overrides: Partial<GroupCoordinatorConfig> = {}): Partial<GroupCoordinatorConfig> {
-  return { generateUuid: counterUuids(), consumerGroupAssignmentIntervalMs: 0, ...overrides };
+  return { generateUuid: counterUuids(), consumerGroupAssignmentIntervalMs: 0, shareGroupAssignmentIntervalMs: 0, ...overrides };
 }
 
 /** Consumer-protocol subscription bytes, as a Java consumer sends in JoinGroup. */
