@@ -267,5 +267,16 @@ describe('share groups (KIP-932): Brook answers as Apache Kafka', { timeout: 120
     assert.equal(a3.kafka.memberEpoch, a2.memberEpoch + 1);
     await settle('A, until sg-t is initialized for this group', G, 'member-a', { kafka: a3.kafka.memberEpoch, brook: a3.brook.memberEpoch }, 6);
     await describeGroups('A on two topics', [G]);
+
+    // A consumer group's APIs do not take the share group's id.
+    const cg = await pair.both('ConsumerGroupHeartbeat', 1, {
+      groupId: G, memberId: 'member-z', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: ['sg-u'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    });
+    for (const side of SIDES) assert.equal(errorName(cg[side].errorCode), errorName(ErrorCode.GROUP_ID_NOT_FOUND), side);
+    assert.equal(cg.brook.errorMessage, cg.kafka.errorMessage);
+    const cgd = await pair.both('ConsumerGroupDescribe', 1, { groupIds: [G], includeAuthorizedOperations: false });
+    for (const side of SIDES) assert.equal(errorName(cgd[side].groups[0]!.errorCode), errorName(ErrorCode.GROUP_ID_NOT_FOUND), side);
+    assert.equal(cgd.brook.groups[0]!.errorMessage, cgd.kafka.groups[0]!.errorMessage);
   });
 });
