@@ -146,6 +146,7 @@ const consumerAssignors = (names: readonly string[]): Problem | null => {
  */
 const SHARE_ASSIGNOR_CLASS = 'org.apache.kafka.coordinator.group.assignor.SimpleAssignor';
 const shareAssignors = (names: readonly string[]): Problem | null => {
+  if (names.length === 0) return { message: "Configuration 'group.share.assignors' must not be empty. Valid values include: any non-empty value" };
   const unknown = names.find((a) => a !== 'simple' && a !== SHARE_ASSIGNOR_CLASS);
   if (unknown !== undefined) return { item: unknown, why: 'Class cannot be found (Brook has the built-in assignor simple)' };
   return names.length === 1 ? null : { message: `group.share.assignors must contain exactly one assignor, but found ${names.length}` };

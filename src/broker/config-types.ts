@@ -130,8 +130,9 @@ export function textOrList(kafkaType: KafkaConfigType): ValueType<string | reado
 /** ConfigDef's Range.atLeast. */
 export const atLeast = (min: number) => (n: number): Problem | null => (n >= min ? null : `Value must be at least ${min}`);
 
-/** ConfigDef's Range.between, with its message. */
-export const between = (min: number, max: number) => (n: number): Problem | null => (n >= min && n <= max ? null : `Value must be in the range [${min},...,${max}]`);
+/** ConfigDef's Range.between, with its messages. */
+export const between = (min: number, max: number) => (n: number): Problem | null =>
+  n < min ? `Value must be at least ${min}` : n > max ? `Value must be no more than ${max}` : null;
 
 /** ConfigDef's ValidList.in (not empty, every item one of `allowed`), with the name of the setting for its message. */
 export const validList = (name: string, ...allowed: string[]) => (items: readonly string[]): Problem | null => {

@@ -113,6 +113,12 @@ const EXTRA: Readonly<Record<string, readonly string[]>> = {
   'group.consumer.heartbeat.interval.ms': ['6000', '50000'],
   'group.consumer.assignment.interval.ms': ['20000'],
   'group.consumer.max.assignment.interval.ms': ['500'],
+  'group.share.assignors': ['simple', 'org.apache.kafka.coordinator.group.assignor.SimpleAssignor', 'simple,simple', 'nope', ''],
+  'group.share.session.timeout.ms': ['50000', '70000', '4000'],
+  'group.share.heartbeat.interval.ms': ['6000', '50000'],
+  'group.share.max.size': ['1000', '1001'],
+  'group.share.assignment.interval.ms': ['20000'],
+  'group.share.max.assignment.interval.ms': ['500'],
 };
 
 /** Brook reads these values differently from Kafka, with why. */
