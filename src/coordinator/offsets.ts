@@ -175,11 +175,10 @@ function fetchGroupOffsets(
   topics: readonly OffsetFetchRequestTopics[] | null,
   requireStable: boolean,
 ): OffsetFetchResponseGroup {
-  // Kafka's ShareGroup.validateOffsetFetch.
-  if (s.shareGroups.has(groupId)) return { groupId, topics: [], errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
   const unstable = (topic: string, p: number): boolean => requireStable && s.pendingTxnOffsets.has(groupId, topic, p);
   const group = s.groups.get(groupId);
-  // An unknown group is not an error: it simply has no offsets.
+  // An unknown group is not an error: it simply has no offsets; nor is a share group, which
+  // keeps none (Kafka 4.4 answers no offsets, without an error).
   const known = (group !== undefined && !group.is('Dead')) || s.consumerGroups.has(groupId);
   if (topics === null) {
     const all: OffsetFetchResponseTopics[] = [];

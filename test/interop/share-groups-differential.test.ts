@@ -231,6 +231,17 @@ describe('share groups (KIP-932): Brook answers as Apache Kafka', { timeout: 120
       topics: [{ name: 'sg-t', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     });
     assert.deepEqual(commit.diffs, [], JSON.stringify(commit.raw));
+    // The classic APIs and offsets: a share group has no classic members and keeps no offsets.
+    const classicApis = [
+      await pair.compare('Heartbeat', 4, { groupId: G, generationId: 1, memberId: 'member-a', groupInstanceId: null }),
+      await pair.compare('SyncGroup', 5, { groupId: G, generationId: 1, memberId: 'member-a', groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] }),
+      await pair.compare('LeaveGroup', 5, { groupId: G, members: [{ memberId: 'member-a', groupInstanceId: null, reason: null }] }),
+      await pair.compare('OffsetFetch', 9, { requireStable: false, groups: [{ groupId: G, memberId: null, memberEpoch: -1, topics: null }] }),
+      await pair.compare('OffsetFetch', 9, { requireStable: false, groups: [{ groupId: G, memberId: 'member-a', memberEpoch: 4, topics: [{ name: 'sg-t', partitionIndexes: [0] }] }] }),
+      await pair.compare('OffsetFetch', 7, { groupId: G, requireStable: false, topics: [{ name: 'sg-t', partitionIndexes: [0] }], groups: [] }),
+      await pair.compare('OffsetDelete', 0, { groupId: G, topics: [{ name: 'sg-t', partitions: [{ partitionIndex: 0 }] }] }),
+    ];
+    for (const c of classicApis) assert.deepEqual(c.diffs, [], JSON.stringify(c.raw, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
 
     // Both leave: Empty, then deletable.
     await heartbeat('B leaves', hb(G, 'member-b', -1));

@@ -244,7 +244,7 @@ describe('coordinator: the other group APIs and share groups', { timeout: 10_000
     assert.deepEqual(list(['Empty'], []), []);
   });
 
-  it('DescribeGroups shows a share group as Dead; DeleteGroups takes only an Empty one; JoinGroup and OffsetCommit are refused (Kafka 4.4)', () => {
+  it('DescribeGroups shows a share group as Dead; DeleteGroups takes only an Empty one; JoinGroup, Heartbeat, OffsetCommit and OffsetDelete are refused, OffsetFetch finds nothing (Kafka 4.4)', () => {
     const h = twoMembers();
     const described = h.send('DescribeGroups', 6, { groups: ['g'], includeAuthorizedOperations: false }).answer.groups[0]!;
     assert.deepEqual([described.errorCode, described.groupState, described.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Dead', 'Group g is not a classic group.']);
@@ -259,6 +259,10 @@ describe('coordinator: the other group APIs and share groups', { timeout: 10_000
       topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     }).answer;
     assert.equal(commit.topics[0]!.partitions[0]!.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+    const fetched = h.send('OffsetFetch', 9, { requireStable: false, groups: [{ groupId: 'g', memberId: 'member-a', memberEpoch: 4, topics: [{ name: 't', partitionIndexes: [0] }] }] }).answer.groups![0]!;
+    assert.deepEqual([fetched.errorCode, fetched.topics[0]!.partitions[0]!.committedOffset], [ErrorCode.NONE, -1n], 'no offsets, no error');
+    assert.equal(h.send('OffsetDelete', 0, { groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }).answer.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+    assert.equal(h.send('Heartbeat', 4, { groupId: 'g', generationId: 1, memberId: 'member-a', groupInstanceId: null }).answer.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
     sgHeartbeat(h, { memberId: 'member-a', epoch: -1 });
     sgHeartbeat(h, { memberId: 'member-b', epoch: -1 });
     const from = h.log.length;
