@@ -266,6 +266,11 @@ export class Broker {
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
       acls,
     };
+    groups.connectShares({
+      persister: shareState,
+      memberLeft: (groupId, memberId) => context.shares.memberLeft(groupId, memberId),
+      groupDeleted: (groupId) => context.shares.dropGroup(groupId),
+    });
     const monitor = new ConnectionMonitor(log, config.maxConnections);
     const broker = new Broker(config, bound, context, monitor, metricsServer, socketThread);
     socketThreadFailed = (err) => broker.failStop(err);

@@ -25,6 +25,7 @@ import { GroupCoordinator } from '../coordinator/index.js';
 import type {
   CoordinatorResult,
   GroupCoordinatorConfig,
+  GroupEvent,
   RequestContext as CoordinatorRequestContext,
   ShareGroupStateInitialization,
 } from '../coordinator/index.js';
@@ -35,10 +36,21 @@ import type { RequestContext } from './handler.js';
 import { GroupLifecycle } from './group-lifecycle.js';
 import { AclOperation, ResourceType, authorize } from './authorization.js';
 import { CoordinatorRuntime } from './coordinator-runtime/runtime.js';
+import type { Persister } from './share-coordinator-service.js';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 /** See the module comment: one partition instead of Kafka's 50. */
 export const CONSUMER_OFFSETS_PARTITIONS = 1;
+
+/** What share groups need from the broker's share side (see `connectShares`). */
+export interface ShareGroupHooks {
+  /** The share coordinator: InitializeShareGroupState. */
+  readonly persister: Pick<Persister, 'initializeState'>;
+  /** A share member left or was fenced: what it acquired is released, its share session closed. */
+  memberLeft(groupId: string, memberId: string): void;
+  /** A share group was deleted: its share-partitions are forgotten. */
+  groupDeleted(groupId: string): void;
+}
 
 export interface GroupCoordinatorServiceOptions {
   readonly storage: Storage;
@@ -81,6 +93,7 @@ export class GroupCoordinatorService {
   private readonly runtime: CoordinatorRuntime<GroupCoordinator, CoordinatorResult>;
   private readonly storage: Storage;
   private readonly log: Logger;
+  private shares: ShareGroupHooks | null = null;
 
   private constructor(options: GroupCoordinatorServiceOptions) {
     this.storage = options.storage;
@@ -104,13 +117,13 @@ export class GroupCoordinatorService {
       // So do share-state initializations (Kafka sends them once the heartbeat's write is done).
       ran: (result) => {
         if (result.token !== null) return;
-        if (result.events.length > 0) lifecycle.handle(result.events);
+        if (result.events.length > 0) this.groupEvents(result.events);
         this.initializeShareStates(result);
       },
       settled: (result, errorCode) => {
         if (errorCode === ErrorCode.NONE) this.initializeShareStates(result);
         if (result.events.length === 0) return;
-        if (errorCode === ErrorCode.NONE) lifecycle.handle(result.events);
+        if (errorCode === ErrorCode.NONE) this.groupEvents(result.events);
         else options.log.debug('group events reverted', { events: result.events.length, errorCode });
       },
     });
@@ -201,20 +214,71 @@ export class GroupCoordinatorService {
     this.runtime.execute(`transaction completion of producer ${producerId}`, (coordinator, nowMs) => coordinator.completeTransaction(producerId, commit, nowMs));
   }
 
+  /** Events that stood: logged and counted; share members gone release what they acquired. */
+  private groupEvents(events: readonly GroupEvent[]): void {
+    this.lifecycle.handle(events);
+    const shares = this.shares;
+    if (shares === null) return;
+    for (const e of events) {
+      if (e.type === 'member-removed' && e.groupType === 'share') shares.memberLeft(e.groupId, e.memberId);
+      else if (e.type === 'group-deleted' && e.groupType === 'share') shares.groupDeleted(e.groupId);
+    }
+  }
+
   /** The share partitions a result that stood asked to initialize, after the runtime's current call. */
   private initializeShareStates(result: CoordinatorResult): void {
     for (const request of result.shareInitializations ?? []) queueMicrotask(() => this.initializeShareGroupState(request));
   }
 
   /**
-   * The share-state initialization a share group asked for (Kafka's GroupCoordinatorService
-   * sends it to the share coordinator: persister.initializeState, InitializeShareGroupState).
-   * The share coordinator (`__share_group_state`) will take it here and answer through
-   * `shareGroupStateInitialized`; until then the partitions count as initialized at once, so
-   * that share groups assign them at their next heartbeat.
+   * Connects share groups to the broker's share side (Kafka's persister and
+   * ShareGroupListener): share-state initializations go to the share coordinator, and a share
+   * member leaving, or a share group deleted, reaches the share-partitions.
+   */
+  connectShares(shares: ShareGroupHooks): void {
+    this.shares = shares;
+  }
+
+  /**
+   * The share-state initialization a share group asked for, sent to the share coordinator
+   * (Kafka's GroupCoordinatorService: persister.initializeState, InitializeShareGroupState);
+   * the partitions it initialized are recorded as such, the others as no longer initializing
+   * (a later heartbeat asks again). Not connected (a coordinator without a share side, in
+   * tests): they count as initialized at once.
    */
   initializeShareGroupState(request: ShareGroupStateInitialization): void {
-    this.shareGroupStateInitialized(request, true);
+    const shares = this.shares;
+    if (shares === null) {
+      this.shareGroupStateInitialized(request, true);
+      return;
+    }
+    const data = {
+      groupId: request.groupId,
+      topics: request.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => ({ partition: p.partition, stateEpoch: p.stateEpoch, startOffset: p.startOffset })) })),
+    };
+    shares.persister.initializeState(data).then((answer) => {
+      const failed = new Set<string>();
+      for (const t of answer.results) {
+        for (const p of t.partitions) {
+          if (p.errorCode === ErrorCode.NONE) continue;
+          failed.add(`${t.topicId}:${p.partition}`);
+          this.log.warn('share-partition state initialization failed', { group: request.groupId, topicId: t.topicId, partition: p.partition, errorCode: p.errorCode, error: p.errorMessage });
+        }
+      }
+      const pick = (ok: boolean): ShareGroupStateInitialization => ({
+        groupId: request.groupId,
+        topics: request.topics
+          .map((t) => ({ topicId: t.topicId, partitions: t.partitions.filter((p) => failed.has(`${t.topicId}:${p.partition}`) !== ok) }))
+          .filter((t) => t.partitions.length > 0),
+      });
+      const done = pick(true);
+      const undone = pick(false);
+      if (done.topics.length > 0) this.shareGroupStateInitialized(done, true);
+      if (undone.topics.length > 0) this.shareGroupStateInitialized(undone, false);
+    }, (err: unknown) => {
+      this.log.warn('share-partition state initialization failed', { group: request.groupId, err });
+      this.shareGroupStateInitialized(request, false);
+    });
   }
 
   /**

@@ -187,6 +187,12 @@ export class SharePartitionManager {
     return out;
   }
 
+  /** The member left its group or was fenced: its share session goes and what it acquired is released. */
+  memberLeft(groupId: string, memberId: string): void {
+    this.sessions.removeMember(groupId, memberId);
+    void this.releaseMember(groupId, memberId);
+  }
+
   /** Forgets a group's share-partitions (the group was deleted). */
   dropGroup(groupId: string): void {
     for (const [key, e] of this.entries) {
