@@ -134,6 +134,12 @@ function probes(): Probe[] {
       refusal: (r) => r.errorCode, expected: GROUP_DENIED }),
     probe({ api: Api.ShareGroupDescribe, body: { groupIds: [G], includeAuthorizedOperations: true },
       refusal: (r) => r.groups.map((g) => [g.groupId, g.errorCode]), expected: [[G, GROUP_DENIED]] }),
+    // Kafka's KafkaApis checks READ on the group first, for the whole request.
+    probe({ api: Api.ShareFetch, body: {
+      groupId: G, memberId: 'member-0000000000000000001', shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 1, maxBytes: 1024, maxRecords: 10, batchSize: 10, topics: [], forgottenTopicsData: [],
+    }, refusal: (r) => r.errorCode, expected: GROUP_DENIED }),
+    probe({ api: Api.ShareAcknowledge, body: { groupId: G, memberId: 'member-0000000000000000001', shareSessionEpoch: 1, topics: [] },
+      refusal: (r) => r.errorCode, expected: GROUP_DENIED }),
     probe({ api: Api.CreatePartitions, body: { topics: [{ name: T, count: 2, assignments: null }], timeoutMs: 5000, validateOnly: true },
       refusal: (r) => r.results.map((x) => [x.name, x.errorCode]), expected: [[T, TOPIC_DENIED]] }),
     probe({ api: Api.AlterConfigs, body: { resources: [{ resourceType: 2, resourceName: T, configs: [{ name: 'retention.ms', value: '1000' }] }, { resourceType: 4, resourceName: '1', configs: [] }], validateOnly: true },
