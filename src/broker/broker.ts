@@ -295,7 +295,7 @@ export class Broker {
     }
     broker.scheduleRetention();
     if (config.logCleanerEnable) broker.scheduleCleaner();
-    metricsServer?.serve(context.metrics, { connections: monitor.stats, storage, groups });
+    metricsServer?.serve(context.metrics, { connections: monitor.stats, storage, groups, shares: context.shares });
     log.info('started', {
       listeners: bound.map((l) => `${l.name}://${l.host ?? ''}:${l.port}`).join(','),
       advertised: bound.map((l) => `${l.name}://${l.advertisedHost}:${l.advertisedPort}`).join(','),

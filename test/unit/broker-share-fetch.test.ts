@@ -15,6 +15,7 @@ import type { ShareFetchRequestData, ShareFetchResponseData } from '../../src/pr
 import { decodeRecords } from '../../src/protocol/records/batch-codec.js';
 import { startBrook, tempDir } from '../support/brook.js';
 import { produce } from '../support/consumer-helpers.js';
+import { httpGet, parseExposition, promtoolAvailable, promtoolCheck, PROMTOOL_MISSING, sampleValue } from '../support/prometheus.js';
 
 const T = { timeout: 60_000 };
 const MEMBER = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -45,8 +46,8 @@ function values(response: ShareFetchResponseData): string[] {
   return decodeRecords(p.records).map((r) => r.value!.toString());
 }
 
-test('ShareFetch acquires for one member at a time; RELEASE brings records back with delivery count 2; ACCEPT moves on', T, async (t) => {
-  const broker = await startBrook();
+test('ShareFetch acquires for one member at a time; RELEASE brings records back with delivery count 2; ACCEPT moves on; the metrics count it', T, async (t) => {
+  const broker = await startBrook({ metricsPort: 0 });
   t.after(() => broker.stop());
   const conn = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
   t.after(() => conn.close());
@@ -77,6 +78,21 @@ test('ShareFetch acquires for one member at a time; RELEASE brings records back 
   assert.equal(ack.responses[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
   const sp = broker.context.shares.partitionsOf('g')[0]!.sharePartition;
   assert.equal(sp.startOffset, 3);
+
+  // 4 deliveries (a, b, c, then b again); accepted a, c, then b; released b once.
+  const scrape = await httpGet(broker.metricsPort!, '/metrics');
+  const samples = parseExposition(scrape.body);
+  assert.equal(sampleValue(samples, 'brook_share_records_acquired_total', { group: 'g' }), 4);
+  assert.equal(sampleValue(samples, 'brook_share_records_acknowledged_total', { group: 'g', type: 'ACCEPT' }), 3);
+  assert.equal(sampleValue(samples, 'brook_share_records_acknowledged_total', { group: 'g', type: 'RELEASE' }), 1);
+  assert.equal(sampleValue(samples, 'brook_share_partition_start_offset', { group: 'g', topic: 'sf', partition: '0' }), 3);
+  assert.equal(sampleValue(samples, 'brook_share_partition_in_flight_records', { group: 'g', topic: 'sf', partition: '0' }), 0);
+  assert.equal(sampleValue(samples, 'brook_share_sessions', {}), 2);
+  if (promtoolAvailable()) {
+    const lint = await promtoolCheck(scrape.body);
+    assert.deepEqual([lint.code, lint.output], [0, ''], 'promtool check metrics');
+  }
+  else t.diagnostic(PROMTOOL_MISSING);
 });
 
 test("ShareFetch's checks: group id, member id, acknowledgements in an initial request, session epochs", T, async (t) => {

@@ -14,6 +14,8 @@ import type { ConnectionStats } from '../connection-stats.js';
 import type { GroupCoordinatorService } from '../group-coordinator-service.js';
 import { escapeLabelValue, Exposition } from './exposition.js';
 import { renderGroupMetrics } from './group-metrics.js';
+import { renderShareMetrics } from './share-metrics.js';
+import type { SharePartitionManager } from '../share/share-partition-manager.js';
 
 /** One API's requests: how many were handled and how long their responses took. */
 export class RequestMetrics {
@@ -53,6 +55,7 @@ export interface MetricsSource {
   readonly connections: Readonly<ConnectionStats>;
   readonly storage: Storage;
   readonly groups: GroupCoordinatorService;
+  readonly shares: SharePartitionManager;
 }
 
 export class BrokerMetrics {
@@ -107,6 +110,7 @@ export class BrokerMetrics {
     renderStorage(e, source.storage);
     this.renderCleaner(e);
     renderGroupMetrics(e, source.groups.coordinator, source.groups.lifecycle.rebalances, source.storage);
+    renderShareMetrics(e, source.shares, source.storage);
     return e;
   }
 

@@ -20,6 +20,7 @@ import {
   SharePartition, ShareAcknowledgeError, type AcknowledgementBatch, type AcquiredRecords, type FetchedBatch, type SharePartitionSettings, type StateWrite,
 } from './share-partition.js';
 import { ShareSessionCache, type SharePartitionRef } from './share-sessions.js';
+import { ShareDeliveryCounters } from './delivery-counters.js';
 import type { Persister } from '../share-coordinator-service.js';
 import type { BrokerConfig } from '../config.js';
 import type { StateBatch } from '../../coordinator/share-state/state-batches.js';
@@ -75,6 +76,8 @@ interface Entry {
 
 export class SharePartitionManager {
   readonly sessions: ShareSessionCache;
+  /** For the metrics (../metrics/share-metrics.ts). */
+  readonly counters = new ShareDeliveryCounters();
   private readonly entries = new Map<string, Entry>();
   private readonly lockTimers: KeyedTimers<string>;
   private readonly watched = new WeakSet<AbortSignal>();
@@ -117,7 +120,10 @@ export class SharePartitionManager {
         continue;
       }
       const result = this.acquireFrom(groupId, ref, loaded, log, memberId, { ...limits, maxRecords: records, maxBytes: bytes }, allocate);
-      for (const a of result.acquiredRecords) records -= a.lastOffset - a.firstOffset + 1;
+      let acquired = 0;
+      for (const a of result.acquiredRecords) acquired += a.lastOffset - a.firstOffset + 1;
+      records -= acquired;
+      if (acquired > 0) this.counters.add(this.counters.acquired, groupId, acquired);
       bytes -= result.bytes;
       out.push(result);
     }
@@ -142,6 +148,10 @@ export class SharePartitionManager {
       return { errorCode: err.errorCode, errorMessage: err.message };
     }
     this.scheduleLocks(groupId, topicId, partition, loaded);
+    for (const b of batches) {
+      if (b.acknowledgeTypes.length === 1) this.counters.acknowledge(groupId, ACKNOWLEDGE_TYPE_NAMES[b.acknowledgeTypes[0]!]!, b.lastOffset - b.firstOffset + 1);
+      else for (const t of b.acknowledgeTypes) this.counters.acknowledge(groupId, ACKNOWLEDGE_TYPE_NAMES[t]!, 1);
+    }
     if (write === null) return { errorCode: ErrorCode.NONE, errorMessage: null };
     this.wake(groupId, topicId, partition);
     return this.persist(groupId, topicId, partition, loaded, write);
@@ -178,6 +188,13 @@ export class SharePartitionManager {
         void this.releaseMember(session.groupId, session.memberId, [...session.partitions.values()]);
       }
     }, { once: true });
+  }
+
+  /** Every share-partition in memory (metrics). */
+  loadedPartitions(): { groupId: string; topicId: string; partition: number; sharePartition: SharePartition }[] {
+    const out = [];
+    for (const e of this.entries.values()) if (e.partition_ !== null) out.push({ groupId: e.groupId, topicId: e.topicId, partition: e.partition, sharePartition: e.partition_ });
+    return out;
   }
 
   /** The share-partitions of a group that are in memory (describe, tests). */
@@ -331,6 +348,9 @@ export class SharePartitionManager {
     const write = sp.expireLocks(this.options.clock.nowMs());
     this.scheduleLocks(entry.groupId, entry.topicId, entry.partition, sp);
     if (write === null) return;
+    let released = 0;
+    for (const b of write.stateBatches) released += Number(b.lastOffset - b.firstOffset) + 1;
+    this.counters.add(this.counters.lockExpired, entry.groupId, released);
     this.wake(entry.groupId, entry.topicId, entry.partition);
     void this.persist(entry.groupId, entry.topicId, entry.partition, sp, write);
   }
@@ -340,6 +360,9 @@ export class SharePartitionManager {
     this.options.appends.notifyAppend(`\u0000share\u0000${groupId}\u0000${topicId}`, partition);
   }
 }
+
+/** Kafka's AcknowledgeType names, by id. */
+const ACKNOWLEDGE_TYPE_NAMES = ['GAP', 'ACCEPT', 'RELEASE', 'REJECT', 'RENEW'];
 
 const EMPTY: ShareFetchPartitionResult = { errorCode: ErrorCode.NONE, errorMessage: null, records: [], bytes: 0, acquiredRecords: [] };
 
