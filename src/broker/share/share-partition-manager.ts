@@ -62,6 +62,9 @@ export interface ShareFetchPartitionResult {
   readonly acquiredRecords: AcquiredRecords[];
 }
 
+/** Kafka's fetch.max.bytes default: the most one ShareFetch reads, whatever MaxBytes says. */
+const FETCH_MAX_BYTES = 55 * 1024 * 1024;
+
 /** Brook's single leader is at epoch 0 for every partition. */
 const LEADER_EPOCH = 0;
 
@@ -99,7 +102,11 @@ export class SharePartitionManager {
   async acquire(groupId: string, memberId: string, refs: readonly (SharePartitionRef & { readonly topic: string | undefined })[], limits: { maxRecords: number; batchSize: number; recordLimit: boolean; maxBytes: number }, allocate: (length: number) => Buffer): Promise<ShareFetchPartitionResult[]> {
     const out: ShareFetchPartitionResult[] = [];
     let records = limits.maxRecords;
-    let bytes = limits.maxBytes;
+    let bytes = Math.min(limits.maxBytes, FETCH_MAX_BYTES);
+    // Kafka's uniform PartitionMaxBytesStrategy: each partition reads its share of MaxBytes
+    // (at least one batch), so one partition cannot take all and a read stays near what
+    // MaxRecords needs.
+    const perPartition = Math.max(1, Math.floor(bytes / Math.max(1, refs.length)));
     for (const ref of refs) {
       if (ref.topic === undefined) {
         out.push(failed(ErrorCode.UNKNOWN_TOPIC_ID, null));
@@ -119,7 +126,7 @@ export class SharePartitionManager {
         out.push(EMPTY);
         continue;
       }
-      const result = this.acquireFrom(groupId, ref, loaded, log, memberId, { ...limits, maxRecords: records, maxBytes: bytes }, allocate);
+      const result = this.acquireFrom(groupId, ref, loaded, log, memberId, { ...limits, maxRecords: records, maxBytes: Math.min(bytes, perPartition) }, allocate);
       let acquired = 0;
       for (const a of result.acquiredRecords) acquired += a.lastOffset - a.firstOffset + 1;
       records -= acquired;
