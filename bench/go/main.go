@@ -2,6 +2,7 @@
 //
 //	franzbench consume <bootstrap> <topic> <group> <records> <timeoutMs>
 //	franzbench produce <bootstrap> <topic> <records> <valueBytes> <acks: all|1>
+//	franzbench share <bootstrap> <topic> <group> <stopFile> <timeoutMs>   (share.go)
 //
 // consume joins a fresh group (classic protocol, earliest offsets) and polls until it has
 // <records> records; produce sends <records> records with a nil key, as fast as the client
@@ -38,8 +39,18 @@ type result struct {
 
 func main() {
 	if len(os.Args) != 7 {
-		fmt.Fprintln(os.Stderr, "usage: franzbench consume <bootstrap> <topic> <group> <records> <timeoutMs>\n       franzbench produce <bootstrap> <topic> <records> <valueBytes> <all|1>")
+		fmt.Fprintln(os.Stderr, "usage: franzbench consume <bootstrap> <topic> <group> <records> <timeoutMs>\n       franzbench produce <bootstrap> <topic> <records> <valueBytes> <all|1>\n       franzbench share <bootstrap> <topic> <group> <stopFile> <timeoutMs>")
 		os.Exit(2)
+	}
+	if os.Args[1] == "share" {
+		r, err := shareMember(os.Args[2], os.Args[3], os.Args[4], os.Args[5], atoi(os.Args[6]))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "franzbench:", err)
+			os.Exit(1)
+		}
+		out, _ := json.Marshal(r)
+		fmt.Println(string(out))
+		return
 	}
 	var r result
 	var err error

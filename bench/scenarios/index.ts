@@ -12,7 +12,8 @@ import { produceScenario } from './produce.js';
 import { rebalanceScenario } from './rebalance.js';
 import { restartScenario } from './restart.js';
 import { serverAssignorsScenario } from './server-assignors.js';
+import { shareScenario } from './share.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, shareScenario];
 }
