@@ -51,6 +51,9 @@ test('ACCEPT, REJECT and GAP finish records and move the start offset; RELEASE m
     stateBatches: [sb(10, 10, DeliveryState.ACKNOWLEDGED, 1), sb(11, 11, DeliveryState.ARCHIVED, 1), sb(12, 12, DeliveryState.AVAILABLE, 1), sb(13, 13, DeliveryState.ARCHIVED, 1), sb(14, 14, DeliveryState.ACKNOWLEDGED, 1)],
   });
   assert.equal(sp.nextFetchOffset(), 12);
+  // Not acquired again before the release is durable (Kafka's ongoing state transition).
+  assert.deepEqual(sp.acquire('m2', batches([10, 14]), 100, 500, false, 10), []);
+  sp.completeTransitions(write!);
   // Redelivered with delivery count 2; only that record, the rest of the batch is done.
   assert.deepEqual(sp.acquire('m2', batches([10, 14]), 100, 500, false, 10), [{ firstOffset: 12, lastOffset: 12, deliveryCount: 2 }]);
   assert.deepEqual(sp.acknowledge('m2', [{ firstOffset: 12, lastOffset: 12, acknowledgeTypes: [ACCEPT] }], 20), {
@@ -66,9 +69,11 @@ test('acknowledgements are all or nothing: a record another member holds fails t
   assert.throws(() => sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [ACCEPT] }, { firstOffset: 5, lastOffset: 5, acknowledgeTypes: [ACCEPT] }], 1),
     (err: unknown) => err instanceof ShareAcknowledgeError && err.errorCode === ErrorCode.INVALID_RECORD_STATE);
   assert.deepEqual(sp.inFlight().slice(0, 2).map((r) => r.state), [RecordState.ACQUIRED, RecordState.ACQUIRED]);
-  // Past the end of what was acquired, and an unknown acknowledge type.
+  // Past the end of what was acquired (INVALID_REQUEST, as Kafka), and an unknown acknowledge type.
   assert.throws(() => sp.acknowledge('m1', [{ firstOffset: 8, lastOffset: 12, acknowledgeTypes: [ACCEPT] }], 1),
-    (err: unknown) => err instanceof ShareAcknowledgeError && err.errorCode === ErrorCode.INVALID_RECORD_STATE);
+    (err: unknown) => err instanceof ShareAcknowledgeError && err.errorCode === ErrorCode.INVALID_REQUEST && /last offset in request is past/.test(err.message));
+  assert.throws(() => sp.acknowledge('m1', [{ firstOffset: 10, lastOffset: 12, acknowledgeTypes: [ACCEPT] }], 1),
+    (err: unknown) => err instanceof ShareAcknowledgeError && err.errorCode === ErrorCode.INVALID_REQUEST && /first offset in request is past/.test(err.message));
   assert.throws(() => sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [9] }], 1),
     (err: unknown) => err instanceof ShareAcknowledgeError && err.errorCode === ErrorCode.INVALID_REQUEST);
   assert.throws(() => sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 2, acknowledgeTypes: [ACCEPT, ACCEPT] }], 1),
@@ -111,7 +116,7 @@ test('no new records are acquired beyond the max record locks, but available one
   assert.deepEqual(sp.acquire('m1', batches([0, 3], [4, 7], [8, 9]), 100, 500, false, 0), [{ firstOffset: 0, lastOffset: 7, deliveryCount: 1 }]);
   assert.equal(sp.canAcquireRecords(), false);
   assert.deepEqual(sp.acquire('m1', batches([8, 9]), 100, 500, false, 0), []);
-  sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [RELEASE] }], 1);
+  sp.completeTransitions(sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [RELEASE] }], 1)!);
   assert.equal(sp.canAcquireRecords(), true);
   assert.equal(sp.nextFetchOffset(), 0);
   assert.deepEqual(sp.acquire('m2', batches([0, 3], [4, 7], [8, 9]), 100, 500, false, 2), [{ firstOffset: 0, lastOffset: 0, deliveryCount: 2 }]);

@@ -26,18 +26,19 @@ export const shareAcknowledgeHandler = defineHandler<ShareAcknowledgeRequestData
   async handle(ctx, request) {
     const shares = ctx.broker.shares;
     const groupId = request.groupId;
-    if (groupId === null || groupId === '') return topLevel(ErrorCode.INVALID_REQUEST, 'Invalid group id in the request.');
+    // As ShareFetch: the code only, and only a null group id refused here.
+    if (groupId === null) return topLevel(ErrorCode.INVALID_REQUEST, null);
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return topLevel(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
     const memberId = request.memberId;
-    if (!isShareMemberIdValid(memberId)) return topLevel(ErrorCode.INVALID_REQUEST, 'Invalid member id in the request.');
+    if (!isShareMemberIdValid(memberId)) return topLevel(ErrorCode.INVALID_REQUEST, null);
     const epoch = request.shareSessionEpoch;
     if (epoch === INITIAL_SHARE_SESSION_EPOCH) return topLevel(ErrorCode.INVALID_SHARE_SESSION_EPOCH, null);
     const found = shares.sessions.next(groupId, memberId, epoch);
     if ('errorCode' in found) return topLevel(found.errorCode, null);
 
     const acks = await acknowledgeAll(ctx, groupId, memberId, request.topics.flatMap((t) => t.partitions.map((p) => ({
-      topicId: t.topicId, partition: p.partitionIndex, batches: p.acknowledgementBatches, renew: request.isRenewAck ?? false,
-    }))));
+      topicId: t.topicId, partition: p.partitionIndex, batches: p.acknowledgementBatches,
+    }))), { renewVersion: ctx.apiVersion >= 2, isRenewAck: request.isRenewAck ?? false });
     if (epoch === FINAL_SHARE_SESSION_EPOCH) {
       shares.sessions.remove(found.session);
       await shares.releaseMember(groupId, memberId, [...found.session.partitions.values()]);

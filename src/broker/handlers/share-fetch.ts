@@ -56,17 +56,22 @@ export const shareFetchHandler = defineHandler<ShareFetchRequestData, ShareFetch
   async handle(ctx, request) {
     const shares = ctx.broker.shares;
     const groupId = request.groupId;
-    if (groupId === null || groupId === '') return topLevel(ErrorCode.INVALID_REQUEST, 'Invalid group id in the request.');
+    // Kafka's error answers carry the code only (ShareFetchRequest.getErrorResponse), and
+    // only a null group id is refused here: an empty one fails at its share-partitions.
+    if (groupId === null) return topLevel(ErrorCode.INVALID_REQUEST, null);
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return topLevel(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
     const memberId = request.memberId;
-    if (!isShareMemberIdValid(memberId)) return topLevel(ErrorCode.INVALID_REQUEST, 'Invalid member id in the request.');
+    if (!isShareMemberIdValid(memberId)) return topLevel(ErrorCode.INVALID_REQUEST, null);
+    // A renewing fetch (v2, IsRenewAck) only acknowledges: it must ask for nothing.
+    const renew = request.isRenewAck ?? false;
+    if (renew && (request.maxBytes !== 0 || request.minBytes !== 0 || request.maxRecords !== 0 || request.maxWaitMs !== 0)) return topLevel(ErrorCode.INVALID_REQUEST, null);
     const epoch = request.shareSessionEpoch;
     const hasAcknowledgements = request.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
     const requested = request.topics.flatMap((t) => t.partitions.map((p) => ({ topicId: t.topicId, partition: p.partitionIndex })));
 
     let session: ShareSession;
     if (epoch === INITIAL_SHARE_SESSION_EPOCH) {
-      if (hasAcknowledgements) return topLevel(ErrorCode.INVALID_REQUEST, 'Acknowledge data present in Initial Fetch Request');
+      if (hasAcknowledgements) return topLevel(ErrorCode.INVALID_REQUEST, null);
       const opened = shares.sessions.open(groupId, memberId, ctx.signal);
       if ('errorCode' in opened) return topLevel(opened.errorCode, null);
       session = opened.session;
@@ -76,15 +81,19 @@ export const shareFetchHandler = defineHandler<ShareFetchRequestData, ShareFetch
       if ('errorCode' in found) return topLevel(found.errorCode, null);
       session = found.session;
     }
+    // Partitions this request adds to the session are listed in its answer even without news.
+    const added = new Set(requested.map(sharePartitionRefKey).filter((k) => epoch === INITIAL_SHARE_SESSION_EPOCH || !session.partitions.has(k)));
     if (epoch !== FINAL_SHARE_SESSION_EPOCH) {
       session.add(requested);
       session.forget(request.forgottenTopicsData.flatMap((f) => f.partitions.map((partition) => ({ topicId: f.topicId, partition }))));
     }
 
-    // Acknowledgements first: what they release may be acquired by this very fetch.
-    const acks = await acknowledgeAll(ctx, groupId, memberId, request.topics.flatMap((t) => t.partitions.map((p) => ({
-      topicId: t.topicId, partition: p.partitionIndex, batches: p.acknowledgementBatches, renew: request.isRenewAck ?? false,
-    }))));
+    // Acknowledgements are applied at once and written while the fetch acquires, as Kafka
+    // does: records they release become acquirable only once durable, so not by this fetch
+    // unless it waits.
+    const acking = acknowledgeAll(ctx, groupId, memberId, request.topics.flatMap((t) => t.partitions.map((p) => ({
+      topicId: t.topicId, partition: p.partitionIndex, batches: p.acknowledgementBatches,
+    }))), { renewVersion: ctx.apiVersion >= 2, isRenewAck: renew });
 
     const settings = shares.settingsOf(groupId);
     const byTopic = new Map<string, ShareFetchableTopicResponse>();
@@ -95,6 +104,7 @@ export const shareFetchHandler = defineHandler<ShareFetchRequestData, ShareFetch
     };
 
     if (epoch === FINAL_SHARE_SESSION_EPOCH) {
+      const acks = await acking;
       // The member is done: the session goes, and what it still holds is released.
       shares.sessions.remove(session);
       await shares.releaseMember(groupId, memberId, [...session.partitions.values()]);
@@ -102,11 +112,11 @@ export const shareFetchHandler = defineHandler<ShareFetchRequestData, ShareFetch
       return { ...topLevel(ErrorCode.NONE, null), acquisitionLockTimeoutMs: settings.recordLockDurationMs, responses: [...byTopic.values()] };
     }
 
-    const results = await fetchSession(ctx, request, session);
+    const [results, acks] = await Promise.all([fetchSession(ctx, request, session), acking]);
     for (const { ref, result } of results) {
       const ack = acks.get(sharePartitionRefKey(ref));
       // A later request of the session only hears of partitions with news (Kafka's incremental answer).
-      const news = result.acquiredRecords.length > 0 || result.errorCode !== ErrorCode.NONE || ack !== undefined;
+      const news = result.acquiredRecords.length > 0 || result.errorCode !== ErrorCode.NONE || ack !== undefined || added.has(sharePartitionRefKey(ref));
       if (epoch !== INITIAL_SHARE_SESSION_EPOCH && !news) continue;
       add(ref.topicId, partitionData(ref.partition, result, ack));
     }

@@ -145,8 +145,10 @@ export class SharePartitionManager {
   async acknowledge(groupId: string, memberId: string, topicId: string, topic: string | undefined, partition: number, batches: readonly AcknowledgementBatch[]): Promise<{ errorCode: number; errorMessage: string | null }> {
     const log = topic === undefined ? undefined : this.options.storage.partition(topic, partition);
     if (log === undefined) return { errorCode: topic === undefined ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: null };
-    const loaded = await this.load(groupId, topicId, partition, log);
-    if (!(loaded instanceof SharePartition)) return { errorCode: loaded.errorCode, errorMessage: loaded.errorMessage };
+    // As Kafka's SharePartitionManager.acknowledge: only a share-partition a fetch loaded
+    // takes acknowledgements (after a restart the records it held are AVAILABLE again anyway).
+    const loaded = this.entries.get(entryKey(groupId, topicId, partition))?.partition_;
+    if (loaded == null) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'This server does not host this topic-partition.' };
     let write: StateWrite | null;
     try {
       write = loaded.acknowledge(memberId, batches, this.options.clock.nowMs());
@@ -160,8 +162,11 @@ export class SharePartitionManager {
       else for (const t of b.acknowledgeTypes) this.counters.acknowledge(groupId, ACKNOWLEDGE_TYPE_NAMES[t]!, 1);
     }
     if (write === null) return { errorCode: ErrorCode.NONE, errorMessage: null };
+    const result = await this.persist(groupId, topicId, partition, loaded, write);
+    // Released records become acquirable once durable.
+    loaded.completeTransitions(write);
     this.wake(groupId, topicId, partition);
-    return this.persist(groupId, topicId, partition, loaded, write);
+    return result;
   }
 
   /** Releases every record `memberId` acquired in the group's share-partitions (it left, or closed its session). */
@@ -287,7 +292,9 @@ export class SharePartitionManager {
       e.loading = null;
       if (state.errorCode !== ErrorCode.NONE) {
         this.entries.delete(key);
-        return failed(state.errorCode, state.errorMessage);
+        // Kafka answers the code alone; the share coordinator's reason goes to the log.
+        this.options.log.warn('share-partition state could not be read', { groupId, topicId, partition, errorCode: state.errorCode, error: state.errorMessage });
+        return failed(state.errorCode, null);
       }
       const settings = this.options.settings(groupId);
       let start = Number(state.startOffset);

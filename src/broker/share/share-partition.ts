@@ -92,8 +92,16 @@ export class SharePartition {
   private deliveryCounts = new Uint16Array(INITIAL_CAPACITY);
   private deadlines = new Float64Array(INITIAL_CAPACITY);
   private owners: (string | undefined)[] = new Array<string | undefined>(INITIAL_CAPACITY);
+  /** 1 where one of Kafka's in-flight batches begins: a run of new records acquired together. */
+  private batchStarts = new Uint8Array(INITIAL_CAPACITY);
   /** Pending acquisition locks, by deadline (one lock duration for all: appended in order). */
   private locks: Acquisition[] = [];
+  /**
+   * Offsets an acknowledgement released whose write is not durable yet: AVAILABLE, but not
+   * acquired until the write completes (Kafka's ongoing state transition), so a ShareFetch
+   * does not take back the records its own piggybacked acknowledgements release.
+   */
+  private readonly inTransition = new Set<number>();
 
   /**
    * `startOffset` and `stateBatches` as read from the share coordinator (ReadShareGroupState);
@@ -115,6 +123,8 @@ export class SharePartition {
         this.states[i] = state;
         this.deliveryCounts[i] = batch.deliveryCount;
       }
+      // Kafka rebuilds its in-flight batches from the state batches.
+      this.batchStarts[first - this.base] = 1;
     }
     this.advanceStartOffset();
   }
@@ -150,14 +160,20 @@ export class SharePartition {
    * Acquires for `memberId` what the log batches read at nextFetchOffset() hold: the AVAILABLE
    * in-flight records among them, then new records, up to `maxRecords`. In batch-optimized
    * mode (Kafka's default) a log batch is taken whole, so the limit may be passed up to the
-   * end of a batch; `recordLimit` stops at `maxRecords` exactly. New records stop at the
-   * max record locks. The acquired runs come back as Kafka's AcquiredRecords, new ones cut
-   * into runs of about `batchSize` at log batch boundaries.
+   * end of a batch; `recordLimit` stops at `maxRecords` exactly, and the rest of that log
+   * batch joins the in-flight records, AVAILABLE (Kafka caches whole log batches). New
+   * records stop at the max record locks.
+   *
+   * The acquired runs come back as Kafka's AcquiredRecords, cut as Kafka's in-flight batches
+   * are: in-flight records by the batches they were acquired in (`batchStarts`), apart from
+   * the new ones; new records (batch-optimized) at a log batch boundary once a run holds
+   * `batchSize` records, each run then an in-flight batch of its own.
    */
   acquire(memberId: string, batches: readonly FetchedBatch[], maxRecords: number, batchSize: number, recordLimit: boolean, nowMs: number): AcquiredRecords[] {
     const out: AcquiredRecords[] = [];
     if (maxRecords <= 0 || batches.length === 0) return out;
     const deadlineMs = nowMs + this.settings.recordLockDurationMs;
+    const oldEnd = this.windowEnd;
     let acquired = 0;
     let runFirst = -1;
     let runLast = -1;
@@ -168,10 +184,12 @@ export class SharePartition {
       runFirst = -1;
     };
     const take = (o: number, count: number): void => {
-      if (runFirst >= 0 && (runLast !== o - 1 || runCount !== count)) closeRun();
+      const i = o - this.base;
+      if (runFirst >= 0 && (runLast !== o - 1 || runCount !== count || this.batchStarts[i] === 1 || (o === oldEnd && runFirst < oldEnd))) closeRun();
       if (runFirst < 0) {
         runFirst = o;
         runCount = count;
+        if (o >= oldEnd) this.batchStarts[i] = 1;
       }
       runLast = o;
     };
@@ -183,13 +201,19 @@ export class SharePartition {
       // Only whole batches for new records once the room for new locks ran out.
       const first = Math.max(batch.baseOffset, this._startOffset);
       if (first >= this.windowEnd && newRoom() <= 0) break;
+      // A run of new records ends at a log batch boundary once it holds batchSize records.
+      if (!recordLimit && runFirst >= oldEnd && first >= oldEnd && first - runFirst >= batchSize) closeRun();
       for (let o = first; o <= batch.lastOffset; o++) {
-        if (recordLimit && acquired >= maxRecords) break;
+        if (recordLimit && acquired >= maxRecords) {
+          // The rest of the log batch stays in flight, AVAILABLE, as Kafka caches it.
+          this.extendTo(batch.lastOffset + 1);
+          break;
+        }
         if (o >= this.windowEnd) {
           if (o > this.windowEnd) this.skipTo(o);
           this.extendTo(o + 1);
           this.deliveryCounts[o - this.base] = 0;
-        } else if (this.states[o - this.base] !== RecordState.AVAILABLE) {
+        } else if (this.states[o - this.base] !== RecordState.AVAILABLE || this.inTransition.has(o)) {
           closeRun();
           continue;
         }
@@ -204,8 +228,6 @@ export class SharePartition {
         lockLast = o;
         acquired++;
       }
-      // Runs of new records end at a log batch boundary once they hold batchSize records.
-      if (runFirst >= 0 && runLast - runFirst + 1 >= batchSize) closeRun();
     }
     closeRun();
     if (lockFirst >= 0) this.locks.push({ firstOffset: lockFirst, lastOffset: lockLast, deadlineMs });
@@ -218,7 +240,16 @@ export class SharePartition {
    * nothing. Offsets before the start offset are skipped. RENEW extends the lock.
    */
   acknowledge(memberId: string, batches: readonly AcknowledgementBatch[], nowMs: number): StateWrite | null {
-    for (const b of batches) this.validate(memberId, b);
+    let previousLast = -1;
+    for (const b of batches) {
+      this.validate(memberId, b);
+      // Kafka applies the batches in turn: an offset the previous batch ended on is no
+      // longer acquired when the next one starts on it.
+      if (b.firstOffset === previousLast && previousLast >= this._startOffset) {
+        throw new ShareAcknowledgeError(ErrorCode.INVALID_RECORD_STATE, 'The offset cannot be acknowledged. The offset is not acquired.');
+      }
+      previousLast = b.lastOffset;
+    }
     const changed: number[] = [];
     const renewUntil = nowMs + this.settings.recordLockDurationMs;
     let renewFirst = -1;
@@ -236,6 +267,7 @@ export class SharePartition {
         }
         this.states[i] = type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED
           : type === AcknowledgeType.RELEASE ? this.releasedState(i) : RecordState.ARCHIVED;
+        if (this.states[i] === RecordState.AVAILABLE) this.inTransition.add(o);
         this.owners[i] = undefined;
         this.deadlines[i] = NO_DEADLINE;
         changed.push(o);
@@ -243,6 +275,13 @@ export class SharePartition {
     }
     if (renewFirst >= 0) this.locks.push({ firstOffset: renewFirst, lastOffset: renewLast, deadlineMs: renewUntil });
     return this.stateWrite(changed);
+  }
+
+  /** The write of an acknowledgement is durable: the records it released may be acquired. */
+  completeTransitions(write: StateWrite): void {
+    for (const b of write.stateBatches) {
+      for (let o = Number(b.firstOffset); o <= Number(b.lastOffset); o++) this.inTransition.delete(o);
+    }
   }
 
   /** Makes every record `memberId` holds AVAILABLE again (or ARCHIVED at the limit): the member left. */
@@ -331,13 +370,46 @@ export class SharePartition {
     for (const t of types) {
       if (t < AcknowledgeType.GAP || t > AcknowledgeType.RENEW) throw new ShareAcknowledgeError(INVALID_REQUEST, `Invalid acknowledge type: ${t}`);
     }
+    // Kafka's fetchSubMapForAcknowledgementBatch: offsets before the start offset are done
+    // with; then nothing in flight, or offsets past the last one in flight.
     if (b.lastOffset < this._startOffset) return;
-    if (b.lastOffset >= this.windowEnd) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, `Batch record not found. The request batch offsets are not found in the cache: ${b.firstOffset}-${b.lastOffset}`);
-    for (let o = Math.max(b.firstOffset, this._startOffset); o <= b.lastOffset; o++) {
-      const i = o - this.base;
-      if (this.states[i] !== RecordState.ACQUIRED) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, `The record state is invalid. The acknowledgement of offset ${o} cannot be completed.`);
-      if (this.owners[i] !== memberId) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, `Member is not the owner of the record at offset ${o}`);
+    if (this._startOffset === this.windowEnd) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, 'Batch record not found. The request batch offsets are not found in the cache.');
+    if (b.firstOffset >= this.windowEnd) throw new ShareAcknowledgeError(INVALID_REQUEST, 'Batch record not found. The first offset in request is past acquired records.');
+    if (b.lastOffset >= this.windowEnd) throw new ShareAcknowledgeError(INVALID_REQUEST, 'Batch record not found. The last offset in request is past acquired records.');
+    // In-flight batch by in-flight batch, with Kafka's wording: a batch whose records all
+    // share one state and owner is checked whole (Kafka tracks it as one), else per offset.
+    for (let o = Math.max(b.firstOffset, this._startOffset); o <= b.lastOffset;) {
+      const [from, to] = this.inFlightBatchOf(o);
+      // A batch the start offset moved into was acknowledged in part: Kafka tracks it per offset.
+      if (this.batchStarts[from - this.base] === 1 && this.uniform(from, to)) {
+        const i = from - this.base;
+        if (this.states[i] !== RecordState.ACQUIRED) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, 'The batch cannot be acknowledged. The batch is not in the acquired state.');
+        if (this.owners[i] !== memberId) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, 'Member is not the owner of batch record');
+      }
+      for (; o <= Math.min(to, b.lastOffset); o++) {
+        const i = o - this.base;
+        if (this.states[i] !== RecordState.ACQUIRED || this.inTransition.has(o)) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, 'The offset cannot be acknowledged. The offset is not acquired.');
+        if (this.owners[i] !== memberId) throw new ShareAcknowledgeError(INVALID_RECORD_STATE, 'Member is not the owner of offset');
+      }
     }
+  }
+
+  /** The in-flight batch (as Kafka would hold it) `offset` is in, from the start offset on. */
+  private inFlightBatchOf(offset: number): [number, number] {
+    let from = offset;
+    while (from > this._startOffset && this.batchStarts[from - this.base] !== 1) from--;
+    let to = offset;
+    while (to + 1 < this.windowEnd && this.batchStarts[to + 1 - this.base] !== 1) to++;
+    return [from, to];
+  }
+
+  private uniform(from: number, to: number): boolean {
+    const i = from - this.base;
+    for (let o = from + 1; o <= to; o++) {
+      const j = o - this.base;
+      if (this.states[j] !== this.states[i] || this.owners[j] !== this.owners[i] || this.deliveryCounts[j] !== this.deliveryCounts[i] || this.inTransition.has(o)) return false;
+    }
+    return !this.inTransition.has(from);
   }
 
   /** The state a released record takes: AVAILABLE, or ARCHIVED once delivered as often as allowed. */
@@ -401,6 +473,7 @@ export class SharePartition {
     this.deliveryCounts.copyWithin(0, by, by + live);
     this.deadlines.copyWithin(0, by, by + live);
     this.owners.copyWithin(0, by, by + live);
+    this.batchStarts.copyWithin(0, by, by + live);
     this.base += by;
   }
 
@@ -435,6 +508,9 @@ export class SharePartition {
       const deadlines = new Float64Array(capacity);
       deadlines.set(this.deadlines);
       this.deadlines = deadlines;
+      const starts = new Uint8Array(capacity);
+      starts.set(this.batchStarts);
+      this.batchStarts = starts;
       this.owners.length = capacity;
     }
     for (let i = this.windowEnd - this.base; i < need; i++) {
@@ -442,6 +518,7 @@ export class SharePartition {
       this.deliveryCounts[i] = 0;
       this.deadlines[i] = NO_DEADLINE;
       this.owners[i] = undefined;
+      this.batchStarts[i] = 0;
     }
     this.windowEnd = end;
   }

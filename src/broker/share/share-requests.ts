@@ -31,24 +31,50 @@ export interface PartitionAcknowledgements {
   readonly topicId: string;
   readonly partition: number;
   readonly batches: readonly { firstOffset: bigint; lastOffset: bigint; acknowledgeTypes: number[] }[];
-  /** IsRenewAck: the request may carry RENEW; without it a RENEW is an invalid type. */
-  readonly renew: boolean;
+}
+
+export interface RenewOptions {
+  /** Version 2 or later: RENEW (4) is a known type. */
+  readonly renewVersion: boolean;
+  /** IsRenewAck: the request may carry RENEW; without it a RENEW is refused. */
+  readonly isRenewAck: boolean;
+}
+
+/**
+ * Kafka's KafkaApis.validateAcknowledgementBatches: each batch's offsets in order (a batch may
+ * start at the previous one's last offset, not before it), at least one type, one type or
+ * one per offset, known types only, RENEW only with IsRenewAck. Kafka answers INVALID_REQUEST
+ * without a message, before the share-partition is looked at.
+ */
+export function acknowledgementBatchesValid(batches: PartitionAcknowledgements['batches'], renew: RenewOptions): boolean {
+  const maxType = renew.renewVersion ? AcknowledgeType.RENEW : AcknowledgeType.REJECT;
+  let previousLast = -1n;
+  for (const b of batches) {
+    if (b.firstOffset > b.lastOffset || b.firstOffset < previousLast) return false;
+    const types = b.acknowledgeTypes;
+    if (types.length === 0) return false;
+    if (types.length > 1 && b.lastOffset - b.firstOffset !== BigInt(types.length - 1)) return false;
+    if (types.some((t) => t < 0 || t > maxType)) return false;
+    if (!renew.isRenewAck && types.includes(AcknowledgeType.RENEW)) return false;
+    previousLast = b.lastOffset;
+  }
+  return true;
 }
 
 /** Applies each partition's acknowledgements; the outcome by `topicId:partition`, for partitions that had any. */
-export async function acknowledgeAll(ctx: RequestContext, groupId: string, memberId: string, partitions: readonly PartitionAcknowledgements[]): Promise<Map<string, AcknowledgeOutcome>> {
+export async function acknowledgeAll(ctx: RequestContext, groupId: string, memberId: string, partitions: readonly PartitionAcknowledgements[], renew: RenewOptions): Promise<Map<string, AcknowledgeOutcome>> {
   const { storage, shares } = ctx.broker;
   const outcomes = new Map<string, AcknowledgeOutcome>();
   await Promise.all(partitions.map(async (p) => {
     if (p.batches.length === 0) return;
     const key = sharePartitionRefKey(p);
+    if (!acknowledgementBatchesValid(p.batches, renew)) {
+      outcomes.set(key, { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: null });
+      return;
+    }
     const topic = storage.topicById(p.topicId)?.name;
     if (topic !== undefined && ctx.broker.acls !== null && !authorize(ctx, AclOperation.READ, ResourceType.TOPIC, topic)) {
       outcomes.set(key, { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null });
-      return;
-    }
-    if (!p.renew && p.batches.some((b) => b.acknowledgeTypes.includes(AcknowledgeType.RENEW))) {
-      outcomes.set(key, { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Renew acknowledgement requires IsRenewAck to be set' });
       return;
     }
     const batches = p.batches.map((b) => ({ firstOffset: Number(b.firstOffset), lastOffset: Number(b.lastOffset), acknowledgeTypes: b.acknowledgeTypes }));
