@@ -43,6 +43,8 @@ export interface ApiTypes {
   ConsumerGroupHeartbeat: [M.ConsumerGroupHeartbeatRequestData, M.ConsumerGroupHeartbeatResponseData];
   ConsumerGroupDescribe: [M.ConsumerGroupDescribeRequestData, M.ConsumerGroupDescribeResponseData];
   ShareGroupHeartbeat: [M.ShareGroupHeartbeatRequestData, M.ShareGroupHeartbeatResponseData];
+  ShareFetch: [M.ShareFetchRequestData, M.ShareFetchResponseData];
+  ShareAcknowledge: [M.ShareAcknowledgeRequestData, M.ShareAcknowledgeResponseData];
   ShareGroupDescribe: [M.ShareGroupDescribeRequestData, M.ShareGroupDescribeResponseData];
   CreatePartitions: [M.CreatePartitionsRequestData, M.CreatePartitionsResponseData];
   AlterConfigs: [M.AlterConfigsRequestData, M.AlterConfigsResponseData];
