@@ -1,6 +1,6 @@
 /**
  * kill -9 under a share group: Brook runs as a child process (`bin/brook broker`), three of
- * Apache Kafka 4.4's KafkaShareConsumer members (test/support/clients/java-share.ts) read a
+ * Apache Kafka 4.4's KafkaShareConsumer members (test/support/clients/share-members.ts) read a
  * 3-partition topic with explicit acknowledgement while records are produced; the broker is
  * killed with SIGKILL half-way and restarted on the same data directory and port, the members
  * reconnect and go on, more records are produced, and they run until every record is done.
@@ -27,7 +27,7 @@ import { Api } from '../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { spawnBrook, tempDir, type BrookProcess } from '../support/brook.js';
 import { javaAvailable, javaJar } from '../support/clients/java.js';
-import { startJavaShareMember, type JavaShareMember, type ShareDelivery } from '../support/clients/java-share.js';
+import { startJavaShareMember, type ShareMember as JavaShareMember, type ShareDelivery } from '../support/clients/share-members.js';
 import { produce } from '../support/consumer-helpers.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 
