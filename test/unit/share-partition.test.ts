@@ -151,3 +151,14 @@ test('a hole in the log (compacted offsets) is skipped', T, () => {
   sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [ACCEPT] }], 1);
   assert.equal(sp.startOffset, 5);
 });
+
+test('read_committed: the records of an aborted transaction are archived, never acquired; the start offset moves past them', T, () => {
+  const sp = new SharePartition(settings, 0);
+  const acquired = sp.acquire('m1', [
+    { baseOffset: 0, lastOffset: 1 }, { baseOffset: 2, lastOffset: 4, aborted: true }, { baseOffset: 5, lastOffset: 5 }, { baseOffset: 6, lastOffset: 7 },
+  ], 100, 500, false, 0);
+  assert.deepEqual(acquired.map((a) => [a.firstOffset, a.lastOffset]), [[0, 1], [5, 7]]);
+  assert.deepEqual(sp.inFlight().slice(2, 5).map((r) => r.state), [RecordState.ARCHIVED, RecordState.ARCHIVED, RecordState.ARCHIVED]);
+  sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [ACCEPT] }], 1);
+  assert.equal(sp.startOffset, 5);
+});

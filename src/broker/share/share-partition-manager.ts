@@ -9,7 +9,7 @@
  * from what is durable, so an acquired record is delivered again rather than lost.
  */
 import { ErrorCode } from '../../protocol/errors.js';
-import { readBatchHeader } from '../../protocol/records/record-batch.js';
+import { readBatchHeader, type RecordBatchHeader } from '../../protocol/records/record-batch.js';
 import type { Storage, PartitionLog } from '../../storage/types.js';
 import { StorageError } from '../../storage/errors.js';
 import type { Logger } from '../../util/log.js';
@@ -32,6 +32,7 @@ export function shareGroupSettings(config: BrokerConfig): ShareGroupSettings {
     maxInFlightRecords: config.groupSharePartitionMaxRecordLocks,
     recordLockDurationMs: config.groupShareRecordLockDurationMs,
     autoOffsetReset: 'latest',
+    readCommitted: false,
   };
 }
 
@@ -39,6 +40,8 @@ export function shareGroupSettings(config: BrokerConfig): ShareGroupSettings {
 export interface ShareGroupSettings extends SharePartitionSettings {
   /** share.auto.offset.reset: where a share-partition without a start offset begins. */
   readonly autoOffsetReset: 'latest' | 'earliest';
+  /** share.isolation.level read_committed: only committed transactional records are delivered. */
+  readonly readCommitted: boolean;
 }
 
 export interface SharePartitionManagerOptions {
@@ -243,20 +246,24 @@ export class SharePartitionManager {
     }
     if (!sp.canAcquireRecords()) return EMPTY;
     const fetchOffset = sp.nextFetchOffset();
-    if (fetchOffset >= Number(log.highWatermark)) return EMPTY;
+    // read_committed: nothing past the last stable offset (an open transaction's records wait).
+    const readCommitted = this.options.settings(groupId).readCommitted;
+    if (fetchOffset >= Number(readCommitted ? log.lastStableOffset : log.highWatermark)) return EMPTY;
     let read;
     try {
-      read = log.read(BigInt(fetchOffset), limits.maxBytes, { minOneBatch: true, allocate, readCommitted: false });
+      read = log.read(BigInt(fetchOffset), limits.maxBytes, { minOneBatch: true, allocate, readCommitted });
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       return failed(err.errorCode, null);
     }
     const batches: { batch: FetchedBatch; buf: Buffer }[] = [];
+    const aborted = abortedBatches(read.abortedTransactions ?? null);
     for (const buf of read.records) {
       let pos = 0;
       while (pos < buf.length) {
         const header = readBatchHeader(buf, pos);
-        batches.push({ batch: { baseOffset: Number(header.baseOffset), lastOffset: Number(header.lastOffset) }, buf: buf.subarray(pos, pos + header.sizeInBytes) });
+        const batch = { baseOffset: Number(header.baseOffset), lastOffset: Number(header.lastOffset), aborted: aborted(header) };
+        batches.push({ batch, buf: buf.subarray(pos, pos + header.sizeInBytes) });
         pos += header.sizeInBytes;
       }
     }
@@ -373,6 +380,29 @@ export class SharePartitionManager {
   private wake(groupId: string, topicId: string, partition: number): void {
     this.options.appends.notifyAppend(`\u0000share\u0000${groupId}\u0000${topicId}`, partition);
   }
+}
+
+/**
+ * For a read_committed read: which batches, taken in log order, hold data of an aborted
+ * transaction, from the aborted transactions the read overlaps (a producer id and the first
+ * offset of its transaction), as Kafka's consumer and SharePartition tell them: a producer's
+ * transactional data from that first offset on is aborted until its control batch (the abort
+ * marker) ends the transaction. Read uncommitted (null): none.
+ */
+function abortedBatches(abortedTransactions: readonly { readonly producerId: bigint; readonly firstOffset: bigint }[] | null): (header: RecordBatchHeader) => boolean {
+  if (abortedTransactions === null || abortedTransactions.length === 0) return () => false;
+  const pending = [...abortedTransactions].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+  const open = new Set<bigint>();
+  let next = 0;
+  return (header) => {
+    while (next < pending.length && pending[next]!.firstOffset <= header.lastOffset) open.add(pending[next++]!.producerId);
+    if (!header.isTransactional || !open.has(header.producerId)) return false;
+    if (header.isControl) {
+      open.delete(header.producerId);
+      return false;
+    }
+    return true;
+  };
 }
 
 /** Kafka's AcknowledgeType names, by id. */

@@ -44,6 +44,11 @@ export interface SharePartitionSettings {
 export interface FetchedBatch {
   readonly baseOffset: number;
   readonly lastOffset: number;
+  /**
+   * Data of an aborted transaction, read for a read_committed share group: its records are
+   * ARCHIVED, never delivered (Kafka's filterAbortedTransactionalAcquiredRecords).
+   */
+  readonly aborted?: boolean;
 }
 
 /** ShareFetchResponse's AcquiredRecords. */
@@ -203,6 +208,11 @@ export class SharePartition {
       if (first >= this.windowEnd && newRoom() <= 0) break;
       // A run of new records ends at a log batch boundary once it holds batchSize records.
       if (!recordLimit && runFirst >= oldEnd && first >= oldEnd && first - runFirst >= batchSize) closeRun();
+      if (batch.aborted === true) {
+        this.archiveAborted(first, batch.lastOffset);
+        closeRun();
+        continue;
+      }
       for (let o = first; o <= batch.lastOffset; o++) {
         if (recordLimit && acquired >= maxRecords) {
           // The rest of the log batch stays in flight, AVAILABLE, as Kafka caches it.
@@ -353,6 +363,19 @@ export class SharePartition {
       out.push({ offset: o, state: this.states[i] as RecordState, deliveryCount: this.deliveryCounts[i]!, owner: this.owners[i] });
     }
     return out;
+  }
+
+  /** An aborted transaction's records: ARCHIVED where new or AVAILABLE (nothing to write: a read finds them aborted again). */
+  private archiveAborted(first: number, last: number): void {
+    for (let o = first; o <= last; o++) {
+      if (o >= this.windowEnd) {
+        if (o > this.windowEnd) this.skipTo(o);
+        this.extendTo(o + 1);
+        this.states[o - this.base] = RecordState.ARCHIVED;
+      } else if (this.states[o - this.base] === RecordState.AVAILABLE && !this.inTransition.has(o)) {
+        this.states[o - this.base] = RecordState.ARCHIVED;
+      }
+    }
   }
 
   private noneAcquiredBefore(end: number): boolean {
