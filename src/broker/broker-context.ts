@@ -18,6 +18,7 @@ import type { PasswordCheckQueue } from './sasl/password-checks.js';
 import type { AclStore } from './authorizer/acl-store.js';
 import type { FetchSessionCache } from './fetch-sessions.js';
 import type { SharePartitionManager } from './share/share-partition-manager.js';
+import type { GroupConfigStore } from './group-configs/group-config-store.js';
 
 import { createSystemScheduler, isScheduler, type Clock, type Scheduler } from '../util/clock.js';
 
@@ -80,6 +81,8 @@ export interface BrokerContext {
   readonly passwordChecks: PasswordCheckQueue;
   /** The ACLs and the authorizer; null when authorization is off (authorizer.class.name unset). */
   readonly acls: AclStore | null;
+  /** The groups' own configs (IncrementalAlterConfigs on GROUP resources): the data directory's, or in memory. */
+  readonly groupConfigs: GroupConfigStore;
 }
 
 export interface AppendNotifier {

@@ -35,6 +35,7 @@ import { FetchSessionCache } from './fetch-sessions.js';
 import { SharePartitionManager, shareGroupSettings } from './share/share-partition-manager.js';
 import { authorizerSettings, openAclStore } from './authorization.js';
 import type { AclStore } from './authorizer/acl-store.js';
+import { GroupConfigStore } from './group-configs/group-config-store.js';
 import { createLogger, type Logger } from '../util/log.js';
 
 /** The broker's settings (Kafka's names in camelCase, broker-configs.ts) and what it runs with. */
@@ -142,9 +143,11 @@ export class Broker {
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
     let acls: AclStore | null;
+    let groupConfigs: GroupConfigStore;
     try {
       // After the storage, which holds the data directory's lock.
       acls = openAclStore(authorization, config.dataDir, fileSystem ?? nodeFileSystem);
+      groupConfigs = GroupConfigStore.open(config.dataDir, fileSystem ?? nodeFileSystem);
     } catch (err) {
       if (givenStorage === undefined) await storage.close();
       throw err;
@@ -265,6 +268,7 @@ export class Broker {
       passwordChecks: new PasswordCheckQueue(),
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
       acls,
+      groupConfigs,
     };
     groups.connectShares({
       persister: shareState,

@@ -2,20 +2,22 @@
  * What IncrementalAlterConfigs and AlterConfigs share: checking a request's resources as
  * Kafka does (ConfigAdminManager.preprocess on the broker, then the controller's
  * ConfigurationControlManager), and applying a resource's new configs, as a whole, to a
- * topic or to this broker's dynamic configs. Errors carry Kafka's codes and messages.
+ * topic, to this broker's dynamic configs or to a group. Errors carry Kafka's codes and messages.
  *
  * Deliberate differences (test/interop/admin-configs-differential.test.ts):
  *  - broker configs Brook does not change at runtime (Kafka's other dynamic ones:
  *    listeners, thread pools, quotas, TLS; and names Kafka does not know, which Kafka keeps
  *    for plugins) are refused as configs that "cannot be updated dynamically";
  *  - Brook has no log4j loggers (BROKER_LOGGER): every logger is unknown;
- *  - group and client-metrics configs are not supported (INVALID_REQUEST).
+ *  - client-metrics configs are not supported (INVALID_REQUEST).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { StorageError } from '../storage/errors.js';
 import type { TopicConfigs } from '../storage/types.js';
 import { DYNAMIC_BROKER_CONFIGS } from './broker-configs.js';
 import type { BrokerContext } from './broker-context.js';
+import { groupConfigsProblem } from './group-configs/group-config-defs.js';
+import type { GroupConfigs } from './group-configs/group-config-store.js';
 
 /** Kafka's ConfigResource.Type ids. */
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
@@ -76,7 +78,9 @@ export function preprocess<R extends Resource>(
         const first = r.configs[0];
         return first === undefined ? NO_ERROR : configError(ErrorCode.INVALID_CONFIG, `Logger ${first.name} does not exist!`);
       }
-      case ResourceType.CLIENT_METRICS: case ResourceType.GROUP:
+      case ResourceType.GROUP:
+        return null;
+      case ResourceType.CLIENT_METRICS:
         return configError(ErrorCode.INVALID_REQUEST, `Unsupported resource type ${r.resourceType}`);
     }
     return configError(ErrorCode.INVALID_REQUEST, `Unknown resource type ${r.resourceType}`);
@@ -123,5 +127,25 @@ export function applyBrokerConfigs(ctx: BrokerContext, resource: string, configs
     throw err;
   }
   if (!validateOnly) ctx.log.info('altered dynamic broker configs', { resource, configs });
+  return NO_ERROR;
+}
+
+/**
+ * Replaces a group's configs with what `change` makes of them (or its error), validated as
+ * Kafka's GroupConfig.validate against the broker's bounds; answered once durable. Kafka's
+ * controller neither needs nor checks that the group exists.
+ */
+export async function applyGroupConfigs(
+  ctx: BrokerContext, group: string, change: (current: GroupConfigs) => TopicConfigs | ConfigError, validateOnly: boolean,
+): Promise<ConfigError> {
+  if (group === '') return configError(ErrorCode.INVALID_REQUEST, 'Default group resources are not allowed.');
+  const failed = await ctx.groupConfigs.alter<ConfigError>(group, (current) => {
+    const next = change(current);
+    if ('errorCode' in next) return { error: next as ConfigError };
+    const problem = groupConfigsProblem(next, ctx.config);
+    return problem === null ? { configs: next } : { error: configError(ErrorCode.INVALID_CONFIG, problem) };
+  }, validateOnly, (message) => configError(ErrorCode.KAFKA_STORAGE_ERROR, message));
+  if (failed !== null) return failed;
+  if (!validateOnly) ctx.log.info('altered group configs', { group, configs: ctx.groupConfigs.get(group) });
   return NO_ERROR;
 }

@@ -15,6 +15,9 @@ export const ConfigSource = {
   DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
   STATIC_BROKER_CONFIG: 4,
   DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
+  CLIENT_METRICS_CONFIG: 7,
+  GROUP_CONFIG: 8,
 } as const;
 
 /** Kafka's ConfigType codes (DescribeConfigs v3+). */

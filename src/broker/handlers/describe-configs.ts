@@ -1,7 +1,8 @@
 /**
  * DescribeConfigs for topics (every topic config with its value and source) and for this
  * broker (the settings clients ask about, and the dynamic ones), or the cluster-wide
- * dynamic defaults (resource name ''). Broker loggers have nothing to report. With an
+ * dynamic defaults (resource name ''), and for groups (every group config, the group's own
+ * or the broker's default). Broker loggers have nothing to report. With an
  * authorizer: DESCRIBE_CONFIGS on the topic, group or cluster (../authorization.ts), the
  * refused resources answered after the others, as Kafka's ConfigHelper orders them.
  */
@@ -14,6 +15,7 @@ import { AclOperation, configResourceError, authorizes } from '../authorization.
 import { defineHandler, type RequestContext } from '../handler.js';
 import { brokerConfigLayers, topicConfigViews } from '../topic-config-view.js';
 import { brokerConfigEntries, dynamicDefaultEntries } from '../broker-config-view.js';
+import { groupConfigEntries } from '../group-configs/group-config-view.js';
 
 /** Kafka answers a described resource with an empty error message, not null. */
 const NO_ERROR_MESSAGE = '';
@@ -21,6 +23,7 @@ const NO_ERROR_MESSAGE = '';
 const TOPIC = 2;
 const BROKER = 4;
 const BROKER_LOGGER = 8;
+const GROUP = 32;
 
 /**
  * Topic configs are not read-only (Kafka lets them be altered); broker configs are unless
@@ -36,7 +39,7 @@ function entry(
   };
 }
 
-function describe(ctx: RequestContext, resource: DescribeConfigsResource, includeSynonyms: boolean): DescribeConfigsResult {
+function describe(ctx: RequestContext, resource: DescribeConfigsResource, includeSynonyms: boolean, includeDocumentation: boolean): DescribeConfigsResult {
   const { broker } = ctx;
   const base = { resourceType: resource.resourceType, resourceName: resource.resourceName, errorMessage: null };
   const keys = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
@@ -64,6 +67,16 @@ function describe(ctx: RequestContext, resource: DescribeConfigsResource, includ
         .map((c) => entry(c.name, c.value, c.source, c.type, c.readOnly, includeSynonyms ? c.synonyms : []));
       return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
     }
+    case GROUP: {
+      if (resource.resourceName === '') return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Group name must not be empty', configs: [] };
+      const configs = groupConfigEntries(broker.groupConfigs.get(resource.resourceName), broker.config)
+        .filter((c) => wanted(c.name))
+        .map((c) => ({
+          ...entry(c.name, c.value, c.source, c.type, false, includeSynonyms ? [...c.synonyms] : []),
+          documentation: includeDocumentation ? c.documentation : null,
+        }));
+      return { ...base, errorCode: ErrorCode.NONE, errorMessage: NO_ERROR_MESSAGE, configs };
+    }
     default:
       return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resource.resourceType}`, configs: [] };
   }
@@ -77,12 +90,13 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequestData, 
   maxVersion: Api.DescribeConfigs.request.highestVersion,
   handle(ctx, request) {
     const includeSynonyms = request.includeSynonyms === true;
+    const includeDocumentation = request.includeDocumentation === true;
     // As Kafka's ConfigHelper: the resources the client may describe first, then the refused ones, each in the request's order.
     const results: DescribeConfigsResult[] = [];
     const refused: DescribeConfigsResult[] = [];
     for (const r of request.resources) {
       const denied = configResourceError(ctx, AclOperation.DESCRIBE_CONFIGS, r.resourceType, r.resourceName);
-      if (denied === null) results.push(describe(ctx, r, includeSynonyms));
+      if (denied === null) results.push(describe(ctx, r, includeSynonyms, includeDocumentation));
       else refused.push({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: denied, errorMessage: errorInfo(denied).message, configs: [] });
     }
     results.push(...refused);

@@ -1,9 +1,9 @@
 /**
  * IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT (list configs only) on a topic's
- * configs or this broker's dynamic configs, checked and worded as Kafka 4.4 does (see
- * ../config-changes.ts). A resource's changes apply together or not at all; topic changes
- * persist and reach the topic's logs at once, as do broker defaults for every topic that
- * does not override them.
+ * configs, this broker's dynamic configs or a group's configs, checked and worded as Kafka
+ * 4.4 does (see ../config-changes.ts). A resource's changes apply together or not at all;
+ * topic changes persist and reach the topic's logs at once, as do broker defaults for every
+ * topic that does not override them; group changes are answered once durable.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type {
@@ -14,7 +14,7 @@ import { TOPIC_CONFIG_DEFS, TOPIC_DEFS_BY_BROKER_NAME } from '../../storage/topi
 import type { TopicConfigs } from '../../storage/types.js';
 import type { BrokerContext } from '../broker-context.js';
 import {
-  applyBrokerConfigs, applyTopicConfigs, configError, preprocess, topicProblem, ResourceType, type ConfigError,
+  applyBrokerConfigs, applyGroupConfigs, applyTopicConfigs, configError, preprocess, topicProblem, ResourceType, type ConfigError,
 } from '../config-changes.js';
 import { AclOperation, configResourceError, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
@@ -63,7 +63,13 @@ function applyOps(
   return next;
 }
 
-function alter(ctx: BrokerContext, resource: IncrementalAlterConfigsRequestAlterConfigsResource, validateOnly: boolean): ConfigError {
+function alter(ctx: BrokerContext, resource: IncrementalAlterConfigsRequestAlterConfigsResource, validateOnly: boolean): ConfigError | Promise<ConfigError> {
+  if (resource.resourceType === ResourceType.GROUP) {
+    // Kafka's controller knows no group config as a list: APPEND and SUBTRACT are refused for every one.
+    return applyGroupConfigs(ctx, resource.resourceName, (current) => applyOps(current, resource, () => false, () => null,
+      (op, name) => `Can't ${op} to key ${name} because its type is not LIST.`,
+      () => configError(ErrorCode.UNKNOWN_SERVER_ERROR, null)), validateOnly);
+  }
   if (resource.resourceType === ResourceType.TOPIC) {
     // As Kafka's controller: the operations first, then whether the topic exists.
     const next = applyOps(ctx.storage.topic(resource.resourceName)?.configs ?? {}, resource,
@@ -93,10 +99,12 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
   handle(ctx, request) {
     const { broker } = ctx;
     const early = preprocess(broker, request.resources, (c) => c.configOperation === OpType.DELETE, true, (type, name) => configResourceError(ctx, AclOperation.ALTER_CONFIGS, type, name));
-    const responses = request.resources.map((r, i) => {
-      const outcome = early[i] ?? alter(broker, r, request.validateOnly);
-      return { ...outcome, resourceType: r.resourceType, resourceName: r.resourceName };
+    const outcomes = request.resources.map((r, i) => early[i] ?? alter(broker, r, request.validateOnly));
+    const answer = (done: readonly ConfigError[]): IncrementalAlterConfigsResponseData => ({
+      throttleTimeMs: 0,
+      responses: done.map((outcome, i) => ({ ...outcome, resourceType: request.resources[i]!.resourceType, resourceName: request.resources[i]!.resourceName })),
     });
-    return { throttleTimeMs: 0, responses };
+    // Group changes answer once durable; the rest at once.
+    return outcomes.some((o) => o instanceof Promise) ? Promise.all(outcomes).then(answer) : answer(outcomes as ConfigError[]);
   },
 });
