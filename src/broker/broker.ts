@@ -36,6 +36,7 @@ import { SharePartitionManager, shareGroupSettings } from './share/share-partiti
 import { authorizerSettings, openAclStore } from './authorization.js';
 import type { AclStore } from './authorizer/acl-store.js';
 import { GroupConfigStore } from './group-configs/group-config-store.js';
+import { coordinatorOverrides } from './group-configs/group-settings.js';
 import { createLogger, type Logger } from '../util/log.js';
 
 /** The broker's settings (Kafka's names in camelCase, broker-configs.ts) and what it runs with. */
@@ -166,7 +167,7 @@ export class Broker {
     try {
       groups = GroupCoordinatorService.start({
         storage, clock, log: log.child('coordinator'), offsetsTopicSegmentBytes: config.offsetsTopicSegmentBytes,
-        coordinator: groupCoordinatorSettings(config),
+        coordinator: { ...groupCoordinatorSettings(config), groupOverrides: (groupId) => coordinatorOverrides(groupConfigs.get(groupId)) },
       });
     } catch (err) {
       if (givenStorage === undefined) await storage.close();
@@ -261,7 +262,7 @@ export class Broker {
       shares: new SharePartitionManager({
         storage, clock, log: log.child('share-partitions'), persister: shareState, appends,
         maxShareSessions: config.groupShareMaxShareSessions,
-        settings: () => shareGroupSettings(config),
+        settings: (groupId) => shareGroupSettings(config, groupConfigs.get(groupId)),
       }),
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       credentials,

@@ -126,6 +126,19 @@ export function isDowngradeEnabled(policy: ConsumerGroupMigrationPolicy): boolea
   return policy === 'bidirectional' || policy === 'downgrade';
 }
 
+/**
+ * A group's own settings (Kafka's GroupConfig: consumer.session.timeout.ms, ...), each in
+ * place of the broker's when set.
+ */
+export interface GroupOverrides {
+  readonly consumerSessionTimeoutMs?: number | undefined;
+  readonly consumerHeartbeatIntervalMs?: number | undefined;
+  readonly shareSessionTimeoutMs?: number | undefined;
+  readonly shareHeartbeatIntervalMs?: number | undefined;
+}
+
+const NO_OVERRIDES: GroupOverrides = {};
+
 /** Settings, named after Kafka's broker configs (in the comments), with Kafka's defaults. */
 export interface GroupCoordinatorConfig {
   /** `group.initial.rebalance.delay.ms` */
@@ -182,6 +195,12 @@ export interface GroupCoordinatorConfig {
    */
   shareGroupInitializeRetryIntervalMs: number;
   /**
+   * A group's own settings, looked up whenever one is used (a session scheduled, a heartbeat
+   * answered): a change takes effect at the group's next heartbeat, as in Kafka. Must be a
+   * pure lookup (the broker's in-memory group configs): the coordinator does no I/O.
+   */
+  groupOverrides: (groupId: string) => GroupOverrides;
+  /**
    * Source of the UUID part of member ids (and of consumer-group member ids a version-0
    * ConsumerGroupHeartbeat leaves to the coordinator); tests inject a deterministic one.
    */
@@ -216,11 +235,29 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   shareGroupAssignors: ['simple'],
   shareGroupAssignmentIntervalMs: 1000,
   shareGroupInitializeRetryIntervalMs: 30_000,
+  groupOverrides: () => NO_OVERRIDES,
   generateUuid: () => randomUUID(),
 };
 
 export function groupCoordinatorConfig(overrides: Partial<GroupCoordinatorConfig> = {}): GroupCoordinatorConfig {
   return { ...DEFAULT_GROUP_COORDINATOR_CONFIG, ...overrides };
+}
+
+/** The group's consumer-protocol session timeout: its own, else the broker's. */
+export function consumerSessionTimeoutMs(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).consumerSessionTimeoutMs ?? config.consumerGroupSessionTimeoutMs;
+}
+
+export function consumerHeartbeatIntervalMs(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).consumerHeartbeatIntervalMs ?? config.consumerGroupHeartbeatIntervalMs;
+}
+
+export function shareSessionTimeoutMs(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).shareSessionTimeoutMs ?? config.shareGroupSessionTimeoutMs;
+}
+
+export function shareHeartbeatIntervalMs(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).shareHeartbeatIntervalMs ?? config.shareGroupHeartbeatIntervalMs;
 }
 
 /** For exhaustive switches: a compile error when a case is missing, a throw if reached. */

@@ -24,22 +24,27 @@ import { ShareDeliveryCounters } from './delivery-counters.js';
 import type { Persister } from '../share-coordinator-service.js';
 import type { BrokerConfig } from '../config.js';
 import type { StateBatch } from '../../coordinator/share-state/state-batches.js';
+import type { GroupConfigs } from '../group-configs/group-config-store.js';
+import { intConfig, shareAutoOffsetReset, type ShareAutoOffsetReset } from '../group-configs/group-settings.js';
 
-/** A group's share settings: the broker's (per-group configs are not kept yet). */
-export function shareGroupSettings(config: BrokerConfig): ShareGroupSettings {
+/**
+ * A group's share settings: its own configs (share.*), else the broker's. Read when a
+ * share-partition is loaded: a change reaches the group's share-partitions loaded after it.
+ */
+export function shareGroupSettings(config: BrokerConfig, group: GroupConfigs = {}): ShareGroupSettings {
   return {
-    deliveryCountLimit: config.groupShareDeliveryCountLimit,
-    maxInFlightRecords: config.groupSharePartitionMaxRecordLocks,
-    recordLockDurationMs: config.groupShareRecordLockDurationMs,
-    autoOffsetReset: 'latest',
-    readCommitted: false,
+    deliveryCountLimit: intConfig(group, 'share.delivery.count.limit') ?? config.groupShareDeliveryCountLimit,
+    maxInFlightRecords: intConfig(group, 'share.partition.max.record.locks') ?? config.groupSharePartitionMaxRecordLocks,
+    recordLockDurationMs: intConfig(group, 'share.record.lock.duration.ms') ?? config.groupShareRecordLockDurationMs,
+    autoOffsetReset: shareAutoOffsetReset(group),
+    readCommitted: group['share.isolation.level'] === 'read_committed',
   };
 }
 
 /** A group's share settings (broker defaults, or the group's own configs). */
 export interface ShareGroupSettings extends SharePartitionSettings {
   /** share.auto.offset.reset: where a share-partition without a start offset begins. */
-  readonly autoOffsetReset: 'latest' | 'earliest';
+  readonly autoOffsetReset: ShareAutoOffsetReset;
   /** share.isolation.level read_committed: only committed transactional records are delivered. */
   readonly readCommitted: boolean;
 }
@@ -284,6 +289,17 @@ export class SharePartitionManager {
     return { errorCode: ErrorCode.NONE, errorMessage: null, records, bytes, acquiredRecords: acquired };
   }
 
+  /**
+   * Where a share-partition without a start offset begins: by_duration is the first offset
+   * at or after now minus the duration, the log's end when none is (as Kafka).
+   */
+  private resetOffset(reset: ShareAutoOffsetReset, log: PartitionLog): number {
+    if (reset === 'earliest') return Number(log.logStartOffset);
+    if (reset === 'latest') return Number(log.highWatermark);
+    const found = log.offsetForTimestamp(BigInt(this.options.clock.nowMs() - reset.byDurationMs));
+    return Number(found?.offset ?? log.highWatermark);
+  }
+
   /** The share-partition, loaded from the share coordinator on first use; or the error answer. */
   private load(groupId: string, topicId: string, partition: number, log: PartitionLog): SharePartition | Promise<SharePartition | ShareFetchPartitionResult> {
     const key = entryKey(groupId, topicId, partition);
@@ -305,7 +321,7 @@ export class SharePartitionManager {
       }
       const settings = this.options.settings(groupId);
       let start = Number(state.startOffset);
-      if (start < 0) start = Number(settings.autoOffsetReset === 'earliest' ? log.logStartOffset : log.highWatermark);
+      if (start < 0) start = this.resetOffset(settings.autoOffsetReset, log);
       const sp = new SharePartition(settings, start, state.stateBatches);
       e.partition_ = sp;
       e.stateEpoch = state.stateEpoch;

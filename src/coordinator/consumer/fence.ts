@@ -16,6 +16,7 @@ import { computeSubscriptionMetadata, sameSubscriptionMetadata } from './subscri
 import { writeConsumerGroupRecords } from './write.js';
 import { computeSubscribedTopicNamesWithout } from './views.js';
 import { EMPTY_ASSIGNMENT } from './assignment.js';
+import { consumerSessionTimeoutMs } from '../types.js';
 
 export function fenceMembers(
   s: CoordinatorState,
@@ -67,7 +68,7 @@ export function staticMemberLeave(s: CoordinatorState, op: Operation, group: Con
 }
 
 export function scheduleSessionTimeout(s: CoordinatorState, op: Operation, groupId: string, memberId: string): void {
-  op.schedule(consumerSessionKey(groupId, memberId), s.config.consumerGroupSessionTimeoutMs, { kind: 'consumer-session', groupId, memberId });
+  op.schedule(consumerSessionKey(groupId, memberId), consumerSessionTimeoutMs(s.config, groupId), { kind: 'consumer-session', groupId, memberId });
 }
 
 export function scheduleRebalanceTimeout(op: Operation, groupId: string, member: ConsumerGroupMember): void {
@@ -88,7 +89,7 @@ function cancelMemberTimers(op: Operation, groupId: string, memberId: string): v
 
 /** A consumer group member's session, or a classic member's (its JoinGroup's session timeout). */
 export function scheduleMemberSessionTimeout(s: CoordinatorState, op: Operation, groupId: string, member: ConsumerGroupMember): void {
-  const timeoutMs = member.classicMemberMetadata?.sessionTimeoutMs ?? s.config.consumerGroupSessionTimeoutMs;
+  const timeoutMs = member.classicMemberMetadata?.sessionTimeoutMs ?? consumerSessionTimeoutMs(s.config, groupId);
   op.schedule(consumerSessionKey(groupId, member.memberId), timeoutMs, { kind: 'consumer-session', groupId, memberId: member.memberId });
 }
 

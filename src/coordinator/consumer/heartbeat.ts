@@ -45,6 +45,7 @@ import { writeRecord } from '../replay.js';
 import type { Operation } from '../operation.js';
 import { groupMetadataTombstone } from '../records.js';
 import type { RequestContext } from '../types.js';
+import { consumerHeartbeatIntervalMs } from '../types.js';
 
 type Request = ConsumerGroupHeartbeatRequestData;
 type Response = ConsumerGroupHeartbeatResponseData;
@@ -261,7 +262,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     errorMessage: null,
     memberId: reconciled.memberId,
     memberEpoch: reconciled.memberEpoch,
-    heartbeatIntervalMs: s.config.consumerGroupHeartbeatIntervalMs,
+    heartbeatIntervalMs: consumerHeartbeatIntervalMs(s.config, req.groupId),
     assignment: withAssignment ? { topicPartitions: toTopicPartitions(reconciled.assignedPartitions) } : null,
   };
 }

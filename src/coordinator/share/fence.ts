@@ -14,6 +14,7 @@ import type { ShareGroupMember } from './member.js';
 import { shareEpochRecord, shareMemberTombstones, shareTargetAssignmentEpochRecord } from './records.js';
 import { computeMetadataHash, computeSubscribedTopicNames } from './subscription.js';
 import { writeShareGroupRecords } from './write.js';
+import { shareSessionTimeoutMs } from '../types.js';
 
 export function fenceShareMember(s: CoordinatorState, op: Operation, group: ShareGroup, member: ShareGroupMember, cause: MemberRemovalCause): void {
   op.event({ type: 'member-removed', groupType: 'share', groupId: group.groupId, memberId: member.memberId, groupInstanceId: null, cause, clientReason: null });
@@ -27,7 +28,7 @@ export function fenceShareMember(s: CoordinatorState, op: Operation, group: Shar
 }
 
 export function scheduleShareSessionTimeout(s: CoordinatorState, op: Operation, groupId: string, memberId: string): void {
-  op.schedule(shareSessionKey(groupId, memberId), s.config.shareGroupSessionTimeoutMs, { kind: 'share-session', groupId, memberId });
+  op.schedule(shareSessionKey(groupId, memberId), shareSessionTimeoutMs(s.config, groupId), { kind: 'share-session', groupId, memberId });
 }
 
 /** The member's session expired: fenced, if it is still there. */

@@ -29,6 +29,7 @@ import { computeMetadataHash, computeSubscribedTopicNames } from './subscription
 import { maybeUpdateShareTargetAssignment } from './target.js';
 import { writeShareGroupRecords } from './write.js';
 import { sameTopicNames } from '../consumer/member.js';
+import { shareHeartbeatIntervalMs } from '../types.js';
 
 type Request = ShareGroupHeartbeatRequestData;
 type Response = ShareGroupHeartbeatResponseData;
@@ -160,7 +161,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     errorMessage: null,
     memberId: reconciled.memberId,
     memberEpoch: reconciled.memberEpoch,
-    heartbeatIntervalMs: s.config.shareGroupHeartbeatIntervalMs,
+    heartbeatIntervalMs: shareHeartbeatIntervalMs(s.config, req.groupId),
     assignment: withAssignment ? { topicPartitions: toTopicPartitions(reconciled.assignedPartitions) } : null,
   };
 }
