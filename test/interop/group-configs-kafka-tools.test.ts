@@ -1,13 +1,19 @@
 /**
  * Apache Kafka 4.4.0's `kafka-configs` (ConfigCommand) with `--entity-type groups` against
  * Brook and against Kafka 4.4 itself: setting, describing and deleting a group's configs,
- * and a refused value, print the same on both.
+ * and a refused value, print the same on both; so does `brook configs --group`.
+ *
+ * Where Brook differs: it has no ListConfigResources (KIP-1142), which the tool asks to list
+ * the groups that have configs. So `--describe --entity-type groups` without a name lists no
+ * group, and a group that neither exists nor has configs is described (with no configs)
+ * where Kafka's tool says it "doesn't exist and doesn't have dynamic config".
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrook } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { runProcess, type RunResult } from '../support/clients/run.js';
+import { brookCli } from '../support/admin-fixture.js';
 import { kafkaAvailable, kafkaClasspath, startKafka } from '../support/kafka/kafka-broker.js';
 
 const CONFIG_COMMAND = 'org.apache.kafka.tools.ConfigCommand';
@@ -62,4 +68,19 @@ test('kafka-configs --entity-type groups --alter/--describe (Kafka 4.4.0): the s
   assert.equal(outputs[2]!.length, 2 + 21, 'every group config with --all');
   assert.equal(outputs[4]!.length, 3, 'one config left after the delete');
   assert.equal(outputs[5]![0], 'exit 1');
+
+  // Brook's own command prints what Kafka's tool printed.
+  const brookOut = async (args: string[]): Promise<string[]> => {
+    const r = await brookCli(['configs', ...args, '-b', brook.bootstrap]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.split('\n').filter((l) => l.trim() !== '');
+  };
+  assert.equal((await brookOut(['alter', '--group', 'tool-group', '--set', 'consumer.session.timeout.ms=50000'])).join('\n'), 'Completed updating config for group tool-group.');
+  assert.deepEqual(await brookOut(['describe', '--group', 'tool-group']), outputs[1]!.slice(1));
+  assert.deepEqual(await brookOut(['describe', '--group', 'tool-group', '--all']), outputs[2]!.slice(1));
+
+  // The differences above, as they are.
+  assert.deepEqual(printed(await kafkaConfigs(brook.bootstrap, ['--describe', '--entity-type', 'groups']), brook.bootstrap), ['exit 0']);
+  assert.deepEqual(printed(await kafkaConfigs(brook.bootstrap, ['--describe', '--entity-type', 'groups', '--entity-name', 'never-seen']), brook.bootstrap),
+    ['exit 0', 'Dynamic configs for group never-seen are:']);
 });

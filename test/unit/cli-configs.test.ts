@@ -1,5 +1,5 @@
 /**
- * `brook topics alter` and `brook configs` against Brook's broker: output, --json shapes and
+ * `brook topics alter` and `brook configs` (topics, brokers, groups) against Brook's broker: output, --json shapes and
  * exit codes (0 done, 1 refused by the broker, 2 usage). Kafka's own tools print the same
  * lines (test/interop/admin-configs-kafka-tools.test.ts).
  */
@@ -46,7 +46,17 @@ test('brook topics alter and brook configs: output and exit codes', { timeout: 6
     '  log.retention.ms=600000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=600000}',
   ]);
 
-  for (const args of [['configs', 'describe'], ['configs', 'describe', '--topic', 'x', '--broker', '1'], ['configs', 'alter', '--topic', 'x'],
+  // A group's configs (the group need not exist); a value out of the broker's bounds is refused.
+  assert.equal((await run(['configs', 'alter', '--group', 'cli-group', '--set', 'share.delivery.count.limit=3'])).stdout, 'Completed updating config for group cli-group.\n');
+  assert.deepEqual((await run(['configs', 'describe', '--group', 'cli-group'])).stdout.split('\n').filter((l) => l !== ''), [
+    'Dynamic configs for group cli-group are:',
+    '  share.delivery.count.limit=3 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:share.delivery.count.limit=3, DEFAULT_CONFIG:group.share.delivery.count.limit=5}',
+  ]);
+  const bounded = await run(['configs', 'alter', '--group', 'cli-group', '--set', 'share.delivery.count.limit=30']);
+  assert.equal(bounded.code, 1);
+  assert.match(bounded.stderr, /INVALID_CONFIG .*: share\.delivery\.count\.limit must be in the range 2 to 10 inclusive\./);
+
+  for (const args of [['configs', 'describe'], ['configs', 'describe', '--topic', 'x', '--broker', '1'], ['configs', 'describe', '--topic', 'x', '--group', 'g'], ['configs', 'alter', '--topic', 'x'],
     ['configs', 'alter', '--topic', 'x', '--set', 'novalue'], ['configs', 'frobnicate', '--topic', 'x'], ['configs', 'describe', '--broker', 'one']]) {
     assert.equal((await run(args)).code, 2, args.join(' '));
   }

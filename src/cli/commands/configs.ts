@@ -1,6 +1,6 @@
 /**
- * `brook configs describe|alter`: what `kafka-configs.sh --describe/--alter` does for topics
- * and brokers, over the admin client, with its output lines.
+ * `brook configs describe|alter`: what `kafka-configs.sh --describe/--alter` does for topics,
+ * brokers and groups, over the admin client, with its output lines.
  */
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
@@ -9,8 +9,8 @@ import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 import type { AlterConfigOp, ConfigEntry, ConfigResource, ConfigSourceName } from '../../client/admin/index.js';
 
 export const CONFIGS_HELP = `Usage:
-  brook configs describe (--topic NAME | --broker ID | --broker-defaults) [--all] [--json]
-  brook configs alter (--topic NAME | --broker ID | --broker-defaults) [--set KEY=VALUE ...] [--delete KEY ...]
+  brook configs describe (--topic NAME | --broker ID | --broker-defaults | --group NAME) [--all] [--json]
+  brook configs alter (--topic NAME | --broker ID | --broker-defaults | --group NAME) [--set KEY=VALUE ...] [--delete KEY ...]
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
@@ -18,6 +18,7 @@ Options:
   --topic NAME                             a topic's configs
   --broker ID                              one broker's configs (its node id)
   --broker-defaults                        the cluster-wide defaults of broker configs
+  --group NAME                             a group's configs (consumer.session.timeout.ms, share.*, ...)
   --all                                    describe every config, not only the dynamic ones
   --set KEY=VALUE                          set a config (repeatable)
   --delete KEY                             remove a config, back to its default (repeatable)
@@ -29,6 +30,7 @@ export const CONFIGS_OPTIONS = {
   topic: { type: 'string' },
   broker: { type: 'string' },
   'broker-defaults': { type: 'boolean' },
+  group: { type: 'string' },
   all: { type: 'boolean' },
   set: { type: 'string', multiple: true },
   delete: { type: 'string', multiple: true },
@@ -39,13 +41,15 @@ export const CONFIGS_OPTIONS = {
 /** The source kafka-configs lists without --all: the resource's own dynamic configs. */
 function dynamicSource(resource: ConfigResource): ConfigSourceName {
   if (resource.type === 'topic') return 'DYNAMIC_TOPIC_CONFIG';
+  if (resource.type === 'group') return 'GROUP_CONFIG';
   return resource.name === '' ? 'DYNAMIC_DEFAULT_BROKER_CONFIG' : 'DYNAMIC_BROKER_CONFIG';
 }
 
-function resourceFrom(values: { topic?: string; broker?: string; 'broker-defaults'?: boolean }): ConfigResource {
-  const given = [values.topic !== undefined, values.broker !== undefined, values['broker-defaults'] === true].filter(Boolean).length;
-  if (given !== 1) throw new UsageError('give exactly one of --topic NAME, --broker ID, --broker-defaults');
+function resourceFrom(values: { topic?: string; broker?: string; 'broker-defaults'?: boolean; group?: string }): ConfigResource {
+  const given = [values.topic !== undefined, values.broker !== undefined, values['broker-defaults'] === true, values.group !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new UsageError('give exactly one of --topic NAME, --broker ID, --broker-defaults, --group NAME');
   if (values.topic !== undefined) return { type: 'topic', name: values.topic };
+  if (values.group !== undefined) return { type: 'group', name: values.group };
   if (values.broker !== undefined) {
     if (!/^\d+$/.test(values.broker)) throw new UsageError(`--broker needs a broker id (an integer), got '${values.broker}'`);
     return { type: 'broker', name: values.broker };
@@ -53,13 +57,19 @@ function resourceFrom(values: { topic?: string; broker?: string; 'broker-default
   return { type: 'broker', name: '' };
 }
 
+/**
+ * The names kafka-configs prints for a synonym's source: its admin client's
+ * ConfigEntry.ConfigSource, which calls the group and client-metrics sources dynamic.
+ */
+const TOOL_SOURCE_NAMES: Partial<Record<ConfigSourceName, string>> = { GROUP_CONFIG: 'DYNAMIC_GROUP_CONFIG', CLIENT_METRICS_CONFIG: 'DYNAMIC_CLIENT_METRICS_CONFIG' };
+
 /** kafka-configs' heading and lines. */
 function describeLines(resource: ConfigResource, entries: readonly ConfigEntry[], all: boolean): string[] {
   const heading = resource.type === 'broker' && resource.name === ''
     ? 'Default configs for brokers in the cluster are:'
     : `${all ? 'All' : 'Dynamic'} configs for ${resource.type} ${resource.name} are:`;
   return [heading, ...entries.map((e) => {
-    const synonyms = e.synonyms.map((s) => `${s.source}:${s.name}=${s.value}`).join(', ');
+    const synonyms = e.synonyms.map((s) => `${TOOL_SOURCE_NAMES[s.source] ?? s.source}:${s.name}=${s.value}`).join(', ');
     return `  ${e.name}=${e.value} sensitive=${e.sensitive} synonyms={${synonyms}}`;
   })];
 }

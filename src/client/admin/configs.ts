@@ -1,6 +1,6 @@
 /**
- * Configs: DescribeConfigs, IncrementalAlterConfigs and AlterConfigs, for topics (any
- * broker answers) and brokers (the broker named by the resource answers for itself; the
+ * Configs: DescribeConfigs, IncrementalAlterConfigs and AlterConfigs, for topics and groups
+ * (any broker answers) and brokers (the broker named by the resource answers for itself; the
  * cluster default, name '', any broker), as Kafka's admin client routes them. A broker's
  * refusal is thrown as KafkaProtocolError with its code and message.
  */
@@ -10,7 +10,7 @@ import type { BrokerConnection } from '../connection.js';
 import { check, type AdminContext } from './requests.js';
 import type { AlterConfigOp, ConfigEntry, ConfigResource, ConfigSourceName, ConfigTypeName, DescribeConfigsOptions } from './types.js';
 
-const RESOURCE_TYPES = { topic: 2, broker: 4, 'broker-logger': 8 } as const;
+const RESOURCE_TYPES = { topic: 2, broker: 4, 'broker-logger': 8, group: 32 } as const;
 const OPS = { set: 0, delete: 1, append: 2, subtract: 3 } as const;
 
 /** Kafka's ConfigEntry.ConfigSource names, by DescribeConfigs source id. */
@@ -25,7 +25,7 @@ const sourceName = (id: number): ConfigSourceName => SOURCES[id] ?? 'UNKNOWN';
 
 /** The broker that answers for `resource`. */
 async function connectionFor(ctx: AdminContext, resource: ConfigResource): Promise<BrokerConnection> {
-  if (resource.type !== 'topic' && resource.name !== '') {
+  if ((resource.type === 'broker' || resource.type === 'broker-logger') && resource.name !== '') {
     const nodeId = Number(resource.name);
     if (Number.isInteger(nodeId) && ctx.cluster.broker(nodeId) !== undefined) return ctx.cluster.connectionToNode(nodeId, ctx.signal);
   }

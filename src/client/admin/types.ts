@@ -53,9 +53,9 @@ export interface CreatePartitionsOptions extends AdminCallOptions {
   readonly assignments?: readonly (readonly number[])[];
 }
 
-/** What a config belongs to: a topic, a broker (name: its node id, or '' for the cluster-wide default), or a broker's loggers. */
+/** What a config belongs to: a topic, a broker (name: its node id, or '' for the cluster-wide default), a broker's loggers, or a group. */
 export interface ConfigResource {
-  readonly type: 'topic' | 'broker' | 'broker-logger';
+  readonly type: 'topic' | 'broker' | 'broker-logger' | 'group';
   readonly name: string;
 }
 
