@@ -13,6 +13,7 @@ import { Api } from '../../src/protocol/messages/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { ShareFetchRequestData, ShareFetchResponseData } from '../../src/protocol/messages/share-fetch.js';
 import { decodeRecords } from '../../src/protocol/records/batch-codec.js';
+import { Producer } from '../../src/index.js';
 import { startBrook, tempDir } from '../support/brook.js';
 import { produce } from '../support/consumer-helpers.js';
 import { httpGet, parseExposition, promtoolAvailable, promtoolCheck, PROMTOOL_MISSING, sampleValue } from '../support/prometheus.js';
@@ -154,4 +155,36 @@ test('after a restart, accepted records are not delivered again and acquired one
   const part = again.responses[0]!.partitions[0]!;
   // r1 and r3 again (their first delivery was never finished); r0 and r2 never again.
   assert.deepEqual(part.acquiredRecords, [{ firstOffset: 1n, lastOffset: 1n, deliveryCount: 1 }, { firstOffset: 3n, lastOffset: 3n, deliveryCount: 1 }]);
+});
+
+test('share.isolation.level=read_committed: an aborted transaction is never delivered, an open one waits, a committed one is', T, async (t) => {
+  const broker = await startBrook();
+  t.after(() => broker.stop());
+  const conn = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
+  t.after(() => conn.close());
+  const topicId = await createTopic(conn, 'txn', 1);
+  const set = await conn.request(Api.IncrementalAlterConfigs, {
+    resources: [{ resourceType: 32, resourceName: 'g', configs: [{ name: 'share.isolation.level', configOperation: 0, value: 'read_committed' }] }], validateOnly: false,
+  });
+  assert.equal(set.responses[0]!.errorCode, ErrorCode.NONE);
+  await initialize(conn, 'g', topicId, 0);
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, transactionalId: 'share-txn', lingerMs: 0 });
+  t.after(() => producer.close());
+  await producer.initTransactions();
+  producer.beginTransaction();
+  await producer.send({ topic: 'txn', partition: 0, value: 'aborted-1' });
+  await producer.send({ topic: 'txn', partition: 0, value: 'aborted-2' });
+  await producer.abortTransaction();
+  producer.beginTransaction();
+  await producer.send({ topic: 'txn', partition: 0, value: 'committed' });
+  // Offsets 0-1: aborted data (archived, never acquired); 2: the abort marker (acquired, for the
+  // member to acknowledge as a gap); 3: the open transaction's record, past the last stable offset.
+  const open = await conn.request(Api.ShareFetch, fetchRequest('g', MEMBER, 0, topicId));
+  assert.deepEqual(open.responses[0]!.partitions[0]!.acquiredRecords, [{ firstOffset: 2n, lastOffset: 2n, deliveryCount: 1 }]);
+  await producer.commitTransaction();
+  const after = await conn.request(Api.ShareFetch, fetchRequest('g', MEMBER, 1, topicId));
+  // 3: 'committed', 4: the commit marker.
+  assert.deepEqual(after.responses[0]!.partitions[0]!.acquiredRecords, [{ firstOffset: 3n, lastOffset: 4n, deliveryCount: 1 }]);
+  assert.ok(values(after).includes('committed'));
+  assert.ok(!values(after).some((v) => v.startsWith('aborted')));
 });
