@@ -24,6 +24,12 @@ import { expireShareSession, loadedShareGroups } from './share/fence.js';
 import type { ShareGroupState } from './share/group.js';
 import { shareGroupHeartbeat } from './share/heartbeat.js';
 import { initializeShareGroupState, uninitializeShareGroupState } from './share/initialize.js';
+import {
+  alterShareGroupOffsets, completeDeleteShareGroupOffsets, initializedShareGroupPartitions, initiateDeleteShareGroupOffsets,
+  sharePartitionDeleteRequests,
+} from './share/offsets.js';
+import type { AlterShareGroupOffsetsRequestData } from '../protocol/messages/alter-share-group-offsets.js';
+import type { DeleteShareGroupOffsetsRequestData } from '../protocol/messages/delete-share-group-offsets.js';
 import { consumerGroupDescribe, describeConsumerGroup } from './consumer/describe.js';
 import { consumerGroupHeartbeat } from './consumer/heartbeat.js';
 import { expireRebalance, expireSession } from './consumer/fence.js';
@@ -165,6 +171,31 @@ export class GroupCoordinator {
 
   shareGroupDescribe(ctx: RequestContext, req: ShareGroupDescribeRequestData): CoordinatorResult {
     return this.run(shareGroupDescribe, ctx, req);
+  }
+
+  /**
+   * The share-group offset APIs' steps in the group coordinator (share/offsets.ts): each
+   * replies with a value the broker's handler goes on with (share coordinator calls between).
+   */
+  initializedShareGroupPartitions(ctx: RequestContext, groupId: string): CoordinatorResult {
+    return this.run(initializedShareGroupPartitions, ctx, groupId);
+  }
+
+  alterShareGroupOffsets(ctx: RequestContext, req: AlterShareGroupOffsetsRequestData): CoordinatorResult {
+    return this.run(alterShareGroupOffsets, ctx, req);
+  }
+
+  initiateDeleteShareGroupOffsets(ctx: RequestContext, req: DeleteShareGroupOffsetsRequestData): CoordinatorResult {
+    return this.run(initiateDeleteShareGroupOffsets, ctx, req);
+  }
+
+  completeDeleteShareGroupOffsets(ctx: RequestContext, groupId: string, topics: ReadonlyMap<string, string>): CoordinatorResult {
+    return this.run(completeDeleteShareGroupOffsets, ctx, { groupId, topics });
+  }
+
+  /** DeleteGroups' first step for share groups: their share state to delete (Kafka's sharePartitionDeleteRequests). */
+  sharePartitionDeleteRequests(ctx: RequestContext, groupIds: readonly string[]): CoordinatorResult {
+    return this.run(sharePartitionDeleteRequests, ctx, groupIds);
   }
 
   /**

@@ -55,6 +55,9 @@ import { readShareGroupStateHandler } from './read-share-group-state.js';
 import { writeShareGroupStateHandler } from './write-share-group-state.js';
 import { deleteShareGroupStateHandler } from './delete-share-group-state.js';
 import { readShareGroupStateSummaryHandler } from './read-share-group-state-summary.js';
+import { describeShareGroupOffsetsHandler } from './describe-share-group-offsets.js';
+import { alterShareGroupOffsetsHandler } from './alter-share-group-offsets.js';
+import { deleteShareGroupOffsetsHandler } from './delete-share-group-offsets.js';
 
 export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   produceHandler,
@@ -112,4 +115,7 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   readShareGroupStateSummaryHandler,
   shareFetchHandler,
   shareAcknowledgeHandler,
+  describeShareGroupOffsetsHandler,
+  alterShareGroupOffsetsHandler,
+  deleteShareGroupOffsetsHandler,
 ];

@@ -14,7 +14,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { StateBatch } from './state-batches.js';
 
 /**
- * Kafka's `Errors.message()` for the codes the share coordinator answers with: the text
+ * Kafka's `Errors.message()` for the codes the share coordinator (and the share-group offset APIs) answer with: the text
  * Kafka puts in a response's errorMessage (Brook's own error table words some differently).
  */
 const KAFKA_MESSAGES: ReadonlyMap<number, string> = new Map([
@@ -25,6 +25,13 @@ const KAFKA_MESSAGES: ReadonlyMap<number, string> = new Map([
   [ErrorCode.INVALID_REQUEST, 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.'],
   [ErrorCode.FENCED_LEADER_EPOCH, 'The leader epoch in the request is older than the epoch on the broker.'],
   [ErrorCode.FENCED_STATE_EPOCH, 'The coordinator rejected the request because the state epoch did not match.'],
+  // And those the share-group offset APIs answer with (share/offsets.ts and their handlers).
+  [ErrorCode.UNKNOWN_SERVER_ERROR, 'The server experienced an unexpected error when processing the request.'],
+  [ErrorCode.INVALID_GROUP_ID, 'The group id is invalid.'],
+  [ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'],
+  [ErrorCode.GROUP_AUTHORIZATION_FAILED, 'Group authorization failed.'],
+  [ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.'],
+  [ErrorCode.GROUP_ID_NOT_FOUND, 'The group id does not exist.'],
 ]);
 
 export function kafkaErrorMessage(errorCode: number): string | null {

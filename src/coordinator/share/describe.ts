@@ -83,9 +83,9 @@ export function shareGroupDescribe(s: CoordinatorState, op: Operation, ctx: Requ
 
 /**
  * DeleteGroups of an Empty share group: Kafka's createGroupTombstoneRecords (the assignment
- * metadata, the share-partition metadata, then the group). Kafka's GroupCoordinatorService
- * first has the share coordinator delete the group's share state (DeleteShareGroupState);
- * Brook has no share state to delete yet.
+ * metadata, the share-partition metadata, then the group). As Kafka's GroupCoordinatorService,
+ * the broker's DeleteGroups handler first has the share coordinator delete the group's share
+ * state (offsets.ts, sharePartitionDeleteRequests).
  */
 export function deleteShareGroup(s: CoordinatorState, op: Operation, group: ShareGroup): void {
   writeShareGroupRecords(s, op, shareGroupTombstones(group.groupId), null);
