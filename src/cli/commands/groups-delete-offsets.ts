@@ -2,23 +2,28 @@
  * `brook groups delete-offsets GROUP --topic T[:P,P...] ...`: `kafka-consumer-groups
  * --delete-offsets` (OffsetDelete). The coordinator refuses partitions of topics the group
  * is subscribed to (GROUP_SUBSCRIBED_TO_TOPIC) and deletes the rest; like Kafka's tool it
- * prints one status row per partition, and then exits 1 when any partition failed.
+ * prints one status row per partition, and then exits 1 when any partition failed. A share
+ * group's share state goes per topic (DeleteShareGroupOffsets), as kafka-share-groups does it.
  */
 import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
-import type { TopicPartition } from '../../client/admin/index.js';
+import type { DeletedShareGroupOffsets, TopicPartition } from '../../client/admin/index.js';
 import { ErrorCode, KAFKA_ERRORS, KafkaProtocolError } from '../../protocol/errors.js';
 import { withAdmin } from '../admin-session.js';
 import { MISSING, formatRow, toJson } from '../format.js';
 import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 import { parseTopicArg } from './groups-reset.js';
+import { shareGroupOrNull } from '../share-group-views.js';
 
 export const GROUPS_DELETE_OFFSETS_HELP = `Usage: brook groups delete-offsets GROUP --topic T[:P,P...] ... [--json] [-b HOST:PORT]
 
 Deletes the group's committed offsets of the given partitions (OffsetDelete). Refused for
-the topics the group's members are subscribed to.
+the topics the group's members are subscribed to. For a share group (KIP-932), an Empty
+one's share state of whole topics (DeleteShareGroupOffsets; --topic T without partitions),
+printed as TOPIC STATUS rows.
   --topic T   every partition of T (repeatable); T:0,2 only partitions 0 and 2
-  --json      [{"topic","partition","error"}], error null when deleted
+  --json      [{"topic","partition","error"}], error null when deleted (share groups:
+              [{"topic","error"}])
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
   --command-config FILE                    Kafka client properties (security.protocol, ssl.*)
   -h, --help                               show this help`;
@@ -45,6 +50,13 @@ export async function groupsDeleteOffsets(args: string[], context: CommandContex
   if (!group || extra !== undefined) throw new UsageError('groups delete-offsets needs exactly one GROUP');
   const topics = (values.topic ?? []).map(parseTopicArg);
   if (topics.length === 0) throw new UsageError('groups delete-offsets needs --topic');
+
+  const share = await withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
+    if ((await shareGroupOrNull(admin, group)) === null) return null;
+    if (topics.some((t) => t.partitions !== undefined)) throw new UsageError('a share group\'s offsets are deleted for whole topics: --topic T without partitions');
+    return admin.deleteShareGroupOffsets(group, topics.map((t) => t.topic));
+  });
+  if (share !== null) return printShareOutcomes(share, values.json ?? false);
 
   const outcomes = await withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
     const partitions: TopicPartition[] = [];
@@ -79,6 +91,19 @@ export async function groupsDeleteOffsets(args: string[], context: CommandContex
     // Kafka's sentence, as the command's one error line.
     throw new Error('Encountered some partition-level error, see the follow-up details.');
   }
+  return 0;
+}
+
+/** `kafka-share-groups --delete-offsets`' TOPIC STATUS table; exit 1 when a topic failed. */
+function printShareOutcomes(outcomes: readonly DeletedShareGroupOffsets[], json: boolean): number {
+  if (json) {
+    process.stdout.write(`${toJson(outcomes.map((o) => ({ topic: o.topic, error: o.error })))}\n`);
+  } else {
+    const widths = [Math.max(15, ...outcomes.map((o) => o.topic.length))];
+    const rows = outcomes.map((o) => [o.topic, o.error === null ? 'Successful' : `Error: ${o.error}: ${o.message ?? errorMessage(o.error)}`]);
+    process.stdout.write(`\n${[['TOPIC', 'STATUS'], ...rows].map((r) => formatRow(r, widths)).join('\n')}\n`);
+  }
+  if (outcomes.some((o) => o.error !== null)) throw new Error('Encountered some partition-level error, see the follow-up details.');
   return 0;
 }
 

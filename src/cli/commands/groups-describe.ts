@@ -9,6 +9,7 @@ import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import { GroupNotFoundError, type GroupOffsets, type MemberDescription, type TopicPartition } from '../../client/admin/index.js';
 import { assignmentString, membersView, stateNotice, stateView } from '../group-views.js';
+import { shareDescribeJson, shareGroupView, shareMemberJson, shareMembersTable, shareOffsetsTable, shareStateLine, shareStateTable } from '../share-group-views.js';
 
 export { assignmentString };
 import { withAdmin } from '../admin-session.js';
@@ -22,6 +23,9 @@ committed offset), LOG-END-OFFSET, LAG and the member that owns it ('-' when unk
 A consumer group (the consumer group protocol of KIP-848) also shows its type, assignor,
 group epoch and assignment epoch, and a table of its members: each member's epoch and
 current assignment, and the assignment epoch and the member's target assignment.
+A share group (KIP-932) shows, as kafka-share-groups --describe, per share-partition its
+LEADER-EPOCH, START-OFFSET (the first record not yet delivered for good) and LAG, and its
+members with their assignments.
   --offsets  the offsets table (the default)
   --members  the members, as Kafka's kafka-consumer-groups shows them: GROUP CONSUMER-ID
              HOST CLIENT-ID #PARTITIONS (with --verbose also the epochs and the current and
@@ -37,6 +41,9 @@ current assignment, and the assignment epoch and the member's target assignment.
            "generation" is the group epoch, "protocol" the assignor) and per member
            "memberEpoch","targetAssignment":[{"topic","partition"}],"subscribedTopics",
            "subscribedTopicRegex","rackId".
+           A share group (KIP-932): "committed" is the share-partition's start offset,
+           each offset adds "startOffset","leaderEpoch"; then "type":"share","groupEpoch",
+           "assignmentEpoch"; members add "memberEpoch","subscribedTopics","rackId".
            With --members: {"group","state","members":[...]} (members as above); with
            --state: {"group","coordinator":{"nodeId","host","port"},"assignmentStrategy",
            "state","members","groupEpoch","assignmentEpoch"} (members: their number).
@@ -155,6 +162,18 @@ export async function groupsDescribe(args: string[], context: CommandContext): P
   const [group, extra] = positionals;
   if (!group || extra !== undefined) throw new UsageError('groups describe needs exactly one GROUP');
   if ([values.offsets, values.members, values.state].filter(Boolean).length > 1) throw new UsageError('--offsets, --members and --state cannot be used together');
+  try {
+    return await describeGroup(group, values, context);
+  } catch (err) {
+    // A share group is none of the groups DescribeGroups and ConsumerGroupDescribe describe.
+    if (!(err instanceof GroupNotFoundError)) throw err;
+    return describeShareGroup(group, values, context, err);
+  }
+}
+
+type DescribeValues = ReturnType<typeof parseArgs<{ options: typeof GROUPS_DESCRIBE_OPTIONS; allowPositionals: true }>>['values'];
+
+async function describeGroup(group: string, values: DescribeValues, context: CommandContext): Promise<number> {
   if (values.members || values.state) {
     const d = await withAdmin(connectionFrom(values), context.interrupted, (admin) => admin.describeGroup(group));
     if (d.state === 'Dead') throw new GroupNotFoundError(group);
@@ -184,5 +203,39 @@ export async function groupsDescribe(args: string[], context: CommandContext): P
   // A consumer group's members, with their epochs and current and target assignments.
   const members = result.description.type === 'consumer' && result.description.members.length > 0 ? `\n${membersTable(result)}\n` : '';
   process.stdout.write(`${stateLine(result)}\n${table}${members}`);
+  return 0;
+}
+
+
+/** `kafka-share-groups --describe`'s views of a share group; `notFound` when GROUP is not one either. */
+async function describeShareGroup(group: string, values: DescribeValues, context: CommandContext, notFound: GroupNotFoundError): Promise<number> {
+  const view = await withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
+    let d;
+    try {
+      d = await admin.describeShareGroup(group);
+    } catch (err) {
+      if (err instanceof GroupNotFoundError) throw notFound;
+      throw err;
+    }
+    return values.members || values.state ? { description: d, offsets: [], logEndOffsets: new Map<string, bigint>() } : shareGroupView(admin, d);
+  });
+  const d = view.description;
+  const verbose = values.verbose ?? false;
+  if (values.json) {
+    const json = values.members ? { group: d.group, state: d.state, members: shareMemberJson(d) }
+      : values.state ? { group: d.group, coordinator: d.coordinator, assignmentStrategy: d.assignor, state: d.state, members: d.members.length, groupEpoch: d.groupEpoch, assignmentEpoch: d.assignmentEpoch }
+        : shareDescribeJson(view);
+    process.stdout.write(`${toJson(json)}\n`);
+    return 0;
+  }
+  if (values.members || values.state) {
+    // Kafka's tool says so on stderr for an Empty share group.
+    if (d.state === 'Empty') process.stderr.write(`Share group '${d.group}' has no active members.\n`);
+    process.stdout.write(`\n${values.members ? shareMembersTable(d, verbose) : shareStateTable(d, verbose)}\n`);
+    return 0;
+  }
+  const table = view.offsets.length > 0 ? `\n${shareOffsetsTable(view)}\n` : '';
+  const members = d.members.length > 0 ? `\n${shareMembersTable(d, verbose)}\n` : '';
+  process.stdout.write(`${shareStateLine(view)}\n${table}${members}`);
   return 0;
 }

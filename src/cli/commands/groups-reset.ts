@@ -3,7 +3,7 @@
  * | --to-offset N | --shift-by N | --to-datetime ISO8601 | --by-duration PnDTnHnMnS |
  * --to-current | --from-file CSV) [--execute] [--export]`: `kafka-consumer-groups
  * --reset-offsets`. Without --execute it only prints the plan (Kafka's dry run); with it, it
- * commits the plan.
+ * commits the plan. A share group's start offsets are reset the same way (AlterShareGroupOffsets).
  */
 import type { CommandContext } from '../command.js';
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
 import { BOOTSTRAP_OPTIONS, connectionFrom, joinNegativeValues, UsageError } from '../options.js';
 import { parseIsoDuration, parseResetCsv, resetCsv } from '../reset-plans.js';
+import { shareGroupOrNull } from '../share-group-views.js';
 
 export const GROUPS_RESET_HELP = `Usage: brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)
          (--to-earliest | --to-latest | --to-offset N | --shift-by N | --to-datetime ISO8601
@@ -20,7 +21,9 @@ export const GROUPS_RESET_HELP = `Usage: brook groups reset-offsets GROUP (--top
          [--execute | --dry-run] [--json | --export] [-b HOST:PORT]
 
 Plans new committed offsets for GROUP and, with --execute, commits them. Only while the
-group has no active members (state Empty, or unknown).
+group has no active members (state Empty, or unknown). For a share group (KIP-932) the
+offsets are its share-partitions' start offsets (--all-topics: those it has), altered with
+AlterShareGroupOffsets, as kafka-share-groups --reset-offsets.
   --topic T            every partition of T (repeatable); T:0,2 only partitions 0 and 2
   --all-topics         every partition the group has a committed offset for
   --to-earliest        the log start offset
@@ -135,7 +138,11 @@ export async function groupsResetOffsets(args: string[], context: CommandContext
   if (values.execute && values['dry-run']) throw new UsageError('--execute and --dry-run cannot be used together');
 
   const execute = values.execute ?? false;
-  const plan = await withAdmin(connectionFrom(values), context.interrupted, (admin) => admin.resetOffsets(group, { scope, spec: specs[0]!, execute }));
+  const plan = await withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
+    const options = { scope, spec: specs[0]!, execute };
+    // A share group's start offsets, as kafka-share-groups --reset-offsets (AlterShareGroupOffsets).
+    return (await shareGroupOrNull(admin, group)) !== null ? admin.resetShareGroupOffsets(group, options) : admin.resetOffsets(group, options);
+  });
   if (values.export) {
     process.stdout.write(resetCsv(plan));
   } else if (values.json) {

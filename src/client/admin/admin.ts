@@ -14,7 +14,7 @@ import * as configs from './configs.js';
 import * as groups from './groups.js';
 import * as offsets from './offsets.js';
 import { describeGroupOffsets } from './lag.js';
-import { resetOffsets } from './reset.js';
+import { resetOffsets, resetShareGroupOffsets } from './reset.js';
 import * as records from './records.js';
 import { describeLogDirs } from './log-dirs.js';
 import { describeTopics } from './topic-partitions.js';
@@ -24,6 +24,8 @@ import type {
 import { describeCluster } from './cluster-info.js';
 import * as scram from './scram-credentials.js';
 import type { UserScramCredentialAlteration, UserScramCredentialsDescription } from './scram-credentials.js';
+import * as shareGroups from './share-groups.js';
+import type { DeletedShareGroupOffsets, ShareGroupDescription, ShareGroupOffset } from './share-groups.js';
 import type {
   AdminCallOptions, AdminOptions, ClusterDescription, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
@@ -124,6 +126,31 @@ export class Admin {
    */
   describeGroup(group: string, call: AdminCallOptions = {}): Promise<GroupDescription> {
     return this.run('describeGroup', call, (ctx) => groups.describeGroup(ctx, group));
+  }
+
+  /** A share group (KIP-932): ShareGroupDescribe; GroupNotFoundError for an unknown group or one of another type. */
+  describeShareGroup(group: string, call: AdminCallOptions = {}): Promise<ShareGroupDescription> {
+    return this.run('describeShareGroup', call, (ctx) => shareGroups.describeShareGroup(ctx, group));
+  }
+
+  /** A share group's start offsets, leader epochs and lag per initialized share-partition (DescribeShareGroupOffsets). */
+  shareGroupOffsets(group: string, call: AdminCallOptions = {}): Promise<ShareGroupOffset[]> {
+    return this.run('shareGroupOffsets', call, (ctx) => shareGroups.shareGroupOffsets(ctx, group));
+  }
+
+  /** New start offsets for an Empty share group (AlterShareGroupOffsets); Kafka's errors as KafkaProtocolError. */
+  alterShareGroupOffsets(group: string, offsetsToSet: readonly PlannedOffset[], call: AdminCallOptions = {}): Promise<void> {
+    return this.run('alterShareGroupOffsets', call, (ctx) => shareGroups.alterShareGroupOffsets(ctx, group, offsetsToSet));
+  }
+
+  /** Plans new start offsets for an Empty share group and, with `execute`, alters them (`kafka-share-groups --reset-offsets`). */
+  resetShareGroupOffsets(group: string, options: ResetOffsetsOptions, call: AdminCallOptions = {}): Promise<PlannedOffset[]> {
+    return this.run('resetShareGroupOffsets', call, (ctx) => resetShareGroupOffsets(ctx, group, options));
+  }
+
+  /** Deletes an Empty share group's share state for whole topics (DeleteShareGroupOffsets). */
+  deleteShareGroupOffsets(group: string, topicNames: readonly string[], call: AdminCallOptions = {}): Promise<DeletedShareGroupOffsets[]> {
+    return this.run('deleteShareGroupOffsets', call, (ctx) => shareGroups.deleteShareGroupOffsets(ctx, group, topicNames));
   }
 
   deleteGroup(group: string, call: AdminCallOptions = {}): Promise<void> {

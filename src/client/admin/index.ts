@@ -6,3 +6,4 @@ export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './offsets.js';
 export {
   DEFAULT_SCRAM_ITERATIONS, type ScramCredentialInfo, type ScramMechanismName, type UserScramCredentialAlteration, type UserScramCredentialsDescription,
 } from './scram-credentials.js';
+export type { DeletedShareGroupOffsets, ShareGroupDescription, ShareGroupOffset, ShareMemberDescription } from './share-groups.js';

@@ -4,13 +4,21 @@
  * range, the first offset at a time), and only while the group has no active members.
  * Also: the current committed offsets (log end where none) and offsets given per partition.
  * Committing is Kafka's alterConsumerGroupOffsets: OffsetCommit with generation -1.
+ *
+ * A share group (KIP-932) is reset the same way, from and to its share-partitions' start
+ * offsets (DescribeShareGroupOffsets, AlterShareGroupOffsets), as `kafka-share-groups
+ * --reset-offsets`.
  */
 import { describeGroup, } from './groups.js';
 import { describeTopic } from './topics.js';
 import { GroupNotFoundError, GroupNotInactiveError, ResetOffsetsError } from './errors.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, commitOffsets, fetchCommittedOffsets, listOffsets } from './offsets.js';
 import { compareTopicPartition, tpKey, type AdminContext } from './requests.js';
+import { alterShareGroupOffsets, describeShareGroup, shareGroupOffsets } from './share-groups.js';
 import type { PlannedOffset, ResetOffsetsOptions, ResetScope, TopicPartition } from './types.js';
+
+/** The group's current offsets: committed ones, or a share group's start offsets. */
+type CurrentOffsets = () => Promise<readonly PlannedOffset[]>;
 
 /** States in which Kafka's tool resets: no member can be consuming. */
 const INACTIVE_STATES: ReadonlySet<string> = new Set(['Empty', 'Dead']);
@@ -24,8 +32,8 @@ async function groupState(ctx: AdminContext, group: string): Promise<string> {
   }
 }
 
-async function partitionsToReset(ctx: AdminContext, group: string, scope: ResetScope): Promise<TopicPartition[]> {
-  if (scope.kind === 'all-topics') return fetchCommittedOffsets(ctx, group);
+async function partitionsToReset(ctx: AdminContext, current: CurrentOffsets, scope: ResetScope): Promise<TopicPartition[]> {
+  if (scope.kind === 'all-topics') return [...await current()];
   const out: TopicPartition[] = [];
   const missing: string[] = [];
   const leaderless: string[] = [];
@@ -63,7 +71,7 @@ async function clamp(ctx: AdminContext, requested: readonly PlannedOffset[]): Pr
   });
 }
 
-async function plan(ctx: AdminContext, group: string, partitions: TopicPartition[], spec: ResetOffsetsOptions['spec']): Promise<PlannedOffset[]> {
+async function plan(ctx: AdminContext, current: CurrentOffsets, partitions: TopicPartition[], spec: ResetOffsetsOptions['spec']): Promise<PlannedOffset[]> {
   switch (spec.kind) {
     case 'earliest': {
       const starts = await listOffsets(ctx, partitions, EARLIEST_TIMESTAMP);
@@ -76,7 +84,7 @@ async function plan(ctx: AdminContext, group: string, partitions: TopicPartition
     case 'offset':
       return clamp(ctx, partitions.map((tp) => ({ ...tp, offset: spec.offset })));
     case 'shift': {
-      const committed = new Map((await fetchCommittedOffsets(ctx, group)).map((c) => [tpKey(c), c.offset]));
+      const committed = new Map((await current()).map((c) => [tpKey(c), c.offset]));
       return clamp(ctx, partitions.map((tp) => {
         const current = committed.get(tpKey(tp));
         if (current === undefined) {
@@ -93,7 +101,7 @@ async function plan(ctx: AdminContext, group: string, partitions: TopicPartition
       return partitions.map((tp) => ({ ...tp, offset: found.get(tpKey(tp)) ?? known(ends, tp, 'ending') }));
     }
     case 'current': {
-      const committed = new Map((await fetchCommittedOffsets(ctx, group)).map((c) => [tpKey(c), c.offset]));
+      const committed = new Map((await current()).map((c) => [tpKey(c), c.offset]));
       const uncommitted = partitions.filter((tp) => !committed.has(tpKey(tp)));
       const ends = uncommitted.length > 0 ? await listOffsets(ctx, uncommitted, LATEST_TIMESTAMP) : new Map<string, bigint | null>();
       return partitions.map((tp) => ({ ...tp, offset: committed.get(tpKey(tp)) ?? known(ends, tp, 'ending') }));
@@ -117,8 +125,23 @@ async function plan(ctx: AdminContext, group: string, partitions: TopicPartition
 export async function resetOffsets(ctx: AdminContext, group: string, options: ResetOffsetsOptions): Promise<PlannedOffset[]> {
   const state = await groupState(ctx, group);
   if (!INACTIVE_STATES.has(state)) throw new GroupNotInactiveError(group, state);
-  const partitions = await partitionsToReset(ctx, group, options.scope);
-  const planned = (await plan(ctx, group, partitions, options.spec)).sort(compareTopicPartition);
+  const current: CurrentOffsets = () => fetchCommittedOffsets(ctx, group);
+  const partitions = await partitionsToReset(ctx, current, options.scope);
+  const planned = (await plan(ctx, current, partitions, options.spec)).sort(compareTopicPartition);
   if (options.execute) await commitOffsets(ctx, group, planned);
+  return planned;
+}
+
+/**
+ * A share group's reset: only while Empty (Kafka's tool: `Share group 'G' is not empty.`);
+ * the current offsets are the start offsets it has; `execute` alters them.
+ */
+export async function resetShareGroupOffsets(ctx: AdminContext, group: string, options: ResetOffsetsOptions): Promise<PlannedOffset[]> {
+  const { state } = await describeShareGroup(ctx, group);
+  if (!INACTIVE_STATES.has(state)) throw new ResetOffsetsError(`Share group '${group}' is not empty.`);
+  const current: CurrentOffsets = async () => (await shareGroupOffsets(ctx, group)).flatMap((o) => (o.startOffset === null ? [] : [{ topic: o.topic, partition: o.partition, offset: o.startOffset }]));
+  const partitions = await partitionsToReset(ctx, current, options.scope);
+  const planned = (await plan(ctx, current, partitions, options.spec)).sort(compareTopicPartition);
+  if (options.execute) await alterShareGroupOffsets(ctx, group, planned);
   return planned;
 }
