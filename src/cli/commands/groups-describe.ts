@@ -23,7 +23,7 @@ committed offset), LOG-END-OFFSET, LAG and the member that owns it ('-' when unk
 A consumer group (the consumer group protocol of KIP-848) also shows its type, assignor,
 group epoch and assignment epoch, and a table of its members: each member's epoch and
 current assignment, and the assignment epoch and the member's target assignment.
-A share group (KIP-932) shows, as kafka-share-groups --describe, per share-partition its
+A share group (KIP-932) shows, as Kafka's kafka-share-groups describes it, per share-partition its
 LEADER-EPOCH, START-OFFSET (the first record not yet delivered for good) and LAG, and its
 members with their assignments.
   --offsets  the offsets table (the default)

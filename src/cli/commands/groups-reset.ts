@@ -23,7 +23,7 @@ export const GROUPS_RESET_HELP = `Usage: brook groups reset-offsets GROUP (--top
 Plans new committed offsets for GROUP and, with --execute, commits them. Only while the
 group has no active members (state Empty, or unknown). For a share group (KIP-932) the
 offsets are its share-partitions' start offsets (--all-topics: those it has), altered with
-AlterShareGroupOffsets, as kafka-share-groups --reset-offsets.
+AlterShareGroupOffsets, as Kafka's kafka-share-groups resets them.
   --topic T            every partition of T (repeatable); T:0,2 only partitions 0 and 2
   --all-topics         every partition the group has a committed offset for
   --to-earliest        the log start offset
