@@ -50,7 +50,8 @@ async function initialize(ctx: RequestContext, step: AlterShareGroupOffsetsStep 
   };
   let answer;
   try {
-    answer = await ctx.broker.shareState.initializeState(data, ctx.signal);
+    // Not tied to the connection: the group coordinator must learn how it ended.
+    answer = await ctx.broker.shareState.initializeState(data);
   } catch {
     return requestError(ErrorCode.UNKNOWN_SERVER_ERROR);
   } finally {

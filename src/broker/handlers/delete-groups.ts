@@ -32,7 +32,7 @@ async function deleteShareState(ctx: RequestContext, groupIds: readonly string[]
     }
     if (step.deleteState === null) return;
     try {
-      const answer = await ctx.broker.shareState.deleteState(step.deleteState, ctx.signal);
+      const answer = await ctx.broker.shareState.deleteState(step.deleteState);
       const failed = answer.results.flatMap((t) => t.partitions).find((p) => p.errorCode !== ErrorCode.NONE);
       if (failed !== undefined) errors.set(groupId, failed.errorCode);
     } catch {

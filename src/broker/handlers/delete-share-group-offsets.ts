@@ -43,7 +43,8 @@ async function deleteState(ctx: RequestContext, groupId: string, step: DeleteSha
   if (step.deleteState === null) return answer(errorTopics);
   let result;
   try {
-    result = await ctx.broker.shareState.deleteState(step.deleteState, ctx.signal);
+    // Not tied to the connection: the group coordinator must learn how it ended.
+    result = await ctx.broker.shareState.deleteState(step.deleteState);
   } catch {
     return requestError(ErrorCode.UNKNOWN_SERVER_ERROR);
   } finally {
