@@ -68,7 +68,6 @@ export interface ApiTypes {
   WriteShareGroupState: [M.WriteShareGroupStateRequestData, M.WriteShareGroupStateResponseData];
   DeleteShareGroupState: [M.DeleteShareGroupStateRequestData, M.DeleteShareGroupStateResponseData];
   ReadShareGroupStateSummary: [M.ReadShareGroupStateSummaryRequestData, M.ReadShareGroupStateSummaryResponseData];
-  ShareFetch: [M.ShareFetchRequestData, M.ShareFetchResponseData];
   DescribeShareGroupOffsets: [M.DescribeShareGroupOffsetsRequestData, M.DescribeShareGroupOffsetsResponseData];
   AlterShareGroupOffsets: [M.AlterShareGroupOffsetsRequestData, M.AlterShareGroupOffsetsResponseData];
   DeleteShareGroupOffsets: [M.DeleteShareGroupOffsetsRequestData, M.DeleteShareGroupOffsetsResponseData];
