@@ -296,4 +296,28 @@ describe('share fetch (KIP-932): Brook delivers records as Apache Kafka', { time
     await fetch('close with ShareFetch -1, acknowledging', req(G, A, -1, t, [p(0, batch(18, 19, ACCEPT))], { maxWaitMs: 100 }));
     assert.deepEqual(diffs, [], diffs.join('\n'));
   });
+
+  it('share-group lag: the records delivered after the start offset count (DeliveryCompleteCount)', async () => {
+    diffs = [];
+    const G = 'sf-g3';
+    const t = await createTopic('sf-t3', 1);
+    await join(G, A, 'sf-t3', 1);
+    const a = epochs();
+    await fetch('open the session', req(G, A, a.next(), t, [p(0)], { maxWaitMs: 100 }));
+    await produce('sf-t3', 0, 10, 0);
+    await fetch('acquire 0-9', req(G, A, a.next(), t, [], { maxWaitMs: 3000 }));
+    const describe = async (what: string): Promise<void> => {
+      const raw = await pair.both('DescribeShareGroupOffsets', 1, { groups: [{ groupId: G, topics: [{ topicName: 'sf-t3', partitions: [0] }] }] });
+      const lags = (side: Side): unknown => raw[side].groups.map((g) => g.topics.map((x) => x.partitions.map((q) => [q.partitionIndex, q.startOffset, q.lag, q.errorCode])));
+      if (json(lags('kafka')) !== json(lags('brook'))) diffs.push(`${what}: start offset and lag\n  kafka: ${json(lags('kafka'))}\n  brook: ${json(lags('brook'))}`);
+    };
+    // Accepting 5-9 leaves the start offset at 0 and the lag at 10 - 0 - 5.
+    await acknowledge('accept 5-9', ackReq(G, A, a.next(), t, [p(0, batch(5, 9, ACCEPT))]));
+    await describe('5-9 accepted, 0-4 acquired');
+    await acknowledge('reject 2', ackReq(G, A, a.next(), t, [p(0, batch(2, 2, REJECT))]));
+    await describe('2 rejected too');
+    await acknowledge('accept 0-1 and 3-4', ackReq(G, A, a.next(), t, [p(0, batch(0, 1, ACCEPT), batch(3, 4, ACCEPT))]));
+    await describe('everything done');
+    assert.deepEqual(diffs, [], diffs.join('\n'));
+  });
 });

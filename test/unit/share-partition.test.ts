@@ -49,6 +49,8 @@ test('ACCEPT, REJECT and GAP finish records and move the start offset; RELEASE m
   assert.deepEqual(write, {
     startOffset: 12,
     stateBatches: [sb(10, 10, DeliveryState.ACKNOWLEDGED, 1), sb(11, 11, DeliveryState.ARCHIVED, 1), sb(12, 12, DeliveryState.AVAILABLE, 1), sb(13, 13, DeliveryState.ARCHIVED, 1), sb(14, 14, DeliveryState.ACKNOWLEDGED, 1)],
+    // 13 and 14 are done; 12 is not, so the start offset stops there.
+    deliveryCompleteCount: 2,
   });
   assert.equal(sp.nextFetchOffset(), 12);
   // Not acquired again before the release is durable (Kafka's ongoing state transition).
@@ -57,7 +59,7 @@ test('ACCEPT, REJECT and GAP finish records and move the start offset; RELEASE m
   // Redelivered with delivery count 2; only that record, the rest of the batch is done.
   assert.deepEqual(sp.acquire('m2', batches([10, 14]), 100, 500, false, 10), [{ firstOffset: 12, lastOffset: 12, deliveryCount: 2 }]);
   assert.deepEqual(sp.acknowledge('m2', [{ firstOffset: 12, lastOffset: 12, acknowledgeTypes: [ACCEPT] }], 20), {
-    startOffset: 15, stateBatches: [sb(12, 12, DeliveryState.ACKNOWLEDGED, 2)],
+    startOffset: 15, stateBatches: [sb(12, 12, DeliveryState.ACKNOWLEDGED, 2)], deliveryCompleteCount: 0,
   });
   assert.equal(sp.inFlightRecords, 0);
 });
@@ -92,9 +94,9 @@ test('a lock that runs out releases the records; at the delivery count limit the
     assert.equal(sp.expireLocks(now + 29_999), null);
     const write = sp.expireLocks(now + 30_000);
     if (delivery < 3) {
-      assert.deepEqual(write, { startOffset: 0, stateBatches: [sb(0, 1, DeliveryState.AVAILABLE, delivery)] });
+      assert.deepEqual(write, { startOffset: 0, stateBatches: [sb(0, 1, DeliveryState.AVAILABLE, delivery)], deliveryCompleteCount: 0 });
     } else {
-      assert.deepEqual(write, { startOffset: 2, stateBatches: [sb(0, 1, DeliveryState.ARCHIVED, 3)] });
+      assert.deepEqual(write, { startOffset: 2, stateBatches: [sb(0, 1, DeliveryState.ARCHIVED, 3)], deliveryCompleteCount: 0 });
     }
   }
   assert.equal(sp.nextLockDeadlineMs(), null);
@@ -104,8 +106,8 @@ test('RENEW extends a lock; releasing a member makes its records available at on
   const sp = new SharePartition(settings, 0);
   sp.acquire('m1', batches([0, 3]), 100, 500, false, 0);
   assert.equal(sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [RENEW] }], 20_000), null);
-  assert.deepEqual(sp.expireLocks(30_000), { startOffset: 0, stateBatches: [sb(2, 3, DeliveryState.AVAILABLE, 1)] });
-  assert.deepEqual(sp.releaseAcquiredRecords('m1'), { startOffset: 0, stateBatches: [sb(0, 1, DeliveryState.AVAILABLE, 1)] });
+  assert.deepEqual(sp.expireLocks(30_000), { startOffset: 0, stateBatches: [sb(2, 3, DeliveryState.AVAILABLE, 1)], deliveryCompleteCount: 0 });
+  assert.deepEqual(sp.releaseAcquiredRecords('m1'), { startOffset: 0, stateBatches: [sb(0, 1, DeliveryState.AVAILABLE, 1)], deliveryCompleteCount: 0 });
   // The renewed lock's own timer finds nothing left to release.
   assert.equal(sp.expireLocks(50_000), null);
   assert.equal(sp.releaseAcquiredRecords('m1'), null);
@@ -135,11 +137,11 @@ test('the log start offset moving past the window archives what is available bef
   const sp = new SharePartition(settings, 0);
   sp.acquire('m1', batches([0, 9]), 100, 500, false, 0);
   sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [RELEASE] }], 1);
-  assert.deepEqual(sp.logStartOffsetMoved(4), { startOffset: 4, stateBatches: [sb(0, 3, DeliveryState.ARCHIVED, 1)] });
+  assert.deepEqual(sp.logStartOffsetMoved(4), { startOffset: 4, stateBatches: [sb(0, 3, DeliveryState.ARCHIVED, 1)], deliveryCompleteCount: 0 });
   assert.equal(sp.nextFetchOffset(), 4);
   // Nothing in flight: the window starts over at the log start.
   const empty = new SharePartition(settings, 0);
-  assert.deepEqual(empty.logStartOffsetMoved(50), { startOffset: 50, stateBatches: [] });
+  assert.deepEqual(empty.logStartOffsetMoved(50), { startOffset: 50, stateBatches: [], deliveryCompleteCount: 0 });
   assert.deepEqual(empty.acquire('m1', batches([50, 51]), 100, 500, false, 0), [{ firstOffset: 50, lastOffset: 51, deliveryCount: 1 }]);
 });
 

@@ -350,7 +350,9 @@ export class SharePartitionManager {
     try {
       const answer = await this.options.persister.writeState({
         groupId,
-        topics: [{ topicId, partitions: [{ partition, stateEpoch, leaderEpoch: LEADER_EPOCH, startOffset: BigInt(write.startOffset), stateBatches: write.stateBatches }] }],
+        topics: [{ topicId, partitions: [{
+          partition, stateEpoch, leaderEpoch: LEADER_EPOCH, startOffset: BigInt(write.startOffset), deliveryCompleteCount: write.deliveryCompleteCount, stateBatches: write.stateBatches,
+        }] }],
       });
       const p = answer.results[0]?.partitions[0];
       result = p === undefined ? { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'no answer for the share-partition' } : { errorCode: p.errorCode, errorMessage: p.errorMessage };

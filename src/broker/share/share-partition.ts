@@ -62,6 +62,12 @@ export interface AcquiredRecords {
 export interface StateWrite {
   readonly startOffset: number;
   readonly stateBatches: StateBatch[];
+  /**
+   * Records at or after the start offset whose delivery is complete (ACKNOWLEDGED or
+   * ARCHIVED): WriteShareGroupState's DeliveryCompleteCount, from which the share-group lag
+   * is computed (high watermark - start offset - this).
+   */
+  readonly deliveryCompleteCount: number;
 }
 
 export interface AcknowledgementBatch {
@@ -342,7 +348,7 @@ export class SharePartition {
       // Nothing in flight is left: the window starts over at the log's start.
       this._startOffset = this.base = this.windowEnd = logStartOffset;
       this.locks = [];
-      return { startOffset: logStartOffset, stateBatches: [] };
+      return { startOffset: logStartOffset, stateBatches: [], deliveryCompleteCount: 0 };
     }
     const changed: number[] = [];
     for (let o = this._startOffset; o < Math.min(logStartOffset, this.windowEnd); o++) {
@@ -474,7 +480,17 @@ export class SharePartition {
     flush();
     // Offsets the start offset moves past are written too: the share coordinator prunes them.
     this.advanceStartOffset();
-    return { startOffset: this._startOffset, stateBatches };
+    return { startOffset: this._startOffset, stateBatches, deliveryCompleteCount: this.deliveryCompleteCount() };
+  }
+
+  /** Terminal records from the start offset to the end of the window (the start offset's own is not: it moved past those). */
+  private deliveryCompleteCount(): number {
+    let n = 0;
+    for (let i = this._startOffset - this.base; i < this.windowEnd - this.base; i++) {
+      const state = this.states[i];
+      if (state === RecordState.ACKNOWLEDGED || state === RecordState.ARCHIVED) n++;
+    }
+    return n;
   }
 
   private advanceStartOffset(): void {
