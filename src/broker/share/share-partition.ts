@@ -24,65 +24,15 @@
  */
 import type { StateBatch } from '../../coordinator/share-state/state-batches.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import {
+  AcknowledgeType, RecordState, ShareAcknowledgeError,
+  type AcknowledgementBatch, type AcquiredRecords, type FetchedBatch, type SharePartitionSettings, type StateWrite,
+} from './share-partition-types.js';
 
-export const RecordState = { AVAILABLE: 0, ACQUIRED: 1, ACKNOWLEDGED: 2, ARCHIVED: 4 } as const;
-export type RecordState = (typeof RecordState)[keyof typeof RecordState];
-
-/** ShareFetch/ShareAcknowledge acknowledge types. */
-export const AcknowledgeType = { GAP: 0, ACCEPT: 1, RELEASE: 2, REJECT: 3, RENEW: 4 } as const;
-
-export interface SharePartitionSettings {
-  /** group.share.delivery.count.limit: a record delivered this often is archived instead of made available again. */
-  readonly deliveryCountLimit: number;
-  /** group.share.partition.max.record.locks: in-flight records beyond which no new record is acquired. */
-  readonly maxInFlightRecords: number;
-  /** group.share.record.lock.duration.ms */
-  readonly recordLockDurationMs: number;
-}
-
-/** A log batch read for acquisition: its offsets, inclusive. */
-export interface FetchedBatch {
-  readonly baseOffset: number;
-  readonly lastOffset: number;
-  /**
-   * Data of an aborted transaction, read for a read_committed share group: its records are
-   * ARCHIVED, never delivered (Kafka's filterAbortedTransactionalAcquiredRecords).
-   */
-  readonly aborted?: boolean;
-}
-
-/** ShareFetchResponse's AcquiredRecords. */
-export interface AcquiredRecords {
-  readonly firstOffset: number;
-  readonly lastOffset: number;
-  readonly deliveryCount: number;
-}
-
-/** What must be durable: the start offset and the offsets whose state changed. */
-export interface StateWrite {
-  readonly startOffset: number;
-  readonly stateBatches: StateBatch[];
-  /**
-   * Records at or after the start offset whose delivery is complete (ACKNOWLEDGED or
-   * ARCHIVED): WriteShareGroupState's DeliveryCompleteCount, from which the share-group lag
-   * is computed (high watermark - start offset - this).
-   */
-  readonly deliveryCompleteCount: number;
-}
-
-export interface AcknowledgementBatch {
-  readonly firstOffset: number;
-  readonly lastOffset: number;
-  /** One type for the whole batch, or one per offset. */
-  readonly acknowledgeTypes: readonly number[];
-}
-
-export class ShareAcknowledgeError extends Error {
-  readonly code = 'SHARE_ACKNOWLEDGE_ERROR';
-  constructor(readonly errorCode: number, message: string) {
-    super(message);
-  }
-}
+export {
+  AcknowledgeType, RecordState, ShareAcknowledgeError,
+  type AcknowledgementBatch, type AcquiredRecords, type FetchedBatch, type SharePartitionSettings, type StateWrite,
+} from './share-partition-types.js';
 
 const INITIAL_CAPACITY = 64;
 const NO_DEADLINE = Number.POSITIVE_INFINITY;
