@@ -9,10 +9,10 @@
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ShareAcknowledgeRequestData, ShareAcknowledgeResponseData, ShareAcknowledgeTopicResponse } from '../../protocol/messages/share-acknowledge.js';
-import { AclOperation, ResourceType, authorize, authorizes } from '../authorization.js';
+import { authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 import { FINAL_SHARE_SESSION_EPOCH, INITIAL_SHARE_SESSION_EPOCH, sharePartitionRefKey } from '../share/share-sessions.js';
-import { acknowledgeAll, isShareMemberIdValid, leader } from '../share/share-requests.js';
+import { acknowledgeAll, checkShareRequest, leader } from '../share/share-requests.js';
 
 function topLevel(errorCode: number, errorMessage: string | null): ShareAcknowledgeResponseData {
   return { throttleTimeMs: 0, errorCode, errorMessage, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] };
@@ -25,12 +25,9 @@ export const shareAcknowledgeHandler = defineHandler<ShareAcknowledgeRequestData
   maxVersion: Api.ShareAcknowledge.request.highestVersion,
   async handle(ctx, request) {
     const shares = ctx.broker.shares;
-    const groupId = request.groupId;
-    // As ShareFetch: the code only, and only a null group id refused here.
-    if (groupId === null) return topLevel(ErrorCode.INVALID_REQUEST, null);
-    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return topLevel(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
-    const memberId = request.memberId;
-    if (!isShareMemberIdValid(memberId)) return topLevel(ErrorCode.INVALID_REQUEST, null);
+    const checked = checkShareRequest(ctx, request.groupId, request.memberId);
+    if ('errorCode' in checked) return topLevel(checked.errorCode, null);
+    const { groupId, memberId } = checked;
     const epoch = request.shareSessionEpoch;
     if (epoch === INITIAL_SHARE_SESSION_EPOCH) return topLevel(ErrorCode.INVALID_SHARE_SESSION_EPOCH, null);
     const found = shares.sessions.next(groupId, memberId, epoch);

@@ -20,12 +20,12 @@ import type {
   ShareFetchRequestData, ShareFetchResponseData, ShareFetchResponsePartitionData, ShareFetchableTopicResponse,
 } from '../../protocol/messages/share-fetch.js';
 import { EMPTY_BUFFER } from '../../protocol/messages/runtime.js';
-import { AclOperation, ResourceType, authorize, authorizes, filterAuthorized } from '../authorization.js';
+import { AclOperation, ResourceType, authorizes, filterAuthorized } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
 import { partitionKey } from '../append-notifier.js';
 import { SharePartitionManager, type ShareFetchPartitionResult } from '../share/share-partition-manager.js';
 import { FINAL_SHARE_SESSION_EPOCH, INITIAL_SHARE_SESSION_EPOCH, sharePartitionRefKey, type ShareSession } from '../share/share-sessions.js';
-import { acknowledgeAll, isShareMemberIdValid, leader, type AcknowledgeOutcome } from '../share/share-requests.js';
+import { acknowledgeAll, checkShareRequest, leader, type AcknowledgeOutcome } from '../share/share-requests.js';
 
 /** ShareAcquireMode 1: stop at MaxRecords exactly (KIP-1206); 0, batch-optimized, may pass it to a batch's end. */
 const RECORD_LIMIT_MODE = 1;
@@ -55,13 +55,9 @@ export const shareFetchHandler = defineHandler<ShareFetchRequestData, ShareFetch
   maxVersion: Api.ShareFetch.request.highestVersion,
   async handle(ctx, request) {
     const shares = ctx.broker.shares;
-    const groupId = request.groupId;
-    // Kafka's error answers carry the code only (ShareFetchRequest.getErrorResponse), and
-    // only a null group id is refused here: an empty one fails at its share-partitions.
-    if (groupId === null) return topLevel(ErrorCode.INVALID_REQUEST, null);
-    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return topLevel(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
-    const memberId = request.memberId;
-    if (!isShareMemberIdValid(memberId)) return topLevel(ErrorCode.INVALID_REQUEST, null);
+    const checked = checkShareRequest(ctx, request.groupId, request.memberId);
+    if ('errorCode' in checked) return topLevel(checked.errorCode, null);
+    const { groupId, memberId } = checked;
     // A renewing fetch (v2, IsRenewAck) only acknowledges: it must ask for nothing.
     const renew = request.isRenewAck ?? false;
     if (renew && (request.maxBytes !== 0 || request.minBytes !== 0 || request.maxRecords !== 0 || request.maxWaitMs !== 0)) return topLevel(ErrorCode.INVALID_REQUEST, null);

@@ -9,6 +9,19 @@ import type { RequestContext } from '../handler.js';
 import { AcknowledgeType } from './share-partition.js';
 import { sharePartitionRefKey } from './share-sessions.js';
 
+/**
+ * What KafkaApis checks first in ShareFetch and ShareAcknowledge, in its order: a group id
+ * (only a null one is refused here: an empty one fails at its share-partitions), READ on the
+ * group, a valid member id. The request's group and member, or the error code to answer
+ * with (code only, as Kafka's getErrorResponse).
+ */
+export function checkShareRequest(ctx: RequestContext, groupId: string | null, memberId: string | null): { readonly groupId: string; readonly memberId: string } | { readonly errorCode: number } {
+  if (groupId === null) return { errorCode: ErrorCode.INVALID_REQUEST };
+  if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+  if (!isShareMemberIdValid(memberId)) return { errorCode: ErrorCode.INVALID_REQUEST };
+  return { groupId, memberId };
+}
+
 /** Kafka's KafkaApis.isMemberIdValid: 1 to 36 characters (the client sends a UUID). */
 export function isShareMemberIdValid(memberId: string | null): memberId is string {
   return memberId !== null && memberId.length > 0 && memberId.length <= 36;

@@ -20,13 +20,18 @@ import type { Operation } from '../operation.js';
 import type { RequestContext } from '../types.js';
 
 /** Kafka's authorizedOperations value for "not requested". */
-const OPERATIONS_NOT_REQUESTED = -2147483648;
+export const OPERATIONS_NOT_REQUESTED = -2147483648;
 
-function notDescribed(groupId: string, errorCode: number, errorMessage: string | null): ConsumerGroupDescribeResponseDescribedGroup {
+/**
+ * A group ConsumerGroupDescribe or ShareGroupDescribe answers with an error (their described
+ * groups have the same fields).
+ */
+export function notDescribed(groupId: string, errorCode: number, errorMessage: string | null): ConsumerGroupDescribeResponseDescribedGroup & { members: [] } {
   return { errorCode, errorMessage, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: OPERATIONS_NOT_REQUESTED };
 }
 
-function topicPartitions(s: CoordinatorState, a: Assignment): ConsumerGroupDescribeResponseTopicPartitions[] {
+/** An assignment as the describe APIs list it: topic id, name and partitions (topics no longer known left out). */
+export function topicPartitions(s: CoordinatorState, a: Assignment): ConsumerGroupDescribeResponseTopicPartitions[] {
   const out: ConsumerGroupDescribeResponseTopicPartitions[] = [];
   for (const [topicId, partitions] of a) {
     const topic = s.metadata.byId(topicId);

@@ -9,31 +9,14 @@ import type {
   ShareGroupDescribeRequestData,
   ShareGroupDescribeResponseData,
   ShareGroupDescribeResponseDescribedGroup,
-  ShareGroupDescribeResponseTopicPartitions,
 } from '../../protocol/messages/share-group-describe.js';
-import type { Assignment } from '../consumer/assignment.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import type { Operation } from '../operation.js';
 import type { RequestContext } from '../types.js';
 import type { ShareGroup } from './group.js';
 import { shareGroupTombstones } from './records.js';
 import { writeShareGroupRecords } from './write.js';
-
-/** Kafka's authorizedOperations value for "not requested". */
-const OPERATIONS_NOT_REQUESTED = -2147483648;
-
-function notDescribed(groupId: string, errorCode: number, errorMessage: string | null): ShareGroupDescribeResponseDescribedGroup {
-  return { errorCode, errorMessage, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: OPERATIONS_NOT_REQUESTED };
-}
-
-function topicPartitions(s: CoordinatorState, a: Assignment): ShareGroupDescribeResponseTopicPartitions[] {
-  const out: ShareGroupDescribeResponseTopicPartitions[] = [];
-  for (const [topicId, partitions] of a) {
-    const topic = s.metadata.byId(topicId);
-    if (topic !== undefined) out.push({ topicId, topicName: topic.name, partitions: [...partitions] });
-  }
-  return out;
-}
+import { OPERATIONS_NOT_REQUESTED, notDescribed, topicPartitions } from '../consumer/describe.js';
 
 export function describeShareGroup(s: CoordinatorState, group: ShareGroup): ShareGroupDescribeResponseDescribedGroup {
   return {
