@@ -8,6 +8,7 @@ export type * from './client/admin/types.js';
 export { GroupNotFoundError, GroupNotInactiveError, ResetOffsetsError } from './client/admin/errors.js';
 export * from './client/producer/index.js';
 export * from './client/consumer/index.js';
+export * from './client/share/index.js';
 export {
   bufferDeserializer, bufferSerializer, jsonDeserializer, jsonSerializer, stringDeserializer, stringDeserializers, stringSerializer, stringSerializers,
   type Deserializer, type Deserializers, type Serializer, type Serializers,
