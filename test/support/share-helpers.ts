@@ -8,14 +8,15 @@ import type { ShareConsumer } from '../../src/client/share/share-consumer.js';
 import type { ShareConsumerRecord } from '../../src/client/share/share-completed-fetch.js';
 import { produce } from './consumer-helpers.js';
 
-export const valueOfShare = (r: ShareConsumerRecord): string => r.value?.toString('utf8') ?? '';
+/** A record's value as text (Buffer or already a string). */
+export const valueOfShare = (r: ShareConsumerRecord<unknown, unknown, unknown>): string => (Buffer.isBuffer(r.value) ? r.value.toString('utf8') : String(r.value ?? ''));
 
 /**
  * Polls `consumers` while producing warm-up records to partitions none of them delivered
  * yet, until every partition delivered one; warm-up records are accepted (explicit mode:
  * acknowledged) and anything else is returned, by consumer.
  */
-export async function warmUp(bootstrap: string, topic: string, partitions: number, consumers: readonly ShareConsumer[], timeoutMs = 60_000): Promise<void> {
+export async function warmUp(bootstrap: string, topic: string, partitions: number, consumers: readonly ShareConsumer<unknown, unknown, unknown>[], timeoutMs = 60_000): Promise<void> {
   const seen = new Set<number>();
   const deadline = Date.now() + timeoutMs;
   let round = 0;

@@ -235,7 +235,8 @@ export class ShareMembership {
   async leave(signal?: AbortSignal): Promise<void> {
     this.timer?.cancel();
     this.timer = null;
-    const wasIn = this.memberEpoch > 0;
+    // A join in flight is answered first (one connection, answered in order), so the leave follows it.
+    const wasIn = this.memberEpoch > 0 || this.inFlight;
     this.membershipGeneration++;
     this.subscription = [];
     this.rejoin();
