@@ -12,6 +12,7 @@ import type { OffsetToCommit } from '../../client/consumer/offset-committer.js';
 import { INTERRUPTED_CLOSE_TIMEOUT_MS, type Command } from '../command.js';
 import { BOOTSTRAP_OPTIONS, connectionFrom, joinNegativeValues, UsageError } from '../options.js';
 import { BufferedOutput } from '../output.js';
+import { consumeShare } from './consume-share.js';
 import { parseEncoding, recordFormatter } from '../record-format.js';
 import { endOffsets, parsePartitions, parseStartOffset, seekToStart, type StartOffset } from '../start-offsets.js';
 
@@ -25,6 +26,8 @@ export const CONSUME_HELP = `Usage:
                       [--partition P[,P...]] [--exit-at-end] [--max-messages N] [--timeout-ms N]
                       [--assignor NAME[,NAME...]] [--format json|value|TEMPLATE]
                       [--key-encoding utf8|hex|base64] [--value-encoding utf8|hex|base64]
+  brook consume TOPIC --share-group G [--release | --reject] [--max-messages N] [--timeout-ms N]
+                      [--format json|value|TEMPLATE] [--key-encoding ...] [--value-encoding ...]
 
 Options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
@@ -36,6 +39,12 @@ Options:
                          default), an offset N, or minus N (e.g. -5): that many records before
                          each partition's end;
                          with --group only earliest or latest (where no offset is committed)
+  --share-group G        consume as a member of share group G (KIP-932, as
+                         kafka-console-share-consumer): each record is acknowledged once
+                         printed; the group starts at the log end
+  --release              with --share-group: release the printed records (delivered again)
+                         instead of accepting them
+  --reject               with --share-group: reject them (never delivered again)
   -p, --partition P      only these partitions (repeatable or comma-separated; not with --group)
   -e, --exit-at-end      exit once every partition is read up to where its end was at start
                          (as kcat -e; not with --group)
@@ -57,6 +66,9 @@ Options:
 export const CONSUME_OPTIONS = {
   ...BOOTSTRAP_OPTIONS,
   group: { type: 'string' },
+  'share-group': { type: 'string' },
+  release: { type: 'boolean' },
+  reject: { type: 'boolean' },
   'from-beginning': { type: 'boolean' },
   offset: { type: 'string', short: 'o' },
   partition: { type: 'string', short: 'p', multiple: true },
@@ -99,6 +111,18 @@ export const consumeCommand: Command = {
     const timeoutMs = positiveInt('timeout-ms', values['timeout-ms']);
     const assignors = values.assignor?.split(',').map((s) => s.trim()).filter((s) => s !== '');
     const group = values.group;
+    const shareGroup = values['share-group'];
+    if (shareGroup === undefined && (values.release || values.reject)) throw new UsageError('--release and --reject need --share-group');
+    if (shareGroup !== undefined) {
+      // A share group acquires records for its members: no offsets, partitions or assignors to choose.
+      const refused = ['group', 'from-beginning', 'offset', 'partition', 'exit-at-end', 'assignor'].filter((name) => values[name as keyof typeof values] !== undefined);
+      if (refused.length > 0) throw new UsageError(`--share-group cannot be used with ${refused.map((n) => `--${n}`).join(', ')}`);
+      if (values.release && values.reject) throw new UsageError('--release and --reject cannot both be given');
+      return consumeShare({
+        topic, group: shareGroup, connection: connectionFrom(values), format, maxMessages, timeoutMs,
+        acknowledge: values.release ? 'RELEASE' : values.reject ? 'REJECT' : 'ACCEPT',
+      }, context.interrupted);
+    }
     let start: StartOffset = values['from-beginning'] ? { kind: 'earliest' } : { kind: 'latest' };
     if (values.offset !== undefined) {
       start = parseStartOffset(values.offset);
