@@ -85,6 +85,7 @@ test('a record that cannot be deserialized is released and comes back; poll() th
       for (const r of await consumer.poll({ timeoutMs: 300 })) good.push(r.value!);
     } catch (err) {
       failures.push({ offset: (err as { offset: bigint }).offset, code: (err as { code: string }).code });
+      assert.match((err as Error).message, /the record was released/);
     }
   }
   assert.equal(failures[0]!.code, 'ERR_RECORD_DESERIALIZATION');
@@ -149,4 +150,20 @@ test('heartbeats run on the injected clock, every interval the coordinator gives
   await scheduler.advance(1);
   await until(2);
   assert.deepEqual(heartbeats, [0, 0]);
+});
+
+test('poll() ends by its AbortSignal; aborting the options\' signal closes the consumer', T, async (t) => {
+  const { bootstrap, consumers } = await setup(t);
+  await createTopic(bootstrap, 'sc-abort', 1);
+  const closer = new AbortController();
+  const consumer = await ShareConsumer.connect({ bootstrapServers: bootstrap, groupId: 'g-abort', signal: closer.signal });
+  consumers.push(consumer);
+  consumer.subscribe(['sc-abort']);
+  const started = Date.now();
+  await assert.rejects(consumer.poll({ timeoutMs: 60_000, signal: AbortSignal.timeout(200) }), { code: 'ERR_ABORTED' });
+  assert.ok(Date.now() - started < 5_000);
+  const polling = consumer.poll({ timeoutMs: 60_000 });
+  closer.abort();
+  await assert.rejects(polling, { code: 'ERR_ABORTED' });
+  assert.throws(() => consumer.subscribe(['sc-abort']), { code: 'ERR_ILLEGAL_STATE' });
 });

@@ -73,10 +73,10 @@ export class RecordDeserializationError extends BrookError {
   readonly timestamp: number;
   readonly timestampType: 'CreateTime' | 'LogAppendTime';
 
-  constructor(record: ConsumerRecord, origin: DeserializationOrigin, cause: unknown) {
+  /** `next`: what happens now (the consumer's advice by default; the share consumer released the record). */
+  constructor(record: ConsumerRecord, origin: DeserializationOrigin, cause: unknown, next = 'seek past the record to go on consuming') {
     super(
-      `Error deserializing the ${origin === 'headerValue' ? 'header value' : origin} of the record at offset ${record.offset} of ${record.topic}-${record.partition}; `
-        + 'seek past the record to go on consuming',
+      `Error deserializing the ${origin === 'headerValue' ? 'header value' : origin} of the record at offset ${record.offset} of ${record.topic}-${record.partition}; ${next}`,
       { cause },
     );
     this.topic = record.topic;

@@ -100,7 +100,8 @@ export class ShareCompletedFetch {
       } catch (err) {
         // As Kafka: the record is released for another delivery and the error goes to the application.
         this.sink(this.partition, offset, AcknowledgeTypeCode.RELEASE);
-        const failure = err instanceof RecordDeserializationError ? err : new RecordDeserializationError(record, 'value', err);
+        const failure = new RecordDeserializationError(record, err instanceof RecordDeserializationError ? err.origin : 'value',
+          err instanceof RecordDeserializationError ? err.cause : err, 'the record was released, to be delivered again');
         if (n === 0) throw failure;
         this.pendingError = failure;
         return n;
