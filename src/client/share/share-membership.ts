@@ -195,8 +195,13 @@ export class ShareMembership {
     this.setAssignment([]);
   }
 
-  /** Resolves the target's topic ids to names; ids metadata does not know yet start a refresh and resolve after it. */
+  /** Applies the target: what resolves to names at once; ids metadata does not know yet start a refresh. */
   private applyAssignment(): void {
+    if (this.resolveTarget() && !this.refreshing) this.refreshForAssignment();
+  }
+
+  /** Sets the assignment to the target's partitions whose topic names are known; true when some are not. */
+  private resolveTarget(): boolean {
     const byId = new Map(this.cluster.cachedTopics().map((t) => [t.topicId, t.name]));
     const out: SharePartition[] = [];
     let unresolved = false;
@@ -209,16 +214,22 @@ export class ShareMembership {
       for (const partition of partitions) out.push({ topic, topicId, partition });
     }
     this.setAssignment(out);
-    if (unresolved && !this.refreshing) {
-      this.refreshing = true;
-      void this.cluster.refreshMetadata(this.subscription, this.stopController.signal)
-        .catch((err: unknown) => this.logger.debug('metadata refresh for assigned topic ids failed', { error: err as Error }))
-        .then(() => this.cluster.scheduler.sleep(this.options.retryBackoffMs, this.stopController.signal))
-        .then(() => {
-          this.refreshing = false;
-          if (!this.stopped) this.applyAssignment();
-        }, () => { this.refreshing = false; });
-    }
+    return unresolved;
+  }
+
+  /** Metadata for the subscription, then the target again; ids still unknown then are looked up again after retry.backoff.ms. */
+  private refreshForAssignment(): void {
+    this.refreshing = true;
+    const scheduler = this.cluster.scheduler;
+    const started = scheduler.nowMs();
+    const signal = this.stopController.signal;
+    void this.cluster.refreshMetadata(this.subscription, signal)
+      .catch((err: unknown) => this.logger.debug('metadata refresh for assigned topic ids failed', { error: err as Error }))
+      .then(() => (!this.stopped && this.resolveTarget() ? scheduler.sleep(Math.max(0, started + this.options.retryBackoffMs - scheduler.nowMs()), signal) : undefined))
+      .then(() => {
+        this.refreshing = false;
+        if (!this.stopped) this.applyAssignment();
+      }, () => { this.refreshing = false; });
   }
 
   private setAssignment(partitions: SharePartition[]): void {
