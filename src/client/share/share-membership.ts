@@ -161,6 +161,8 @@ export class ShareMembership {
         return;
       case 'reset-generation':
       case 'reset-member':
+      case 'rejoin':
+      case 'stale-epoch':
         // No revocation in share groups: the assignment goes at once and the member rejoins.
         this.logger.info('share group member fenced; rejoining', { group: this.options.groupId, error: failure });
         this.backoffUntilMs = 0;
