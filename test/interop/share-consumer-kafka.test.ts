@@ -92,7 +92,10 @@ async function scenario(bootstrap: string, name: string, start: (topic: string, 
     const warm = new Set<number>();
     await waitFor('every partition to deliver a warm-up record', () => warm.size === PARTITIONS, 90_000, async () => {
       for (const d of all()) if (d.v.startsWith('warm-')) warm.add(d.p);
-      for (let p = 0; p < PARTITIONS; p++) if (!warm.has(p)) await produce(bootstrap, topic, p, [`warm-${p}-${Date.now()}`]);
+      for (let p = 0; p < PARTITIONS; p++) {
+        // Right after CreateTopics Kafka may not lead the partition yet (NOT_LEADER_OR_FOLLOWER): the next tick tries again.
+        if (!warm.has(p)) await produce(bootstrap, topic, p, [`warm-${p}-${Date.now()}`]).catch(() => undefined);
+      }
     });
     for (let p = 0; p < PARTITIONS; p++) {
       await produce(bootstrap, topic, p, Array.from({ length: PER_PARTITION }, (_, i) => `rec-${p}-${i}`));
