@@ -13,7 +13,6 @@ import { ErrorCode, KafkaProtocolError, isRetriable } from '../../protocol/error
 import type { ShareFetchRequestData, ShareFetchResponseData } from '../../protocol/messages/share-fetch.js';
 import type { Logger } from '../../util/log.js';
 import type { Cluster } from '../cluster.js';
-import type { BrokerConnection } from '../connection.js';
 import { GroupError } from '../consumer/errors.js';
 import { AcknowledgeTypeCode, PartitionAcknowledgements, type AcknowledgementCommit } from './acknowledgements.js';
 import type { ResolvedShareConsumerOptions } from './options.js';
@@ -52,6 +51,8 @@ export class ShareFetcher {
   private readonly carrying = new Set<Promise<AcknowledgementCommit[]>>();
   private backoffUntilMs = 0;
   private refreshingMetadata = false;
+  /** Set by the consumer: the member id the share sessions are for. */
+  memberId = '';
   /** group.share.record.lock.duration.ms, from the last ShareFetch or ShareAcknowledge answer. */
   acquisitionLockTimeoutMs: number | null = null;
 
@@ -133,17 +134,20 @@ export class ShareFetcher {
     const session = this.session(nodeId);
     if (session.initial) return this.complete(acks, () => new KafkaProtocolError(ErrorCode.SHARE_SESSION_NOT_FOUND, 'the share session that acquired the records is gone'));
     if (acks.length === 0 && !final) return [];
-    let connection: BrokerConnection;
+    let requested = false;
     try {
-      connection = await this.cluster.connectionToNode(nodeId, signal);
+      const connection = await this.cluster.connectionToNode(nodeId, signal);
       session.use(connection);
       if (session.initial) return this.complete(acks, () => new KafkaProtocolError(ErrorCode.SHARE_SESSION_NOT_FOUND, 'the connection of the share session closed'));
       const renew = acks.some((a) => a.hasRenew);
       if (renew && (connection.supportedVersion(Api.ShareAcknowledge) ?? 0) < 2) throw new KafkaProtocolError(ErrorCode.UNSUPPORTED_VERSION, 'RENEW needs ShareAcknowledge v2');
+      requested = true;
       const response = await connection.request(Api.ShareAcknowledge, {
         groupId: this.options.groupId, memberId: this.memberId, shareSessionEpoch: final ? FINAL_SHARE_SESSION_EPOCH : session.epoch, isRenewAck: renew,
         topics: byTopic(acks, (a) => ({ partitionIndex: a.partition, acknowledgementBatches: a.batches() })),
-      }, { signal });
+      // Not aborted by the caller's time limit: a request cut off would leave the session's epoch
+      // unknown and the session lost; it ends by request.timeout.ms, the caller stops waiting sooner.
+      });
       if (final) session.reset();
       if (response.errorCode !== ErrorCode.NONE) {
         if (this.isSessionError(response.errorCode)) session.reset();
@@ -159,7 +163,8 @@ export class ShareFetcher {
         return code === ErrorCode.NONE ? null : new KafkaProtocolError(code, `ShareAcknowledge ${a.topic}-${a.partition}`);
       });
     } catch (err) {
-      session.reset();
+      // Without an answer the session's epoch is unknown; a connection never reached leaves it as it was.
+      if (requested) session.reset();
       return this.complete(acks, () => err as Error);
     }
   }
@@ -167,9 +172,6 @@ export class ShareFetcher {
   private isSessionError(code: number): boolean {
     return code === ErrorCode.SHARE_SESSION_NOT_FOUND || code === ErrorCode.INVALID_SHARE_SESSION_EPOCH;
   }
-
-  /** Set by the consumer: the member id the share sessions are for. */
-  memberId = '';
 
   // ---- fetching ------------------------------------------------------------------------
 
