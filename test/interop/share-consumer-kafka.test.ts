@@ -16,7 +16,7 @@ import { ShareConsumer } from '../../src/index.js';
 import { startKafka, type KafkaBroker } from '../support/kafka/kafka-broker.js';
 import { startBrook } from '../support/brook.js';
 import { javaAvailable, javaJar } from '../support/clients/java.js';
-import { startJavaShareMember, type JavaShareMember, type ShareDelivery } from '../support/clients/java-share.js';
+import { startJavaShareMember, type ShareMember as JavaShareMember, type ShareDelivery } from '../support/clients/share-members.js';
 import { createTopic, produce } from '../support/consumer-helpers.js';
 import { valueOfShare } from '../support/share-helpers.js';
 
