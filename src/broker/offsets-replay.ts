@@ -188,13 +188,20 @@ export function readForReplay(log: PartitionLog): LatestRecordPerKey {
   return latest;
 }
 
+/** A record of the log and the offset it lies at. */
+export interface LoggedRecord {
+  readonly record: CoordinatorRecord;
+  readonly offset: bigint;
+}
+
 /**
- * Every keyed record of `log` from its start, in log order, for a topic whose records do not
- * overwrite each other by key (`__share_group_state`: each ShareUpdate adds to the state its
- * key's earlier records built). Such a topic has no transactional batches.
+ * Every keyed record of `log` from its start, in log order, with its offset, for a topic
+ * whose records do not overwrite each other by key (`__share_group_state`: each ShareUpdate
+ * adds to the state its key's earlier records built, and the share coordinator tracks where
+ * each snapshot lies to prune the topic). Such a topic has no transactional batches.
  */
-export function readEveryRecord(log: PartitionLog): Pick<LatestRecordPerKey, 'records' | 'toReplay' | 'openTransactionRecords'> {
-  const out: CoordinatorRecord[] = [];
+export function readEveryRecord(log: PartitionLog): LoggedRecord[] {
+  const out: LoggedRecord[] = [];
   let offset = log.logStartOffset;
   while (offset < log.logEndOffset) {
     const read = log.read(offset, REPLAY_READ_BYTES, { minOneBatch: true });
@@ -205,8 +212,9 @@ export function readEveryRecord(log: PartitionLog): Pick<LatestRecordPerKey, 're
         const batch = decodeRecordBatch(view.buffer);
         if (batch.header.lastOffset < offset) continue;
         if (!batch.header.isControl) {
-          for (const record of batch.records) {
-            if (record.offset >= offset && record.key !== null) out.push({ key: Buffer.from(record.key), value: record.value === null ? null : Buffer.from(record.value) });
+          for (const r of batch.records) {
+            if (r.offset < offset || r.key === null) continue;
+            out.push({ record: { key: Buffer.from(r.key), value: r.value === null ? null : Buffer.from(r.value) }, offset: r.offset });
           }
         }
         offset = batch.header.lastOffset + 1n;
@@ -215,5 +223,5 @@ export function readEveryRecord(log: PartitionLog): Pick<LatestRecordPerKey, 're
     }
     if (!advanced) break;
   }
-  return { records: out.length, toReplay: () => out, openTransactionRecords: () => [] };
+  return out;
 }

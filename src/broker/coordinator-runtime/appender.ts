@@ -16,7 +16,7 @@ import type { PartitionLog, Storage } from '../../storage/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { appendErrorCode } from './append-errors.js';
-import type { ShardRecord } from './shard.js';
+import type { RecordPosition, ShardRecord } from './shard.js';
 
 /**
  * A lingering batch holding about this many key and value bytes is appended at once rather
@@ -32,12 +32,16 @@ const MAX_LINGER_BATCH_BYTES = 512 * 1024;
 export interface AppendOutcome {
   readonly appended: Promise<number>;
   readonly durable: Promise<number>;
+  /** Asked for (`appendRecords`' withPositions): where each record landed, valid once `appended` settled with NONE. */
+  readonly positions?: () => RecordPosition[];
 }
 
 interface LingerBatch {
   readonly partition: number;
   readonly records: ShardRecord[];
   bytes: number;
+  /** The offset its first record got, once appended. */
+  baseOffset: bigint;
   readonly outcome: AppendOutcome;
   appended(errorCode: number): void;
   durable(errorCode: number): void;
@@ -77,10 +81,11 @@ export class Appender {
 
   /**
    * Appends a result's records in order (see AppendOutcome). Runs of records of one producer
-   * go in a transactional batch of that producer; the rest linger.
+   * go in a transactional batch of that producer; the rest linger. `withPositions`: the
+   * outcome tells where each record landed (records without a producer only).
    */
-  appendRecords(records: readonly ShardRecord[]): AppendOutcome {
-    if (records.every((r) => r.producerId === undefined)) return this.append(records);
+  appendRecords(records: readonly ShardRecord[], withPositions = false): AppendOutcome {
+    if (records.every((r) => r.producerId === undefined)) return this.append(records, withPositions);
     const outcomes: AppendOutcome[] = [];
     let i = 0;
     while (i < records.length) {
@@ -141,12 +146,15 @@ export class Appender {
   }
 
   /** Queues records for their partition's next append (see the module comment). */
-  private append(records: readonly ShardRecord[]): AppendOutcome {
+  private append(records: readonly ShardRecord[], withPositions = false): AppendOutcome {
     let last: LingerBatch | null = null;
     let outcomes: AppendOutcome[] | null = null;
+    // Each record's batch and index in it: its offset once the batch is appended.
+    const placed: [LingerBatch, number][] | null = withPositions ? [] : null;
     for (const r of records) {
       const partition = r.partition ?? 0;
       const batch = this.lingering[partition] ?? this.newBatch(partition);
+      placed?.push([batch, batch.records.length]);
       batch.records.push(r);
       batch.bytes += r.key.length + (r.value?.length ?? 0);
       if (last !== null && batch !== last) (outcomes ??= [last.outcome]).push(batch.outcome);
@@ -154,8 +162,9 @@ export class Appender {
       if (batch.bytes >= MAX_LINGER_BATCH_BYTES) this.appendLingering(batch);
     }
     if (last === null) return NOTHING_APPENDED;
-    if (outcomes === null) return last.outcome;
-    return allOf(outcomes);
+    const outcome = outcomes === null ? last.outcome : allOf(outcomes);
+    if (placed === null) return outcome;
+    return { ...outcome, positions: () => placed.map(([b, i]) => ({ partition: b.partition, offset: b.baseOffset + BigInt(i) })) };
   }
 
   /** One transactional batch of `producerId` (no sequence: Kafka's coordinator writes none), behind what lingers. */
@@ -188,7 +197,7 @@ export class Appender {
         durable = res;
       }),
     };
-    const batch: LingerBatch = { partition, records: [], bytes: 0, outcome, appended, durable };
+    const batch: LingerBatch = { partition, records: [], bytes: 0, baseOffset: -1n, outcome, appended, durable };
     this.lingering[partition] = batch;
     setImmediate(() => this.appendLingering(batch));
     return batch;
@@ -207,7 +216,8 @@ export class Appender {
       const log = this.partitionLog(batch.partition);
       const nowMs = this.options.clock.nowMs();
       const encoded = encodeRecordBatch({ records: batch.records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })) });
-      const { durable } = log.append(encoded, { nowMs, origin: 'coordinator' });
+      const { durable, baseOffset } = log.append(encoded, { nowMs, origin: 'coordinator' });
+      batch.baseOffset = baseOffset;
       batch.appended(ErrorCode.NONE);
       durable.then(
         () => batch.durable(ErrorCode.NONE),

@@ -34,10 +34,10 @@ import type { Storage } from '../../storage/types.js';
 import type { Scheduler } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { KeyedTimers } from '../keyed-timers.js';
-import { readEveryRecord, readForReplay } from '../offsets-replay.js';
 import { Appender, NOTHING_APPENDED } from './appender.js';
+import { replayPartition } from './load.js';
 import { ParkedRequests } from './parked-requests.js';
-import type { CoordinatorShard, ShardResult } from './shard.js';
+import type { CoordinatorShard, RecordPosition, ShardResult } from './shard.js';
 
 /** Kafka's segment.bytes minimum (KIP-1030); smaller sizes (tests) go through internal.segment.bytes. */
 const MIN_SEGMENT_BYTES = 1024 * 1024;
@@ -74,8 +74,9 @@ export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<Res>, Res 
    */
   readonly pipelined: boolean;
   /**
-   * Load replays every record of the topic in log order, not the last of each key: for a
-   * shard whose records add to each other (the share coordinator's ShareUpdate records).
+   * Load replays every record of the topic in log order, not the last of each key, with its
+   * offset: for a shard whose records add to each other (the share coordinator's ShareUpdate
+   * records).
    */
   readonly replayEveryRecord?: boolean;
   /**
@@ -157,11 +158,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     for (let p = 0; p < (topic?.partitions ?? 0); p++) {
       const log = this.options.storage.partition(this.options.topic.name, p);
       if (log === undefined) continue;
-      const latest = this.options.replayEveryRecord === true ? readEveryRecord(log) : readForReplay(log);
-      for (const record of latest.toReplay()) shard.replay(record);
-      // Records of transactions still open at the log end: pending until their marker.
-      for (const record of latest.openTransactionRecords()) shard.replay(record);
-      records += latest.records;
+      records += replayPartition(shard, log, p, this.options.replayEveryRecord === true);
     }
     this.current = shard;
     this.options.prepare?.(shard);
@@ -323,7 +320,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
       return;
     }
     const epoch = this.loadEpoch;
-    const own = records.length > 0 ? this.appender.appendRecords(records) : NOTHING_APPENDED;
+    // A shard that tracks where its records lie (`written`) gets their positions.
+    const own = records.length > 0 ? this.appender.appendRecords(records, this.current.written !== undefined) : NOTHING_APPENDED;
     // Nothing in flight: an old failure does not concern this result.
     const fresh = this.inFlight === 0;
     this.inFlight++;
@@ -352,6 +350,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
         this.failStop(new Error(`${this.options.topic.name} records whose results were answered are not durable (error ${errorCode})`));
         return;
       }
+      if (errorCode === ErrorCode.NONE && own.positions !== undefined) this.written(records, own.positions());
       // Results settle in order (each waits for the one before), as the shard needs.
       if (token !== null) {
         this.options.settled?.(result, errorCode);
@@ -397,6 +396,15 @@ export class CoordinatorRuntime<S extends CoordinatorShard<Res>, Res extends Sha
     if (next === undefined) return;
     if (this.options.pipelined && errorCode !== ErrorCode.NONE) this.resetChains();
     this.run(next);
+  }
+
+  /** Tells the shard where its durable records lie; a shard that throws here fails stop, as on a settle. */
+  private written(records: Res['records'], positions: RecordPosition[]): void {
+    try {
+      this.current.written?.(records, positions);
+    } catch (err) {
+      this.failStop(err);
+    }
   }
 
   /**

@@ -12,6 +12,12 @@ export interface ShardRecord extends CoordinatorRecord {
   partition?: number;
 }
 
+/** Where a record landed in the shard's topic. */
+export interface RecordPosition {
+  readonly partition: number;
+  readonly offset: bigint;
+}
+
 export interface ShardReply {
   readonly requestId: RequestId;
   readonly response: unknown;
@@ -32,8 +38,11 @@ export interface ShardResult {
 }
 
 export interface CoordinatorShard<Res extends ShardResult> {
-  /** Start-up: one record of the topic, in log order (the last of each key, offsets-replay.ts). */
-  replay(record: CoordinatorRecord): void;
+  /**
+   * Start-up: one record of the topic, in log order (the last of each key, offsets-replay.ts),
+   * with where it lies when the runtime replays every record (`replayEveryRecord`).
+   */
+  replay(record: CoordinatorRecord, position?: RecordPosition): void;
   /** After replay: what the shard does first (timers, interrupted work). */
   loaded(nowMs: number): Res;
   onTimer(key: TimerKey, nowMs: number): Res;
@@ -44,6 +53,12 @@ export interface CoordinatorShard<Res extends ShardResult> {
    * Returns what follows (a revert's replies and timers, the next write), if anything.
    */
   settle(token: ResultToken, errorCode: number, nowMs: number, recordErrors: readonly number[] | null): Res | undefined;
+  /**
+   * A pipelined result's records are durable (reported before its settle), each at its
+   * position, in the result's order. Only the shards that need to know where their records
+   * lie have it (the share coordinator, to prune its topic); others cost nothing.
+   */
+  written?(records: readonly ShardRecord[], positions: readonly RecordPosition[]): void;
   /** Shutdown: parked requests answered, nothing more scheduled. */
   unload?(nowMs: number): Res;
 }
