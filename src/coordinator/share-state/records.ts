@@ -93,6 +93,24 @@ export function shareStateTombstone(k: SharePartitionKey): CoordinatorRecord {
   return { key: encodeKey(ShareGroupStateRecordType.ShareSnapshot, k), value: null };
 }
 
+/** The inverse of coordinatorKey: the partition and topic id from the right (a group id may hold ':'). */
+export function parseCoordinatorKey(key: string): SharePartitionKey {
+  const p = key.lastIndexOf(':');
+  const t = key.lastIndexOf(':', p - 1);
+  return { groupId: key.slice(0, t), topicId: key.slice(t + 1, p), partition: Number(key.slice(p + 1)) };
+}
+
+/**
+ * The coordinator key of a ShareSnapshot record (a tombstone too), null for any other: what
+ * the prune point follows, read from the key alone.
+ */
+export function snapshotCoordinatorKey(record: CoordinatorRecord): string | null {
+  const kr = new Reader(record.key);
+  if (kr.readInt16() !== ShareGroupStateRecordType.ShareSnapshot) return null;
+  const body = ShareSnapshotKey.read(kr, KEY_VERSION);
+  return coordinatorKey(body);
+}
+
 /** A `__share_group_state` record as a value; null for a type Kafka 4.4 does not write (skipped, as Kafka's loader skips them). */
 export function decodeShareRecord(record: CoordinatorRecord): DecodedShareRecord | null {
   const kr = new Reader(record.key);

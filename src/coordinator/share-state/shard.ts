@@ -16,6 +16,12 @@
  * Every map is a timeline map (timeline-map.ts) under this shard's journal, so a failed
  * append reverts the results built on it (settle), as Kafka's runtime reverts its
  * SnapshotRegistry.
+ *
+ * Pruning, as Kafka 4.4: the shard learns where each of its snapshots lies (at load from
+ * replay, live once the runtime reports the durable offsets: `written`) and keeps, per
+ * `__share_group_state` partition, Kafka's ShareCoordinatorOffsetsManager; the service
+ * deletes the records before `lastRedundantOffset` and periodically asks for snapshots of
+ * cold share-partitions (`snapshotColdPartitions`) so an idle one does not pin that offset.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -26,15 +32,16 @@ import { Journal } from '../journal.js';
 import { TimelineMap } from '../timeline-map.js';
 import type { CoordinatorRecord, RequestId, ResultToken, TimerKey } from '../types.js';
 import {
-  coordinatorKey, decodeShareRecord, shareSnapshotRecord, shareStateTombstone, shareUpdateRecord,
+  coordinatorKey, decodeShareRecord, parseCoordinatorKey, shareSnapshotRecord, snapshotCoordinatorKey, shareStateTombstone, shareUpdateRecord,
   type ShareGroupOffset, type SharePartitionKey, type ShareUpdate,
 } from './records.js';
 import {
   deleteResponse, initializeResponse, kafkaErrorMessage, readErrorResponse, readResponse, summaryErrorResponse, summaryResponse, writeResponse,
 } from './responses.js';
+import { ShareCoordinatorOffsetsManager } from './offsets-manager.js';
 import { combineStateBatches, type StateBatch } from './state-batches.js';
 import {
-  DEFAULT_SHARE_COORDINATOR_CONFIG, emptyShareStateResult, type ShareCoordinatorConfig, type ShareStateResult, type TopicPartitionCount,
+  DEFAULT_SHARE_COORDINATOR_CONFIG, emptyShareStateResult, type LogPosition, type ShareCoordinatorConfig, type ShareStateResult, type TopicPartitionCount,
 } from './types.js';
 
 // Kafka 4.4's validation messages (ShareCoordinatorShard's exceptions).
@@ -76,17 +83,27 @@ export class ShareCoordinatorShard {
   private readonly stateEpochMap = new TimelineMap<string, number>(this.journal);
   /** ShareUpdate records since the share-partition's last snapshot (Kafka's snapshotUpdateCount). */
   private readonly snapshotUpdateCount = new TimelineMap<string, number>(this.journal);
+  /**
+   * Where the latest durable snapshot of each share-partition lies, per `__share_group_state`
+   * partition (Kafka: one shard per partition, each with its manager). Not a timeline map:
+   * only durable offsets reach it.
+   */
+  private readonly offsetsManagers = new Map<number, ShareCoordinatorOffsetsManager>();
 
   constructor(config: Partial<ShareCoordinatorConfig>, private readonly topics: TopicPartitionCount) {
     this.config = { ...DEFAULT_SHARE_COORDINATOR_CONFIG, ...config };
   }
 
-  /** One record of `__share_group_state`, at start-up or just written (Kafka's replay). */
-  replay(record: CoordinatorRecord): void {
+  /**
+   * One record of `__share_group_state`, at start-up (with where it lies) or just written
+   * (its position comes once durable: `written`). Kafka's replay.
+   */
+  replay(record: CoordinatorRecord, position?: LogPosition): void {
     const decoded = decodeShareRecord(record);
     if (decoded === null) return;
     const key = coordinatorKey(decoded.key);
     if (decoded.type === 'snapshot') {
+      if (position !== undefined) this.snapshotAt(key, position, decoded.value === null);
       if (decoded.value === null) {
         this.shareStateMap.delete(key);
         this.leaderEpochMap.delete(key);
@@ -110,6 +127,42 @@ export class ShareCoordinatorShard {
     const soFar = this.shareStateMap.get(key);
     this.shareStateMap.set(key, soFar === undefined ? { ...update, stateEpoch: 0, createTimestamp: 0n, writeTimestamp: 0n } : merge(soFar, update));
     this.snapshotUpdateCount.set(key, (this.snapshotUpdateCount.get(key) ?? 0) + 1);
+  }
+
+  /** The records of a result are durable at these positions: their snapshots move the prune point. */
+  written(records: readonly CoordinatorRecord[], positions: readonly LogPosition[]): void {
+    for (let i = 0; i < records.length; i++) {
+      const key = snapshotCoordinatorKey(records[i]!);
+      if (key !== null) this.snapshotAt(key, positions[i]!, records[i]!.value === null);
+    }
+  }
+
+  /**
+   * Kafka's lastRedundantOffset: the offset of `partition` of `__share_group_state` before
+   * which no live share-partition needs a record; undefined when there is none (yet).
+   */
+  lastRedundantOffset(partition: number): bigint | undefined {
+    return this.offsetsManagers.get(partition)?.lastRedundantOffset();
+  }
+
+  /**
+   * Kafka's snapshotColdPartitions: a snapshot (the same state, snapshot epoch + 1, written
+   * now) of every share-partition whose last snapshot was written at least
+   * `share.coordinator.cold.partition.snapshot.interval.ms` ago. As Kafka, nothing when every
+   * share-partition's last snapshot is already such a cold snapshot (its write timestamp no
+   * longer its create timestamp), so idle share-partitions are not snapshotted forever.
+   */
+  snapshotColdPartitions(nowMs: number): ShareStateResult {
+    const states = [...this.shareStateMap.entries()];
+    if (states.every(([, s]) => s.createTimestamp !== s.writeTimestamp)) return emptyShareStateResult();
+    const now = BigInt(nowMs);
+    const interval = BigInt(this.config.coldPartitionSnapshotIntervalMs);
+    const records: CoordinatorRecord[] = [];
+    for (const [key, s] of states) {
+      if (now - s.writeTimestamp >= interval) records.push(shareSnapshotRecord(parseCoordinatorKey(key), { ...s, snapshotEpoch: s.snapshotEpoch + 1, writeTimestamp: now }));
+    }
+    if (records.length === 0) return emptyShareStateResult();
+    return this.run(records, []);
   }
 
   loaded(_nowMs: number): ShareStateResult {
@@ -302,6 +355,12 @@ export class ShareCoordinatorShard {
     return partitions === undefined || partitions <= k.partition ? refuse(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) : null;
   }
 
+  private snapshotAt(key: string, position: LogPosition, isDelete: boolean): void {
+    let manager = this.offsetsManagers.get(position.partition);
+    if (manager === undefined) this.offsetsManagers.set(position.partition, (manager = new ShareCoordinatorOffsetsManager()));
+    manager.updateState(key, position.offset, isDelete);
+  }
+
   private maybeRaise(map: TimelineMap<string, number>, key: string, epoch: number): void {
     const current = map.get(key);
     if (current === undefined || current < epoch) map.set(key, epoch);
@@ -343,11 +402,4 @@ function merge(soFar: ShareGroupOffset, update: ShareUpdate): ShareGroupOffset {
     createTimestamp: soFar.createTimestamp,
     writeTimestamp: soFar.writeTimestamp,
   };
-}
-
-/** The inverse of coordinatorKey: the partition and topic id from the right (a group id may hold ':'). */
-function parseCoordinatorKey(key: string): SharePartitionKey {
-  const p = key.lastIndexOf(':');
-  const t = key.lastIndexOf(':', p - 1);
-  return { groupId: key.slice(0, t), topicId: key.slice(t + 1, p), partition: Number(key.slice(p + 1)) };
 }
