@@ -307,6 +307,10 @@ export const BROKER_CONFIG_DEFS = [
   }),
   setting('shareCoordinatorSnapshotUpdateRecordsPerSnapshot', 'share.coordinator.snapshot.update.records.per.snapshot', INT, 500,
     'ShareUpdate records the share coordinator writes for a share-partition between two ShareSnapshot records', { check: atLeast(0) }),
+  setting('shareCoordinatorStateTopicPruneIntervalMs', 'share.coordinator.state.topic.prune.interval.ms', INT, 300_000,
+    'how often the share coordinator deletes the records of `__share_group_state` before the oldest snapshot a share-partition still needs', { check: atLeast(1) }),
+  setting('shareCoordinatorColdPartitionSnapshotIntervalMs', 'share.coordinator.cold.partition.snapshot.interval.ms', INT, 300_000,
+    'how often the share coordinator snapshots the share-partitions whose last snapshot is at least this old, so that they do not hold the prune point back', { check: atLeast(1) }),
   // Share groups' share-partitions (ShareFetch, ShareAcknowledge); the group-level settings
   // and their bounds, as Kafka's ShareGroupConfig.
   setting('groupShareRecordLockDurationMs', 'group.share.record.lock.duration.ms', INT, 30_000,

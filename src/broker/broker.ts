@@ -195,7 +195,11 @@ export class Broker {
         storage, clock, log: log.child('share-coordinator'),
         numPartitions: config.shareCoordinatorStateTopicNumPartitions,
         segmentBytes: config.shareCoordinatorStateTopicSegmentBytes,
-        coordinator: { snapshotUpdateRecordsPerSnapshot: config.shareCoordinatorSnapshotUpdateRecordsPerSnapshot },
+        pruneIntervalMs: config.shareCoordinatorStateTopicPruneIntervalMs,
+        coordinator: {
+          snapshotUpdateRecordsPerSnapshot: config.shareCoordinatorSnapshotUpdateRecordsPerSnapshot,
+          coldPartitionSnapshotIntervalMs: config.shareCoordinatorColdPartitionSnapshotIntervalMs,
+        },
       });
     } catch (err) {
       await transactions.stop();

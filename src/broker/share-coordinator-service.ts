@@ -14,9 +14,8 @@
  * The topic: Kafka's configs for it (`cleanup.policy=delete`, `retention.ms=-1`), not
  * compaction: a share-partition's state is its last ShareSnapshot and every ShareUpdate
  * after it, all under one key each, so compaction would keep the last update only and lose
- * the others. Kafka instead deletes the records before the oldest snapshot still needed
- * (its prune job, DeleteRecords up to ShareCoordinatorOffsetsManager's offset); Brook does
- * not prune yet, so the topic grows with the writes (docs/ARCHITECTURE.md).
+ * the others. Instead, as Kafka, the periodic jobs (share-coordinator-jobs.ts) delete the
+ * records before the oldest snapshot still needed and snapshot cold share-partitions.
  */
 import type {
   DeleteShareGroupStateRequestData, DeleteShareGroupStateResponseData, InitializeShareGroupStateRequestData,
@@ -29,13 +28,14 @@ import { coordinatorKey } from '../coordinator/share-state/records.js';
 import {
   deleteGlobalError, initializeGlobalError, readGlobalError, summaryGlobalError, writeGlobalError,
 } from '../coordinator/share-state/responses.js';
-import type { ShareCoordinatorConfig, ShareStateResult } from '../coordinator/share-state/types.js';
+import { DEFAULT_SHARE_COORDINATOR_CONFIG, type ShareCoordinatorConfig, type ShareStateResult } from '../coordinator/share-state/types.js';
 import type { RequestId } from '../coordinator/types.js';
 import type { Storage } from '../storage/types.js';
 import type { Scheduler } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { stringHash } from '../util/string-hash.js';
 import { CoordinatorRuntime } from './coordinator-runtime/runtime.js';
+import { ShareCoordinatorJobs } from './share-coordinator-jobs.js';
 
 export const SHARE_GROUP_STATE_TOPIC = '__share_group_state';
 
@@ -57,6 +57,8 @@ export interface ShareCoordinatorServiceOptions {
   readonly numPartitions: number;
   /** `share.coordinator.state.topic.segment.bytes` */
   readonly segmentBytes: number;
+  /** `share.coordinator.state.topic.prune.interval.ms` (default 300000) */
+  readonly pruneIntervalMs?: number;
 }
 
 /** The requests' common shape: a group, topics by id, partitions by number. */
@@ -75,6 +77,8 @@ const NEVER = new AbortController().signal;
 
 export class ShareCoordinatorService implements Persister {
   private readonly runtime: CoordinatorRuntime<ShareCoordinatorShard, ShareStateResult>;
+  /** Prune and cold snapshots: the topic keeps what the state needs, not every write. */
+  readonly jobs: ShareCoordinatorJobs;
 
   private constructor(options: ShareCoordinatorServiceOptions) {
     const { storage } = options;
@@ -94,12 +98,21 @@ export class ShareCoordinatorService implements Persister {
       newShard: () => new ShareCoordinatorShard(options.coordinator, (topicId) => storage.topicById(topicId)?.partitions),
       describeLoaded: (shard) => ({ sharePartitions: shard.size }),
     });
+    this.jobs = new ShareCoordinatorJobs({
+      storage, clock: options.clock, log: options.log, topic: SHARE_GROUP_STATE_TOPIC,
+      pruneIntervalMs: options.pruneIntervalMs ?? 300_000,
+      coldPartitionSnapshotIntervalMs: options.coordinator.coldPartitionSnapshotIntervalMs ?? DEFAULT_SHARE_COORDINATOR_CONFIG.coldPartitionSnapshotIntervalMs,
+      active: () => !this.runtime.unloaded && !this.runtime.isStopped,
+      lastRedundantOffset: (partition) => this.runtime.shard.lastRedundantOffset(partition),
+      snapshotColdPartitions: () => this.runtime.execute('snapshot of cold share-partitions', (shard, nowMs) => shard.snapshotColdPartitions(nowMs), false),
+    });
   }
 
   /** Replays `__share_group_state` (when it exists). */
   static start(options: ShareCoordinatorServiceOptions): ShareCoordinatorService {
     const service = new ShareCoordinatorService(options);
     service.runtime.load();
+    service.jobs.start();
     return service;
   }
 
@@ -146,6 +159,7 @@ export class ShareCoordinatorService implements Persister {
 
   /** Shutdown: parked requests get NOT_COORDINATOR; resolves once appends settle. */
   stop(): Promise<void> {
+    this.jobs.stop();
     return this.runtime.stop();
   }
 
