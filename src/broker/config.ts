@@ -86,6 +86,15 @@ function checkTogether(c: BrokerConfig): void {
   require(smaxAi >= sminAi, 'group.share.max.assignment.interval.ms must be greater than or equal to group.share.min.assignment.interval.ms');
   require(sai >= sminAi, 'group.share.assignment.interval.ms must be greater than or equal to group.share.min.assignment.interval.ms');
   require(sai <= smaxAi, 'group.share.assignment.interval.ms must be less than or equal to group.share.max.assignment.interval.ms');
+  // Kafka's ShareGroupConfig.validate, in its order.
+  const atLeast = (a: number, aName: string, b: number, bName: string): void => require(a >= b, `${aName} must be greater than or equal to ${bName}`);
+  atLeast(c.groupShareMaxDeliveryCountLimit, 'group.share.max.delivery.count.limit', c.groupShareDeliveryCountLimit, 'group.share.delivery.count.limit');
+  atLeast(c.groupShareDeliveryCountLimit, 'group.share.delivery.count.limit', c.groupShareMinDeliveryCountLimit, 'group.share.min.delivery.count.limit');
+  atLeast(c.groupShareMaxPartitionMaxRecordLocks, 'group.share.max.partition.max.record.locks', c.groupSharePartitionMaxRecordLocks, 'group.share.partition.max.record.locks');
+  atLeast(c.groupSharePartitionMaxRecordLocks, 'group.share.partition.max.record.locks', c.groupShareMinPartitionMaxRecordLocks, 'group.share.min.partition.max.record.locks');
+  atLeast(c.groupShareRecordLockDurationMs, 'group.share.record.lock.duration.ms', c.groupShareMinRecordLockDurationMs, 'group.share.min.record.lock.duration.ms');
+  atLeast(c.groupShareMaxRecordLockDurationMs, 'group.share.max.record.lock.duration.ms', c.groupShareRecordLockDurationMs, 'group.share.record.lock.duration.ms');
+  atLeast(c.groupShareMaxShareSessions, 'group.share.max.share.sessions', c.groupShareMaxSize, 'group.share.max.size');
 }
 
 /** The settings of the group coordinator (the table's `group` entries). */
