@@ -134,7 +134,13 @@ async function scenario(t: TestContext, bootstrap: string, prefix: string, clean
     const committedSends = await transform();
     await producer.commitTransaction();
     for (const r of await committedSends) assert.equal(r.status, 'fulfilled', String((r as PromiseRejectedResult).reason));
-    const afterCommit = await kafkaJsGroupOffsets(bootstrap, group, input);
+    // Kafka completes the transaction's offsets once its markers are written, after EndTxn is
+    // answered (the transaction coordinator writes them asynchronously): wait for them, briefly.
+    let afterCommit = await kafkaJsGroupOffsets(bootstrap, group, input);
+    for (let i = 0; i < 50 && [...afterCommit.values()].some((o) => o === -1); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      afterCommit = await kafkaJsGroupOffsets(bootstrap, group, input);
+    }
     assert.deepEqual(new Map([...afterCommit].map(([p, o]) => [p, BigInt(o)])), next);
     assert.deepEqual(await kafkaConsoleConsumer(bootstrap, transformed, 'read_committed').then((v) => v.sort()), inputs.map((v) => v.toUpperCase()).sort());
   });
