@@ -320,6 +320,11 @@ export const BROKER_CONFIG_DEFS = [
   setting('groupShareMaxRecordLockDurationMs', 'group.share.max.record.lock.duration.ms', INT, 60_000, 'the largest record lock duration a share group may have', { check: between(30_000, 3_600_000) }),
   setting('groupShareDeliveryCountLimit', 'group.share.delivery.count.limit', INT, 5,
     'deliveries of a record to share group members after which it is archived instead of made available again', { check: between(2, 10) }),
+  // The share groups' dead-letter queue topics (errors.deadletterqueue.topic.name, KIP-1191).
+  setting('errorsDeadLetterQueueAutoCreateTopicsEnable', 'errors.deadletterqueue.auto.create.topics.enable', BOOLEAN, false,
+    'create a share group\'s dead-letter queue topic when it does not exist (with `errors.deadletterqueue.group.enable=true`)', { described: {} }),
+  setting('errorsDeadLetterQueueTopicNamePrefix', 'errors.deadletterqueue.topic.name.prefix', STRING, 'dlq.',
+    'the prefix a share group\'s dead-letter queue topic must have to be written; empty: any name', { described: {} }),
   setting('groupShareMinDeliveryCountLimit', 'group.share.min.delivery.count.limit', INT, 2, 'the smallest delivery count limit a share group may have', { check: between(2, 5) }),
   setting('groupShareMaxDeliveryCountLimit', 'group.share.max.delivery.count.limit', INT, 10, 'the largest delivery count limit a share group may have', { check: between(5, 25) }),
   setting('groupSharePartitionMaxRecordLocks', 'group.share.partition.max.record.locks', INT, 2000,

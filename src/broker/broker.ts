@@ -33,6 +33,9 @@ import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.j
 import { nodeFileSystem, openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
 import { FetchSessionCache } from './fetch-sessions.js';
 import { SharePartitionManager, shareGroupSettings } from './share/share-partition-manager.js';
+import { ShareGroupDlq } from './share/share-group-dlq.js';
+import { ShareDeliveryCounters } from './share/delivery-counters.js';
+import { dlqGroupConfig } from './group-configs/group-settings.js';
 import { authorizerSettings, openAclStore } from './authorization.js';
 import type { AclStore } from './authorizer/acl-store.js';
 import { GroupConfigStore } from './group-configs/group-config-store.js';
@@ -248,6 +251,7 @@ export class Broker {
     }
 
     const handlers = new Map<number, ApiHandler>(ALL_HANDLERS.map((h) => [h.api.apiKey, h as ApiHandler]));
+    const shareCounters = new ShareDeliveryCounters();
     const context: BrokerContext = {
       config,
       storage,
@@ -267,6 +271,15 @@ export class Broker {
         storage, clock, log: log.child('share-partitions'), persister: shareState, appends,
         maxShareSessions: config.groupShareMaxShareSessions,
         settings: (groupId) => shareGroupSettings(config, groupConfigs.get(groupId)),
+        dlq: new ShareGroupDlq({
+          storage, clock, appends, counters: shareCounters,
+          topicNamePrefix: config.errorsDeadLetterQueueTopicNamePrefix,
+          autoCreateTopics: config.errorsDeadLetterQueueAutoCreateTopicsEnable,
+          numPartitions: config.numPartitions,
+          groupConfig: (groupId) => dlqGroupConfig(groupConfigs.get(groupId)),
+          topicCreated: () => groups.topicsChanged(),
+        }),
+        counters: shareCounters,
       }),
       metrics: new BrokerMetrics(ALL_HANDLERS.map((h) => h.api)),
       credentials,

@@ -32,3 +32,9 @@ export function coordinatorOverrides(configs: GroupConfigs): GroupOverrides {
     shareHeartbeatIntervalMs: intConfig(configs, 'share.heartbeat.interval.ms'),
   };
 }
+
+/** A group's dead-letter queue topic (errors.deadletterqueue.topic.name; blank: none) and whether records are copied there. */
+export function dlqGroupConfig(configs: GroupConfigs = {}): { topic: string | undefined; copyRecord: boolean } {
+  const topic = configs['errors.deadletterqueue.topic.name']?.trim();
+  return { topic: topic === undefined || topic === '' ? undefined : topic, copyRecord: configs['errors.deadletterqueue.copy.record.enable']?.toLowerCase() === 'true' };
+}

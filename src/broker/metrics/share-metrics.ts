@@ -2,7 +2,8 @@
  * Share groups' record delivery, beside the groups' metrics: per share-partition loaded on
  * this broker its start offset and in-flight records (Kafka's SharePartitionMetrics
  * in-flight message count), and per group the records acquired, acknowledged by type and
- * released by an acquisition lock running out (Kafka's share-group-metrics), and the share
+ * released by an acquisition lock running out (Kafka's share-group-metrics), the
+ * dead-letter queue writes (Kafka's ShareGroupMetrics DeadLetterQueue*), and the share
  * sessions open.
  */
 import type { SharePartitionManager } from '../share/share-partition-manager.js';
@@ -26,6 +27,15 @@ export function renderShareMetrics(e: Exposition, shares: SharePartitionManager,
   }
   e.family('brook_share_records_lock_expired_total', 'counter', 'Acquired records released (or archived at the delivery count limit) because their acquisition lock ran out.');
   for (const [groupId, n] of counters.lockExpired) e.sample('brook_share_records_lock_expired_total', `group="${escapeLabelValue(groupId)}"`, n);
+  const dlq: [string, Map<string, number>, string][] = [
+    ['brook_share_dlq_produce_requests_total', counters.dlqProduceRequests, 'Writes of archived records to the group\'s dead-letter queue topic (Kafka\'s DeadLetterQueueTotalProduceRequestsPerSec).'],
+    ['brook_share_dlq_failed_produce_requests_total', counters.dlqProduceFailed, 'Dead-letter queue writes that failed; their records were archived all the same (Kafka\'s DeadLetterQueueFailedProduceRequestsPerSec).'],
+    ['brook_share_dlq_records_total', counters.dlqRecords, 'Records written to the group\'s dead-letter queue topic (Kafka\'s DeadLetterQueueRecordCount).'],
+  ];
+  for (const [name, byGroup, help] of dlq) {
+    e.family(name, 'counter', help);
+    for (const [groupId, n] of byGroup) e.sample(name, `group="${escapeLabelValue(groupId)}"`, n);
+  }
   e.family('brook_share_sessions', 'gauge', 'Share sessions open (one per share group member fetching).');
   e.sample('brook_share_sessions', '', shares.sessions.size);
 }

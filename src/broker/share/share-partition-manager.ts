@@ -7,6 +7,10 @@
  *
  * A write that fails drops the share-partition from memory: the next fetch loads it again
  * from what is durable, so an acquired record is delivered again rather than lost.
+ *
+ * Records a write made ARCHIVING go to the group's dead-letter queue once that write is
+ * durable (the acknowledgement is answered then, not after the DLQ write, as in Kafka),
+ * and are ARCHIVED, in a write of their own, when the DLQ write is done or failed.
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import { readBatchHeader, type RecordBatchHeader } from '../../protocol/records/record-batch.js';
@@ -17,8 +21,9 @@ import type { Scheduler } from '../../util/clock.js';
 import { KeyedTimers } from '../keyed-timers.js';
 import type { AppendNotifier } from '../broker-context.js';
 import {
-  SharePartition, ShareAcknowledgeError, type AcknowledgementBatch, type AcquiredRecords, type FetchedBatch, type SharePartitionSettings, type StateWrite,
+  SharePartition, ShareAcknowledgeError, type AcknowledgementBatch, type AcquiredRecords, type DlqBatch, type FetchedBatch, type SharePartitionSettings, type StateWrite,
 } from './share-partition.js';
+import type { ShareGroupDlq } from './share-group-dlq.js';
 import { ShareSessionCache, type SharePartitionRef } from './share-sessions.js';
 import { ShareDeliveryCounters } from './delivery-counters.js';
 import type { Persister } from '../share-coordinator-service.js';
@@ -59,6 +64,10 @@ export interface SharePartitionManagerOptions {
   /** group.share.max.share.sessions */
   readonly maxShareSessions: number;
   readonly settings: (groupId: string) => ShareGroupSettings;
+  /** The groups' dead-letter queues; none: records are archived without one. */
+  readonly dlq?: ShareGroupDlq;
+  /** Shared with the dead-letter queues, which count their writes there. */
+  readonly counters?: ShareDeliveryCounters;
 }
 
 /** One share-partition's part of a ShareFetch answer. */
@@ -88,13 +97,14 @@ interface Entry {
 export class SharePartitionManager {
   readonly sessions: ShareSessionCache;
   /** For the metrics (../metrics/share-metrics.ts). */
-  readonly counters = new ShareDeliveryCounters();
+  readonly counters: ShareDeliveryCounters;
   private readonly entries = new Map<string, Entry>();
   private readonly lockTimers: KeyedTimers<string>;
   private readonly watched = new WeakSet<AbortSignal>();
 
   constructor(private readonly options: SharePartitionManagerOptions) {
     this.sessions = new ShareSessionCache(options.maxShareSessions);
+    this.counters = options.counters ?? new ShareDeliveryCounters();
     this.lockTimers = new KeyedTimers(options.clock, (key) => this.locksExpired(key));
   }
 
@@ -170,7 +180,7 @@ export class SharePartitionManager {
       else for (const t of b.acknowledgeTypes) this.counters.acknowledge(groupId, ACKNOWLEDGE_TYPE_NAMES[t]!, 1);
     }
     if (write === null) return { errorCode: ErrorCode.NONE, errorMessage: null };
-    const result = await this.persist(groupId, topicId, partition, loaded, write);
+    const result = await this.persistThenDlq(groupId, topicId, partition, loaded, write);
     // Released records become acquirable once durable.
     loaded.completeTransitions(write);
     this.wake(groupId, topicId, partition);
@@ -186,7 +196,7 @@ export class SharePartitionManager {
       const write = entry.partition_.releaseAcquiredRecords(memberId);
       if (write === null) continue;
       this.wake(groupId, entry.topicId, entry.partition);
-      writes.push(this.persist(groupId, entry.topicId, entry.partition, entry.partition_, write));
+      writes.push(this.persistThenDlq(groupId, entry.topicId, entry.partition, entry.partition_, write));
     }
     await Promise.all(writes);
   }
@@ -322,9 +332,12 @@ export class SharePartitionManager {
       const settings = this.options.settings(groupId);
       let start = Number(state.startOffset);
       if (start < 0) start = this.resetOffset(settings.autoOffsetReset, log);
-      const sp = new SharePartition(settings, start, state.stateBatches);
+      const dlq = this.options.dlq;
+      const sp = new SharePartition({ ...settings, deadLetterQueue: () => dlq?.enabled(groupId) ?? false }, start, state.stateBatches);
       e.partition_ = sp;
       e.stateEpoch = state.stateEpoch;
+      // Records loaded ARCHIVING were not written to the DLQ yet (Kafka's maybeResumeDlqArchiving).
+      this.toDeadLetterQueue(groupId, topicId, partition, sp, sp.dlqBatches());
       return sp;
     }, (err: unknown) => {
       e.loading = null;
@@ -391,7 +404,42 @@ export class SharePartitionManager {
     for (const b of write.stateBatches) released += Number(b.lastOffset - b.firstOffset) + 1;
     this.counters.add(this.counters.lockExpired, entry.groupId, released);
     this.wake(entry.groupId, entry.topicId, entry.partition);
-    void this.persist(entry.groupId, entry.topicId, entry.partition, sp, write);
+    void this.persistThenDlq(entry.groupId, entry.topicId, entry.partition, sp, write);
+  }
+
+  /** persist, then the records the write made ARCHIVING go to the dead-letter queue. */
+  private async persistThenDlq(groupId: string, topicId: string, partition: number, sp: SharePartition, write: StateWrite): Promise<{ errorCode: number; errorMessage: string | null }> {
+    const result = await this.persist(groupId, topicId, partition, sp, write);
+    if (result.errorCode === ErrorCode.NONE) this.toDeadLetterQueue(groupId, topicId, partition, sp, sp.dlqBatches(write));
+    return result;
+  }
+
+  /**
+   * Writes each DLQ batch to the group's dead-letter queue, then makes it ARCHIVED whether
+   * the write succeeded or not (Kafka's initiateDLQAndArchive); a share-partition reloaded
+   * meanwhile resumes from its durable ARCHIVING records instead.
+   */
+  private toDeadLetterQueue(groupId: string, topicId: string, partition: number, sp: SharePartition, batches: readonly DlqBatch[]): void {
+    if (batches.length === 0) return;
+    const { dlq, storage } = this.options;
+    const topic = storage.topicById(topicId)?.name;
+    const log = topic === undefined ? undefined : storage.partition(topic, partition);
+    const key = entryKey(groupId, topicId, partition);
+    for (const batch of batches) {
+      const written = dlq === undefined || topic === undefined || log === undefined
+        ? Promise.reject(new Error('no dead-letter queue for the share-partition'))
+        : dlq.write({ groupId, topic, partition, log }, batch);
+      void written.catch((err: unknown) => {
+        this.options.log.error('Failed to write to DLQ, proceeding to ARCHIVED regardless.', { groupId, topicId, partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, error: String(err) });
+      }).then(async () => {
+        if (this.entries.get(key)?.partition_ !== sp) return;
+        const write = sp.completeArchiving(batch);
+        if (write === null) return;
+        // The start offset may have moved: room for new records.
+        this.wake(groupId, topicId, partition);
+        await this.persist(groupId, topicId, partition, sp, write);
+      });
+    }
   }
 
   /** Records became AVAILABLE again: long-poll fetches of the share-partition look again. */

@@ -5,7 +5,11 @@
  */
 import type { StateBatch } from '../../coordinator/share-state/state-batches.js';
 
-export const RecordState = { AVAILABLE: 0, ACQUIRED: 1, ACKNOWLEDGED: 2, ARCHIVED: 4 } as const;
+/**
+ * ARCHIVING: archived, but first written to the group's dead-letter queue topic (KIP-1191);
+ * persisted as such, so a share-partition loaded again resumes the write.
+ */
+export const RecordState = { AVAILABLE: 0, ACQUIRED: 1, ACKNOWLEDGED: 2, ARCHIVING: 3, ARCHIVED: 4 } as const;
 export type RecordState = (typeof RecordState)[keyof typeof RecordState];
 
 /** ShareFetch/ShareAcknowledge acknowledge types. */
@@ -18,6 +22,23 @@ export interface SharePartitionSettings {
   readonly maxInFlightRecords: number;
   /** group.share.record.lock.duration.ms */
   readonly recordLockDurationMs: number;
+  /**
+   * Whether the group has a dead-letter queue topic (errors.deadletterqueue.topic.name): a
+   * rejected record, or one at the delivery count limit, is then ARCHIVING until written
+   * there. Asked at each archive, as Kafka reads the group config then.
+   */
+  readonly deadLetterQueue?: () => boolean;
+}
+
+/** Why records go to the dead-letter queue: rejected by a member, or delivered as often as allowed. */
+export type DlqCause = 'reject' | 'limit';
+
+/** A run of ARCHIVING records with one delivery count and cause (Kafka's DlqBatch). */
+export interface DlqBatch {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly deliveryCount: number;
+  readonly cause: DlqCause;
 }
 
 /** A log batch read for acquisition: its offsets, inclusive. */

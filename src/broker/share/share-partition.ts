@@ -8,6 +8,9 @@
  *       └──RELEASE, lock─────┘  └──RELEASE, lock at the delivery count limit──► ARCHIVED
  *          timeout, member leaving
  *
+ * With a dead-letter queue topic, REJECT and the delivery count limit lead to ARCHIVING
+ * instead, and to ARCHIVED once the records were written there (share-group-dlq.ts).
+ *
  * plus a delivery count (how often it was acquired) and, while ACQUIRED, its owner and the
  * time its acquisition lock runs out. The start offset moves past every leading record in a
  * terminal state (ACKNOWLEDGED, ARCHIVED). New records are acquired from the end of the
@@ -26,12 +29,12 @@ import type { StateBatch } from '../../coordinator/share-state/state-batches.js'
 import { ErrorCode } from '../../protocol/errors.js';
 import {
   AcknowledgeType, RecordState, ShareAcknowledgeError,
-  type AcknowledgementBatch, type AcquiredRecords, type FetchedBatch, type SharePartitionSettings, type StateWrite,
+  type AcknowledgementBatch, type AcquiredRecords, type DlqBatch, type DlqCause, type FetchedBatch, type SharePartitionSettings, type StateWrite,
 } from './share-partition-types.js';
 
 export {
   AcknowledgeType, RecordState, ShareAcknowledgeError,
-  type AcknowledgementBatch, type AcquiredRecords, type FetchedBatch, type SharePartitionSettings, type StateWrite,
+  type AcknowledgementBatch, type AcquiredRecords, type DlqBatch, type FetchedBatch, type SharePartitionSettings, type StateWrite,
 } from './share-partition-types.js';
 
 const INITIAL_CAPACITY = 64;
@@ -63,6 +66,8 @@ export class SharePartition {
    * does not take back the records its own piggybacked acknowledgements release.
    */
   private readonly inTransition = new Set<number>();
+  /** Why each ARCHIVING offset archived this way is (one loaded ARCHIVING has none: see dlqBatches). */
+  private readonly dlqCauses = new Map<number, DlqCause>();
 
   /**
    * `startOffset` and `stateBatches` as read from the share coordinator (ReadShareGroupState);
@@ -232,7 +237,8 @@ export class SharePartition {
           continue;
         }
         this.states[i] = type === AcknowledgeType.ACCEPT ? RecordState.ACKNOWLEDGED
-          : type === AcknowledgeType.RELEASE ? this.releasedState(i) : RecordState.ARCHIVED;
+          : type === AcknowledgeType.RELEASE ? this.releasedState(o)
+            : type === AcknowledgeType.REJECT ? this.archived(o, 'reject') : RecordState.ARCHIVED;
         if (this.states[i] === RecordState.AVAILABLE) this.inTransition.add(o);
         this.owners[i] = undefined;
         this.deadlines[i] = NO_DEADLINE;
@@ -309,6 +315,48 @@ export class SharePartition {
       }
     }
     return this.stateWrite(changed);
+  }
+
+  /**
+   * The ARCHIVING runs a write holds, or with none every ARCHIVING record in flight (loaded
+   * so: the write to the dead-letter queue did not finish), cut by delivery count and
+   * cause. A loaded record's cause is the delivery count limit once reached, else a reject,
+   * as Kafka's maybeResumeDlqArchiving decides.
+   */
+  dlqBatches(write?: StateWrite): DlqBatch[] {
+    const out: DlqBatch[] = [];
+    const add = (o: number): void => {
+      const i = o - this.base;
+      if (o < this._startOffset || o >= this.windowEnd || this.states[i] !== RecordState.ARCHIVING) return;
+      const deliveryCount = this.deliveryCounts[i]!;
+      const cause = this.dlqCauses.get(o) ?? (deliveryCount >= this.settings.deliveryCountLimit ? 'limit' : 'reject');
+      const last = out[out.length - 1];
+      if (last !== undefined && last.lastOffset === o - 1 && last.deliveryCount === deliveryCount && last.cause === cause) out[out.length - 1] = { ...last, lastOffset: o };
+      else out.push({ firstOffset: o, lastOffset: o, deliveryCount, cause });
+    };
+    if (write === undefined) {
+      for (let o = this._startOffset; o < this.windowEnd; o++) add(o);
+    } else {
+      for (const b of write.stateBatches) {
+        if (b.deliveryState !== RecordState.ARCHIVING) continue;
+        for (let o = Number(b.firstOffset); o <= Number(b.lastOffset); o++) add(o);
+      }
+    }
+    return out;
+  }
+
+  /** The records of a DLQ batch were written to the dead-letter queue (or could not be): ARCHIVED. */
+  completeArchiving(batch: DlqBatch): StateWrite | null {
+    const changed: number[] = [];
+    for (let o = Math.max(batch.firstOffset, this._startOffset); o <= Math.min(batch.lastOffset, this.windowEnd - 1); o++) {
+      if (this.states[o - this.base] !== RecordState.ARCHIVING) continue;
+      this.states[o - this.base] = RecordState.ARCHIVED;
+      this.dlqCauses.delete(o);
+      changed.push(o);
+    }
+    // Kafka writes the ARCHIVED batch with the start offset it had, and moves the start
+    // offset only once that write is done: the next write carries it.
+    return this.stateWrite(changed, false);
   }
 
   /** Each in-flight offset's state and delivery count (for describe and tests). */
@@ -391,19 +439,29 @@ export class SharePartition {
     return !this.inTransition.has(from);
   }
 
-  /** The state a released record takes: AVAILABLE, or ARCHIVED once delivered as often as allowed. */
-  private releasedState(i: number): RecordState {
-    return this.deliveryCounts[i]! >= this.settings.deliveryCountLimit ? RecordState.ARCHIVED : RecordState.AVAILABLE;
+  /** The state a released record takes: AVAILABLE, or archived once delivered as often as allowed. */
+  private releasedState(o: number): RecordState {
+    return this.deliveryCounts[o - this.base]! >= this.settings.deliveryCountLimit ? this.archived(o, 'limit') : RecordState.AVAILABLE;
+  }
+
+  /** ARCHIVING, on the way to the dead-letter queue, when the group has one; else ARCHIVED (Kafka's recordStateWithDlq). */
+  private archived(o: number, cause: DlqCause): RecordState {
+    if (this.settings.deadLetterQueue?.() !== true) return RecordState.ARCHIVED;
+    this.dlqCauses.set(o, cause);
+    return RecordState.ARCHIVING;
   }
 
   private release(i: number): void {
-    this.states[i] = this.releasedState(i);
+    this.states[i] = this.releasedState(i + this.base);
     this.owners[i] = undefined;
     this.deadlines[i] = NO_DEADLINE;
   }
 
-  /** Moves the start offset past terminal records, then describes the changed offsets as state batches. */
-  private stateWrite(changed: number[]): StateWrite | null {
+  /**
+   * Moves the start offset past terminal records, then describes the changed offsets as
+   * state batches; with `advanceFirst` false the write keeps the start offset it had.
+   */
+  private stateWrite(changed: number[], advanceFirst = true): StateWrite | null {
     if (changed.length === 0) return null;
     changed.sort((a, b) => a - b);
     const stateBatches: StateBatch[] = [];
@@ -428,6 +486,11 @@ export class SharePartition {
       count = c;
     }
     flush();
+    if (!advanceFirst) {
+      const write = { startOffset: this._startOffset, stateBatches, deliveryCompleteCount: this.deliveryCompleteCount() };
+      this.advanceStartOffset();
+      return write;
+    }
     // Offsets the start offset moves past are written too: the share coordinator prunes them.
     this.advanceStartOffset();
     return { startOffset: this._startOffset, stateBatches, deliveryCompleteCount: this.deliveryCompleteCount() };
