@@ -20,6 +20,7 @@ import { encodeRecordBatch, decodeRecords } from '../../protocol/records/index.j
 import type { BatchRecord, RecordHeaderInput } from '../../protocol/records/record.js';
 import type { PartitionLog, Storage } from '../../storage/types.js';
 import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/log.js';
 import type { AppendNotifier } from '../broker-context.js';
 import type { DlqBatch, DlqCause } from './share-partition-types.js';
 import type { ShareDeliveryCounters } from './delivery-counters.js';
@@ -119,6 +120,22 @@ export class ShareGroupDlq {
     const log = storage.partition(topic, partition);
     if (log === undefined) throw new DlqError(`DLQ topic partition leader node for share group ${groupId} with DLQ topic ${topic} and partition ${partition} could not be found.`);
     return { topic, partition, log };
+  }
+}
+
+/**
+ * Writes each DLQ batch to the dead-letter queue, then has it archived whether the write
+ * succeeded or not (Kafka's initiateDLQAndArchive); without a DLQ or a source log (a topic
+ * deleted meanwhile) the records are archived without one.
+ */
+export function writeThenArchive(dlq: ShareGroupDlq | undefined, source: DlqSource | undefined, batches: readonly DlqBatch[], log: Logger, archive: (batch: DlqBatch) => Promise<void>): void {
+  for (const batch of batches) {
+    const written = dlq === undefined || source === undefined ? Promise.reject(new DlqError('no dead-letter queue for the share-partition')) : dlq.write(source, batch);
+    void written.catch((err: unknown) => {
+      log.error('Failed to write to DLQ, proceeding to ARCHIVED regardless.', {
+        groupId: source?.groupId, topic: source?.topic, partition: source?.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, error: String(err),
+      });
+    }).then(() => archive(batch));
   }
 }
 

@@ -23,7 +23,7 @@ import type { AppendNotifier } from '../broker-context.js';
 import {
   SharePartition, ShareAcknowledgeError, type AcknowledgementBatch, type AcquiredRecords, type DlqBatch, type FetchedBatch, type SharePartitionSettings, type StateWrite,
 } from './share-partition.js';
-import type { ShareGroupDlq } from './share-group-dlq.js';
+import { writeThenArchive, type ShareGroupDlq } from './share-group-dlq.js';
 import { ShareSessionCache, type SharePartitionRef } from './share-sessions.js';
 import { ShareDeliveryCounters } from './delivery-counters.js';
 import type { Persister } from '../share-coordinator-service.js';
@@ -414,32 +414,21 @@ export class SharePartitionManager {
     return result;
   }
 
-  /**
-   * Writes each DLQ batch to the group's dead-letter queue, then makes it ARCHIVED whether
-   * the write succeeded or not (Kafka's initiateDLQAndArchive); a share-partition reloaded
-   * meanwhile resumes from its durable ARCHIVING records instead.
-   */
+  /** Writes DLQ batches to the group's dead-letter queue, each then ARCHIVED unless the share-partition was reloaded meanwhile (it resumes from its durable ARCHIVING records). */
   private toDeadLetterQueue(groupId: string, topicId: string, partition: number, sp: SharePartition, batches: readonly DlqBatch[]): void {
     if (batches.length === 0) return;
-    const { dlq, storage } = this.options;
+    const { storage } = this.options;
     const topic = storage.topicById(topicId)?.name;
     const log = topic === undefined ? undefined : storage.partition(topic, partition);
     const key = entryKey(groupId, topicId, partition);
-    for (const batch of batches) {
-      const written = dlq === undefined || topic === undefined || log === undefined
-        ? Promise.reject(new Error('no dead-letter queue for the share-partition'))
-        : dlq.write({ groupId, topic, partition, log }, batch);
-      void written.catch((err: unknown) => {
-        this.options.log.error('Failed to write to DLQ, proceeding to ARCHIVED regardless.', { groupId, topicId, partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, error: String(err) });
-      }).then(async () => {
-        if (this.entries.get(key)?.partition_ !== sp) return;
-        const write = sp.completeArchiving(batch);
-        if (write === null) return;
-        // The start offset may have moved: room for new records.
-        this.wake(groupId, topicId, partition);
-        await this.persist(groupId, topicId, partition, sp, write);
-      });
-    }
+    writeThenArchive(this.options.dlq, topic === undefined || log === undefined ? undefined : { groupId, topic, partition, log }, batches, this.options.log, async (batch) => {
+      if (this.entries.get(key)?.partition_ !== sp) return;
+      const write = sp.completeArchiving(batch);
+      if (write === null) return;
+      // The start offset may have moved: room for new records.
+      this.wake(groupId, topicId, partition);
+      await this.persist(groupId, topicId, partition, sp, write);
+    });
   }
 
   /** Records became AVAILABLE again: long-poll fetches of the share-partition look again. */
