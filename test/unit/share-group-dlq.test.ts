@@ -153,3 +153,21 @@ test('the DLQ topic checks: prefix, existence, errors.deadletterqueue.group.enab
   assert.deepEqual(meta.configs, { 'errors.deadletterqueue.group.enable': 'true', 'message.timestamp.type': 'CreateTime' });
   assert.deepEqual(dlqTopicRecords(created.storage, 'dlq.new').map((r) => [r.partition, r.offset]), [[0, 0]]);
 });
+
+test('a DLQ batch larger than the DLQ topic\'s max.message.bytes is appended as smaller batches', T, async () => {
+  const { storage, dlq, source } = setUp({ topic: 'dlq.t', copyRecord: false });
+  storage.createTopic('dlq.t', 1, { 'errors.deadletterqueue.group.enable': 'true', 'max.message.bytes': '400' });
+  await dlq.write(source, { firstOffset: 0, lastOffset: 2, deliveryCount: 1, cause: 'reject' });
+  const log = storage.partition('dlq.t', 0)!;
+  const batches = log.read(0n, 1 << 20, { minOneBatch: true }).records.flatMap((buf) => {
+    const out = [];
+    for (let pos = 0; pos < buf.length;) {
+      const h = readBatchHeader(buf, pos);
+      out.push(h.sizeInBytes);
+      pos += h.sizeInBytes;
+    }
+    return out;
+  });
+  assert.ok(batches.length > 1 && batches.every((size) => size <= 400), `batch sizes ${batches.join(', ')}`);
+  assert.deepEqual(dlqTopicRecords(storage, 'dlq.t').map((r) => r.headers[2]![1]), ['0', '1', '2']);
+});

@@ -17,8 +17,10 @@
  * write to DLQ, proceeding to ARCHIVED regardless."): `write` rejects and the caller goes on.
  */
 import { encodeRecordBatch, decodeRecords } from '../../protocol/records/index.js';
-import type { BatchRecord, RecordHeaderInput } from '../../protocol/records/record.js';
-import type { PartitionLog, Storage } from '../../storage/types.js';
+import type { BatchRecord, RecordHeaderInput, RecordInput } from '../../protocol/records/record.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { StorageError } from '../../storage/errors.js';
+import type { AppendResult, PartitionLog, Storage } from '../../storage/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { AppendNotifier } from '../broker-context.js';
@@ -82,15 +84,15 @@ export class ShareGroupDlq {
       const log = this.dlqPartition(groupId, source.partition);
       const originals = this.options.groupConfig(groupId).copyRecord ? readOriginals(source.log, batch) : new Map<number, BatchRecord>();
       const now = this.options.clock.nowMs();
-      const records = [];
+      const records: RecordInput[] = [];
       for (let o = batch.firstOffset; o <= batch.lastOffset; o++) {
         const original = originals.get(o);
         records.push({ key: original?.key ?? null, value: original?.value ?? null, headers: headers(source, o, batch), timestamp: now });
       }
-      const result = log.log.append(encodeRecordBatch({ records, baseTimestamp: now }), { nowMs: now });
+      const results = appendSplit(log.log, records, now);
       this.options.appends.notifyAppend(log.topic, log.partition);
       counters.add(counters.dlqRecords, groupId, records.length);
-      await result.durable;
+      await Promise.all(results.map((r) => r.durable));
     } catch (err) {
       counters.add(counters.dlqProduceFailed, groupId, 1);
       throw err;
@@ -136,6 +138,20 @@ export function writeThenArchive(dlq: ShareGroupDlq | undefined, source: DlqSour
         groupId: source?.groupId, topic: source?.topic, partition: source?.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, error: String(err),
       });
     }).then(() => archive(batch));
+  }
+}
+
+/**
+ * Appends the records as one batch, or as smaller ones when the DLQ topic's
+ * max.message.bytes refuses it (Kafka sizes its DLQ produce requests to that limit).
+ */
+function appendSplit(log: PartitionLog, records: readonly RecordInput[], nowMs: number): AppendResult[] {
+  try {
+    return [log.append(encodeRecordBatch({ records, baseTimestamp: nowMs }), { nowMs })];
+  } catch (err) {
+    if (!(err instanceof StorageError) || err.errorCode !== ErrorCode.MESSAGE_TOO_LARGE || records.length === 1) throw err;
+    const half = Math.ceil(records.length / 2);
+    return [...appendSplit(log, records.slice(0, half), nowMs), ...appendSplit(log, records.slice(half), nowMs)];
   }
 }
 
