@@ -125,6 +125,8 @@ export class SharePartitionManager {
     // (at least one batch), so one partition cannot take all and a read stays near what
     // MaxRecords needs.
     const perPartition = Math.max(1, Math.floor(bytes / Math.max(1, refs.length)));
+    // The group's isolation level, looked up once per fetch rather than per share-partition.
+    const readCommitted = this.options.settings(groupId).readCommitted;
     for (const ref of refs) {
       if (ref.topic === undefined) {
         out.push(failed(ErrorCode.UNKNOWN_TOPIC_ID, null));
@@ -144,7 +146,7 @@ export class SharePartitionManager {
         out.push(EMPTY);
         continue;
       }
-      const result = this.acquireFrom(groupId, ref, loaded, log, memberId, { ...limits, maxRecords: records, maxBytes: Math.min(bytes, perPartition) }, allocate);
+      const result = this.acquireFrom(groupId, ref, loaded, log, memberId, { ...limits, maxRecords: records, maxBytes: Math.min(bytes, perPartition), readCommitted }, allocate);
       let acquired = 0;
       for (const a of result.acquiredRecords) acquired += a.lastOffset - a.firstOffset + 1;
       records -= acquired;
@@ -254,15 +256,15 @@ export class SharePartitionManager {
     this.entries.clear();
   }
 
-  private acquireFrom(groupId: string, ref: SharePartitionRef, sp: SharePartition, log: PartitionLog, memberId: string, limits: { maxRecords: number; batchSize: number; recordLimit: boolean; maxBytes: number }, allocate: (length: number) => Buffer): ShareFetchPartitionResult {
+  private acquireFrom(groupId: string, ref: SharePartitionRef, sp: SharePartition, log: PartitionLog, memberId: string, limits: { maxRecords: number; batchSize: number; recordLimit: boolean; maxBytes: number; readCommitted: boolean }, allocate: (length: number) => Buffer): ShareFetchPartitionResult {
     if (Number(log.logStartOffset) > sp.startOffset) {
       const write = sp.logStartOffsetMoved(Number(log.logStartOffset));
       if (write !== null) void this.persist(groupId, ref.topicId, ref.partition, sp, write);
     }
-    if (!sp.canAcquireRecords()) return EMPTY;
-    const fetchOffset = sp.nextFetchOffset();
+    const fetchOffset = sp.acquirableFrom();
+    if (fetchOffset === null) return EMPTY;
     // read_committed: nothing past the last stable offset (an open transaction's records wait).
-    const readCommitted = this.options.settings(groupId).readCommitted;
+    const readCommitted = limits.readCommitted;
     if (fetchOffset >= Number(readCommitted ? log.lastStableOffset : log.highWatermark)) return EMPTY;
     let read;
     try {

@@ -119,7 +119,13 @@ export class SharePartition {
 
   /** Whether a fetch may acquire anything: an in-flight record is AVAILABLE, or there is room for new ones. */
   canAcquireRecords(): boolean {
-    return this.nextFetchOffset() < this.windowEnd || this.inFlightRecords < this.settings.maxInFlightRecords;
+    return this.acquirableFrom() !== null;
+  }
+
+  /** nextFetchOffset() when a fetch may acquire anything (canAcquireRecords), else null: one scan for both. */
+  acquirableFrom(): number | null {
+    const next = this.nextFetchOffset();
+    return next < this.windowEnd || this.inFlightRecords < this.settings.maxInFlightRecords ? next : null;
   }
 
   /**
