@@ -301,6 +301,12 @@ describe('share fetch (KIP-932): Brook delivers records as Apache Kafka', { time
     diffs = [];
     const G = 'sf-g3';
     const t = await createTopic('sf-t3', 1);
+    // A lock long enough that no acquisition runs out between the steps, whatever the pace:
+    // every acknowledgement below must find its records still acquired.
+    const lock = await pair.both('IncrementalAlterConfigs', 1, {
+      resources: [{ resourceType: 32, resourceName: G, configs: [{ name: 'share.record.lock.duration.ms', configOperation: 0, value: '30000' }] }], validateOnly: false,
+    });
+    for (const side of SIDES) assert.equal(lock[side].responses[0]!.errorCode, ErrorCode.NONE, `${side}: ${lock[side].responses[0]!.errorMessage}`);
     await join(G, A, 'sf-t3', 1);
     const a = epochs();
     await fetch('open the session', req(G, A, a.next(), t, [p(0)], { maxWaitMs: 100 }));
@@ -311,12 +317,17 @@ describe('share fetch (KIP-932): Brook delivers records as Apache Kafka', { time
       const lags = (side: Side): unknown => raw[side].groups.map((g) => g.topics.map((x) => x.partitions.map((q) => [q.partitionIndex, q.startOffset, q.lag, q.errorCode])));
       if (json(lags('kafka')) !== json(lags('brook'))) diffs.push(`${what}: start offset and lag\n  kafka: ${json(lags('kafka'))}\n  brook: ${json(lags('brook'))}`);
     };
+    // Every acknowledgement here succeeds on Kafka (else the comparison says little).
+    const accepted = (r: Both<ShareAcknowledgeResponseData>): void => {
+      for (const side of SIDES) assert.deepEqual(r[side].responses.flatMap((x) => x.partitions.map((q) => q.errorCode)), [ErrorCode.NONE], side);
+    };
     // Accepting 5-9 leaves the start offset at 0 and the lag at 10 - 0 - 5.
-    await acknowledge('accept 5-9', ackReq(G, A, a.next(), t, [p(0, batch(5, 9, ACCEPT))]));
+    accepted(await acknowledge('accept 5-9', ackReq(G, A, a.next(), t, [p(0, batch(5, 9, ACCEPT))])));
     await describe('5-9 accepted, 0-4 acquired');
-    await acknowledge('reject 2', ackReq(G, A, a.next(), t, [p(0, batch(2, 2, REJECT))]));
+    accepted(await acknowledge('reject 2', ackReq(G, A, a.next(), t, [p(0, batch(2, 2, REJECT))])));
     await describe('2 rejected too');
-    await acknowledge('accept 0-1 and 3-4', ackReq(G, A, a.next(), t, [p(0, batch(0, 1, ACCEPT), batch(3, 4, ACCEPT))]));
+    // Written with the start offset from before the acknowledgement: 0, everything done.
+    accepted(await acknowledge('accept 0-1 and 3-4', ackReq(G, A, a.next(), t, [p(0, batch(0, 1, ACCEPT), batch(3, 4, ACCEPT))])));
     await describe('everything done');
     assert.deepEqual(diffs, [], diffs.join('\n'));
   });

@@ -46,12 +46,15 @@ test('ACCEPT, REJECT and GAP finish records and move the start offset; RELEASE m
   const sp = new SharePartition(settings, 10);
   sp.acquire('m1', batches([10, 14]), 100, 500, false, 0);
   const write = sp.acknowledge('m1', [{ firstOffset: 10, lastOffset: 14, acknowledgeTypes: [ACCEPT, REJECT, RELEASE, GAP, ACCEPT] }], 5);
+  // Written with the start offset from before the acknowledgement (as Kafka): the next
+  // write carries the move. Four of the five are done.
   assert.deepEqual(write, {
-    startOffset: 12,
+    startOffset: 10,
     stateBatches: [sb(10, 10, DeliveryState.ACKNOWLEDGED, 1), sb(11, 11, DeliveryState.ARCHIVED, 1), sb(12, 12, DeliveryState.AVAILABLE, 1), sb(13, 13, DeliveryState.ARCHIVED, 1), sb(14, 14, DeliveryState.ACKNOWLEDGED, 1)],
-    // 13 and 14 are done; 12 is not, so the start offset stops there.
-    deliveryCompleteCount: 2,
+    deliveryCompleteCount: 4,
   });
+  // 12 is not done, so the start offset stops there.
+  assert.equal(sp.startOffset, 12);
   assert.equal(sp.nextFetchOffset(), 12);
   // Not acquired again before the release is durable (Kafka's ongoing state transition).
   assert.deepEqual(sp.acquire('m2', batches([10, 14]), 100, 500, false, 10), []);
@@ -59,8 +62,9 @@ test('ACCEPT, REJECT and GAP finish records and move the start offset; RELEASE m
   // Redelivered with delivery count 2; only that record, the rest of the batch is done.
   assert.deepEqual(sp.acquire('m2', batches([10, 14]), 100, 500, false, 10), [{ firstOffset: 12, lastOffset: 12, deliveryCount: 2 }]);
   assert.deepEqual(sp.acknowledge('m2', [{ firstOffset: 12, lastOffset: 12, acknowledgeTypes: [ACCEPT] }], 20), {
-    startOffset: 15, stateBatches: [sb(12, 12, DeliveryState.ACKNOWLEDGED, 2)], deliveryCompleteCount: 0,
+    startOffset: 12, stateBatches: [sb(12, 12, DeliveryState.ACKNOWLEDGED, 2)], deliveryCompleteCount: 3,
   });
+  assert.equal(sp.startOffset, 15);
   assert.equal(sp.inFlightRecords, 0);
 });
 
@@ -96,7 +100,8 @@ test('a lock that runs out releases the records; at the delivery count limit the
     if (delivery < 3) {
       assert.deepEqual(write, { startOffset: 0, stateBatches: [sb(0, 1, DeliveryState.AVAILABLE, delivery)], deliveryCompleteCount: 0 });
     } else {
-      assert.deepEqual(write, { startOffset: 2, stateBatches: [sb(0, 1, DeliveryState.ARCHIVED, 3)], deliveryCompleteCount: 0 });
+      assert.deepEqual(write, { startOffset: 0, stateBatches: [sb(0, 1, DeliveryState.ARCHIVED, 3)], deliveryCompleteCount: 2 });
+      assert.equal(sp.startOffset, 2);
     }
   }
   assert.equal(sp.nextLockDeadlineMs(), null);

@@ -320,7 +320,7 @@ export class SharePartition {
         changed.push(o);
       }
     }
-    return this.stateWrite(changed);
+    return this.stateWrite(changed, true);
   }
 
   /**
@@ -360,9 +360,7 @@ export class SharePartition {
       this.dlqCauses.delete(o);
       changed.push(o);
     }
-    // Kafka writes the ARCHIVED batch with the start offset it had, and moves the start
-    // offset only once that write is done: the next write carries it.
-    return this.stateWrite(changed, false);
+    return this.stateWrite(changed);
   }
 
   /** Each in-flight offset's state and delivery count (for describe and tests). */
@@ -464,10 +462,13 @@ export class SharePartition {
   }
 
   /**
-   * Moves the start offset past terminal records, then describes the changed offsets as
-   * state batches; with `advanceFirst` false the write keeps the start offset it had.
+   * Describes the changed offsets as state batches, then moves the start offset past
+   * terminal records. The write carries the start offset from before the move, as Kafka's
+   * SharePartition writes before it moves its start offset: the next write carries the
+   * move, and the share coordinator prunes then. `moveFirst` writes the moved start offset
+   * (a log start offset that moved: Kafka sets its start offset to it at once).
    */
-  private stateWrite(changed: number[], advanceFirst = true): StateWrite | null {
+  private stateWrite(changed: number[], moveFirst = false): StateWrite | null {
     if (changed.length === 0) return null;
     changed.sort((a, b) => a - b);
     const stateBatches: StateBatch[] = [];
@@ -492,14 +493,10 @@ export class SharePartition {
       count = c;
     }
     flush();
-    if (!advanceFirst) {
-      const write = { startOffset: this._startOffset, stateBatches, deliveryCompleteCount: this.deliveryCompleteCount() };
-      this.advanceStartOffset();
-      return write;
-    }
-    // Offsets the start offset moves past are written too: the share coordinator prunes them.
+    if (moveFirst) this.advanceStartOffset();
+    const write = { startOffset: this._startOffset, stateBatches, deliveryCompleteCount: this.deliveryCompleteCount() };
     this.advanceStartOffset();
-    return { startOffset: this._startOffset, stateBatches, deliveryCompleteCount: this.deliveryCompleteCount() };
+    return write;
   }
 
   /** Terminal records from the start offset to the end of the window (the start offset's own is not: it moved past those). */
