@@ -34,6 +34,7 @@ export const APIS = [
   'DescribeShareGroupOffsets', 'AlterShareGroupOffsets', 'DeleteShareGroupOffsets',
   'InitializeShareGroupState', 'ReadShareGroupState', 'WriteShareGroupState', 'DeleteShareGroupState',
   'ReadShareGroupStateSummary',
+  'StreamsGroupHeartbeat', 'StreamsGroupDescribe', 'StreamsGroupTopologyDescriptionUpdate',
 ] as const;
 
 /** Payloads that are not API messages: headers and the consumer protocol. */

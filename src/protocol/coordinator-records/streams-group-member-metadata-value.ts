@@ -5,20 +5,20 @@ import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
 import { defineCodec, readArray, writeArray, readTaggedFieldCount, readTaggedFieldSize, writeUnknownTaggedFields, type MessageCodec, type RawTaggedField, type StructSchema } from '../messages/runtime.js';
 
-export interface Endpoint {
+export interface StreamsGroupMemberMetadataValueEndpoint {
   host: string;
   port: number;
   unknownTaggedFields?: RawTaggedField[];
 }
 
-export function defaultEndpoint(): Endpoint {
+export function defaultStreamsGroupMemberMetadataValueEndpoint(): StreamsGroupMemberMetadataValueEndpoint {
   return { host: "", port: 0 };
 }
-function isDefaultEndpoint(v: Endpoint): boolean {
+function isDefaultStreamsGroupMemberMetadataValueEndpoint(v: StreamsGroupMemberMetadataValueEndpoint): boolean {
   return (v.host === undefined || v.host === "") &&
     (v.port === undefined || v.port === 0) && !v.unknownTaggedFields?.length;
 }
-function readEndpoint(r: Reader, version: number): Endpoint {
+function readStreamsGroupMemberMetadataValueEndpoint(r: Reader, version: number): StreamsGroupMemberMetadataValueEndpoint {
   const host: string = r.readCompactString();
   const port: number = r.readUInt16();
   let unknownTaggedFields: RawTaggedField[] | undefined;
@@ -30,11 +30,11 @@ function readEndpoint(r: Reader, version: number): Endpoint {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: Endpoint = { host, port };
+  const result: StreamsGroupMemberMetadataValueEndpoint = { host, port };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeEndpoint(w: Writer, version: number, v: Endpoint): void {
+function writeStreamsGroupMemberMetadataValueEndpoint(w: Writer, version: number, v: StreamsGroupMemberMetadataValueEndpoint): void {
   { const v_host = v.host; w.writeCompactString(v_host!); }
   { const v_port = v.port; w.writeUInt16(v_port); }
   if (true) {
@@ -42,20 +42,20 @@ function writeEndpoint(w: Writer, version: number, v: Endpoint): void {
   }
 }
 
-export interface KeyValue {
+export interface StreamsGroupMemberMetadataValueKeyValue {
   key: string;
   value: string;
   unknownTaggedFields?: RawTaggedField[];
 }
 
-export function defaultKeyValue(): KeyValue {
+export function defaultStreamsGroupMemberMetadataValueKeyValue(): StreamsGroupMemberMetadataValueKeyValue {
   return { key: "", value: "" };
 }
-function isDefaultKeyValue(v: KeyValue): boolean {
+function isDefaultStreamsGroupMemberMetadataValueKeyValue(v: StreamsGroupMemberMetadataValueKeyValue): boolean {
   return (v.key === undefined || v.key === "") &&
     (v.value === undefined || v.value === "") && !v.unknownTaggedFields?.length;
 }
-function readKeyValue(r: Reader, version: number): KeyValue {
+function readStreamsGroupMemberMetadataValueKeyValue(r: Reader, version: number): StreamsGroupMemberMetadataValueKeyValue {
   const key: string = r.readCompactString();
   const value: string = r.readCompactString();
   let unknownTaggedFields: RawTaggedField[] | undefined;
@@ -67,11 +67,11 @@ function readKeyValue(r: Reader, version: number): KeyValue {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: KeyValue = { key, value };
+  const result: StreamsGroupMemberMetadataValueKeyValue = { key, value };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeKeyValue(w: Writer, version: number, v: KeyValue): void {
+function writeStreamsGroupMemberMetadataValueKeyValue(w: Writer, version: number, v: StreamsGroupMemberMetadataValueKeyValue): void {
   { const v_key = v.key; w.writeCompactString(v_key!); }
   { const v_value = v.value; w.writeCompactString(v_value!); }
   if (true) {
@@ -87,17 +87,17 @@ export interface StreamsGroupMemberMetadataValue {
   rebalanceTimeoutMs: number;
   topologyEpoch: number;
   processId: string;
-  userEndpoint: Endpoint | null;
-  clientTags: KeyValue[];
+  userEndpoint: StreamsGroupMemberMetadataValueEndpoint | null;
+  clientTags: StreamsGroupMemberMetadataValueKeyValue[];
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readStreamsGroupMemberMetadataValue_clientTags(r: Reader, version: number): KeyValue[] {
+function readStreamsGroupMemberMetadataValue_clientTags(r: Reader, version: number): StreamsGroupMemberMetadataValueKeyValue[] {
   const count = r.readCompactArrayLength();
-  return readArray(r, count, version, readKeyValue);
+  return readArray(r, count, version, readStreamsGroupMemberMetadataValueKeyValue);
 }
-function writeStreamsGroupMemberMetadataValue_clientTags(w: Writer, version: number, items: KeyValue[]): void {
-  writeArray(w, items, version, true, writeKeyValue);
+function writeStreamsGroupMemberMetadataValue_clientTags(w: Writer, version: number, items: StreamsGroupMemberMetadataValueKeyValue[]): void {
+  writeArray(w, items, version, true, writeStreamsGroupMemberMetadataValueKeyValue);
 }
 export function defaultStreamsGroupMemberMetadataValue(): StreamsGroupMemberMetadataValue {
   return { instanceId: "", rackId: "", clientId: "", clientHost: "", rebalanceTimeoutMs: -1, topologyEpoch: 0, processId: "", userEndpoint: null, clientTags: [] };
@@ -110,8 +110,8 @@ function readStreamsGroupMemberMetadataValue(r: Reader, version: number): Stream
   const rebalanceTimeoutMs: number = r.readInt32();
   const topologyEpoch: number = r.readInt32();
   const processId: string = r.readCompactString();
-  const userEndpoint: Endpoint | null = (r.readInt8() < 0 ? null : readEndpoint(r, version));
-  const clientTags: KeyValue[] = readStreamsGroupMemberMetadataValue_clientTags(r, version);
+  const userEndpoint: StreamsGroupMemberMetadataValueEndpoint | null = (r.readInt8() < 0 ? null : readStreamsGroupMemberMetadataValueEndpoint(r, version));
+  const clientTags: StreamsGroupMemberMetadataValueKeyValue[] = readStreamsGroupMemberMetadataValue_clientTags(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -133,22 +133,22 @@ function writeStreamsGroupMemberMetadataValue(w: Writer, version: number, v: Str
   { const v_rebalanceTimeoutMs = v.rebalanceTimeoutMs; w.writeInt32(v_rebalanceTimeoutMs); }
   { const v_topologyEpoch = v.topologyEpoch; w.writeInt32(v_topologyEpoch); }
   { const v_processId = v.processId; w.writeCompactString(v_processId!); }
-  { const v_userEndpoint = v.userEndpoint; if (v_userEndpoint === null) w.writeInt8(-1); else { w.writeInt8(1); writeEndpoint(w, version, v_userEndpoint); } }
+  { const v_userEndpoint = v.userEndpoint; if (v_userEndpoint === null) w.writeInt8(-1); else { w.writeInt8(1); writeStreamsGroupMemberMetadataValueEndpoint(w, version, v_userEndpoint); } }
   { const v_clientTags = v.clientTags; writeStreamsGroupMemberMetadataValue_clientTags(w, version, v_clientTags); }
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
 
-const EndpointSchema: StructSchema = {
-  name: 'Endpoint',
+const StreamsGroupMemberMetadataValueEndpointSchema: StructSchema = {
+  name: 'StreamsGroupMemberMetadataValueEndpoint',
   fields: [
     { name: 'host', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'port', type: { kind: 'primitive', type: 'uint16' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
-const KeyValueSchema: StructSchema = {
-  name: 'KeyValue',
+const StreamsGroupMemberMetadataValueKeyValueSchema: StructSchema = {
+  name: 'StreamsGroupMemberMetadataValueKeyValue',
   fields: [
     { name: 'key', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'value', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
@@ -164,8 +164,8 @@ const StreamsGroupMemberMetadataValueSchema: StructSchema = {
     { name: 'rebalanceTimeoutMs', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false, default: -1 },
     { name: 'topologyEpoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'processId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'userEndpoint', type: { kind: 'struct', struct: EndpointSchema }, versions: [0, 0], nullableVersions: [0, 0], taggedVersions: null, tag: null, ignorable: false, default: null },
-    { name: 'clientTags', type: { kind: 'array', element: { kind: 'struct', struct: KeyValueSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'userEndpoint', type: { kind: 'struct', struct: StreamsGroupMemberMetadataValueEndpointSchema }, versions: [0, 0], nullableVersions: [0, 0], taggedVersions: null, tag: null, ignorable: false, default: null },
+    { name: 'clientTags', type: { kind: 'array', element: { kind: 'struct', struct: StreamsGroupMemberMetadataValueKeyValueSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 

@@ -94,55 +94,55 @@ function writeStreamsGroupTopologyValueTopicInfo(w: Writer, version: number, v: 
   }
 }
 
-export interface CopartitionGroup {
+export interface StreamsGroupTopologyValueCopartitionGroup {
   sourceTopics: number[];
   sourceTopicRegex: number[];
   repartitionSourceTopics: number[];
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readCopartitionGroup_sourceTopics(r: Reader, version: number): number[] {
+function readStreamsGroupTopologyValueCopartitionGroup_sourceTopics(r: Reader, version: number): number[] {
   const count = r.readCompactArrayLength();
   const items = new Array<number>(count);
   for (let i = 0; i < count; i++) items[i] = r.readInt16();
   return items;
 }
-function writeCopartitionGroup_sourceTopics(w: Writer, version: number, items: number[]): void {
+function writeStreamsGroupTopologyValueCopartitionGroup_sourceTopics(w: Writer, version: number, items: number[]): void {
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeInt16(item);
 }
-function readCopartitionGroup_sourceTopicRegex(r: Reader, version: number): number[] {
+function readStreamsGroupTopologyValueCopartitionGroup_sourceTopicRegex(r: Reader, version: number): number[] {
   const count = r.readCompactArrayLength();
   const items = new Array<number>(count);
   for (let i = 0; i < count; i++) items[i] = r.readInt16();
   return items;
 }
-function writeCopartitionGroup_sourceTopicRegex(w: Writer, version: number, items: number[]): void {
+function writeStreamsGroupTopologyValueCopartitionGroup_sourceTopicRegex(w: Writer, version: number, items: number[]): void {
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeInt16(item);
 }
-function readCopartitionGroup_repartitionSourceTopics(r: Reader, version: number): number[] {
+function readStreamsGroupTopologyValueCopartitionGroup_repartitionSourceTopics(r: Reader, version: number): number[] {
   const count = r.readCompactArrayLength();
   const items = new Array<number>(count);
   for (let i = 0; i < count; i++) items[i] = r.readInt16();
   return items;
 }
-function writeCopartitionGroup_repartitionSourceTopics(w: Writer, version: number, items: number[]): void {
+function writeStreamsGroupTopologyValueCopartitionGroup_repartitionSourceTopics(w: Writer, version: number, items: number[]): void {
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeInt16(item);
 }
-export function defaultCopartitionGroup(): CopartitionGroup {
+export function defaultStreamsGroupTopologyValueCopartitionGroup(): StreamsGroupTopologyValueCopartitionGroup {
   return { sourceTopics: [], sourceTopicRegex: [], repartitionSourceTopics: [] };
 }
-function isDefaultCopartitionGroup(v: CopartitionGroup): boolean {
+function isDefaultStreamsGroupTopologyValueCopartitionGroup(v: StreamsGroupTopologyValueCopartitionGroup): boolean {
   return (v.sourceTopics === undefined || v.sourceTopics.length === 0) &&
     (v.sourceTopicRegex === undefined || v.sourceTopicRegex.length === 0) &&
     (v.repartitionSourceTopics === undefined || v.repartitionSourceTopics.length === 0) && !v.unknownTaggedFields?.length;
 }
-function readCopartitionGroup(r: Reader, version: number): CopartitionGroup {
-  const sourceTopics: number[] = readCopartitionGroup_sourceTopics(r, version);
-  const sourceTopicRegex: number[] = readCopartitionGroup_sourceTopicRegex(r, version);
-  const repartitionSourceTopics: number[] = readCopartitionGroup_repartitionSourceTopics(r, version);
+function readStreamsGroupTopologyValueCopartitionGroup(r: Reader, version: number): StreamsGroupTopologyValueCopartitionGroup {
+  const sourceTopics: number[] = readStreamsGroupTopologyValueCopartitionGroup_sourceTopics(r, version);
+  const sourceTopicRegex: number[] = readStreamsGroupTopologyValueCopartitionGroup_sourceTopicRegex(r, version);
+  const repartitionSourceTopics: number[] = readStreamsGroupTopologyValueCopartitionGroup_repartitionSourceTopics(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -152,85 +152,85 @@ function readCopartitionGroup(r: Reader, version: number): CopartitionGroup {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: CopartitionGroup = { sourceTopics, sourceTopicRegex, repartitionSourceTopics };
+  const result: StreamsGroupTopologyValueCopartitionGroup = { sourceTopics, sourceTopicRegex, repartitionSourceTopics };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeCopartitionGroup(w: Writer, version: number, v: CopartitionGroup): void {
-  { const v_sourceTopics = v.sourceTopics; writeCopartitionGroup_sourceTopics(w, version, v_sourceTopics); }
-  { const v_sourceTopicRegex = v.sourceTopicRegex; writeCopartitionGroup_sourceTopicRegex(w, version, v_sourceTopicRegex); }
-  { const v_repartitionSourceTopics = v.repartitionSourceTopics; writeCopartitionGroup_repartitionSourceTopics(w, version, v_repartitionSourceTopics); }
+function writeStreamsGroupTopologyValueCopartitionGroup(w: Writer, version: number, v: StreamsGroupTopologyValueCopartitionGroup): void {
+  { const v_sourceTopics = v.sourceTopics; writeStreamsGroupTopologyValueCopartitionGroup_sourceTopics(w, version, v_sourceTopics); }
+  { const v_sourceTopicRegex = v.sourceTopicRegex; writeStreamsGroupTopologyValueCopartitionGroup_sourceTopicRegex(w, version, v_sourceTopicRegex); }
+  { const v_repartitionSourceTopics = v.repartitionSourceTopics; writeStreamsGroupTopologyValueCopartitionGroup_repartitionSourceTopics(w, version, v_repartitionSourceTopics); }
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
 }
 
-export interface Subtopology {
+export interface StreamsGroupTopologyValueSubtopology {
   subtopologyId: string;
   sourceTopics: string[];
   sourceTopicRegex: string[];
   stateChangelogTopics: StreamsGroupTopologyValueTopicInfo[];
   repartitionSinkTopics: string[];
   repartitionSourceTopics: StreamsGroupTopologyValueTopicInfo[];
-  copartitionGroups: CopartitionGroup[];
+  copartitionGroups: StreamsGroupTopologyValueCopartitionGroup[];
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readSubtopology_sourceTopics(r: Reader, version: number): string[] {
+function readStreamsGroupTopologyValueSubtopology_sourceTopics(r: Reader, version: number): string[] {
   const count = r.readCompactArrayLength();
   const items = new Array<string>(count);
   for (let i = 0; i < count; i++) items[i] = r.readCompactString();
   return items;
 }
-function writeSubtopology_sourceTopics(w: Writer, version: number, items: string[]): void {
+function writeStreamsGroupTopologyValueSubtopology_sourceTopics(w: Writer, version: number, items: string[]): void {
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeCompactString(item!);
 }
-function readSubtopology_sourceTopicRegex(r: Reader, version: number): string[] {
+function readStreamsGroupTopologyValueSubtopology_sourceTopicRegex(r: Reader, version: number): string[] {
   const count = r.readCompactArrayLength();
   const items = new Array<string>(count);
   for (let i = 0; i < count; i++) items[i] = r.readCompactString();
   return items;
 }
-function writeSubtopology_sourceTopicRegex(w: Writer, version: number, items: string[]): void {
+function writeStreamsGroupTopologyValueSubtopology_sourceTopicRegex(w: Writer, version: number, items: string[]): void {
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeCompactString(item!);
 }
-function readSubtopology_stateChangelogTopics(r: Reader, version: number): StreamsGroupTopologyValueTopicInfo[] {
+function readStreamsGroupTopologyValueSubtopology_stateChangelogTopics(r: Reader, version: number): StreamsGroupTopologyValueTopicInfo[] {
   const count = r.readCompactArrayLength();
   return readArray(r, count, version, readStreamsGroupTopologyValueTopicInfo);
 }
-function writeSubtopology_stateChangelogTopics(w: Writer, version: number, items: StreamsGroupTopologyValueTopicInfo[]): void {
+function writeStreamsGroupTopologyValueSubtopology_stateChangelogTopics(w: Writer, version: number, items: StreamsGroupTopologyValueTopicInfo[]): void {
   writeArray(w, items, version, true, writeStreamsGroupTopologyValueTopicInfo);
 }
-function readSubtopology_repartitionSinkTopics(r: Reader, version: number): string[] {
+function readStreamsGroupTopologyValueSubtopology_repartitionSinkTopics(r: Reader, version: number): string[] {
   const count = r.readCompactArrayLength();
   const items = new Array<string>(count);
   for (let i = 0; i < count; i++) items[i] = r.readCompactString();
   return items;
 }
-function writeSubtopology_repartitionSinkTopics(w: Writer, version: number, items: string[]): void {
+function writeStreamsGroupTopologyValueSubtopology_repartitionSinkTopics(w: Writer, version: number, items: string[]): void {
   w.writeCompactArrayLength(items.length);
   for (const item of items) w.writeCompactString(item!);
 }
-function readSubtopology_repartitionSourceTopics(r: Reader, version: number): StreamsGroupTopologyValueTopicInfo[] {
+function readStreamsGroupTopologyValueSubtopology_repartitionSourceTopics(r: Reader, version: number): StreamsGroupTopologyValueTopicInfo[] {
   const count = r.readCompactArrayLength();
   return readArray(r, count, version, readStreamsGroupTopologyValueTopicInfo);
 }
-function writeSubtopology_repartitionSourceTopics(w: Writer, version: number, items: StreamsGroupTopologyValueTopicInfo[]): void {
+function writeStreamsGroupTopologyValueSubtopology_repartitionSourceTopics(w: Writer, version: number, items: StreamsGroupTopologyValueTopicInfo[]): void {
   writeArray(w, items, version, true, writeStreamsGroupTopologyValueTopicInfo);
 }
-function readSubtopology_copartitionGroups(r: Reader, version: number): CopartitionGroup[] {
+function readStreamsGroupTopologyValueSubtopology_copartitionGroups(r: Reader, version: number): StreamsGroupTopologyValueCopartitionGroup[] {
   const count = r.readCompactArrayLength();
-  return readArray(r, count, version, readCopartitionGroup);
+  return readArray(r, count, version, readStreamsGroupTopologyValueCopartitionGroup);
 }
-function writeSubtopology_copartitionGroups(w: Writer, version: number, items: CopartitionGroup[]): void {
-  writeArray(w, items, version, true, writeCopartitionGroup);
+function writeStreamsGroupTopologyValueSubtopology_copartitionGroups(w: Writer, version: number, items: StreamsGroupTopologyValueCopartitionGroup[]): void {
+  writeArray(w, items, version, true, writeStreamsGroupTopologyValueCopartitionGroup);
 }
-export function defaultSubtopology(): Subtopology {
+export function defaultStreamsGroupTopologyValueSubtopology(): StreamsGroupTopologyValueSubtopology {
   return { subtopologyId: "", sourceTopics: [], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [] };
 }
-function isDefaultSubtopology(v: Subtopology): boolean {
+function isDefaultStreamsGroupTopologyValueSubtopology(v: StreamsGroupTopologyValueSubtopology): boolean {
   return (v.subtopologyId === undefined || v.subtopologyId === "") &&
     (v.sourceTopics === undefined || v.sourceTopics.length === 0) &&
     (v.sourceTopicRegex === undefined || v.sourceTopicRegex.length === 0) &&
@@ -239,14 +239,14 @@ function isDefaultSubtopology(v: Subtopology): boolean {
     (v.repartitionSourceTopics === undefined || v.repartitionSourceTopics.length === 0) &&
     (v.copartitionGroups === undefined || v.copartitionGroups.length === 0) && !v.unknownTaggedFields?.length;
 }
-function readSubtopology(r: Reader, version: number): Subtopology {
+function readStreamsGroupTopologyValueSubtopology(r: Reader, version: number): StreamsGroupTopologyValueSubtopology {
   const subtopologyId: string = r.readCompactString();
-  const sourceTopics: string[] = readSubtopology_sourceTopics(r, version);
-  const sourceTopicRegex: string[] = readSubtopology_sourceTopicRegex(r, version);
-  const stateChangelogTopics: StreamsGroupTopologyValueTopicInfo[] = readSubtopology_stateChangelogTopics(r, version);
-  const repartitionSinkTopics: string[] = readSubtopology_repartitionSinkTopics(r, version);
-  const repartitionSourceTopics: StreamsGroupTopologyValueTopicInfo[] = readSubtopology_repartitionSourceTopics(r, version);
-  const copartitionGroups: CopartitionGroup[] = readSubtopology_copartitionGroups(r, version);
+  const sourceTopics: string[] = readStreamsGroupTopologyValueSubtopology_sourceTopics(r, version);
+  const sourceTopicRegex: string[] = readStreamsGroupTopologyValueSubtopology_sourceTopicRegex(r, version);
+  const stateChangelogTopics: StreamsGroupTopologyValueTopicInfo[] = readStreamsGroupTopologyValueSubtopology_stateChangelogTopics(r, version);
+  const repartitionSinkTopics: string[] = readStreamsGroupTopologyValueSubtopology_repartitionSinkTopics(r, version);
+  const repartitionSourceTopics: StreamsGroupTopologyValueTopicInfo[] = readStreamsGroupTopologyValueSubtopology_repartitionSourceTopics(r, version);
+  const copartitionGroups: StreamsGroupTopologyValueCopartitionGroup[] = readStreamsGroupTopologyValueSubtopology_copartitionGroups(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -256,18 +256,18 @@ function readSubtopology(r: Reader, version: number): Subtopology {
       (unknownTaggedFields ??= []).push({ tag, data: r.readRaw(size) });
     }
   }
-  const result: Subtopology = { subtopologyId, sourceTopics, sourceTopicRegex, stateChangelogTopics, repartitionSinkTopics, repartitionSourceTopics, copartitionGroups };
+  const result: StreamsGroupTopologyValueSubtopology = { subtopologyId, sourceTopics, sourceTopicRegex, stateChangelogTopics, repartitionSinkTopics, repartitionSourceTopics, copartitionGroups };
   if (unknownTaggedFields !== undefined) result.unknownTaggedFields = unknownTaggedFields;
   return result;
 }
-function writeSubtopology(w: Writer, version: number, v: Subtopology): void {
+function writeStreamsGroupTopologyValueSubtopology(w: Writer, version: number, v: StreamsGroupTopologyValueSubtopology): void {
   { const v_subtopologyId = v.subtopologyId; w.writeCompactString(v_subtopologyId!); }
-  { const v_sourceTopics = v.sourceTopics; writeSubtopology_sourceTopics(w, version, v_sourceTopics); }
-  { const v_sourceTopicRegex = v.sourceTopicRegex; writeSubtopology_sourceTopicRegex(w, version, v_sourceTopicRegex); }
-  { const v_stateChangelogTopics = v.stateChangelogTopics; writeSubtopology_stateChangelogTopics(w, version, v_stateChangelogTopics); }
-  { const v_repartitionSinkTopics = v.repartitionSinkTopics; writeSubtopology_repartitionSinkTopics(w, version, v_repartitionSinkTopics); }
-  { const v_repartitionSourceTopics = v.repartitionSourceTopics; writeSubtopology_repartitionSourceTopics(w, version, v_repartitionSourceTopics); }
-  { const v_copartitionGroups = v.copartitionGroups; writeSubtopology_copartitionGroups(w, version, v_copartitionGroups); }
+  { const v_sourceTopics = v.sourceTopics; writeStreamsGroupTopologyValueSubtopology_sourceTopics(w, version, v_sourceTopics); }
+  { const v_sourceTopicRegex = v.sourceTopicRegex; writeStreamsGroupTopologyValueSubtopology_sourceTopicRegex(w, version, v_sourceTopicRegex); }
+  { const v_stateChangelogTopics = v.stateChangelogTopics; writeStreamsGroupTopologyValueSubtopology_stateChangelogTopics(w, version, v_stateChangelogTopics); }
+  { const v_repartitionSinkTopics = v.repartitionSinkTopics; writeStreamsGroupTopologyValueSubtopology_repartitionSinkTopics(w, version, v_repartitionSinkTopics); }
+  { const v_repartitionSourceTopics = v.repartitionSourceTopics; writeStreamsGroupTopologyValueSubtopology_repartitionSourceTopics(w, version, v_repartitionSourceTopics); }
+  { const v_copartitionGroups = v.copartitionGroups; writeStreamsGroupTopologyValueSubtopology_copartitionGroups(w, version, v_copartitionGroups); }
   if (true) {
     writeUnknownTaggedFields(w, v.unknownTaggedFields);
   }
@@ -275,23 +275,23 @@ function writeSubtopology(w: Writer, version: number, v: Subtopology): void {
 
 export interface StreamsGroupTopologyValue {
   epoch: number;
-  subtopologies: Subtopology[];
+  subtopologies: StreamsGroupTopologyValueSubtopology[];
   unknownTaggedFields?: RawTaggedField[];
 }
 
-function readStreamsGroupTopologyValue_subtopologies(r: Reader, version: number): Subtopology[] {
+function readStreamsGroupTopologyValue_subtopologies(r: Reader, version: number): StreamsGroupTopologyValueSubtopology[] {
   const count = r.readCompactArrayLength();
-  return readArray(r, count, version, readSubtopology);
+  return readArray(r, count, version, readStreamsGroupTopologyValueSubtopology);
 }
-function writeStreamsGroupTopologyValue_subtopologies(w: Writer, version: number, items: Subtopology[]): void {
-  writeArray(w, items, version, true, writeSubtopology);
+function writeStreamsGroupTopologyValue_subtopologies(w: Writer, version: number, items: StreamsGroupTopologyValueSubtopology[]): void {
+  writeArray(w, items, version, true, writeStreamsGroupTopologyValueSubtopology);
 }
 export function defaultStreamsGroupTopologyValue(): StreamsGroupTopologyValue {
   return { epoch: 0, subtopologies: [] };
 }
 function readStreamsGroupTopologyValue(r: Reader, version: number): StreamsGroupTopologyValue {
   const epoch: number = r.readInt32();
-  const subtopologies: Subtopology[] = readStreamsGroupTopologyValue_subtopologies(r, version);
+  const subtopologies: StreamsGroupTopologyValueSubtopology[] = readStreamsGroupTopologyValue_subtopologies(r, version);
   let unknownTaggedFields: RawTaggedField[] | undefined;
   if (true) {
     const count = readTaggedFieldCount(r);
@@ -329,16 +329,16 @@ const StreamsGroupTopologyValueTopicInfoSchema: StructSchema = {
     { name: 'topicConfigs', type: { kind: 'array', element: { kind: 'struct', struct: TopicConfigSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
-const CopartitionGroupSchema: StructSchema = {
-  name: 'CopartitionGroup',
+const StreamsGroupTopologyValueCopartitionGroupSchema: StructSchema = {
+  name: 'StreamsGroupTopologyValueCopartitionGroup',
   fields: [
     { name: 'sourceTopics', type: { kind: 'array', element: { kind: 'primitive', type: 'int16' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'sourceTopicRegex', type: { kind: 'array', element: { kind: 'primitive', type: 'int16' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'repartitionSourceTopics', type: { kind: 'array', element: { kind: 'primitive', type: 'int16' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
-const SubtopologySchema: StructSchema = {
-  name: 'Subtopology',
+const StreamsGroupTopologyValueSubtopologySchema: StructSchema = {
+  name: 'StreamsGroupTopologyValueSubtopology',
   fields: [
     { name: 'subtopologyId', type: { kind: 'primitive', type: 'string' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'sourceTopics', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
@@ -346,14 +346,14 @@ const SubtopologySchema: StructSchema = {
     { name: 'stateChangelogTopics', type: { kind: 'array', element: { kind: 'struct', struct: StreamsGroupTopologyValueTopicInfoSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'repartitionSinkTopics', type: { kind: 'array', element: { kind: 'primitive', type: 'string' } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
     { name: 'repartitionSourceTopics', type: { kind: 'array', element: { kind: 'struct', struct: StreamsGroupTopologyValueTopicInfoSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'copartitionGroups', type: { kind: 'array', element: { kind: 'struct', struct: CopartitionGroupSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'copartitionGroups', type: { kind: 'array', element: { kind: 'struct', struct: StreamsGroupTopologyValueCopartitionGroupSchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 const StreamsGroupTopologyValueSchema: StructSchema = {
   name: 'StreamsGroupTopologyValue',
   fields: [
     { name: 'epoch', type: { kind: 'primitive', type: 'int32' }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
-    { name: 'subtopologies', type: { kind: 'array', element: { kind: 'struct', struct: SubtopologySchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
+    { name: 'subtopologies', type: { kind: 'array', element: { kind: 'struct', struct: StreamsGroupTopologyValueSubtopologySchema } }, versions: [0, 0], nullableVersions: null, taggedVersions: null, tag: null, ignorable: false },
   ],
 };
 

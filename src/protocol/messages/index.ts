@@ -58,6 +58,9 @@ export * from './read-share-group-state.js';
 export * from './write-share-group-state.js';
 export * from './delete-share-group-state.js';
 export * from './read-share-group-state-summary.js';
+export * from './streams-group-heartbeat.js';
+export * from './streams-group-describe.js';
+export * from './streams-group-topology-description-update.js';
 export * from './request-header.js';
 export * from './response-header.js';
 export * from './consumer-protocol-subscription.js';
@@ -121,6 +124,9 @@ import { ReadShareGroupStateRequest, ReadShareGroupStateResponse } from './read-
 import { WriteShareGroupStateRequest, WriteShareGroupStateResponse } from './write-share-group-state.js';
 import { DeleteShareGroupStateRequest, DeleteShareGroupStateResponse } from './delete-share-group-state.js';
 import { ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse } from './read-share-group-state-summary.js';
+import { StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse } from './streams-group-heartbeat.js';
+import { StreamsGroupDescribeRequest, StreamsGroupDescribeResponse } from './streams-group-describe.js';
+import { StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse } from './streams-group-topology-description-update.js';
 
 export interface ApiCodecs {
   readonly name: string;
@@ -191,6 +197,9 @@ export const Api = {
   WriteShareGroupState: { name: 'WriteShareGroupState', apiKey: WriteShareGroupStateRequest.apiKey, request: WriteShareGroupStateRequest, response: WriteShareGroupStateResponse },
   DeleteShareGroupState: { name: 'DeleteShareGroupState', apiKey: DeleteShareGroupStateRequest.apiKey, request: DeleteShareGroupStateRequest, response: DeleteShareGroupStateResponse },
   ReadShareGroupStateSummary: { name: 'ReadShareGroupStateSummary', apiKey: ReadShareGroupStateSummaryRequest.apiKey, request: ReadShareGroupStateSummaryRequest, response: ReadShareGroupStateSummaryResponse },
+  StreamsGroupHeartbeat: { name: 'StreamsGroupHeartbeat', apiKey: StreamsGroupHeartbeatRequest.apiKey, request: StreamsGroupHeartbeatRequest, response: StreamsGroupHeartbeatResponse },
+  StreamsGroupDescribe: { name: 'StreamsGroupDescribe', apiKey: StreamsGroupDescribeRequest.apiKey, request: StreamsGroupDescribeRequest, response: StreamsGroupDescribeResponse },
+  StreamsGroupTopologyDescriptionUpdate: { name: 'StreamsGroupTopologyDescriptionUpdate', apiKey: StreamsGroupTopologyDescriptionUpdateRequest.apiKey, request: StreamsGroupTopologyDescriptionUpdateRequest, response: StreamsGroupTopologyDescriptionUpdateResponse },
 } as const;
 
 export type ApiName = keyof typeof Api;
