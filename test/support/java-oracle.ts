@@ -339,3 +339,43 @@ export async function kafkaCombinedStateBatches(requests: readonly KafkaCombineR
   if (result.code !== 0) throw new Error(`ShareStateOracle exited ${result.code}: ${result.stderr.slice(-2000)}`);
   return JSON.parse(result.stdout) as KafkaStateBatch[][];
 }
+
+/** One member as StreamsAssignorOracle.java builds Kafka's MemberMetadataAndStateImpl from it. */
+export interface KafkaStreamsAssignMember {
+  readonly memberId: string;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly processId: string;
+  readonly clientTags: Readonly<Record<string, string>>;
+  /** Subtopology id → partitions. */
+  readonly activeTasks: Readonly<Record<string, readonly number[]>>;
+  readonly standbyTasks: Readonly<Record<string, readonly number[]>>;
+  readonly warmupTasks: Readonly<Record<string, readonly number[]>>;
+  /** Subtopology id → partition → offset sum (a decimal long). */
+  readonly taskOffsets: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly taskEndOffsets: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+export interface KafkaStreamsAssignRequest {
+  readonly numStandbyReplicas: number;
+  readonly rackAwareAssignmentTags: readonly string[];
+  /** In the order the topology describer lists them. */
+  readonly subtopologies: readonly { id: string; partitions: number; stateful: boolean }[];
+  /** In the order the assignor iterates them. */
+  readonly members: readonly KafkaStreamsAssignMember[];
+}
+
+/** Member id → its active and standby tasks, subtopologies and partitions sorted. */
+export type KafkaStreamsAssignment = Record<string, { activeTasks: Record<string, number[]>; standbyTasks: Record<string, number[]> }>;
+
+/**
+ * What Apache Kafka's streams-group task assignor (kafka-group-coordinator's
+ * StickyTaskAssignor) makes of each request, through test/support/java StreamsAssignorOracle:
+ * the assignment, or the exception it threw ("<class>: <message>"). One JVM for the batch.
+ */
+export async function kafkaStreamsAssignments(requests: readonly KafkaStreamsAssignRequest[]): Promise<({ assignment: KafkaStreamsAssignment } | { error: string })[]> {
+  const [cmd, ...args] = javaCommand('brook.conformance.StreamsAssignorOracle');
+  const result = await runProcess(cmd!, args, { input: JSON.stringify(requests), timeoutMs: 180_000 });
+  if (result.code !== 0) throw new Error(`StreamsAssignorOracle exited ${result.code}: ${result.stderr.slice(-2000)}`);
+  return JSON.parse(result.stdout) as ({ assignment: KafkaStreamsAssignment } | { error: string })[];
+}
