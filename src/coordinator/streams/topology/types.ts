@@ -53,3 +53,13 @@ export type StreamsTopology = StreamsGroupTopologyValue;
 
 /** A topic's partition count, or undefined when the topic does not exist. */
 export type PartitionCountLookup = (topic: string) => number | undefined;
+
+/**
+ * The topology cannot be configured at all (Kafka's StreamsInvalidTopologyException, which
+ * escapes InternalTopicManager.configureTopics): a repartition topic whose partition count
+ * nothing determines, a subtopology without source topics. The heartbeat answers it with
+ * STREAMS_INVALID_TOPOLOGY and this message.
+ */
+export class StreamsInvalidTopologyError extends Error {
+  override readonly name = 'StreamsInvalidTopologyError';
+}
