@@ -379,3 +379,26 @@ export async function kafkaStreamsAssignments(requests: readonly KafkaStreamsAss
   if (result.code !== 0) throw new Error(`StreamsAssignorOracle exited ${result.code}: ${result.stderr.slice(-2000)}`);
   return JSON.parse(result.stdout) as ({ assignment: KafkaStreamsAssignment } | { error: string })[];
 }
+
+/** One configureTopics call for StreamsTopologyOracle: a topology record and the cluster's topics. */
+export interface KafkaTopologyRequest {
+  /** StreamsGroupTopologyValue as Kafka's JsonConverter reads it (toKafkaJson, version 0), parsed. */
+  readonly topology: unknown;
+  readonly topics: Readonly<Record<string, number>>;
+}
+
+/**
+ * What Kafka 4.4's InternalTopicManager.configureTopics makes of each request, through
+ * test/support/java StreamsTopologyOracle (its JSON reply shape is documented there). One JVM
+ * for the whole batch.
+ */
+export async function kafkaConfiguredTopologies(requests: readonly KafkaTopologyRequest[]): Promise<unknown[]> {
+  const [cmd, ...args] = javaCommand('brook.conformance.StreamsTopologyOracle');
+  const result = await runProcess(cmd!, args, { input: JSON.stringify(requests), timeoutMs: 120_000 });
+  if (result.code !== 0) throw new Error(`StreamsTopologyOracle exited ${result.code}: ${result.stderr.slice(-2000)}`);
+  const replies = JSON.parse(result.stdout) as { error?: string }[];
+  return replies.map((reply, i) => {
+    if (reply.error !== undefined) throw new Error(`StreamsTopologyOracle, request ${i}: ${reply.error}`);
+    return reply;
+  });
+}
