@@ -29,7 +29,12 @@ function create(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): 
   return { ...created, numPartitions: -1, replicationFactor: -1, configs: [], topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
 }
 
-function createTopic(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
+/**
+ * Creates (or with `validateOnly` checks) one topic, without authorization: the callers
+ * authorize first (this handler, and the streams groups' internal topics, which Kafka creates
+ * through the same CreateTopics path). The caller tells the group coordinator of new topics.
+ */
+export function createTopic(ctx: RequestContext, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
   const { broker } = ctx;
   const nodeId = broker.config.nodeId;
   if (t.assignments.length > 0) {
