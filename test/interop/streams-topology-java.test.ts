@@ -95,6 +95,15 @@ const handWritten: Case[] = [
     topics: {},
   },
   {
+    name: 'a repartition count decided by the walk order of subtopologies',
+    topology: topology(0, [
+      { id: 'b', repartitionSources: ['r'], sources: ['small'], sinks: ['s'] },
+      { id: 'a', sources: ['big'], sinks: ['r'] },
+      { id: 'c', repartitionSources: ['s'], changelogs: ['c-changelog'] },
+    ]),
+    topics: { big: 8, small: 2 },
+  },
+  {
     name: 'repartition chain through three subtopologies',
     topology: topology(0, [
       { id: '2', repartitionSources: ['r2'], changelogs: ['c2'] },
