@@ -71,6 +71,8 @@ export interface ApiTypes {
   DescribeShareGroupOffsets: [M.DescribeShareGroupOffsetsRequestData, M.DescribeShareGroupOffsetsResponseData];
   AlterShareGroupOffsets: [M.AlterShareGroupOffsetsRequestData, M.AlterShareGroupOffsetsResponseData];
   DeleteShareGroupOffsets: [M.DeleteShareGroupOffsetsRequestData, M.DeleteShareGroupOffsetsResponseData];
+  StreamsGroupHeartbeat: [M.StreamsGroupHeartbeatRequestData, M.StreamsGroupHeartbeatResponseData];
+  StreamsGroupDescribe: [M.StreamsGroupDescribeRequestData, M.StreamsGroupDescribeResponseData];
 }
 
 export type ApiName = keyof ApiTypes;
