@@ -55,17 +55,25 @@ export async function spawnBrook(args: string[], timeoutMs = 20_000, root = proj
   let stdout = '';
   child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let listening = false;
   const address = await new Promise<{ host: string; port: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`broker did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       stdout += `${line}\n`;
       const m = /listening on (\S+):(\d+)/.exec(line);
       if (m) {
+        listening = true;
         clearTimeout(timer);
         resolve({ host: m[1]!, port: Number(m[2]) });
       }
     });
-    void exited.then((code) => reject(new Error(`broker exited with ${code} before listening: ${stderr}`)));
+    void exited.then((code) => {
+      if (listening) return;
+      // The dead child's pipes would otherwise keep the test's event loop alive.
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      reject(new Error(`broker exited with ${code} before listening: ${stderr}`));
+    });
   });
   return {
     child,

@@ -143,6 +143,8 @@ export interface WordCountAppOptions {
   readonly stateDir: string;
   readonly store?: 'rocksdb' | 'memory';
   readonly commitIntervalMs?: number;
+  /** Further Streams configuration, e.g. `{ 'group.protocol': 'streams' }`. */
+  readonly configs?: Readonly<Record<string, string>>;
 }
 
 /** Starts StreamsWordCount (the Java support jar is built first when stale). */
@@ -150,6 +152,7 @@ export function startWordCountApp(o: WordCountAppOptions): WordCountApp {
   const [cmd, ...args] = javaCommand('brook.conformance.StreamsWordCount');
   const child = spawn(cmd!, [
     ...args, o.bootstrap, o.applicationId, o.input, o.output, o.guarantee, o.stateDir, o.store ?? 'rocksdb', String(o.commitIntervalMs ?? 100),
+    ...Object.entries(o.configs ?? {}).map(([key, value]) => `${key}=${value}`),
   ], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
