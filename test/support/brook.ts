@@ -69,7 +69,8 @@ export async function spawnBrook(args: string[], timeoutMs = 20_000, root = proj
     });
     void exited.then((code) => {
       if (listening) return;
-      // The dead child's pipes would otherwise keep the test's event loop alive.
+      // The timer and the dead child's pipes would otherwise keep the test's event loop alive.
+      clearTimeout(timer);
       child.stdout!.destroy();
       child.stderr!.destroy();
       reject(new Error(`broker exited with ${code} before listening: ${stderr}`));
