@@ -18,6 +18,8 @@
  *     of them is normalised; internal topics are named, never identified, in these APIs;
  *   - task lists are sorted by subtopology id and partition, members by member id, and
  *     subtopologies by id: Kafka builds them from hash maps and sets, and clients index them;
+ *     described groups are sorted by group id (Kafka answers them in the order of their
+ *     __consumer_offsets partitions);
  *   - errorMessage becomes a placeholder in the field-by-field diff (normalize.ts), but every
  *     step also compares the error message text exactly, as Kafka words it;
  *   - the ASSIGNMENT_DELAYED status that says the assignment interval (1 s) has not passed is
@@ -118,7 +120,7 @@ function sortDescribe(r: StreamsGroupDescribeResponseData): StreamsGroupDescribe
     ({ ...a, activeTasks: sortTasks(a.activeTasks)!, standbyTasks: sortTasks(a.standbyTasks)!, warmupTasks: sortTasks(a.warmupTasks)! });
   return {
     ...r,
-    groups: r.groups.map((g) => ({
+    groups: [...r.groups].sort(byKey((g) => g.groupId)).map((g) => ({
       ...g,
       topology: g.topology === null ? null : { ...g.topology, subtopologies: g.topology.subtopologies === null ? null : [...g.topology.subtopologies].sort(byKey((s) => s.subtopologyId)) },
       members: [...g.members].sort(byKey((m) => m.memberId)).map((m) => ({ ...m, assignment: assignment(m.assignment), targetAssignment: assignment(m.targetAssignment) })),
@@ -195,7 +197,8 @@ describe('streams groups: StreamsGroupHeartbeat and StreamsGroupDescribe as Kafk
       const ok = async (what: string, body: Heartbeat): Promise<StreamsGroupHeartbeatResponseData> => refused(what, body, ErrorCode.NONE);
       const describeGroups = async (what: string, groupIds: string[]): Promise<StreamsGroupDescribeResponseData> => {
         const r = await conn.request('StreamsGroupDescribe', 1, { groupIds, includeAuthorizedOperations: false, includeTopologyDescription: false });
-        steps.push({ what, answer: normaliser.normalize(sortDescribe(r)), messages: r.groups.map((g) => g.errorMessage) });
+        const sorted = sortDescribe(r);
+        steps.push({ what, answer: normaliser.normalize(sorted), messages: sorted.groups.map((g) => g.errorMessage) });
         return r;
       };
       /**
@@ -288,7 +291,8 @@ describe('streams groups: StreamsGroupHeartbeat and StreamsGroupDescribe as Kafk
       await refused('A with an old epoch', beat(G, 'member-a', aEpoch - 2), ErrorCode.FENCED_MEMBER_EPOCH);
       await refused('an unknown group', beat('sgd-none', 'member-a', 1), ErrorCode.GROUP_ID_NOT_FOUND);
 
-      // --- Invalid requests: GroupCoordinatorService's validation, in its order.
+      // --- Invalid requests: GroupCoordinatorService's validation (throwIfStreamsGroupHeartbeatRequestIsInvalid
+      // and throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures), in its order.
       const V = 'sgd-invalid';
       const join = (extra: Partial<Heartbeat> = {}): Heartbeat => joining(V, 'member-v', 'process-v', wordCount(V, 0), extra);
       const changelogWithPartitions = wordCount(V, 0);
@@ -305,6 +309,11 @@ describe('streams groups: StreamsGroupHeartbeat and StreamsGroupDescribe as Kafk
       await refused('a join with warm-up tasks', join({ warmupTasks: [{ subtopologyId: '0', partitions: [0] }] }), ErrorCode.INVALID_REQUEST, 'WarmupTasks must be empty when (re-)joining.');
       await refused('a join without a topology', join({ topology: null }), ErrorCode.INVALID_REQUEST, 'Topology must be non-null when (re-)joining.');
       await refused('a changelog topic with a partition count', join({ topology: changelogWithPartitions }), ErrorCode.STREAMS_INVALID_TOPOLOGY);
+      // KafkaApis' own checks of the topology's topic names, before the coordinator's.
+      await refused('a Kafka internal topic as a source', join({ topology: wordCount(V, 0, '__consumer_offsets') }), ErrorCode.STREAMS_INVALID_TOPOLOGY,
+        'Use of Kafka internal topics __consumer_offsets in a Kafka Streams topology is prohibited.');
+      await refused('an invalid topic name as a source', join({ topology: wordCount(V, 0, 'bad topic!') }), ErrorCode.STREAMS_INVALID_TOPOLOGY,
+        'Topic names bad topic! are not valid topic names.');
       await refused('a source topic regex (not supported yet)', join({ topology: withRegex }), ErrorCode.INVALID_REQUEST, 'Regular expressions for source topics are not supported yet.');
       await refused('a static member rejoining (-2) without an instance id', beat(V, 'member-v', -2), ErrorCode.INVALID_REQUEST, 'InstanceId can\'t be null.');
       await refused('member epoch -3', beat(V, 'member-v', -3), ErrorCode.INVALID_REQUEST, 'MemberEpoch is -3, but must be greater than or equal to -2.');
@@ -372,7 +381,7 @@ describe('streams groups: StreamsGroupHeartbeat and StreamsGroupDescribe as Kafk
 
   it('on Kafka 4.4', async () => {
     transcripts.kafka = await script('kafka');
-    if (process.env.BROOK_TEST_VERBOSE) for (const s of transcripts.kafka) console.log(s.what, json(s.answer));
+    if (process.env.BROOK_TEST_VERBOSE) for (const s of transcripts.kafka) console.log(s.what, json(s.answer), json(s.messages));
   });
 
   it('on Brook', async () => {
