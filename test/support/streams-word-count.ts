@@ -143,13 +143,15 @@ export interface WordCountAppOptions {
   readonly stateDir: string;
   readonly store?: 'rocksdb' | 'memory';
   readonly commitIntervalMs?: number;
+  /** Further Streams settings, KEY=VALUE (e.g. `group.protocol=streams`). */
+  readonly extra?: readonly string[];
 }
 
 /** Starts StreamsWordCount (the Java support jar is built first when stale). */
 export function startWordCountApp(o: WordCountAppOptions): WordCountApp {
   const [cmd, ...args] = javaCommand('brook.conformance.StreamsWordCount');
   const child = spawn(cmd!, [
-    ...args, o.bootstrap, o.applicationId, o.input, o.output, o.guarantee, o.stateDir, o.store ?? 'rocksdb', String(o.commitIntervalMs ?? 100),
+    ...args, o.bootstrap, o.applicationId, o.input, o.output, o.guarantee, o.stateDir, o.store ?? 'rocksdb', String(o.commitIntervalMs ?? 100), ...(o.extra ?? []),
   ], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -93,6 +93,14 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     assert.equal(h.log.length, before);
   });
 
+  it('the acceptable recovery lag (group.streams.acceptable.recovery.lag, 10000): an int32 at v0, an int64 at v1', () => {
+    const { h } = harness();
+    const v0 = shb(h, { memberId: 'a', epoch: 0, version: 0 }).answer;
+    assert.deepEqual([v0.acceptableRecoveryLagLegacy, v0.acceptableRecoveryLag, v0.taskOffsetIntervalMs], [10_000, undefined, 60_000]);
+    const v1 = shb(h, { memberId: 'b', epoch: 0, version: 1 }).answer;
+    assert.deepEqual([v1.acceptableRecoveryLagLegacy, v1.acceptableRecoveryLag], [undefined, 10_000n]);
+  });
+
   it('missing internal topics: NotReady, status MISSING_INTERNAL_TOPICS, and the broker is asked to create them', () => {
     const assignor = new ScriptedAssignor();
     const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0 })));

@@ -284,11 +284,14 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   if (bump) written.metadataRefreshDeadline = { deadlineMs: op.nowMs + METADATA_REFRESH_NEVER_MS, epoch: groupEpoch };
   if (configured !== null && configured.internalTopicsToBeCreated.length > 0) op.createStreamsInternalTopics({ groupId, topics: configured.internalTopicsToBeCreated });
 
-  return response(s, written, req, member, reconciled, configured?.error ?? null, statuses);
+  return response(s, written, ctx.apiVersion, req, member, reconciled, configured?.error ?? null, statuses);
 }
 
+/** StreamsGroupHeartbeat v1 carries the acceptable recovery lag as an int64, v0 as an int32. */
+const ACCEPTABLE_RECOVERY_LAG_INT64_VERSION = 1;
+
 function response(
-  s: CoordinatorState, group: StreamsGroup, req: Request, before: StreamsGroupMember, member: StreamsGroupMember,
+  s: CoordinatorState, group: StreamsGroup, apiVersion: number, req: Request, before: StreamsGroupMember, member: StreamsGroupMember,
   topologyError: { status: number; message: string } | null, statuses: Status[],
 ): Response {
   const tasksChanged = !tasksTupleEquals(before.assignedTasks, member.assignedTasks);
@@ -302,6 +305,10 @@ function response(
   all.push(...statuses);
   if (topologyError !== null) all.push({ statusCode: topologyError.status, statusDetail: topologyError.message });
   const list = (t: TasksTuple, k: keyof TasksTuple) => taskSetToList(t[k]);
+  const lag = s.config.streamsGroupAcceptableRecoveryLag;
+  const recoveryLag = apiVersion >= ACCEPTABLE_RECOVERY_LAG_INT64_VERSION
+    ? { acceptableRecoveryLag: lag }
+    : { acceptableRecoveryLagLegacy: lag > 2_147_483_647n ? 2_147_483_647 : Number(lag) };
   return {
     throttleTimeMs: 0,
     errorCode: ErrorCode.NONE,
@@ -309,8 +316,7 @@ function response(
     memberId: member.memberId,
     memberEpoch: member.memberEpoch,
     heartbeatIntervalMs: streamsHeartbeatIntervalMs(s.config, group.groupId),
-    acceptableRecoveryLagLegacy: Number(s.config.streamsGroupAcceptableRecoveryLag),
-    acceptableRecoveryLag: s.config.streamsGroupAcceptableRecoveryLag,
+    ...recoveryLag,
     taskOffsetIntervalMs: s.config.streamsGroupTaskOffsetIntervalMs,
     status: all,
     activeTasks: withTasks ? list(member.assignedTasks, 'activeTasks') : null,

@@ -49,11 +49,13 @@ export interface StreamsBeat {
   userEndpoint?: { host: string; port: number } | null;
   endpointInformationEpoch?: number;
   clientTags?: Record<string, string> | null;
+  /** StreamsGroupHeartbeat version (default 1, Kafka 4.4's highest). */
+  version?: number;
 }
 
 export function shb(h: CoordinatorHarness, o: StreamsBeat): Sent<StreamsGroupHeartbeatResponseData> {
   const joining = o.epoch === 0;
-  return h.send('StreamsGroupHeartbeat', 0, {
+  return h.send('StreamsGroupHeartbeat', o.version ?? 1, {
     groupId: o.group ?? 'app',
     memberId: o.memberId,
     memberEpoch: o.epoch,
