@@ -46,6 +46,8 @@ export interface ApiTypes {
   ShareFetch: [M.ShareFetchRequestData, M.ShareFetchResponseData];
   ShareAcknowledge: [M.ShareAcknowledgeRequestData, M.ShareAcknowledgeResponseData];
   ShareGroupDescribe: [M.ShareGroupDescribeRequestData, M.ShareGroupDescribeResponseData];
+  StreamsGroupHeartbeat: [M.StreamsGroupHeartbeatRequestData, M.StreamsGroupHeartbeatResponseData];
+  StreamsGroupDescribe: [M.StreamsGroupDescribeRequestData, M.StreamsGroupDescribeResponseData];
   CreatePartitions: [M.CreatePartitionsRequestData, M.CreatePartitionsResponseData];
   AlterConfigs: [M.AlterConfigsRequestData, M.AlterConfigsResponseData];
   IncrementalAlterConfigs: [M.IncrementalAlterConfigsRequestData, M.IncrementalAlterConfigsResponseData];
