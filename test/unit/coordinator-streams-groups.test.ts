@@ -181,11 +181,37 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     const { h } = oneMember();
     const from = h.log.length;
     const r = shb(h, { memberId: 'a', epoch: -1 }).answer;
-    assert.deepEqual([r.errorCode, r.memberId, r.memberEpoch], [ErrorCode.NONE, 'a', -1]);
+    assert.deepEqual([r.errorCode, r.memberId, r.memberEpoch, r.status], [ErrorCode.NONE, 'a', -1, []]);
     assert.deepEqual(recordTypes(h, from), [T.StreamsGroupCurrentMemberAssignment, T.StreamsGroupTargetAssignmentMember, T.StreamsGroupMemberMetadata, T.StreamsGroupMetadata]);
     assert.deepEqual(h.log.slice(from, from + 3).map((x) => x.value), [null, null, null]);
     const d = streamsDescribe(h);
     assert.deepEqual([d.groupState, d.groupEpoch, d.members.length], ['Empty', 3, 0]);
+  });
+
+  it('owned tasks outside the configured topology are an invalid request (Kafka 4.4 messages)', () => {
+    const { h } = oneMember();
+    const sub = shb(h, { memberId: 'a', epoch: 2, active: { 7: [0] }, standby: {}, warmup: {} }).answer;
+    assert.deepEqual([sub.errorCode, sub.errorMessage], [ErrorCode.INVALID_REQUEST, 'Subtopology 7 does not exist in the topology.']);
+    const task = shb(h, { memberId: 'a', epoch: 2, active: { 0: [0] }, standby: { 1: [2] }, warmup: {} }).answer;
+    assert.deepEqual([task.errorCode, task.errorMessage], [ErrorCode.INVALID_REQUEST, 'Task 2 for subtopology 1 is invalid. Number of tasks for this subtopology: 2']);
+  });
+
+  it('a changed streams.num.standby.replicas bumps the group epoch and reaches the assignor', () => {
+    let standbys = 0;
+    const assignor = new ScriptedAssignor();
+    const seen: number[] = [];
+    const inner = assignor.assign.bind(assignor);
+    assignor.assign = (group) => {
+      seen.push(group.configs.numStandbyReplicas);
+      return inner(group);
+    };
+    const { h } = harness(assignor, { groupOverrides: () => ({ streamsNumStandbyReplicas: standbys }) });
+    assert.equal(shb(h, { memberId: 'a', epoch: 0 }).answer.memberEpoch, 2);
+    assert.equal(shb(h, { memberId: 'a', epoch: 2, active: {}, standby: {}, warmup: {} }).answer.memberEpoch, 2);
+    standbys = 1;
+    assert.equal(shb(h, { memberId: 'a', epoch: 2, active: {}, standby: {}, warmup: {} }).answer.memberEpoch, 3);
+    assert.deepEqual(seen, [0, 1]);
+    assert.equal(streamsDescribe(h).groupEpoch, 3);
   });
 
   it('the session timeout (group.streams.session.timeout.ms, 45 s) fences a silent member', () => {

@@ -19,7 +19,7 @@ import { writeStreamsGroupRecords } from './write.js';
 export function fenceStreamsMember(s: CoordinatorState, op: Operation, group: StreamsGroup, member: StreamsGroupMember, cause: MemberRemovalCause): void {
   op.event({ type: 'member-removed', groupType: 'streams', groupId: group.groupId, memberId: member.memberId, groupInstanceId: member.instanceId, cause, clientReason: null });
   const records = streamsMemberTombstones(group.groupId, member.memberId);
-  records.push(streamsEpochRecord(group.groupId, group.groupEpoch + 1, group.metadataHash, group.validatedTopologyEpoch));
+  records.push(streamsEpochRecord(group.groupId, group.groupEpoch + 1, group.metadataHash, group.validatedTopologyEpoch, group.lastAssignmentConfigs));
   op.cancel(streamsSessionKey(group.groupId, member.memberId));
   op.cancel(streamsRebalanceKey(group.groupId, member.memberId));
   if (group.shutdownRequestMemberId === member.memberId) group.shutdownRequestMemberId = null;

@@ -32,6 +32,7 @@ export class StreamsGroup {
   private readonly epoch: TimelineValue<number>;
   private readonly hash: TimelineValue<bigint>;
   private readonly validatedEpoch: TimelineValue<number>;
+  private readonly assignmentConfigs: TimelineValue<ReadonlyMap<string, string>>;
   private readonly targetEpoch: TimelineValue<number>;
   private readonly targetTimestampMs: TimelineValue<number>;
   private readonly topologyValue: TimelineValue<StreamsTopology | null>;
@@ -57,6 +58,7 @@ export class StreamsGroup {
     this.epoch = new TimelineValue(journal, INITIAL_GROUP_EPOCH);
     this.hash = new TimelineValue(journal, 0n);
     this.validatedEpoch = new TimelineValue(journal, 0);
+    this.assignmentConfigs = new TimelineValue<ReadonlyMap<string, string>>(journal, new Map());
     this.targetEpoch = new TimelineValue(journal, INITIAL_GROUP_EPOCH);
     this.targetTimestampMs = new TimelineValue(journal, 0);
     this.topologyValue = new TimelineValue<StreamsTopology | null>(journal, null);
@@ -78,10 +80,16 @@ export class StreamsGroup {
     return this.validatedEpoch.get();
   }
 
-  setGroupEpoch(epoch: number, metadataHash: bigint, validatedTopologyEpoch: number): void {
+  /** The assignment configs (num.standby.replicas) the last group epoch was computed with (Kafka's lastAssignmentConfigs). */
+  get lastAssignmentConfigs(): ReadonlyMap<string, string> {
+    return this.assignmentConfigs.get();
+  }
+
+  setGroupEpoch(epoch: number, metadataHash: bigint, validatedTopologyEpoch: number, lastAssignmentConfigs: ReadonlyMap<string, string>): void {
     this.epoch.set(epoch);
     this.hash.set(metadataHash);
     this.validatedEpoch.set(validatedTopologyEpoch);
+    this.assignmentConfigs.set(lastAssignmentConfigs);
   }
 
   get assignmentEpoch(): number {

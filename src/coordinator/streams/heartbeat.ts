@@ -19,7 +19,7 @@ import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest,
 import type { CoordinatorState } from '../coordinator-state.js';
 import { streamsInitialRebalanceKey, type Operation } from '../operation.js';
 import { computeMetadataHash } from '../share/subscription.js';
-import { streamsHeartbeatIntervalMs, type RequestContext } from '../types.js';
+import { streamsHeartbeatIntervalMs, streamsNumStandbyReplicas, type RequestContext } from '../types.js';
 import { endpointToPartitions } from './endpoints.js';
 import { fenceStreamsMember, scheduleStreamsSessionTimeout, updateStreamsRebalanceTimeout } from './fence.js';
 import { StreamsGroup } from './group.js';
@@ -29,7 +29,7 @@ import {
 } from './member.js';
 import { reconcileStreamsMember, type OwnedTasks } from './reconcile.js';
 import { streamsCurrentAssignmentRecord, streamsEpochRecord, streamsMemberMetadataRecord, streamsMemberTombstones, streamsTargetAssignmentRecord, streamsTopologyRecord } from './records.js';
-import { taskSetContainedIn, taskSetFrom, taskSetToList, tasksTupleEquals, type TasksTuple } from './tasks.js';
+import { EMPTY_TASKS_TUPLE, taskSetContainedIn, taskSetFrom, taskSetToList, tasksTupleEquals, type TasksTuple } from './tasks.js';
 import { computeStreamsTargetAssignment } from './target.js';
 import { configureTopology } from './topology/configure.js';
 import { StreamsGroupStatus, type StreamsTopology } from './topology/types.js';
@@ -179,6 +179,23 @@ function maybeUpdateTopology(group: StreamsGroup, req: Request, records: Streams
   return stored;
 }
 
+function sameConfigs(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}
+
+/** Kafka's throwIfRequestContainsInvalidTasks: owned tasks must be tasks of the configured topology. */
+function throwIfInvalidTasks(list: Request['activeTasks'], subtopologies: ReadonlyMap<string, { readonly numberOfTasks: number }>): void {
+  for (const t of list ?? []) {
+    const sub = subtopologies.get(t.subtopologyId);
+    if (sub === undefined) throw invalidRequest(`Subtopology ${t.subtopologyId} does not exist in the topology.`);
+    for (const p of t.partitions) {
+      if (p < 0 || p >= sub.numberOfTasks) throw invalidRequest(`Task ${p} for subtopology ${t.subtopologyId} is invalid. Number of tasks for this subtopology: ${sub.numberOfTasks}`);
+    }
+  }
+}
+
 function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req: Request): Response {
   const groupId = req.groupId;
   const joining = req.memberEpoch === 0;
@@ -236,6 +253,9 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   }
   const ready = configured !== null && configured.error === null && configured.subtopologies !== null;
   const validatedTopologyEpoch = ready ? topology.epoch : -1;
+  if (ready) {
+    for (const list of [req.activeTasks, req.standbyTasks, req.warmupTasks]) throwIfInvalidTasks(list, configured.subtopologies!);
+  }
   if (validatedTopologyEpoch !== group.validatedTopologyEpoch) bump = true;
 
   if (req.taskOffsets !== null || req.taskEndOffsets !== null) {
@@ -255,10 +275,14 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     });
   }
 
+  // Kafka's streamsGroupAssignmentConfigs: a changed num.standby.replicas (the group's or the broker's) rebalances.
+  const assignmentConfigs = new Map([['num.standby.replicas', String(streamsNumStandbyReplicas(s.config, groupId))]]);
+  if (!bump && !sameConfigs(assignmentConfigs, group.lastAssignmentConfigs)) bump = true;
+
   let groupEpoch = group.groupEpoch;
   if (bump) {
     groupEpoch += 1;
-    records.push(streamsEpochRecord(groupId, groupEpoch, metadataHash, validatedTopologyEpoch));
+    records.push(streamsEpochRecord(groupId, groupEpoch, metadataHash, validatedTopologyEpoch, assignmentConfigs));
   }
 
   // 3. A new target assignment when the group epoch moved past the assignment epoch.
@@ -327,20 +351,34 @@ function response(
   };
 }
 
-/** Kafka's streamsGroupLeave: epoch -1 fences the member; -2 (static) keeps it, at epoch -2, until its session expires. */
+/**
+ * Kafka's streamsGroupLeave: epoch -1 fences the member; -2 (a static member) keeps it, at
+ * epoch -2 with its tasks but none pending revocation, until its session expires or its
+ * instance id comes back. A static member is found by its instance id.
+ */
 function leave(s: CoordinatorState, op: Operation, req: Request): Response {
   const group = s.streamsGroups.get(req.groupId);
   if (group === undefined) {
     throw groupIdNotFound(isOtherGroupType(s, req.groupId) ? `Group ${req.groupId} is not a streams group.` : `Streams group ${req.groupId} not found.`);
   }
-  const member = group.member(req.memberId);
-  if (member === undefined) throw unknownMemberId(`Member ${req.memberId} is not a member of group ${req.groupId}.`);
+  if (req.shutdownApplication) group.shutdownRequestMemberId = req.memberId;
+  let member: StreamsGroupMember | undefined;
+  if (req.instanceId === null) {
+    member = group.member(req.memberId);
+    if (member === undefined) throw unknownMemberId(`Member ${req.memberId} is not a member of group ${req.groupId}.`);
+  } else {
+    const staticId = group.staticMemberId(req.instanceId);
+    member = staticId === undefined ? undefined : group.member(staticId);
+    if (member === undefined) throw unknownMemberId(`Member with instance id ${req.instanceId} is not a member of group ${req.groupId}.`);
+    if (member.memberId !== req.memberId) {
+      throw new ConsumerGroupError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${member.memberId}.`);
+    }
+  }
   if (req.memberEpoch === STREAMS_LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
-    const left: StreamsGroupMember = { ...member, memberEpoch: STREAMS_LEAVE_GROUP_STATIC_MEMBER_EPOCH };
+    const left: StreamsGroupMember = { ...member, memberEpoch: STREAMS_LEAVE_GROUP_STATIC_MEMBER_EPOCH, tasksPendingRevocation: EMPTY_TASKS_TUPLE };
     writeStreamsGroupRecords(s, op, [streamsCurrentAssignmentRecord(req.groupId, left)], null);
   } else {
     fenceStreamsMember(s, op, group, member, 'left');
   }
-  const r = streamsGroupHeartbeatError(ErrorCode.NONE);
-  return { ...r, memberId: req.memberId, memberEpoch: req.memberEpoch };
+  return { ...streamsGroupHeartbeatError(ErrorCode.NONE), memberId: req.memberId, memberEpoch: req.memberEpoch, status: [] };
 }

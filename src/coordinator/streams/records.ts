@@ -7,8 +7,19 @@ import type { StreamsTopology } from './topology/types.js';
 import type { StreamsGroupMember } from './member.js';
 import { taskSetToList, type TasksTuple } from './tasks.js';
 
-export function streamsEpochRecord(groupId: string, epoch: number, metadataHash: bigint, validatedTopologyEpoch: number): StreamsGroupRecord {
-  return { type: 17, key: { groupId }, value: { epoch, metadataHash, validatedTopologyEpoch } };
+/** Kafka's newStreamsGroupMetadataRecord; the topology description epochs stay at their -1 (Brook keeps no description). */
+export function streamsEpochRecord(
+  groupId: string, epoch: number, metadataHash: bigint, validatedTopologyEpoch: number, lastAssignmentConfigs: ReadonlyMap<string, string>,
+): StreamsGroupRecord {
+  return {
+    type: 17,
+    key: { groupId },
+    value: {
+      epoch, metadataHash, validatedTopologyEpoch,
+      lastAssignmentConfigs: [...lastAssignmentConfigs.keys()].sort().map((key) => ({ key, value: lastAssignmentConfigs.get(key)! })),
+      storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1,
+    },
+  };
 }
 
 export function streamsEpochTombstone(groupId: string): StreamsGroupRecord {

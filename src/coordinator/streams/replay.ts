@@ -47,7 +47,8 @@ export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGrou
   const group = s.getOrCreateStreamsGroup(groupId, null);
   switch (record.type) {
     case 17:
-      group.setGroupEpoch(record.value.epoch, record.value.metadataHash, record.value.validatedTopologyEpoch ?? 0);
+      group.setGroupEpoch(record.value.epoch, record.value.metadataHash, record.value.validatedTopologyEpoch ?? -1,
+        new Map((record.value.lastAssignmentConfigs ?? []).map((c) => [c.key, c.value])));
       return;
     case 19: {
       const v = record.value;
