@@ -267,6 +267,18 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     assert.deepEqual([r2.memberEpoch, fromTaskIds(r2.activeTasks)], [2, { 0: [0, 1], 1: [0, 1] }]);
   });
 
+  it('a failed append undoes the heartbeat: the group is as before and the member joins again', () => {
+    const { h, assignor } = oneMember();
+    const before = streamsDescribe(h);
+    assignor.plan = { a: { 0: [0], 1: [0] }, b: { 0: [1], 1: [1] } };
+    h.holdAppends();
+    const b = shb(h, { memberId: 'b', epoch: 0 });
+    h.failAppends(ErrorCode.NOT_COORDINATOR);
+    assert.equal(b.failedWith, ErrorCode.NOT_COORDINATOR);
+    assert.deepEqual(streamsDescribe(h), before);
+    assert.equal(shb(h, { memberId: 'b', epoch: 0 }).answer.memberEpoch, 3);
+  });
+
   it('replaying the written records rebuilds the same group', () => {
     const { h, assignor } = oneMember();
     assignor.plan = { a: { 0: [0], 1: [0] }, b: { 0: [1], 1: [1] } };
