@@ -11,13 +11,18 @@
  *   standby or warm-up (they share a state directory); a standby or warm-up task while a
  *   member of the same process has it in the other roles.
  * - Otherwise it takes its target and the target epoch (STABLE).
+ * - A member that reports owning no task at all has nothing to revoke.
  *
- * Kafka 4.4 also keeps an assignment epoch per task and lets a task turn from standby to
- * active in place; Brook's builder follows the rules above, which Kafka's keeps as its base.
+ * test/interop/coordinator-streams-reconcile-oracle.test.ts checks these rules against Kafka
+ * 4.4's own builder. Not covered: Kafka 4.4 keeps an assignment epoch per active task and
+ * changes a task's role for the member in place (active to standby, standby to warm-up, a
+ * standby promoted to active), releases at once tasks a member dropped before it was asked
+ * to, and waits when a target gives back a task still pending revocation; here a role change
+ * is a revocation followed by an assignment.
  */
 import type { TaskOwners } from './group.js';
 import { StreamsMemberState, type StreamsGroupMember } from './member.js';
-import { hasTask, TaskSetBuilder, taskSetsIntersect, type TaskSet, type TasksTuple } from './tasks.js';
+import { hasTask, isTasksTupleEmpty, TaskSetBuilder, taskSetsIntersect, type TaskSet, type TasksTuple } from './tasks.js';
 
 /** What the member says it owns (null: it did not say; Kafka's Optional.empty). */
 export type OwnedTasks = TasksTuple | null;
@@ -29,7 +34,7 @@ interface Difference {
   readonly unreleased: boolean;
 }
 
-function difference(target: TaskSet, current: TaskSet, isUnreleased: (sub: string, p: number) => boolean): Difference {
+function difference(target: TaskSet, current: TaskSet, ownsNothing: boolean, isUnreleased: (sub: string, p: number) => boolean): Difference {
   const assigned = new TaskSetBuilder();
   const pending = new TaskSetBuilder();
   const toBe = new TaskSetBuilder();
@@ -41,7 +46,8 @@ function difference(target: TaskSet, current: TaskSet, isUnreleased: (sub: strin
       else toBe.add(sub, p);
     }
   }
-  for (const [sub, ps] of current) for (const p of ps) if (!hasTask(target, sub, p)) pending.add(sub, p);
+  // A member that reports owning no task at all has nothing left to revoke.
+  if (!ownsNothing) for (const [sub, ps] of current) for (const p of ps) if (!hasTask(target, sub, p)) pending.add(sub, p);
   return { assigned: assigned.build(), pendingRevocation: pending.build(), toBeAssigned: toBe.build(), unreleased };
 }
 
@@ -56,21 +62,24 @@ function nonEmpty(t: TaskSet): boolean {
   return false;
 }
 
-function computeNext(m: StreamsGroupMember, targetEpoch: number, target: TasksTuple, owners: TaskOwners): StreamsGroupMember {
+function computeNext(m: StreamsGroupMember, targetEpoch: number, target: TasksTuple, owners: TaskOwners, owned: OwnedTasks): StreamsGroupMember {
   const pid = m.processId;
   const current = m.assignedTasks;
-  const active = difference(target.activeTasks, current.activeTasks, (sub, p) =>
+  const ownsNothing = owned !== null && isTasksTupleEmpty(owned);
+  const active = difference(target.activeTasks, current.activeTasks, ownsNothing, (sub, p) =>
     owners.activeProcessId(sub, p) !== null || owners.standbyProcessIds(sub, p).has(pid) || owners.warmupProcessIds(sub, p).has(pid));
-  const standby = difference(target.standbyTasks, current.standbyTasks, (sub, p) =>
+  const standby = difference(target.standbyTasks, current.standbyTasks, ownsNothing, (sub, p) =>
     owners.activeProcessId(sub, p) === pid || owners.warmupProcessIds(sub, p).has(pid));
-  const warmup = difference(target.warmupTasks, current.warmupTasks, (sub, p) =>
+  const warmup = difference(target.warmupTasks, current.warmupTasks, ownsNothing, (sub, p) =>
     owners.activeProcessId(sub, p) === pid || owners.standbyProcessIds(sub, p).has(pid));
 
   if (nonEmpty(active.pendingRevocation) || nonEmpty(standby.pendingRevocation) || nonEmpty(warmup.pendingRevocation)) {
-    // The member keeps its epoch and must first give up what it no longer has.
+    // The member keeps its epoch (Kafka's updateMemberEpoch with the same epoch: the previous
+    // epoch becomes it too) and must first give up what it no longer has.
     return {
       ...m,
       state: StreamsMemberState.UNREVOKED_TASKS,
+      previousMemberEpoch: m.memberEpoch,
       assignedTasks: { activeTasks: active.assigned, standbyTasks: standby.assigned, warmupTasks: warmup.assigned },
       tasksPendingRevocation: { activeTasks: active.pendingRevocation, standbyTasks: standby.pendingRevocation, warmupTasks: warmup.pendingRevocation },
     };
@@ -102,11 +111,11 @@ export function reconcileStreamsMember(m: StreamsGroupMember, targetEpoch: numbe
   switch (m.state) {
     case StreamsMemberState.STABLE:
       // A member at the target epoch has its target (or waits for unreleased tasks, below).
-      return m.memberEpoch === targetEpoch ? m : computeNext(m, targetEpoch, target, owners);
+      return m.memberEpoch === targetEpoch ? m : computeNext(m, targetEpoch, target, owners, owned);
     case StreamsMemberState.UNREVOKED_TASKS:
-      return ownsRevokedTasks(owned, m.tasksPendingRevocation) ? m : computeNext(m, targetEpoch, target, owners);
+      return ownsRevokedTasks(owned, m.tasksPendingRevocation) ? m : computeNext(m, targetEpoch, target, owners, owned);
     case StreamsMemberState.UNRELEASED_TASKS:
-      return computeNext(m, targetEpoch, target, owners);
+      return computeNext(m, targetEpoch, target, owners, owned);
     default:
       throw new Error(`streams member ${m.memberId} is in unknown state ${m.state}`);
   }
