@@ -226,11 +226,9 @@ export const BROKER_CONFIG_DEFS = [
     flag: { name: 'group-max-session-timeout-ms', arg: 'MS' },
   }),
   group('groupMaxSize', 'group.max.size', INT, 'maxGroupSize', 'members of a classic group', { ...positive, defaultNote: 'unbounded', flag: { name: 'group-max-size', arg: 'N' } }),
-  // Brook's own default, which DescribeConfigs reports: Kafka's also lists streams, which Brook
-  // does not have (docs/ARCHITECTURE.md, deliberate differences).
-  setting('groupCoordinatorRebalanceProtocols', 'group.coordinator.rebalance.protocols', LIST, ['classic', 'consumer'],
-    '`consumer` serves KIP-848 consumer groups (ConsumerGroupHeartbeat); `classic` is required; `streams` and `share` are accepted and ignored (share groups are served whatever it says, as Kafka 4.4 serves them with its `share.version` feature)', {
-      check: rebalanceProtocols, kafkaDefault: 'classic,consumer,streams', described: { brookDefault: true },
+  setting('groupCoordinatorRebalanceProtocols', 'group.coordinator.rebalance.protocols', LIST, ['classic', 'consumer', 'streams'],
+    '`consumer` serves KIP-848 consumer groups (ConsumerGroupHeartbeat), `streams` KIP-1071 streams groups (StreamsGroupHeartbeat); `classic` is required; `share` is accepted and ignored (share groups are served whatever it says, as Kafka 4.4 serves them with its `share.version` feature)', {
+      check: rebalanceProtocols, described: {},
     }),
   group('groupConsumerSessionTimeoutMs', 'group.consumer.session.timeout.ms', INT, 'consumerGroupSessionTimeoutMs',
     'a consumer-protocol member silent this long is removed; within the min and max below', positive),
@@ -274,6 +272,20 @@ export const BROKER_CONFIG_DEFS = [
   // Internal in Kafka (defineInternal): DescribeConfigs does not list it.
   group('groupShareInitializeRetryIntervalMs', 'group.share.initialize.retry.interval.ms', INT, 'shareGroupInitializeRetryIntervalMs',
     'share partitions whose state initialization has not completed after this long are asked for again', { ...positive, described: undefined }),
+  group('groupStreamsSessionTimeoutMs', 'group.streams.session.timeout.ms', INT, 'streamsGroupSessionTimeoutMs',
+    'a streams group member silent this long is removed; within the min and max below', positive),
+  setting('groupStreamsMinSessionTimeoutMs', 'group.streams.min.session.timeout.ms', INT, 45_000, 'lower bound of the streams session timeout', { ...positive, described: {} }),
+  setting('groupStreamsMaxSessionTimeoutMs', 'group.streams.max.session.timeout.ms', INT, 60_000, 'upper bound of the streams session timeout', { ...positive, described: {} }),
+  group('groupStreamsHeartbeatIntervalMs', 'group.streams.heartbeat.interval.ms', INT, 'streamsGroupHeartbeatIntervalMs',
+    'heartbeat interval given to streams group members; below the session timeout, within the min and max below', positive),
+  setting('groupStreamsMinHeartbeatIntervalMs', 'group.streams.min.heartbeat.interval.ms', INT, 5000, 'lower bound of the streams heartbeat interval', { ...positive, described: {} }),
+  setting('groupStreamsMaxHeartbeatIntervalMs', 'group.streams.max.heartbeat.interval.ms', INT, 15_000, 'upper bound of the streams heartbeat interval', { ...positive, described: {} }),
+  group('groupStreamsMaxSize', 'group.streams.max.size', INT, 'streamsGroupMaxSize', 'members of a streams group', { ...positive, defaultNote: 'unbounded' }),
+  group('groupStreamsNumStandbyReplicas', 'group.streams.num.standby.replicas', INT, 'streamsGroupNumStandbyReplicas',
+    'standby replicas of each stateful task of a streams group; at most the max below', { check: atLeast(0) }),
+  setting('groupStreamsMaxStandbyReplicas', 'group.streams.max.standby.replicas', INT, 2, 'upper bound of the standby replicas', { check: atLeast(0), described: {} }),
+  group('groupStreamsInitialRebalanceDelayMs', 'group.streams.initial.rebalance.delay.ms', INT, 'streamsGroupInitialRebalanceDelayMs',
+    "how long a new streams group waits for more members before its first target assignment", { check: atLeast(0) }),
   setting('offsetsRetentionMs', 'offsets.retention.minutes', INT, DEFAULT_GROUP_COORDINATOR_CONFIG.offsetsRetentionMs,
     'committed offsets expire this long after their group became Empty (for a group without members: after the commit); the option is in milliseconds', {
       ...positive, scale: 60_000, group: 'offsetsRetentionMs', defaultNote: '7 days',

@@ -86,6 +86,16 @@ function checkTogether(c: BrokerConfig): void {
   require(smaxAi >= sminAi, 'group.share.max.assignment.interval.ms must be greater than or equal to group.share.min.assignment.interval.ms');
   require(sai >= sminAi, 'group.share.assignment.interval.ms must be greater than or equal to group.share.min.assignment.interval.ms');
   require(sai <= smaxAi, 'group.share.assignment.interval.ms must be less than or equal to group.share.max.assignment.interval.ms');
+  const [thb, tminHb, tmaxHb] = [c.groupStreamsHeartbeatIntervalMs, c.groupStreamsMinHeartbeatIntervalMs, c.groupStreamsMaxHeartbeatIntervalMs];
+  const [tst, tminSt, tmaxSt] = [c.groupStreamsSessionTimeoutMs, c.groupStreamsMinSessionTimeoutMs, c.groupStreamsMaxSessionTimeoutMs];
+  require(tmaxHb >= tminHb, 'group.streams.max.heartbeat.interval.ms must be greater than or equal to group.streams.min.heartbeat.interval.ms');
+  require(thb >= tminHb, 'group.streams.heartbeat.interval.ms must be greater than or equal to group.streams.min.heartbeat.interval.ms');
+  require(thb <= tmaxHb, 'group.streams.heartbeat.interval.ms must be less than or equal to group.streams.max.heartbeat.interval.ms');
+  require(tmaxSt >= tminSt, 'group.streams.max.session.timeout.ms must be greater than or equal to group.streams.min.session.timeout.ms');
+  require(tst >= tminSt, 'group.streams.session.timeout.ms must be greater than or equal to group.streams.min.session.timeout.ms');
+  require(tst <= tmaxSt, 'group.streams.session.timeout.ms must be less than or equal to group.streams.max.session.timeout.ms');
+  require(thb < tst, 'group.streams.heartbeat.interval.ms must be less than group.streams.session.timeout.ms');
+  require(c.groupStreamsNumStandbyReplicas <= c.groupStreamsMaxStandbyReplicas, 'group.streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas');
   // Kafka's ShareGroupConfig.validate, in its order.
   const atLeast = (a: number, aName: string, b: number, bName: string): void => require(a >= b, `${aName} must be greater than or equal to ${bName}`);
   atLeast(c.groupShareMaxDeliveryCountLimit, 'group.share.max.delivery.count.limit', c.groupShareDeliveryCountLimit, 'group.share.delivery.count.limit');

@@ -12,6 +12,7 @@ import { ConsumerGroup } from './consumer/group.js';
 import { MetadataImage } from './consumer/metadata.js';
 import { ClassicGroup } from './classic/group.js';
 import { ShareGroup } from './share/group.js';
+import { StreamsGroup } from './streams/group.js';
 import { Journal } from './journal.js';
 import { TimelineMap } from './timeline-map.js';
 import { Operation, TimerTable } from './operation.js';
@@ -119,6 +120,8 @@ export class CoordinatorState {
   readonly consumerGroups = new TimelineMap<string, ConsumerGroup>(this.journal, true);
   /** KIP-932 share groups, in creation order. */
   readonly shareGroups = new TimelineMap<string, ShareGroup>(this.journal, true);
+  /** KIP-1071 streams groups, in creation order. */
+  readonly streamsGroups = new TimelineMap<string, StreamsGroup>(this.journal, true);
   readonly offsets = new OffsetStore(this.journal);
   readonly pendingTxnOffsets = new PendingTxnOffsets(this.journal);
   readonly timers = new TimerTable(this.journal);
@@ -204,6 +207,30 @@ export class CoordinatorState {
     group = new ShareGroup(groupId, this.journal);
     this.shareGroups.set(groupId, group);
     return group;
+  }
+
+  /**
+   * The streams group of that id, created (Empty, epoch 1) when missing: by the replay of its
+   * first record, as Kafka's getOrMaybeCreatePersistedStreamsGroup. An Empty classic group of
+   * that id gives way, as for consumer groups.
+   */
+  getOrCreateStreamsGroup(groupId: string, nowMs: number | null): StreamsGroup {
+    let group = this.streamsGroups.get(groupId);
+    if (group !== undefined) return group;
+    const classic = this.groups.get(groupId);
+    if (classic !== undefined) {
+      if (!classic.is('Empty')) throw new Error(`group ${groupId} is a classic group in state ${classic.state}, not a streams group`);
+      this.removeGroup(groupId, nowMs ?? 0);
+    }
+    if (this.consumerGroups.has(groupId) || this.shareGroups.has(groupId)) throw new Error(`group ${groupId} is not a streams group`);
+    group = new StreamsGroup(groupId, this.journal);
+    this.streamsGroups.set(groupId, group);
+    return group;
+  }
+
+  /** Drops a streams group (its StreamsGroupMetadata tombstone). */
+  removeStreamsGroup(groupId: string): void {
+    this.streamsGroups.delete(groupId);
   }
 
   /** Drops a share group (its ShareGroupMetadata tombstone). */

@@ -20,6 +20,12 @@ import type { ConsumerGroupHeartbeatRequestData } from '../protocol/messages/con
 import type { ShareGroupDescribeRequestData } from '../protocol/messages/share-group-describe.js';
 import type { ShareGroupHeartbeatRequestData } from '../protocol/messages/share-group-heartbeat.js';
 import { describeShareGroup, shareGroupDescribe } from './share/describe.js';
+import type { StreamsGroupDescribeRequestData } from '../protocol/messages/streams-group-describe.js';
+import type { StreamsGroupHeartbeatRequestData } from '../protocol/messages/streams-group-heartbeat.js';
+import { streamsGroupHeartbeat } from './streams/heartbeat.js';
+import { streamsGroupDescribe } from './streams/describe.js';
+import { completeStreamsInitialRebalance, expireStreamsRebalance, expireStreamsSession, loadedStreamsGroups } from './streams/fence.js';
+import type { StreamsGroupState } from './streams/group.js';
 import { expireShareSession, loadedShareGroups } from './share/fence.js';
 import type { ShareGroupState } from './share/group.js';
 import { shareGroupHeartbeat } from './share/heartbeat.js';
@@ -71,7 +77,7 @@ export interface GroupSummary {
    * Kafka's state name: a classic group's, a consumer group's (Empty, Assigning, Reconciling,
    * Stable) or a share group's (Empty, Stable).
    */
-  readonly state: GroupState | ConsumerGroupState | ShareGroupState;
+  readonly state: GroupState | ConsumerGroupState | ShareGroupState | StreamsGroupState;
   readonly members: number;
   /** The generation (classic) or group epoch (consumer, share). */
   readonly generation: number;
@@ -171,6 +177,18 @@ export class GroupCoordinator {
 
   shareGroupDescribe(ctx: RequestContext, req: ShareGroupDescribeRequestData): CoordinatorResult {
     return this.run(shareGroupDescribe, ctx, req);
+  }
+
+  /**
+   * StreamsGroupHeartbeat (KIP-1071): join, heartbeat and leave of a streams group
+   * (streams/heartbeat.ts). A result may carry `streamsInternalTopics` for the broker to create.
+   */
+  streamsGroupHeartbeat(ctx: RequestContext, req: StreamsGroupHeartbeatRequestData): CoordinatorResult {
+    return this.run(streamsGroupHeartbeat, ctx, req);
+  }
+
+  streamsGroupDescribe(ctx: RequestContext, req: StreamsGroupDescribeRequestData): CoordinatorResult {
+    return this.run(streamsGroupDescribe, ctx, req);
   }
 
   /**
@@ -316,6 +334,15 @@ export class GroupCoordinator {
       case 'share-session':
         expireShareSession(s, op, action.groupId, action.memberId);
         break;
+      case 'streams-session':
+        expireStreamsSession(s, op, action.groupId, action.memberId);
+        break;
+      case 'streams-rebalance':
+        expireStreamsRebalance(s, op, action.groupId, action.memberId, action.memberEpoch);
+        break;
+      case 'streams-initial-rebalance':
+        completeStreamsInitialRebalance(s, op, action.groupId);
+        break;
       default:
         assertNever(action, 'timer action');
     }
@@ -343,6 +370,7 @@ export class GroupCoordinator {
       loaded(this.s, op);
       loadedConsumerGroups(this.s, op);
       loadedShareGroups(this.s, op);
+      loadedStreamsGroups(this.s, op);
     });
   }
 
@@ -367,9 +395,9 @@ export class GroupCoordinator {
     });
   }
 
-  /** Every group id: classic groups, then consumer groups, then share groups. */
+  /** Every group id: classic groups, then consumer groups, share groups and streams groups. */
   groupIds(): string[] {
-    return [...this.s.groups.keys(), ...this.s.consumerGroups.keys(), ...this.s.shareGroups.keys()];
+    return [...this.s.groups.keys(), ...this.s.consumerGroups.keys(), ...this.s.shareGroups.keys(), ...this.s.streamsGroups.keys()];
   }
 
   /** Every group's state, members and generation (metrics). */
@@ -383,6 +411,9 @@ export class GroupCoordinator {
     }
     for (const g of this.s.shareGroups.values()) {
       out.push({ groupId: g.groupId, groupType: 'share', state: g.state, members: g.numMembers, generation: g.groupEpoch });
+    }
+    for (const g of this.s.streamsGroups.values()) {
+      out.push({ groupId: g.groupId, groupType: 'streams', state: g.state, members: g.numMembers, generation: g.groupEpoch });
     }
     return out;
   }

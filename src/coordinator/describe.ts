@@ -7,6 +7,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { CONSUMER_PROTOCOL_TYPE } from '../protocol/consumer-protocol.js';
 import { deleteConsumerGroup } from './consumer/classic-apis.js';
 import { deleteShareGroup } from './share/describe.js';
+import { deleteStreamsGroup } from './streams/describe.js';
 import type { DeleteGroupsRequestData, DeleteGroupsResponseData } from '../protocol/messages/delete-groups.js';
 import type {
   DescribeGroupsRequestData,
@@ -26,11 +27,13 @@ import { writeRecords } from './replay.js';
 /** Kafka's authorizedOperations value for "not requested". */
 const OPERATIONS_NOT_REQUESTED = -2147483648;
 
-/** ListGroups v5's groupType of classic, KIP-848 consumer and KIP-932 share groups. */
+/** ListGroups v5's groupType of classic, KIP-848 consumer, KIP-932 share and KIP-1071 streams groups. */
 const CLASSIC_GROUP_TYPE = 'classic';
 const CONSUMER_GROUP_TYPE = 'consumer';
 /** A share group's type, and its protocol type (Kafka's ShareGroup.protocolType). */
 const SHARE_GROUP_TYPE = 'share';
+/** A streams group's type, and its protocol type (Kafka's StreamsGroup.PROTOCOL_TYPE). */
+const STREAMS_GROUP_TYPE = 'streams';
 
 function describeGroup(group: ClassicGroup): DescribeGroupsResponseDescribedGroup {
   // Member metadata is only meaningful once a protocol is chosen and stable; in other
@@ -82,7 +85,7 @@ export function describeGroups(s: CoordinatorState, op: Operation, ctx: RequestC
     const group = s.groups.get(groupId);
     let described: DescribeGroupsResponseDescribedGroup;
     if (group !== undefined) described = describeGroup(group);
-    else if (s.consumerGroups.has(groupId) || s.shareGroups.has(groupId)) described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} is not a classic group.`);
+    else if (s.consumerGroups.has(groupId) || s.shareGroups.has(groupId) || s.streamsGroups.has(groupId)) described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} is not a classic group.`);
     else described = deadGroup(groupId, ctx.apiVersion, `Group ${groupId} not found.`);
     if (withOperations && described.errorCode === ErrorCode.NONE) described.authorizedOperations = s.config.groupAuthorizedOperations;
     // groupInstanceId exists from v4 (ignorable, but keep the body faithful to the version).
@@ -135,6 +138,16 @@ export function listGroups(s: CoordinatorState, op: Operation, ctx: RequestConte
       groupType: ctx.apiVersion >= 5 ? SHARE_GROUP_TYPE : '',
     });
   }
+  for (const group of s.streamsGroups.values()) {
+    if (lowerStates.size > 0 && !lowerStates.has(group.state.toLowerCase())) continue;
+    if (types.size > 0 && !types.has(STREAMS_GROUP_TYPE)) continue;
+    groups.push({
+      groupId: group.groupId,
+      protocolType: STREAMS_GROUP_TYPE,
+      groupState: ctx.apiVersion >= 4 ? group.state : '',
+      groupType: ctx.apiVersion >= 5 ? STREAMS_GROUP_TYPE : '',
+    });
+  }
   op.reply(ctx.requestId, { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups } satisfies ListGroupsResponseData);
 }
 
@@ -164,6 +177,17 @@ export function deleteGroups(s: CoordinatorState, op: Operation, ctx: RequestCon
       // Kafka's ShareGroup.validateDeleteGroup: only an Empty group.
       const empty = shareGroup.numMembers === 0;
       if (empty) deleteShareGroup(s, op, shareGroup);
+      results.push({ groupId, errorCode: empty ? ErrorCode.NONE : ErrorCode.NON_EMPTY_GROUP });
+      continue;
+    }
+    const streamsGroup = s.streamsGroups.get(groupId);
+    if (streamsGroup !== undefined) {
+      // Kafka's StreamsGroup.validateDeleteGroup: only an Empty group; its offsets go first.
+      const empty = streamsGroup.numMembers === 0;
+      if (empty) {
+        writeRecords(s, op, s.offsets.partitionsOf(groupId).map(({ topic, partition }) => offsetCommitTombstone(groupId, topic, partition)));
+        deleteStreamsGroup(s, op, streamsGroup);
+      }
       results.push({ groupId, errorCode: empty ? ErrorCode.NONE : ErrorCode.NON_EMPTY_GROUP });
       continue;
     }

@@ -11,7 +11,7 @@
  * Classic groups (JoinGroup/SyncGroup), KIP-848 consumer groups (ConsumerGroupHeartbeat) and
  * KIP-932 share groups (ShareGroupHeartbeat).
  */
-export type GroupType = 'classic' | 'consumer' | 'share';
+export type GroupType = 'classic' | 'consumer' | 'share' | 'streams';
 
 /** Why a member is no longer in its group. */
 export type MemberRemovalCause =

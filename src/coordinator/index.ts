@@ -6,6 +6,9 @@ export { CONSUMER_GROUP_STATES, type ConsumerGroupState } from './consumer/group
 export { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
 export { consumerGroupHeartbeatError } from './consumer/heartbeat.js';
 export { shareGroupHeartbeatError } from './share/heartbeat.js';
+export { streamsGroupHeartbeatError } from './streams/heartbeat.js';
+export type { StreamsInternalTopicsToCreate } from './types.js';
+export type { ConfiguredInternalTopic } from './streams/topology/types.js';
 export type { ShareGroupState } from './share/group.js';
 export type { TopicImage } from './consumer/metadata.js';
 export { GROUP_STATES, VALID_PREVIOUS_STATES, type GroupState } from './classic/state.js';

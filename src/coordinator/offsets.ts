@@ -21,6 +21,9 @@ import type {
 import type { OffsetDeleteRequestData, OffsetDeleteResponseData } from '../protocol/messages/offset-delete.js';
 import { consumerGroupTombstones, consumerOffsetCommitError, consumerOffsetFetchError, type CommitPartitionCheck } from './consumer/classic-apis.js';
 import type { CoordinatorState } from './coordinator-state.js';
+import { streamsOffsetCommitError, streamsOffsetFetchError } from './streams/offsets.js';
+import { streamsGroupTombstones } from './streams/records.js';
+import { topologyTopicNames } from './streams/topology-topics.js';
 import type { GroupType } from './events.js';
 import type { ClassicGroup } from './classic/group.js';
 import type { Operation } from './operation.js';
@@ -44,6 +47,8 @@ function validateOffsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCo
   if (s.shareGroups.has(req.groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
   const consumerGroup = s.consumerGroups.get(req.groupId);
   if (consumerGroup !== undefined) return consumerOffsetCommitError(consumerGroup, memberId, groupInstanceId, generationId, false, ctx.apiVersion);
+  const streamsGroup = s.streamsGroups.get(req.groupId);
+  if (streamsGroup !== undefined) return streamsOffsetCommitError(s, streamsGroup, memberId, groupInstanceId, generationId, false, ctx.apiVersion);
   let group = s.groups.get(req.groupId);
   if (group === undefined) {
     // Generation -1: a consumer without group management, or an admin. The commit creates
@@ -179,7 +184,7 @@ function fetchGroupOffsets(
   const group = s.groups.get(groupId);
   // An unknown group is not an error: it simply has no offsets; nor is a share group, which
   // keeps none (Kafka 4.4 answers no offsets, without an error).
-  const known = (group !== undefined && !group.is('Dead')) || s.consumerGroups.has(groupId);
+  const known = (group !== undefined && !group.is('Dead')) || s.consumerGroups.has(groupId) || s.streamsGroups.has(groupId);
   if (topics === null) {
     const all: OffsetFetchResponseTopics[] = [];
     for (const [name, partitions] of (known ? s.offsets.ofGroup(groupId) : undefined) ?? []) {
@@ -222,7 +227,9 @@ export function offsetFetch(s: CoordinatorState, op: Operation, ctx: RequestCont
     const groups = (req.groups ?? []).map((g): OffsetFetchResponseGroup => {
       // v9+ names the member: a consumer group checks it is current (Kafka's validateOffsetFetch).
       const consumerGroup = ctx.apiVersion >= 9 ? s.consumerGroups.get(g.groupId) : undefined;
-      const error = consumerGroup === undefined ? ErrorCode.NONE : consumerOffsetFetchError(consumerGroup, g.memberId ?? null, g.memberEpoch ?? -1);
+      const streamsGroup = ctx.apiVersion >= 9 ? s.streamsGroups.get(g.groupId) : undefined;
+      const error = consumerGroup !== undefined ? consumerOffsetFetchError(consumerGroup, g.memberId ?? null, g.memberEpoch ?? -1)
+        : streamsGroup !== undefined ? streamsOffsetFetchError(streamsGroup, g.memberId ?? null, g.memberEpoch ?? -1) : ErrorCode.NONE;
       return error === ErrorCode.NONE ? fetchGroupOffsets(s, g.groupId, g.topics, req.requireStable === true) : { groupId: g.groupId, topics: [], errorCode: error };
     });
     op.reply(ctx.requestId, { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups } satisfies OffsetFetchResponseData);
@@ -266,10 +273,12 @@ export function offsetDelete(s: CoordinatorState, op: Operation, ctx: RequestCon
   if (s.shareGroups.has(req.groupId)) return op.reply(ctx.requestId, { ...empty, errorCode: ErrorCode.GROUP_ID_NOT_FOUND });
   const group = s.groups.get(req.groupId);
   const consumerGroup = s.consumerGroups.get(req.groupId);
-  // Kafka's ConsumerGroup.validateOffsetDelete accepts any state: subscribed topics are refused below.
-  const error = consumerGroup !== undefined ? ErrorCode.NONE : offsetDeleteError(group);
+  const streamsGroup = s.streamsGroups.get(req.groupId);
+  // Kafka's ConsumerGroup and StreamsGroup.validateOffsetDelete accept any state: subscribed topics are refused below.
+  const error = consumerGroup !== undefined || streamsGroup !== undefined ? ErrorCode.NONE : offsetDeleteError(group);
   if (error !== ErrorCode.NONE) return op.reply(ctx.requestId, { ...empty, errorCode: error });
-  const isSubscribed = (topic: string): boolean => consumerGroup?.isSubscribedToTopic(topic) ?? group!.isSubscribedToTopic(topic);
+  const streamsTopics = streamsGroup === undefined ? null : topologyTopicNames(streamsGroup.topology);
+  const isSubscribed = (topic: string): boolean => streamsTopics?.has(topic) ?? consumerGroup?.isSubscribedToTopic(topic) ?? group!.isSubscribedToTopic(topic);
 
   const records: GroupCoordinatorRecord[] = [];
   const topics = req.topics.map((t) => {
@@ -362,6 +371,27 @@ export function expireOffsets(s: CoordinatorState, op: Operation): void {
     const deleted = allExpired && group.numMembers === 0;
     if (deleted) records.push(...consumerGroupTombstones(group));
     tell('consumer', group.groupId, expired, deleted);
+  }
+  // Streams groups: as consumer groups, the topology's topics standing for the subscription.
+  for (const group of s.streamsGroups.values()) {
+    const start = records.length;
+    const topics = topologyTopicNames(group.topology);
+    let allExpired = true;
+    for (const [topic, partitions] of s.offsets.ofGroup(group.groupId) ?? []) {
+      if (group.numMembers > 0 && topics.has(topic)) {
+        allExpired = false;
+        continue;
+      }
+      for (const [partition, o] of partitions) {
+        const expired = o.expireTimestampMs !== null ? op.nowMs >= o.expireTimestampMs : op.nowMs - o.commitTimestampMs >= retentionMs;
+        if (expired) records.push(offsetCommitTombstone(group.groupId, topic, partition));
+        else allExpired = false;
+      }
+    }
+    const expired = records.length - start;
+    const deleted = allExpired && group.numMembers === 0;
+    if (deleted) records.push(...streamsGroupTombstones(group.groupId));
+    tell('streams', group.groupId, expired, deleted);
   }
   writeRecords(s, op, records);
 }

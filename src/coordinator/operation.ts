@@ -9,7 +9,7 @@
 import type { GroupEvent } from './events.js';
 import type { Changes, Journal } from './journal.js';
 import { TimelineMap } from './timeline-map.js';
-import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, ResultToken, ShareGroupStateInitialization, TimerKey, TimerOp } from './types.js';
+import type { CoordinatorRecord, CoordinatorResult, CoordinatorReply, RequestId, ResultToken, ShareGroupStateInitialization, StreamsInternalTopicsToCreate, TimerKey, TimerOp } from './types.js';
 
 export type TimerAction =
   /** A member's session (or a pending member's wait for its second JoinGroup) expired. */
@@ -37,7 +37,13 @@ export type TimerAction =
    */
   | { readonly kind: 'consumer-regex'; readonly groupId: string; readonly regexes: readonly string[]; readonly startMs: number; readonly mayDescribeTopic?: ((topic: string) => boolean) | undefined }
   /** A share-group member's session expired (`group.share.session.timeout.ms`): it is fenced. */
-  | { readonly kind: 'share-session'; readonly groupId: string; readonly memberId: string };
+  | { readonly kind: 'share-session'; readonly groupId: string; readonly memberId: string }
+  /** A streams-group member's session expired (`group.streams.session.timeout.ms`): it is fenced. */
+  | { readonly kind: 'streams-session'; readonly groupId: string; readonly memberId: string }
+  /** A streams-group member had to revoke tasks by now: fenced if still at that epoch. */
+  | { readonly kind: 'streams-rebalance'; readonly groupId: string; readonly memberId: string; readonly memberEpoch: number }
+  /** `group.streams.initial.rebalance.delay.ms` after a streams group's first member: its first target assignment. */
+  | { readonly kind: 'streams-initial-rebalance'; readonly groupId: string };
 
 // Components are URI-encoded so that a ':' inside a group or member id cannot make two
 // different keys collide.
@@ -70,6 +76,18 @@ export function shareSessionKey(groupId: string, memberId: string): TimerKey {
   return `share-session:${enc(groupId)}:${enc(memberId)}`;
 }
 
+export function streamsSessionKey(groupId: string, memberId: string): TimerKey {
+  return `streams-session:${enc(groupId)}:${enc(memberId)}`;
+}
+
+export function streamsRebalanceKey(groupId: string, memberId: string): TimerKey {
+  return `streams-rebalance:${enc(groupId)}:${enc(memberId)}`;
+}
+
+export function streamsInitialRebalanceKey(groupId: string): TimerKey {
+  return `streams-initial-rebalance:${enc(groupId)}`;
+}
+
 export function consumerJoinKey(groupId: string, memberId: string): TimerKey {
   return `consumer-join:${enc(groupId)}:${enc(memberId)}`;
 }
@@ -100,8 +118,8 @@ export interface TimerEntry {
 }
 
 /** Session deadlines, classic, consumer or share group: never moved back by a revert (revert.ts). */
-export function isSession(action: TimerAction): action is Extract<TimerAction, { kind: 'heartbeat' | 'consumer-session' | 'share-session' }> {
-  return action.kind === 'heartbeat' || action.kind === 'consumer-session' || action.kind === 'share-session';
+export function isSession(action: TimerAction): action is Extract<TimerAction, { kind: 'heartbeat' | 'consumer-session' | 'share-session' | 'streams-session' }> {
+  return action.kind === 'heartbeat' || action.kind === 'consumer-session' || action.kind === 'share-session' || action.kind === 'streams-session';
 }
 
 function sameSession(a: TimerAction, b: TimerAction): boolean {
@@ -181,6 +199,7 @@ export class Operation {
   private readonly records: CoordinatorRecord[] = [];
   private readonly events: GroupEvent[] = [];
   private readonly shareInitializations: ShareGroupStateInitialization[] = [];
+  private readonly streamsInternalTopics: StreamsInternalTopicsToCreate[] = [];
 
   constructor(
     readonly nowMs: number,
@@ -231,6 +250,11 @@ export class Operation {
     this.shareInitializations.push(request);
   }
 
+  /** Internal topics of a streams group the broker must create (CoordinatorResult.streamsInternalTopics). */
+  createStreamsInternalTopics(request: StreamsInternalTopicsToCreate): void {
+    this.streamsInternalTopics.push(request);
+  }
+
   /** How far the operation got (with Journal.savepoint: see CoordinatorState.attempt). */
   mark(): OperationMark {
     return { replies: this.replies.length, timers: this.timerOps.length, records: this.records.length, events: this.events.length };
@@ -260,6 +284,7 @@ export class Operation {
   result(token: ResultToken | null): CoordinatorResult {
     const result: CoordinatorResult = { replies: this.replies, timers: this.timerOps, records: this.records, events: this.events, token };
     if (this.shareInitializations.length > 0) result.shareInitializations = this.shareInitializations;
+    if (this.streamsInternalTopics.length > 0) result.streamsInternalTopics = this.streamsInternalTopics;
     return result;
   }
 }

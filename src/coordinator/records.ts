@@ -22,7 +22,8 @@ import {
   OFFSET_COMMIT_VALUE_WITH_TOPIC_ID,
 } from '../protocol/coordinator-records/framing.js';
 import { decodeConsumerGroupRecord, encodeConsumerGroupRecord, isConsumerGroupRecordType, type ConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
-import { decodeShareGroupRecord, encodeShareGroupRecord, type ShareGroupRecord } from '../protocol/coordinator-records/share-group-framing.js';
+import { decodeShareGroupRecord, encodeShareGroupRecord, isShareGroupRecordType, type ShareGroupRecord } from '../protocol/coordinator-records/share-group-framing.js';
+import { decodeStreamsGroupRecord, encodeStreamsGroupRecord, type StreamsGroupRecord } from '../protocol/coordinator-records/streams-group-framing.js';
 import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import type { GroupMetadataValue, MemberMetadata } from '../protocol/coordinator-records/group-metadata-value.js';
 import type { ClassicGroup } from './classic/group.js';
@@ -66,7 +67,7 @@ export interface GroupMetadataRecord {
 }
 
 /** Every record of `__consumer_offsets` the group coordinator writes and replays. */
-export type GroupCoordinatorRecord = OffsetCommitRecord | GroupMetadataRecord | ConsumerGroupRecord | ShareGroupRecord;
+export type GroupCoordinatorRecord = OffsetCommitRecord | GroupMetadataRecord | ConsumerGroupRecord | ShareGroupRecord | StreamsGroupRecord;
 
 // OffsetCommitValue v1 is the only version with expireTimestamp; Kafka writes it only then.
 const OFFSET_COMMIT_VALUE_WITH_EXPIRY = 1;
@@ -165,7 +166,9 @@ export function encodeRecord(record: GroupCoordinatorRecord): CoordinatorRecord 
     case 2:
       return { key: encodeGroupMetadataKey({ group: record.groupId }), value: record.value === null ? null : encodeGroupMetadataValue(record.value) };
     default:
-      return isConsumerGroupRecordType(record.type) ? encodeConsumerGroupRecord(record as ConsumerGroupRecord) : encodeShareGroupRecord(record as ShareGroupRecord);
+      if (isConsumerGroupRecordType(record.type)) return encodeConsumerGroupRecord(record as ConsumerGroupRecord);
+      if (isShareGroupRecordType(record.type)) return encodeShareGroupRecord(record as ShareGroupRecord);
+      return encodeStreamsGroupRecord(record as StreamsGroupRecord);
   }
 }
 
@@ -179,7 +182,7 @@ function ownedGroupMetadata(value: GroupMetadataValue): GroupMetadataValue {
 
 /**
  * A record read from `__consumer_offsets`, as the value it was built as; null for a type
- * Brook keeps no state for (streams groups) or no schema defines, which Kafka's
+ * Brook keeps no state for or no schema defines, which Kafka's
  * loader skips too. Throws (ProtocolDecodeError) on bytes that do not decode.
  */
 export function decodeRecord(record: CoordinatorRecord): GroupCoordinatorRecord | null {
@@ -209,6 +212,8 @@ export function decodeRecord(record: CoordinatorRecord): GroupCoordinatorRecord 
       return decodeConsumerGroupRecord(key.type, key.keyReader, record.value);
     case 'share-group':
       return decodeShareGroupRecord(key.type, key.keyReader, record.value);
+    case 'streams-group':
+      return decodeStreamsGroupRecord(key.type, key.keyReader, record.value);
     case 'other':
       return null;
     default:

@@ -12,7 +12,9 @@
  */
 import type { GroupMetadataValue } from '../protocol/coordinator-records/group-metadata-value.js';
 import { isConsumerGroupRecordType, type ConsumerGroupRecord } from '../protocol/coordinator-records/consumer-group-framing.js';
-import type { ShareGroupRecord } from '../protocol/coordinator-records/share-group-framing.js';
+import { isShareGroupRecordType, type ShareGroupRecord } from '../protocol/coordinator-records/share-group-framing.js';
+import type { StreamsGroupRecord } from '../protocol/coordinator-records/streams-group-framing.js';
+import { applyStreamsGroupRecord } from './streams/replay.js';
 import { applyConsumerGroupRecord } from './consumer/replay.js';
 import { applyShareGroupRecord } from './share/replay.js';
 import type { CoordinatorState } from './coordinator-state.js';
@@ -39,7 +41,8 @@ export function replayRecord(s: CoordinatorState, record: GroupCoordinatorRecord
       return;
     default:
       if (isConsumerGroupRecordType(record.type)) applyConsumerGroupRecord(s, record as ConsumerGroupRecord, nowMs);
-      else applyShareGroupRecord(s, record as ShareGroupRecord, nowMs);
+      else if (isShareGroupRecordType(record.type)) applyShareGroupRecord(s, record as ShareGroupRecord, nowMs);
+      else applyStreamsGroupRecord(s, record as StreamsGroupRecord);
   }
 }
 
@@ -81,7 +84,7 @@ export function writeRecord(s: CoordinatorState, op: Operation, record: GroupCoo
 export function replayOffset(s: CoordinatorState, group: string, topic: string, partition: number, o: OffsetAndMetadata, nowMs: number | null): void {
   // Offsets without a group come from consumers that do not use group management:
   // their group is a "simple" one, created here as on commit.
-  if (!s.consumerGroups.has(group) && !s.shareGroups.has(group)) s.getOrCreateGroup(group, nowMs);
+  if (!s.consumerGroups.has(group) && !s.shareGroups.has(group) && !s.streamsGroups.has(group)) s.getOrCreateGroup(group, nowMs);
   s.offsets.put(group, topic, partition, o);
 }
 

@@ -11,6 +11,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { ZERO_UUID } from '../protocol/messages/runtime.js';
 import type { TxnOffsetCommitRequestData, TxnOffsetCommitRequestPartition, TxnOffsetCommitResponseData } from '../protocol/messages/txn-offset-commit.js';
 import { consumerOffsetCommitError, type CommitPartitionCheck } from './consumer/classic-apis.js';
+import { streamsOffsetCommitError } from './streams/offsets.js';
 import type { CoordinatorState } from './coordinator-state.js';
 import { firstRefusal, topicName } from './offsets.js';
 import type { Operation } from './operation.js';
@@ -36,6 +37,12 @@ function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOff
   const consumerGroup = s.consumerGroups.get(req.groupId);
   if (consumerGroup !== undefined) {
     const result = consumerOffsetCommitError(consumerGroup, memberId, groupInstanceId, generationId, true, apiVersion);
+    if (typeof result === 'number') return staleAsIllegalGeneration(result, apiVersion);
+    return (topicId, partition) => staleAsIllegalGeneration(result(topicId, partition), apiVersion);
+  }
+  const streamsGroup = s.streamsGroups.get(req.groupId);
+  if (streamsGroup !== undefined) {
+    const result = streamsOffsetCommitError(s, streamsGroup, memberId, groupInstanceId, generationId, true, apiVersion);
     if (typeof result === 'number') return staleAsIllegalGeneration(result, apiVersion);
     return (topicId, partition) => staleAsIllegalGeneration(result(topicId, partition), apiVersion);
   }

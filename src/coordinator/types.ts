@@ -8,6 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { GroupEvent } from './events.js';
+import type { StreamsTaskAssignor } from './streams/assignor/types.js';
+import { stickyTaskAssignor } from './streams/assignor/sticky.js';
+import type { ConfiguredInternalTopic } from './streams/topology/types.js';
 
 /** The broker's handle for a request the coordinator may answer later (a parked request). */
 export type RequestId = number;
@@ -77,6 +80,18 @@ export interface CoordinatorResult {
    * when that failed). Absent when there are none.
    */
   shareInitializations?: ShareGroupStateInitialization[];
+  /**
+   * Internal topics (repartition, changelog) a streams group's topology needs and that do not
+   * exist (Kafka's StreamsGroupHeartbeatResult.creatableTopics, which KafkaApis hands to its
+   * AutoTopicCreationManager): the broker creates them once the result's replies go out; the
+   * group notices them through `onMetadataChange`. Absent when there are none.
+   */
+  streamsInternalTopics?: StreamsInternalTopicsToCreate[];
+}
+
+export interface StreamsInternalTopicsToCreate {
+  readonly groupId: string;
+  readonly topics: readonly ConfiguredInternalTopic[];
 }
 
 /** A share partition's state to initialize: Kafka's PartitionStateData (InitializeShareGroupState). */
@@ -135,6 +150,9 @@ export interface GroupOverrides {
   readonly consumerHeartbeatIntervalMs?: number | undefined;
   readonly shareSessionTimeoutMs?: number | undefined;
   readonly shareHeartbeatIntervalMs?: number | undefined;
+  readonly streamsSessionTimeoutMs?: number | undefined;
+  readonly streamsHeartbeatIntervalMs?: number | undefined;
+  readonly streamsNumStandbyReplicas?: number | undefined;
 }
 
 const NO_OVERRIDES: GroupOverrides = {};
@@ -194,6 +212,25 @@ export interface GroupCoordinatorConfig {
    * long are asked for again (Kafka takes at least `offsets.commit.timeout.ms`, 5 s).
    */
   shareGroupInitializeRetryIntervalMs: number;
+  /** `group.streams.session.timeout.ms` */
+  streamsGroupSessionTimeoutMs: number;
+  /** `group.streams.heartbeat.interval.ms` */
+  streamsGroupHeartbeatIntervalMs: number;
+  /** `group.streams.max.size` */
+  streamsGroupMaxSize: number;
+  /** `group.streams.num.standby.replicas` */
+  streamsGroupNumStandbyReplicas: number;
+  /**
+   * `group.streams.initial.rebalance.delay.ms`: a streams group's first target assignment
+   * waits this long after its first member joined, so that the others can join first.
+   */
+  streamsGroupInitialRebalanceDelayMs: number;
+  /** `group.streams.task.offset.interval.ms`: how often members report their task offsets. */
+  streamsGroupTaskOffsetIntervalMs: number;
+  /** `group.streams.acceptable.recovery.lag` */
+  streamsGroupAcceptableRecoveryLag: bigint;
+  /** The task assignor (Kafka's `group.streams.assignors`' first, `sticky`); tests inject their own. */
+  streamsGroupAssignor: StreamsTaskAssignor;
   /**
    * A group's own settings, looked up whenever one is used (a session scheduled, a heartbeat
    * answered): a change takes effect at the group's next heartbeat, as in Kafka. Must be a
@@ -235,6 +272,14 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   shareGroupAssignors: ['simple'],
   shareGroupAssignmentIntervalMs: 1000,
   shareGroupInitializeRetryIntervalMs: 30_000,
+  streamsGroupSessionTimeoutMs: 45_000,
+  streamsGroupHeartbeatIntervalMs: 5000,
+  streamsGroupMaxSize: 2_147_483_647,
+  streamsGroupNumStandbyReplicas: 0,
+  streamsGroupInitialRebalanceDelayMs: 3000,
+  streamsGroupTaskOffsetIntervalMs: 60_000,
+  streamsGroupAcceptableRecoveryLag: 10_000n,
+  streamsGroupAssignor: stickyTaskAssignor,
   groupOverrides: () => NO_OVERRIDES,
   generateUuid: () => randomUUID(),
 };
@@ -258,6 +303,18 @@ export function shareSessionTimeoutMs(config: GroupCoordinatorConfig, groupId: s
 
 export function shareHeartbeatIntervalMs(config: GroupCoordinatorConfig, groupId: string): number {
   return config.groupOverrides(groupId).shareHeartbeatIntervalMs ?? config.shareGroupHeartbeatIntervalMs;
+}
+
+export function streamsSessionTimeoutMs(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).streamsSessionTimeoutMs ?? config.streamsGroupSessionTimeoutMs;
+}
+
+export function streamsHeartbeatIntervalMs(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).streamsHeartbeatIntervalMs ?? config.streamsGroupHeartbeatIntervalMs;
+}
+
+export function streamsNumStandbyReplicas(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).streamsNumStandbyReplicas ?? config.streamsGroupNumStandbyReplicas;
 }
 
 /** For exhaustive switches: a compile error when a case is missing, a throw if reached. */

@@ -108,7 +108,7 @@ describe('broker: KIP-848 consumer groups', { timeout: 30_000 }, () => {
         'group.consumer.session.timeout.ms': '50000',
         'group.consumer.heartbeat.interval.ms': '5000',
         'group.consumer.assignors': 'uniform,range',
-        'group.coordinator.rebalance.protocols': 'classic,consumer',
+        'group.coordinator.rebalance.protocols': 'classic,consumer,streams',
         'group.consumer.migration.policy': 'bidirectional',
       });
     });

@@ -134,6 +134,13 @@ function probes(): Probe[] {
       refusal: (r) => r.errorCode, expected: GROUP_DENIED }),
     probe({ api: Api.ShareGroupDescribe, body: { groupIds: [G], includeAuthorizedOperations: true },
       refusal: (r) => r.groups.map((g) => [g.groupId, g.errorCode]), expected: [[G, GROUP_DENIED]] }),
+    probe({ api: Api.StreamsGroupHeartbeat, body: {
+      groupId: 'g1071', memberId: 'member-0000000000000000001', memberEpoch: 0, endpointInformationEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      topology: { epoch: 0, subtopologies: [] }, activeTasks: [], standbyTasks: [], warmupTasks: [], processId: 'p', userEndpoint: null, clientTags: [],
+      taskOffsets: null, taskEndOffsets: null, shutdownApplication: false,
+    }, refusal: (r) => r.errorCode, expected: GROUP_DENIED }),
+    probe({ api: Api.StreamsGroupDescribe, body: { groupIds: [G], includeAuthorizedOperations: true },
+      refusal: (r) => r.groups.map((g) => [g.groupId, g.errorCode]), expected: [[G, GROUP_DENIED]] }),
     // Kafka's KafkaApis checks READ on the group first, for the whole request.
     probe({ api: Api.ShareFetch, body: {
       groupId: G, memberId: 'member-0000000000000000001', shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 1, maxBytes: 1024, maxRecords: 10, batchSize: 10, topics: [], forgottenTopicsData: [],

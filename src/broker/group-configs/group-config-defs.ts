@@ -29,7 +29,7 @@ export interface GroupConfigDef {
   readonly doc: string;
 }
 
-/** Defaults of Kafka's group.streams.* broker settings, which Brook does not have (it has no streams groups). */
+/** Defaults of Kafka's group.streams.* broker settings Brook does not have as settings of its own. */
 const STREAMS = {
   sessionTimeoutMs: 45_000, minSessionTimeoutMs: 45_000, maxSessionTimeoutMs: 60_000,
   heartbeatIntervalMs: 5000, minHeartbeatIntervalMs: 5000, maxHeartbeatIntervalMs: 15_000,
@@ -87,11 +87,11 @@ export const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
     'The interval between assignment updates for a share group.'),
   bool('share.assignor.offload.enable', 'group.share.assignor.offload.enable', true,
     'Whether to offload share group assignment to a group coordinator background thread.', true),
-  int('streams.session.timeout.ms', 'group.streams.session.timeout.ms', 1, () => STREAMS.sessionTimeoutMs,
+  int('streams.session.timeout.ms', 'group.streams.session.timeout.ms', 1, (c) => c.groupStreamsSessionTimeoutMs,
     'The timeout to detect client failures when using the streams group protocol.'),
-  int('streams.heartbeat.interval.ms', 'group.streams.heartbeat.interval.ms', 1, () => STREAMS.heartbeatIntervalMs, 'The heartbeat interval given to the members.'),
-  int('streams.num.standby.replicas', 'group.streams.num.standby.replicas', 0, () => 0, 'The number of standby replicas for each task.'),
-  int('streams.initial.rebalance.delay.ms', 'group.streams.initial.rebalance.delay.ms', 0, () => 3000,
+  int('streams.heartbeat.interval.ms', 'group.streams.heartbeat.interval.ms', 1, (c) => c.groupStreamsHeartbeatIntervalMs, 'The heartbeat interval given to the members.'),
+  int('streams.num.standby.replicas', 'group.streams.num.standby.replicas', 0, (c) => c.groupStreamsNumStandbyReplicas, 'The number of standby replicas for each task.'),
+  int('streams.initial.rebalance.delay.ms', 'group.streams.initial.rebalance.delay.ms', 0, (c) => c.groupStreamsInitialRebalanceDelayMs,
     'The amount of time the group coordinator will wait for more streams clients to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances.'),
   int('streams.assignment.interval.ms', 'group.streams.assignment.interval.ms', 0, () => 1000, 'The interval between assignment updates for a streams group.'),
   bool('streams.assignor.offload.enable', 'group.streams.assignor.offload.enable', true,
@@ -202,15 +202,15 @@ export function groupConfigsProblem(configs: Readonly<Record<string, string>>, c
     ?? range('share.delivery.count.limit', c.groupShareMinDeliveryCountLimit, c.groupShareMaxDeliveryCountLimit)
     ?? range('share.partition.max.record.locks', c.groupShareMinPartitionMaxRecordLocks, c.groupShareMaxPartitionMaxRecordLocks)
     ?? range('share.assignment.interval.ms', c.groupShareMinAssignmentIntervalMs, c.groupShareMaxAssignmentIntervalMs)
-    ?? range('streams.heartbeat.interval.ms', STREAMS.minHeartbeatIntervalMs, STREAMS.maxHeartbeatIntervalMs)
-    ?? range('streams.session.timeout.ms', STREAMS.minSessionTimeoutMs, STREAMS.maxSessionTimeoutMs)
-    ?? atMost('streams.num.standby.replicas', STREAMS.maxStandbyReplicas)
+    ?? range('streams.heartbeat.interval.ms', c.groupStreamsMinHeartbeatIntervalMs, c.groupStreamsMaxHeartbeatIntervalMs)
+    ?? range('streams.session.timeout.ms', c.groupStreamsMinSessionTimeoutMs, c.groupStreamsMaxSessionTimeoutMs)
+    ?? atMost('streams.num.standby.replicas', c.groupStreamsMaxStandbyReplicas)
     ?? range('streams.assignment.interval.ms', STREAMS.minAssignmentIntervalMs, STREAMS.maxAssignmentIntervalMs)
     ?? atLeast('streams.task.offset.interval.ms', STREAMS.minTaskOffsetIntervalMs)
     ?? atMost('streams.num.warmup.replicas', STREAMS.maxWarmupReplicas)
     ?? assignorProblem
     ?? sessionExceedsHeartbeat('consumer.session.timeout.ms', c.groupConsumerSessionTimeoutMs, 'consumer.heartbeat.interval.ms', c.groupConsumerHeartbeatIntervalMs)
     ?? sessionExceedsHeartbeat('share.session.timeout.ms', c.groupShareSessionTimeoutMs, 'share.heartbeat.interval.ms', c.groupShareHeartbeatIntervalMs)
-    ?? sessionExceedsHeartbeat('streams.session.timeout.ms', STREAMS.sessionTimeoutMs, 'streams.heartbeat.interval.ms', STREAMS.heartbeatIntervalMs)
+    ?? sessionExceedsHeartbeat('streams.session.timeout.ms', c.groupStreamsSessionTimeoutMs, 'streams.heartbeat.interval.ms', c.groupStreamsHeartbeatIntervalMs)
     ?? (dlq !== undefined && dlq.startsWith('__') ? "errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'" : null);
 }

@@ -30,6 +30,9 @@ export function coordinatorOverrides(configs: GroupConfigs): GroupOverrides {
     consumerHeartbeatIntervalMs: intConfig(configs, 'consumer.heartbeat.interval.ms'),
     shareSessionTimeoutMs: intConfig(configs, 'share.session.timeout.ms'),
     shareHeartbeatIntervalMs: intConfig(configs, 'share.heartbeat.interval.ms'),
+    streamsSessionTimeoutMs: intConfig(configs, 'streams.session.timeout.ms'),
+    streamsHeartbeatIntervalMs: intConfig(configs, 'streams.heartbeat.interval.ms'),
+    streamsNumStandbyReplicas: intConfig(configs, 'streams.num.standby.replicas'),
   };
 }
 

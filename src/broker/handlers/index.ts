@@ -26,6 +26,8 @@ import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './consumer-group-describe.js';
 import { shareGroupHeartbeatHandler } from './share-group-heartbeat.js';
 import { shareGroupDescribeHandler } from './share-group-describe.js';
+import { streamsGroupHeartbeatHandler } from './streams-group-heartbeat.js';
+import { streamsGroupDescribeHandler } from './streams-group-describe.js';
 import { createPartitionsHandler } from './create-partitions.js';
 import { alterConfigsHandler } from './alter-configs.js';
 import { incrementalAlterConfigsHandler } from './incremental-alter-configs.js';
@@ -86,6 +88,8 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   consumerGroupDescribeHandler,
   shareGroupHeartbeatHandler,
   shareGroupDescribeHandler,
+  streamsGroupHeartbeatHandler,
+  streamsGroupDescribeHandler,
   createPartitionsHandler,
   alterConfigsHandler,
   incrementalAlterConfigsHandler,

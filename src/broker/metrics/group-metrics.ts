@@ -13,6 +13,7 @@ const STATES: Readonly<Record<GroupType, readonly string[]>> = {
   classic: GROUP_STATES,
   consumer: [...CONSUMER_GROUP_STATES, 'Dead'],
   share: ['Empty', 'Stable', 'Dead'],
+  streams: ['Empty', 'NotReady', 'Assigning', 'Reconciling', 'Stable', 'Dead'],
 };
 
 export function renderGroupMetrics(e: Exposition, coordinator: GroupCoordinator, rebalances: ReadonlyMap<string, number>, storage: Storage): void {

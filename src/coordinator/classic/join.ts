@@ -63,7 +63,7 @@ export function joinGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
 
   const isUnknownMember = req.memberId === UNKNOWN_MEMBER_ID;
   // Kafka 4.4's classicGroupJoin: a share group never takes classic members.
-  if (s.shareGroups.has(req.groupId)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, UNKNOWN_MEMBER_ID);
+  if (s.shareGroups.has(req.groupId) || s.streamsGroups.has(req.groupId)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, UNKNOWN_MEMBER_ID);
   const consumerGroup = s.consumerGroups.get(req.groupId);
   if (consumerGroup !== undefined) {
     // A consumer group with members takes classic members in (the protocols mix).

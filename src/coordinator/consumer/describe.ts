@@ -93,7 +93,7 @@ export function consumerGroupDescribe(s: CoordinatorState, op: Operation, ctx: R
     }
     const group = s.consumerGroups.get(groupId);
     if (group === undefined) {
-      const why = s.groups.has(groupId) || s.shareGroups.has(groupId) ? `Group ${groupId} is not a consumer group.` : `Group ${groupId} not found.`;
+      const why = s.groups.has(groupId) || s.shareGroups.has(groupId) || s.streamsGroups.has(groupId) ? `Group ${groupId} is not a consumer group.` : `Group ${groupId} not found.`;
       described.push(notDescribed(groupId, ErrorCode.GROUP_ID_NOT_FOUND, why));
       continue;
     }

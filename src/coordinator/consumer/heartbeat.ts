@@ -112,7 +112,7 @@ function consumerGroupFor(s: CoordinatorState, op: Operation, groupId: string, c
   const existing = s.consumerGroups.get(groupId);
   if (existing !== undefined) return { group: existing, replacesClassic: false };
   // A share group never becomes a consumer group (Kafka: a group of another type).
-  if (s.shareGroups.has(groupId)) throw groupIdNotFound(`Group ${groupId} is not a consumer group.`);
+  if (s.shareGroups.has(groupId) || s.streamsGroups.has(groupId)) throw groupIdNotFound(`Group ${groupId} is not a consumer group.`);
   const classic = s.groups.get(groupId);
   if (classic === undefined) {
     if (!create) throw groupIdNotFound(`Consumer group ${groupId} not found.`);
@@ -270,7 +270,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
 function leave(s: CoordinatorState, op: Operation, req: Request): Response {
   const group = s.consumerGroups.get(req.groupId);
   if (group === undefined) {
-    throw groupIdNotFound(s.groups.has(req.groupId) || s.shareGroups.has(req.groupId) ? `Group ${req.groupId} is not a consumer group.` : `Group ${req.groupId} not found.`);
+    throw groupIdNotFound(s.groups.has(req.groupId) || s.shareGroups.has(req.groupId) || s.streamsGroups.has(req.groupId) ? `Group ${req.groupId} is not a consumer group.` : `Group ${req.groupId} not found.`);
   }
   const response: Response = {
     throttleTimeMs: 0,

@@ -5,6 +5,7 @@
  */
 import type { ConsumerGroupRecord } from '../../protocol/coordinator-records/consumer-group-framing.js';
 import type { CoordinatorState } from '../coordinator-state.js';
+import { topologyTopicNames } from '../streams/topology-topics.js';
 import type { Operation } from '../operation.js';
 import { scheduleRebalanceTimeout, scheduleSessionTimeout } from './fence.js';
 import { MemberState } from './member.js';
@@ -78,6 +79,16 @@ export function onMetadataChange(s: CoordinatorState, topics: readonly TopicImag
   for (const group of s.shareGroups.values()) {
     for (const name of delta.changed) {
       if (group.subscribedTopicNames.has(name)) {
+        group.requestMetadataRefresh();
+        break;
+      }
+    }
+  }
+  // Streams groups: any topic of the topology, internal ones included (they may just have been created).
+  for (const group of s.streamsGroups.values()) {
+    const topics = topologyTopicNames(group.topology);
+    for (const name of delta.changed) {
+      if (topics.has(name)) {
         group.requestMetadataRefresh();
         break;
       }

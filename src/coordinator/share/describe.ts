@@ -53,7 +53,7 @@ export function shareGroupDescribe(s: CoordinatorState, op: Operation, ctx: Requ
     }
     const group = s.shareGroups.get(groupId);
     if (group === undefined) {
-      const why = s.groups.has(groupId) || s.consumerGroups.has(groupId) ? `Group ${groupId} is not a share group.` : `Group ${groupId} not found.`;
+      const why = s.groups.has(groupId) || s.consumerGroups.has(groupId) || s.streamsGroups.has(groupId) ? `Group ${groupId} is not a share group.` : `Group ${groupId} not found.`;
       described.push(notDescribed(groupId, ErrorCode.GROUP_ID_NOT_FOUND, why));
       continue;
     }

@@ -70,7 +70,7 @@ function validate(req: Request): void {
 }
 
 function notAShareGroup(s: CoordinatorState, groupId: string): boolean {
-  return s.groups.has(groupId) || s.consumerGroups.has(groupId);
+  return s.groups.has(groupId) || s.consumerGroups.has(groupId) || s.streamsGroups.has(groupId);
 }
 
 /** Kafka's getOrMaybeCreateShareGroup: a joining member may create the group; any other type's id is refused. */

@@ -2,7 +2,7 @@
  * How the group coordinator's records sit in `__consumer_offsets`: the record key is an
  * int16 record type (record-types.ts, each key schema's apiKey: 0 and 1 an offset commit,
  * 2 group metadata, 3 to 8 and 16 KIP-848 consumer groups, see consumer-group-framing.ts, 10 to 15 KIP-932
- * share groups, see share-group-framing.ts, and the streams records of later Kafka versions) followed by the key
+ * share groups, see share-group-framing.ts, 17 and 19 to 23 KIP-1071 streams groups, see streams-group-framing.ts) followed by the key
  * body at version 0, and the value is an int16 version followed by the value body, or null
  * (a tombstone) for a deletion.
  */
@@ -16,6 +16,7 @@ import type { MessageCodec } from '../messages/runtime.js';
 import { ZERO_UUID } from '../messages/runtime.js';
 import { isConsumerGroupRecordType, type ConsumerGroupRecord } from './consumer-group-framing.js';
 import { isShareGroupRecordType, type ShareGroupRecord } from './share-group-framing.js';
+import { isStreamsGroupRecordType, type StreamsGroupRecord } from './streams-group-framing.js';
 import { CONSUMER_OFFSETS_RECORDS, ConsumerOffsetsRecordType } from './record-types.js';
 
 export const OFFSET_COMMIT_RECORD_TYPE = ConsumerOffsetsRecordType.OffsetCommit;
@@ -40,9 +41,11 @@ export type CoordinatorKey =
   | { readonly kind: 'consumer-group'; readonly type: ConsumerGroupRecord['type']; readonly keyReader: Reader }
   /** KIP-932 share-group records: decodeShareGroupRecord reads the key body from `keyReader`. */
   | { readonly kind: 'share-group'; readonly type: ShareGroupRecord['type']; readonly keyReader: Reader }
+  /** KIP-1071 streams-group records: decodeStreamsGroupRecord reads the key body from `keyReader`. */
+  | { readonly kind: 'streams-group'; readonly type: StreamsGroupRecord['type']; readonly keyReader: Reader }
   /**
-   * A record Brook does not act on: one of the schemas' types it has no state for (streams
-   * groups) or a type no schema defines. Kafka's loader
+   * A record Brook does not act on: one of the schemas' types it has no state for (type 18,
+   * which no Kafka version writes) or a type no schema defines. Kafka's loader
    * skips the latter too ("a left over from an aborted upgrade").
    */
   | { readonly kind: 'other'; readonly recordType: number; readonly name: string | null };
@@ -148,6 +151,7 @@ export function decodeCoordinatorKey(buf: Buffer): CoordinatorKey {
   if (recordType === GROUP_METADATA_RECORD_TYPE) return { kind: 'group-metadata', key: GroupMetadataKey.read(r, KEY_VERSION) };
   if (isConsumerGroupRecordType(recordType)) return { kind: 'consumer-group', type: recordType, keyReader: r };
   if (isShareGroupRecordType(recordType)) return { kind: 'share-group', type: recordType, keyReader: r };
+  if (isStreamsGroupRecordType(recordType)) return { kind: 'streams-group', type: recordType, keyReader: r };
   if (recordType < 0) r.fail(`negative coordinator record type ${recordType}`);
   return { kind: 'other', recordType, name: CONSUMER_OFFSETS_RECORDS.get(recordType)?.name ?? null };
 }

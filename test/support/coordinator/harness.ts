@@ -23,6 +23,7 @@ import type {
   GroupCoordinatorConfig,
   RequestId,
   ShareGroupStateInitialization,
+  StreamsInternalTopicsToCreate,
   TimerKey,
   TimerOp,
 } from '../../../src/coordinator/types.js';
@@ -46,6 +47,8 @@ export type GroupApi =
   | 'ConsumerGroupDescribe'
   | 'ShareGroupHeartbeat'
   | 'ShareGroupDescribe'
+  | 'StreamsGroupHeartbeat'
+  | 'StreamsGroupDescribe'
   | 'TxnOffsetCommit';
 
 type RequestOf<A extends GroupApi> = Parameters<(typeof Api)[A]['request']['encode']>[0];
@@ -120,6 +123,7 @@ export class CoordinatorHarness {
    * not yet carried out: `initializeShareGroupState` does, as the share coordinator would.
    */
   readonly pendingShareInitializations: ShareGroupStateInitialization[] = [];
+  readonly streamsInternalTopics: StreamsInternalTopicsToCreate[] = [];
   /** Versions each API's replies were encoded at (for coverage assertions). */
   readonly encodedVersions = new Map<GroupApi, Set<number>>();
   private readonly inFlight = new Map<RequestId, { api: GroupApi; version: number }>();
@@ -196,6 +200,7 @@ export class CoordinatorHarness {
   private complete(result: CoordinatorResult): void {
     this.log.push(...result.records);
     this.pendingShareInitializations.push(...result.shareInitializations ?? []);
+    this.streamsInternalTopics.push(...result.streamsInternalTopics ?? []);
     for (const { requestId, response } of result.replies) {
       const req = this.inFlight.get(requestId);
       assert.ok(req !== undefined, `reply to unknown or already answered request ${requestId}`);
@@ -236,6 +241,8 @@ export class CoordinatorHarness {
         case 'ConsumerGroupDescribe': return c.consumerGroupDescribe(ctx, decoded as RequestOf<'ConsumerGroupDescribe'>);
         case 'ShareGroupHeartbeat': return c.shareGroupHeartbeat(ctx, decoded as RequestOf<'ShareGroupHeartbeat'>);
         case 'ShareGroupDescribe': return c.shareGroupDescribe(ctx, decoded as RequestOf<'ShareGroupDescribe'>);
+        case 'StreamsGroupHeartbeat': return c.streamsGroupHeartbeat(ctx, decoded as RequestOf<'StreamsGroupHeartbeat'>);
+        case 'StreamsGroupDescribe': return c.streamsGroupDescribe(ctx, decoded as RequestOf<'StreamsGroupDescribe'>);
         case 'TxnOffsetCommit': return c.txnOffsetCommit(ctx, decoded as RequestOf<'TxnOffsetCommit'>);
         case 'FindCoordinator':
           return c.findCoordinator(ctx, decoded as RequestOf<'FindCoordinator'>, { nodeId: 1, host: 'localhost', port: 9092 });

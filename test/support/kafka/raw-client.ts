@@ -46,6 +46,8 @@ export interface ApiTypes {
   ShareFetch: [M.ShareFetchRequestData, M.ShareFetchResponseData];
   ShareAcknowledge: [M.ShareAcknowledgeRequestData, M.ShareAcknowledgeResponseData];
   ShareGroupDescribe: [M.ShareGroupDescribeRequestData, M.ShareGroupDescribeResponseData];
+  StreamsGroupHeartbeat: [M.StreamsGroupHeartbeatRequestData, M.StreamsGroupHeartbeatResponseData];
+  StreamsGroupDescribe: [M.StreamsGroupDescribeRequestData, M.StreamsGroupDescribeResponseData];
   CreatePartitions: [M.CreatePartitionsRequestData, M.CreatePartitionsResponseData];
   AlterConfigs: [M.AlterConfigsRequestData, M.AlterConfigsResponseData];
   IncrementalAlterConfigs: [M.IncrementalAlterConfigsRequestData, M.IncrementalAlterConfigsResponseData];
@@ -71,8 +73,6 @@ export interface ApiTypes {
   DescribeShareGroupOffsets: [M.DescribeShareGroupOffsetsRequestData, M.DescribeShareGroupOffsetsResponseData];
   AlterShareGroupOffsets: [M.AlterShareGroupOffsetsRequestData, M.AlterShareGroupOffsetsResponseData];
   DeleteShareGroupOffsets: [M.DeleteShareGroupOffsetsRequestData, M.DeleteShareGroupOffsetsResponseData];
-  StreamsGroupHeartbeat: [M.StreamsGroupHeartbeatRequestData, M.StreamsGroupHeartbeatResponseData];
-  StreamsGroupDescribe: [M.StreamsGroupDescribeRequestData, M.StreamsGroupDescribeResponseData];
 }
 
 export type ApiName = keyof ApiTypes;

@@ -1,0 +1,88 @@
+/**
+ * A new target assignment for a streams group (Kafka's streams TargetAssignmentBuilder):
+ * every member (the updated one in place) with its process, client tags and current target,
+ * handed to the task assignor with the configured topology; a record for each member whose
+ * target changed (and a new member's, even when empty), then the assignment epoch and the
+ * time it was computed. Without a ready topology there are no tasks: every member's target
+ * is empty.
+ */
+import type { StreamsGroupRecord } from '../../protocol/coordinator-records/streams-group-framing.js';
+import type { CoordinatorState } from '../coordinator-state.js';
+import { streamsNumStandbyReplicas } from '../types.js';
+import type { StreamsAssignorMember, TopologyDescriber } from './assignor/types.js';
+import type { StreamsGroup } from './group.js';
+import type { StreamsGroupMember } from './member.js';
+import { streamsTargetAssignmentEpochRecord, streamsTargetAssignmentRecord } from './records.js';
+import { EMPTY_TASKS, tasksTupleEquals, type TasksTuple } from './tasks.js';
+import type { ConfiguredTopology } from './topology/types.js';
+
+export interface StreamsTargetAssignment {
+  readonly epoch: number;
+  readonly assignment: TasksTuple;
+}
+
+const NO_SUBTOPOLOGIES: TopologyDescriber = { subtopologies: () => [], maxNumInputPartitions: () => 0, isStateful: () => false };
+
+/** Kafka's TopologyMetadata: what the assignor knows of a configured topology. */
+export function topologyDescriber(configured: ConfiguredTopology | null): TopologyDescriber {
+  const subs = configured?.error === null ? configured.subtopologies : null;
+  if (subs === null || subs === undefined) return NO_SUBTOPOLOGIES;
+  const ids = [...subs.keys()].sort();
+  return {
+    subtopologies: () => ids,
+    maxNumInputPartitions: (id) => subs.get(id)?.numberOfTasks ?? 0,
+    isStateful: (id) => (subs.get(id)?.stateChangelogTopics.size ?? 0) > 0,
+  };
+}
+
+function assignorMember(group: StreamsGroup, m: StreamsGroupMember): StreamsAssignorMember {
+  const target = group.targetAssignmentOf(m.memberId);
+  const offsets = group.taskOffsets(m.memberId);
+  return {
+    memberId: m.memberId,
+    instanceId: m.instanceId,
+    rackId: m.rackId,
+    processId: m.processId,
+    clientTags: m.clientTags,
+    activeTasks: target.activeTasks,
+    standbyTasks: target.standbyTasks,
+    warmupTasks: target.warmupTasks,
+    taskOffsets: offsets.taskOffsets,
+    taskEndOffsets: offsets.taskEndOffsets,
+  };
+}
+
+/**
+ * Computes the target at `groupEpoch` for every member (with `updatedMember` in place, when
+ * given), appends its records and returns the updated member's target.
+ */
+export function computeStreamsTargetAssignment(
+  s: CoordinatorState,
+  group: StreamsGroup,
+  groupEpoch: number,
+  configured: ConfiguredTopology | null,
+  updatedMember: StreamsGroupMember | null,
+  records: StreamsGroupRecord[],
+  nowMs: number,
+): StreamsTargetAssignment {
+  const members: StreamsGroupMember[] = [];
+  for (const m of group.members.values()) members.push(m.memberId === updatedMember?.memberId ? updatedMember : m);
+  if (updatedMember !== null && !group.members.has(updatedMember.memberId)) members.push(updatedMember);
+  const result = s.config.streamsGroupAssignor.assign(
+    {
+      members: members.map((m) => assignorMember(group, m)),
+      configs: { numStandbyReplicas: streamsNumStandbyReplicas(s.config, group.groupId), rackAwareAssignmentTags: [] },
+    },
+    topologyDescriber(configured),
+  );
+  let mine: TasksTuple = { activeTasks: EMPTY_TASKS, standbyTasks: EMPTY_TASKS, warmupTasks: EMPTY_TASKS };
+  for (const m of members) {
+    const a = result.get(m.memberId);
+    const next: TasksTuple = { activeTasks: a?.activeTasks ?? EMPTY_TASKS, standbyTasks: a?.standbyTasks ?? EMPTY_TASKS, warmupTasks: EMPTY_TASKS };
+    const old = group.targetAssignment.get(m.memberId);
+    if (old === undefined || !tasksTupleEquals(old, next)) records.push(streamsTargetAssignmentRecord(group.groupId, m.memberId, next));
+    if (m.memberId === updatedMember?.memberId) mine = next;
+  }
+  records.push(streamsTargetAssignmentEpochRecord(group.groupId, groupEpoch, nowMs));
+  return { epoch: groupEpoch, assignment: mine };
+}
