@@ -28,7 +28,6 @@ import type {
   GroupEvent,
   RequestContext as CoordinatorRequestContext,
   ShareGroupStateInitialization,
-  StreamsInternalTopicsToCreate,
 } from '../coordinator/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
@@ -52,14 +51,6 @@ export interface ShareGroupHooks {
   /** A share group was deleted: its share-partitions are forgotten. */
   groupDeleted(groupId: string): void;
 }
-
-/**
- * Creates the internal topics (repartition, changelog) a streams group's topology needs
- * (Kafka's AutoTopicCreationManager.createStreamsInternalTopics): connected by the broker
- * (`connectStreamsInternalTopics`); it must tell the coordinator of the new topics
- * (`topicsChanged`) once they exist.
- */
-export type StreamsInternalTopicCreator = (request: StreamsInternalTopicsToCreate) => void;
 
 export interface GroupCoordinatorServiceOptions {
   readonly storage: Storage;
@@ -104,7 +95,6 @@ export class GroupCoordinatorService {
   private readonly storage: Storage;
   private readonly log: Logger;
   private shares: ShareGroupHooks | null = null;
-  private streamsInternalTopics: StreamsInternalTopicCreator | null = null;
 
   private constructor(options: GroupCoordinatorServiceOptions) {
     this.storage = options.storage;
@@ -239,29 +229,6 @@ export class GroupCoordinatorService {
   /** The share partitions a result that stood asked to initialize, after the runtime's current call. */
   private initializeShareStates(result: CoordinatorResult): void {
     for (const request of result.shareInitializations ?? []) queueMicrotask(() => this.initializeShareGroupState(request));
-  }
-
-  /** Connects streams groups to the broker's creation of their internal topics. */
-  connectStreamsInternalTopics(creator: StreamsInternalTopicCreator): void {
-    this.streamsInternalTopics = creator;
-  }
-
-  /**
-   * A StreamsGroupHeartbeat that stood asked for internal topics (the ones its principal may
-   * create, StreamsGroupHeartbeat's handler decides): created when a creator is connected,
-   * else only logged (a group then stays NotReady with MISSING_INTERNAL_TOPICS until they exist).
-   */
-  createStreamsInternalTopics(request: StreamsInternalTopicsToCreate): void {
-    const creator = this.streamsInternalTopics;
-    if (creator === null) {
-      this.log.debug('streams internal topics not created: no creator connected', { groupId: request.groupId, topics: request.topics.map((t) => t.name) });
-      return;
-    }
-    try {
-      creator(request);
-    } catch (err) {
-      this.log.warn('streams internal topics could not be created', { groupId: request.groupId, err });
-    }
   }
 
   /**

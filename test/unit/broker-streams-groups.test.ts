@@ -12,7 +12,6 @@ import { startBrook } from '../support/brook.js';
 import { RawConnection, type RequestBody } from '../support/kafka/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { Broker } from '../../src/broker/broker.js';
-import type { StreamsInternalTopicsToCreate } from '../../src/coordinator/index.js';
 import { wordCountTopology } from '../support/coordinator/streams.js';
 
 function join(memberId: string, topology = wordCountTopology()): RequestBody<'StreamsGroupHeartbeat'> {
@@ -43,18 +42,14 @@ describe('broker: KIP-1071 streams groups', { timeout: 30_000 }, () => {
     });
   });
 
-  it('creates the missing internal topics through the connected creator, then assigns the tasks', async () => {
+  it('creates the missing internal topics, then assigns the tasks', async () => {
     await withBroker({}, async (broker, conn) => {
       broker.createTopic('input', 2);
-      const asked: StreamsInternalTopicsToCreate[] = [];
-      broker.context.groups.connectStreamsInternalTopics((request) => {
-        asked.push(request);
-        for (const t of request.topics) broker.createTopic(t.name, t.numberOfPartitions);
-      });
       const first = await conn.request('StreamsGroupHeartbeat', 1, join('m1'));
       assert.equal(first.errorCode, ErrorCode.NONE);
       assert.deepEqual(first.status?.map((s) => s.statusCode), [3]);
-      assert.deepEqual(asked.flatMap((r) => r.topics.map((t) => [r.groupId, t.name, t.numberOfPartitions])).sort(), [['app', 'app-repartition', 2], ['app', 'app-store-changelog', 2]]);
+      const md = await conn.request('Metadata', 12, { topics: [{ name: 'app-repartition' }, { name: 'app-store-changelog' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      assert.deepEqual(md.topics.map((t) => [t.name, t.errorCode, t.partitions.length]).sort(), [['app-repartition', 0, 2], ['app-store-changelog', 0, 2]]);
       const second = await conn.request('StreamsGroupHeartbeat', 1, { ...join('m1'), memberEpoch: first.memberEpoch, topology: null, processId: null, clientTags: null });
       assert.deepEqual([second.errorCode, second.status], [ErrorCode.NONE, []]);
       assert.equal(second.activeTasks?.reduce((n, t) => n + t.partitions.length, 0), 4);

@@ -5,8 +5,9 @@
  * GROUP_AUTHORIZATION_FAILED); a joining member's topology may not use Kafka's internal topics
  * nor invalid topic names (STREAMS_INVALID_TOPOLOGY) and needs DESCRIBE on every topic it names
  * (else TOPIC_AUTHORIZATION_FAILED). Once the coordinator answered, the internal topics it
- * found missing are created when the principal may CREATE them (on the cluster, or each
- * topic); the others are reported in the MISSING_INTERNAL_TOPICS status.
+ * found missing are created (src/broker/streams/internal-topics.ts: only when the principal
+ * may CREATE all of them; else, and for earlier failed creations, the MISSING_INTERNAL_TOPICS
+ * status says why).
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -14,11 +15,9 @@ import type { StreamsGroupHeartbeatRequestData, StreamsGroupHeartbeatResponseDat
 import { streamsGroupHeartbeatError, type StreamsInternalTopicsToCreate } from '../../coordinator/index.js';
 import { validateTopicName } from '../../storage/catalog.js';
 import { defineHandler } from '../handler.js';
-import { AclOperation, ResourceType, authorize, authorizeCluster, authorizes, filterAuthorized } from '../authorization.js';
+import { AclOperation, ResourceType, authorize, authorizes, filterAuthorized } from '../authorization.js';
+import { createStreamsInternalTopics } from '../streams/internal-topics.js';
 import { INTERNAL_TOPIC_NAMES } from './metadata.js';
-
-/** StreamsGroupHeartbeatResponse.Status.MISSING_INTERNAL_TOPICS */
-const MISSING_INTERNAL_TOPICS = 3;
 
 function isValidTopicName(name: string): boolean {
   try {
@@ -71,18 +70,9 @@ export const streamsGroupHeartbeatHandler = defineHandler<StreamsGroupHeartbeatR
       }, (errorCode) => streamsGroupHeartbeatError(errorCode))
       .then((answer) => {
         if (answer.errorCode !== ErrorCode.NONE) return answer;
-        for (const request of toCreate) {
-          const mayCreateAll = authorizeCluster(ctx, AclOperation.CREATE);
-          const allowed = request.topics.filter((t) => mayCreateAll || authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, t.name));
-          const refused = request.topics.filter((t) => !allowed.includes(t)).map((t) => t.name);
-          if (refused.length > 0) {
-            const status = answer.status ??= [];
-            const missing = status.find((s) => s.statusCode === MISSING_INTERNAL_TOPICS);
-            if (missing !== undefined) missing.statusDetail = `${missing.statusDetail}; Unauthorized to CREATE on topics ${refused.join(',')}.`;
-            else status.push({ statusCode: MISSING_INTERNAL_TOPICS, statusDetail: `Unauthorized to CREATE on topics ${refused.join(',')}.` });
-          }
-          // The broker's creation of a streams group's internal topics (connectStreamsInternalTopics).
-          if (allowed.length > 0) ctx.broker.groups.createStreamsInternalTopics({ groupId: request.groupId, topics: allowed });
+        for (const { topics } of toCreate) {
+          const status = createStreamsInternalTopics(ctx, topics, answer.status ?? [], answer.heartbeatIntervalMs);
+          if (answer.status !== null || status.length > 0) answer.status = status;
         }
         return answer;
       });

@@ -277,6 +277,11 @@ export class JavaHashSet<T> {
   }
 }
 
+/** Member ids in a fixed order (code units), for javaPutOrder's ties within a bucket. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /**
  * The order Java iterates a `new HashMap<>()` (or `new HashSet<>()`) in after `keys` were
  * put in `compare`'s order, then `last` (unless already among them: it keeps its place),

@@ -16,7 +16,7 @@ import { assignmentEquals, EMPTY_ASSIGNMENT, type Assignment } from './assignmen
 import { BUILTIN_ASSIGNORS, PartitionAssignorError, type MemberSubscriptionSpec } from './assignors/index.js';
 import { ConsumerGroupError } from './errors.js';
 import type { ConsumerGroup, SubscriptionType } from './group.js';
-import { javaPutOrder } from './java-hash.js';
+import { compareIds, javaPutOrder } from './java-hash.js';
 import { stringHash } from '../../util/string-hash.js';
 import type { ConsumerGroupMember } from './member.js';
 import { targetAssignmentEpochRecord, targetAssignmentRecord } from './records.js';
@@ -26,10 +26,6 @@ import { computePreferredServerAssignor } from './views.js';
 /** The assignor a group uses: the one most of its members ask for, else the configured default. */
 export function preferredAssignor(s: CoordinatorState, group: ConsumerGroup, oldMember?: ConsumerGroupMember, newMember?: ConsumerGroupMember): string {
   return computePreferredServerAssignor(group, oldMember, newMember) ?? s.config.consumerGroupAssignors[0]!;
-}
-
-function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

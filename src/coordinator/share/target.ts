@@ -14,7 +14,7 @@ import { assignmentEquals, EMPTY_ASSIGNMENT, type Assignment } from '../consumer
 import { PartitionAssignorError, type MemberSubscriptionSpec } from '../consumer/assignors/spec.js';
 import { ConsumerGroupError } from '../consumer/errors.js';
 import type { SubscriptionType } from '../consumer/group.js';
-import { javaPutOrder } from '../consumer/java-hash.js';
+import { compareIds, javaPutOrder } from '../consumer/java-hash.js';
 import { canComputeNextTargetAssignment } from '../consumer/target.js';
 import { stringHash } from '../../util/string-hash.js';
 import { SHARE_ASSIGNORS } from './assignors/index.js';
@@ -25,10 +25,6 @@ import { shareTargetAssignmentEpochRecord, shareTargetAssignmentRecord } from '.
 export interface ShareTargetAssignment {
   readonly epoch: number;
   readonly assignment: Assignment;
-}
-
-function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function topicIds(m: ShareGroupMember, s: CoordinatorState): string[] {

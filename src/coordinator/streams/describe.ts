@@ -1,7 +1,7 @@
 /**
  * StreamsGroupDescribe (KIP-1071), after Kafka 4.4's GroupMetadataManager.streamsGroupDescribe
  * and StreamsGroup.asDescribedGroup: each group's state, epochs, topology (partition counts
- * of internal topics from the configured topology once it is), and each member's process,
+ * of internal topics from the configured topology once it is ready), and each member's process,
  * client tags, user endpoint, task offsets, current and target tasks; and the deletion of an
  * Empty streams group. The topology description (Kafka 4.4's describe plugin) is not kept.
  */
@@ -22,6 +22,7 @@ import type { StreamsGroup } from './group.js';
 import { streamsGroupTombstones } from './records.js';
 import { taskSetToList, type TasksTuple } from './tasks.js';
 import { writeStreamsGroupRecords } from './write.js';
+import { describeTopology as describeConfiguredTopology } from './topology/describe.js';
 
 function notDescribed(groupId: string, errorCode: number, errorMessage: string | null): StreamsGroupDescribeResponseDescribedGroup {
   return { errorCode, errorMessage, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, topology: null, members: [], authorizedOperations: OPERATIONS_NOT_REQUESTED };
@@ -40,13 +41,16 @@ function offsets(m: ReadonlyMap<string, ReadonlyMap<number, bigint>>): StreamsGr
   return out;
 }
 
-/** The topology as StreamsGroupDescribe shows it (a minimal describeTopology, until the topology module's). */
+/**
+ * The topology as StreamsGroupDescribe shows it (Kafka's StreamsGroup.asDescribedGroup): the
+ * configured topology once it is ready (decided partition counts), else the topology as the
+ * members sent it.
+ */
 export function describeTopology(group: StreamsGroup): StreamsGroupDescribeResponseTopology | null {
+  const configured = group.configuredTopology;
+  if (configured !== null && configured.error === null && configured.subtopologies !== null) return describeConfiguredTopology(configured);
   const t = group.topology;
   if (t === null) return null;
-  const configured = group.configuredTopology?.subtopologies ?? null;
-  const count = (sub: string, kind: 'repartitionSourceTopics' | 'stateChangelogTopics', name: string, declared: number): number =>
-    configured?.get(sub)?.[kind].get(name)?.numberOfPartitions ?? declared;
   return {
     epoch: t.epoch,
     subtopologies: [...t.subtopologies].sort((a, b) => (a.subtopologyId < b.subtopologyId ? -1 : a.subtopologyId > b.subtopologyId ? 1 : 0)).map((s) => ({
@@ -54,11 +58,11 @@ export function describeTopology(group: StreamsGroup): StreamsGroupDescribeRespo
       sourceTopics: [...s.sourceTopics],
       repartitionSinkTopics: [...s.repartitionSinkTopics],
       stateChangelogTopics: s.stateChangelogTopics.map((c) => ({
-        name: c.name, partitions: count(s.subtopologyId, 'stateChangelogTopics', c.name, c.partitions), replicationFactor: c.replicationFactor,
+        name: c.name, partitions: c.partitions, replicationFactor: c.replicationFactor,
         topicConfigs: c.topicConfigs.map((x) => ({ key: x.key, value: x.value })),
       })),
       repartitionSourceTopics: s.repartitionSourceTopics.map((c) => ({
-        name: c.name, partitions: count(s.subtopologyId, 'repartitionSourceTopics', c.name, c.partitions), replicationFactor: c.replicationFactor,
+        name: c.name, partitions: c.partitions, replicationFactor: c.replicationFactor,
         topicConfigs: c.topicConfigs.map((x) => ({ key: x.key, value: x.value })),
       })),
     })),

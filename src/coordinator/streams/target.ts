@@ -6,6 +6,8 @@
  * time it was computed. Without a ready topology there are no tasks: every member's target
  * is empty.
  */
+import { compareIds, javaPutOrder } from '../consumer/java-hash.js';
+import { stringHash } from '../../util/string-hash.js';
 import type { StreamsGroupRecord } from '../../protocol/coordinator-records/streams-group-framing.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { streamsNumStandbyReplicas } from '../types.js';
@@ -65,9 +67,11 @@ export function computeStreamsTargetAssignment(
   records: StreamsGroupRecord[],
   nowMs: number,
 ): StreamsTargetAssignment {
-  const members: StreamsGroupMember[] = [];
-  for (const m of group.members.values()) members.push(m.memberId === updatedMember?.memberId ? updatedMember : m);
-  if (updatedMember !== null && !group.members.has(updatedMember.memberId)) members.push(updatedMember);
+  // The members as Kafka's HashMap of member specs iterates them (its order breaks the
+  // assignor's ties); put by member id, so that a replayed group assigns as the live one.
+  const updatedId = updatedMember?.memberId;
+  const members = javaPutOrder(stringHash, group.members.keys(), compareIds, updatedId)
+    .map((id) => (id === updatedId ? updatedMember! : group.members.get(id)!));
   const result = s.config.streamsGroupAssignor.assign(
     {
       members: members.map((m) => assignorMember(group, m)),

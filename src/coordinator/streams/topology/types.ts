@@ -4,6 +4,8 @@
  * internal topics, and what is missing or wrong. The coordinator recomputes it when the
  * topology or the topics it needs change.
  */
+import { ErrorCode } from '../../../protocol/errors.js';
+import { ConsumerGroupError } from '../../consumer/errors.js';
 import type { StreamsGroupTopologyValue } from '../../../protocol/coordinator-records/streams-group-topology-value.js';
 
 /** A repartition or changelog topic with the partition count the topology gives it. */
@@ -60,6 +62,9 @@ export type PartitionCountLookup = (topic: string) => number | undefined;
  * nothing determines, a subtopology without source topics. The heartbeat answers it with
  * STREAMS_INVALID_TOPOLOGY and this message.
  */
-export class StreamsInvalidTopologyError extends Error {
+export class StreamsInvalidTopologyError extends ConsumerGroupError {
   override readonly name = 'StreamsInvalidTopologyError';
+  constructor(message: string) {
+    super(ErrorCode.STREAMS_INVALID_TOPOLOGY, message);
+  }
 }
