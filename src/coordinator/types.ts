@@ -153,6 +153,7 @@ export interface GroupOverrides {
   readonly streamsSessionTimeoutMs?: number | undefined;
   readonly streamsHeartbeatIntervalMs?: number | undefined;
   readonly streamsNumStandbyReplicas?: number | undefined;
+  readonly streamsAssignmentIntervalMs?: number | undefined;
 }
 
 const NO_OVERRIDES: GroupOverrides = {};
@@ -225,6 +226,11 @@ export interface GroupCoordinatorConfig {
    * waits this long after its first member joined, so that the others can join first.
    */
   streamsGroupInitialRebalanceDelayMs: number;
+  /**
+   * `group.streams.assignment.interval.ms`: a streams group's next target assignment waits
+   * this long after its last one (ASSIGNMENT_DELAYED meanwhile).
+   */
+  streamsGroupAssignmentIntervalMs: number;
   /** `group.streams.task.offset.interval.ms`: how often members report their task offsets. */
   streamsGroupTaskOffsetIntervalMs: number;
   /** `group.streams.acceptable.recovery.lag` */
@@ -277,6 +283,7 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   streamsGroupMaxSize: 2_147_483_647,
   streamsGroupNumStandbyReplicas: 0,
   streamsGroupInitialRebalanceDelayMs: 3000,
+  streamsGroupAssignmentIntervalMs: 1000,
   streamsGroupTaskOffsetIntervalMs: 60_000,
   streamsGroupAcceptableRecoveryLag: 10_000n,
   streamsGroupAssignor: stickyTaskAssignor,
@@ -311,6 +318,10 @@ export function streamsSessionTimeoutMs(config: GroupCoordinatorConfig, groupId:
 
 export function streamsHeartbeatIntervalMs(config: GroupCoordinatorConfig, groupId: string): number {
   return config.groupOverrides(groupId).streamsHeartbeatIntervalMs ?? config.streamsGroupHeartbeatIntervalMs;
+}
+
+export function streamsAssignmentIntervalMs(config: GroupCoordinatorConfig, groupId: string): number {
+  return config.groupOverrides(groupId).streamsAssignmentIntervalMs ?? config.streamsGroupAssignmentIntervalMs;
 }
 
 export function streamsNumStandbyReplicas(config: GroupCoordinatorConfig, groupId: string): number {

@@ -93,7 +93,7 @@ export const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
   int('streams.num.standby.replicas', 'group.streams.num.standby.replicas', 0, (c) => c.groupStreamsNumStandbyReplicas, 'The number of standby replicas for each task.'),
   int('streams.initial.rebalance.delay.ms', 'group.streams.initial.rebalance.delay.ms', 0, (c) => c.groupStreamsInitialRebalanceDelayMs,
     'The amount of time the group coordinator will wait for more streams clients to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances.'),
-  int('streams.assignment.interval.ms', 'group.streams.assignment.interval.ms', 0, () => 1000, 'The interval between assignment updates for a streams group.'),
+  int('streams.assignment.interval.ms', 'group.streams.assignment.interval.ms', 0, (c) => c.groupStreamsAssignmentIntervalMs, 'The interval between assignment updates for a streams group.'),
   bool('streams.assignor.offload.enable', 'group.streams.assignor.offload.enable', true,
     'Whether to offload streams group assignment to a group coordinator background thread.', true),
   int('streams.task.offset.interval.ms', 'group.streams.task.offset.interval.ms', 1, () => 60_000,

@@ -33,6 +33,7 @@ export function coordinatorOverrides(configs: GroupConfigs): GroupOverrides {
     streamsSessionTimeoutMs: intConfig(configs, 'streams.session.timeout.ms'),
     streamsHeartbeatIntervalMs: intConfig(configs, 'streams.heartbeat.interval.ms'),
     streamsNumStandbyReplicas: intConfig(configs, 'streams.num.standby.replicas'),
+    streamsAssignmentIntervalMs: intConfig(configs, 'streams.assignment.interval.ms'),
   };
 }
 

@@ -13,7 +13,7 @@ import { streamsSessionTimeoutMs } from '../types.js';
 import type { StreamsGroup } from './group.js';
 import { StreamsMemberState, type StreamsGroupMember } from './member.js';
 import { streamsEpochRecord, streamsMemberTombstones } from './records.js';
-import { computeStreamsTargetAssignment } from './target.js';
+import { maybeUpdateStreamsTargetAssignment } from './target.js';
 import { writeStreamsGroupRecords } from './write.js';
 
 export function fenceStreamsMember(s: CoordinatorState, op: Operation, group: StreamsGroup, member: StreamsGroupMember, cause: MemberRemovalCause): void {
@@ -58,10 +58,11 @@ export function expireStreamsRebalance(s: CoordinatorState, op: Operation, group
 
 /** The initial delay is over: the group's first target assignment, for whoever joined meanwhile. */
 export function completeStreamsInitialRebalance(s: CoordinatorState, op: Operation, groupId: string): void {
+  // Kafka's computeDelayedTargetAssignment: nothing for a group emptied meanwhile or without a configured topology.
   const group = s.streamsGroups.get(groupId);
-  if (group === undefined || group.groupEpoch <= group.assignmentEpoch) return;
+  if (group === undefined || group.numMembers === 0 || group.groupEpoch <= group.assignmentEpoch || group.configuredTopology === null) return;
   const records: StreamsGroupRecord[] = [];
-  computeStreamsTargetAssignment(s, group, group.groupEpoch, group.configuredTopology, null, records, op.nowMs);
+  maybeUpdateStreamsTargetAssignment(s, group, group.groupEpoch, group.configuredTopology, null, records, null, false, op.nowMs);
   writeStreamsGroupRecords(s, op, records, 'initial rebalance delay elapsed');
 }
 

@@ -30,7 +30,7 @@ import {
 import { reconcileStreamsMember, type OwnedTasks } from './reconcile.js';
 import { streamsCurrentAssignmentRecord, streamsEpochRecord, streamsMemberMetadataRecord, streamsMemberTombstones, streamsTargetAssignmentRecord, streamsTopologyRecord } from './records.js';
 import { EMPTY_TASKS_TUPLE, taskSetContainedIn, taskSetFrom, taskSetToList, tasksTupleEquals, type TasksTuple } from './tasks.js';
-import { computeStreamsTargetAssignment } from './target.js';
+import { maybeUpdateStreamsTargetAssignment } from './target.js';
 import { configureTopology } from './topology/configure.js';
 import { StreamsGroupStatus, type StreamsTopology } from './topology/types.js';
 import { topologyTopicNames } from './topology-topics.js';
@@ -43,10 +43,11 @@ type Response = StreamsGroupHeartbeatResponseData;
 /** Kafka sets the metadata refresh deadline of streams groups this far ahead (Integer.MAX_VALUE ms). */
 const METADATA_REFRESH_NEVER_MS = 2_147_483_647;
 
+/** An error answer as Kafka's (a new StreamsGroupHeartbeatResponseData: its status list is empty, not null). */
 export function streamsGroupHeartbeatError(errorCode: number, errorMessage: string | null = null): Response {
   return {
     throttleTimeMs: 0, errorCode, errorMessage, memberId: '', memberEpoch: 0, heartbeatIntervalMs: 0, taskOffsetIntervalMs: 0,
-    status: null, activeTasks: null, standbyTasks: null, warmupTasks: null, endpointInformationEpoch: 0, partitionsByUserEndpoint: null,
+    status: [], activeTasks: null, standbyTasks: null, warmupTasks: null, endpointInformationEpoch: 0, partitionsByUserEndpoint: null,
   };
 }
 
@@ -290,10 +291,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   if (wasEmpty && s.config.streamsGroupInitialRebalanceDelayMs > 0) {
     op.scheduleIfAbsent(initialKey, s.config.streamsGroupInitialRebalanceDelayMs, { kind: 'streams-initial-rebalance', groupId });
   }
-  let target = { epoch: group.assignmentEpoch, assignment: group.targetAssignmentOf(updated.memberId) };
-  if (groupEpoch > group.assignmentEpoch && !s.timers.has(initialKey)) {
-    target = computeStreamsTargetAssignment(s, group, groupEpoch, configured, updated, records, op.nowMs);
-  }
+  const target = maybeUpdateStreamsTargetAssignment(s, group, groupEpoch, configured, updated, records, statuses, s.timers.has(initialKey), op.nowMs);
 
   // 4. The member moves towards its target.
   const reconciled = reconcileStreamsMember(updated, target.epoch, target.assignment, group.taskOwners(updated.memberId), joining ? null : owned);
@@ -322,12 +320,12 @@ function response(
   const withTasks = tasksChanged || req.memberEpoch === 0;
   if ((tasksChanged || !sameUserEndpoint(before, member)) && member.userEndpoint !== null) group.endpointInformationEpoch += 1;
   const withEndpoints = req.endpointInformationEpoch !== group.endpointInformationEpoch;
-  const all: Status[] = [];
+  // Kafka's order: a stale topology, a delayed assignment, the topology's error, a shutdown request.
+  const all: Status[] = [...statuses];
+  if (topologyError !== null) all.push({ statusCode: topologyError.status, statusDetail: topologyError.message });
   if (group.shutdownRequestMemberId !== null) {
     all.push({ statusCode: StreamsGroupStatus.SHUTDOWN_APPLICATION, statusDetail: `Streams group member ${group.shutdownRequestMemberId} encountered a fatal error and requested a shutdown for the entire application.` });
   }
-  all.push(...statuses);
-  if (topologyError !== null) all.push({ statusCode: topologyError.status, statusDetail: topologyError.message });
   const list = (t: TasksTuple, k: keyof TasksTuple) => taskSetToList(t[k]);
   const lag = s.config.streamsGroupAcceptableRecoveryLag;
   const recoveryLag = apiVersion >= ACCEPTABLE_RECOVERY_LAG_INT64_VERSION
@@ -380,5 +378,5 @@ function leave(s: CoordinatorState, op: Operation, req: Request): Response {
   } else {
     fenceStreamsMember(s, op, group, member, 'left');
   }
-  return { ...streamsGroupHeartbeatError(ErrorCode.NONE), memberId: req.memberId, memberEpoch: req.memberEpoch, status: [] };
+  return { ...streamsGroupHeartbeatError(ErrorCode.NONE), memberId: req.memberId, memberEpoch: req.memberEpoch };
 }

@@ -7,16 +7,18 @@
  * is empty.
  */
 import { compareIds, javaPutOrder } from '../consumer/java-hash.js';
+import { canComputeNextTargetAssignment } from '../consumer/target.js';
 import { stringHash } from '../../util/string-hash.js';
 import type { StreamsGroupRecord } from '../../protocol/coordinator-records/streams-group-framing.js';
+import type { Status } from '../../protocol/messages/streams-group-heartbeat.js';
 import type { CoordinatorState } from '../coordinator-state.js';
-import { streamsNumStandbyReplicas } from '../types.js';
+import { streamsAssignmentIntervalMs, streamsNumStandbyReplicas } from '../types.js';
 import type { StreamsAssignorMember, TopologyDescriber } from './assignor/types.js';
 import type { StreamsGroup } from './group.js';
 import type { StreamsGroupMember } from './member.js';
 import { streamsTargetAssignmentEpochRecord, streamsTargetAssignmentRecord } from './records.js';
 import { EMPTY_TASKS, tasksTupleEquals, type TasksTuple } from './tasks.js';
-import type { ConfiguredTopology } from './topology/types.js';
+import { StreamsGroupStatus, type ConfiguredTopology } from './topology/types.js';
 
 export interface StreamsTargetAssignment {
   readonly epoch: number;
@@ -90,3 +92,42 @@ export function computeStreamsTargetAssignment(
   records.push(streamsTargetAssignmentEpochRecord(group.groupId, groupEpoch, nowMs));
   return { epoch: groupEpoch, assignment: mine };
 }
+
+/** Kafka 4.4's ASSIGNMENT_DELAYED details (StreamsGroupHeartbeatResponse statuses). */
+export const INITIAL_REBALANCE_DELAYED: Status = { statusCode: StreamsGroupStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' };
+export const ASSIGNMENT_INTERVAL_DELAYED: Status = { statusCode: StreamsGroupStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured assignment interval.' };
+
+/**
+ * Kafka 4.4's maybeUpdateStreamsTargetAssignment: while a new group's initial rebalance delay
+ * runs, no target at all (every member's is empty); when the assignment epoch caught up with
+ * the group epoch, the current target; when the last target was computed less than
+ * `group.streams.assignment.interval.ms` ago, the current target too (the next heartbeat
+ * after the interval computes it: Kafka sets no timer for it); otherwise a new target at
+ * `groupEpoch`. The two delays are told to the member as ASSIGNMENT_DELAYED statuses (none
+ * when `statuses` is null: the initial delay's own timer).
+ */
+export function maybeUpdateStreamsTargetAssignment(
+  s: CoordinatorState,
+  group: StreamsGroup,
+  groupEpoch: number,
+  configured: ConfiguredTopology | null,
+  updatedMember: StreamsGroupMember | null,
+  records: StreamsGroupRecord[],
+  statuses: Status[] | null,
+  initialDelayRunning: boolean,
+  nowMs: number,
+): StreamsTargetAssignment {
+  if (initialDelayRunning) {
+    statuses?.push(INITIAL_REBALANCE_DELAYED);
+    return { epoch: group.assignmentEpoch, assignment: { activeTasks: EMPTY_TASKS, standbyTasks: EMPTY_TASKS, warmupTasks: EMPTY_TASKS } };
+  }
+  const current = { epoch: group.assignmentEpoch, assignment: updatedMember === null ? EMPTY_TUPLE : group.targetAssignmentOf(updatedMember.memberId) };
+  if (group.assignmentEpoch >= groupEpoch) return current;
+  if (!canComputeNextTargetAssignment(group.assignmentTimestampMs, streamsAssignmentIntervalMs(s.config, group.groupId), nowMs)) {
+    statuses?.push(ASSIGNMENT_INTERVAL_DELAYED);
+    return current;
+  }
+  return computeStreamsTargetAssignment(s, group, groupEpoch, configured, updatedMember, records, nowMs);
+}
+
+const EMPTY_TUPLE: TasksTuple = { activeTasks: EMPTY_TASKS, standbyTasks: EMPTY_TASKS, warmupTasks: EMPTY_TASKS };

@@ -1,6 +1,7 @@
 /**
  * StreamsGroupHeartbeat's request checks, as Kafka 4.4's
- * GroupCoordinatorService.throwIfStreamsGroupHeartbeatRequestIsInvalid and
+ * GroupCoordinatorService.throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures,
+ * throwIfStreamsGroupHeartbeatRequestIsInvalid and
  * throwIfInvalidTopology (messages from its bytecode).
  */
 import { ErrorCode } from '../../protocol/errors.js';
@@ -21,6 +22,8 @@ function throwIfNull(value: unknown, message: string): void {
 }
 
 export function validateStreamsGroupHeartbeat(req: StreamsGroupHeartbeatRequestData): void {
+  // Kafka's throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures comes first.
+  for (const sub of req.topology?.subtopologies ?? []) throwIfNotEmpty(sub.sourceTopicRegex, 'Regular expressions for source topics are not supported yet.');
   throwIfEmpty(req.memberId, "MemberId can't be empty.");
   throwIfEmpty(req.groupId, "GroupId can't be empty.");
   throwIfEmpty(req.instanceId, "InstanceId can't be empty.");
