@@ -3,9 +3,10 @@
  * against Apache Kafka 4.4's own CurrentAssignmentBuilder (kafka-group-coordinator, through
  * test/support/java StreamsReconcileOracle): the same member, target and task owners, the
  * same next member (epochs, state, assigned tasks, tasks pending revocation). Cases are
- * generated from a fixed seed: members in each state, targets that keep, take and give up
- * tasks, tasks still held by other members of the same or another process, owned tasks
- * reported or not.
+ * generated from a fixed seed: members in each state, targets that keep, take, give up and
+ * change the role of tasks (or give back a task pending revocation), tasks still held by
+ * other members of the same or another process, owned tasks reported or not, in full or
+ * with tasks dropped early.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -114,20 +115,6 @@ function brook(c: Case): Reply {
   return { memberEpoch: next.memberEpoch, previousMemberEpoch: next.previousMemberEpoch, state: next.state, assigned: out(next.assignedTasks), pending: out(next.tasksPendingRevocation) };
 }
 
-/** A task whose role for the member changes between what it holds and its target (Kafka 4.4 converts those in place). */
-function changesRole(c: Case): boolean {
-  const role = (t: TasksJson, sub: string, p: number): string | null =>
-    (['active', 'standby', 'warmup'] as const).find((r) => t[r][sub]?.includes(p)) ?? null;
-  for (const sub of SUBS) {
-    for (let p = 0; p < PARTITIONS; p++) {
-      const held = role(c.member.assigned, sub, p) ?? role(c.member.pending, sub, p);
-      const wanted = role(c.target, sub, p);
-      if (held !== null && wanted !== null && held !== wanted) return true;
-    }
-  }
-  return false;
-}
-
 /**
  * Kafka's task-to-process maps hold every member's tasks, this member's included (assigned and
  * pending revocation); Brook's TaskOwners leave the member itself out. The Java side gets them
@@ -158,37 +145,19 @@ function oneActiveOwner(c: Case): boolean {
 }
 
 /**
- * The member reports nothing, or every task it holds (assigned or pending revocation) and
- * possibly fewer of those pending: a client that dropped a task before it was asked to is not
- * covered (Kafka 4.4 then releases some of them at once, which Brook does not model).
- */
-function faithfulReport(c: Case): boolean {
-  if (c.owned === null) return true;
-  for (const role of ['active', 'standby', 'warmup'] as const) {
-    for (const [sub, ps] of Object.entries(c.member.assigned[role])) for (const p of ps) if (!c.owned[role][sub]?.includes(p)) return false;
-  }
-  return true;
-}
-
-/**
- * A member waiting for a revocation has tasks pending revocation, none of them in its target
- * again and its target epoch ahead (Brook does not cover a target that gives a task pending
- * revocation back: Kafka 4.4 then waits for the member to release it first).
+ * A member waiting for a revocation has tasks pending revocation and a target epoch ahead of
+ * its own; members in the other states have none pending.
  */
 function consistent(c: Case): boolean {
   const pending = Object.values(c.member.pending).some((t) => Object.keys(t).length > 0);
   if (c.member.state !== 2) return !pending;
-  if (!pending || c.targetEpoch === c.member.memberEpoch) return false;
-  for (const role of ['active', 'standby', 'warmup'] as const) {
-    for (const [sub, ps] of Object.entries(c.member.pending[role])) for (const p of ps) if (c.target[role][sub]?.includes(p)) return false;
-  }
-  return true;
+  return pending && c.targetEpoch !== c.member.memberEpoch;
 }
 
 test('streams reconciliation matches Kafka 4.4\'s CurrentAssignmentBuilder', { timeout: 180_000 }, async () => {
   const next = generator(1071);
-  const cases = Array.from({ length: 12_000 }, () => makeCase(next)).filter((c) => consistent(c) && oneActiveOwner(c) && faithfulReport(c) && !changesRole(c)).slice(0, 300);
-  assert.ok(cases.length >= 150, `${cases.length} cases`);
+  const cases = Array.from({ length: 12_000 }, () => makeCase(next)).filter((c) => consistent(c) && oneActiveOwner(c)).slice(0, 1000);
+  assert.ok(cases.length >= 500, `${cases.length} cases`);
   const [cmd, ...args] = javaCommand('brook.conformance.StreamsReconcileOracle');
   const result = await runProcess(cmd!, args, { input: JSON.stringify(cases.map(withOwnTasks)), timeoutMs: 120_000 });
   assert.equal(result.code, 0, result.stderr.slice(-2000));

@@ -23,7 +23,7 @@ function join(memberId: string, topology = wordCountTopology()): RequestBody<'St
 }
 
 async function withBroker(options: Parameters<typeof startBrook>[0], body: (broker: Broker, conn: RawConnection) => Promise<void>): Promise<void> {
-  const broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0, ...options });
+  const broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0, groupStreamsAssignmentIntervalMs: 0, ...options });
   const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'kip1071-unit' });
   try {
     await body(broker, conn);

@@ -18,7 +18,7 @@ import { ScriptedAssignor, shb, streamsDescribe } from '../support/coordinator/s
 function oneMember(): CoordinatorHarness {
   const assignor = new ScriptedAssignor();
   assignor.plan = { a: { 0: [0, 1], 1: [0, 1] } };
-  const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0 })));
+  const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0, streamsGroupAssignmentIntervalMs: 0 })));
   h.setTopics({ input: 2, 'app-repartition': 2, 'app-store-changelog': 2 });
   assert.equal(shb(h, { memberId: 'a', epoch: 0 }).answer.memberEpoch, 2);
   return h;

@@ -19,7 +19,7 @@ import { fromTaskIds, ScriptedAssignor, shb, streamsDescribe, wordCountTopology 
 const TOPICS = { input: 2, 'app-repartition': 2, 'app-store-changelog': 2 };
 
 function harness(assignor = new ScriptedAssignor(), extra: Parameters<typeof testConfig>[0] = {}): { h: CoordinatorHarness; assignor: ScriptedAssignor } {
-  const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0, ...extra })));
+  const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0, streamsGroupAssignmentIntervalMs: 0, ...extra })));
   h.setTopics(TOPICS);
   return { h, assignor };
 }
@@ -103,7 +103,7 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
 
   it('missing internal topics: NotReady, status MISSING_INTERNAL_TOPICS, and the broker is asked to create them', () => {
     const assignor = new ScriptedAssignor();
-    const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0 })));
+    const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0, streamsGroupAssignmentIntervalMs: 0 })));
     h.setTopics({ input: 2 });
     const r = shb(h, { memberId: 'a', epoch: 0 }).answer;
     assert.deepEqual(r.status?.map((s) => s.statusCode), [3]);
@@ -267,6 +267,35 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     assert.deepEqual([r2.memberEpoch, fromTaskIds(r2.activeTasks)], [2, { 0: [0, 1], 1: [0, 1] }]);
   });
 
+  it('while the initial rebalance delay runs, every heartbeat says so (Kafka 4.4 ASSIGNMENT_DELAYED)', () => {
+    const { h, assignor } = harness(new ScriptedAssignor(), { streamsGroupInitialRebalanceDelayMs: 3000 });
+    assignor.plan = { a: { 0: [0, 1], 1: [0, 1] } };
+    const delayed = [{ statusCode: 5, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' }];
+    assert.deepEqual(shb(h, { memberId: 'a', epoch: 0 }).answer.status, delayed);
+    h.advance(2999);
+    assert.deepEqual(shb(h, { memberId: 'a', epoch: 1, active: {}, standby: {}, warmup: {} }).answer.status, delayed);
+    h.advance(1);
+    assert.deepEqual(shb(h, { memberId: 'a', epoch: 1, active: {}, standby: {}, warmup: {} }).answer.status, []);
+  });
+
+  it('a new target waits for group.streams.assignment.interval.ms after the last one, told as ASSIGNMENT_DELAYED', () => {
+    const { h, assignor } = harness(new ScriptedAssignor(), { streamsGroupAssignmentIntervalMs: 1000 });
+    assignor.plan = { a: { 0: [0, 1], 1: [0, 1] } };
+    const a = shb(h, { memberId: 'a', epoch: 0 }).answer;
+    assert.deepEqual([a.memberEpoch, a.status, assignor.calls], [2, [], 1]);
+    h.advance(999);
+    assignor.plan = { a: { 0: [0], 1: [0] }, b: { 0: [1], 1: [1] } };
+    const b = shb(h, { memberId: 'b', epoch: 0 }).answer;
+    // The group epoch moved (3), the assignment epoch stays 2: B waits with an empty target.
+    assert.deepEqual([b.memberEpoch, b.status, assignor.calls], [2, [{ statusCode: 5, statusDetail: 'Assignment delayed due to the configured assignment interval.' }], 1]);
+    assert.equal(streamsDescribe(h).groupState, 'Assigning');
+    h.advance(1);
+    // No timer: the next heartbeat after the interval computes the target.
+    assert.equal(assignor.calls, 1);
+    const a2 = shb(h, { memberId: 'a', epoch: 2, active: { 0: [0, 1], 1: [0, 1] }, standby: {}, warmup: {} }).answer;
+    assert.deepEqual([a2.memberEpoch, a2.status, fromTaskIds(a2.activeTasks), assignor.calls], [2, [], { 0: [0], 1: [0] }, 2]);
+  });
+
   it('a failed append undoes the heartbeat: the group is as before and the member joins again', () => {
     const { h, assignor } = oneMember();
     const before = streamsDescribe(h);
@@ -285,7 +314,7 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     shb(h, { memberId: 'b', epoch: 0, clientTags: { zone: 'z1' }, userEndpoint: { host: 'b', port: 2 } });
     shb(h, { memberId: 'a', epoch: 2, active: { 0: [0, 1], 1: [0, 1] }, standby: {}, warmup: {} });
     const before = streamsDescribe(h);
-    const restarted = h.restart({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0 });
+    const restarted = h.restart({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0, streamsGroupAssignmentIntervalMs: 0 });
     const after = streamsDescribe(restarted);
     // The configured topology (internal topics' partition counts, the state's readiness) is
     // derived again at the next heartbeat, as in Kafka; everything the records hold is back.

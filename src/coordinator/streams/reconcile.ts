@@ -1,88 +1,173 @@
 /**
- * Kafka's streams CurrentAssignmentBuilder: moves a member from its current tasks towards
- * its target, never giving it a task another member still holds.
+ * Kafka 4.4's streams CurrentAssignmentBuilder: moves a member from its current tasks towards
+ * its target, never giving it a task another member still holds in a conflicting role.
  *
- * - Tasks the member holds that its target no longer has are pending revocation: it keeps
- *   its epoch (UNREVOKED_TASKS) until a heartbeat shows it no longer owns any of them.
- * - Tasks of its target that another member still holds in a conflicting role are
- *   unreleased: the member moves to the target epoch without them (UNRELEASED_TASKS) and
- *   gets them at a later heartbeat, once their owner let them go. An active task is held
- *   while any member has it active, or while another member of the same process has it as
- *   standby or warm-up (they share a state directory); a standby or warm-up task while a
- *   member of the same process has it in the other roles.
- * - Otherwise it takes its target and the target epoch (STABLE).
- * - A member that reports owning no task at all has nothing to revoke.
+ * - Per role, the member's tasks split into kept (in current and target), pending revocation
+ *   (current only) and to be assigned (target only, unless still held: unreleased).
+ * - A task changes its role in place: an active task the target wants as standby becomes a
+ *   standby at once (while the active one is revoked); a standby wanted as warm-up, or a
+ *   warm-up wanted as standby, changes role without a revocation; a standby or warm-up the
+ *   target promotes to active is not revoked, and is kept in its old role until the active
+ *   one is granted (it is granted once nothing else is pending revocation).
+ * - Tasks pending revocation the member still reports owning (or when it did not say) keep
+ *   it at its epoch (UNREVOKED_TASKS) until it releases them; if it already dropped them, it
+ *   moves on at once.
+ * - Otherwise it moves to the target epoch with what it may have (UNRELEASED_TASKS while some
+ *   task is still held elsewhere; STABLE with its whole target).
  *
- * test/interop/coordinator-streams-reconcile-oracle.test.ts checks these rules against Kafka
- * 4.4's own builder. Not covered: Kafka 4.4 keeps an assignment epoch per active task and
- * changes a task's role for the member in place (active to standby, standby to warm-up, a
- * standby promoted to active), releases at once tasks a member dropped before it was asked
- * to, and waits when a target gives back a task still pending revocation; here a role change
- * is a revocation followed by an assignment.
+ * An active task is held while any member has it active (this member's own pending
+ * revocation included), or while another member of the same process has it as standby or
+ * warm-up (they share a state directory); a standby task while another member of the same
+ * process runs it active or has it as warm-up, or any member of the process has it as
+ * standby; a warm-up task likewise with the roles swapped.
+ *
+ * test/interop/coordinator-streams-reconcile-oracle.test.ts checks this against Kafka 4.4's
+ * own builder. Not kept: Kafka 4.4's assignment epoch per active task.
  */
 import type { TaskOwners } from './group.js';
 import { StreamsMemberState, type StreamsGroupMember } from './member.js';
-import { hasTask, isTasksTupleEmpty, TaskSetBuilder, taskSetsIntersect, type TaskSet, type TasksTuple } from './tasks.js';
+import { hasTask, taskSetsIntersect, type TaskSet, type TasksTuple } from './tasks.js';
 
 /** What the member says it owns (null: it did not say; Kafka's Optional.empty). */
 export type OwnedTasks = TasksTuple | null;
 
+/** A task set being built. */
+class Tasks {
+  readonly map = new Map<string, Set<number>>();
+
+  add(sub: string, p: number): void {
+    let s = this.map.get(sub);
+    if (s === undefined) this.map.set(sub, (s = new Set()));
+    s.add(p);
+  }
+
+  remove(sub: string, p: number): void {
+    const s = this.map.get(sub);
+    if (s !== undefined && s.delete(p) && s.size === 0) this.map.delete(sub);
+  }
+
+  has(sub: string, p: number): boolean {
+    return this.map.get(sub)?.has(p) ?? false;
+  }
+
+  get isEmpty(): boolean {
+    return this.map.size === 0;
+  }
+}
+
 interface Difference {
-  readonly assigned: TaskSet;
-  readonly pendingRevocation: TaskSet;
-  readonly toBeAssigned: TaskSet;
+  readonly assigned: Tasks;
+  readonly pendingRevocation: Tasks;
+  readonly pendingAssignment: Tasks;
   readonly unreleased: boolean;
 }
 
-function difference(target: TaskSet, current: TaskSet, ownsNothing: boolean, isUnreleased: (sub: string, p: number) => boolean): Difference {
-  const assigned = new TaskSetBuilder();
-  const pending = new TaskSetBuilder();
-  const toBe = new TaskSetBuilder();
+function difference(current: TaskSet, target: TaskSet, isUnreleased: (sub: string, p: number) => boolean): Difference {
+  const assigned = new Tasks();
+  const pendingRevocation = new Tasks();
+  const pendingAssignment = new Tasks();
   let unreleased = false;
+  for (const [sub, ps] of current) for (const p of ps) (hasTask(target, sub, p) ? assigned : pendingRevocation).add(sub, p);
   for (const [sub, ps] of target) {
     for (const p of ps) {
-      if (hasTask(current, sub, p)) assigned.add(sub, p);
-      else if (isUnreleased(sub, p)) unreleased = true;
-      else toBe.add(sub, p);
+      if (hasTask(current, sub, p)) continue;
+      if (isUnreleased(sub, p)) unreleased = true;
+      else pendingAssignment.add(sub, p);
     }
   }
-  // A member that reports owning no task at all has nothing left to revoke.
-  if (!ownsNothing) for (const [sub, ps] of current) for (const p of ps) if (!hasTask(target, sub, p)) pending.add(sub, p);
-  return { assigned: assigned.build(), pendingRevocation: pending.build(), toBeAssigned: toBe.build(), unreleased };
+  return { assigned, pendingRevocation, pendingAssignment, unreleased };
 }
 
-function union(a: TaskSet, b: TaskSet): TaskSet {
-  const out = new TaskSetBuilder();
-  for (const s of [a, b]) for (const [sub, ps] of s) for (const p of ps) out.add(sub, p);
-  return out.build();
+/** Moves the task from `from` (to be assigned) to `to` (assigned). */
+function grantNow(from: Tasks, to: Tasks, sub: string, p: number): void {
+  from.remove(sub, p);
+  to.add(sub, p);
 }
 
-function nonEmpty(t: TaskSet): boolean {
-  for (const ps of t.values()) if (ps.size > 0) return true;
-  return false;
+function tuple(active: Tasks, standby: Tasks, warmup: Tasks): TasksTuple {
+  return { activeTasks: active.map, standbyTasks: standby.map, warmupTasks: warmup.map };
 }
 
-function computeNext(m: StreamsGroupMember, targetEpoch: number, target: TasksTuple, owners: TaskOwners, owned: OwnedTasks): StreamsGroupMember {
+function isEmpty(t: TasksTuple): boolean {
+  return t.activeTasks.size === 0 && t.standbyTasks.size === 0 && t.warmupTasks.size === 0;
+}
+
+/** Kafka's hasNotReleased: tasks pending revocation the member still owns, or may (it did not say). */
+function hasNotReleased(owned: OwnedTasks, pending: TasksTuple): boolean {
+  if (owned === null) return true;
+  return taskSetsIntersect(owned.activeTasks, pending.activeTasks) || taskSetsIntersect(owned.standbyTasks, pending.standbyTasks)
+    || taskSetsIntersect(owned.warmupTasks, pending.warmupTasks);
+}
+
+function union(a: Tasks, b: Tasks): TaskSet {
+  const out = new Tasks();
+  for (const t of [a, b]) for (const [sub, ps] of t.map) for (const p of ps) out.add(sub, p);
+  return out.map;
+}
+
+/**
+ * Kafka's computeNextAssignment. `owners` leaves this member out; Kafka's task-to-process maps
+ * include it (its assigned tasks and those pending revocation), so they are put back here.
+ */
+function computeNext(
+  m: StreamsGroupMember, memberEpoch: number, targetEpoch: number, target: TasksTuple, owners: TaskOwners, owned: OwnedTasks,
+): StreamsGroupMember {
   const pid = m.processId;
   const current = m.assignedTasks;
-  const ownsNothing = owned !== null && isTasksTupleEmpty(owned);
-  const active = difference(target.activeTasks, current.activeTasks, ownsNothing, (sub, p) =>
-    owners.activeProcessId(sub, p) !== null || owners.standbyProcessIds(sub, p).has(pid) || owners.warmupProcessIds(sub, p).has(pid));
-  const standby = difference(target.standbyTasks, current.standbyTasks, ownsNothing, (sub, p) =>
-    owners.activeProcessId(sub, p) === pid || owners.warmupProcessIds(sub, p).has(pid));
-  const warmup = difference(target.warmupTasks, current.warmupTasks, ownsNothing, (sub, p) =>
-    owners.activeProcessId(sub, p) === pid || owners.standbyProcessIds(sub, p).has(pid));
+  const mine = (role: keyof TasksTuple, sub: string, p: number): boolean => hasTask(m.assignedTasks[role], sub, p) || hasTask(m.tasksPendingRevocation[role], sub, p);
+  const activeProcessId = (sub: string, p: number): string | null => owners.activeProcessId(sub, p) ?? (mine('activeTasks', sub, p) ? pid : null);
+  const onThisProcess = (ids: ReadonlySet<string>, role: 'standbyTasks' | 'warmupTasks', sub: string, p: number): boolean => ids.has(pid) || mine(role, sub, p);
+  // Held in that role by a member of this process other than this one (as far as its current tasks tell).
+  const heldByAnother = (role: 'standbyTasks' | 'warmupTasks', ids: ReadonlySet<string>, sub: string, p: number): boolean =>
+    onThisProcess(ids, role, sub, p) && !hasTask(current[role], sub, p);
+  const runByAnother = (sub: string, p: number): boolean => activeProcessId(sub, p) === pid && !hasTask(current.activeTasks, sub, p);
 
-  if (nonEmpty(active.pendingRevocation) || nonEmpty(standby.pendingRevocation) || nonEmpty(warmup.pendingRevocation)) {
-    // The member keeps its epoch (Kafka's updateMemberEpoch with the same epoch: the previous
-    // epoch becomes it too) and must first give up what it no longer has.
-    return {
-      ...m,
-      state: StreamsMemberState.UNREVOKED_TASKS,
-      previousMemberEpoch: m.memberEpoch,
-      assignedTasks: { activeTasks: active.assigned, standbyTasks: standby.assigned, warmupTasks: warmup.assigned },
-      tasksPendingRevocation: { activeTasks: active.pendingRevocation, standbyTasks: standby.pendingRevocation, warmupTasks: warmup.pendingRevocation },
-    };
+  const active = difference(current.activeTasks, target.activeTasks, (sub, p) =>
+    activeProcessId(sub, p) !== null || heldByAnother('standbyTasks', owners.standbyProcessIds(sub, p), sub, p)
+    || heldByAnother('warmupTasks', owners.warmupProcessIds(sub, p), sub, p));
+  const standby = difference(current.standbyTasks, target.standbyTasks, (sub, p) =>
+    runByAnother(sub, p) || onThisProcess(owners.standbyProcessIds(sub, p), 'standbyTasks', sub, p)
+    || heldByAnother('warmupTasks', owners.warmupProcessIds(sub, p), sub, p));
+  const warmup = difference(current.warmupTasks, target.warmupTasks, (sub, p) =>
+    activeProcessId(sub, p) === pid || heldByAnother('standbyTasks', owners.standbyProcessIds(sub, p), sub, p)
+    || onThisProcess(owners.warmupProcessIds(sub, p), 'warmupTasks', sub, p));
+
+  // An active task the target wants as standby is a standby at once.
+  for (const [sub, ps] of current.activeTasks) for (const p of ps) if (standby.pendingAssignment.has(sub, p)) grantNow(standby.pendingAssignment, standby.assigned, sub, p);
+  // A standby wanted as warm-up, and a warm-up wanted as standby, change role without a revocation.
+  for (const [sub, ps] of current.standbyTasks) {
+    for (const p of ps) {
+      if (!warmup.pendingAssignment.has(sub, p)) continue;
+      grantNow(warmup.pendingAssignment, warmup.assigned, sub, p);
+      standby.pendingRevocation.remove(sub, p);
+    }
+  }
+  for (const [sub, ps] of current.warmupTasks) {
+    for (const p of ps) {
+      if (!standby.pendingAssignment.has(sub, p)) continue;
+      grantNow(standby.pendingAssignment, standby.assigned, sub, p);
+      warmup.pendingRevocation.remove(sub, p);
+    }
+  }
+  // A standby or warm-up promoted to active is not revoked; it stays in its old role until the active task is granted.
+  for (const [role, diff] of [['standbyTasks', standby], ['warmupTasks', warmup]] as const) {
+    for (const [sub, ps] of current[role]) for (const p of ps) if (hasTask(target.activeTasks, sub, p)) diff.pendingRevocation.remove(sub, p);
+  }
+  const pending = tuple(active.pendingRevocation, standby.pendingRevocation, warmup.pendingRevocation);
+  const revoking = !isEmpty(pending) && hasNotReleased(owned, pending);
+  for (const [role, diff] of [['standbyTasks', standby], ['warmupTasks', warmup]] as const) {
+    for (const [sub, ps] of current[role]) {
+      for (const p of ps) {
+        const grantedNow = !revoking && active.pendingAssignment.has(sub, p);
+        if (hasTask(target.activeTasks, sub, p) && !grantedNow) diff.assigned.add(sub, p);
+      }
+    }
+  }
+
+  const assigned = tuple(active.assigned, standby.assigned, warmup.assigned);
+  if (revoking) {
+    // Kafka's updateMemberEpoch: the previous epoch becomes the current one.
+    return { ...m, state: StreamsMemberState.UNREVOKED_TASKS, previousMemberEpoch: m.memberEpoch, memberEpoch, assignedTasks: assigned, tasksPendingRevocation: pending };
   }
   const unreleased = active.unreleased || standby.unreleased || warmup.unreleased;
   return {
@@ -91,19 +176,12 @@ function computeNext(m: StreamsGroupMember, targetEpoch: number, target: TasksTu
     previousMemberEpoch: m.memberEpoch,
     memberEpoch: targetEpoch,
     assignedTasks: {
-      activeTasks: union(active.assigned, active.toBeAssigned),
-      standbyTasks: union(standby.assigned, standby.toBeAssigned),
-      warmupTasks: union(warmup.assigned, warmup.toBeAssigned),
+      activeTasks: union(active.assigned, active.pendingAssignment),
+      standbyTasks: union(standby.assigned, standby.pendingAssignment),
+      warmupTasks: union(warmup.assigned, warmup.pendingAssignment),
     },
     tasksPendingRevocation: { activeTasks: new Map(), standbyTasks: new Map(), warmupTasks: new Map() },
   };
-}
-
-/** Whether the member still owns a task it must revoke (it did not say: assume it does). */
-function ownsRevokedTasks(owned: OwnedTasks, pending: TasksTuple): boolean {
-  if (owned === null) return true;
-  return taskSetsIntersect(owned.activeTasks, pending.activeTasks) || taskSetsIntersect(owned.standbyTasks, pending.standbyTasks)
-    || taskSetsIntersect(owned.warmupTasks, pending.warmupTasks);
 }
 
 /** Kafka's CurrentAssignmentBuilder.build. */
@@ -111,11 +189,12 @@ export function reconcileStreamsMember(m: StreamsGroupMember, targetEpoch: numbe
   switch (m.state) {
     case StreamsMemberState.STABLE:
       // A member at the target epoch has its target (or waits for unreleased tasks, below).
-      return m.memberEpoch === targetEpoch ? m : computeNext(m, targetEpoch, target, owners, owned);
+      return m.memberEpoch === targetEpoch ? m : computeNext(m, m.memberEpoch, targetEpoch, target, owners, owned);
     case StreamsMemberState.UNREVOKED_TASKS:
-      return ownsRevokedTasks(owned, m.tasksPendingRevocation) ? m : computeNext(m, targetEpoch, target, owners, owned);
+      // Revoked: on to the next epoch (Kafka's memberEpoch + 1, kept only if it must revoke again).
+      return hasNotReleased(owned, m.tasksPendingRevocation) ? m : computeNext(m, m.memberEpoch + 1, targetEpoch, target, owners, owned);
     case StreamsMemberState.UNRELEASED_TASKS:
-      return computeNext(m, targetEpoch, target, owners, owned);
+      return computeNext(m, m.memberEpoch, targetEpoch, target, owners, owned);
     default:
       throw new Error(`streams member ${m.memberId} is in unknown state ${m.state}`);
   }
