@@ -182,7 +182,10 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     const from = h.log.length;
     const r = shb(h, { memberId: 'a', epoch: -1 }).answer;
     assert.deepEqual([r.errorCode, r.memberId, r.memberEpoch, r.status], [ErrorCode.NONE, 'a', -1, []]);
-    assert.deepEqual(recordTypes(h, from), [T.StreamsGroupCurrentMemberAssignment, T.StreamsGroupTargetAssignmentMember, T.StreamsGroupMemberMetadata, T.StreamsGroupMetadata]);
+    // The last member left: Kafka 4.4 also puts the (empty) target at the new epoch.
+    assert.deepEqual(recordTypes(h, from), [
+      T.StreamsGroupCurrentMemberAssignment, T.StreamsGroupTargetAssignmentMember, T.StreamsGroupMemberMetadata, T.StreamsGroupMetadata, T.StreamsGroupTargetAssignmentMetadata,
+    ]);
     assert.deepEqual(h.log.slice(from, from + 3).map((x) => x.value), [null, null, null]);
     const d = streamsDescribe(h);
     assert.deepEqual([d.groupState, d.groupEpoch, d.members.length], ['Empty', 3, 0]);
@@ -294,6 +297,20 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     assert.equal(assignor.calls, 1);
     const a2 = shb(h, { memberId: 'a', epoch: 2, active: { 0: [0, 1], 1: [0, 1] }, standby: {}, warmup: {} }).answer;
     assert.deepEqual([a2.memberEpoch, a2.status, fromTaskIds(a2.activeTasks), assignor.calls], [2, [], { 0: [0], 1: [0] }, 2]);
+  });
+
+  it('the last member leaving puts the empty target at the new group epoch, stamped 0 (Kafka 4.4)', () => {
+    const { h, assignor } = harness(new ScriptedAssignor(), { streamsGroupAssignmentIntervalMs: 1000 });
+    h.advance(10_000);
+    assignor.plan = { a: { 0: [0, 1], 1: [0, 1] } };
+    assert.equal(shb(h, { memberId: 'a', epoch: 0 }).answer.memberEpoch, 2);
+    shb(h, { memberId: 'a', epoch: -1 });
+    const d = streamsDescribe(h);
+    assert.deepEqual([d.groupState, d.groupEpoch, d.assignmentEpoch], ['Empty', 3, 3]);
+    // A new member at once is not held back by the assignment interval: its target comes now.
+    assignor.plan = { b: { 0: [0, 1], 1: [0, 1] } };
+    const b = shb(h, { memberId: 'b', epoch: 0 }).answer;
+    assert.deepEqual([b.memberEpoch, b.status, fromTaskIds(b.activeTasks)], [4, [], { 0: [0, 1], 1: [0, 1] }]);
   });
 
   it('a failed append undoes the heartbeat: the group is as before and the member joins again', () => {

@@ -12,7 +12,7 @@ import { streamsRebalanceKey, streamsSessionKey, type Operation } from '../opera
 import { streamsSessionTimeoutMs } from '../types.js';
 import type { StreamsGroup } from './group.js';
 import { StreamsMemberState, type StreamsGroupMember } from './member.js';
-import { streamsEpochRecord, streamsMemberTombstones } from './records.js';
+import { streamsEpochRecord, streamsMemberTombstones, streamsTargetAssignmentEpochRecord } from './records.js';
 import { maybeUpdateStreamsTargetAssignment } from './target.js';
 import { writeStreamsGroupRecords } from './write.js';
 
@@ -20,6 +20,9 @@ export function fenceStreamsMember(s: CoordinatorState, op: Operation, group: St
   op.event({ type: 'member-removed', groupType: 'streams', groupId: group.groupId, memberId: member.memberId, groupInstanceId: member.instanceId, cause, clientReason: null });
   const records = streamsMemberTombstones(group.groupId, member.memberId);
   records.push(streamsEpochRecord(group.groupId, group.groupEpoch + 1, group.metadataHash, group.validatedTopologyEpoch, group.lastAssignmentConfigs));
+  // The last member: the (empty) target is at the new epoch at once, stamped 0 so that the
+  // next member's target is not held back by the assignment interval (as Kafka 4.4).
+  if (group.numMembers === 1) records.push(streamsTargetAssignmentEpochRecord(group.groupId, group.groupEpoch + 1, 0));
   op.cancel(streamsSessionKey(group.groupId, member.memberId));
   op.cancel(streamsRebalanceKey(group.groupId, member.memberId));
   if (group.shutdownRequestMemberId === member.memberId) group.shutdownRequestMemberId = null;
