@@ -23,7 +23,9 @@
  *   - errorMessage becomes a placeholder in the field-by-field diff (normalize.ts), but every
  *     step also compares the error message text exactly, as Kafka words it;
  *   - the ASSIGNMENT_DELAYED status that says the assignment interval (1 s) has not passed is
- *     dropped: whether it has depends on the script's speed (see sortHeartbeat);
+ *     dropped: whether it has depends on the script's speed (see sortHeartbeat); before each
+ *     member joining a group that has a target, the script waits for the interval to pass,
+ *     so that what the join settles to does not depend on that speed either;
  *   - nothing else: heartbeat interval, task offset interval, acceptable recovery lag,
  *     statuses and their details, epochs and states are compared as they are.
  *
@@ -54,6 +56,15 @@ const MISSING_INTERNAL_TOPICS = 3;
 const ASSIGNMENT_DELAYED = 5;
 
 const codes = (r: StreamsGroupHeartbeatResponseData): number[] => (r.status ?? []).map((s) => s.statusCode);
+
+/** Kafka's group.streams.assignment.interval.ms (its default), and a margin. */
+const ASSIGNMENT_INTERVAL_MS = 1000;
+/**
+ * Waits until the group's last target assignment is older than the assignment interval, so
+ * that the next member joining gets a new target at once, on either broker, however fast the
+ * script ran before (otherwise the joining member's epoch and tasks would depend on it).
+ */
+const assignmentIntervalPassed = (): Promise<void> => sleep(ASSIGNMENT_INTERVAL_MS + 200);
 
 const SOURCE = 'sgd-in';
 const SOURCE_PARTITIONS = 2;
@@ -259,6 +270,7 @@ describe('streams groups: StreamsGroupHeartbeat and StreamsGroupDescribe as Kafk
       await describeGroups('A alone, stable', [G]);
 
       // --- B joins: A must give tasks up before B gets them.
+      await assignmentIntervalPassed();
       const b1 = await ok('B joins', joining(G, 'member-b', 'process-b', wordCount(G, 1)));
       assert.equal(count(b1.activeTasks), 0, `${side}: B gets nothing before A revoked: ${json(b1)}`);
       let bEpoch = b1.memberEpoch;
@@ -279,6 +291,7 @@ describe('streams groups: StreamsGroupHeartbeat and StreamsGroupDescribe as Kafk
       await describeGroups('A and B, and unknown groups', [G, 'sgd-unknown']);
 
       // --- Topology epochs.
+      await assignmentIntervalPassed();
       const stale = await ok('C joins with an older topology epoch', joining(G, 'member-c', 'process-c', wordCount(G, 0)));
       assert.ok(stale.status?.some((s) => s.statusCode === STALE_TOPOLOGY), `${side}: ${json(stale)}`);
       await ok('C leaves', beat(G, 'member-c', -1));
@@ -330,6 +343,7 @@ describe('streams groups: StreamsGroupHeartbeat and StreamsGroupDescribe as Kafk
       assert.equal(count(s2.standbyTasks), 0, `${side}: no standby on the only process`);
       const saOwned = { active: asRequest(s2.activeTasks), standby: [], warmup: [] };
       await ok('standby group: A reports its tasks', beat(S, 'member-a', sa, saOwned));
+      await assignmentIntervalPassed();
       const s3 = await ok('standby group: B joins', joining(S, 'member-b', 'process-b', wordCount(S, 0)));
       let sb = s3.memberEpoch;
       const s4 = await until('standby group: A is asked to revoke', sa, (e) => beat(S, 'member-a', e, saOwned), (r) => count(r.activeTasks) === 2);
