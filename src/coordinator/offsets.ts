@@ -114,12 +114,12 @@ export function offsetCommit(s: CoordinatorState, op: Operation, ctx: RequestCon
 
 /** The first error `check` gives a partition (skipping those `skip` answers otherwise), or NONE. */
 export function firstRefusal<P extends { partitionIndex: number }>(
-  topics: readonly { topicId?: string; partitions: readonly P[] }[], check: CommitPartitionCheck, skip: (p: P) => boolean,
+  topics: readonly { name?: string; topicId?: string; partitions: readonly P[] }[], check: CommitPartitionCheck, skip: (p: P) => boolean,
 ): number {
   for (const t of topics) {
     for (const p of t.partitions) {
       if (skip(p)) continue;
-      const error = check(t.topicId ?? ZERO_UUID, p.partitionIndex);
+      const error = check(t.topicId ?? ZERO_UUID, p.partitionIndex, topicName(t));
       if (error !== ErrorCode.NONE) return error;
     }
   }

@@ -38,13 +38,13 @@ function validateTxnOffsetCommit(s: CoordinatorState, op: Operation, req: TxnOff
   if (consumerGroup !== undefined) {
     const result = consumerOffsetCommitError(consumerGroup, memberId, groupInstanceId, generationId, true, apiVersion);
     if (typeof result === 'number') return staleAsIllegalGeneration(result, apiVersion);
-    return (topicId, partition) => staleAsIllegalGeneration(result(topicId, partition), apiVersion);
+    return (topicId, partition, name) => staleAsIllegalGeneration(result(topicId, partition, name), apiVersion);
   }
   const streamsGroup = s.streamsGroups.get(req.groupId);
   if (streamsGroup !== undefined) {
     const result = streamsOffsetCommitError(s, streamsGroup, memberId, groupInstanceId, generationId, true, apiVersion);
     if (typeof result === 'number') return staleAsIllegalGeneration(result, apiVersion);
-    return (topicId, partition) => staleAsIllegalGeneration(result(topicId, partition), apiVersion);
+    return (topicId, partition, name) => staleAsIllegalGeneration(result(topicId, partition, name), apiVersion);
   }
   let group = s.groups.get(req.groupId);
   if (group === undefined) {

@@ -15,8 +15,7 @@ import { GroupCoordinator } from '../../src/coordinator/coordinator.js';
 import { CoordinatorHarness, testConfig } from '../support/coordinator/harness.js';
 import { ScriptedAssignor, shb, streamsDescribe } from '../support/coordinator/streams.js';
 
-function oneMember(): CoordinatorHarness {
-  const assignor = new ScriptedAssignor();
+function oneMember(assignor = new ScriptedAssignor()): CoordinatorHarness {
   assignor.plan = { a: { 0: [0, 1], 1: [0, 1] } };
   const h = new CoordinatorHarness(new GroupCoordinator(testConfig({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0, streamsGroupAssignmentIntervalMs: 0 })));
   h.setTopics({ input: 2, 'app-repartition': 2, 'app-store-changelog': 2 });
@@ -24,10 +23,10 @@ function oneMember(): CoordinatorHarness {
   return h;
 }
 
-function commit(h: CoordinatorHarness, version: number, memberId: string, epoch: number): number {
+function commit(h: CoordinatorHarness, version: number, memberId: string, epoch: number, partitionIndex = 0): number {
   const r = h.send('OffsetCommit', version, {
     groupId: 'app', generationIdOrMemberEpoch: epoch, memberId, groupInstanceId: null, retentionTimeMs: -1n,
-    topics: [{ name: 'input', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+    topics: [{ name: 'input', partitions: [{ partitionIndex, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
   }).answer;
   return r.topics[0]!.partitions[0]!.errorCode;
 }
@@ -43,6 +42,24 @@ describe('coordinator: streams groups in the other group APIs', { timeout: 10_00
     assert.deepEqual(list(['NotReady'], []), []);
     const d = h.send('DescribeGroups', 6, { groups: ['app'], includeAuthorizedOperations: false }).answer.groups[0]!;
     assert.deepEqual([d.errorCode, d.groupState, d.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Dead', 'Group app is not a classic group.']);
+  });
+
+  it('OffsetCommit at an older member epoch: only for tasks the member got at that epoch or before (Kafka 4.4 assignment epochs)', () => {
+    const assignor = new ScriptedAssignor();
+    const h = oneMember(assignor);
+    assignor.plan = { a: { 0: [0], 1: [0] }, b: { 0: [1], 1: [1] } };
+    assert.equal(shb(h, { memberId: 'b', epoch: 0 }).answer.memberEpoch, 3);
+    assert.equal(shb(h, { memberId: 'a', epoch: 2, active: { 0: [0, 1], 1: [0, 1] }, standby: {}, warmup: {} }).answer.memberEpoch, 2);
+    assert.equal(shb(h, { memberId: 'a', epoch: 2, active: { 0: [0], 1: [0] }, standby: {}, warmup: {} }).answer.memberEpoch, 3);
+    assert.equal(shb(h, { memberId: 'b', epoch: 3, active: {}, standby: {}, warmup: {} }).answer.memberEpoch, 3);
+    // A has held task 0_0 since epoch 2; B got 0_1 at epoch 3.
+    assert.equal(commit(h, 9, 'a', 2, 0), ErrorCode.NONE);
+    assert.equal(commit(h, 9, 'a', 2, 1), ErrorCode.STALE_MEMBER_EPOCH);
+    assert.equal(commit(h, 9, 'b', 2, 1), ErrorCode.STALE_MEMBER_EPOCH);
+    assert.equal(commit(h, 9, 'b', 3, 1), ErrorCode.NONE);
+    // The epochs are in the current assignment records: a restarted coordinator has them.
+    const restarted = h.restart({ streamsGroupAssignor: assignor, streamsGroupInitialRebalanceDelayMs: 0, streamsGroupAssignmentIntervalMs: 0 });
+    assert.deepEqual([commit(restarted, 9, 'a', 2, 0), commit(restarted, 9, 'b', 2, 1)], [ErrorCode.NONE, ErrorCode.STALE_MEMBER_EPOCH]);
   });
 
   it('OffsetCommit and OffsetFetch check the member and its epoch', () => {

@@ -159,7 +159,7 @@ export function leaveConsumerGroup(s: CoordinatorState, op: Operation, group: Co
  * broker resolves it; ZERO_UUID when it could not) and the partition; NONE or the error,
  * which Kafka raises for the whole request.
  */
-export type CommitPartitionCheck = (topicId: string, partition: number) => number;
+export type CommitPartitionCheck = (topicId: string, partition: number, topicName: string) => number;
 
 /**
  * OffsetCommit and TxnOffsetCommit to a consumer group (Kafka 4.4's

@@ -3,7 +3,7 @@
  * change builds a new one, which the records then persist. Its state is Kafka's
  * streams MemberState, with the byte Kafka writes in StreamsGroupCurrentMemberAssignment.
  */
-import { EMPTY_TASKS_TUPLE, tasksTupleEquals, type TasksTuple } from './tasks.js';
+import { EMPTY_TASKS_TUPLE, hasTask, tasksTupleEquals, type TasksTuple } from './tasks.js';
 
 /** Kafka's streams MemberState values (the byte written in the record). */
 export const StreamsMemberState = {
@@ -51,6 +51,21 @@ export interface StreamsGroupMember {
   readonly clientTags: ReadonlyMap<string, string>;
   readonly assignedTasks: TasksTuple;
   readonly tasksPendingRevocation: TasksTuple;
+  /**
+   * The assignment epoch of each active task the member holds (assigned or pending
+   * revocation): the target epoch at which it got it (Kafka 4.4's TasksTupleWithEpochs). A
+   * commit at an older member epoch is taken only for tasks it held since then.
+   */
+  readonly activeTaskEpochs: TaskEpochs;
+}
+
+/** Epochs by subtopology id and partition. */
+export type TaskEpochs = ReadonlyMap<string, ReadonlyMap<number, number>>;
+
+/** The assignment epoch of an active task the member holds (undefined: it holds none). */
+export function activeTaskEpoch(m: StreamsGroupMember, subtopologyId: string, partition: number): number | undefined {
+  if (!hasTask(m.assignedTasks.activeTasks, subtopologyId, partition) && !hasTask(m.tasksPendingRevocation.activeTasks, subtopologyId, partition)) return undefined;
+  return m.activeTaskEpochs.get(subtopologyId)?.get(partition) ?? m.memberEpoch;
 }
 
 /** Kafka's StreamsGroupMember.Builder defaults: what a member is before its first record. */
@@ -71,6 +86,7 @@ export function newStreamsMember(memberId: string): StreamsGroupMember {
     clientTags: new Map(),
     assignedTasks: EMPTY_TASKS_TUPLE,
     tasksPendingRevocation: EMPTY_TASKS_TUPLE,
+    activeTaskEpochs: new Map(),
   };
 }
 

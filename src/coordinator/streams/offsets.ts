@@ -1,15 +1,14 @@
 /**
  * Offsets of a streams group (Kafka 4.4's StreamsGroup.validateOffsetCommit and
  * validateOffsetFetch): a member commits with its member epoch, as a consumer group's members
- * do. A commit with an older epoch is taken for a partition the member still holds a task of
- * (Kafka 4.4 checks each task's assignment epoch, which Brook does not keep: a task the member
- * holds is accepted).
+ * do. A commit with an older epoch is taken for a partition whose task the member holds since
+ * that epoch or an older one (the task's assignment epoch).
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import type { CommitPartitionCheck } from '../consumer/classic-apis.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import type { StreamsGroup } from './group.js';
-import { hasTask } from './tasks.js';
+import { activeTaskEpoch } from './member.js';
 
 export function streamsOffsetCommitError(
   s: CoordinatorState, group: StreamsGroup, memberId: string, groupInstanceId: string | null, memberEpoch: number, transactional: boolean, apiVersion: number,
@@ -21,15 +20,17 @@ export function streamsOffsetCommitError(
   if (!transactional && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
   if (memberEpoch === member.memberEpoch) return ErrorCode.NONE;
   if (memberEpoch > member.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
-  const subtopologies = group.configuredTopology?.subtopologies ?? null;
-  return (topicId, partition) => {
-    const topic = s.metadata.byId(topicId)?.name;
-    if (topic === undefined || subtopologies === null) return ErrorCode.STALE_MEMBER_EPOCH;
-    for (const [id, sub] of subtopologies) {
-      if (!sub.sourceTopics.has(topic) && !sub.repartitionSourceTopics.has(topic)) continue;
-      if (hasTask(member.assignedTasks.activeTasks, id, partition) || hasTask(member.tasksPendingRevocation.activeTasks, id, partition)) return ErrorCode.NONE;
-    }
-    return ErrorCode.STALE_MEMBER_EPOCH;
+  // Kafka 4.4's createAssignmentEpochValidator: the partition's task (by the topology's source
+  // and repartition source topics) must be the member's, got at or before the received epoch.
+  const topology = group.topology;
+  // By name, as Kafka's validator (a commit by topic id has it resolved by the broker).
+  return (topicId, partition, name) => {
+    const topic = name !== '' ? name : s.metadata.byId(topicId)?.name;
+    if (topic === undefined || topology === null) return ErrorCode.STALE_MEMBER_EPOCH;
+    const sub = topology.subtopologies.find((x) => x.sourceTopics.includes(topic) || x.repartitionSourceTopics.some((r) => r.name === topic));
+    if (sub === undefined) return ErrorCode.STALE_MEMBER_EPOCH;
+    const epoch = activeTaskEpoch(member, sub.subtopologyId, partition);
+    return epoch === undefined || memberEpoch < epoch ? ErrorCode.STALE_MEMBER_EPOCH : ErrorCode.NONE;
   };
 }
 

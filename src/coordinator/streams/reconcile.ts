@@ -22,10 +22,11 @@
  * standby; a warm-up task likewise with the roles swapped.
  *
  * test/interop/coordinator-streams-reconcile-oracle.test.ts checks this against Kafka 4.4's
- * own builder. Not kept: Kafka 4.4's assignment epoch per active task.
+ * own builder. Each active task keeps the target epoch at which the member got it (Kafka 4.4's
+ * assignment epochs), for offset commits at an older member epoch (offsets.ts).
  */
 import type { TaskOwners } from './group.js';
-import { StreamsMemberState, type StreamsGroupMember } from './member.js';
+import { activeTaskEpoch, StreamsMemberState, type StreamsGroupMember, type TaskEpochs } from './member.js';
 import { hasTask, taskSetsIntersect, type TaskSet, type TasksTuple } from './tasks.js';
 
 /** What the member says it owns (null: it did not say; Kafka's Optional.empty). */
@@ -167,7 +168,10 @@ function computeNext(
   const assigned = tuple(active.assigned, standby.assigned, warmup.assigned);
   if (revoking) {
     // Kafka's updateMemberEpoch: the previous epoch becomes the current one.
-    return { ...m, state: StreamsMemberState.UNREVOKED_TASKS, previousMemberEpoch: m.memberEpoch, memberEpoch, assignedTasks: assigned, tasksPendingRevocation: pending };
+    return {
+      ...m, state: StreamsMemberState.UNREVOKED_TASKS, previousMemberEpoch: m.memberEpoch, memberEpoch, assignedTasks: assigned, tasksPendingRevocation: pending,
+      activeTaskEpochs: activeEpochs(m, [active.assigned.map, active.pendingRevocation.map], targetEpoch),
+    };
   }
   const unreleased = active.unreleased || standby.unreleased || warmup.unreleased;
   return {
@@ -181,7 +185,24 @@ function computeNext(
       warmupTasks: union(warmup.assigned, warmup.pendingAssignment),
     },
     tasksPendingRevocation: { activeTasks: new Map(), standbyTasks: new Map(), warmupTasks: new Map() },
+    activeTaskEpochs: activeEpochs(m, [active.assigned.map, active.pendingAssignment.map], targetEpoch),
   };
+}
+
+/**
+ * Kafka 4.4's per-task assignment epochs: an active task the member already had keeps its
+ * epoch; one it gets now has the target's.
+ */
+function activeEpochs(m: StreamsGroupMember, sets: readonly TaskSet[], targetEpoch: number): TaskEpochs {
+  const out = new Map<string, Map<number, number>>();
+  for (const set of sets) {
+    for (const [sub, ps] of set) {
+      let epochs = out.get(sub);
+      if (epochs === undefined) out.set(sub, (epochs = new Map()));
+      for (const p of ps) epochs.set(p, hasTask(m.assignedTasks.activeTasks, sub, p) ? activeTaskEpoch(m, sub, p)! : targetEpoch);
+    }
+  }
+  return out;
 }
 
 /** Kafka's CurrentAssignmentBuilder.build. */

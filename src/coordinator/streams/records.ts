@@ -4,7 +4,7 @@
  */
 import type { StreamsGroupRecord } from '../../protocol/coordinator-records/streams-group-framing.js';
 import type { StreamsTopology } from './topology/types.js';
-import type { StreamsGroupMember } from './member.js';
+import { activeTaskEpoch, type StreamsGroupMember } from './member.js';
 import { taskSetToList, type TasksTuple } from './tasks.js';
 
 /** Kafka's newStreamsGroupMetadataRecord; the topology description epochs stay at their -1 (Brook keeps no description). */
@@ -77,6 +77,11 @@ export function streamsTargetAssignmentEpochTombstone(groupId: string): StreamsG
   return { type: 20, key: { groupId }, value: null };
 }
 
+/** Active tasks carry their assignment epochs, one per partition (Kafka 4.4). */
+function withEpochs(list: { subtopologyId: string; partitions: number[] }[], m: StreamsGroupMember): { subtopologyId: string; partitions: number[]; assignmentEpochs: number[] }[] {
+  return list.map((t) => ({ ...t, assignmentEpochs: t.partitions.map((p) => activeTaskEpoch(m, t.subtopologyId, p) ?? m.memberEpoch) }));
+}
+
 export function streamsCurrentAssignmentRecord(groupId: string, m: StreamsGroupMember): StreamsGroupRecord {
   const a = m.assignedTasks;
   const r = m.tasksPendingRevocation;
@@ -87,10 +92,10 @@ export function streamsCurrentAssignmentRecord(groupId: string, m: StreamsGroupM
       memberEpoch: m.memberEpoch,
       previousMemberEpoch: m.previousMemberEpoch,
       state: m.state,
-      activeTasks: taskSetToList(a.activeTasks),
+      activeTasks: withEpochs(taskSetToList(a.activeTasks), m),
       standbyTasks: taskSetToList(a.standbyTasks),
       warmupTasks: taskSetToList(a.warmupTasks),
-      activeTasksPendingRevocation: taskSetToList(r.activeTasks),
+      activeTasksPendingRevocation: withEpochs(taskSetToList(r.activeTasks), m),
       standbyTasksPendingRevocation: taskSetToList(r.standbyTasks),
       warmupTasksPendingRevocation: taskSetToList(r.warmupTasks),
     },

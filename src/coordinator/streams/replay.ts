@@ -5,7 +5,7 @@
  */
 import type { StreamsGroupRecord } from '../../protocol/coordinator-records/streams-group-framing.js';
 import type { CoordinatorState } from '../coordinator-state.js';
-import { newStreamsMember, STREAMS_LEAVE_GROUP_MEMBER_EPOCH } from './member.js';
+import { newStreamsMember, STREAMS_LEAVE_GROUP_MEMBER_EPOCH, type TaskEpochs } from './member.js';
 import { EMPTY_TASKS_TUPLE, taskSetFrom } from './tasks.js';
 
 export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGroupRecord): void {
@@ -35,6 +35,7 @@ export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGrou
             previousMemberEpoch: STREAMS_LEAVE_GROUP_MEMBER_EPOCH,
             assignedTasks: EMPTY_TASKS_TUPLE,
             tasksPendingRevocation: EMPTY_TASKS_TUPLE,
+            activeTaskEpochs: new Map(),
           });
         }
         return;
@@ -89,6 +90,7 @@ export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGrou
           standbyTasks: taskSetFrom(v.standbyTasksPendingRevocation),
           warmupTasks: taskSetFrom(v.warmupTasksPendingRevocation),
         },
+        activeTaskEpochs: epochsFrom([...v.activeTasks, ...v.activeTasksPendingRevocation], v.memberEpoch),
       });
       return;
     }
@@ -96,4 +98,20 @@ export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGrou
       group.setTopology(record.value);
       return;
   }
+}
+
+/**
+ * Kafka 4.4's parseActiveTasksWithEpochs: each partition's assignment epoch; a record without
+ * them (or with a different count) gives every partition the member epoch.
+ */
+function epochsFrom(list: readonly { subtopologyId: string; partitions: readonly number[]; assignmentEpochs?: readonly number[] | null }[], memberEpoch: number): TaskEpochs {
+  const out = new Map<string, Map<number, number>>();
+  for (const t of list) {
+    let sub = out.get(t.subtopologyId);
+    if (sub === undefined) out.set(t.subtopologyId, (sub = new Map()));
+    const epochs = t.assignmentEpochs;
+    const matched = epochs !== null && epochs !== undefined && epochs.length === t.partitions.length;
+    t.partitions.forEach((p, i) => sub.set(p, matched ? epochs[i]! : memberEpoch));
+  }
+  return out;
 }
