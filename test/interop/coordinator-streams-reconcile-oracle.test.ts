@@ -2,7 +2,8 @@
  * Brook's reconciliation of streams group members (src/coordinator/streams/reconcile.ts)
  * against Apache Kafka 4.4's own CurrentAssignmentBuilder (kafka-group-coordinator, through
  * test/support/java StreamsReconcileOracle): the same member, target and task owners, the
- * same next member (epochs, state, assigned tasks, tasks pending revocation). Cases are
+ * same next member (epochs, state, assigned tasks, tasks pending revocation, each active
+ * task's assignment epoch). Cases are
  * generated from a fixed seed: members in each state, targets that keep, take, give up and
  * change the role of tasks (or give back a task pending revocation), tasks still held by
  * other members of the same or another process, owned tasks reported or not, in full or
@@ -13,14 +14,18 @@ import { test } from 'node:test';
 import { javaCommand } from '../support/java-oracle.js';
 import { runProcess } from '../support/clients/run.js';
 import { reconcileStreamsMember } from '../../src/coordinator/streams/reconcile.js';
-import { newStreamsMember, type StreamsGroupMember } from '../../src/coordinator/streams/member.js';
+import { activeTaskEpoch, newStreamsMember, type StreamsGroupMember } from '../../src/coordinator/streams/member.js';
 import type { TaskOwners } from '../../src/coordinator/streams/group.js';
 import type { TaskSet, TasksTuple } from '../../src/coordinator/streams/tasks.js';
 
 type Tasks = Record<string, number[]>;
 interface TasksJson { active: Tasks; standby: Tasks; warmup: Tasks }
 interface Case {
-  member: { memberId: string; memberEpoch: number; previousMemberEpoch: number; state: number; processId: string; assigned: TasksJson; pending: TasksJson };
+  member: {
+    memberId: string; memberEpoch: number; previousMemberEpoch: number; state: number; processId: string; assigned: TasksJson; pending: TasksJson;
+    /** The assignment epoch of each active task (assigned or pending revocation). */
+    activeEpochs: Epochs;
+  };
   targetEpoch: number;
   target: TasksJson;
   activeOwners: Record<string, Record<string, string>>;
@@ -28,7 +33,8 @@ interface Case {
   warmupOwners: Record<string, Record<string, string[]>>;
   owned: TasksJson | null;
 }
-interface Reply { memberEpoch: number; previousMemberEpoch: number; state: number; assigned: TasksJson; pending: TasksJson; error?: string }
+type Epochs = Record<string, Record<string, number>>;
+interface Reply { memberEpoch: number; previousMemberEpoch: number; state: number; assigned: TasksJson; pending: TasksJson; activeEpochs: Epochs; error?: string }
 
 const SUBS = ['0', '1'];
 const PARTITIONS = 3;
@@ -75,8 +81,13 @@ function makeCase(next: (n: number) => number): Case {
     }
   }
   const memberEpoch = 2 + next(3);
+  // Each active task the member holds got it at its epoch or before.
+  const activeEpochs: Epochs = {};
+  for (const held of [assigned, pending]) {
+    for (const [sub, ps] of Object.entries(held.active)) for (const p of ps) (activeEpochs[sub] ??= {})[String(p)] = memberEpoch - next(2);
+  }
   return {
-    member: { memberId: 'm', memberEpoch, previousMemberEpoch: memberEpoch - 1, state, processId: 'pa', assigned, pending },
+    member: { memberId: 'm', memberEpoch, previousMemberEpoch: memberEpoch - 1, state, processId: 'pa', assigned, pending, activeEpochs },
     targetEpoch: memberEpoch + next(2),
     target, activeOwners, standbyOwners, warmupOwners, owned,
   };
@@ -104,6 +115,7 @@ function brook(c: Case): Reply {
     ...newStreamsMember('m'),
     memberEpoch: c.member.memberEpoch, previousMemberEpoch: c.member.previousMemberEpoch, state: c.member.state, processId: 'pa',
     assignedTasks: tuple(c.member.assigned), tasksPendingRevocation: tuple(c.member.pending),
+    activeTaskEpochs: new Map(Object.entries(c.member.activeEpochs).map(([sub, ps]) => [sub, new Map(Object.entries(ps).map(([p, e]) => [Number(p), e]))])),
   };
   const owners: TaskOwners = {
     activeProcessId: (sub, p) => c.activeOwners[sub]?.[String(p)] ?? null,
@@ -112,7 +124,13 @@ function brook(c: Case): Reply {
   };
   const next = reconcileStreamsMember(m, c.targetEpoch, tuple(c.target), owners, c.owned === null ? null : tuple(c.owned));
   const out = (t: TasksTuple): TasksJson => ({ active: json(t.activeTasks), standby: json(t.standbyTasks), warmup: json(t.warmupTasks) });
-  return { memberEpoch: next.memberEpoch, previousMemberEpoch: next.previousMemberEpoch, state: next.state, assigned: out(next.assignedTasks), pending: out(next.tasksPendingRevocation) };
+  const activeEpochs: Epochs = {};
+  for (const held of [next.assignedTasks.activeTasks, next.tasksPendingRevocation.activeTasks]) {
+    for (const sub of [...held.keys()].sort()) for (const p of [...held.get(sub)!].sort((a, b) => a - b)) (activeEpochs[sub] ??= {})[String(p)] = activeTaskEpoch(next, sub, p)!;
+  }
+  return {
+    memberEpoch: next.memberEpoch, previousMemberEpoch: next.previousMemberEpoch, state: next.state, assigned: out(next.assignedTasks), pending: out(next.tasksPendingRevocation), activeEpochs,
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -24,16 +25,18 @@ import org.apache.kafka.coordinator.group.streams.TasksTupleWithEpochs;
  * requests on stdin, writes one JSON array of replies:
  *
  *   {"member":{"memberId":..,"memberEpoch":n,"previousMemberEpoch":n,"state":byte,"processId":..,
- *              "assigned":TASKS,"pending":TASKS},
+ *              "assigned":TASKS,"pending":TASKS,"activeEpochs":{"<sub>":{"<p>":n}}},
  *    "targetEpoch":n,"target":TASKS,
  *    "activeOwners":{"<sub>":{"<p>":"<processId>"}},
  *    "standbyOwners":{"<sub>":{"<p>":["<processId>",..]}},"warmupOwners":{..},
  *    "owned":TASKS|null}
- *     -> {"memberEpoch":n,"previousMemberEpoch":n,"state":byte,"assigned":TASKS,"pending":TASKS}
+ *     -> {"memberEpoch":n,"previousMemberEpoch":n,"state":byte,"assigned":TASKS,"pending":TASKS,
+ *         "activeEpochs":{"<sub>":{"<p>":n}}}
  *
  * TASKS is {"active":{"<sub>":[p,..]},"standby":{..},"warmup":{..}}. The member's active tasks
- * carry its member epoch as their assignment epoch (Kafka 4.4 keeps one per active task). A
- * failing request answers {"error":"..."} instead.
+ * carry the assignment epochs of activeEpochs (Kafka 4.4 keeps one per active task; missing:
+ * the member epoch); the reply gives those of the next member's active tasks. A failing
+ * request answers {"error":"..."} instead.
  */
 public final class StreamsReconcileOracle {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -76,8 +79,16 @@ public final class StreamsReconcileOracle {
         return out;
     }
 
-    private static TasksTupleWithEpochs tupleWithEpochs(JsonNode node, int epoch) {
-        return new TasksTupleWithEpochs(withEpoch(tasks(node.get("active")), epoch), tasks(node.get("standby")), tasks(node.get("warmup")));
+    private static TasksTupleWithEpochs tupleWithEpochs(JsonNode node, int epoch, JsonNode epochs) {
+        Map<String, Map<Integer, Integer>> active = withEpoch(tasks(node.get("active")), epoch);
+        if (epochs != null && !epochs.isNull()) {
+            active.forEach((sub, ps) -> ps.replaceAll((p, e) -> {
+                JsonNode s = epochs.get(sub);
+                JsonNode v = s == null ? null : s.get(Integer.toString(p));
+                return v == null ? e : v.asInt();
+            }));
+        }
+        return new TasksTupleWithEpochs(active, tasks(node.get("standby")), tasks(node.get("warmup")));
     }
 
     private static TasksTuple tuple(JsonNode node) {
@@ -108,8 +119,8 @@ public final class StreamsReconcileOracle {
             .setProcessId(m.get("processId").asText())
             .setRackId(null).setInstanceId(null).setClientId("c").setClientHost("h").setRebalanceTimeoutMs(30000).setTopologyEpoch(0)
             .setClientTags(Map.of()).setUserEndpoint(null)
-            .setAssignedTasks(tupleWithEpochs(m.get("assigned"), epoch))
-            .setTasksPendingRevocation(tupleWithEpochs(m.get("pending"), epoch))
+            .setAssignedTasks(tupleWithEpochs(m.get("assigned"), epoch, m.get("activeEpochs")))
+            .setTasksPendingRevocation(tupleWithEpochs(m.get("pending"), epoch, m.get("activeEpochs")))
             .build();
         JsonNode activeOwners = request.get("activeOwners"), standbyOwners = request.get("standbyOwners"), warmupOwners = request.get("warmupOwners");
         CurrentAssignmentBuilder builder = new CurrentAssignmentBuilder(member)
@@ -126,6 +137,17 @@ public final class StreamsReconcileOracle {
         reply.put("state", next.state().value());
         reply.set("assigned", toJson(next.assignedTasks()));
         reply.set("pending", toJson(next.tasksPendingRevocation()));
+        ObjectNode epochs = JSON.createObjectNode();
+        Map<String, Map<Integer, Integer>> all = new TreeMap<>();
+        for (TasksTupleWithEpochs t : List.of(next.assignedTasks(), next.tasksPendingRevocation())) {
+            t.activeTasksWithEpochs().forEach((sub, ps) -> all.computeIfAbsent(sub, k -> new TreeMap<>()).putAll(ps));
+        }
+        all.forEach((sub, ps) -> {
+            if (ps.isEmpty()) return;
+            ObjectNode o = epochs.putObject(sub);
+            ps.forEach((p, e) -> o.put(Integer.toString(p), e));
+        });
+        reply.set("activeEpochs", epochs);
         return reply;
     }
 
