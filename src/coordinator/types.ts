@@ -154,6 +154,7 @@ export interface GroupOverrides {
   readonly streamsHeartbeatIntervalMs?: number | undefined;
   readonly streamsNumStandbyReplicas?: number | undefined;
   readonly streamsAssignmentIntervalMs?: number | undefined;
+  readonly streamsRackAwareAssignmentTags?: readonly string[] | undefined;
 }
 
 const NO_OVERRIDES: GroupOverrides = {};
@@ -231,6 +232,11 @@ export interface GroupCoordinatorConfig {
    * this long after its last one (ASSIGNMENT_DELAYED meanwhile).
    */
   streamsGroupAssignmentIntervalMs: number;
+  /**
+   * `group.streams.rack.aware.assignment.tags`: client tags every member should have (Kafka
+   * 4.4's assignor does not use them yet; a change rebalances, a member without them is told).
+   */
+  streamsGroupRackAwareAssignmentTags: readonly string[];
   /** `group.streams.task.offset.interval.ms`: how often members report their task offsets. */
   streamsGroupTaskOffsetIntervalMs: number;
   /** `group.streams.acceptable.recovery.lag` */
@@ -284,6 +290,7 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: GroupCoordinatorConfig = {
   streamsGroupNumStandbyReplicas: 0,
   streamsGroupInitialRebalanceDelayMs: 3000,
   streamsGroupAssignmentIntervalMs: 1000,
+  streamsGroupRackAwareAssignmentTags: [],
   streamsGroupTaskOffsetIntervalMs: 60_000,
   streamsGroupAcceptableRecoveryLag: 10_000n,
   streamsGroupAssignor: stickyTaskAssignor,
@@ -322,6 +329,10 @@ export function streamsHeartbeatIntervalMs(config: GroupCoordinatorConfig, group
 
 export function streamsAssignmentIntervalMs(config: GroupCoordinatorConfig, groupId: string): number {
   return config.groupOverrides(groupId).streamsAssignmentIntervalMs ?? config.streamsGroupAssignmentIntervalMs;
+}
+
+export function streamsRackAwareAssignmentTags(config: GroupCoordinatorConfig, groupId: string): readonly string[] {
+  return config.groupOverrides(groupId).streamsRackAwareAssignmentTags ?? config.streamsGroupRackAwareAssignmentTags;
 }
 
 export function streamsNumStandbyReplicas(config: GroupCoordinatorConfig, groupId: string): number {

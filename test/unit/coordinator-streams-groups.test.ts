@@ -199,6 +199,21 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
     assert.deepEqual([task.errorCode, task.errorMessage], [ErrorCode.INVALID_REQUEST, 'Task 2 for subtopology 1 is invalid. Number of tasks for this subtopology: 2']);
   });
 
+  it('rack-aware assignment tags: a change bumps the group epoch; a v1 member without them is told (Kafka 4.4 MISSING_CLIENT_TAGS)', () => {
+    let tags: string[] | undefined;
+    const { h, assignor } = harness(new ScriptedAssignor(), { groupOverrides: () => ({ streamsRackAwareAssignmentTags: tags }) });
+    assignor.plan = { a: { 0: [0, 1], 1: [0, 1] } };
+    const a = shb(h, { memberId: 'a', epoch: 0, clientTags: { zone: 'z1' } }).answer;
+    assert.deepEqual([a.memberEpoch, a.status], [2, []]);
+    tags = ['zone', 'rack', 'row'];
+    const a2 = shb(h, { memberId: 'a', epoch: 2, active: { 0: [0, 1], 1: [0, 1] }, standby: {}, warmup: {} }).answer;
+    assert.deepEqual([a2.memberEpoch, a2.status], [3, [{
+      statusCode: 6, statusDetail: "Missing required client tags for rack-aware standby assignment: [rack, row]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
+    }]]);
+    // StreamsGroupHeartbeat v0 does not say so.
+    assert.deepEqual(shb(h, { memberId: 'a', epoch: 3, version: 0 }).answer.status, []);
+  });
+
   it('a changed streams.num.standby.replicas bumps the group epoch and reaches the assignor', () => {
     let standbys = 0;
     const assignor = new ScriptedAssignor();

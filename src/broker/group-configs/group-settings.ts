@@ -16,6 +16,13 @@ export function intConfig(configs: GroupConfigs, name: string): number | undefin
   return v === undefined ? undefined : Number(v.trim());
 }
 
+/** A list config as Kafka's ConfigDef parses it: comma-separated, trimmed; blank is empty. */
+export function listConfig(configs: GroupConfigs, name: string): string[] | undefined {
+  const v = configs[name]?.trim();
+  if (v === undefined) return undefined;
+  return v === '' ? [] : v.split(/\s*,\s*/);
+}
+
 export function shareAutoOffsetReset(configs: GroupConfigs): ShareAutoOffsetReset {
   const v = configs['share.auto.offset.reset']?.trim();
   if (v === 'earliest') return 'earliest';
@@ -34,6 +41,7 @@ export function coordinatorOverrides(configs: GroupConfigs): GroupOverrides {
     streamsHeartbeatIntervalMs: intConfig(configs, 'streams.heartbeat.interval.ms'),
     streamsNumStandbyReplicas: intConfig(configs, 'streams.num.standby.replicas'),
     streamsAssignmentIntervalMs: intConfig(configs, 'streams.assignment.interval.ms'),
+    streamsRackAwareAssignmentTags: listConfig(configs, 'streams.rack.aware.assignment.tags'),
   };
 }
 

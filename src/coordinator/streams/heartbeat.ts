@@ -19,7 +19,7 @@ import { ConsumerGroupError, fencedMemberEpoch, groupIdNotFound, invalidRequest,
 import type { CoordinatorState } from '../coordinator-state.js';
 import { streamsInitialRebalanceKey, type Operation } from '../operation.js';
 import { computeMetadataHash } from '../share/subscription.js';
-import { streamsHeartbeatIntervalMs, streamsNumStandbyReplicas, type RequestContext } from '../types.js';
+import { streamsHeartbeatIntervalMs, streamsNumStandbyReplicas, streamsRackAwareAssignmentTags, type RequestContext } from '../types.js';
 import { endpointToPartitions } from './endpoints.js';
 import { fenceStreamsMember, scheduleStreamsSessionTimeout, updateStreamsRebalanceTimeout } from './fence.js';
 import { StreamsGroup } from './group.js';
@@ -276,8 +276,11 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
     });
   }
 
-  // Kafka's streamsGroupAssignmentConfigs: a changed num.standby.replicas (the group's or the broker's) rebalances.
+  // Kafka's streamsGroupAssignmentConfigs (sorted by name): a changed num.standby.replicas or
+  // rack.aware.assignment.tags (the group's or the broker's) rebalances.
   const assignmentConfigs = new Map([['num.standby.replicas', String(streamsNumStandbyReplicas(s.config, groupId))]]);
+  const rackTags = streamsRackAwareAssignmentTags(s.config, groupId);
+  if (rackTags.length > 0) assignmentConfigs.set('rack.aware.assignment.tags', rackTags.join(','));
   if (!bump && !sameConfigs(assignmentConfigs, group.lastAssignmentConfigs)) bump = true;
 
   let groupEpoch = group.groupEpoch;
@@ -306,7 +309,7 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
   if (bump) written.metadataRefreshDeadline = { deadlineMs: op.nowMs + METADATA_REFRESH_NEVER_MS, epoch: groupEpoch };
   if (configured !== null && configured.internalTopicsToBeCreated.length > 0) op.createStreamsInternalTopics({ groupId, topics: configured.internalTopicsToBeCreated });
 
-  return response(s, written, ctx.apiVersion, req, member, reconciled, configured?.error ?? null, statuses);
+  return response(s, written, ctx.apiVersion, req, member, reconciled, configured?.error ?? null, statuses, assignmentConfigs);
 }
 
 /** StreamsGroupHeartbeat v1 carries the acceptable recovery lag as an int64, v0 as an int32. */
@@ -314,17 +317,29 @@ const ACCEPTABLE_RECOVERY_LAG_INT64_VERSION = 1;
 
 function response(
   s: CoordinatorState, group: StreamsGroup, apiVersion: number, req: Request, before: StreamsGroupMember, member: StreamsGroupMember,
-  topologyError: { status: number; message: string } | null, statuses: Status[],
+  topologyError: { status: number; message: string } | null, statuses: Status[], assignmentConfigs: ReadonlyMap<string, string>,
 ): Response {
   const tasksChanged = !tasksTupleEquals(before.assignedTasks, member.assignedTasks);
   const withTasks = tasksChanged || req.memberEpoch === 0;
   if ((tasksChanged || !sameUserEndpoint(before, member)) && member.userEndpoint !== null) group.endpointInformationEpoch += 1;
   const withEndpoints = req.endpointInformationEpoch !== group.endpointInformationEpoch;
-  // Kafka's order: a stale topology, a delayed assignment, the topology's error, a shutdown request.
+  // Kafka's order: a stale topology, a delayed assignment, the topology's error, a shutdown
+  // request, missing client tags.
   const all: Status[] = [...statuses];
   if (topologyError !== null) all.push({ statusCode: topologyError.status, statusDetail: topologyError.message });
   if (group.shutdownRequestMemberId !== null) {
     all.push({ statusCode: StreamsGroupStatus.SHUTDOWN_APPLICATION, statusDetail: `Streams group member ${group.shutdownRequestMemberId} encountered a fatal error and requested a shutdown for the entire application.` });
+  }
+  // From v1: the rack-aware assignment tags the member's client tags lack.
+  const tags = (assignmentConfigs.get('rack.aware.assignment.tags') ?? '').trim();
+  if (apiVersion >= 1 && tags !== '') {
+    const missing = tags.split(/\s*,\s*/).filter((t) => !member.clientTags.has(t));
+    if (missing.length > 0) {
+      all.push({
+        statusCode: StreamsGroupStatus.MISSING_CLIENT_TAGS,
+        statusDetail: `Missing required client tags for rack-aware standby assignment: [${missing.join(', ')}]. Configure them via 'client.tag.<tagKey>' in your Streams config.`,
+      });
+    }
   }
   const list = (t: TasksTuple, k: keyof TasksTuple) => taskSetToList(t[k]);
   const lag = s.config.streamsGroupAcceptableRecoveryLag;

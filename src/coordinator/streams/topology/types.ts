@@ -33,6 +33,7 @@ export const StreamsGroupStatus = {
   MISSING_INTERNAL_TOPICS: 3,
   SHUTDOWN_APPLICATION: 4,
   ASSIGNMENT_DELAYED: 5,
+  MISSING_CLIENT_TAGS: 6,
 } as const;
 
 export interface TopicConfigurationError {
