@@ -200,12 +200,12 @@ describe('coordinator: StreamsGroupHeartbeat', { timeout: 10_000 }, () => {
   });
 
   it('rack-aware assignment tags: a change bumps the group epoch; a v1 member without them is told (Kafka 4.4 MISSING_CLIENT_TAGS)', () => {
-    let tags: string[] | undefined;
-    const { h, assignor } = harness(new ScriptedAssignor(), { groupOverrides: () => ({ streamsRackAwareAssignmentTags: tags }) });
+    const group: { tags?: string[] } = {};
+    const { h, assignor } = harness(new ScriptedAssignor(), { groupOverrides: () => ({ streamsRackAwareAssignmentTags: group.tags }) });
     assignor.plan = { a: { 0: [0, 1], 1: [0, 1] } };
     const a = shb(h, { memberId: 'a', epoch: 0, clientTags: { zone: 'z1' } }).answer;
     assert.deepEqual([a.memberEpoch, a.status], [2, []]);
-    tags = ['zone', 'rack', 'row'];
+    group.tags = ['zone', 'rack', 'row'];
     const a2 = shb(h, { memberId: 'a', epoch: 2, active: { 0: [0, 1], 1: [0, 1] }, standby: {}, warmup: {} }).answer;
     assert.deepEqual([a2.memberEpoch, a2.status], [3, [{
       statusCode: 6, statusDetail: "Missing required client tags for rack-aware standby assignment: [rack, row]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
