@@ -56,7 +56,7 @@ test('the ssl family documents exactly the ssl.* properties --config reads', () 
 
 test('the coordinators get their settings from the broker\'s, and take their defaults from the coordinators\'', () => {
   const group = groupCoordinatorSettings(DEFAULT_BROKER_CONFIG);
-  assert.equal(Object.keys(group).length, 23);
+  assert.equal(Object.keys(group).length, 24);
   for (const [key, value] of Object.entries(group)) assert.deepEqual(value, DEFAULT_GROUP_COORDINATOR_CONFIG[key as keyof typeof group], key);
   assert.deepEqual(transactionCoordinatorSettings(DEFAULT_BROKER_CONFIG), DEFAULT_TRANSACTION_COORDINATOR_CONFIG);
   const c = brokerConfig({ groupInitialRebalanceDelayMs: 7, offsetsRetentionMs: 60_000, groupConsumerMigrationPolicy: 'upgrade', transactionMaxTimeoutMs: 9, groupShareMaxSize: 3 });
