@@ -287,7 +287,7 @@ export const BROKER_CONFIG_DEFS = [
   group('groupStreamsInitialRebalanceDelayMs', 'group.streams.initial.rebalance.delay.ms', INT, 'streamsGroupInitialRebalanceDelayMs',
     "how long a new streams group waits for more members before its first target assignment", { check: atLeast(0) }),
   group('groupStreamsAssignmentIntervalMs', 'group.streams.assignment.interval.ms', INT, 'streamsGroupAssignmentIntervalMs',
-    'a streams group computes a new target assignment at most this often (0 to 15 s)', { check: atLeast(0) }),
+    'a streams group computes a new target assignment at most this often; at most 15 s (Kafka\'s group.streams.max.assignment.interval.ms)', { check: atLeast(0) }),
   setting('offsetsRetentionMs', 'offsets.retention.minutes', INT, DEFAULT_GROUP_COORDINATOR_CONFIG.offsetsRetentionMs,
     'committed offsets expire this long after their group became Empty (for a group without members: after the commit); the option is in milliseconds', {
       ...positive, scale: 60_000, group: 'offsetsRetentionMs', defaultNote: '7 days',

@@ -96,6 +96,8 @@ function checkTogether(c: BrokerConfig): void {
   require(tst <= tmaxSt, 'group.streams.session.timeout.ms must be less than or equal to group.streams.max.session.timeout.ms');
   require(thb < tst, 'group.streams.heartbeat.interval.ms must be less than group.streams.session.timeout.ms');
   require(c.groupStreamsNumStandbyReplicas <= c.groupStreamsMaxStandbyReplicas, 'group.streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas');
+  // group.streams.max.assignment.interval.ms is not a Brook setting: Kafka's default (15 s).
+  require(c.groupStreamsAssignmentIntervalMs <= 15_000, 'group.streams.assignment.interval.ms must be less than or equal to group.streams.max.assignment.interval.ms');
   // Kafka's ShareGroupConfig.validate, in its order.
   const atLeast = (a: number, aName: string, b: number, bName: string): void => require(a >= b, `${aName} must be greater than or equal to ${bName}`);
   atLeast(c.groupShareMaxDeliveryCountLimit, 'group.share.max.delivery.count.limit', c.groupShareDeliveryCountLimit, 'group.share.delivery.count.limit');
