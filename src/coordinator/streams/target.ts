@@ -17,7 +17,7 @@ import type { StreamsAssignorMember, TopologyDescriber } from './assignor/types.
 import type { StreamsGroup } from './group.js';
 import type { StreamsGroupMember } from './member.js';
 import { streamsTargetAssignmentEpochRecord, streamsTargetAssignmentRecord } from './records.js';
-import { EMPTY_TASKS, tasksTupleEquals, type TasksTuple } from './tasks.js';
+import { EMPTY_TASKS, EMPTY_TASKS_TUPLE, tasksTupleEquals, type TasksTuple } from './tasks.js';
 import { StreamsGroupStatus, type ConfiguredTopology } from './topology/types.js';
 
 export interface StreamsTargetAssignment {
@@ -119,9 +119,9 @@ export function maybeUpdateStreamsTargetAssignment(
 ): StreamsTargetAssignment {
   if (initialDelayRunning) {
     statuses?.push(INITIAL_REBALANCE_DELAYED);
-    return { epoch: group.assignmentEpoch, assignment: { activeTasks: EMPTY_TASKS, standbyTasks: EMPTY_TASKS, warmupTasks: EMPTY_TASKS } };
+    return { epoch: group.assignmentEpoch, assignment: EMPTY_TASKS_TUPLE };
   }
-  const current = { epoch: group.assignmentEpoch, assignment: updatedMember === null ? EMPTY_TUPLE : group.targetAssignmentOf(updatedMember.memberId) };
+  const current = { epoch: group.assignmentEpoch, assignment: updatedMember === null ? EMPTY_TASKS_TUPLE : group.targetAssignmentOf(updatedMember.memberId) };
   if (group.assignmentEpoch >= groupEpoch) return current;
   if (!canComputeNextTargetAssignment(group.assignmentTimestampMs, streamsAssignmentIntervalMs(s.config, group.groupId), nowMs)) {
     statuses?.push(ASSIGNMENT_INTERVAL_DELAYED);
@@ -129,5 +129,3 @@ export function maybeUpdateStreamsTargetAssignment(
   }
   return computeStreamsTargetAssignment(s, group, groupEpoch, configured, updatedMember, records, nowMs);
 }
-
-const EMPTY_TUPLE: TasksTuple = { activeTasks: EMPTY_TASKS, standbyTasks: EMPTY_TASKS, warmupTasks: EMPTY_TASKS };
