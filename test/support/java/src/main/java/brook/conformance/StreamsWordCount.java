@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,6 +18,8 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
@@ -42,7 +45,10 @@ import org.apache.kafka.streams.state.Stores;
  * ({@code error CLASS: MESSAGE}; the stream thread is then replaced, as an application that
  * survives broker restarts does; after 5 errors the application shuts down instead, reaching
  * {@code state ERROR}, then closes and exits with code 1). When stdin closes (or on SIGTERM)
- * the application closes and prints {@code closed}; exit code 0.
+ * the application closes and prints {@code closed}; exit code 0. Whenever the set of active
+ * tasks the instance runs changes, it prints {@code tasks T...} (task ids such as {@code 0_3},
+ * sorted, blank-separated; just {@code tasks} when it holds none), seen by sampling the stream
+ * threads' metadata every 10 ms: benchmarks time assignments and takeovers with it.
  */
 public final class StreamsWordCount {
     private static final int MAX_THREAD_REPLACEMENTS = 5;
@@ -50,6 +56,34 @@ public final class StreamsWordCount {
     private static synchronized void say(String line) {
         System.out.println(line);
         System.out.flush();
+    }
+
+    /** Prints {@code tasks ...} each time the instance's active tasks change, until {@code stop} opens. */
+    private static void printTaskChanges(KafkaStreams streams, CountDownLatch stop) {
+        String last = null;
+        try {
+            while (stop.getCount() > 0) {
+                TreeSet<String> ids = new TreeSet<>();
+                try {
+                    for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
+                        for (TaskMetadata task : thread.activeTasks()) ids.add(task.taskId().toString());
+                    }
+                } catch (RuntimeException notYet) {
+                    // not started yet, or closing: nothing to report this round
+                    ids = null;
+                }
+                if (ids != null) {
+                    String line = ids.isEmpty() ? "tasks" : "tasks " + String.join(" ", ids);
+                    if (!line.equals(last)) {
+                        say(line);
+                        last = line;
+                    }
+                }
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException ignored) {
+            // the JVM is exiting
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -125,6 +159,10 @@ public final class StreamsWordCount {
         }, "stdin-watch");
         stdin.setDaemon(true);
         stdin.start();
+
+        Thread tasks = new Thread(() -> printTaskChanges(streams, stop), "tasks-watch");
+        tasks.setDaemon(true);
+        tasks.start();
 
         streams.start();
         stop.await();
