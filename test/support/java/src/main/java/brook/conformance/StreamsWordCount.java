@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -34,10 +35,13 @@ import org.apache.kafka.streams.state.Stores;
  * groupBy word (a repartition topic) → count (a state store with its changelog topic) →
  * OUTPUT, key the word, value its count as a decimal string.
  * <pre>
- *   StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS [KEY=VALUE...]]
+ *   StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS [KEY=VALUE...] [--leave-group-on-close]]
  *     GUARANTEE  exactly_once_v2 | at_least_once
  *     STORE      rocksdb | memory
  *     KEY=VALUE  further Streams configuration (e.g. group.protocol=streams)
+ *     --leave-group-on-close  close with CloseOptions LEAVE_GROUP instead of the default (with
+ *                the classic protocol Kafka Streams does not leave the group by default, so its
+ *                tasks move only once its session times out)
  * </pre>
  * The record cache is off, so every count update reaches OUTPUT (a double-counted word shows
  * as a count above its true count). stdout gets one line per state change
@@ -108,7 +112,12 @@ public final class StreamsWordCount {
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "1000");
         props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), "10000");
         props.put(StreamsConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "500");
+        boolean leaveGroupOnClose = false;
         for (int i = 8; i < args.length; i++) {
+            if (args[i].equals("--leave-group-on-close")) {
+                leaveGroupOnClose = true;
+                continue;
+            }
             int eq = args[i].indexOf('=');
             props.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
@@ -143,9 +152,11 @@ public final class StreamsWordCount {
                 : StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
 
+        CloseOptions closeOptions = CloseOptions.timeout(Duration.ofSeconds(20)).withGroupMembershipOperation(
+            leaveGroupOnClose ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP : CloseOptions.GroupMembershipOperation.DEFAULT);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.countDown();
-            streams.close(Duration.ofSeconds(20));
+            streams.close(closeOptions);
         }));
         Thread stdin = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
@@ -167,7 +178,7 @@ public final class StreamsWordCount {
         streams.start();
         stop.await();
         boolean failed = streams.state() == KafkaStreams.State.ERROR;
-        boolean closed = streams.close(Duration.ofSeconds(20));
+        boolean closed = streams.close(closeOptions);
         say(closed ? "closed" : "close timed out");
         System.exit(closed && !failed ? 0 : 1);
     }
