@@ -92,7 +92,7 @@ public final class StreamsWordCount {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 7) {
-            System.err.println("usage: StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS]");
+            System.err.println("usage: StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS [KEY=VALUE...] [--leave-group-on-close]]");
             System.exit(2);
         }
         String bootstrap = args[0], applicationId = args[1], input = args[2], output = args[3];
