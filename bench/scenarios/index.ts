@@ -13,7 +13,8 @@ import { rebalanceScenario } from './rebalance.js';
 import { restartScenario } from './restart.js';
 import { serverAssignorsScenario } from './server-assignors.js';
 import { shareScenario } from './share.js';
+import { streamsGroupsScenario } from './streams-groups.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, shareScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, shareScenario, streamsGroupsScenario];
 }

@@ -145,6 +145,8 @@ export interface WordCountAppOptions {
   readonly commitIntervalMs?: number;
   /** Further Streams configuration, e.g. `{ 'group.protocol': 'streams' }`. */
   readonly configs?: Readonly<Record<string, string>>;
+  /** Close with CloseOptions LEAVE_GROUP (default: Kafka Streams' default, which for the classic protocol stays in the group). */
+  readonly leaveGroupOnClose?: boolean;
 }
 
 /** Starts StreamsWordCount (the Java support jar is built first when stale). */
@@ -153,6 +155,7 @@ export function startWordCountApp(o: WordCountAppOptions): WordCountApp {
   const child = spawn(cmd!, [
     ...args, o.bootstrap, o.applicationId, o.input, o.output, o.guarantee, o.stateDir, o.store ?? 'rocksdb', String(o.commitIntervalMs ?? 100),
     ...Object.entries(o.configs ?? {}).map(([key, value]) => `${key}=${value}`),
+    ...(o.leaveGroupOnClose === true ? ['--leave-group-on-close'] : []),
   ], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -14,9 +15,12 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
@@ -31,10 +35,13 @@ import org.apache.kafka.streams.state.Stores;
  * groupBy word (a repartition topic) → count (a state store with its changelog topic) →
  * OUTPUT, key the word, value its count as a decimal string.
  * <pre>
- *   StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS [KEY=VALUE...]]
+ *   StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS [KEY=VALUE...] [--leave-group-on-close]]
  *     GUARANTEE  exactly_once_v2 | at_least_once
  *     STORE      rocksdb | memory
  *     KEY=VALUE  further Streams configuration (e.g. group.protocol=streams)
+ *     --leave-group-on-close  close with CloseOptions LEAVE_GROUP instead of the default (with
+ *                the classic protocol Kafka Streams does not leave the group by default, so its
+ *                tasks move only once its session times out)
  * </pre>
  * The record cache is off, so every count update reaches OUTPUT (a double-counted word shows
  * as a count above its true count). stdout gets one line per state change
@@ -42,7 +49,10 @@ import org.apache.kafka.streams.state.Stores;
  * ({@code error CLASS: MESSAGE}; the stream thread is then replaced, as an application that
  * survives broker restarts does; after 5 errors the application shuts down instead, reaching
  * {@code state ERROR}, then closes and exits with code 1). When stdin closes (or on SIGTERM)
- * the application closes and prints {@code closed}; exit code 0.
+ * the application closes and prints {@code closed}; exit code 0. Whenever the set of active
+ * tasks the instance runs changes, it prints {@code tasks T...} (task ids such as {@code 0_3},
+ * sorted, blank-separated; just {@code tasks} when it holds none), seen by sampling the stream
+ * threads' metadata every 10 ms: benchmarks time assignments and takeovers with it.
  */
 public final class StreamsWordCount {
     private static final int MAX_THREAD_REPLACEMENTS = 5;
@@ -52,9 +62,37 @@ public final class StreamsWordCount {
         System.out.flush();
     }
 
+    /** Prints {@code tasks ...} each time the instance's active tasks change, until {@code stop} opens. */
+    private static void printTaskChanges(KafkaStreams streams, CountDownLatch stop) {
+        String last = null;
+        try {
+            while (stop.getCount() > 0) {
+                TreeSet<String> ids = new TreeSet<>();
+                try {
+                    for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
+                        for (TaskMetadata task : thread.activeTasks()) ids.add(task.taskId().toString());
+                    }
+                } catch (RuntimeException notYet) {
+                    // not started yet, or closing: nothing to report this round
+                    ids = null;
+                }
+                if (ids != null) {
+                    String line = ids.isEmpty() ? "tasks" : "tasks " + String.join(" ", ids);
+                    if (!line.equals(last)) {
+                        say(line);
+                        last = line;
+                    }
+                }
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException ignored) {
+            // the JVM is exiting
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length < 7) {
-            System.err.println("usage: StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS]");
+            System.err.println("usage: StreamsWordCount BOOTSTRAP APPLICATION_ID INPUT OUTPUT GUARANTEE STATE_DIR STORE [COMMIT_INTERVAL_MS [KEY=VALUE...] [--leave-group-on-close]]");
             System.exit(2);
         }
         String bootstrap = args[0], applicationId = args[1], input = args[2], output = args[3];
@@ -74,7 +112,12 @@ public final class StreamsWordCount {
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "1000");
         props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), "10000");
         props.put(StreamsConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "500");
+        boolean leaveGroupOnClose = false;
         for (int i = 8; i < args.length; i++) {
+            if (args[i].equals("--leave-group-on-close")) {
+                leaveGroupOnClose = true;
+                continue;
+            }
             int eq = args[i].indexOf('=');
             props.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
@@ -109,9 +152,11 @@ public final class StreamsWordCount {
                 : StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
 
+        CloseOptions closeOptions = CloseOptions.timeout(Duration.ofSeconds(20)).withGroupMembershipOperation(
+            leaveGroupOnClose ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP : CloseOptions.GroupMembershipOperation.DEFAULT);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.countDown();
-            streams.close(Duration.ofSeconds(20));
+            streams.close(closeOptions);
         }));
         Thread stdin = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
@@ -126,10 +171,14 @@ public final class StreamsWordCount {
         stdin.setDaemon(true);
         stdin.start();
 
+        Thread tasks = new Thread(() -> printTaskChanges(streams, stop), "tasks-watch");
+        tasks.setDaemon(true);
+        tasks.start();
+
         streams.start();
         stop.await();
         boolean failed = streams.state() == KafkaStreams.State.ERROR;
-        boolean closed = streams.close(Duration.ofSeconds(20));
+        boolean closed = streams.close(closeOptions);
         say(closed ? "closed" : "close timed out");
         System.exit(closed && !failed ? 0 : 1);
     }
