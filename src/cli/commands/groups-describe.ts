@@ -9,6 +9,7 @@ import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import { GroupNotFoundError, type GroupOffsets, type MemberDescription, type TopicPartition } from '../../client/admin/index.js';
 import { assignmentString, membersView, stateNotice, stateView } from '../group-views.js';
+import { describeStreamsGroup } from './groups-describe-streams.js';
 import { shareDescribeJson, shareGroupView, shareMemberJson, shareMembersTable, shareOffsetsTable, shareStateLine, shareStateTable } from '../share-group-views.js';
 
 export { assignmentString };
@@ -165,9 +166,14 @@ export async function groupsDescribe(args: string[], context: CommandContext): P
   try {
     return await describeGroup(group, values, context);
   } catch (err) {
-    // A share group is none of the groups DescribeGroups and ConsumerGroupDescribe describe.
+    // Share and streams groups are none of the groups DescribeGroups and ConsumerGroupDescribe describe.
     if (!(err instanceof GroupNotFoundError)) throw err;
-    return describeShareGroup(group, values, context, err);
+    try {
+      return await describeShareGroup(group, values, context, err);
+    } catch (notShare) {
+      if (notShare !== err) throw notShare;
+      return describeStreamsGroup(group, values, context, err);
+    }
   }
 }
 
