@@ -19,6 +19,7 @@ import { produce } from '../support/consumer-helpers.js';
 import { RawConnection, type RequestBody } from '../support/kafka/raw-client.js';
 import { wordCountTopology } from '../support/coordinator/streams.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { tasksString } from '../../src/cli/streams-group-views.js';
 
 const BIN = join(projectRoot, 'bin', 'brook');
 const MEMBER = 'streams-member-one';
@@ -180,4 +181,13 @@ test('describe of a group that does not exist still says so', { timeout: 60_000 
   const r = await brook(['groups', 'describe', 'nobody']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Consumer group 'nobody' does not exist\./);
+});
+
+test('tasks in Kafka\'s notation: per kind, then the target\'s with TARGET-', { timeout: 5_000 }, () => {
+  // StreamsGroupCommand.prepareTaskType (Kafka 4.4 bytecode): "<KIND>: " then "<subtopology>:[<p>,<p>]; " per subtopology, '' for no tasks.
+  const current = { activeTasks: [{ subtopologyId: '0', partitions: [0, 2] }], standbyTasks: [{ subtopologyId: '1', partitions: [1] }], warmupTasks: [{ subtopologyId: '1', partitions: [3] }] };
+  const target = { activeTasks: [{ subtopologyId: '0', partitions: [0] }, { subtopologyId: '1', partitions: [3] }], standbyTasks: [], warmupTasks: [] };
+  assert.equal(tasksString(current, null), 'ACTIVE: 0:[0,2]; STANDBY: 1:[1]; WARMUP: 1:[3]; ');
+  assert.equal(tasksString(current, target), 'ACTIVE: 0:[0,2]; STANDBY: 1:[1]; WARMUP: 1:[3]; TARGET-ACTIVE: 0:[0]; 1:[3]; ');
+  assert.equal(tasksString({ activeTasks: [], standbyTasks: [], warmupTasks: [] }, null), '');
 });
