@@ -146,6 +146,11 @@ test('groups list and describe of a streams group', { timeout: 120_000 }, async 
   assert.deepEqual(member!.tasks, { activeTasks: [{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }], standbyTasks: [], warmupTasks: [] });
   assert.deepEqual(full.topology, { ready: true, missingSourceTopics: [], missingInternalTopics: [] });
 
+  // Offsets are reset only when no member runs, with Kafka's sentence.
+  const busy = await brook(['groups', 'reset-offsets', 'app', '--topic', 'input', '--to-earliest', '--execute']);
+  assert.equal(busy.code, 1);
+  assert.equal(busy.stderr, "brook groups: Assignments can only be reset if the group 'app' is inactive, but the current state is Stable.\n");
+
   // The member leaves: the group is Empty, its committed offsets stay.
   const left = await conn.request('StreamsGroupHeartbeat', 1, beat('app', -1));
   assert.equal(left.errorCode, ErrorCode.NONE);
@@ -157,6 +162,10 @@ test('groups list and describe of a streams group', { timeout: 120_000 }, async 
     'app             input           1          0',
     '',
   ]);
+  const reset = await brook(['groups', 'reset-offsets', 'app', '--topic', 'input:0', '--to-earliest', '--execute']);
+  assert.equal(reset.code, 0, reset.stderr);
+  const afterReset = await brook(['groups', 'describe', 'app', '--verbose']);
+  assert.equal(lines(afterReset.stdout)[4], 'app             input           0          0               -               5               5');
   const emptyState = await brook(['groups', 'describe', 'app', '--state']);
   assert.deepEqual(lines(emptyState.stdout)[2]!.split(/\s+/).slice(3), ['sticky', 'Empty', '0']);
 });
