@@ -57,18 +57,29 @@ export async function streamsGroupOrNull(admin: Admin, group: string): Promise<S
 
 const key = (tp: TopicPartition): string => `${tp.topic}:${tp.partition}`;
 
-/** The partitions of the members' active tasks: each subtopology's source and repartition source topics. */
-export function activeTaskPartitions(d: StreamsGroupDescription): TopicPartition[] {
+/** Per partition of the members' active tasks (each subtopology's source and repartition source topics), the member working on it. */
+function activeTaskOwners(d: StreamsGroupDescription): Map<string, { readonly tp: TopicPartition; readonly memberId: string }> {
   const topics = new Map((d.subtopologies ?? []).map((s) => [s.subtopologyId, [...s.sourceTopics, ...s.repartitionSourceTopics.map((t) => t.name)]]));
-  const out = new Map<string, TopicPartition>();
+  const out = new Map<string, { tp: TopicPartition; memberId: string }>();
   for (const m of d.members) {
     for (const task of m.assignment.activeTasks) {
       for (const topic of topics.get(task.subtopologyId) ?? []) {
-        for (const partition of task.partitions) out.set(key({ topic, partition }), { topic, partition });
+        for (const partition of task.partitions) out.set(key({ topic, partition }), { tp: { topic, partition }, memberId: m.memberId });
       }
     }
   }
-  return [...out.values()];
+  return out;
+}
+
+/** The partitions of the members' active tasks. */
+export function activeTaskPartitions(d: StreamsGroupDescription): TopicPartition[] {
+  return [...activeTaskOwners(d).values()].map((o) => o.tp);
+}
+
+/** `groups lag`'s rows of a streams group: the offsets view's, with the member whose active task reads the partition. */
+export function streamsLagRows(view: StreamsGroupView): (StreamsOffsetRow & { readonly memberId: string | null })[] {
+  const owners = activeTaskOwners(view.description);
+  return view.offsets.map((o) => ({ ...o, memberId: owners.get(key(o))?.memberId ?? null }));
 }
 
 /** The topics the topology names that do not exist. */

@@ -146,6 +146,25 @@ test('groups list and describe of a streams group', { timeout: 120_000 }, async 
   assert.deepEqual(member!.tasks, { activeTasks: [{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }], standbyTasks: [], warmupTasks: [] });
   assert.deepEqual(full.topology, { ready: true, missingSourceTopics: [], missingInternalTopics: [] });
 
+  // groups lag: the same partitions and lags, with the member whose active task reads each.
+  const lag = await brook(['groups', 'lag', 'app']);
+  assert.equal(lag.code, 0, lag.stderr);
+  assert.deepEqual(lines(lag.stdout), [
+    'GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID',
+    `app             app-repartition 0          -               0               0               ${MEMBER}`,
+    `app             app-repartition 1          -               0               0               ${MEMBER}`,
+    `app             input           0          3               5               2               ${MEMBER}`,
+    `app             input           1          3               3               0               ${MEMBER}`,
+    '',
+  ]);
+  const lagAll = await brook(['groups', 'lag']);
+  assert.deepEqual(lines(lagAll.stdout), [
+    'GROUP           TOPIC           PARTITIONS LAG',
+    'app             app-repartition 2          0',
+    'app             input           2          2',
+    '',
+  ]);
+
   // Offsets are reset only when no member runs, with Kafka's sentence.
   const busy = await brook(['groups', 'reset-offsets', 'app', '--topic', 'input', '--to-earliest', '--execute']);
   assert.equal(busy.code, 1);
