@@ -143,13 +143,23 @@ export function streamsStateLine(view: StreamsGroupView): string {
     + `topology epoch ${d.topologyEpoch}, ${members}, total lag ${totalLag(view)}).`;
 }
 
+/**
+ * Whether the topology can run: the group is not NotReady and every topic it names exists
+ * (an Empty group is never NotReady, whatever its topics).
+ */
+export function topologyReady(view: StreamsGroupView): boolean {
+  const { missingSourceTopics, missingInternalTopics } = view.topology;
+  return view.description.state !== 'NotReady' && view.description.subtopologies !== null && missingSourceTopics.length === 0 && missingInternalTopics.length === 0;
+}
+
 /** The topology's status: ready, or what it waits for (a NotReady group). */
 export function topologyLine(view: StreamsGroupView): string {
   const d = view.description;
   const { missingSourceTopics, missingInternalTopics } = view.topology;
   const count = d.subtopologies?.length ?? 0;
   const subtopologies = `${count} subtopolog${count === 1 ? 'y' : 'ies'}`;
-  if (d.state !== 'NotReady') return d.subtopologies === null ? 'Topology: none.' : `Topology: ready (${subtopologies}).`;
+  if (d.subtopologies === null) return 'Topology: none.';
+  if (topologyReady(view)) return `Topology: ready (${subtopologies}).`;
   const waits = [
     ...(missingSourceTopics.length > 0 ? [`missing source topics ${missingSourceTopics.join(', ')}`] : []),
     ...(missingInternalTopics.length > 0 ? [`missing internal topics ${missingInternalTopics.join(', ')}`] : []),
@@ -248,6 +258,6 @@ export function streamsDescribeJson(view: StreamsGroupView): unknown {
     assignmentEpoch: d.assignmentEpoch,
     topologyEpoch: d.topologyEpoch,
     subtopologies: d.subtopologies,
-    topology: { ready: d.state !== 'NotReady' && d.subtopologies !== null, ...view.topology },
+    topology: { ready: topologyReady(view), ...view.topology },
   };
 }

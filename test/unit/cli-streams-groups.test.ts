@@ -203,6 +203,11 @@ test('a streams group waiting for its source topic is NotReady, and says which t
   assert.deepEqual(json.offsets, []);
   const listed = await brook(['groups', 'list', '--type', 'streams', '--state', 'NotReady']);
   assert.deepEqual(lines(listed.stdout).slice(1), [`${'waiting'.padEnd(25)} ${'streams'.padEnd(20)} NotReady`, '']);
+  // Empty once the member left, and its topology still cannot run.
+  assert.equal((await conn.request('StreamsGroupHeartbeat', 1, beat('waiting', -1))).errorCode, ErrorCode.NONE);
+  const empty = await brook(['groups', 'describe', 'waiting']);
+  assert.deepEqual(lines(empty.stdout).slice(0, 2).map((l) => l.replace(/ \(.*/, '')), ["Streams group 'waiting' is Empty", 'Topology: not ready']);
+  assert.equal(lines(empty.stdout)[1], 'Topology: not ready (2 subtopologies; missing source topics absent).');
 });
 
 test('describe of a group that does not exist still says so', { timeout: 60_000 }, async () => {
