@@ -4,8 +4,9 @@
  * (test/support/java StreamsWordCount, `group.protocol=streams`, at_least_once: no transaction
  * markers, so every offset the tool prints depends on the input only). The same script runs
  * on each broker ("on Kafka 4.4" validates it): while the application runs, `--list` (and
- * with `--state`), `--describe` (offsets, `--members`, `--state`, each also `--verbose`) and
- * a refused `--reset-offsets`; once it closed (the group Empty), `--reset-offsets
+ * with `--state`), `--describe` (offsets, `--members`, `--state`, each also `--verbose`),
+ * `brook groups describe` printing the same tables (checked on Kafka 4.4 too), and a refused
+ * `--reset-offsets`; once it closed (the group Empty), `--reset-offsets
  * --to-earliest` (dry run, then executed) and `--describe` of the reset offsets, `--delete`,
  * and `--describe` of the deleted group. Each step's exit code and lines go into a transcript;
  * "Brook prints what Kafka prints" compares the two transcripts line by line.
@@ -17,7 +18,7 @@
  *     output, so an id shown twice is still shown as the same;
  *   - the client id's generated suffix is the application id plus that member's UUID, covered
  *     by the previous rule; the client host is 127.0.0.1 on both.
- * Columns are split on runs of blanks (column widths follow the longest value), and the lines
+^ * Columns are split on runs of blanks (column widths follow the longest value), and the lines
  * of an output are compared sorted: the tool prints rows in hash-map order.
  */
 import { test } from 'node:test';
@@ -29,6 +30,8 @@ import { buildJavaSupport } from '../support/java-oracle.js';
 import { kafkaAvailable, kafkaClasspath, startKafka } from '../support/kafka/kafka-broker.js';
 import { produceLines, readWordCounts, startWordCountApp, trueCounts, wordCountInput } from '../support/streams-word-count.js';
 import { Admin } from '../../src/index.js';
+import { join } from 'node:path';
+import { projectRoot } from '../support/brook.js';
 
 /** A process id (java.util.UUID's text). */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -40,6 +43,9 @@ const INPUT = `${APP}-in`;
 const OUTPUT = `${APP}-out`;
 const LINES = wordCountInput(300, 21);
 const EXPECTED = trueCounts(LINES);
+
+const brookCli = (bootstrap: string, args: readonly string[]): Promise<RunResult> =>
+  runProcess(process.execPath, [join(projectRoot, 'bin', 'brook'), ...args, '-b', bootstrap], { timeoutMs: 60_000 });
 
 const streamsGroups = (bootstrap: string, args: readonly string[]): Promise<RunResult> =>
   runProcess('java', ['-Xshare:auto', '-cp', kafkaClasspath(), STREAMS_GROUP_COMMAND, '--bootstrap-server', bootstrap, ...args], { timeoutMs: 60_000 });
@@ -113,13 +119,28 @@ async function script(bootstrap: string, cleanup: Cleanup, diagnostic: (s: strin
   const offsets = await ok('--describe', ['--describe', '--group', APP]);
   assert.deepEqual(offsets.filter((l) => l.startsWith(`${APP} `)).map((l) => l.split(' ').slice(1, 3).join(' ')).sort(),
     [`${APP}-words-repartition 0`, `${APP}-words-repartition 1`, `${INPUT} 0`, `${INPUT} 1`].sort(), offsets.join('\n'));
-  await ok('--describe --offsets --verbose', ['--describe', '--group', APP, '--offsets', '--verbose']);
+  const offsetsVerbose = await ok('--describe --offsets --verbose', ['--describe', '--group', APP, '--offsets', '--verbose']);
   const members = await ok('--describe --members', ['--describe', '--group', APP, '--members']);
   assert.ok(members.some((l) => l.startsWith(`${APP} `) && l.includes('ACTIVE: 0:[0,1]; 1:[0,1];')), members.join('\n'));
-  await ok('--describe --members --verbose', ['--describe', '--group', APP, '--members', '--verbose']);
+  const membersVerbose = await ok('--describe --members --verbose', ['--describe', '--group', APP, '--members', '--verbose']);
   const stable = await ok('--describe --state', ['--describe', '--group', APP, '--state']);
   assert.ok(stable.some((l) => l.startsWith(`${APP} `) && l.includes('Stable')), stable.join('\n'));
-  await ok('--describe --state --verbose', ['--describe', '--group', APP, '--state', '--verbose']);
+  const stateVerbose = await ok('--describe --state --verbose', ['--describe', '--group', APP, '--state', '--verbose']);
+  // `brook groups describe` prints the tool's tables: --members and --state alone, and the
+  // offsets table (of the running application: the same partitions) within its default view.
+  const brookLines = async (args: readonly string[]): Promise<string[]> => {
+    const r = await brookCli(bootstrap, ['groups', 'describe', APP, ...args]);
+    assert.equal(r.code, 0, `brook groups describe ${args.join(' ')}: ${r.stderr}`);
+    return lines(r.stdout);
+  };
+  assert.deepEqual(await brookLines(['--members']), members, 'brook groups describe --members');
+  assert.deepEqual(await brookLines(['--members', '--verbose']), membersVerbose, 'brook groups describe --members --verbose');
+  assert.deepEqual(await brookLines(['--state']), stable, 'brook groups describe --state');
+  assert.deepEqual(await brookLines(['--state', '--verbose']), stateVerbose, 'brook groups describe --state --verbose');
+  const brookDefault = await brookLines([]);
+  for (const l of offsets) assert.ok(brookDefault.includes(l), `brook groups describe shows ${l}: ${brookDefault.join('\n')}`);
+  const brookVerbose = await brookLines(['--verbose']);
+  for (const l of offsetsVerbose) assert.ok(brookVerbose.includes(l), `brook groups describe --verbose shows ${l}: ${brookVerbose.join('\n')}`);
   const busy = await run('--reset-offsets while the application runs', ['--reset-offsets', '--group', APP, '--input-topic', INPUT, '--to-earliest', '--execute']);
   assert.ok(busy.lines.some((l) => /not empty|Stable/i.test(l)) || busy.code !== 0, busy.lines.join('\n'));
 

@@ -9,6 +9,7 @@ import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import { GroupNotFoundError, type GroupOffsets, type MemberDescription, type TopicPartition } from '../../client/admin/index.js';
 import { assignmentString, membersView, stateNotice, stateView } from '../group-views.js';
+import { describeStreamsGroup } from './groups-describe-streams.js';
 import { shareDescribeJson, shareGroupView, shareMemberJson, shareMembersTable, shareOffsetsTable, shareStateLine, shareStateTable } from '../share-group-views.js';
 
 export { assignmentString };
@@ -26,6 +27,11 @@ current assignment, and the assignment epoch and the member's target assignment.
 A share group (KIP-932) shows, as Kafka's kafka-share-groups describes it, per share-partition its
 LEADER-EPOCH, START-OFFSET (the first record not yet delivered for good) and LAG, and its
 members with their assignments.
+A streams group (KIP-1071, Kafka Streams' group.protocol=streams) shows, as Kafka's
+kafka-streams-groups describes it, its epochs and topology status (ready, or the source and
+internal topics a NotReady group waits for), per partition of its active tasks or commits
+OFFSET-LAG (with --verbose CURRENT-OFFSET LEADER-EPOCH LOG-END-OFFSET too), and its members
+with their process ids and tasks in Kafka's notation (ACTIVE: 0:[0,1]; STANDBY: 1:[0]; ).
   --offsets  the offsets table (the default)
   --members  the members, as Kafka's kafka-consumer-groups shows them: GROUP CONSUMER-ID
              HOST CLIENT-ID #PARTITIONS (with --verbose also the epochs and the current and
@@ -44,6 +50,11 @@ members with their assignments.
            A share group (KIP-932): "committed" is the share-partition's start offset,
            each offset adds "startOffset","leaderEpoch"; then "type":"share","groupEpoch",
            "assignmentEpoch"; members add "memberEpoch","subscribedTopics","rackId".
+           A streams group: each offset adds "leaderEpoch"; then "type":"streams",
+           "groupEpoch","assignmentEpoch","topologyEpoch","subtopologies","topology":
+           {"ready","missingSourceTopics","missingInternalTopics"}; members add
+           "memberEpoch","processId","rackId","topologyEpoch","userEndpoint","clientTags",
+           "memberProtocol","tasks","targetTasks","taskOffsets","taskEndOffsets".
            With --members: {"group","state","members":[...]} (members as above); with
            --state: {"group","coordinator":{"nodeId","host","port"},"assignmentStrategy",
            "state","members","groupEpoch","assignmentEpoch"} (members: their number).
@@ -165,9 +176,14 @@ export async function groupsDescribe(args: string[], context: CommandContext): P
   try {
     return await describeGroup(group, values, context);
   } catch (err) {
-    // A share group is none of the groups DescribeGroups and ConsumerGroupDescribe describe.
+    // Share and streams groups are none of the groups DescribeGroups and ConsumerGroupDescribe describe.
     if (!(err instanceof GroupNotFoundError)) throw err;
-    return describeShareGroup(group, values, context, err);
+    try {
+      return await describeShareGroup(group, values, context, err);
+    } catch (notShare) {
+      if (notShare !== err) throw notShare;
+      return describeStreamsGroup(group, values, context, err);
+    }
   }
 }
 

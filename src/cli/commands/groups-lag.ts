@@ -7,7 +7,8 @@
 import type { CommandContext } from '../command.js';
 import { parseArgs } from 'node:util';
 import type { Writable } from 'node:stream';
-import type { Admin, GroupOffsets } from '../../client/admin/index.js';
+import { GroupNotFoundError, type Admin, type GroupOffsetRow } from '../../client/admin/index.js';
+import { streamsGroupOrNull, streamsGroupView, streamsLagRows } from '../streams-group-views.js';
 import { withAdmin } from '../admin-session.js';
 import { MISSING, formatRow, toJson } from '../format.js';
 import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
@@ -16,6 +17,8 @@ export const GROUPS_LAG_HELP = `Usage: brook groups lag [GROUP] [--watch] [--int
 
 With GROUP: per partition GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID;
 without: per group and topic GROUP TOPIC PARTITIONS LAG (the sum of the known lags).
+A streams group's rows are those of groups describe: its active tasks' and committed
+partitions, the lag counted from the log start where it committed nothing.
   --watch        refresh every --interval seconds: in place on a terminal, else printed
                  again after a "Every S s: ... TIME" line; Ctrl-C ends it (exit 0)
   --interval S   seconds between refreshes (default 2; fractions allowed)
@@ -35,8 +38,30 @@ export const GROUPS_LAG_OPTIONS = {
 
 const dash = (v: bigint | null): string => (v === null ? MISSING : v.toString());
 
-function groupRows(result: GroupOffsets, json: boolean): string {
-  const group = result.description.group;
+/** A group's partitions with their committed offset, log end, lag and the member working on it. */
+interface GroupLag {
+  readonly group: string;
+  readonly rows: readonly Pick<GroupOffsetRow, 'topic' | 'partition' | 'committed' | 'logEndOffset' | 'lag' | 'memberId'>[];
+}
+
+/**
+ * The group's lag: a consumer or classic group's (describeGroupOffsets), else a streams
+ * group's, as `groups describe` shows it (its lag counts from the log start where it committed
+ * nothing, as Kafka's kafka-streams-groups does).
+ */
+async function lagOf(admin: Admin, group: string): Promise<GroupLag> {
+  try {
+    return { group, rows: (await admin.describeGroupOffsets(group)).rows };
+  } catch (err) {
+    if (!(err instanceof GroupNotFoundError)) throw err;
+    const streams = await streamsGroupOrNull(admin, group);
+    if (streams === null) throw err;
+    return { group, rows: streamsLagRows(await streamsGroupView(admin, streams)) };
+  }
+}
+
+function groupRows(result: GroupLag, json: boolean): string {
+  const group = result.group;
   if (json) {
     return toJson(result.rows.map((r) => ({
       group, topic: r.topic, partition: r.partition, committed: r.committed, logEndOffset: r.logEndOffset, lag: r.lag, memberId: r.memberId,
@@ -51,9 +76,9 @@ function groupRows(result: GroupOffsets, json: boolean): string {
 async function allGroupsRows(admin: Admin, json: boolean): Promise<string> {
   const summary: { group: string; topic: string; partitions: number; lag: bigint }[] = [];
   for (const listing of await admin.listGroups()) {
-    let result: GroupOffsets;
+    let result: GroupLag;
     try {
-      result = await admin.describeGroupOffsets(listing.group);
+      result = await lagOf(admin, listing.group);
     } catch {
       continue; // deleted since it was listed
     }
@@ -123,7 +148,7 @@ export async function groupsLag(args: string[], context: CommandContext): Promis
   if (values.interval !== undefined && !values.watch) throw new UsageError('--interval needs --watch');
   const json = values.json ?? false;
   return withAdmin(connectionFrom(values), context.interrupted, async (admin) => {
-    const render = async (): Promise<string> => (group === undefined ? allGroupsRows(admin, json) : groupRows(await admin.describeGroupOffsets(group), json));
+    const render = async (): Promise<string> => (group === undefined ? allGroupsRows(admin, json) : groupRows(await lagOf(admin, group), json));
     if (!values.watch) {
       process.stdout.write(`${await render()}\n`);
       return 0;

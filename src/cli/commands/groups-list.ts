@@ -9,17 +9,18 @@ import { withAdmin } from '../admin-session.js';
 import { formatRow, toJson } from '../format.js';
 import { BOOTSTRAP_OPTIONS, connectionFrom, UsageError } from '../options.js';
 
-/** Kafka's GroupType names (Brook's broker has classic, consumer and share groups). */
+/** Kafka's GroupType names. */
 const GROUP_TYPES = ['classic', 'consumer', 'share', 'streams'];
 
 export const GROUPS_LIST_HELP = `Usage: brook groups list [--type TYPE[,TYPE]] [--state STATE[,STATE]] [--json] [-b HOST:PORT]
 
 Lists every group of the cluster with its type (classic: JoinGroup/SyncGroup; consumer:
-the consumer group protocol of KIP-848; share: the share groups of KIP-932) and state.
-  --type T     only groups of these types: classic, consumer, share (comma-separated,
+the consumer group protocol of KIP-848; share: the share groups of KIP-932; streams: the
+streams groups of KIP-1071) and state.
+  --type T     only groups of these types: classic, consumer, share, streams (comma-separated,
                repeatable; case-insensitive)
   --state S    only groups in these states, e.g. Stable, Empty, Assigning, Reconciling,
-               PreparingRebalance, CompletingRebalance (comma-separated, repeatable;
+               PreparingRebalance, CompletingRebalance, NotReady (comma-separated, repeatable;
                case-insensitive)
   --json       one JSON array: [{"group","state","type","protocolType"}]
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)

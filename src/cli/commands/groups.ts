@@ -12,7 +12,7 @@ import { groupsDeleteOffsets } from './groups-delete-offsets.js';
 import { groupsLag } from './groups-lag.js';
 
 export const GROUPS_HELP = `Usage:
-  brook groups list [--type classic|consumer|share] [--state STATE] [--json]
+  brook groups list [--type classic|consumer|share|streams] [--state STATE] [--json]
   brook groups describe GROUP [--offsets | --members | --state] [--verbose] [--json]
   brook groups lag [GROUP] [--watch [--interval S]] [--json]
   brook groups reset-offsets GROUP (--topic T[:P,P...] ... | --all-topics)

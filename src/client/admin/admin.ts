@@ -26,6 +26,8 @@ import * as scram from './scram-credentials.js';
 import type { UserScramCredentialAlteration, UserScramCredentialsDescription } from './scram-credentials.js';
 import * as shareGroups from './share-groups.js';
 import type { DeletedShareGroupOffsets, ShareGroupDescription, ShareGroupOffset } from './share-groups.js';
+import * as streamsGroups from './streams-groups.js';
+import type { StreamsGroupDescription } from './streams-groups.js';
 import type {
   AdminCallOptions, AdminOptions, ClusterDescription, CommittedOffset, DeletedOffset, GroupDescription, GroupListing, GroupOffsets, ListGroupsOptions, NewTopic,
   PlannedOffset, ResetOffsetsOptions, TopicDescription, TopicPartition,
@@ -111,8 +113,8 @@ export class Admin {
   }
 
   /**
-   * Every group of the cluster with its state and type ('classic' or 'consumer'), sorted by
-   * id; `types` and `states` filter on the brokers (ListGroups v5 and v4).
+   * Every group of the cluster with its state and type ('classic', 'consumer', 'share' or
+   * 'streams'), sorted by id; `types` and `states` filter on the brokers (ListGroups v5 and v4).
    */
   listGroups(options: ListGroupsOptions = {}): Promise<GroupListing[]> {
     return this.run('listGroups', options, (ctx) => groups.listGroups(ctx, options));
@@ -151,6 +153,15 @@ export class Admin {
   /** Deletes an Empty share group's share state for whole topics (DeleteShareGroupOffsets). */
   deleteShareGroupOffsets(group: string, topicNames: readonly string[], call: AdminCallOptions = {}): Promise<DeletedShareGroupOffsets[]> {
     return this.run('deleteShareGroupOffsets', call, (ctx) => shareGroups.deleteShareGroupOffsets(ctx, group, topicNames));
+  }
+
+  /**
+   * A streams group (KIP-1071): StreamsGroupDescribe, as Kafka's Admin.describeStreamsGroups;
+   * GroupNotFoundError for an unknown group or one of another type. Its committed offsets:
+   * `committedOffsets` (a streams group commits as a consumer group does).
+   */
+  describeStreamsGroup(group: string, call: AdminCallOptions = {}): Promise<StreamsGroupDescription> {
+    return this.run('describeStreamsGroup', call, (ctx) => streamsGroups.describeStreamsGroup(ctx, group));
   }
 
   deleteGroup(group: string, call: AdminCallOptions = {}): Promise<void> {

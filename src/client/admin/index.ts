@@ -7,3 +7,6 @@ export {
   DEFAULT_SCRAM_ITERATIONS, type ScramCredentialInfo, type ScramMechanismName, type UserScramCredentialAlteration, type UserScramCredentialsDescription,
 } from './scram-credentials.js';
 export type { DeletedShareGroupOffsets, ShareGroupDescription, ShareGroupOffset, ShareMemberDescription } from './share-groups.js';
+export type {
+  StreamsGroupDescription, StreamsMemberDescription, StreamsSubtopologyDescription, StreamsTaskIds, StreamsTaskOffset, StreamsTasks, StreamsTopicInfo,
+} from './streams-groups.js';

@@ -10,6 +10,7 @@
  * --reset-offsets`.
  */
 import { describeGroup, } from './groups.js';
+import { describeStreamsGroup } from './streams-groups.js';
 import { describeTopic } from './topics.js';
 import { GroupNotFoundError, GroupNotInactiveError, ResetOffsetsError } from './errors.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, commitOffsets, fetchCommittedOffsets, listOffsets } from './offsets.js';
@@ -26,6 +27,12 @@ const INACTIVE_STATES: ReadonlySet<string> = new Set(['Empty', 'Dead']);
 async function groupState(ctx: AdminContext, group: string): Promise<string> {
   try {
     return (await describeGroup(ctx, group)).state;
+  } catch (err) {
+    if (!(err instanceof GroupNotFoundError)) throw err;
+  }
+  // A streams group commits offsets as a consumer group does, and is reset likewise: only when no member runs.
+  try {
+    return (await describeStreamsGroup(ctx, group)).state;
   } catch (err) {
     if (err instanceof GroupNotFoundError) return 'Dead';
     throw err;

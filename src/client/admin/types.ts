@@ -106,7 +106,7 @@ export interface AlterConfigsOptions extends AdminCallOptions {
 /** Per call, for `listGroups`: ListGroups' filters (Kafka's ListGroupsOptions inStates / withTypes). */
 export interface ListGroupsOptions extends AdminCallOptions {
   /**
-   * Only groups of these types ('classic', 'consumer'; case-insensitive, as the broker
+   * Only groups of these types ('classic', 'consumer', 'share', 'streams'; case-insensitive, as the broker
    * compares them). Needs ListGroups v5 (Kafka 3.8+); an older broker fails the call with
    * UnsupportedApiVersionError, as Kafka's admin client does.
    */
@@ -120,7 +120,7 @@ export interface GroupListing {
   readonly group: string;
   /** '' when the broker's ListGroups version has no state (v0-3). */
   readonly state: string;
-  /** 'classic' or 'consumer'; '' when the broker's ListGroups version has no type (v0-4). */
+  /** 'classic', 'consumer', 'share' or 'streams'; '' when the broker's ListGroups version has no type (v0-4). */
   readonly type: string;
   /** JoinGroup's protocol type ('consumer' for consumer groups; '' for a group with offsets only). */
   readonly protocolType: string;
