@@ -43,7 +43,7 @@ function beat(m: Sent, memberEpoch: number): RequestBody<'StreamsGroupHeartbeat'
 const taskKeys = (list: readonly StreamsTaskIds[]): string[] => list.flatMap((t) => t.partitions.map((p) => `${t.subtopologyId}_${p}`));
 
 test('admin: describeStreamsGroup and listGroups of streams groups', { timeout: 60_000 }, async (t) => {
-  const broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0, groupStreamsNumStandbyReplicas: 1 });
+  const broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0, groupStreamsAssignmentIntervalMs: 0, groupStreamsNumStandbyReplicas: 1 });
   t.after(() => broker.stop());
   const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'streams-admin-test' });
   t.after(() => conn.close());

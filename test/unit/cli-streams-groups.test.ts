@@ -30,7 +30,7 @@ let broker: Awaited<ReturnType<typeof startBrook>>;
 let conn: RawConnection;
 
 before(async () => {
-  broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0 });
+  broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0, groupStreamsAssignmentIntervalMs: 0 });
   conn = await RawConnection.connect(broker.host, broker.port, { clientId: CLIENT });
   broker.createTopic('input', 2);
   await produce(broker.bootstrap, 'input', 0, ['a', 'b', 'c', 'd', 'e']);

@@ -105,11 +105,12 @@ test('group metadata records round trip; other record types are recognised, not 
     }],
   };
   assert.deepStrictEqual(decodeGroupMetadataValue(encodeGroupMetadataValue(value)), value);
-  // Types 3 to 8 and 16 (resolved regexes) are KIP-848 consumer-group records; the share and
-  // streams groups' are known by name but not acted on; a type no schema has, neither.
+  // Types 3 to 8 and 16 (resolved regexes) are KIP-848 consumer-group records; 17 and 19 to
+  // 23 streams groups' (23: StreamsGroupTopology); a type no schema has is neither.
   assert.equal(decodeCoordinatorKey(Buffer.from('0005abcd', 'hex')).kind, 'consumer-group');
   assert.equal(decodeCoordinatorKey(Buffer.from('0010abcd', 'hex')).kind, 'consumer-group');
-  assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0017abcd', 'hex')), { kind: 'other', recordType: 23, name: 'StreamsGroupTopology' });
+  const topology = decodeCoordinatorKey(Buffer.from('0017abcd', 'hex'));
+  assert.deepStrictEqual([topology.kind, topology.kind === 'streams-group' ? topology.type : null], ['streams-group', 23]);
   assert.deepStrictEqual(decodeCoordinatorKey(Buffer.from('0009abcd', 'hex')), { kind: 'other', recordType: 9, name: null });
 });
 
