@@ -6,6 +6,7 @@
  * Empty streams group. The topology description (Kafka 4.4's describe plugin) is not kept.
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import { compareStrings } from '../../util/range-split.js';
 import type {
   StreamsGroupDescribeRequestData,
   StreamsGroupDescribeResponseAssignment,
@@ -53,7 +54,7 @@ export function describeTopology(group: StreamsGroup): StreamsGroupDescribeRespo
   if (t === null) return null;
   return {
     epoch: t.epoch,
-    subtopologies: [...t.subtopologies].sort((a, b) => (a.subtopologyId < b.subtopologyId ? -1 : a.subtopologyId > b.subtopologyId ? 1 : 0)).map((s) => ({
+    subtopologies: [...t.subtopologies].sort((a, b) => compareStrings(a.subtopologyId, b.subtopologyId)).map((s) => ({
       subtopologyId: s.subtopologyId,
       sourceTopics: [...s.sourceTopics],
       repartitionSinkTopics: [...s.repartitionSinkTopics],
@@ -78,7 +79,7 @@ export function describeStreamsGroup(s: CoordinatorState, group: StreamsGroup): 
     groupEpoch: group.groupEpoch,
     assignmentEpoch: group.assignmentEpoch,
     topology: describeTopology(group),
-    members: [...group.members.values()].sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0)).map((m) => {
+    members: [...group.members.values()].sort((a, b) => compareStrings(a.memberId, b.memberId)).map((m) => {
       const o = group.taskOffsets(m.memberId);
       return {
         memberId: m.memberId,

@@ -18,6 +18,7 @@
  * division), so what a member may keep depends on who was served before: ties between
  * processes fall to Java's PriorityQueue and HashMap orders, reproduced here.
  */
+import { compareStrings } from '../../../util/range-split.js';
 import { stringHash } from '../../../util/string-hash.js';
 import { JavaHashSet } from '../../consumer/java-hash.js';
 import { compareDoubles, JavaPriorityQueue } from './java-priority-queue.js';
@@ -196,10 +197,6 @@ const byPartitionThenSubtopology = (a: TaskId, b: TaskId): number => a.partition
 const bySubtopologyThenPartition = (a: TaskId, b: TaskId): number => compareStrings(a.subtopologyId, b.subtopologyId) || a.partition - b.partition;
 const byLoad = (a: ProcessState, b: ProcessState): number => compareDoubles(a.load, b.load);
 
-/** String.compareTo: UTF-16 code units, as JavaScript's relational operators compare. */
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function assignActive(state: LocalState, tasks: TaskId[]): void {
   // Previous assignments tend to be range-like: by partition first.

@@ -15,8 +15,9 @@ import type { StreamsGroupTopologyValueTopicInfo } from '../../../protocol/coord
 import { changelogTopicPartitionCounts } from './changelog-topics.js';
 import { enforceCopartitioning } from './copartition.js';
 import { repartitionTopicPartitionCounts } from './repartition-topics.js';
+import { compareStrings } from '../../../util/range-split.js';
 import {
-  compareNames, incorrectlyPartitioned, subtopologiesInKafkaOrder, summarizeTopics, topicHashSet, TopicConfigurationFailure,
+  incorrectlyPartitioned, subtopologiesInKafkaOrder, summarizeTopics, topicHashSet, TopicConfigurationFailure,
   type PartitionCountProvider, type Subtopology,
 } from './topic-sets.js';
 import {
@@ -36,7 +37,7 @@ export function configureTopology(topology: StreamsTopology, partitionCount: Par
     const decided = decidePartitionCounts(subtopologies, partitionCount);
     const provider: PartitionCountProvider = (topic) => partitionCount(topic) ?? decided.get(topic);
     const configured = new Map<string, ConfiguredSubtopology>();
-    for (const s of [...subtopologies].sort((a, b) => compareNames(a.subtopologyId, b.subtopologyId))) {
+    for (const s of [...subtopologies].sort((a, b) => compareStrings(a.subtopologyId, b.subtopologyId))) {
       configured.set(s.subtopologyId, configureSubtopology(s, provider, decided));
     }
     const toCreate = missingInternalTopics(configured, subtopologies, partitionCount);
@@ -61,7 +62,7 @@ function throwOnMissingSourceTopics(subtopologies: readonly Subtopology[], parti
   if (missing.size > 0) {
     throw new TopicConfigurationFailure({
       status: StreamsGroupStatus.MISSING_SOURCE_TOPICS,
-      message: `Source topics ${summarizeTopics([...missing].sort(compareNames))} are missing.`,
+      message: `Source topics ${summarizeTopics([...missing].sort(compareStrings))} are missing.`,
     });
   }
 }

@@ -5,6 +5,7 @@
  */
 import { JavaHashSet } from '../../consumer/java-hash.js';
 import { stringHash } from '../../../util/string-hash.js';
+import { compareStrings } from '../../../util/range-split.js';
 import type { StreamsGroupTopologyValueSubtopology } from '../../../protocol/coordinator-records/streams-group-topology-value.js';
 import { StreamsGroupStatus, type TopicConfigurationError } from './types.js';
 
@@ -34,14 +35,10 @@ export function subtopologiesInKafkaOrder(subtopologies: readonly Subtopology[])
   return ids.values().map((id) => byId.get(id)!);
 }
 
-/** Java's String.compareTo order (UTF-16 code units), as TreeSet and TreeMap sort. */
-export function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** A TreeMap<String, Integer>'s toString: `{a=1, b=2}`. */
 export function sortedMapText(counts: ReadonlyMap<string, number>): string {
-  const keys = [...counts.keys()].sort(compareNames);
+  const keys = [...counts.keys()].sort(compareStrings);
   return `{${keys.map((k) => `${k}=${counts.get(k)!}`).join(', ')}}`;
 }
 
