@@ -9,7 +9,6 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { compareStrings } from '../../util/range-split.js';
 import type {
   StreamsGroupDescribeRequestData,
-  StreamsGroupDescribeResponseAssignment,
   StreamsGroupDescribeResponseData,
   StreamsGroupDescribeResponseDescribedGroup,
   StreamsGroupDescribeResponseTaskOffset,
@@ -21,16 +20,12 @@ import { OPERATIONS_NOT_REQUESTED } from '../consumer/describe.js';
 import type { RequestContext } from '../types.js';
 import type { StreamsGroup } from './group.js';
 import { streamsGroupTombstones } from './records.js';
-import { taskSetToList, type TasksTuple } from './tasks.js';
+import { tasksTupleToLists } from './tasks.js';
 import { writeStreamsGroupRecords } from './write.js';
 import { describeTopology as describeConfiguredTopology } from './topology/describe.js';
 
 function notDescribed(groupId: string, errorCode: number, errorMessage: string | null): StreamsGroupDescribeResponseDescribedGroup {
   return { errorCode, errorMessage, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, topology: null, members: [], authorizedOperations: OPERATIONS_NOT_REQUESTED };
-}
-
-function assignment(t: TasksTuple): StreamsGroupDescribeResponseAssignment {
-  return { activeTasks: taskSetToList(t.activeTasks), standbyTasks: taskSetToList(t.standbyTasks), warmupTasks: taskSetToList(t.warmupTasks) };
 }
 
 function offsets(m: ReadonlyMap<string, ReadonlyMap<number, bigint>>): StreamsGroupDescribeResponseTaskOffset[] {
@@ -94,8 +89,8 @@ export function describeStreamsGroup(s: CoordinatorState, group: StreamsGroup): 
         clientTags: [...m.clientTags.keys()].sort().map((key) => ({ key, value: m.clientTags.get(key)! })),
         taskOffsets: offsets(o.taskOffsets),
         taskEndOffsets: offsets(o.taskEndOffsets),
-        assignment: assignment(m.assignedTasks),
-        targetAssignment: assignment(group.targetAssignmentOf(m.memberId)),
+        assignment: tasksTupleToLists(m.assignedTasks),
+        targetAssignment: tasksTupleToLists(group.targetAssignmentOf(m.memberId)),
         isClassic: false,
       };
     }),

@@ -29,7 +29,7 @@ import {
 } from './member.js';
 import { reconcileStreamsMember, type OwnedTasks } from './reconcile.js';
 import { streamsCurrentAssignmentRecord, streamsEpochRecord, streamsMemberMetadataRecord, streamsMemberTombstones, streamsTargetAssignmentRecord, streamsTopologyRecord } from './records.js';
-import { EMPTY_TASKS_TUPLE, taskSetContainedIn, taskSetFrom, taskSetToList, tasksTupleEquals, type TasksTuple } from './tasks.js';
+import { EMPTY_TASKS_TUPLE, taskSetContainedIn, tasksTupleEquals, tasksTupleFrom, tasksTupleToLists } from './tasks.js';
 import { maybeUpdateStreamsTargetAssignment } from './target.js';
 import { configureTopology } from './topology/configure.js';
 import { StreamsGroupStatus, type StreamsTopology } from './topology/types.js';
@@ -82,7 +82,7 @@ function streamsGroupFor(s: CoordinatorState, groupId: string, create: boolean):
 
 function ownedTasksOf(req: Request): OwnedTasks {
   if (req.activeTasks === null || req.standbyTasks === null || req.warmupTasks === null) return null;
-  return { activeTasks: taskSetFrom(req.activeTasks), standbyTasks: taskSetFrom(req.standbyTasks), warmupTasks: taskSetFrom(req.warmupTasks) };
+  return tasksTupleFrom(req);
 }
 
 /** Kafka's throwIfStreamsGroupMemberEpochIsInvalid: the previous epoch is accepted when the member owns no more than it has. */
@@ -341,7 +341,7 @@ function response(
       });
     }
   }
-  const list = (t: TasksTuple, k: keyof TasksTuple) => taskSetToList(t[k]);
+  const tasks = withTasks ? tasksTupleToLists(member.assignedTasks) : null;
   const lag = s.config.streamsGroupAcceptableRecoveryLag;
   const recoveryLag = apiVersion >= ACCEPTABLE_RECOVERY_LAG_INT64_VERSION
     ? { acceptableRecoveryLag: lag }
@@ -356,9 +356,9 @@ function response(
     ...recoveryLag,
     taskOffsetIntervalMs: s.config.streamsGroupTaskOffsetIntervalMs,
     status: all,
-    activeTasks: withTasks ? list(member.assignedTasks, 'activeTasks') : null,
-    standbyTasks: withTasks ? list(member.assignedTasks, 'standbyTasks') : null,
-    warmupTasks: withTasks ? list(member.assignedTasks, 'warmupTasks') : null,
+    activeTasks: tasks?.activeTasks ?? null,
+    standbyTasks: tasks?.standbyTasks ?? null,
+    warmupTasks: tasks?.warmupTasks ?? null,
     endpointInformationEpoch: group.endpointInformationEpoch,
     partitionsByUserEndpoint: withEndpoints ? endpointToPartitions(s, group) : null,
   };

@@ -5,7 +5,7 @@
 import type { StreamsGroupRecord } from '../../protocol/coordinator-records/streams-group-framing.js';
 import type { StreamsTopology } from './topology/types.js';
 import { activeTaskEpoch, type StreamsGroupMember } from './member.js';
-import { taskSetToList, type TasksTuple } from './tasks.js';
+import { taskSetToList, tasksTupleToLists, type TasksTuple } from './tasks.js';
 
 /** Kafka's newStreamsGroupMetadataRecord; the topology description epochs stay at their -1 (Brook keeps no description). */
 export function streamsEpochRecord(
@@ -61,7 +61,7 @@ export function streamsTargetAssignmentRecord(groupId: string, memberId: string,
   return {
     type: 21,
     key: { groupId, memberId },
-    value: { activeTasks: taskSetToList(t.activeTasks), standbyTasks: taskSetToList(t.standbyTasks), warmupTasks: taskSetToList(t.warmupTasks) },
+    value: tasksTupleToLists(t),
   };
 }
 

@@ -6,7 +6,7 @@
 import type { StreamsGroupRecord } from '../../protocol/coordinator-records/streams-group-framing.js';
 import type { CoordinatorState } from '../coordinator-state.js';
 import { newStreamsMember, STREAMS_LEAVE_GROUP_MEMBER_EPOCH, type TaskEpochs } from './member.js';
-import { EMPTY_TASKS_TUPLE, taskSetFrom } from './tasks.js';
+import { EMPTY_TASKS_TUPLE, taskSetFrom, tasksTupleFrom } from './tasks.js';
 
 export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGroupRecord): void {
   const groupId = record.key.groupId;
@@ -73,7 +73,7 @@ export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGrou
       return;
     case 21: {
       const v = record.value;
-      group.updateTargetAssignment(record.key.memberId, { activeTasks: taskSetFrom(v.activeTasks), standbyTasks: taskSetFrom(v.standbyTasks), warmupTasks: taskSetFrom(v.warmupTasks) });
+      group.updateTargetAssignment(record.key.memberId, tasksTupleFrom(v));
       return;
     }
     case 22: {
@@ -84,7 +84,7 @@ export function applyStreamsGroupRecord(s: CoordinatorState, record: StreamsGrou
         memberEpoch: v.memberEpoch,
         previousMemberEpoch: v.previousMemberEpoch,
         state: v.state,
-        assignedTasks: { activeTasks: taskSetFrom(v.activeTasks), standbyTasks: taskSetFrom(v.standbyTasks), warmupTasks: taskSetFrom(v.warmupTasks) },
+        assignedTasks: tasksTupleFrom(v),
         tasksPendingRevocation: {
           activeTasks: taskSetFrom(v.activeTasksPendingRevocation),
           standbyTasks: taskSetFrom(v.standbyTasksPendingRevocation),

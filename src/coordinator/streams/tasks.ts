@@ -39,6 +39,18 @@ export function taskSetToList(tasks: TaskSet): { subtopologyId: string; partitio
   return [...tasks.keys()].sort().map((subtopologyId) => ({ subtopologyId, partitions: [...tasks.get(subtopologyId)!].sort((a, b) => a - b) }));
 }
 
+/** A tuple from the three task lists of a request or record (null: no tasks). */
+export function tasksTupleFrom(lists: {
+  readonly activeTasks: readonly TaskIdsLike[] | null; readonly standbyTasks: readonly TaskIdsLike[] | null; readonly warmupTasks: readonly TaskIdsLike[] | null;
+}): TasksTuple {
+  return { activeTasks: taskSetFrom(lists.activeTasks), standbyTasks: taskSetFrom(lists.standbyTasks), warmupTasks: taskSetFrom(lists.warmupTasks) };
+}
+
+/** The tuple as the three sorted task lists of a response or record. */
+export function tasksTupleToLists(t: TasksTuple): Record<keyof TasksTuple, { subtopologyId: string; partitions: number[] }[]> {
+  return { activeTasks: taskSetToList(t.activeTasks), standbyTasks: taskSetToList(t.standbyTasks), warmupTasks: taskSetToList(t.warmupTasks) };
+}
+
 export function taskSetSize(tasks: TaskSet): number {
   let n = 0;
   for (const s of tasks.values()) n += s.size;
