@@ -27,46 +27,22 @@
  */
 import type { TaskOwners } from './group.js';
 import { activeTaskEpoch, StreamsMemberState, type StreamsGroupMember, type TaskEpochs } from './member.js';
-import { hasTask, taskSetsIntersect, type TaskSet, type TasksTuple } from './tasks.js';
+import { hasTask, TaskSetBuilder, taskSetsIntersect, type TaskSet, type TasksTuple } from './tasks.js';
 
 /** What the member says it owns (null: it did not say; Kafka's Optional.empty). */
 export type OwnedTasks = TasksTuple | null;
 
-/** A task set being built. */
-class Tasks {
-  readonly map = new Map<string, Set<number>>();
-
-  add(sub: string, p: number): void {
-    let s = this.map.get(sub);
-    if (s === undefined) this.map.set(sub, (s = new Set()));
-    s.add(p);
-  }
-
-  remove(sub: string, p: number): void {
-    const s = this.map.get(sub);
-    if (s !== undefined && s.delete(p) && s.size === 0) this.map.delete(sub);
-  }
-
-  has(sub: string, p: number): boolean {
-    return this.map.get(sub)?.has(p) ?? false;
-  }
-
-  get isEmpty(): boolean {
-    return this.map.size === 0;
-  }
-}
-
 interface Difference {
-  readonly assigned: Tasks;
-  readonly pendingRevocation: Tasks;
-  readonly pendingAssignment: Tasks;
+  readonly assigned: TaskSetBuilder;
+  readonly pendingRevocation: TaskSetBuilder;
+  readonly pendingAssignment: TaskSetBuilder;
   readonly unreleased: boolean;
 }
 
 function difference(current: TaskSet, target: TaskSet, isUnreleased: (sub: string, p: number) => boolean): Difference {
-  const assigned = new Tasks();
-  const pendingRevocation = new Tasks();
-  const pendingAssignment = new Tasks();
+  const assigned = new TaskSetBuilder();
+  const pendingRevocation = new TaskSetBuilder();
+  const pendingAssignment = new TaskSetBuilder();
   let unreleased = false;
   for (const [sub, ps] of current) for (const p of ps) (hasTask(target, sub, p) ? assigned : pendingRevocation).add(sub, p);
   for (const [sub, ps] of target) {
@@ -80,12 +56,12 @@ function difference(current: TaskSet, target: TaskSet, isUnreleased: (sub: strin
 }
 
 /** Moves the task from `from` (to be assigned) to `to` (assigned). */
-function grantNow(from: Tasks, to: Tasks, sub: string, p: number): void {
+function grantNow(from: TaskSetBuilder, to: TaskSetBuilder, sub: string, p: number): void {
   from.remove(sub, p);
   to.add(sub, p);
 }
 
-function tuple(active: Tasks, standby: Tasks, warmup: Tasks): TasksTuple {
+function tuple(active: TaskSetBuilder, standby: TaskSetBuilder, warmup: TaskSetBuilder): TasksTuple {
   return { activeTasks: active.map, standbyTasks: standby.map, warmupTasks: warmup.map };
 }
 
@@ -100,8 +76,8 @@ function hasNotReleased(owned: OwnedTasks, pending: TasksTuple): boolean {
     || taskSetsIntersect(owned.warmupTasks, pending.warmupTasks);
 }
 
-function union(a: Tasks, b: Tasks): TaskSet {
-  const out = new Tasks();
+function union(a: TaskSetBuilder, b: TaskSetBuilder): TaskSet {
+  const out = new TaskSetBuilder();
   for (const t of [a, b]) for (const [sub, ps] of t.map) for (const p of ps) out.add(sub, p);
   return out.map;
 }

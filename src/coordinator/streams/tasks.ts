@@ -88,9 +88,9 @@ export function taskSetContainedIn(a: TaskSet, b: TaskSet): boolean {
   return true;
 }
 
-/** A mutable task set for builders. */
+/** A task set being built; `map` is the set so far (a subtopology left without partitions is dropped). */
 export class TaskSetBuilder {
-  private readonly map = new Map<string, Set<number>>();
+  readonly map = new Map<string, Set<number>>();
 
   add(subtopologyId: string, partition: number): void {
     let s = this.map.get(subtopologyId);
@@ -98,12 +98,17 @@ export class TaskSetBuilder {
     s.add(partition);
   }
 
-  get isEmpty(): boolean {
-    return this.map.size === 0;
+  remove(subtopologyId: string, partition: number): void {
+    const s = this.map.get(subtopologyId);
+    if (s !== undefined && s.delete(partition) && s.size === 0) this.map.delete(subtopologyId);
   }
 
-  build(): TaskSet {
-    return this.map;
+  has(subtopologyId: string, partition: number): boolean {
+    return this.map.get(subtopologyId)?.has(partition) ?? false;
+  }
+
+  get isEmpty(): boolean {
+    return this.map.size === 0;
   }
 }
 
