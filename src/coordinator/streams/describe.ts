@@ -19,7 +19,7 @@ import type { Operation } from '../operation.js';
 import { OPERATIONS_NOT_REQUESTED } from '../consumer/describe.js';
 import type { RequestContext } from '../types.js';
 import type { StreamsGroup } from './group.js';
-import { streamsGroupTombstones } from './records.js';
+import { sortedKeyValues, streamsGroupTombstones } from './records.js';
 import { tasksTupleToLists } from './tasks.js';
 import { writeStreamsGroupRecords } from './write.js';
 import { describeTopology as describeConfiguredTopology } from './topology/describe.js';
@@ -86,7 +86,7 @@ export function describeStreamsGroup(s: CoordinatorState, group: StreamsGroup): 
         topologyEpoch: m.topologyEpoch,
         processId: m.processId,
         userEndpoint: m.userEndpoint === null ? null : { host: m.userEndpoint.host, port: m.userEndpoint.port },
-        clientTags: [...m.clientTags.keys()].sort().map((key) => ({ key, value: m.clientTags.get(key)! })),
+        clientTags: sortedKeyValues(m.clientTags),
         taskOffsets: offsets(o.taskOffsets),
         taskEndOffsets: offsets(o.taskEndOffsets),
         assignment: tasksTupleToLists(m.assignedTasks),

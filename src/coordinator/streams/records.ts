@@ -7,6 +7,11 @@ import type { StreamsTopology } from './topology/types.js';
 import { activeTaskEpoch, type StreamsGroupMember } from './member.js';
 import { taskSetToList, tasksTupleToLists, type TasksTuple } from './tasks.js';
 
+/** A string map as a key/value list sorted by key, so that equal maps write equal records and replies. */
+export function sortedKeyValues(m: ReadonlyMap<string, string>): { key: string; value: string }[] {
+  return [...m.keys()].sort().map((key) => ({ key, value: m.get(key)! }));
+}
+
 /** Kafka's newStreamsGroupMetadataRecord; the topology description epochs stay at their -1 (Brook keeps no description). */
 export function streamsEpochRecord(
   groupId: string, epoch: number, metadataHash: bigint, validatedTopologyEpoch: number, lastAssignmentConfigs: ReadonlyMap<string, string>,
@@ -16,7 +21,7 @@ export function streamsEpochRecord(
     key: { groupId },
     value: {
       epoch, metadataHash, validatedTopologyEpoch,
-      lastAssignmentConfigs: [...lastAssignmentConfigs.keys()].sort().map((key) => ({ key, value: lastAssignmentConfigs.get(key)! })),
+      lastAssignmentConfigs: sortedKeyValues(lastAssignmentConfigs),
       storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1,
     },
   };
@@ -48,7 +53,7 @@ export function streamsMemberMetadataRecord(groupId: string, m: StreamsGroupMemb
       topologyEpoch: m.topologyEpoch,
       processId: m.processId,
       userEndpoint: m.userEndpoint === null ? null : { host: m.userEndpoint.host, port: m.userEndpoint.port },
-      clientTags: [...m.clientTags.keys()].sort().map((key) => ({ key, value: m.clientTags.get(key)! })),
+      clientTags: sortedKeyValues(m.clientTags),
     },
   };
 }
