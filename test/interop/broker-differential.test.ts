@@ -340,7 +340,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
       assert.deepEqual(brook.filter((x) => !x.readOnly && kafka.get(x.name)!.readOnly).map((x) => x.name), [], 'dynamic on Brook, static on Kafka');
       assert.deepEqual(brook.filter((x) => x.readOnly && !kafka.get(x.name)!.readOnly).map((x) => x.name).sort(), [
         'compression.type', 'errors.deadletterqueue.auto.create.topics.enable', 'errors.deadletterqueue.topic.name.prefix',
-        'group.consumer.assignment.interval.ms', 'group.share.assignment.interval.ms', 'listeners', 'log.flush.interval.ms', 'max.connections', 'min.insync.replicas',
+        'group.consumer.assignment.interval.ms', 'group.share.assignment.interval.ms', 'group.streams.assignment.interval.ms', 'listeners', 'log.flush.interval.ms', 'max.connections', 'min.insync.replicas',
         'num.network.threads', 'unclean.leader.election.enable',
       ]);
       assert.ok(brook.some((x) => x.name === 'log.retention.ms' && !x.readOnly));
