@@ -31,9 +31,7 @@
  *   D9  DescribeConfigs for the broker: read-only but for the dynamic configs that set topic
  *       defaults (Kafka takes more dynamically, see admin-configs-differential); max.connections defaults to 10000 (Kafka: 2147483647);
  *       log.flush.interval.ms reports Brook's fsync policy (0 = fsync before acks=all
- *       replies; Kafka: unset); group.coordinator.rebalance.protocols defaults to
- *       "classic,consumer" (Kafka 4.4: "classic,consumer,streams"; Brook has no streams
- *       groups), reported as Brook's default; no documentation text (includeDocumentation).
+ *       replies; Kafka: unset); no documentation text (includeDocumentation).
  *   D10 DeleteTopics of __consumer_offsets: Kafka 4.1 deletes it (NONE, no message) and its
  *       group coordinator drops every group's offsets; Brook refuses with
  *       INVALID_TOPIC_EXCEPTION "Cannot delete internal topic __consumer_offsets"
@@ -382,7 +380,7 @@ describe('Brook vs Apache Kafka 4.4: the same requests get the same answers', { 
         value: 'classic,consumer,streams', source: 5, synonyms: [{ name: 'group.coordinator.rebalance.protocols', value: 'classic,consumer,streams', source: 5 }],
       });
       assert.deepEqual(protocols(brook.find((x) => x.name === 'group.coordinator.rebalance.protocols')!), {
-        value: 'classic,consumer', source: 5, synonyms: [{ name: 'group.coordinator.rebalance.protocols', value: 'classic,consumer', source: 5 }],
+        value: 'classic,consumer,streams', source: 5, synonyms: [{ name: 'group.coordinator.rebalance.protocols', value: 'classic,consumer,streams', source: 5 }],
       });
     });
   });
