@@ -278,9 +278,7 @@ export class JavaHashSet<T> {
 }
 
 /** Member ids in a fixed order (code units), for javaPutOrder's ties within a bucket. */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { compareStrings as compareIds } from '../../util/range-split.js';
 
 /**
  * The order Java iterates a `new HashMap<>()` (or `new HashSet<>()`) in after `keys` were
