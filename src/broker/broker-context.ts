@@ -19,6 +19,7 @@ import type { AclStore } from './authorizer/acl-store.js';
 import type { FetchSessionCache } from './fetch-sessions.js';
 import type { SharePartitionManager } from './share/share-partition-manager.js';
 import type { GroupConfigStore } from './group-configs/group-config-store.js';
+import type { TimelineReader } from './flight-recorder/timeline-entry.js';
 
 import { createSystemScheduler, isScheduler, type Clock, type Scheduler } from '../util/clock.js';
 
@@ -83,6 +84,8 @@ export interface BrokerContext {
   readonly acls: AclStore | null;
   /** The groups' own configs (IncrementalAlterConfigs on GROUP resources): the data directory's, or in memory. */
   readonly groupConfigs: GroupConfigStore;
+  /** The groups' history (the flight recorder): recent timeline entries, and new ones as they are written. */
+  readonly timeline: TimelineReader;
 }
 
 export interface AppendNotifier {

@@ -28,6 +28,7 @@ import { ShareCoordinatorService } from './share-coordinator-service.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
+import { FlightRecorder } from './flight-recorder/recorder.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
 import { nodeFileSystem, openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
@@ -287,6 +288,7 @@ export class Broker {
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
       acls,
       groupConfigs,
+      timeline: new FlightRecorder(),
     };
     groups.connectShares({
       persister: shareState,
