@@ -299,6 +299,19 @@ export const BROKER_CONFIG_DEFS = [
   setting('offsetsTopicSegmentBytes', 'offsets.topic.segment.bytes', INT, 10 * MIB, 'segment size of `__consumer_offsets` when the broker creates it', {
     ...positive, kafkaDefault: String(100 * MIB),
   }),
+  // The flight recorder: every group transition as a JSON record of __brook_group_timeline.
+  // A week or 256 MiB (whichever is reached first) holds a laptop's history and a busy
+  // production broker's last days of rebalances.
+  setting('groupTimelineEnable', 'group.timeline.enable', BOOLEAN, true,
+    'record every group transition (rebalances, expiries, fencing, static replacements, conversions) in `__brook_group_timeline`, read by `brook groups timeline` and the console', {
+      brookOnly: true,
+    }),
+  setting('groupTimelineRetentionMs', 'group.timeline.retention.ms', LONG, 7 * 24 * 3_600_000, '`retention.ms` of `__brook_group_timeline` when the broker creates it', {
+    check: atLeast(-1), brookOnly: true,
+  }),
+  setting('groupTimelineRetentionBytes', 'group.timeline.retention.bytes', LONG, 256 * MIB, '`retention.bytes` of `__brook_group_timeline` when the broker creates it', {
+    check: atLeast(-1), brookOnly: true,
+  }),
   transaction('transactionMaxTimeoutMs', 'transaction.max.timeout.ms', 'transactionMaxTimeoutMs', 'the longest `transaction.timeout.ms` a producer may ask for'),
   // A transaction-version-2 Produce whose partitions cannot join the transaction yet
   // (CONCURRENT_TRANSACTIONS: the previous transaction's markers are still being written) is

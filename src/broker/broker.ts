@@ -28,7 +28,6 @@ import { ShareCoordinatorService } from './share-coordinator-service.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
-import { FlightRecorder } from './flight-recorder/recorder.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
 import { nodeFileSystem, openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
@@ -171,6 +170,7 @@ export class Broker {
     try {
       groups = GroupCoordinatorService.start({
         storage, clock, log: log.child('coordinator'), offsetsTopicSegmentBytes: config.offsetsTopicSegmentBytes,
+        timeline: { enable: config.groupTimelineEnable, retentionMs: config.groupTimelineRetentionMs, retentionBytes: config.groupTimelineRetentionBytes },
         coordinator: { ...groupCoordinatorSettings(config), groupOverrides: (groupId) => coordinatorOverrides(groupConfigs.get(groupId)) },
       });
     } catch (err) {
@@ -179,6 +179,7 @@ export class Broker {
     }
 
     const appends = createAppendNotifier();
+    groups.connectAppends(appends);
     let transactions: TransactionCoordinatorService;
     try {
       transactions = TransactionCoordinatorService.start({
@@ -288,7 +289,7 @@ export class Broker {
       topicForProduceOrMetadata: (name, allowAutoCreate) => autoCreate(context, name, allowAutoCreate),
       acls,
       groupConfigs,
-      timeline: new FlightRecorder(),
+      timeline: groups.recorder,
     };
     groups.connectShares({
       persister: shareState,

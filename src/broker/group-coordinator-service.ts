@@ -31,9 +31,11 @@ import type {
 } from '../coordinator/index.js';
 import type { Storage } from '../storage/types.js';
 import type { Logger } from '../util/log.js';
-import type { Scheduler } from './broker-context.js';
+import type { AppendNotifier, Scheduler } from './broker-context.js';
 import type { RequestContext } from './handler.js';
 import { GroupLifecycle } from './group-lifecycle.js';
+import { FlightRecorder } from './flight-recorder/recorder.js';
+import { TimelineLog } from './flight-recorder/timeline-log.js';
 import { AclOperation, ResourceType, authorize } from './authorization.js';
 import { CoordinatorRuntime } from './coordinator-runtime/runtime.js';
 import type { Persister } from './share-coordinator-service.js';
@@ -61,6 +63,8 @@ export interface GroupCoordinatorServiceOptions {
   readonly coordinator: Partial<GroupCoordinatorConfig>;
   /** offsets.topic.segment.bytes for `__consumer_offsets` when this service creates it. */
   readonly offsetsTopicSegmentBytes: number;
+  /** The flight recorder's settings (group.timeline.*); off when absent. */
+  readonly timeline?: { readonly enable: boolean; readonly retentionMs: number; readonly retentionBytes: number };
 }
 
 /**
@@ -91,6 +95,9 @@ function membershipOnly(result: CoordinatorResult, api: unknown): boolean {
 export class GroupCoordinatorService {
   /** The groups' lifecycle log lines and rebalance counts. */
   readonly lifecycle: GroupLifecycle;
+  /** The groups' history: every transition, in `__brook_group_timeline` and in memory. */
+  readonly recorder: FlightRecorder;
+  private readonly timelineLog: TimelineLog | null;
   private readonly runtime: CoordinatorRuntime<GroupCoordinator, CoordinatorResult>;
   private readonly storage: Storage;
   private readonly log: Logger;
@@ -101,6 +108,15 @@ export class GroupCoordinatorService {
     this.log = options.log;
     const lifecycle = new GroupLifecycle(options.log, options.clock);
     this.lifecycle = lifecycle;
+    const timeline = options.timeline;
+    this.timelineLog = timeline?.enable === true
+      ? new TimelineLog({
+          storage: options.storage, log: options.log, retentionMs: timeline.retentionMs, retentionBytes: timeline.retentionBytes,
+          // Consumer groups see every topic, internal ones too; told after the event that created it.
+          topicCreated: () => queueMicrotask(() => this.topicsChanged()),
+        })
+      : null;
+    this.recorder = new FlightRecorder({ clock: options.clock, log: options.log, timelineLog: this.timelineLog });
     this.runtime = new CoordinatorRuntime<GroupCoordinator, CoordinatorResult>({
       name: 'group coordinator',
       storage: options.storage,
@@ -133,8 +149,14 @@ export class GroupCoordinatorService {
   /** Replays `__consumer_offsets` (when it exists) and arms the coordinator's timers. */
   static start(options: GroupCoordinatorServiceOptions): GroupCoordinatorService {
     const service = new GroupCoordinatorService(options);
+    service.recorder.load();
     service.runtime.load();
     return service;
+  }
+
+  /** Long-poll fetches of `__brook_group_timeline` wake at each entry written. */
+  connectAppends(appends: AppendNotifier): void {
+    this.timelineLog?.connect(appends);
   }
 
   /** The group coordinator as loaded now (a new instance after a fail-stop). */
@@ -218,6 +240,7 @@ export class GroupCoordinatorService {
   /** Events that stood: logged and counted; share members gone release what they acquired. */
   private groupEvents(events: readonly GroupEvent[]): void {
     this.lifecycle.handle(events);
+    this.recorder.handle(events);
     const shares = this.shares;
     if (shares === null) return;
     for (const e of events) {

@@ -26,6 +26,9 @@ export type MemberRemovalCause =
   /** Turned away at a rejoin: group.max.size members were already in. */
   | 'group-max-size';
 
+/** Partitions by topic name (streams groups: active tasks by subtopology id). */
+export type PartitionsByName = ReadonlyMap<string, readonly number[]>;
+
 export type GroupEvent =
   | {
       readonly type: 'member-joined';
@@ -69,6 +72,48 @@ export type GroupEvent =
       readonly members: number;
       /** Stable with members; Empty when the last one left. */
       readonly state: 'Stable' | 'Empty';
+      /**
+       * Classic groups reaching Stable: the leader, the chosen protocol, and each member's
+       * assignment as the leader's SyncGroup gave it (bytes of the group's protocol type).
+       */
+      readonly classic?: {
+        readonly leader: string | null;
+        readonly protocolType: string | null;
+        readonly protocolName: string | null;
+        readonly assignments: ReadonlyMap<string, Uint8Array>;
+      };
+    }
+  | {
+      /** A classic group's join phase completed: the new generation, its leader and protocol (CompletingRebalance begins). */
+      readonly type: 'join-completed';
+      readonly groupType: 'classic';
+      readonly groupId: string;
+      readonly generation: number;
+      readonly members: number;
+    }
+  | {
+      /** A static member came back under a new member id; the old id is fenced. */
+      readonly type: 'member-replaced';
+      readonly groupType: GroupType;
+      readonly groupId: string;
+      readonly groupInstanceId: string;
+      readonly oldMemberId: string;
+      readonly newMemberId: string;
+    }
+  | {
+      /**
+       * A consumer, share or streams member's current assignment was written: one step of its
+       * reconciliation towards the target assignment of the group epoch.
+       */
+      readonly type: 'member-reconciled';
+      readonly groupType: GroupType;
+      readonly groupId: string;
+      readonly memberId: string;
+      readonly memberEpoch: number;
+      /** Kafka's member state names: STABLE, UNREVOKED_PARTITIONS, UNRELEASED_PARTITIONS, UNKNOWN. */
+      readonly state: string;
+      readonly assigned: PartitionsByName;
+      readonly revoking: PartitionsByName;
     }
   | { readonly type: 'offsets-expired'; readonly groupType: GroupType; readonly groupId: string; readonly count: number }
   | { readonly type: 'group-deleted'; readonly groupType: GroupType; readonly groupId: string; readonly reason: string }

@@ -1,7 +1,7 @@
 /** The group coordinator (classic, KIP-848 consumer and KIP-932 share groups, committed offsets) as a pure state machine. */
 export { CoordinatorStateLostError } from './journal.js';
 export { GroupCoordinator, type GroupSnapshot, type GroupSummary } from './coordinator.js';
-export type { GroupEvent, GroupType, MemberRemovalCause } from './events.js';
+export type { GroupEvent, GroupType, MemberRemovalCause, PartitionsByName } from './events.js';
 export { CONSUMER_GROUP_STATES, type ConsumerGroupState } from './consumer/group.js';
 export { findCoordinatorResponse, type CoordinatorNode } from './find-coordinator.js';
 export { consumerGroupHeartbeatError } from './consumer/heartbeat.js';

@@ -278,6 +278,7 @@ function updateStaticMemberThenRebalanceOrCompleteJoin(
   const member = group.replaceStaticMember(groupInstanceId, oldMemberId, newMemberId);
   // A restarted static member: it comes back under a new member id, the old one is gone.
   op.event({ type: 'member-joined', groupType: 'classic', groupId: group.groupId, memberId: newMemberId, groupInstanceId, clientId: ctx.clientId, clientHost: ctx.clientHost, protocol: 'classic' });
+  op.event({ type: 'member-replaced', groupType: 'classic', groupId: group.groupId, groupInstanceId, oldMemberId, newMemberId });
   // The old id's session timer will fire for a member that no longer exists, harmlessly.
   rescheduleHeartbeat(op, group, member);
   group.updateMember(member, ownProtocols(req.protocols), join.rebalanceTimeoutMs, req.sessionTimeoutMs, join.parked);

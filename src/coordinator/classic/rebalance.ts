@@ -163,6 +163,7 @@ export function completeClassicGroupJoin(s: CoordinatorState, op: Operation, gro
     op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: 0, state: 'Empty' });
     return;
   }
+  op.event({ type: 'join-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers });
   for (const member of group.members.values()) {
     answerJoin(op, group, member, {
       errorCode: ErrorCode.NONE,

@@ -73,7 +73,10 @@ export function syncGroup(s: CoordinatorState, op: Operation, ctx: RequestContex
         writeRecord(s, op, groupMetadataRecord(group, assignment));
         propagateAssignment(op, group, ErrorCode.NONE);
         group.transitionTo('Stable', op.nowMs);
-        op.event({ type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers, state: 'Stable' });
+        op.event({
+          type: 'rebalance-completed', groupType: 'classic', groupId: group.groupId, generation: group.generationId, members: group.numMembers, state: 'Stable',
+          classic: { leader: group.leaderId, protocolType: group.protocolType, protocolName: group.protocolName, assignments: assignment },
+        });
         onStoreFailure(s, group.groupId, group.generationId);
       }
       return;

@@ -27,6 +27,16 @@ export const MemberState = {
 } as const;
 export type MemberState = (typeof MemberState)[keyof typeof MemberState];
 
+/** Kafka's name of a member state (the flight recorder's reconciliation steps). */
+export function memberStateName(state: number): string {
+  switch (state) {
+    case MemberState.STABLE: return 'STABLE';
+    case MemberState.UNREVOKED_PARTITIONS: return 'UNREVOKED_PARTITIONS';
+    case MemberState.UNRELEASED_PARTITIONS: return 'UNRELEASED_PARTITIONS';
+    default: return 'UNKNOWN';
+  }
+}
+
 export function memberStateFromValue(value: number): MemberState {
   return value === 0 || value === 1 || value === 2 ? value : MemberState.UNKNOWN;
 }

@@ -13,6 +13,8 @@ import type { Operation } from '../operation.js';
 import { INITIAL_GROUP_EPOCH } from '../consumer/group.js';
 import type { ShareGroup } from './group.js';
 import { applyShareGroupRecord } from './replay.js';
+import { memberStateName } from '../consumer/member.js';
+import { byName } from '../consumer/write.js';
 
 /** Every member at the target epoch: the rebalance is over. */
 function reconciled(group: ShareGroup): boolean {
@@ -27,6 +29,8 @@ export function writeShareGroupRecords(s: CoordinatorState, op: Operation, recor
   const before = reason === null ? undefined : s.shareGroups.get(groupId);
   const epochBefore = before?.groupEpoch ?? INITIAL_GROUP_EPOCH;
   const doneBefore = before === undefined || reconciled(before);
+  // Members whose assignment was written: told after the rebalance this write may start.
+  let steps: string[] | null = null;
   for (const record of records) {
     if (reason !== null && record.type === 10 && record.value !== null && s.shareGroups.get(groupId)?.member(record.key.memberId) === undefined) {
       const v = record.value;
@@ -34,12 +38,21 @@ export function writeShareGroupRecords(s: CoordinatorState, op: Operation, recor
     }
     applyShareGroupRecord(s, record, op.nowMs);
     op.record(encodeShareGroupRecord(record));
+    if (reason !== null && record.type === 14 && record.value !== null) (steps ??= []).push(record.key.memberId);
   }
   if (reason === null) return;
   const after = s.shareGroups.get(groupId);
   if (after === undefined) return;
   const bumped = after.groupEpoch > epochBefore;
   if (bumped) op.event({ type: 'rebalance-started', groupType: 'share', groupId, generation: after.groupEpoch, members: after.numMembers, reason });
+  for (const memberId of steps ?? []) {
+    const m = after.member(memberId);
+    if (m === undefined) continue;
+    op.event({
+      type: 'member-reconciled', groupType: 'share', groupId, memberId, memberEpoch: m.memberEpoch,
+      state: memberStateName(m.state), assigned: byName(s, m.assignedPartitions), revoking: new Map(),
+    });
+  }
   const done = reconciled(after);
   if (done && (bumped || !doneBefore)) {
     op.event({ type: 'rebalance-completed', groupType: 'share', groupId, generation: after.groupEpoch, members: after.numMembers, state: after.state });

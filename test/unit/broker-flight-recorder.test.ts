@@ -1,0 +1,210 @@
+/**
+ * The flight recorder through Brook's broker: groups driven by raw requests, whose answers
+ * (generations, epochs, assignments the test itself handed out as leader or received from
+ * the coordinator) are what the timeline in `__brook_group_timeline` must tell, and the
+ * history surviving a restart.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrook, tempDir } from '../support/brook.js';
+import { RawConnection, type RequestBody } from '../support/kafka/raw-client.js';
+import { Cleanup } from '../support/clients/cleanup.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
+import { decodeRecords } from '../../src/protocol/records/index.js';
+import { parseTimelineEntry, TIMELINE_TOPIC, type TimelineEntry } from '../../src/broker/flight-recorder/timeline-entry.js';
+import type { Broker } from '../../src/broker/broker.js';
+
+const TIMEOUT = { timeout: 30_000 };
+
+/** Every entry of the topic, read from the log as a fetch would. */
+function timeline(broker: Broker, group?: string): TimelineEntry[] {
+  const log = broker.storage.partition(TIMELINE_TOPIC, 0);
+  if (log === undefined) return [];
+  const out: TimelineEntry[] = [];
+  let next = log.logStartOffset;
+  while (next < log.highWatermark) {
+    const read = log.read(next, 1024 * 1024, { minOneBatch: true });
+    for (const buf of read.records) {
+      for (const r of decodeRecords(buf)) {
+        next = r.offset + 1n;
+        const e = parseTimelineEntry(r.value);
+        assert.ok(e !== null, 'every record is an entry');
+        assert.equal(Buffer.from(r.key!).toString('utf8'), e.group, 'keyed by the group id');
+        if (group === undefined || e.group === group) out.push(e);
+      }
+    }
+  }
+  return out;
+}
+
+const subscription = encodeSubscription({ topics: ['t'], userData: null, ownedPartitions: [], generationId: -1, rackId: null }, 0);
+
+function joinReq(group: string, memberId: string): RequestBody<'JoinGroup'> {
+  return {
+    groupId: group, sessionTimeoutMs: 3_000, rebalanceTimeoutMs: 10_000, memberId, groupInstanceId: null, protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: subscription }],
+  };
+}
+
+function assignment(partitions: number[]): Buffer {
+  return encodeAssignment({ assignedPartitions: partitions.length === 0 ? [] : [{ topic: 't', partitions }], userData: null }, 0);
+}
+
+async function until<T>(what: string, ms: number, f: () => T | undefined): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('classic group: each generation with joined and left members, leader, protocol, assignments and moved partitions; kept across a restart', TIMEOUT, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const dir = tempDir('brook-recorder');
+  cleanup.add('remove dir', () => dir.remove());
+  let broker = await startBrook({ dataDir: dir.path, groupMinSessionTimeoutMs: 1_000 });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.createTopic('t', 2);
+  const a = await RawConnection.connect(broker.host, broker.port, { clientId: 'client-a' });
+  const b = await RawConnection.connect(broker.host, broker.port, { clientId: 'client-b' });
+  cleanup.add('close', () => { a.close(); b.close(); });
+  const g = 'recorded';
+
+  // Generation 1: m1 alone, the leader; it gives itself both partitions.
+  const j1 = await a.request('JoinGroup', 3, joinReq(g, ''));
+  assert.equal(j1.errorCode, ErrorCode.NONE);
+  const m1 = j1.memberId;
+  assert.equal((await a.request('SyncGroup', 3, { groupId: g, generationId: j1.generationId, memberId: m1, groupInstanceId: null, assignments: [{ memberId: m1, assignment: assignment([0, 1]) }] })).errorCode, ErrorCode.NONE);
+
+  // Generation 2: m2 joins; m1 rejoins (its heartbeat says REBALANCE_IN_PROGRESS); m1 hands partition 1 to m2.
+  const j2b = b.request('JoinGroup', 3, joinReq(g, ''));
+  await until('the rebalance', 5_000, () => (timeline(broker, g).length >= 1 ? true : undefined));
+  const beat = await a.request('Heartbeat', 3, { groupId: g, generationId: j1.generationId, memberId: m1, groupInstanceId: null });
+  assert.equal(beat.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
+  const [j2a, j2bDone] = await Promise.all([a.request('JoinGroup', 3, joinReq(g, m1)), j2b]);
+  const m2 = j2bDone.memberId;
+  assert.equal(j2a.leader, m1);
+  const gen2 = j2a.generationId;
+  const syncB = b.request('SyncGroup', 3, { groupId: g, generationId: gen2, memberId: m2, groupInstanceId: null, assignments: [] });
+  await a.request('SyncGroup', 3, { groupId: g, generationId: gen2, memberId: m1, groupInstanceId: null, assignments: [{ memberId: m1, assignment: assignment([0]) }, { memberId: m2, assignment: assignment([1]) }] });
+  assert.equal((await syncB).errorCode, ErrorCode.NONE);
+
+  // Generation 3: m2 leaves; m1 takes both partitions again.
+  assert.equal((await b.request('LeaveGroup', 3, { groupId: g, memberId: '', members: [{ memberId: m2, groupInstanceId: null }] })).errorCode, ErrorCode.NONE);
+  const j3 = await a.request('JoinGroup', 3, joinReq(g, m1));
+  await a.request('SyncGroup', 3, { groupId: g, generationId: j3.generationId, memberId: m1, groupInstanceId: null, assignments: [{ memberId: m1, assignment: assignment([0, 1]) }] });
+
+  const entries = await until('three generations', 5_000, () => {
+    const es = timeline(broker, g);
+    return es.length >= 3 ? es : undefined;
+  });
+  assert.deepEqual(entries.map((e) => [e.kind, e.generation, e.outcome, e.groupType]), [
+    ['rebalance', j1.generationId, 'Stable', 'classic'],
+    ['rebalance', gen2, 'Stable', 'classic'],
+    ['rebalance', j3.generationId, 'Stable', 'classic'],
+  ]);
+  const [e1, e2, e3] = entries as [TimelineEntry, TimelineEntry, TimelineEntry];
+  assert.deepEqual(e1.joined.map((m) => [m.memberId, m.clientId]), [[m1, 'client-a']]);
+  assert.deepEqual(e1.members.map((m) => [m.memberId, m.assignment]), [[m1, { t: [0, 1] }]]);
+  assert.deepEqual(e1.moved, [{ topic: 't', partition: 0, from: null, to: m1 }, { topic: 't', partition: 1, from: null, to: m1 }]);
+  assert.equal(e1.leader, m1);
+  assert.equal(e1.protocol, 'range');
+  assert.equal(e1.protocolType, 'consumer');
+
+  assert.deepEqual(e2.joined.map((m) => [m.memberId, m.clientId]), [[m2, 'client-b']]);
+  assert.deepEqual(e2.left, []);
+  assert.match(e2.reason, new RegExp(`adding new member ${m2}`));
+  assert.deepEqual(e2.members.map((m) => [m.memberId, m.assignment]).sort(), [[m1, { t: [0] }], [m2, { t: [1] }]].sort());
+  assert.deepEqual(e2.moved, [{ topic: 't', partition: 1, from: m1, to: m2 }]);
+  assert.ok(e2.durationMs !== null && e2.durationMs >= 0);
+  assert.ok(e2.preparingRebalanceMs !== null && e2.completingRebalanceMs !== null);
+  assert.equal(e2.preparingRebalanceMs! + e2.completingRebalanceMs!, e2.durationMs, 'the two phases make the paused time');
+
+  assert.deepEqual(e3.left.map((m) => [m.memberId, m.cause]), [[m2, 'left']]);
+  assert.deepEqual(e3.moved, [{ topic: 't', partition: 1, from: m2, to: m1 }]);
+  assert.deepEqual(e3.members.map((m) => m.memberId), [m1]);
+
+  // The history survives a restart, and the next generation's moves are measured from the last one.
+  a.close();
+  b.close();
+  await broker.stop();
+  broker = await startBrook({ dataDir: dir.path, groupMinSessionTimeoutMs: 1_000 });
+  cleanup.add('stop restarted broker', () => broker.stop());
+  assert.deepEqual(timeline(broker, g).map((e) => e.generation), [j1.generationId, gen2, j3.generationId]);
+  const c = await RawConnection.connect(broker.host, broker.port, { clientId: 'client-c' });
+  cleanup.add('close c', () => c.close());
+  // m1 is gone with its connection: a new member joins, and the rebalance waits for m1 until its session expires.
+  const j4 = await c.request('JoinGroup', 3, joinReq(g, ''));
+  const m3 = j4.memberId;
+  assert.equal(j4.errorCode, ErrorCode.NONE);
+  await c.request('SyncGroup', 3, { groupId: g, generationId: j4.generationId, memberId: m3, groupInstanceId: null, assignments: [{ memberId: m3, assignment: assignment([0, 1]) }] });
+  const after = await until('the generation after the restart', 5_000, () => {
+    const es = timeline(broker, g).filter((e) => e.kind === 'rebalance' && e.generation === j4.generationId);
+    return es.length > 0 ? es[0] : undefined;
+  });
+  assert.deepEqual(after.moved, [{ topic: 't', partition: 0, from: m1, to: m3 }, { topic: 't', partition: 1, from: m1, to: m3 }]);
+  assert.deepEqual(after.left.map((m) => [m.memberId, m.cause]), [[m1, 'session-timeout']]);
+  assert.deepEqual(after.joined.map((m) => m.memberId), [m3]);
+  // The expiry of m1 is a moment of its own too, before the generation it led to.
+  const kinds = timeline(broker, g).slice(3).map((e) => [e.kind, e.left[0]?.memberId ?? null, e.left[0]?.cause ?? null]);
+  assert.deepEqual(kinds, [['member-removed', m1, 'session-timeout'], ['rebalance', m1, 'session-timeout']]);
+});
+
+test('consumer group: each epoch with the revocations and every member\'s reconciliation steps', TIMEOUT, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupConsumerAssignmentIntervalMs: 0 });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.createTopic('t', 2);
+  const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'kip848' });
+  cleanup.add('close', () => conn.close());
+  const g = 'recorded-848';
+  const join = (memberId: string): RequestBody<'ConsumerGroupHeartbeat'> => ({
+    groupId: g, memberId, memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: ['t'], subscribedTopicRegex: null, serverAssignor: 'range', topicPartitions: [],
+  });
+  const beat = (memberId: string, memberEpoch: number, owned: number[] | null): RequestBody<'ConsumerGroupHeartbeat'> => ({
+    ...join(memberId), memberEpoch, rebalanceTimeoutMs: -1, subscribedTopicNames: null, serverAssignor: null,
+    topicPartitions: owned === null ? null : [{ topicId: broker.storage.topic('t')!.topicId, partitions: owned }],
+  });
+  const parts = (r: { assignment: { topicPartitions: { partitions: number[] }[] } | null }): number[] => (r.assignment?.topicPartitions.flatMap((tp) => tp.partitions) ?? []).sort();
+
+  const r1 = await conn.request('ConsumerGroupHeartbeat', 1, join('m1'));
+  assert.deepEqual(parts(r1), [0, 1]);
+  const r2 = await conn.request('ConsumerGroupHeartbeat', 1, join('m2'));
+  assert.deepEqual(parts(r2), [], 'm2 waits for m1 to revoke');
+  const epoch = r2.memberEpoch;
+  const r1b = await conn.request('ConsumerGroupHeartbeat', 1, beat('m1', r1.memberEpoch, [0, 1]));
+  const kept = parts(r1b);
+  assert.equal(kept.length, 1, 'm1 is told to give up one partition');
+  const r1c = await conn.request('ConsumerGroupHeartbeat', 1, beat('m1', r1b.memberEpoch, kept));
+  assert.equal(r1c.memberEpoch, epoch);
+  const r2b = await conn.request('ConsumerGroupHeartbeat', 1, beat('m2', r2.memberEpoch, []));
+  const given = parts(r2b);
+  assert.equal(r2b.memberEpoch, epoch);
+  assert.deepEqual([...kept, ...given].sort(), [0, 1]);
+
+  const entries = await until('two epochs', 5_000, () => {
+    const es = timeline(broker, g).filter((e) => e.kind === 'rebalance');
+    return es.length >= 2 && es.at(-1)!.epoch === epoch ? es : undefined;
+  });
+  const last = entries.at(-1)!;
+  assert.equal(last.groupType, 'consumer');
+  assert.equal(last.generation, undefined);
+  assert.equal(last.outcome, 'Stable');
+  assert.deepEqual(last.joined.map((m) => m.memberId), ['m2']);
+  assert.deepEqual(last.members.map((m) => [m.memberId, m.assignment]).sort(), [['m1', { t: kept }], ['m2', { t: given }]].sort());
+  assert.deepEqual(last.moved, [{ topic: 't', partition: given[0]!, from: 'm1', to: 'm2' }]);
+  assert.deepEqual(last.revoked, [{ memberId: 'm1', partitions: { t: given } }]);
+  const steps = new Map(last.reconciliation!.map((r) => [r.memberId, r]));
+  assert.deepEqual(steps.get('m1')!.steps.map((s) => [s.memberEpoch, s.state, s.assigned, s.revoking]), [
+    [r1.memberEpoch, 'UNREVOKED_PARTITIONS', 1, 1],
+    [epoch, 'STABLE', 1, 0],
+  ]);
+  assert.ok(steps.get('m1')!.convergedMs !== null);
+  assert.deepEqual(steps.get('m2')!.steps.map((s) => [s.memberEpoch, s.state, s.assigned]).at(-1), [epoch, 'STABLE', 1]);
+});
