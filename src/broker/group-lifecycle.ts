@@ -67,6 +67,13 @@ export class GroupLifecycle {
         });
         return;
       }
+      case 'member-replaced':
+        this.log.info('static member replaced', { group: e.groupId, type: e.groupType, instance: e.groupInstanceId, oldMember: e.oldMemberId, member: e.newMemberId });
+        return;
+      case 'join-completed':
+      case 'member-reconciled':
+        // The flight recorder's detail; the rebalance lines tell the story here.
+        return;
       case 'offsets-expired':
         this.log.info('offsets expired', { group: e.groupId, type: e.groupType, count: e.count });
         return;

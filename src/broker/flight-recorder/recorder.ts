@@ -231,12 +231,18 @@ export class FlightRecorder implements TimelineReader {
         if (g.open !== null) out.push(this.close(e.groupId, g, 'superseded', nowMs, undefined));
         out.push(this.moment(g, e.groupId, 'group-converted', nowMs, `converted from a ${e.from} group to a ${e.to} group with ${e.members} members`, { from: e.from, to: e.to }));
         g.type = e.to;
+        // The members keep what they owned: in a consumer group their current assignments are what later entries compare with.
+        g.current.clear();
+        if (e.to !== 'classic') for (const [id, a] of g.assignment) g.current.set(id, a);
         return;
       }
       case 'group-deleted': {
         const g = this.group(e.groupId, e.groupType);
         out.push(this.moment(g, e.groupId, 'group-deleted', nowMs, e.reason, {}));
         this.groups.delete(e.groupId);
+        // Its metrics go with it, as its rebalance count does.
+        this.timeToStable.delete(e.groupId);
+        this.partitionsMoved.delete(e.groupId);
         return;
       }
       case 'offsets-expired':

@@ -109,7 +109,7 @@ export class BrokerMetrics {
     this.renderTopics(e, source.storage);
     renderStorage(e, source.storage);
     this.renderCleaner(e);
-    renderGroupMetrics(e, source.groups.coordinator, source.groups.lifecycle.rebalances, source.storage);
+    renderGroupMetrics(e, source.groups.coordinator, source.groups.lifecycle.rebalances, source.storage, source.groups.recorder);
     renderShareMetrics(e, source.shares, source.storage);
     return e;
   }

@@ -7,6 +7,7 @@
 import { CONSUMER_GROUP_STATES, GROUP_STATES, type GroupCoordinator, type GroupType } from '../../coordinator/index.js';
 import type { Storage } from '../../storage/types.js';
 import { escapeLabelValue, type Exposition } from './exposition.js';
+import type { FlightRecorder } from '../flight-recorder/recorder.js';
 
 /** Each type's states, Kafka's names; Dead too, which a group is only on its way out. */
 const STATES: Readonly<Record<GroupType, readonly string[]>> = {
@@ -16,7 +17,7 @@ const STATES: Readonly<Record<GroupType, readonly string[]>> = {
   streams: ['Empty', 'NotReady', 'Assigning', 'Reconciling', 'Stable', 'Dead'],
 };
 
-export function renderGroupMetrics(e: Exposition, coordinator: GroupCoordinator, rebalances: ReadonlyMap<string, number>, storage: Storage): void {
+export function renderGroupMetrics(e: Exposition, coordinator: GroupCoordinator, rebalances: ReadonlyMap<string, number>, storage: Storage, recorder: FlightRecorder): void {
   const groups = coordinator.groupSummaries();
   const pairs = groups.map((g) => `group="${escapeLabelValue(g.groupId)}"`);
 
@@ -33,6 +34,12 @@ export function renderGroupMetrics(e: Exposition, coordinator: GroupCoordinator,
 
   e.family('brook_group_rebalances_total', 'counter', 'Rebalances started since the broker started: a classic group entering PreparingRebalance, a consumer or share group\'s new group epoch.');
   groups.forEach((g, i) => e.sample('brook_group_rebalances_total', pairs[i]!, rebalances.get(g.groupId) ?? 0));
+
+  // From the flight recorder, for the groups it saw rebalance since start-up.
+  e.family('brook_group_rebalance_time_to_stable_seconds', 'histogram', 'Per rebalance, the time from its start to the group being Stable (or Empty) again: how long consumption was paused.');
+  for (const [groupId, h] of recorder.timeToStable) e.histogram('brook_group_rebalance_time_to_stable_seconds', `group="${escapeLabelValue(groupId)}"`, h.snapshot());
+  e.family('brook_group_partitions_moved_total', 'counter', 'Partitions (streams groups: active tasks) whose owner changed in the group\'s rebalances since start-up.');
+  for (const [groupId, n] of recorder.partitionsMoved) e.sample('brook_group_partitions_moved_total', `group="${escapeLabelValue(groupId)}"`, n);
 
   // Offsets of groups with or without a group object (a simple consumer's commits).
   const offsets: { pairs: string; committed: bigint; logEndOffset: bigint }[] = [];
