@@ -211,7 +211,8 @@ describe('coordinator: ShareGroupHeartbeat', { timeout: 10_000 }, () => {
     h.setTopics({ t: 1 });
     const ctx = { requestId: 1, apiVersion: 1, clientId: 'c', clientHost: '/h', nowMs: h.nowMs };
     const r = h.coordinator.shareGroupHeartbeat(ctx, { groupId: 'g', memberId: 'm', memberEpoch: 0, rackId: null, subscribedTopicNames: ['t'] });
-    assert.deepEqual(r.events.map((e) => e.type), ['member-joined', 'rebalance-started', 'rebalance-completed']);
+    // The member's assignment step (for the flight recorder) comes after the rebalance it belongs to starts.
+    assert.deepEqual(r.events.map((e) => e.type), ['member-joined', 'rebalance-started', 'member-reconciled', 'rebalance-completed']);
     assert.ok(r.events.every((e) => 'groupType' in e && e.groupType === 'share'));
     const left = h.coordinator.shareGroupHeartbeat({ ...ctx, requestId: 2 }, { groupId: 'g', memberId: 'm', memberEpoch: -1, rackId: null, subscribedTopicNames: null });
     assert.deepEqual(left.events.map((e) => [e.type, 'cause' in e ? e.cause : null]), [['member-removed', 'left'], ['rebalance-started', null], ['rebalance-completed', null]]);
