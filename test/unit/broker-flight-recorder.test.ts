@@ -10,7 +10,7 @@ import { startBrook, tempDir } from '../support/brook.js';
 import { RawConnection, type RequestBody } from '../support/kafka/raw-client.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
+import { decodeAssignment, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import { decodeRecords } from '../../src/protocol/records/index.js';
 import { parseTimelineEntry, TIMELINE_TOPIC, type TimelineEntry } from '../../src/broker/flight-recorder/timeline-entry.js';
 import type { Broker } from '../../src/broker/broker.js';
@@ -207,4 +207,54 @@ test('consumer group: each epoch with the revocations and every member\'s reconc
   ]);
   assert.ok(steps.get('m1')!.convergedMs !== null);
   assert.deepEqual(steps.get('m2')!.steps.map((s) => [s.memberEpoch, s.state, s.assigned]).at(-1), [epoch, 'STABLE', 1]);
+});
+
+test('a classic group converted to a consumer group by a KIP-848 member: the conversion, then epochs with both kinds of members', TIMEOUT, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupConsumerAssignmentIntervalMs: 0, groupMinSessionTimeoutMs: 1_000 });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.createTopic('t', 2);
+  const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'migrating' });
+  cleanup.add('close', () => conn.close());
+  const g = 'recorded-migration';
+
+  const j1 = await conn.request('JoinGroup', 3, joinReq(g, ''));
+  assert.equal(j1.errorCode, ErrorCode.NONE);
+  const classicMember = j1.memberId;
+  await conn.request('SyncGroup', 3, { groupId: g, generationId: j1.generationId, memberId: classicMember, groupInstanceId: null, assignments: [{ memberId: classicMember, assignment: assignment([0, 1]) }] });
+  const r = await conn.request('ConsumerGroupHeartbeat', 1, {
+    groupId: g, memberId: 'new-848', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: ['t'], subscribedTopicRegex: null, serverAssignor: 'range', topicPartitions: [],
+  });
+  assert.equal(r.errorCode, ErrorCode.NONE);
+  // The classic member learns of the rebalance, rejoins the (now consumer) group and syncs; the new member then gets the rest.
+  const hb = await conn.request('Heartbeat', 3, { groupId: g, generationId: j1.generationId, memberId: classicMember, groupInstanceId: null });
+  assert.equal(hb.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
+  const j2 = await conn.request('JoinGroup', 3, joinReq(g, classicMember));
+  assert.equal(j2.errorCode, ErrorCode.NONE);
+  const s2 = await conn.request('SyncGroup', 3, { groupId: g, generationId: j2.generationId, memberId: classicMember, groupInstanceId: null, assignments: [] });
+  assert.equal(s2.errorCode, ErrorCode.NONE);
+  const kept = decodeAssignment(Buffer.from(s2.assignment)).assignment.assignedPartitions.flatMap((tp) => tp.partitions).sort();
+  const r2 = await conn.request('ConsumerGroupHeartbeat', 1, {
+    groupId: g, memberId: 'new-848', memberEpoch: r.memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: -1,
+    subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+  });
+  const given = (r2.assignment?.topicPartitions.flatMap((tp) => tp.partitions) ?? []).sort();
+  assert.deepEqual([...kept, ...given].sort(), [0, 1]);
+  assert.equal(given.length, 1);
+
+  const entries = await until('the conversion and the first stable epoch', 5_000, () => {
+    const es = timeline(broker, g);
+    return es.some((e) => e.kind === 'group-converted') && es.some((e) => e.kind === 'rebalance' && e.groupType === 'consumer' && e.outcome === 'Stable') ? es : undefined;
+  });
+  const converted = entries.find((e) => e.kind === 'group-converted')!;
+  assert.deepEqual([converted.from, converted.to, converted.groupType, converted.generation], ['classic', 'consumer', 'classic', j1.generationId]);
+  const epoch = entries.find((e) => e.kind === 'rebalance' && e.groupType === 'consumer' && e.outcome === 'Stable')!;
+  assert.ok(entries.indexOf(epoch) > entries.indexOf(converted));
+  assert.equal(epoch.epoch, r2.memberEpoch);
+  assert.equal(epoch.epoch, j2.generationId, 'a classic member in a consumer group gets the group epoch as its generation');
+  assert.deepEqual(epoch.joined.map((m) => [m.memberId, m.protocol]), [['new-848', 'consumer']]);
+  assert.deepEqual(epoch.members.map((m) => [m.memberId, m.protocol, m.assignment]).sort(), [[classicMember, 'classic', { t: kept }], ['new-848', 'consumer', { t: given }]].sort());
+  assert.deepEqual(epoch.moved, [{ topic: 't', partition: given[0]!, from: classicMember, to: 'new-848' }]);
 });
