@@ -258,3 +258,36 @@ test('a classic group converted to a consumer group by a KIP-848 member: the con
   assert.deepEqual(epoch.members.map((m) => [m.memberId, m.protocol, m.assignment]).sort(), [[classicMember, 'classic', { t: kept }], ['new-848', 'consumer', { t: given }]].sort());
   assert.deepEqual(epoch.moved, [{ topic: 't', partition: given[0]!, from: classicMember, to: 'new-848' }]);
 });
+
+test('a static member restarting under a new member id: a replacement entry, and no partition moves', TIMEOUT, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupMinSessionTimeoutMs: 1_000 });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.createTopic('t', 2);
+  const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'static' });
+  cleanup.add('close', () => conn.close());
+  const g = 'recorded-static';
+  const j1 = await conn.request('JoinGroup', 5, { ...joinReq(g, ''), groupInstanceId: 'instance-1' });
+  assert.equal(j1.errorCode, ErrorCode.NONE);
+  await conn.request('SyncGroup', 5, { groupId: g, generationId: j1.generationId, memberId: j1.memberId, groupInstanceId: 'instance-1', protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: j1.memberId, assignment: assignment([0, 1]) }] });
+  // The restart: the same instance id, no member id. A Stable group with the same protocol hands it its old assignment, without a rebalance.
+  const j2 = await conn.request('JoinGroup', 5, { ...joinReq(g, ''), groupInstanceId: 'instance-1' });
+  assert.equal(j2.errorCode, ErrorCode.NONE);
+  assert.notEqual(j2.memberId, j1.memberId);
+  assert.equal(j2.generationId, j1.generationId, 'no new generation');
+  const entries = await until('the replacement', 5_000, () => {
+    const es = timeline(broker, g);
+    return es.some((e) => e.kind === 'static-member-replaced') ? es : undefined;
+  });
+  const replaced = entries.find((e) => e.kind === 'static-member-replaced')!;
+  assert.deepEqual(replaced.left.map((m) => [m.memberId, m.instanceId, m.cause]), [[j1.memberId, 'instance-1', 'replaced']]);
+  assert.deepEqual(replaced.joined.map((m) => [m.memberId, m.instanceId]), [[j2.memberId, 'instance-1']]);
+  assert.deepEqual(replaced.members.map((m) => m.memberId), [j2.memberId]);
+  assert.equal(replaced.generation, j1.generationId);
+  // The next generation measures moves from the new id owning what the old one did.
+  const hb = await conn.request('LeaveGroup', 3, { groupId: g, memberId: '', members: [{ memberId: j2.memberId, groupInstanceId: null }] });
+  assert.equal(hb.errorCode, ErrorCode.NONE);
+  const empty = await until('the group Empty', 5_000, () => timeline(broker, g).find((e) => e.kind === 'rebalance' && e.outcome === 'Empty'));
+  assert.deepEqual(empty.moved, [{ topic: 't', partition: 0, from: j2.memberId, to: null }, { topic: 't', partition: 1, from: j2.memberId, to: null }]);
+});
