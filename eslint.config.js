@@ -40,6 +40,13 @@ export default tseslint.config(
     },
   },
   {
+    // The web console's page scripts (no build step): browser modules.
+    files: ['console/**/*.js'],
+    languageOptions: {
+      globals: { document: 'readonly', location: 'readonly', fetch: 'readonly', EventSource: 'readonly', confirm: 'readonly', setTimeout: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     plugins: { layers: layersPlugin },
     rules: { 'layers/direction': ['error', { root: fileURLToPath(new URL('./src', import.meta.url)), allowed: LAYERS }] },

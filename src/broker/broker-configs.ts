@@ -395,6 +395,17 @@ export const BROKER_CONFIG_DEFS = [
     'serve `GET /metrics` (Prometheus text format) and `GET /health` over HTTP on the first listener\'s host and this port; `0` lets the OS choose', {
       check: (port) => (port === null ? null : atLeast(0)(port)), brookOnly: true, defaultDoc: 'none', flag: { name: 'metrics-port', arg: 'PORT' },
     }),
+  setting('consolePort', 'console.port', nullable(INT), null,
+    'serve the web console (groups, lag, the rebalance timeline) over HTTP on `console.host` and this port; `0` lets the OS choose', {
+      check: (port) => (port === null ? null : atLeast(0)(port)), brookOnly: true, defaultDoc: 'none', flag: { name: 'console-port', arg: 'PORT' },
+    }),
+  setting('consoleHost', 'console.host', STRING, '127.0.0.1', 'address the web console listens on (`0.0.0.0`: every interface)', {
+    brookOnly: true, flag: { name: 'console-host', arg: 'HOST' },
+  }),
+  setting('consoleWritesEnable', 'console.writes.enable', BOOLEAN, false,
+    'let the web console reset an Empty group\'s offsets and delete groups (with the ACLs the Kafka APIs need); `false`: it only reads', {
+      brookOnly: true, flag: { name: 'console-writes', arg: 'BOOL' },
+    }),
   setting('authorizerClassName', 'authorizer.class.name', { ...nullable(STRING), kafkaType: 'class' }, null,
     '`org.apache.kafka.metadata.authorizer.StandardAuthorizer` turns authorization (ACLs) on', { defaultDoc: 'none' }),
   setting('superUsers', 'super.users', textOrList('string'), '', '`;`-separated principals allowed everything (`User:ANONYMOUS`, `User:<DN>`)', { defaultDoc: 'none' }),

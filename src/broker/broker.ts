@@ -28,6 +28,9 @@ import { ShareCoordinatorService } from './share-coordinator-service.js';
 import { ALL_HANDLERS } from './handlers/index.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
 import { MetricsServer } from './metrics/metrics-server.js';
+import { ConsoleServer } from './console/console-server.js';
+import { ConsoleAuth } from './console/console-auth.js';
+import { LagHistory } from './console/lag-history.js';
 import type { ApiHandler } from './handler.js';
 import type { LogCleanerStats, Storage, TopicMetadata } from '../storage/types.js';
 import { nodeFileSystem, openFileStorage, openMemoryStorage, ReadBufferPool, type FileSystem } from '../storage/index.js';
@@ -84,7 +87,14 @@ export class Broker {
     private readonly monitor: ConnectionMonitor,
     private readonly metricsServer: MetricsServer | null,
     private readonly socketThread: SocketThread | null,
+    private readonly consoleServer: ConsoleServer | null,
+    private readonly lagHistory: LagHistory | null,
   ) {}
+
+  /** The port of the web console (console.port); null when it serves none. */
+  get consolePort(): number | null {
+    return this.consoleServer?.port ?? null;
+  }
 
   /** The port of the metrics endpoint (GET /metrics, /health); null when it serves none. */
   get metricsPort(): number | null {
@@ -291,13 +301,36 @@ export class Broker {
       groupConfigs,
       timeline: groups.recorder,
     };
+    let consoleServer: ConsoleServer | null = null;
+    let lagHistory: LagHistory | null = null;
+    if (config.consolePort !== null) {
+      lagHistory = new LagHistory({ clock, groups, storage, log: log.child('console') });
+      const jaasPlain = new Map([...listenerSasl.values()].flatMap((l) => [...l.jaasPlain]));
+      const auth = new ConsoleAuth({ required: listenerSasl.size > 0 || acls !== null, credentials, jaasPlain, passwordChecks: context.passwordChecks });
+      try {
+        consoleServer = await ConsoleServer.listen(config.consoleHost, config.consolePort, {
+          broker: context, auth, lagHistory, writesEnabled: config.consoleWritesEnable, log: log.child('console'),
+        });
+      } catch (err) {
+        log.error('cannot listen for the console', { host: config.consoleHost, port: config.consolePort, err });
+        await metricsServer?.close();
+        await closeServers(bound.map((l) => l.server));
+        await socketThread?.stop();
+        await shareState.stop();
+        await transactions.stop();
+        await groups.stop();
+        if (givenStorage === undefined) await storage.close();
+        throw err;
+      }
+      lagHistory.start();
+    }
     groups.connectShares({
       persister: shareState,
       memberLeft: (groupId, memberId) => context.shares.memberLeft(groupId, memberId),
       groupDeleted: (groupId) => context.shares.dropGroup(groupId),
     });
     const monitor = new ConnectionMonitor(log, config.maxConnections);
-    const broker = new Broker(config, bound, context, monitor, metricsServer, socketThread);
+    const broker = new Broker(config, bound, context, monitor, metricsServer, socketThread, consoleServer, lagHistory);
     socketThreadFailed = (err) => broker.failStop(err);
     for (const l of bound) {
       // A connection's requests see the address of the listener it came in on (Kafka answers
@@ -326,6 +359,7 @@ export class Broker {
       advertised: bound.map((l) => `${l.name}://${l.advertisedHost}:${l.advertisedPort}`).join(','),
       dataDir: config.dataDir ?? '(memory)', clusterId: storage.clusterId,
       ...(metricsServer !== null ? { metricsPort: metricsServer.port } : {}),
+      ...(consoleServer !== null ? { consolePort: consoleServer.port } : {}),
     });
     return broker;
   }
@@ -439,6 +473,8 @@ export class Broker {
       await closed;
       await this.socketThread?.stop();
       await this.metricsServer?.close();
+      this.lagHistory?.stop();
+      await this.consoleServer?.close();
       // A failed flush (a failing disk) must not keep the files open: close says what failed.
       await this.context.storage.flush().catch((err: unknown) => this.context.log.error('final flush failed', { err }));
       await this.context.storage.close();

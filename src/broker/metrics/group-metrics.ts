@@ -1,13 +1,13 @@
 /**
  * The groups' metrics, computed at scrape time from the coordinator's read-only views and
  * the partitions' log end offsets: members, state, generation, rebalances, and per committed
- * offset the lag (log end offset minus committed offset, as Kafka's kafka-consumer-groups
- * computes it; not clamped, so a committed offset past the log end shows as negative).
+ * offset the lag (group-lag.ts).
  */
 import { CONSUMER_GROUP_STATES, GROUP_STATES, type GroupCoordinator, type GroupType } from '../../coordinator/index.js';
 import type { Storage } from '../../storage/types.js';
 import { escapeLabelValue, type Exposition } from './exposition.js';
 import type { FlightRecorder } from '../flight-recorder/recorder.js';
+import { committedLags } from '../group-lag.js';
 
 /** Each type's states, Kafka's names; Dead too, which a group is only on its way out. */
 const STATES: Readonly<Record<GroupType, readonly string[]>> = {
@@ -42,20 +42,11 @@ export function renderGroupMetrics(e: Exposition, coordinator: GroupCoordinator,
   for (const [groupId, n] of recorder.partitionsMoved) e.sample('brook_group_partitions_moved_total', `group="${escapeLabelValue(groupId)}"`, n);
 
   // Offsets of groups with or without a group object (a simple consumer's commits).
-  const offsets: { pairs: string; committed: bigint; logEndOffset: bigint }[] = [];
-  let lastGroup: string | null = null;
-  let groupPairs = '';
-  coordinator.forEachCommittedOffset((groupId, topic, partition, committed) => {
-    const log = storage.partition(topic, partition);
-    if (log === undefined || committed < 0n) return;
-    if (groupId !== lastGroup) {
-      lastGroup = groupId;
-      groupPairs = `group="${escapeLabelValue(groupId)}"`;
-    }
-    offsets.push({ pairs: `${groupPairs},topic="${escapeLabelValue(topic)}",partition="${partition}"`, committed, logEndOffset: log.logEndOffset });
-  });
+  const offsets = committedLags(coordinator, storage).map((o) => ({
+    pairs: `group="${escapeLabelValue(o.groupId)}",topic="${escapeLabelValue(o.topic)}",partition="${o.partition}"`, committed: o.committed, lag: o.lag,
+  }));
   e.family('brook_group_committed_offset', 'gauge', 'The offset the group committed for the partition.');
   for (const o of offsets) e.sample('brook_group_committed_offset', o.pairs, o.committed);
   e.family('brook_group_lag', 'gauge', 'Records the group has not committed yet: the partition\'s log end offset minus the committed offset.');
-  for (const o of offsets) e.sample('brook_group_lag', o.pairs, o.logEndOffset - o.committed);
+  for (const o of offsets) e.sample('brook_group_lag', o.pairs, o.lag);
 }

@@ -112,6 +112,11 @@ export const BROKER_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   help: { type: 'boolean', short: 'h' },
 };
 
+/** A host as a URL writes it (an IPv6 address in brackets). */
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** A malformed option value is a usage error (exit code 2). */
 function usage<T>(parse: () => T): T {
   try {
@@ -142,6 +147,7 @@ export const brokerCommand: Command = {
     const broker = await Broker.start({ ...config, log: createLogger('broker', level, undefined, format) });
     process.stdout.write(`brook broker listening on ${broker.host}:${broker.port}\n`);
     if (broker.metricsPort !== null) process.stdout.write(`brook broker metrics at http://${broker.host}:${broker.metricsPort}/metrics\n`);
+    if (broker.consolePort !== null) process.stdout.write(`brook broker console at http://${urlHost(broker.config.consoleHost)}:${broker.consolePort}/\n`);
     return new Promise<number>((resolve) => {
       const shutdown = (signal: string): void => {
         process.stderr.write(`brook broker: ${signal}, shutting down\n`);
