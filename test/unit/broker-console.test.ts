@@ -2,8 +2,8 @@
  * The broker's web console, read over HTTP as the page reads it:
  * - the overview lists a topic the test produced to (partitions, end offsets, bytes) and the
  *   group Brook's consumer formed (type, state, members, lag); the group's page its member
- *   (client id, host), its assignment and its lag per partition, as the client and the
- *   records the test produced and committed say;
+ *   (client id, host), its assignment, its lag per partition and the flight recorder's first
+ *   generation, as the client and the records the test produced and committed say;
  * - the pages and assets are served from the package, with the security headers;
  * - robustness: unknown paths 404, other methods 405 with Allow, bad percent-encoding 400,
  *   a huge URL 414, group ids with `/` and odd characters, no-store on the API;
@@ -100,7 +100,11 @@ test('overview and group page: a topic and a group formed by Brook\'s consumer, 
   assert.equal(m.clientHost, '/127.0.0.1');
   assert.deepEqual(m.assignment, { orders: [0, 1] });
   assert.deepEqual(g.body.lag.map((l) => [l.topic, l.partition, l.committed, l.logEndOffset, l.lag]), [['orders', 0, 2, 7, 5], ['orders', 1, 3, 3, 0]]);
-  assert.deepEqual(g.body.timeline, [], 'the placeholder recorder has no entries');
+  // The flight recorder's first generation: the member the client is, joined, owning both partitions.
+  const timeline = g.body.timeline as { kind: string; generation?: number; joined: { memberId: string; clientId: string }[]; outcome?: string }[];
+  const first = timeline.find((e) => e.kind === 'rebalance' && e.generation === 1);
+  assert.ok(first !== undefined, 'generation 1 is in the timeline');
+  assert.deepEqual([first.outcome, first.joined.map((j) => [j.memberId, j.clientId])], ['Stable', [[m.memberId, 'billing-app']]]);
 
   const page = await call(port, '/');
   assert.equal(page.status, 200);
