@@ -33,9 +33,9 @@ function renderOverview(data) {
     + `<td>${esc(t.name)}</td><td class="partitions num">${t.partitions.length}</td><td class="size num" data-bytes="${t.sizeBytes}">${formatBytes(t.sizeBytes)}</td>`
     + `<td class="end-offsets">${t.partitions.map((p) => `<span class="offset" data-partition="${p.partition}">${p.partition}:${p.logEndOffset}</span>`).join(' ')}</td></tr>`).join('');
   app.innerHTML = `<section><h2>Groups <span class="count" id="group-count">${data.groups.length}</span></h2>`
-    + (data.groups.length === 0 ? '<p class="muted">No groups.</p>' : `<table id="groups"><thead><tr><th>group</th><th>type</th><th>state</th><th>members</th><th>generation / epoch</th><th>lag</th></tr></thead><tbody>${groups}</tbody></table>`)
+    + (data.groups.length === 0 ? '<p class="muted">No groups.</p>' : `<table id="groups"><thead><tr><th>group</th><th>type</th><th>state</th><th class="num">members</th><th class="num">generation / epoch</th><th class="num">lag</th></tr></thead><tbody>${groups}</tbody></table>`)
     + `</section><section><h2>Topics <span class="count" id="topic-count">${data.topics.length}</span></h2>`
-    + `<table id="topics"><thead><tr><th>topic</th><th>partitions</th><th>size</th><th>end offsets</th></tr></thead><tbody>${topics}</tbody></table></section>`
+    + `<table id="topics"><thead><tr><th>topic</th><th class="num">partitions</th><th class="num">size</th><th>end offsets</th></tr></thead><tbody>${topics}</tbody></table></section>`
     + `<footer class="muted">signed in as ${esc(data.principal)}${data.writesEnabled ? ' · writes enabled' : ''}</footer>`;
 }
 
@@ -75,11 +75,12 @@ function renderGroup(g, history) {
     + `<h1>${esc(g.groupId)}</h1><dl><dt>type</dt><dd id="group-type">${esc(g.type)}</dd><dt>state</dt><dd id="group-state" class="state state-${esc(g.state)}">${esc(g.state)}</dd>`
     + `<dt>${g.type === 'classic' ? 'generation' : 'epoch'}</dt><dd id="group-generation">${g.generation ?? ''}</dd><dt>members</dt><dd id="member-count">${g.members.length}</dd>`
     + `<dt>lag</dt><dd id="group-lag">${g.lagTotal}</dd>${g.protocol ? `<dt>${g.type === 'classic' ? 'protocol' : 'assignor'}</dt><dd>${esc(g.protocol)}</dd>` : ''}</dl></section>`
-    + `<section><h2>Rebalance timeline</h2>${renderTimeline(g.timeline, g.inProgress, g.nowMs)}${renderTimelineTable(g.timeline)}</section>`
+    + `<section><h2>Rebalance timeline</h2>${renderTimeline(g.timeline, g.inProgress, g.nowMs)}</section>`
     + `<div class="columns"><section><h2>Members</h2>${g.members.length === 0 ? '<p class="muted">No members.</p>' : ''}<table id="members"${g.members.length === 0 ? ' hidden' : ''}><thead><tr><th>member id</th><th>instance id</th><th>client id</th><th>host</th><th>protocol</th></tr></thead><tbody>${members}</tbody></table></section>`
     + `<section><h2>Assignment</h2>${renderAssignment(g.members)}</section></div>`
-    + `<section><h2>Lag</h2>${renderLagChart(history)}<table id="lag"><thead><tr><th>partition</th><th>committed</th><th>end offset</th><th>lag</th></tr></thead><tbody>${lag}</tbody></table></section>`
-    + '<div id="writes-slot"></div>';
+    + `<section><h2>Lag</h2>${renderLagChart(history)}<table id="lag"><thead><tr><th>partition</th><th class="num">committed</th><th class="num">end offset</th><th class="num">lag</th></tr></thead><tbody>${lag}</tbody></table></section>`
+    + '<div id="writes-slot"></div>'
+    + `<section><h2>Transitions</h2>${renderTimelineTable(g.timeline)}</section>`;
   const slot = document.getElementById('writes-slot');
   if (keepWrites !== null) slot.replaceWith(keepWrites);
   else if (g.writesEnabled) {

@@ -16,9 +16,9 @@ const MIN_BAR = 3;
 export const generationOf = (e) => e.generation ?? e.epoch ?? -1;
 export const timeOf = (e) => Date.parse(e.time);
 
-/** The axis: from the first entry (or `nowMs` minus a minute) to `nowMs` (or the last end), with 4% of margin. */
+/** The axis: from the first entry (without any, `nowMs` minus a minute) to `nowMs` (or the last end), with 4% of margin. */
 export function timelineDomain(entries, inProgress, nowMs) {
-  let start = nowMs - 60_000;
+  let start = Infinity;
   let end = nowMs;
   for (const e of entries) {
     const t = timeOf(e);
@@ -27,6 +27,9 @@ export function timelineDomain(entries, inProgress, nowMs) {
     end = Math.max(end, t + (e.durationMs ?? 0));
   }
   if (inProgress) start = Math.min(start, inProgress.sinceMs);
+  if (start === Infinity) start = nowMs - 60_000;
+  // At least ten seconds wide, so that a lone entry is not one wide bar.
+  start = Math.min(start, end - 10_000);
   const pad = Math.max(1000, (end - start) * 0.04);
   return { startMs: start - pad, endMs: end + pad };
 }
