@@ -67,7 +67,12 @@ function startMember(bootstrap: string, clientId: string): Member {
 test('the console follows a group formed, grown, losing a killed member and converted to a consumer group', { timeout: 240_000, skip: SKIP }, async (t) => {
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
-  const shots = process.env['BROOK_UPDATE_SCREENSHOTS'] === '1' ? join(projectRoot, 'docs', 'console') : tempDir('brook-console-shots-').path;
+  let shots = join(projectRoot, 'docs', 'console');
+  if (process.env['BROOK_UPDATE_SCREENSHOTS'] !== '1') {
+    const dir = tempDir('brook-console-shots-');
+    cleanup.add('remove screenshots', () => dir.remove());
+    shots = dir.path;
+  }
   mkdirSync(shots, { recursive: true });
 
   const broker = await startBrook({ consolePort: 0 });

@@ -3,8 +3,8 @@
  * would serve), installed into a fresh project with npm; there a TypeScript program imports
  * `Broker`, `Producer`, `Consumer` and `Admin` from 'brook' (types through the package's
  * exports map, `await using`), compiled by tsc and run by Node: an in-memory broker, records
- * produced, read back by a consumer group, the group's committed offsets checked, the broker
- * stopped at the end of its scope. Then examples/testing, installed from its lockfile, runs
+ * produced, read back by a consumer group, the group's committed offsets checked, the web
+ * console's page served from the package, the broker stopped at the end of its scope. Then examples/testing, installed from its lockfile, runs
  * its node:test, Vitest and Jest examples (docs/TESTING.md).
  *
  * Needs npm and the npm registry, or npm's cache holding Brook's dependencies and the
@@ -28,8 +28,10 @@ const TOPIC = 'packed';
 const N = 20;
 let port = 0;
 {
-  await using broker = await Broker.start({ port: 0, dataDir: null, log: silentLogger, groupInitialRebalanceDelayMs: 0 });
+  await using broker = await Broker.start({ port: 0, dataDir: null, log: silentLogger, groupInitialRebalanceDelayMs: 0, consolePort: 0 });
   port = broker.port;
+  // The web console's page and script come from the package (its console/ folder).
+  const served = await Promise.all(['/', '/assets/app.js'].map(async (path) => (await fetch('http://127.0.0.1:' + broker.consolePort + path)).status));
   const bootstrapServers: string = broker.bootstrapServers;
   const admin = await Admin.connect({ bootstrapServers });
   await admin.createTopic({ name: TOPIC, partitions: 3, replicationFactor: -1, configs: {} });
@@ -51,6 +53,7 @@ let port = 0;
     values: values.sort(),
     committed: rows.reduce((sum, row) => sum + Number(row.committed), 0),
     lag: Number(totalLag),
+    console: served,
   }));
 }
 // The broker was stopped at the end of its scope: nothing listens on its port any more.
@@ -94,6 +97,7 @@ test('npm pack, installed into another project: a TypeScript program there impor
     values: Array.from({ length: 20 }, (_, i) => `v${i}`).sort(),
     committed: 20,
     lag: 0,
+    console: [200, 200],
   });
   assert.deepEqual(stopped, { stopped: true });
 });
