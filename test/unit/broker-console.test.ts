@@ -11,13 +11,14 @@
  *   group (to earliest after DeleteRecords moved the log start, to latest), read back
  *   through OffsetFetch, and group deletion, read back through ListGroups; cross-origin and
  *   non-JSON writes refused;
- * - without console.port there is no console.
+ * - without console.port there is no console; `brook broker --console-port` prints where it is.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrook } from '../support/brook.js';
+import { join } from 'node:path';
+import { projectRoot, spawnBrook, startBrook, tempDir } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
-import { until } from '../support/clients/run.js';
+import { runProcess, until } from '../support/clients/run.js';
 import { Admin, Consumer, Producer } from '../../src/index.js';
 
 const T = { timeout: 60_000 };
@@ -235,4 +236,25 @@ test('no console.port: no console; a taken console port fails the start', T, asy
   const first = await startBrook({ consolePort: 0 });
   t.after(() => first.stop());
   await assert.rejects(startBrook({ consolePort: first.consolePort! }), /EADDRINUSE/);
+});
+
+test('bin/brook broker --console-port 0 --console-writes true: the console line on stdout; a bad --console-writes value refuses to start (exit 1, as any bad setting)', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const dir = tempDir();
+  cleanup.add('remove data dir', () => dir.remove());
+  const broker = await spawnBrook(['--port', '0', '--data-dir', dir.path, '--console-port', '0', '--console-writes', 'true']);
+  cleanup.add('kill broker', () => broker.kill());
+  const port = await until('the console line', 10_000, async () => {
+    const m = /^brook broker console at http:\/\/127\.0\.0\.1:(\d+)\/$/m.exec(broker.stdout());
+    return m === null ? undefined : Number(m[1]);
+  });
+  const o = await call<Overview>(port, '/api/overview');
+  assert.deepEqual([o.status, o.body.writesEnabled], [200, true]);
+  assert.equal(await broker.stop(), 0);
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/`), 'the console stops with the broker');
+
+  const bad = await runProcess(process.execPath, [join(projectRoot, 'bin', 'brook'), 'broker', '--port', '0', '--data-dir', dir.path, '--console-port', '0', '--console-writes', 'maybe'], { timeoutMs: 20_000 });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /Invalid value maybe for configuration --console-writes: Expected value to be either true or false/);
 });

@@ -30,6 +30,8 @@ const MAX_URL_LENGTH = 4096;
 /** Largest request body read (a write's JSON). */
 const MAX_BODY_BYTES = 64 * 1024;
 const TICK_MS = 2_000;
+/** Open event streams at most (each an open connection); more get 503 and the page polls. */
+export const MAX_EVENT_STREAMS = 64;
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml',
@@ -210,6 +212,7 @@ export class ConsoleServer {
   }
 
   private events(req: IncomingMessage, res: ServerResponse, caller: ConsoleCaller): void {
+    if (this.streams.size >= MAX_EVENT_STREAMS) return this.json(res, 503, { error: 'BUSY', message: `${MAX_EVENT_STREAMS} event streams are open already` });
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...SECURITY_HEADERS });
     res.write(': brook console events\n\n');
     (res as ServerResponse & { caller?: ConsoleCaller }).caller = caller;
