@@ -17,6 +17,11 @@
  * state is photographed (1280x800): into docs/console/ with BROOK_UPDATE_SCREENSHOTS=1,
  * else into a temporary directory, so that a run leaves the checkout clean.
  *
+ * And the writes, from the page, behind credentials: a broker with an authorizer asks the
+ * browser for a user (401 without), and a signed-in user resets an Empty group's offsets to
+ * the latest (read back by KafkaJS's admin) and deletes the group (gone from KafkaJS's
+ * ListGroups).
+ *
  * Needs chromium (/usr/bin/chromium; CI installs it); skipped with the reason otherwise.
  */
 import { test } from 'node:test';
@@ -32,6 +37,7 @@ import { Cleanup } from '../support/clients/cleanup.js';
 import { kafkaJs, createTopicWithKafkaJs } from '../support/clients/kafkajs.js';
 import { until } from '../support/clients/run.js';
 import { Consumer } from '../../src/index.js';
+import { plainCredential } from '../../src/broker/sasl/plain-password.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SKIP = existsSync(CHROMIUM) ? false : `chromium is not installed (${CHROMIUM}; apt-get install chromium)`;
@@ -167,4 +173,61 @@ test('the console follows a group formed, grown, losing a killed member and conv
   await shot('5-overview.png');
 
   assert.deepEqual(problems, [], 'no script errors in the page');
+});
+
+test('in the browser, behind credentials: a signed-in user resets an Empty group\'s offsets and deletes it from its page', { timeout: 120_000, skip: SKIP }, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({
+    consolePort: 0, consoleWritesEnable: true,
+    authorizerClassName: 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', superUsers: 'User:ANONYMOUS;User:ops',
+  });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.context.credentials.apply([{ op: 'setPlain', user: 'ops', credential: await plainCredential('ops-secret') }]);
+  const base = `http://127.0.0.1:${broker.consolePort}`;
+  await createTopicWithKafkaJs(broker.bootstrap, 'payments', 2);
+  const producer = kafkaJs(broker.bootstrap, 'payments-producer').producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  cleanup.add('producer disconnect', () => producer.disconnect());
+  await producer.send({ topic: 'payments', messages: [...Array.from({ length: 6 }, (_, i) => ({ partition: 0, value: `p0-${i}` })), ...Array.from({ length: 4 }, (_, i) => ({ partition: 1, value: `p1-${i}` }))] });
+  const admin = kafkaJs(broker.bootstrap, 'payments-admin').admin();
+  await admin.connect();
+  cleanup.add('admin disconnect', () => admin.disconnect());
+  // An Empty group (offsets only), behind by 5 + 2.
+  await admin.setOffsets({ groupId: 'settlement', topic: 'payments', partitions: [{ partition: 0, offset: '1' }, { partition: 1, offset: '2' }] });
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  cleanup.add('close browser', () => browser.close());
+  // Without credentials: 401 and the Basic challenge (a headless browser has nobody to ask, so the request is made without navigating).
+  const anonymous = await browser.newContext();
+  const refused = await anonymous.request.get(base);
+  assert.equal(refused.status(), 401);
+  assert.match(refused.headers()['www-authenticate'] ?? '', /^Basic realm="brook"/);
+  await anonymous.close();
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, httpCredentials: { username: 'ops', password: 'ops-secret' } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(`${base}/groups/settlement`);
+  await page.waitForSelector('#group-summary[data-state="Empty"]', { timeout: STEP_MS });
+  assert.equal(await page.locator('#group-lag').innerText(), '7');
+  assert.equal(await page.locator('#reset-topic').inputValue(), 'payments');
+
+  await page.click('#reset-latest');
+  await page.waitForSelector('#write-result[data-status="200"]', { timeout: STEP_MS });
+  await page.waitForFunction(() => {
+    const doc = (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document;
+    return doc.getElementById('group-lag')?.textContent === '0';
+  }, undefined, { timeout: STEP_MS });
+  const offsets = await admin.fetchOffsets({ groupId: 'settlement', topics: ['payments'] });
+  assert.deepEqual(offsets[0]!.partitions.map((p) => [p.partition, p.offset]).sort(), [[0, '6'], [1, '4']], 'KafkaJS reads the log end offsets back');
+
+  await page.click('#delete-group');
+  await page.waitForURL(`${base}/`, { timeout: STEP_MS });
+  await page.waitForSelector('#group-count', { timeout: STEP_MS });
+  assert.equal(await page.locator('#groups tr[data-group="settlement"]').count(), 0);
+  assert.ok(!(await admin.listGroups()).groups.some((g) => g.groupId === 'settlement'), 'KafkaJS no longer lists it');
+  assert.deepEqual(problems, []);
 });
