@@ -461,6 +461,9 @@ export class Broker {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.metricsServer?.markStopping();
+      // The console first: it takes no request once the broker is stopping.
+      this.lagHistory?.stop();
+      const consoleClosed = this.consoleServer?.close();
       this.retentionTimer?.cancel();
       this.cleanerTimer?.cancel();
       const closed = closeServers(this.bound.map((l) => l.server));
@@ -471,10 +474,9 @@ export class Broker {
       await this.context.groups.stop();
       for (const c of this.connections) c.close('broker shutting down');
       await closed;
+      await consoleClosed;
       await this.socketThread?.stop();
       await this.metricsServer?.close();
-      this.lagHistory?.stop();
-      await this.consoleServer?.close();
       // A failed flush (a failing disk) must not keep the files open: close says what failed.
       await this.context.storage.flush().catch((err: unknown) => this.context.log.error('final flush failed', { err }));
       await this.context.storage.close();

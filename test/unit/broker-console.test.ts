@@ -7,6 +7,8 @@
  * - the pages and assets are served from the package, with the security headers;
  * - robustness: unknown paths 404, other methods 405 with Allow, bad percent-encoding 400,
  *   a huge URL 414, group ids with `/` and odd characters, no-store on the API;
+ * - consumer (KIP-848) and share groups described through their own APIs: members, instance
+ *   ids and assignments as the raw heartbeats were answered;
  * - writes: refused unless console.writes.enable; with it, an offset reset only for an Empty
  *   group (to earliest after DeleteRecords moved the log start, to latest), read back
  *   through OffsetFetch, and group deletion, read back through ListGroups; cross-origin and
@@ -20,6 +22,9 @@ import { projectRoot, spawnBrook, startBrook, tempDir } from '../support/brook.j
 import { Cleanup } from '../support/clients/cleanup.js';
 import { runProcess, until } from '../support/clients/run.js';
 import { Admin, Consumer, Producer } from '../../src/index.js';
+import { KafkaConnection } from '../../src/client/connection.js';
+import { Api } from '../../src/protocol/messages/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 
 const T = { timeout: 60_000 };
 
@@ -257,4 +262,44 @@ test('bin/brook broker --console-port 0 --console-writes true: the console line 
   const bad = await runProcess(process.execPath, [join(projectRoot, 'bin', 'brook'), 'broker', '--port', '0', '--data-dir', dir.path, '--console-port', '0', '--console-writes', 'maybe'], { timeoutMs: 20_000 });
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /Invalid value maybe for configuration --console-writes: Expected value to be either true or false/);
+});
+
+test('consumer and share groups: their members and assignments as their heartbeats were answered', T, async (t) => {
+  const broker = await startBrook({ consolePort: 0 });
+  t.after(() => broker.stop());
+  const port = broker.consolePort!;
+  broker.createTopic('jobs', 2);
+  const conn = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port, clientId: 'raw-member' });
+  t.after(() => conn.close());
+
+  const consumerHb = async (memberEpoch: number) => conn.request(Api.ConsumerGroupHeartbeat, {
+    groupId: 'kip848', memberId: 'AAAAAAAAAAAAAAAAAAAAAA', memberEpoch, instanceId: memberEpoch === 0 ? 'worker-1' : null, rackId: null, rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: memberEpoch === 0 ? ['jobs'] : null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: memberEpoch === 0 ? [] : null,
+  });
+  let hb = await consumerHb(0);
+  for (let i = 0; i < 50 && (hb.assignment?.topicPartitions.length ?? 0) === 0; i++) hb = await consumerHb(hb.memberEpoch);
+  assert.equal(hb.errorCode, ErrorCode.NONE);
+  const given = Object.fromEntries(hb.assignment!.topicPartitions.map((tp) => ['jobs', [...tp.partitions].sort((a, b) => a - b)]));
+  const cg = await call<GroupPage & { generation: number }>(port, '/api/groups/kip848');
+  assert.equal(cg.status, 200);
+  assert.deepEqual([cg.body.type, cg.body.state, cg.body.generation], ['consumer', 'Stable', hb.memberEpoch]);
+  assert.deepEqual(cg.body.members.map((m) => [m.memberId, m.instanceId, m.clientId, m.clientHost, (m as unknown as { protocol: string }).protocol, m.assignment]),
+    [['AAAAAAAAAAAAAAAAAAAAAA', 'worker-1', 'raw-member', '/127.0.0.1', 'consumer', given]]);
+  assert.deepEqual(given, { jobs: [0, 1] });
+
+  const shareHb = async (memberEpoch: number) => conn.request(Api.ShareGroupHeartbeat, {
+    groupId: 'queue', memberId: 'BBBBBBBBBBBBBBBBBBBBBB', memberEpoch, rackId: null, subscribedTopicNames: memberEpoch === 0 ? ['jobs'] : null,
+  });
+  let share = await shareHb(0);
+  for (let i = 0; i < 100 && (share.assignment?.topicPartitions.length ?? 0) === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    share = await shareHb(share.memberEpoch);
+  }
+  assert.equal(share.errorCode, ErrorCode.NONE);
+  const sg = await call<GroupPage>(port, '/api/groups/queue');
+  assert.equal(sg.status, 200);
+  assert.deepEqual([sg.body.type, sg.body.members.map((m) => [m.memberId, m.clientId, m.assignment])],
+    ['share', [['BBBBBBBBBBBBBBBBBBBBBB', 'raw-member', { jobs: share.assignment!.topicPartitions[0]!.partitions.sort((a, b) => a - b) }]]]);
+  const listed = (await call<Overview>(port, '/api/overview')).body.groups.map((g) => [g.groupId, g.type, g.members]);
+  assert.deepEqual(listed, [['kip848', 'consumer', 1], ['queue', 'share', 1]]);
 });
