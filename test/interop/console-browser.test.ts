@@ -162,6 +162,8 @@ test('the console follows a group formed, grown, losing a killed member and conv
   const protocols = await page.locator('#members tbody tr .protocol').allInnerTexts();
   assert.deepEqual(protocols.sort(), ['classic', 'consumer'], 'the KafkaJS member stays, as a classic member of the consumer group');
   assert.equal(await page.locator('#assignment td.assigned').count(), 4);
+  // The broker samples the lag every 5 s: by now the chart has a line per committed partition.
+  await page.waitForSelector('#lag-chart .lag-line', { timeout: STEP_MS, state: 'attached' });
   await shot('4-converted.png');
 
   // The overview, reached by its link: the group as a consumer group with two members.
