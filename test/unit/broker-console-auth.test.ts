@@ -7,7 +7,8 @@
  * - with an authorizer, the ACLs decide as for the Kafka APIs: a user sees only the groups
  *   and topics it may DESCRIBE (the others hidden: 404), resets offsets with READ on the group
  *   and topic, and may not delete without DELETE on the group; a super user sees and does
- *   everything.
+ *   everything; the event stream carries only the timeline entries of the groups the user may
+ *   describe.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,4 +122,53 @@ test('with an authorizer: the ACLs filter what a user sees and may do, as for th
   assert.equal((await get(port, '/api/groups/hidden', a, { method: 'DELETE' })).status, 403);
   assert.equal((await get(port, '/api/groups/hidden', su, { method: 'DELETE' })).status, 200, 'a super user may');
   assert.deepEqual((await admin.listGroups()).map((g) => g.group).sort(), ['visible']);
+});
+
+test('the event stream sends a user only the timeline entries of groups it may describe', T, async (t) => {
+  const broker = await startBrook({ consolePort: 0, authorizerClassName: STANDARD, superUsers: 'User:ANONYMOUS' });
+  t.after(() => broker.stop());
+  broker.context.credentials.apply([{ op: 'setPlain', user: 'alice', credential: await plainCredential('alice-pw') }]);
+  broker.createTopic('jobs', 1);
+  const conn = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port });
+  t.after(() => conn.close());
+  const created = await conn.request(Api.CreateAcls, {
+    creations: [{ resourceType: GROUP, resourceName: 'mine', resourcePatternType: LITERAL, principal: 'User:alice', host: '*', operation: DESCRIBE, permissionType: ALLOW }],
+  });
+  assert.equal(created.results[0]!.errorCode, 0);
+
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const stream = await fetch(`http://127.0.0.1:${broker.consolePort}/api/events`, { headers: basic('alice', 'alice-pw'), signal: controller.signal });
+  assert.equal(stream.status, 200);
+  const reader = stream.body!.getReader();
+  let text = '';
+  const readUntil = async (needle: string): Promise<void> => {
+    while (!text.includes(needle)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended before ${needle}`);
+      text += Buffer.from(value).toString('utf8');
+    }
+  };
+  await readUntil('brook console events');
+
+  // A KIP-848 member forms each group (as User:ANONYMOUS, a super user): the recorder writes an entry for each, 'theirs' first.
+  const groups: string[] = [];
+  const unsubscribe = broker.context.timeline.subscribe((e) => groups.push(e.group));
+  t.after(unsubscribe);
+  for (const groupId of ['theirs', 'mine']) {
+    let hb = await conn.request(Api.ConsumerGroupHeartbeat, {
+      groupId, memberId: 'CCCCCCCCCCCCCCCCCCCCCC', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: ['jobs'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    });
+    for (let i = 0; i < 50 && !groups.includes(groupId); i++) {
+      hb = await conn.request(Api.ConsumerGroupHeartbeat, {
+        groupId, memberId: 'CCCCCCCCCCCCCCCCCCCCCC', memberEpoch: hb.memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: hb.assignment?.topicPartitions ?? null,
+      });
+    }
+    assert.ok(groups.includes(groupId), `the recorder wrote an entry for ${groupId}`);
+  }
+  await readUntil('"group":"mine"');
+  const events = text.split('\n\n').filter((e) => e.startsWith('event: timeline')).map((e) => (JSON.parse(e.split('\n')[1]!.slice('data: '.length)) as { group: string }).group);
+  assert.ok(events.length > 0 && events.every((g) => g === 'mine'), `alice got ${JSON.stringify(events)}`);
 });

@@ -7,7 +7,8 @@
  * - `GET /assets/<file>`: its scripts and style sheet;
  * - `GET /api/overview`, `GET /api/groups/<id>`, `GET /api/groups/<id>/lag-history`;
  * - `GET /api/events`: Server-Sent Events, `timeline` (each new flight recorder entry of a
- *   group the caller may describe) and `tick` (every 2 s: the page refreshes what it shows);
+ *   group the caller may describe) and `tick` (every 2 s: keeps the stream open through proxies
+ *   and tells the page it is live; the page also polls);
  * - `POST /api/groups/<id>/reset-offsets`, `DELETE /api/groups/<id>`: with console.writes.enable.
  *
  * Unknown paths get 404, other methods 405 (with Allow), API answers `Cache-Control: no-store`.
@@ -106,7 +107,8 @@ export interface ConsoleServerOptions {
 export class ConsoleServer {
   private readonly api: ConsoleApi;
   private readonly assets: Map<string, { body: Buffer; type: string }>;
-  private readonly streams = new Set<ServerResponse>();
+  /** Open event streams, with who opened each (an entry goes only to those who may describe its group). */
+  private readonly streams = new Map<ServerResponse, ConsoleCaller>();
   private readonly tick: NodeJS.Timeout;
   private unsubscribe: () => void = () => undefined;
 
@@ -151,7 +153,7 @@ export class ConsoleServer {
   close(): Promise<void> {
     clearInterval(this.tick);
     this.unsubscribe();
-    for (const s of this.streams) s.end();
+    for (const s of this.streams.keys()) s.end();
     this.streams.clear();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
@@ -215,8 +217,7 @@ export class ConsoleServer {
     if (this.streams.size >= MAX_EVENT_STREAMS) return this.json(res, 503, { error: 'BUSY', message: `${MAX_EVENT_STREAMS} event streams are open already` });
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...SECURITY_HEADERS });
     res.write(': brook console events\n\n');
-    (res as ServerResponse & { caller?: ConsoleCaller }).caller = caller;
-    this.streams.add(res);
+    this.streams.set(res, caller);
     req.on('close', () => this.streams.delete(res));
   }
 
@@ -224,10 +225,8 @@ export class ConsoleServer {
   private broadcast(event: string, data: unknown, groupId: string | null): void {
     if (this.streams.size === 0) return;
     const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const s of this.streams) {
-      const caller = (s as ServerResponse & { caller?: ConsoleCaller }).caller;
-      if (groupId !== null && caller !== undefined
-        && !authorize(consoleContext(this.options.broker, caller), AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) continue;
+    for (const [s, caller] of this.streams) {
+      if (groupId !== null && !authorize(consoleContext(this.options.broker, caller), AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) continue;
       s.write(text);
     }
   }
