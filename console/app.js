@@ -1,6 +1,6 @@
 // The console's page: the overview (`/`) or a group (`/groups/<id>`), redrawn from the broker's
 // JSON API every POLL_MS and at once when the broker's event stream says something changed.
-import { esc, formatBytes } from './html.js';
+import { esc, formatBytes, formatTime } from './html.js';
 import { renderTimeline, renderTimelineTable } from './timeline.js';
 import { renderLagChart } from './charts.js';
 
@@ -74,7 +74,9 @@ function renderGroup(g, history) {
   app.innerHTML = `<section id="group-summary" data-group="${esc(g.groupId)}" data-state="${esc(g.state)}" data-type="${esc(g.type)}" data-members="${g.members.length}">`
     + `<h1>${esc(g.groupId)}</h1><dl><dt>type</dt><dd id="group-type">${esc(g.type)}</dd><dt>state</dt><dd id="group-state" class="state state-${esc(g.state)}">${esc(g.state)}</dd>`
     + `<dt>${g.type === 'classic' ? 'generation' : 'epoch'}</dt><dd id="group-generation">${g.generation ?? ''}</dd><dt>members</dt><dd id="member-count">${g.members.length}</dd>`
-    + `<dt>lag</dt><dd id="group-lag">${g.lagTotal}</dd>${g.protocol ? `<dt>${g.type === 'classic' ? 'protocol' : 'assignor'}</dt><dd>${esc(g.protocol)}</dd>` : ''}</dl></section>`
+    + `<dt>lag</dt><dd id="group-lag">${g.lagTotal}</dd>${g.protocol ? `<dt>${g.type === 'classic' ? 'protocol' : 'assignor'}</dt><dd>${esc(g.protocol)}</dd>` : ''}</dl>`
+    + (g.inProgress ? `<p id="in-progress" class="in-progress">rebalancing since ${esc(formatTime(g.inProgress.sinceMs))}: ${esc(g.inProgress.reason)}</p>` : '')
+    + '</section>'
     + `<section><h2>Rebalance timeline</h2>${renderTimeline(g.timeline, g.inProgress, g.nowMs)}</section>`
     + `<div class="columns"><section><h2>Members</h2>${g.members.length === 0 ? '<p class="muted">No members.</p>' : ''}<table id="members"${g.members.length === 0 ? ' hidden' : ''}><thead><tr><th>member id</th><th>instance id</th><th>client id</th><th>host</th><th>protocol</th></tr></thead><tbody>${members}</tbody></table></section>`
     + `<section><h2>Assignment</h2>${renderAssignment(g.members)}</section></div>`
