@@ -23,6 +23,7 @@ import { GROUPS_RESET_HELP, GROUPS_RESET_OPTIONS } from '../../src/cli/commands/
 import { GROUPS_DELETE_HELP, GROUPS_DELETE_OPTIONS } from '../../src/cli/commands/groups-delete.js';
 import { GROUPS_DELETE_OFFSETS_HELP, GROUPS_DELETE_OFFSETS_OPTIONS } from '../../src/cli/commands/groups-delete-offsets.js';
 import { GROUPS_LAG_HELP, GROUPS_LAG_OPTIONS } from '../../src/cli/commands/groups-lag.js';
+import { GROUPS_TIMELINE_HELP, GROUPS_TIMELINE_OPTIONS } from '../../src/cli/commands/groups-timeline.js';
 
 const BIN = join(projectRoot, 'bin', 'brook');
 
@@ -42,6 +43,7 @@ const HELPS: readonly { readonly args: readonly string[]; readonly help: string;
   { args: ['groups', 'delete'], help: GROUPS_DELETE_HELP, options: GROUPS_DELETE_OPTIONS },
   { args: ['groups', 'delete-offsets'], help: GROUPS_DELETE_OFFSETS_HELP, options: GROUPS_DELETE_OFFSETS_OPTIONS },
   { args: ['groups', 'lag'], help: GROUPS_LAG_HELP, options: GROUPS_LAG_OPTIONS },
+  { args: ['groups', 'timeline'], help: GROUPS_TIMELINE_HELP, options: GROUPS_TIMELINE_OPTIONS },
 ];
 
 /** The flags a help text documents: --long anywhere, -x after a blank or an opening bracket (not in 'N|-N'). */

@@ -1,6 +1,7 @@
 /**
  * `brook groups list|describe|lag|reset-offsets|delete-offsets|delete`: what `kafka-consumer-groups.sh` does,
- * over the admin client. Each action lives in its own groups-*.ts file.
+ * over the admin client; `brook groups timeline`: the broker's flight recorder of a group's
+ * rebalances. Each action lives in its own groups-*.ts file.
  */
 import type { Command, CommandContext } from '../command.js';
 import { UsageError } from '../options.js';
@@ -10,6 +11,7 @@ import { groupsResetOffsets } from './groups-reset.js';
 import { groupsDelete } from './groups-delete.js';
 import { groupsDeleteOffsets } from './groups-delete-offsets.js';
 import { groupsLag } from './groups-lag.js';
+import { groupsTimeline } from './groups-timeline.js';
 
 export const GROUPS_HELP = `Usage:
   brook groups list [--type classic|consumer|share|streams] [--state STATE] [--json]
@@ -20,6 +22,7 @@ export const GROUPS_HELP = `Usage:
        | --by-duration PnDTnHnMnS | --to-current | --from-file CSV) [--execute] [--export]
   brook groups delete-offsets GROUP --topic T[:P,P...] ...
   brook groups delete GROUP
+  brook groups timeline GROUP [--json] [--since DURATION|TIME] [--follow]
 
 Common options:
   -b, --bootstrap-server HOST:PORT[,...]   broker(s) to contact (default localhost:9092)
@@ -33,6 +36,7 @@ const ACTIONS: Record<string, (args: string[], context: CommandContext) => Promi
   delete: groupsDelete,
   'delete-offsets': groupsDeleteOffsets,
   lag: groupsLag,
+  timeline: groupsTimeline,
 };
 
 export const groupsCommand: Command = {
