@@ -15,11 +15,17 @@ restart takes the member out: "stopped": true); or at a fatal error (in "errors"
 JSON line:
 {"clientId","assignor","timedOut","stopped","ms","events":[{"t","type","gen","partitions","owned"}],
  "records":[[partition,offset],...],"committed":{..},"endOffsets":{..},"errors":[..]}
-("gen" is -1: librdkafka does not expose the generation). Exit code 0 whenever the summary was
-printed, 2 on bad arguments.
+("member": the member id, consumer.memberid(); "gen" is -1: librdkafka does not expose the
+generation, unless GROUP_CONSUMER_GENERATIONS=1 is set in the environment: then librdkafka's
+cgrp debug log is read through a Python logger, and "gen" is the generation of the last
+"JoinGroup response: GenerationId N" line before the event; the log is delivered by the same
+poll calls as the rebalance callbacks, in order). Exit code 0 whenever the summary was printed,
+2 on bad arguments.
 """
 import json
+import logging
 import os
+import re
 import sys
 import time
 
@@ -59,6 +65,24 @@ def main() -> int:
         if len(errors) < 20:
             errors.append(message)
 
+    # GROUP_CONSUMER_GENERATIONS=1: the generation from librdkafka's JoinGroup response log lines.
+    generation = {'id': -1}
+    log_config: dict = {}
+    if os.environ.get('GROUP_CONSUMER_GENERATIONS') == '1':
+        joined = re.compile(r'JoinGroup response: GenerationId (-?\d+)')
+
+        class JoinGroupLog(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                m = joined.search(record.getMessage())
+                if m and int(m.group(1)) >= 0:
+                    generation['id'] = int(m.group(1))
+
+        rdkafka_log = logging.getLogger('group_consumer.librdkafka')
+        rdkafka_log.setLevel(logging.DEBUG)
+        rdkafka_log.propagate = False
+        rdkafka_log.addHandler(JoinGroupLog())
+        log_config = {'debug': 'cgrp', 'logger': rdkafka_log}
+
     if assignor.startswith('consumer-'):
         # KIP-848: the broker assigns (group.remote.assignor) and sets session and heartbeat.
         protocol = {'group.protocol': 'consumer', 'group.remote.assignor': assignor[len('consumer-'):]}
@@ -75,6 +99,7 @@ def main() -> int:
         'max.poll.interval.ms': 20000,
         'fetch.wait.max.ms': 100,
         'topic.metadata.refresh.interval.ms': 1000,
+        **log_config,
     })
 
     def owned() -> list:
@@ -84,7 +109,7 @@ def main() -> int:
             return []
 
     def event(kind: str, partitions: list) -> None:
-        events.append({'t': int(time.time() * 1000), 'type': kind, 'gen': -1,
+        events.append({'t': int(time.time() * 1000), 'type': kind, 'gen': generation['id'], 'member': consumer.memberid(),
                        'partitions': sorted(tp.partition for tp in partitions), 'owned': owned()})
 
     def commit_pending(only) -> None:

@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * as soon as that file exists (a rolling restart takes the member out: {@code "stopped":true}).
  *
  * <p>Prints one JSON line: {@code {"clientId":..,"assignor":..,"timedOut":false,"ms":..,
- * "events":[{"t":<epoch ms>,"type":"assigned|revoked|lost|closed","gen":N,"partitions":[..],
+ * "events":[{"t":<epoch ms>,"type":"assigned|revoked|lost|closed","gen":N,"member":.. (not on closing/closed),"partitions":[..],
  * "owned":[..]}],"records":[[partition,offset],...],"committed":{"0":N,..},"endOffsets":{"0":N,..},
  * "errors":[..]}}}. {@code records} are in the order consumed. Exit code 0 whenever the summary was
  * printed, 2 on bad arguments; a watchdog halts the JVM 15 s after {@code timeoutMs}.
@@ -118,6 +118,7 @@ public final class GroupConsumer {
         e.put("t", System.currentTimeMillis());
         e.put("type", type);
         e.put("gen", consumer.groupMetadata().generationId());
+        e.put("member", consumer.groupMetadata().memberId());
         e.set("partitions", partitionsOf(json, partitions));
         e.set("owned", partitionsOf(json, consumer.assignment()));
     }

@@ -1,0 +1,164 @@
+/**
+ * The flight recorder's timeline against what clients Brook did not write say about their
+ * own rebalances. Per client, a classic group on a 4-partition topic: member A joins, member
+ * B joins, B leaves (LeaveGroup), A leaves. Each client reports, per generation, its member
+ * id and the partitions it was given:
+ *
+ * - Apache Kafka's Java KafkaConsumer (test/support/java GroupConsumer, range assignor): the
+ *   `onPartitionsAssigned` callback with `groupMetadata()` (generation id, member id);
+ * - librdkafka 2.16 through confluent-kafka (test/support/python/group_consumer.py, range):
+ *   the `on_assign` callback with `memberid()`, the generation from librdkafka's own cgrp
+ *   debug log ("JoinGroup response: GenerationId N");
+ * - KafkaJS: its "Received assignment" debug log (generation id, member id, assignment),
+ *   checked against its GROUP_JOIN instrumentation event (member id, assignment).
+ *
+ * `brook groups timeline G --json` must show every generation the clients report, with the
+ * same members and the same partitions per member, the joins and leaves, and the moved
+ * partitions (test/support/timeline-check.ts).
+ *
+ * Needs: java 17+ and Maven (test/support/java), python3 with confluent-kafka 2.16.x.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kafka, logLevel, type Consumer as KafkaJsConsumer } from 'kafkajs';
+import { projectRoot, startBrook, tempDir } from '../support/brook.js';
+import { javaAvailable, javaJar } from '../support/clients/java.js';
+import { assertLibrdkafka216 } from '../support/clients/confluent-kafka.js';
+import { runProcess, until, type RunResult } from '../support/clients/run.js';
+import { createTopic } from '../support/consumer-helpers.js';
+import { assertTimelineMatches, timelineOf, type ObservedAssignment } from '../support/timeline-check.js';
+import { Admin } from '../../src/client/admin.js';
+
+const PARTITIONS = 4;
+const MEMBER_TIMEOUT_MS = 40_000;
+
+let broker: Awaited<ReturnType<typeof startBrook>>;
+let admin: Admin;
+const dir = tempDir('brook-timeline-');
+
+before(async () => {
+  broker = await startBrook();
+  admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+});
+
+after(async () => {
+  admin.close();
+  await broker.stop();
+  dir.remove();
+});
+
+/** Waits until the group is in `state` with `members` members (Stable: every member has its assignment). */
+async function groupReaches(group: string, state: string, members: number): Promise<void> {
+  await until(`${group} ${state} with ${members} member(s)`, 20_000, async () => {
+    const d = await admin.describeGroup(group);
+    return d.state === state && d.members.length === members ? true : undefined;
+  }, 100);
+}
+
+interface MemberEvent { type: string; gen: number; member?: string; partitions: number[] }
+interface MemberSummary { events: MemberEvent[]; errors: string[] }
+
+function summaryOf(r: RunResult, what: string): MemberSummary {
+  const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
+  assert.ok(r.code === 0 && line !== undefined, `${what} exited ${r.code}${r.timedOut ? ' (timed out)' : ''}: ${r.stderr.slice(-3000)}`);
+  const summary = JSON.parse(line) as MemberSummary;
+  assert.deepEqual(summary.errors, [], `${what}: no errors`);
+  return summary;
+}
+
+/** What an eager (range) member reports: each assignment with its generation and member id. */
+function assignments(summary: MemberSummary): ObservedAssignment[] {
+  return summary.events.filter((e) => e.type === 'assigned').map((e) => ({ gen: e.gen, member: e.member!, partitions: e.partitions }));
+}
+
+/** A, then B, B leaves, A leaves: with a member process per client, each stopped through its stop file. */
+async function processScenario(name: string, command: (stopFile: string) => [string, string[]], group: string): Promise<ObservedAssignment[]> {
+  const env = { ...process.env, GROUP_CONSUMER_GENERATIONS: '1' };
+  const start = (member: string): { stop: () => void; done: Promise<RunResult> } => {
+    const stopFile = join(dir.path, `${group}-${member}.stop`);
+    const [cmd, args] = command(stopFile);
+    return { stop: () => writeFileSync(stopFile, ''), done: runProcess(cmd, args, { timeoutMs: MEMBER_TIMEOUT_MS + 20_000, env }) };
+  };
+  const a = start('a');
+  await groupReaches(group, 'Stable', 1);
+  const b = start('b');
+  await groupReaches(group, 'Stable', 2);
+  b.stop();
+  const bSummary = summaryOf(await b.done, `${name} member B`);
+  await groupReaches(group, 'Stable', 1);
+  a.stop();
+  const aSummary = summaryOf(await a.done, `${name} member A`);
+  await groupReaches(group, 'Empty', 0);
+  return [...assignments(aSummary), ...assignments(bSummary)];
+}
+
+async function checkTimeline(group: string, topic: string, observed: ObservedAssignment[], what: string): Promise<void> {
+  // Generations 1 (A), 2 (A and B), 3 (A): all three must have been reported.
+  assert.ok(new Set(observed.map((o) => o.gen)).size >= 3, `${what}: the clients reported three generations: ${JSON.stringify(observed)}`);
+  const entries = await timelineOf(broker.bootstrap, group);
+  const checked = assertTimelineMatches(entries, observed, topic, what);
+  assert.ok(checked.length >= 3, `${what}: checked generations ${checked.join(', ')}`);
+}
+
+test('timeline vs Java KafkaConsumer (classic, range): the generations, members and assignments it reported', { timeout: 60_000 }, async () => {
+  assert.ok(javaAvailable(), 'java 17+ and Maven are required (test/support/java)');
+  const jar = javaJar();
+  const topic = 'timeline-java';
+  const group = 'timeline-java-group';
+  await createTopic(broker.bootstrap, topic, PARTITIONS);
+  const observed = await processScenario('java', (stopFile) => ['java', ['-cp', jar, 'brook.conformance.GroupConsumer', broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group);
+  await checkTimeline(group, topic, observed, 'java');
+});
+
+test('timeline vs librdkafka 2.16 (classic, range): the generations of its JoinGroup log, members and assignments', { timeout: 60_000 }, async (t) => {
+  t.diagnostic(`librdkafka ${assertLibrdkafka216().librdkafka}`);
+  const topic = 'timeline-rdkafka';
+  const group = 'timeline-rdkafka-group';
+  await createTopic(broker.bootstrap, topic, PARTITIONS);
+  const script = join(projectRoot, 'test', 'support', 'python', 'group_consumer.py');
+  const observed = await processScenario('librdkafka', (stopFile) => ['python3', [script, broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group);
+  assert.ok(observed.every((o) => o.gen > 0), `librdkafka: a generation from its log for every assignment: ${JSON.stringify(observed)}`);
+  await checkTimeline(group, topic, observed, 'librdkafka');
+});
+
+test('timeline vs KafkaJS: the generations, members and assignments of its own log and GROUP_JOIN events', { timeout: 60_000 }, async () => {
+  const topic = 'timeline-kafkajs';
+  const group = 'timeline-kafkajs-group';
+  await createTopic(broker.bootstrap, topic, PARTITIONS);
+  const observed: ObservedAssignment[] = [];
+  const joins: { member: string; partitions: number[] }[] = [];
+  const kafka = new Kafka({
+    clientId: 'timeline-kafkajs', brokers: [broker.bootstrap], logLevel: logLevel.DEBUG, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 },
+    // KafkaJS logs each SyncGroup outcome: "Received assignment" with the generation, member id and assignment.
+    logCreator: () => ({ log }) => {
+      const l = log as { message?: string; groupId?: string; generationId?: number; memberId?: string; memberAssignment?: Record<string, number[]> };
+      if (l.message === 'Received assignment' && l.groupId === group) {
+        observed.push({ gen: l.generationId!, member: l.memberId!, partitions: [...(l.memberAssignment?.[topic] ?? [])].sort((x, y) => x - y) });
+      }
+    },
+  });
+  const member = async (): Promise<KafkaJsConsumer> => {
+    const c = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 300, rebalanceTimeout: 10_000, maxWaitTimeInMs: 100 });
+    c.on(c.events.GROUP_JOIN, (e) => joins.push({ member: e.payload.memberId, partitions: [...(e.payload.memberAssignment[topic] ?? [])].sort((x, y) => x - y) }));
+    await c.connect();
+    await c.subscribe({ topic, fromBeginning: true });
+    await c.run({ eachMessage: async () => undefined });
+    return c;
+  };
+  const a = await member();
+  try {
+    await groupReaches(group, 'Stable', 1);
+    const b = await member();
+    await groupReaches(group, 'Stable', 2);
+    await b.disconnect();
+    await groupReaches(group, 'Stable', 1);
+  } finally {
+    await a.disconnect();
+  }
+  await groupReaches(group, 'Empty', 0);
+  // The log and the instrumentation events tell the same story (the events carry no generation).
+  assert.deepEqual(joins, observed.map((o) => ({ member: o.member, partitions: o.partitions })), 'KafkaJS GROUP_JOIN events = its "Received assignment" log');
+  await checkTimeline(group, topic, observed, 'kafkajs');
+});
