@@ -4,6 +4,12 @@
  * read back for one group only, in log order, as text lines or JSON, from a --since point
  * found by timestamp, and with --follow as they are written until SIGINT. The text lines
  * expected here are written out by hand from the entries the test made.
+ *
+ * And the broker's own recorder: a classic group and a consumer group (KIP-848) of Brook's
+ * consumers (member A joins, B joins, B leaves); at each step, once the members agree, each
+ * one's generation (member epoch), member id and assignment as the client itself sees them
+ * (groupMetadata(), assignment()). The timeline must show those generations with the same
+ * members, assignments, joins, leaves and moved partitions (test/support/timeline-check.ts).
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +20,10 @@ import { projectRoot, startBrook } from '../support/brook.js';
 import { brookCli } from '../support/admin-fixture.js';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer/index.js';
+import { Consumer } from '../../src/client/consumer/consumer.js';
+import { until } from '../support/clients/run.js';
+import { createTopic } from '../support/consumer-helpers.js';
+import { assertTimelineMatches, timelineOf, type ObservedAssignment } from '../support/timeline-check.js';
 import { TIMELINE_TOPIC, type TimelineEntry } from '../../src/broker/flight-recorder/timeline-entry.js';
 import { formatTimelineEntry } from '../../src/cli/timeline-format.js';
 import { parseSince } from '../../src/cli/commands/groups-timeline.js';
@@ -201,3 +211,92 @@ test('brook groups timeline: usage errors exit 2 with one line', T, async () => 
     assert.match(r.stderr, /^brook groups: /);
   }
 });
+
+/** A Brook consumer polling in the background; `observe()` is what it says of itself now. */
+class Member {
+  readonly consumer: Consumer;
+  private running = true;
+  private readonly loop: Promise<void>;
+
+  constructor(bootstrap: string, group: string, private readonly topic: string, groupProtocol: 'classic' | 'consumer') {
+    this.consumer = new Consumer({
+      bootstrapServers: bootstrap, groupId: group, groupProtocol, clientId: `timeline-${groupProtocol}`,
+      ...(groupProtocol === 'classic' ? { assignors: ['range'], sessionTimeoutMs: 10_000, heartbeatIntervalMs: 200 } : {}),
+    });
+    const consumer = this.consumer;
+    consumer.subscribe([topic]);
+    this.loop = (async () => {
+      while (this.running) await consumer.poll({ timeoutMs: 100 });
+    })();
+  }
+
+  observe(): ObservedAssignment {
+    const meta = this.consumer.groupMetadata();
+    return { gen: meta.generationId, member: meta.memberId, partitions: this.consumer.assignment().filter((tp) => tp.topic === this.topic).map((tp) => tp.partition).sort((a, b) => a - b) };
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    await this.loop;
+    await this.consumer.close();
+  }
+}
+
+/**
+ * Once the broker says the group is Stable with these members (a consumer group: at the
+ * epoch of its target assignment) and the members agree with it (that epoch; one
+ * generation; every partition owned once), what each member says of itself.
+ */
+async function settled(admin: Admin, group: string, members: readonly Member[], partitions: number): Promise<ObservedAssignment[]> {
+  return until(`${group}: ${members.length} member(s) settled`, 20_000, async () => {
+    const d = await admin.describeGroup(group);
+    if (d.state !== 'Stable' || d.members.length !== members.length || d.groupEpoch !== d.assignmentEpoch) return undefined;
+    const seen = members.map((m) => m.observe());
+    const owned = seen.flatMap((o) => o.partitions).sort((a, b) => a - b);
+    const gen = d.groupEpoch ?? seen[0]!.gen;
+    const agree = seen.every((o) => o.gen > 0 && o.gen === gen) && owned.length === partitions && owned.every((p, i) => p === i);
+    return agree ? seen : undefined;
+  }, 20);
+}
+
+for (const groupProtocol of ['classic', 'consumer'] as const) {
+  test(`brook groups timeline: a ${groupProtocol} group of Brook consumers, as its members saw their generations`, T, async () => {
+    // A short consumer-group heartbeat, so members learn of new epochs quickly.
+    const own = await startBrook({ groupConsumerHeartbeatIntervalMs: 200, groupConsumerMinHeartbeatIntervalMs: 200 });
+    const topic = `timeline-${groupProtocol}`;
+    const group = `timeline-${groupProtocol}-group`;
+    const members: Member[] = [];
+    const admin = await Admin.connect({ bootstrapServers: own.bootstrap });
+    try {
+      await createTopic(own.bootstrap, topic, 4);
+      const observed: ObservedAssignment[] = [];
+      const a = new Member(own.bootstrap, group, topic, groupProtocol);
+      members.push(a);
+      observed.push(...await settled(admin, group, [a], 4));
+      const b = new Member(own.bootstrap, group, topic, groupProtocol);
+      members.push(b);
+      observed.push(...await settled(admin, group, [a, b], 4));
+      members.pop();
+      await b.close();
+      observed.push(...await settled(admin, group, [a], 4));
+      assert.equal(new Set(observed.map((o) => o.gen)).size, 3, `three generations: ${JSON.stringify(observed)}`);
+      assert.equal(new Set(observed.map((o) => o.member)).size, 2, 'two members');
+
+      const entries = await timelineOf(own.bootstrap, group);
+      assertTimelineMatches(entries, observed, topic, groupProtocol);
+      for (const e of entries) {
+        assert.equal(e.groupType, groupProtocol, 'the group type');
+        if (groupProtocol === 'classic') assert.ok(e.generation !== undefined && e.epoch === undefined, 'classic entries carry a generation');
+        else assert.ok(e.epoch !== undefined && e.generation === undefined, 'consumer-group entries carry an epoch');
+      }
+      // The text form: one line per entry, each with its generation or epoch.
+      const text = await brookCli(['groups', 'timeline', group, '-b', own.bootstrap]);
+      assert.equal(text.code, 0, text.stderr);
+      assert.deepEqual(lines(text.stdout).map((l) => / {2}(generation|epoch) (\d+) {2}/.exec(l)?.slice(1)), entries.map((e) => [groupProtocol === 'classic' ? 'generation' : 'epoch', String(e.generation ?? e.epoch)]));
+    } finally {
+      for (const m of members) await m.close();
+      admin.close();
+      await own.stop();
+    }
+  });
+}
