@@ -12,6 +12,14 @@
  * - KafkaJS: its "Received assignment" debug log (generation id, member id, assignment),
  *   checked against its GROUP_JOIN instrumentation event (member id, assignment).
  *
+ * And the Java KafkaConsumer with `group.protocol=consumer` (KIP-848): the same steps in a
+ * consumer group, where `groupMetadata().generationId()` is the member epoch. Its callbacks
+ * are no record of a group epoch's assignment (a member revoking toward epoch E+1 still says
+ * epoch E, and a member whose partitions do not change reaches E+1 without a callback), so
+ * each member prints its view (member epoch, member id, `assignment()`) after every poll,
+ * and the test takes it once the broker says the group is Stable and every member says the
+ * group epoch.
+ *
  * `brook groups timeline G --json` must show every generation the clients report, with the
  * same members and the same partitions per member, the joins and leaves, and the moved
  * partitions (test/support/timeline-check.ts).
@@ -20,7 +28,9 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Consumer as KafkaJsConsumer } from 'kafkajs';
 import { projectRoot, startBrook, tempDir } from '../support/brook.js';
@@ -39,7 +49,8 @@ let admin: Admin;
 const dir = tempDir('brook-timeline-');
 
 before(async () => {
-  broker = await startBrook();
+  // A short consumer-group heartbeat, so KIP-848 members learn of new epochs quickly.
+  broker = await startBrook({ groupConsumerHeartbeatIntervalMs: 500, groupConsumerMinHeartbeatIntervalMs: 500 });
   admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
 });
 
@@ -49,15 +60,18 @@ after(async () => {
   dir.remove();
 });
 
-/** Waits until the group is in `state` with `members` members (Stable: every member has its assignment). */
+/**
+ * Waits until the group is in `state` with `members` members (Stable: every member has its
+ * assignment; a consumer group's at the epoch of its target assignment).
+ */
 async function groupReaches(group: string, state: string, members: number): Promise<void> {
   await until(`${group} ${state} with ${members} member(s)`, 20_000, async () => {
     const d = await admin.describeGroup(group);
-    return d.state === state && d.members.length === members ? true : undefined;
+    return d.state === state && d.members.length === members && d.groupEpoch === d.assignmentEpoch ? true : undefined;
   }, 100);
 }
 
-interface MemberEvent { type: string; gen: number; member?: string; partitions: number[] }
+interface MemberEvent { type: string; gen: number; member?: string; partitions: number[]; owned: number[] }
 interface MemberSummary { events: MemberEvent[]; errors: string[] }
 
 function summaryOf(r: RunResult, what: string): MemberSummary {
@@ -68,13 +82,18 @@ function summaryOf(r: RunResult, what: string): MemberSummary {
   return summary;
 }
 
-/** What an eager (range) member reports: each assignment with its generation and member id. */
-function assignments(summary: MemberSummary): ObservedAssignment[] {
-  return summary.events.filter((e) => e.type === 'assigned').map((e) => ({ gen: e.gen, member: e.member!, partitions: e.partitions }));
+/**
+ * Each assignment a member reported, with its generation and member id: `partitions`, what
+ * the callback was given (an eager member's whole assignment; librdkafka assigns after its
+ * callback), or `owned`, the consumer's assignment in the callback (Java assigns before it:
+ * with the incremental KIP-848 protocol the whole assignment).
+ */
+function assignments(summary: MemberSummary, field: 'partitions' | 'owned'): ObservedAssignment[] {
+  return summary.events.filter((e) => e.type === 'assigned').map((e) => ({ gen: e.gen, member: e.member!, partitions: e[field] }));
 }
 
 /** A, then B, B leaves, A leaves: with a member process per client, each stopped through its stop file. */
-async function processScenario(name: string, command: (stopFile: string) => [string, string[]], group: string): Promise<ObservedAssignment[]> {
+async function processScenario(name: string, command: (stopFile: string) => [string, string[]], group: string, field: 'partitions' | 'owned'): Promise<ObservedAssignment[]> {
   const env = { ...process.env, GROUP_CONSUMER_GENERATIONS: '1' };
   const start = (member: string): { stop: () => void; done: Promise<RunResult> } => {
     const stopFile = join(dir.path, `${group}-${member}.stop`);
@@ -91,7 +110,46 @@ async function processScenario(name: string, command: (stopFile: string) => [str
   a.stop();
   const aSummary = summaryOf(await a.done, `${name} member A`);
   await groupReaches(group, 'Empty', 0);
-  return [...assignments(aSummary), ...assignments(bSummary)];
+  return [...assignments(aSummary, field), ...assignments(bSummary, field)];
+}
+
+/** A GroupConsumer process printing its view on stderr (-Dbrook.groupconsumer.states=true); `latest()`: its last one. */
+interface LiveMember {
+  latest(): ObservedAssignment | null;
+  stop(): void;
+  readonly done: Promise<RunResult>;
+  kill(): void;
+}
+
+function startLive(jar: string, args: readonly string[], stopFile: string): LiveMember {
+  const started = Date.now();
+  const child = spawn('java', ['-Dbrook.groupconsumer.states=true', '-cp', jar, 'brook.conformance.GroupConsumer', ...args, stopFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let latest: ObservedAssignment | null = null;
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (line.startsWith('state ')) {
+      const v = JSON.parse(line.slice('state '.length)) as { gen: number; member: string; owned: number[] };
+      latest = { gen: v.gen, member: v.member, partitions: v.owned };
+    } else {
+      stderr += `${line}\n`;
+    }
+  });
+  const done = new Promise<RunResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started, timedOut: false })));
+  return { latest: () => latest, stop: () => writeFileSync(stopFile, ''), done, kill: () => child.kill('SIGKILL') };
+}
+
+/** Once the group is Stable at its target epoch and every member says that epoch, with the partitions split among them: each one's view. */
+async function settledLive(group: string, members: readonly LiveMember[]): Promise<ObservedAssignment[]> {
+  return until(`${group}: ${members.length} member(s) settled`, 20_000, async () => {
+    const d = await admin.describeGroup(group);
+    if (d.state !== 'Stable' || d.members.length !== members.length || d.groupEpoch !== d.assignmentEpoch) return undefined;
+    const seen = members.map((m) => m.latest());
+    if (seen.some((o) => o === null || o.gen !== d.groupEpoch)) return undefined;
+    const owned = seen.flatMap((o) => o!.partitions).sort((x, y) => x - y);
+    return owned.length === PARTITIONS && owned.every((p, i) => p === i) ? seen as ObservedAssignment[] : undefined;
+  }, 50);
 }
 
 async function checkTimeline(group: string, topic: string, observed: ObservedAssignment[], what: string): Promise<void> {
@@ -108,8 +166,34 @@ test('timeline vs Java KafkaConsumer (classic, range): the generations, members 
   const topic = 'timeline-java';
   const group = 'timeline-java-group';
   await createTopic(broker.bootstrap, topic, PARTITIONS);
-  const observed = await processScenario('java', (stopFile) => ['java', ['-cp', jar, 'brook.conformance.GroupConsumer', broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group);
+  const observed = await processScenario('java', (stopFile) => ['java', ['-cp', jar, 'brook.conformance.GroupConsumer', broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group, 'owned');
   await checkTimeline(group, topic, observed, 'java');
+});
+
+test('timeline vs Java KafkaConsumer (group.protocol=consumer): the member epochs, members and assignments it reported', { timeout: 60_000 }, async () => {
+  assert.ok(javaAvailable(), 'java 17+ and Maven are required (test/support/java)');
+  const jar = javaJar();
+  const topic = 'timeline-java-kip848';
+  const group = 'timeline-java-kip848-group';
+  await createTopic(broker.bootstrap, topic, PARTITIONS);
+  const args = [broker.bootstrap, topic, group, 'consumer-uniform', '1000000000', String(MEMBER_TIMEOUT_MS)];
+  const a = startLive(jar, args, join(dir.path, `${group}-a.stop`));
+  let b: LiveMember | null = null;
+  try {
+    const observed = [...await settledLive(group, [a])];
+    b = startLive(jar, args, join(dir.path, `${group}-b.stop`));
+    observed.push(...await settledLive(group, [a, b]));
+    b.stop();
+    summaryOf(await b.done, 'java kip-848 member B');
+    observed.push(...await settledLive(group, [a]));
+    a.stop();
+    summaryOf(await a.done, 'java kip-848 member A');
+    await groupReaches(group, 'Empty', 0);
+    await checkTimeline(group, topic, observed, 'java kip-848');
+  } finally {
+    a.kill();
+    b?.kill();
+  }
 });
 
 test('timeline vs librdkafka 2.16 (classic, range): the generations of its JoinGroup log, members and assignments', { timeout: 60_000 }, async (t) => {
@@ -118,7 +202,7 @@ test('timeline vs librdkafka 2.16 (classic, range): the generations of its JoinG
   const group = 'timeline-rdkafka-group';
   await createTopic(broker.bootstrap, topic, PARTITIONS);
   const script = join(projectRoot, 'test', 'support', 'python', 'group_consumer.py');
-  const observed = await processScenario('librdkafka', (stopFile) => ['python3', [script, broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group);
+  const observed = await processScenario('librdkafka', (stopFile) => ['python3', [script, broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group, 'partitions');
   assert.ok(observed.every((o) => o.gen > 0), `librdkafka: a generation from its log for every assignment: ${JSON.stringify(observed)}`);
   await checkTimeline(group, topic, observed, 'librdkafka');
 });

@@ -50,9 +50,15 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * "owned":[..]}],"records":[[partition,offset],...],"committed":{"0":N,..},"endOffsets":{"0":N,..},
  * "errors":[..]}}}. {@code records} are in the order consumed. Exit code 0 whenever the summary was
  * printed, 2 on bad arguments; a watchdog halts the JVM 15 s after {@code timeoutMs}.
+ *
+ * <p>With {@code -Dbrook.groupconsumer.states=true}, after every poll whose outcome changed what the
+ * member says of itself, one line on stderr: {@code state {"gen":N,"member":..,"owned":[..]}}
+ * ({@code groupMetadata()} and {@code assignment()}), so a test can read the member's view live.
  */
 public final class GroupConsumer {
     private static final long CHECK_EVERY_MS = 250;
+    private static final boolean PRINT_STATES = Boolean.getBoolean("brook.groupconsumer.states");
+    private String lastState = "";
 
     private final ObjectMapper json = new ObjectMapper();
     private final ArrayNode events = json.createArrayNode();
@@ -121,6 +127,18 @@ public final class GroupConsumer {
         e.put("member", consumer.groupMetadata().memberId());
         e.set("partitions", partitionsOf(json, partitions));
         e.set("owned", partitionsOf(json, consumer.assignment()));
+    }
+
+    private void printState(KafkaConsumer<String, String> consumer) {
+        ObjectNode state = json.createObjectNode();
+        state.put("gen", consumer.groupMetadata().generationId());
+        state.put("member", consumer.groupMetadata().memberId());
+        state.set("owned", partitionsOf(json, consumer.assignment()));
+        String line = state.toString();
+        if (line.equals(lastState)) return;
+        lastState = line;
+        System.err.println("state " + line);
+        System.err.flush();
     }
 
     /**
@@ -216,6 +234,7 @@ public final class GroupConsumer {
                     pending.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                 }
                 if (!pending.isEmpty()) commitPending(consumer, new ArrayList<>(pending.keySet()), false);
+                if (PRINT_STATES) printState(consumer);
                 long now = System.currentTimeMillis();
                 if (now < nextCheck) continue;
                 nextCheck = now + CHECK_EVERY_MS;
