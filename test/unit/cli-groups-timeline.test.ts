@@ -174,7 +174,31 @@ test('brook groups timeline: the group\'s entries in order, as text and JSON, fr
   assert.deepEqual(lines((await cli('other', '--json')).stdout).map((l) => JSON.parse(l) as unknown), [OTHER]);
 
   // --follow: what is there, then each new entry of the group as it is written, until SIGINT (exit 0).
-  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'brook'), 'groups', 'timeline', 'orders', '--follow', '--json', '-b', broker.bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const follower = follow(broker.bootstrap, 'orders');
+  try {
+    await follower.linesReached(5);
+    const gen5 = entry({ group: 'orders', kind: 'rebalance', groupType: 'consumer', time: iso(Date.now()), epoch: 5, reason: 'member m3 joined', joined: [m1], members: [m1], durationMs: 12, outcome: 'Stable' });
+    await write('other', OTHER, Date.now());
+    await write('orders', gen5, Date.now());
+    await follower.linesReached(6);
+    const r = await follower.interrupt();
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(follower.seen, [ORDERS_GEN1, ORDERS_GEN2, ORDERS_GEN3, ORDERS_REMOVED, ORDERS_CONVERTED, gen5]);
+  } finally {
+    follower.kill();
+  }
+});
+
+/** `groups timeline GROUP --follow --json` as a child process: its entries as they come. */
+function follow(bootstrap: string, group: string): {
+  readonly seen: unknown[];
+  linesReached(n: number): Promise<void>;
+  stderr(): string;
+  /** SIGINT; its exit code and stderr. */
+  interrupt(): Promise<{ code: number | null; stderr: string }>;
+  kill(): void;
+} {
+  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'brook'), 'groups', 'timeline', group, '--follow', '--json', '-b', bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
@@ -184,24 +208,21 @@ test('brook groups timeline: the group\'s entries in order, as text and JSON, fr
     seen.push(JSON.parse(l));
     for (const w of waiters.splice(0)) w();
   });
-  const linesReached = async (n: number): Promise<void> => {
-    while (seen.length < n) {
-      await Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), exited.then(() => { throw new Error(`exited early: ${stderr}`); })]);
-    }
+  return {
+    seen,
+    stderr: () => stderr,
+    async linesReached(n) {
+      while (seen.length < n) {
+        await Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), exited.then(() => { throw new Error(`exited early: ${stderr}`); })]);
+      }
+    },
+    async interrupt() {
+      child.kill('SIGINT');
+      return { code: await exited, stderr };
+    },
+    kill: () => child.kill('SIGKILL'),
   };
-  try {
-    await linesReached(5);
-    const gen5 = entry({ group: 'orders', kind: 'rebalance', groupType: 'consumer', time: iso(Date.now()), epoch: 5, reason: 'member m3 joined', joined: [m1], members: [m1], durationMs: 12, outcome: 'Stable' });
-    await write('other', OTHER, Date.now());
-    await write('orders', gen5, Date.now());
-    await linesReached(6);
-    child.kill('SIGINT');
-    assert.equal(await exited, 0, stderr);
-    assert.deepEqual(seen, [ORDERS_GEN1, ORDERS_GEN2, ORDERS_GEN3, ORDERS_REMOVED, ORDERS_CONVERTED, gen5]);
-  } finally {
-    child.kill('SIGKILL');
-  }
-});
+}
 
 test('brook groups timeline: usage errors exit 2 with one line', T, async () => {
   for (const args of [[], ['orders', '--since', 'yesterday'], ['orders', 'extra']]) {
@@ -267,7 +288,10 @@ for (const groupProtocol of ['classic', 'consumer'] as const) {
     const group = `timeline-${groupProtocol}-group`;
     const members: Member[] = [];
     const admin = await Admin.connect({ bootstrapServers: own.bootstrap });
+    // Started before the recorder wrote anything: it waits for the topic, then follows it.
+    const follower = follow(own.bootstrap, group);
     try {
+      await until('--follow waits for the topic', 20_000, async () => (/no timeline yet: .*; waiting for it/.test(follower.stderr()) ? true : undefined), 20);
       await createTopic(own.bootstrap, topic, 4);
       const observed: ObservedAssignment[] = [];
       const a = new Member(own.bootstrap, group, topic, groupProtocol);
@@ -284,6 +308,11 @@ for (const groupProtocol of ['classic', 'consumer'] as const) {
 
       const entries = await timelineOf(own.bootstrap, group);
       assertTimelineMatches(entries, observed, topic, groupProtocol);
+      // What --follow printed as it happened: the same entries (A stays in the group, Stable: nothing more is written).
+      await follower.linesReached(entries.length);
+      const followed = await follower.interrupt();
+      assert.equal(followed.code, 0, followed.stderr);
+      assert.deepEqual(follower.seen, entries);
       for (const e of entries) {
         assert.equal(e.groupType, groupProtocol, 'the group type');
         if (groupProtocol === 'classic') assert.ok(e.generation !== undefined && e.epoch === undefined, 'classic entries carry a generation');
@@ -294,6 +323,7 @@ for (const groupProtocol of ['classic', 'consumer'] as const) {
       assert.equal(text.code, 0, text.stderr);
       assert.deepEqual(lines(text.stdout).map((l) => / {2}(generation|epoch) (\d+) {2}/.exec(l)?.slice(1)), entries.map((e) => [groupProtocol === 'classic' ? 'generation' : 'epoch', String(e.generation ?? e.epoch)]));
     } finally {
+      follower.kill();
       for (const m of members) await m.close();
       admin.close();
       await own.stop();
