@@ -12,13 +12,14 @@
  * - KafkaJS: its "Received assignment" debug log (generation id, member id, assignment),
  *   checked against its GROUP_JOIN instrumentation event (member id, assignment).
  *
- * And the Java KafkaConsumer with `group.protocol=consumer` (KIP-848): the same steps in a
- * consumer group, where `groupMetadata().generationId()` is the member epoch. Its callbacks
- * are no record of a group epoch's assignment (a member revoking toward epoch E+1 still says
- * epoch E, and a member whose partitions do not change reaches E+1 without a callback), so
- * each member prints its view (member epoch, member id, `assignment()`) after every poll,
- * and the test takes it once the broker says the group is Stable and every member says the
- * group epoch.
+ * And Java's KafkaConsumer and librdkafka with `group.protocol=consumer` (KIP-848): the same
+ * steps in a consumer group. Java's `groupMetadata().generationId()` is the member epoch;
+ * librdkafka logs it ("ConsumerGroupHeartbeat response received for member id X with epoch
+ * N"). Callbacks are no record of a group epoch's assignment (a member revoking toward epoch
+ * E+1 still says epoch E, and a member whose partitions do not change reaches E+1 without a
+ * callback), so each member prints its view (member epoch, member id, its assignment) after
+ * every poll, and the test takes the views once the broker says the group is Stable and
+ * every member says the group epoch.
  *
  * `brook groups timeline G --json` must show every generation the clients report, with the
  * same members and the same partitions per member, the joins and leaves, and the moved
@@ -113,7 +114,11 @@ async function processScenario(name: string, command: (stopFile: string) => [str
   return [...assignments(aSummary, field), ...assignments(bSummary, field)];
 }
 
-/** A GroupConsumer process printing its view on stderr (-Dbrook.groupconsumer.states=true); `latest()`: its last one. */
+/**
+ * A member process printing its view on stderr, `state {"gen","member","owned"}` lines
+ * (GroupConsumer with -Dbrook.groupconsumer.states=true, group_consumer.py with
+ * GROUP_CONSUMER_GENERATIONS=1); `latest()`: its last one.
+ */
 interface LiveMember {
   latest(): ObservedAssignment | null;
   stop(): void;
@@ -121,9 +126,9 @@ interface LiveMember {
   kill(): void;
 }
 
-function startLive(jar: string, args: readonly string[], stopFile: string): LiveMember {
+function startLive(cmd: string, args: readonly string[], stopFile: string): LiveMember {
   const started = Date.now();
-  const child = spawn('java', ['-Dbrook.groupconsumer.states=true', '-cp', jar, 'brook.conformance.GroupConsumer', ...args, stopFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, [...args, stopFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GROUP_CONSUMER_GENERATIONS: '1' } });
   let stdout = '';
   let stderr = '';
   let latest: ObservedAssignment | null = null;
@@ -170,30 +175,46 @@ test('timeline vs Java KafkaConsumer (classic, range): the generations, members 
   await checkTimeline(group, topic, observed, 'java');
 });
 
+/** A, then B, B leaves, A leaves, in a KIP-848 group: each member's view taken whenever the group settles. */
+async function liveScenario(name: string, group: string, start: (stopFile: string) => LiveMember): Promise<ObservedAssignment[]> {
+  const a = start(join(dir.path, `${group}-a.stop`));
+  let b: LiveMember | null = null;
+  try {
+    const observed = [...await settledLive(group, [a])];
+    b = start(join(dir.path, `${group}-b.stop`));
+    observed.push(...await settledLive(group, [a, b]));
+    b.stop();
+    summaryOf(await b.done, `${name} member B`);
+    observed.push(...await settledLive(group, [a]));
+    a.stop();
+    summaryOf(await a.done, `${name} member A`);
+    await groupReaches(group, 'Empty', 0);
+    return observed;
+  } finally {
+    a.kill();
+    b?.kill();
+  }
+}
+
 test('timeline vs Java KafkaConsumer (group.protocol=consumer): the member epochs, members and assignments it reported', { timeout: 60_000 }, async () => {
   assert.ok(javaAvailable(), 'java 17+ and Maven are required (test/support/java)');
   const jar = javaJar();
   const topic = 'timeline-java-kip848';
   const group = 'timeline-java-kip848-group';
   await createTopic(broker.bootstrap, topic, PARTITIONS);
-  const args = [broker.bootstrap, topic, group, 'consumer-uniform', '1000000000', String(MEMBER_TIMEOUT_MS)];
-  const a = startLive(jar, args, join(dir.path, `${group}-a.stop`));
-  let b: LiveMember | null = null;
-  try {
-    const observed = [...await settledLive(group, [a])];
-    b = startLive(jar, args, join(dir.path, `${group}-b.stop`));
-    observed.push(...await settledLive(group, [a, b]));
-    b.stop();
-    summaryOf(await b.done, 'java kip-848 member B');
-    observed.push(...await settledLive(group, [a]));
-    a.stop();
-    summaryOf(await a.done, 'java kip-848 member A');
-    await groupReaches(group, 'Empty', 0);
-    await checkTimeline(group, topic, observed, 'java kip-848');
-  } finally {
-    a.kill();
-    b?.kill();
-  }
+  const args = ['-Dbrook.groupconsumer.states=true', '-cp', jar, 'brook.conformance.GroupConsumer', broker.bootstrap, topic, group, 'consumer-uniform', '1000000000', String(MEMBER_TIMEOUT_MS)];
+  const observed = await liveScenario('java kip-848', group, (stopFile) => startLive('java', args, stopFile));
+  await checkTimeline(group, topic, observed, 'java kip-848');
+});
+
+test('timeline vs librdkafka 2.16 (group.protocol=consumer): the member epochs of its heartbeat log, members and assignments', { timeout: 60_000 }, async (t) => {
+  t.diagnostic(`librdkafka ${assertLibrdkafka216().librdkafka}`);
+  const topic = 'timeline-rdkafka-kip848';
+  const group = 'timeline-rdkafka-kip848-group';
+  await createTopic(broker.bootstrap, topic, PARTITIONS);
+  const args = [join(projectRoot, 'test', 'support', 'python', 'group_consumer.py'), broker.bootstrap, topic, group, 'consumer-uniform', '1000000000', String(MEMBER_TIMEOUT_MS)];
+  const observed = await liveScenario('librdkafka kip-848', group, (stopFile) => startLive('python3', args, stopFile));
+  await checkTimeline(group, topic, observed, 'librdkafka kip-848');
 });
 
 test('timeline vs librdkafka 2.16 (classic, range): the generations of its JoinGroup log, members and assignments', { timeout: 60_000 }, async (t) => {

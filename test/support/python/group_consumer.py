@@ -18,8 +18,11 @@ JSON line:
 ("member": the member id, consumer.memberid(); "gen" is -1: librdkafka does not expose the
 generation, unless GROUP_CONSUMER_GENERATIONS=1 is set in the environment: then librdkafka's
 cgrp debug log is read through a Python logger, and "gen" is the generation of the last
-"JoinGroup response: GenerationId N" line before the event; the log is delivered by the same
-poll calls as the rebalance callbacks, in order). Exit code 0 whenever the summary was printed,
+"JoinGroup response: GenerationId N" line before the event (classic), or the member epoch of
+the last "ConsumerGroupHeartbeat response received for member id ... with epoch N" line (consumer
+protocol); the log is delivered by the same poll calls as the rebalance callbacks, in order.
+Then also, after every consume() whose outcome changed what the member says of itself, one
+line on stderr: state {"gen","member","owned"}). Exit code 0 whenever the summary was printed,
 2 on bad arguments.
 """
 import json
@@ -65,17 +68,20 @@ def main() -> int:
         if len(errors) < 20:
             errors.append(message)
 
-    # GROUP_CONSUMER_GENERATIONS=1: the generation from librdkafka's JoinGroup response log lines.
+    # GROUP_CONSUMER_GENERATIONS=1: the generation (member epoch) from librdkafka's cgrp log lines.
     generation = {'id': -1}
     log_config: dict = {}
-    if os.environ.get('GROUP_CONSUMER_GENERATIONS') == '1':
-        joined = re.compile(r'JoinGroup response: GenerationId (-?\d+)')
+    print_states = os.environ.get('GROUP_CONSUMER_GENERATIONS') == '1'
+    if print_states:
+        joined = re.compile(r'JoinGroup response: GenerationId (-?\d+)|ConsumerGroupHeartbeat response received for member id "[^"]*" with epoch (-?\d+)')
 
         class JoinGroupLog(logging.Handler):
             def emit(self, record: logging.LogRecord) -> None:
                 m = joined.search(record.getMessage())
-                if m and int(m.group(1)) >= 0:
-                    generation['id'] = int(m.group(1))
+                if m:
+                    gen = int(m.group(1) if m.group(1) is not None else m.group(2))
+                    if gen >= 0:
+                        generation['id'] = gen
 
         rdkafka_log = logging.getLogger('group_consumer.librdkafka')
         rdkafka_log.setLevel(logging.DEBUG)
@@ -146,9 +152,15 @@ def main() -> int:
     last_ends: dict = {}
     all_partitions: list = []
     next_check = 0.0
+    last_state = ''
     try:
         while time.time() - start < timeout_s:
             batch = consumer.consume(num_messages=200, timeout=0.1)
+            if print_states:
+                state = json.dumps({'gen': generation['id'], 'member': consumer.memberid(), 'owned': owned()})
+                if state != last_state:
+                    last_state = state
+                    print(f'state {state}', file=sys.stderr, flush=True)
             fatal = False
             for m in batch:
                 if m.error():
