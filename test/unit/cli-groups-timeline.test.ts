@@ -126,7 +126,17 @@ test('brook groups timeline: no topic yet prints no entries and exits 0', T, asy
   const r = await cli('orders');
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, '');
-  if (r.stderr !== '') assert.match(r.stderr, /no timeline yet/);
+  assert.match(r.stderr, /^brook groups: no timeline yet: topic __brook_group_timeline does not exist/);
+  // --follow waits for the topic; an interrupt ends the wait with exit 0.
+  const follower = follow(broker.bootstrap, 'orders');
+  try {
+    await until('--follow waits for the topic', 20_000, async () => (/; waiting for it\n$/.test(follower.stderr()) ? true : undefined), 20);
+    const stopped = await follower.interrupt();
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.deepEqual(follower.seen, []);
+  } finally {
+    follower.kill();
+  }
 });
 
 test('brook groups timeline: the group\'s entries in order, as text and JSON, from --since', T, async () => {

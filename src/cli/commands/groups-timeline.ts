@@ -98,11 +98,12 @@ async function timelinePartitions(consumer: Consumer, options: TimelineReadOptio
   let told = false;
   for (;;) {
     const partitions = await consumer.partitionsFor(TIMELINE_TOPIC, { signal: options.signal });
-    if (partitions.length > 0 || options.signal.aborted) return partitions;
+    if (partitions.length > 0) return partitions;
     if (!told) options.onNoTopic?.();
     told = true;
     if (!options.follow) return [];
     await pause(TOPIC_WAIT_MS, options.signal);
+    if (options.signal.aborted) return [];
   }
 }
 
@@ -139,15 +140,16 @@ export async function readTimeline(options: TimelineReadOptions): Promise<void> 
     const partitions = await timelinePartitions(consumer, options);
     if (partitions.length === 0) return;
     consumer.assign(partitions);
-    const ends = await endOffsets(consumer, partitions, signal);
-    // Partitions not yet read up to the end they had at the start (empty with follow: never done).
-    const remaining = new Map(partitions.map((tp, i) => [tp.partition, ends[i]!]));
-    await seekStart(consumer, partitions, options);
-    for (const tp of partitions) {
-      if (await consumer.position(tp, { signal }) >= remaining.get(tp.partition)!) remaining.delete(tp.partition);
+    // Without --follow: per partition, the end it had at the start, until the read reaches it.
+    const remaining = new Map<number, bigint>();
+    if (!options.follow) {
+      const ends = await endOffsets(consumer, partitions, signal);
+      partitions.forEach((tp, i) => remaining.set(tp.partition, ends[i]!));
     }
+    await seekStart(consumer, partitions, options);
+    await dropFinished(consumer, remaining, signal);
     while (!signal.aborted && (options.follow || remaining.size > 0)) {
-      let records;
+      let records: Awaited<ReturnType<Consumer['poll']>>;
       try {
         records = await consumer.poll({ timeoutMs: POLL_MS, signal });
       } catch (err) {
@@ -162,12 +164,21 @@ export async function readTimeline(options: TimelineReadOptions): Promise<void> 
         options.onEntry(entry);
       }
       if (options.afterPoll && !(await options.afterPoll())) break;
-      for (const [partition, end] of remaining) {
-        if (await consumer.position({ topic: TIMELINE_TOPIC, partition }, { signal }) >= end) remaining.delete(partition);
-      }
+      await dropFinished(consumer, remaining, signal);
     }
+  } catch (err) {
+    // --follow ends with an interrupt, whatever it was waiting for then.
+    if (options.follow && signal.aborted) return;
+    throw err;
   } finally {
     await consumer.close({ timeoutMs: signal.aborted ? INTERRUPTED_CLOSE_TIMEOUT_MS : undefined });
+  }
+}
+
+/** Forgets the partitions whose position reached the end they had at the start. */
+async function dropFinished(consumer: Consumer, remaining: Map<number, bigint>, signal: AbortSignal): Promise<void> {
+  for (const [partition, end] of remaining) {
+    if (await consumer.position({ topic: TIMELINE_TOPIC, partition }, { signal }) >= end) remaining.delete(partition);
   }
 }
 
