@@ -17,9 +17,10 @@
  * librdkafka logs it ("ConsumerGroupHeartbeat response received for member id X with epoch
  * N"). Callbacks are no record of a group epoch's assignment (a member revoking toward epoch
  * E+1 still says epoch E, and a member whose partitions do not change reaches E+1 without a
- * callback), so each member prints its view (member epoch, member id, its assignment) after
- * every poll, and the test takes the views once the broker says the group is Stable and
- * every member says the group epoch.
+ * callback), so there the record is each member's view (member epoch, member id, its
+ * assignment), which the member processes print after every poll, taken once the broker says
+ * the group is Stable and every member says the group epoch. (The classic tests use the views
+ * only to know each member served its callbacks before the next step.)
  *
  * `brook groups timeline G --json` must show every generation the clients report, with the
  * same members and the same partitions per member, the joins and leaves, and the moved
@@ -37,7 +38,7 @@ import { Kafka, logLevel, type Consumer as KafkaJsConsumer } from 'kafkajs';
 import { projectRoot, startBrook, tempDir } from '../support/brook.js';
 import { javaAvailable, javaJar } from '../support/clients/java.js';
 import { assertLibrdkafka216 } from '../support/clients/confluent-kafka.js';
-import { runProcess, until, type RunResult } from '../support/clients/run.js';
+import { until, type RunResult } from '../support/clients/run.js';
 import { createTopic } from '../support/consumer-helpers.js';
 import { assertTimelineMatches, timelineOf, type ObservedAssignment } from '../support/timeline-check.js';
 import { Admin } from '../../src/client/admin.js';
@@ -93,27 +94,6 @@ function assignments(summary: MemberSummary, field: 'partitions' | 'owned'): Obs
   return summary.events.filter((e) => e.type === 'assigned').map((e) => ({ gen: e.gen, member: e.member!, partitions: e[field] }));
 }
 
-/** A, then B, B leaves, A leaves: with a member process per client, each stopped through its stop file. */
-async function processScenario(name: string, command: (stopFile: string) => [string, string[]], group: string, field: 'partitions' | 'owned'): Promise<ObservedAssignment[]> {
-  const env = { ...process.env, GROUP_CONSUMER_GENERATIONS: '1' };
-  const start = (member: string): { stop: () => void; done: Promise<RunResult> } => {
-    const stopFile = join(dir.path, `${group}-${member}.stop`);
-    const [cmd, args] = command(stopFile);
-    return { stop: () => writeFileSync(stopFile, ''), done: runProcess(cmd, args, { timeoutMs: MEMBER_TIMEOUT_MS + 20_000, env }) };
-  };
-  const a = start('a');
-  await groupReaches(group, 'Stable', 1);
-  const b = start('b');
-  await groupReaches(group, 'Stable', 2);
-  b.stop();
-  const bSummary = summaryOf(await b.done, `${name} member B`);
-  await groupReaches(group, 'Stable', 1);
-  a.stop();
-  const aSummary = summaryOf(await a.done, `${name} member A`);
-  await groupReaches(group, 'Empty', 0);
-  return [...assignments(aSummary, field), ...assignments(bSummary, field)];
-}
-
 /**
  * A member process printing its view on stderr, `state {"gen","member","owned"}` lines
  * (GroupConsumer with -Dbrook.groupconsumer.states=true, group_consumer.py with
@@ -145,16 +125,46 @@ function startLive(cmd: string, args: readonly string[], stopFile: string): Live
   return { latest: () => latest, stop: () => writeFileSync(stopFile, ''), done, kill: () => child.kill('SIGKILL') };
 }
 
-/** Once the group is Stable at its target epoch and every member says that epoch, with the partitions split among them: each one's view. */
+/**
+ * Once the group is Stable (a consumer group at its target epoch) and every member says the
+ * same generation (a consumer group's epoch), with the partitions split among them: each
+ * one's view.
+ */
 async function settledLive(group: string, members: readonly LiveMember[]): Promise<ObservedAssignment[]> {
   return until(`${group}: ${members.length} member(s) settled`, 20_000, async () => {
     const d = await admin.describeGroup(group);
     if (d.state !== 'Stable' || d.members.length !== members.length || d.groupEpoch !== d.assignmentEpoch) return undefined;
     const seen = members.map((m) => m.latest());
-    if (seen.some((o) => o === null || o.gen !== d.groupEpoch)) return undefined;
+    const gen = d.groupEpoch ?? seen[0]?.gen ?? -1;
+    if (gen <= 0 || seen.some((o) => o === null || o.gen !== gen)) return undefined;
     const owned = seen.flatMap((o) => o!.partitions).sort((x, y) => x - y);
     return owned.length === PARTITIONS && owned.every((p, i) => p === i) ? seen as ObservedAssignment[] : undefined;
   }, 50);
+}
+
+/**
+ * A, then B, B leaves, A leaves: member processes, each step once the group settled (so a
+ * member has served its rebalance callbacks before it is stopped). Returns the members'
+ * views at each settled point, and their summaries (A's, B's).
+ */
+async function scenario(name: string, group: string, start: (stopFile: string) => LiveMember): Promise<{ views: ObservedAssignment[]; summaries: MemberSummary[] }> {
+  const a = start(join(dir.path, `${group}-a.stop`));
+  let b: LiveMember | null = null;
+  try {
+    const views = [...await settledLive(group, [a])];
+    b = start(join(dir.path, `${group}-b.stop`));
+    views.push(...await settledLive(group, [a, b]));
+    b.stop();
+    const bSummary = summaryOf(await b.done, `${name} member B`);
+    views.push(...await settledLive(group, [a]));
+    a.stop();
+    const aSummary = summaryOf(await a.done, `${name} member A`);
+    await groupReaches(group, 'Empty', 0);
+    return { views, summaries: [aSummary, bSummary] };
+  } finally {
+    a.kill();
+    b?.kill();
+  }
 }
 
 async function checkTimeline(group: string, topic: string, observed: ObservedAssignment[], what: string): Promise<void> {
@@ -171,30 +181,10 @@ test('timeline vs Java KafkaConsumer (classic, range): the generations, members 
   const topic = 'timeline-java';
   const group = 'timeline-java-group';
   await createTopic(broker.bootstrap, topic, PARTITIONS);
-  const observed = await processScenario('java', (stopFile) => ['java', ['-cp', jar, 'brook.conformance.GroupConsumer', broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group, 'owned');
-  await checkTimeline(group, topic, observed, 'java');
+  const args = ['-Dbrook.groupconsumer.states=true', '-cp', jar, 'brook.conformance.GroupConsumer', broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS)];
+  const { summaries } = await scenario('java', group, (stopFile) => startLive('java', args, stopFile));
+  await checkTimeline(group, topic, summaries.flatMap((s) => assignments(s, 'owned')), 'java');
 });
-
-/** A, then B, B leaves, A leaves, in a KIP-848 group: each member's view taken whenever the group settles. */
-async function liveScenario(name: string, group: string, start: (stopFile: string) => LiveMember): Promise<ObservedAssignment[]> {
-  const a = start(join(dir.path, `${group}-a.stop`));
-  let b: LiveMember | null = null;
-  try {
-    const observed = [...await settledLive(group, [a])];
-    b = start(join(dir.path, `${group}-b.stop`));
-    observed.push(...await settledLive(group, [a, b]));
-    b.stop();
-    summaryOf(await b.done, `${name} member B`);
-    observed.push(...await settledLive(group, [a]));
-    a.stop();
-    summaryOf(await a.done, `${name} member A`);
-    await groupReaches(group, 'Empty', 0);
-    return observed;
-  } finally {
-    a.kill();
-    b?.kill();
-  }
-}
 
 test('timeline vs Java KafkaConsumer (group.protocol=consumer): the member epochs, members and assignments it reported', { timeout: 60_000 }, async () => {
   assert.ok(javaAvailable(), 'java 17+ and Maven are required (test/support/java)');
@@ -203,8 +193,8 @@ test('timeline vs Java KafkaConsumer (group.protocol=consumer): the member epoch
   const group = 'timeline-java-kip848-group';
   await createTopic(broker.bootstrap, topic, PARTITIONS);
   const args = ['-Dbrook.groupconsumer.states=true', '-cp', jar, 'brook.conformance.GroupConsumer', broker.bootstrap, topic, group, 'consumer-uniform', '1000000000', String(MEMBER_TIMEOUT_MS)];
-  const observed = await liveScenario('java kip-848', group, (stopFile) => startLive('java', args, stopFile));
-  await checkTimeline(group, topic, observed, 'java kip-848');
+  const { views } = await scenario('java kip-848', group, (stopFile) => startLive('java', args, stopFile));
+  await checkTimeline(group, topic, views, 'java kip-848');
 });
 
 test('timeline vs librdkafka 2.16 (group.protocol=consumer): the member epochs of its heartbeat log, members and assignments', { timeout: 60_000 }, async (t) => {
@@ -213,8 +203,8 @@ test('timeline vs librdkafka 2.16 (group.protocol=consumer): the member epochs o
   const group = 'timeline-rdkafka-kip848-group';
   await createTopic(broker.bootstrap, topic, PARTITIONS);
   const args = [join(projectRoot, 'test', 'support', 'python', 'group_consumer.py'), broker.bootstrap, topic, group, 'consumer-uniform', '1000000000', String(MEMBER_TIMEOUT_MS)];
-  const observed = await liveScenario('librdkafka kip-848', group, (stopFile) => startLive('python3', args, stopFile));
-  await checkTimeline(group, topic, observed, 'librdkafka kip-848');
+  const { views } = await scenario('librdkafka kip-848', group, (stopFile) => startLive('python3', args, stopFile));
+  await checkTimeline(group, topic, views, 'librdkafka kip-848');
 });
 
 test('timeline vs librdkafka 2.16 (classic, range): the generations of its JoinGroup log, members and assignments', { timeout: 60_000 }, async (t) => {
@@ -222,8 +212,9 @@ test('timeline vs librdkafka 2.16 (classic, range): the generations of its JoinG
   const topic = 'timeline-rdkafka';
   const group = 'timeline-rdkafka-group';
   await createTopic(broker.bootstrap, topic, PARTITIONS);
-  const script = join(projectRoot, 'test', 'support', 'python', 'group_consumer.py');
-  const observed = await processScenario('librdkafka', (stopFile) => ['python3', [script, broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS), stopFile]], group, 'partitions');
+  const args = [join(projectRoot, 'test', 'support', 'python', 'group_consumer.py'), broker.bootstrap, topic, group, 'range', '1000000000', String(MEMBER_TIMEOUT_MS)];
+  const { summaries } = await scenario('librdkafka', group, (stopFile) => startLive('python3', args, stopFile));
+  const observed = summaries.flatMap((s) => assignments(s, 'partitions'));
   assert.ok(observed.every((o) => o.gen > 0), `librdkafka: a generation from its log for every assignment: ${JSON.stringify(observed)}`);
   await checkTimeline(group, topic, observed, 'librdkafka');
 });
