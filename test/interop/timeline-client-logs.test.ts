@@ -243,13 +243,18 @@ test('timeline vs KafkaJS: the generations, members and assignments of its own l
     await c.run({ eachMessage: async () => undefined });
     return c;
   };
+  // Each step once the group is Stable and the members told of it (GROUP_JOIN: one per member and generation).
+  const settled = async (members: number, joinEvents: number): Promise<void> => {
+    await groupReaches(group, 'Stable', members);
+    await until(`${joinEvents} GROUP_JOIN events`, 20_000, async () => (joins.length >= joinEvents ? true : undefined), 20);
+  };
   const a = await member();
   try {
-    await groupReaches(group, 'Stable', 1);
+    await settled(1, 1);
     const b = await member();
-    await groupReaches(group, 'Stable', 2);
+    await settled(2, 3);
     await b.disconnect();
-    await groupReaches(group, 'Stable', 1);
+    await settled(1, 4);
   } finally {
     await a.disconnect();
   }
