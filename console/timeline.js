@@ -55,6 +55,7 @@ export function describeEntry(e) {
   const lines = [];
   if (e.kind === 'rebalance') {
     lines.push(`${e.groupType === 'classic' ? 'generation' : 'epoch'} ${generationOf(e)}: ${e.outcome ?? 'rebalance'}, paused ${formatMs(e.durationMs)}`);
+    if (e.passedEpochs?.length) lines.push(`through epochs ${e.passedEpochs.join(', ')}`);
   } else if (e.kind === 'group-converted') {
     lines.push(`converted ${e.from ?? '?'} → ${e.to ?? '?'}`);
   } else {
@@ -87,6 +88,11 @@ export function renderTimeline(entries, inProgress, nowMs) {
       parts.push(`<g class="tl-rebalance outcome-${esc(e.outcome ?? 'unknown')}" data-kind="rebalance" data-generation="${it.generation}" data-x="${it.x.toFixed(2)}" data-width="${it.width.toFixed(2)}" data-duration-ms="${e.durationMs ?? ''}" data-moved="${e.moved?.length ?? 0}">`
         + `${title}<rect x="${it.x.toFixed(2)}" y="${BAR_Y}" width="${it.width.toFixed(2)}" height="${BAR_H}" rx="2"/>`
         + `<text class="tl-label" x="${(it.x + it.width / 2).toFixed(2)}" y="${BAR_Y - 4}" text-anchor="middle">${it.generation}</text></g>`);
+      // Epochs the group went through on the way to this one (members joining one by one): a tick each, inside the bar.
+      for (const passed of e.passedEpochs ?? []) {
+        parts.push(`<g class="tl-passed-epoch" data-generation="${Number(passed)}" data-within-generation="${it.generation}"><title>${esc(`epoch ${passed}, passed on the way to epoch ${it.generation}`)}</title>`
+          + `<line x1="${it.x.toFixed(2)}" y1="${BAR_Y + BAR_H}" x2="${it.x.toFixed(2)}" y2="${BAR_Y + BAR_H + 4}"/></g>`);
+      }
     } else {
       parts.push(`<g class="tl-marker" data-kind="${esc(e.kind)}" data-at-generation="${it.generation}" data-x="${it.x.toFixed(2)}">`
         + `${title}<path d="M${it.x.toFixed(2)} ${AXIS_Y - 2} l-6 -12 h12 z"/><line x1="${it.x.toFixed(2)}" y1="${BAR_Y}" x2="${it.x.toFixed(2)}" y2="${AXIS_Y - 14}"/></g>`);

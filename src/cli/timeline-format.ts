@@ -35,7 +35,10 @@ function leaver(m: LeftMember): string {
 /** `generation 3` for a classic group, `epoch 7` for the others (a classic entry carries no epoch). */
 function generationOf(e: TimelineEntry): string {
   if (e.generation !== undefined) return `generation ${e.generation}`;
-  if (e.epoch !== undefined) return `epoch ${e.epoch}`;
+  if (e.epoch !== undefined) {
+    const passed = e.passedEpochs ?? [];
+    return passed.length === 0 ? `epoch ${e.epoch}` : `epoch ${e.epoch} (through ${passed.join(', ')})`;
+  }
   return 'epoch -';
 }
 

@@ -291,3 +291,48 @@ test('a static member restarting under a new member id: a replacement entry, and
   const empty = await until('the group Empty', 5_000, () => timeline(broker, g).find((e) => e.kind === 'rebalance' && e.outcome === 'Empty'));
   assert.deepEqual(empty.moved, [{ topic: 't', partition: 0, from: j2.memberId, to: null }, { topic: 't', partition: 1, from: j2.memberId, to: null }]);
 });
+
+test('consumer group: epochs that follow one another before the group is Stable again make one entry, with the epochs passed', TIMEOUT, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupConsumerAssignmentIntervalMs: 0 });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.createTopic('t', 3);
+  const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'merging' });
+  cleanup.add('close', () => conn.close());
+  const g = 'recorded-merge';
+  const topicId = broker.storage.topic('t')!.topicId;
+  const owned = new Map<string, number[]>();
+  const epochs = new Map<string, number>();
+  const heartbeat = async (memberId: string): Promise<number> => {
+    const first = !epochs.has(memberId);
+    const r = await conn.request('ConsumerGroupHeartbeat', 1, {
+      groupId: g, memberId, memberEpoch: epochs.get(memberId) ?? 0, instanceId: null, rackId: null, rebalanceTimeoutMs: first ? 30_000 : -1,
+      subscribedTopicNames: first ? ['t'] : null, subscribedTopicRegex: null, serverAssignor: first ? 'range' : null,
+      topicPartitions: first ? [] : [{ topicId, partitions: owned.get(memberId) ?? [] }],
+    });
+    assert.equal(r.errorCode, ErrorCode.NONE);
+    epochs.set(memberId, r.memberEpoch);
+    if (r.assignment !== null) owned.set(memberId, r.assignment.topicPartitions.flatMap((tp) => tp.partitions).sort());
+    return r.memberEpoch;
+  };
+  const stableEpoch = await heartbeat('m1');
+  await heartbeat('m2');
+  const last = await heartbeat('m3');
+  assert.equal(last, stableEpoch + 2, 'each join bumps the group epoch');
+  // Everybody heartbeats until all are at the last epoch and every partition is owned once.
+  for (let i = 0; i < 20; i++) {
+    for (const m of ['m1', 'm2', 'm3']) await heartbeat(m);
+    const all = [...owned.values()].flat().sort();
+    if ([...epochs.values()].every((e) => e === last) && all.join() === '0,1,2') break;
+  }
+  assert.deepEqual([...epochs.values()], [last, last, last]);
+  const entries = await until('the merged entry', 5_000, () => {
+    const es = timeline(broker, g).filter((e) => e.kind === 'rebalance');
+    return es.at(-1)?.epoch === last && es.at(-1)?.outcome === 'Stable' ? es : undefined;
+  });
+  assert.deepEqual(entries.map((e) => [e.epoch, e.passedEpochs ?? []]), [[stableEpoch, []], [last, [stableEpoch + 1]]]);
+  const merged = entries[1]!;
+  assert.deepEqual(merged.joined.map((m) => m.memberId), ['m2', 'm3']);
+  assert.deepEqual(merged.members.map((m) => [m.memberId, m.assignment]).sort(), [...owned].map(([id, ps]) => [id, { t: ps }]).sort());
+});

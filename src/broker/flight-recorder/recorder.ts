@@ -34,6 +34,10 @@ import { TIMELINE_ENTRY_VERSION } from './timeline-entry.js';
 const ENTRIES_PER_GROUP = 200;
 const GROUPS_KEPT = 5_000;
 
+/** At most this many epochs, or this long, make one entry; a group that keeps changing longer gets an entry per stretch. */
+const MAX_PASSED_EPOCHS = 1_000;
+const MAX_MERGED_MS = 60_000;
+
 /** Seconds from a rebalance's start to Stable: 10 ms to 10 minutes. */
 export const REBALANCE_SECONDS_BOUNDS: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
@@ -48,6 +52,8 @@ interface OpenRebalance {
   readonly joined: TimelineMember[];
   readonly left: LeftMember[];
   readonly steps: Map<string, MemberSteps>;
+  /** Consumer, share and streams groups: the earlier epochs this rebalance went through before its current one. */
+  readonly passedEpochs: number[];
 }
 
 interface MemberSteps {
@@ -175,12 +181,24 @@ export class FlightRecorder implements TimelineReader {
       }
       case 'rebalance-started': {
         const g = this.group(e.groupId, e.groupType);
-        // A consumer-type group's newer epoch, or a classic group rebalancing again before its generation was Stable.
-        if (g.open !== null) out.push(this.close(e.groupId, g, 'superseded', nowMs, undefined));
         const classic = e.groupType === 'classic';
+        const open = g.open;
+        if (open !== null && !classic && open.startedAtMs !== null && open.passedEpochs.length < MAX_PASSED_EPOCHS && nowMs - open.startedAtMs < MAX_MERGED_MS) {
+          // A consumer, share or streams group bumps its epoch for every member that joins:
+          // epochs that follow one another before the group is Stable again are one pause of
+          // consumption, one entry (else a group of N members forming writes N entries of up
+          // to N members each).
+          open.passedEpochs.push(open.generation);
+          open.generation = e.generation;
+          g.generation = e.generation;
+          return;
+        }
+        // A classic group rebalancing again before its generation was Stable; a consumer-type
+        // group's rebalance that went on too long to be merged further.
+        if (open !== null) out.push(this.close(e.groupId, g, 'superseded', nowMs, undefined));
         g.open = {
           startedAtMs: nowMs, reason: e.reason, generation: classic ? e.generation + 1 : e.generation, joinCompletedAtMs: null,
-          joined: g.pendingJoined, left: g.pendingLeft, steps: new Map(),
+          joined: g.pendingJoined, left: g.pendingLeft, steps: new Map(), passedEpochs: [],
         };
         g.pendingJoined = [];
         g.pendingLeft = [];
@@ -261,7 +279,10 @@ export class FlightRecorder implements TimelineReader {
 
   /** A rebalance whose start was not seen (it began before a restart). */
   private openUnseen(g: GroupRecording, generation: number): OpenRebalance {
-    g.open = { startedAtMs: null, reason: 'began before the broker restarted', generation, joinCompletedAtMs: null, joined: g.pendingJoined, left: g.pendingLeft, steps: new Map() };
+    g.open = {
+      startedAtMs: null, reason: 'began before the broker restarted', generation, joinCompletedAtMs: null,
+      joined: g.pendingJoined, left: g.pendingLeft, steps: new Map(), passedEpochs: [],
+    };
     g.pendingJoined = [];
     g.pendingLeft = [];
     return g.open;
@@ -297,7 +318,7 @@ export class FlightRecorder implements TimelineReader {
             completingRebalanceMs: open.joinCompletedAtMs === null || outcome === 'Empty' ? null : nowMs - open.joinCompletedAtMs,
             leader: classic?.leader ?? null, protocolType: classic?.protocolType ?? null, protocol: classic?.protocolName ?? null,
           }
-        : { revoked: revokedOf(open), reconciliation: reconciliationOf(open) }),
+        : { revoked: revokedOf(open), reconciliation: reconciliationOf(open), ...(open.passedEpochs.length > 0 ? { passedEpochs: open.passedEpochs } : {}) }),
     };
     if (outcome !== 'superseded' && durationMs !== null) {
       let h = this.timeToStable.get(groupId);

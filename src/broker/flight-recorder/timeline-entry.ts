@@ -4,8 +4,8 @@
  * client can read the topic; `brook groups timeline` and the console read these entries.
  *
  * A `rebalance` entry is one generation (classic groups) or one group epoch (consumer,
- * share and streams groups), written when it ends: the group reached Stable or Empty, or a
- * newer rebalance superseded it. Its `time` is when the rebalance began and `durationMs`
+ * share and streams groups; with the epochs it went through on the way, `passedEpochs`),
+ * written when it ends: the group reached Stable or Empty, or a newer rebalance superseded it. Its `time` is when the rebalance began and `durationMs`
  * how long consumption was paused (from the start to the outcome). The other kinds are
  * single moments: a member expired or fenced, a static member replaced, a group converted
  * between protocols or deleted.
@@ -102,6 +102,12 @@ export interface TimelineEntry {
   readonly protocol?: string | null;
   /** Consumer, share and streams rebalances: what members had to give up, and how each converged. */
   readonly revoked?: readonly { readonly memberId: string; readonly partitions: PartitionsByTopic }[];
+  /**
+   * Consumer, share and streams rebalances: the group epochs it went through before `epoch`.
+   * Epochs that follow one another before the group is Stable again (members joining one by
+   * one) are one rebalance, one entry.
+   */
+  readonly passedEpochs?: readonly number[];
   readonly reconciliation?: readonly MemberReconciliation[];
   /** group-converted: the protocols. */
   readonly from?: GroupType;
