@@ -1,0 +1,280 @@
+/**
+ * The flight recorder's cost: two Brook brokers in the same run, alike but for
+ * group.timeline.enable (true: every group transition folded into a JSON entry of
+ * `__brook_group_timeline`; false: nothing recorded), measured alternately so that whatever
+ * else loads the machine weighs on both:
+ *
+ * - commits: OffsetCommit throughput, 1 partition per commit (lib/commits.ts, as the commits
+ *   scenario), on brokers with no members yet;
+ * - heartbeats: a few thousand KIP-848 members (raw, lib/heartbeats.ts) heartbeating on each
+ *   broker, joined on both at once; then windows of steady heartbeats, heartbeat p50/p99 and
+ *   the broker's CPU. The recorder has nothing to do here (no group changes): the figures
+ *   show whether it costs anything when idle;
+ * - churn, where it works: on top of those members, fresh groups form (time until every
+ *   member holds its assignment), then rounds in which one member of every churn group leaves
+ *   and a new one joins in its place, each round timed until every member of every churn
+ *   group has converged; the broker's CPU per round, group changes per second, and the
+ *   heartbeat p99 of the steady members and of the churning ones meanwhile. Then every churn
+ *   member leaves (the groups become Empty: entries too).
+ *
+ * Cases are named "..., recorder on" / "..., recorder off"; the "on vs off" column is the
+ * recorder-on figure against the recorder-off one: 1x is no cost, below 1x is its cost.
+ */
+import { startBroker, type BrokerUnderTest } from '../lib/brokers.js';
+import { commitThroughput, connect } from '../lib/commits.js';
+import { cpuMsOf } from '../lib/cpu-time.js';
+import { HeartbeatLoad } from '../lib/heartbeats.js';
+import { progress } from '../lib/progress.js';
+import { Recorder, type Metric, type Scenario, type ScenarioContext, type ScenarioReport } from '../lib/scenario.js';
+import { median } from '../lib/stats.js';
+import { createTopic, uniqueName } from '../lib/topics.js';
+import { Api } from '../../src/protocol/messages/index.js';
+
+const TIMELINE_TOPIC = '__brook_group_timeline';
+
+interface Sizes {
+  readonly commits: number;
+  /** Steady members: groups x members per group. */
+  readonly steadyGroups: number;
+  readonly windowMs: number;
+  readonly churnGroups: number;
+  readonly churnRounds: number;
+}
+
+const FULL: Sizes = { commits: 30_000, steadyGroups: 1_000, windowMs: 10_000, churnGroups: 20, churnRounds: 10 };
+const QUICK: Sizes = { commits: 2_000, steadyGroups: 100, windowMs: 2_000, churnGroups: 5, churnRounds: 3 };
+
+const COMMIT_CONNECTIONS = 8;
+const COMMIT_IN_FLIGHT = 8;
+const STEADY_MEMBERS = 3;
+/** Kafka's consumers heartbeat every 5 s by default; 3 s makes a thousand heartbeats a second per broker of 3,000 members. */
+const STEADY_HEARTBEAT_MS = 3_000;
+const STEADY_CONNECTIONS = 100;
+/** Churn groups are larger, so that each entry lists members, assignments and moves. */
+const CHURN_MEMBERS = 10;
+const CHURN_PARTITIONS = 30;
+/** The run's group.consumer.heartbeat.interval.ms default (lib/scenario.ts): members learn of changes within it. */
+const CHURN_HEARTBEAT_MS = 100;
+
+type Setting = 'on' | 'off';
+
+interface Side {
+  readonly setting: Setting;
+  readonly broker: BrokerUnderTest;
+  readonly topic: string;
+  steady: HeartbeatLoad | null;
+}
+
+const ms = (name: string): Metric => ({ name, unit: 'ms', lowerIsBetter: true });
+
+/** Per-run values of one side, by case and metric. */
+class Samples {
+  private readonly values = new Map<string, Map<string, { metric: Metric; values: number[] }>>();
+
+  push(c: string, metric: Metric, value: number): void {
+    let byMetric = this.values.get(c);
+    if (byMetric === undefined) this.values.set(c, (byMetric = new Map()));
+    let entry = byMetric.get(metric.name);
+    if (entry === undefined) byMetric.set(metric.name, (entry = { metric, values: [] }));
+    entry.values.push(value);
+  }
+
+  /** Into the report: each case of the recorder-on broker compared with the same case of the recorder-off one. */
+  static addTo(rec: Recorder, on: Samples, off: Samples, noRatio: ReadonlySet<string>): void {
+    for (const [setting, samples] of [['on', on], ['off', off]] as const) {
+      for (const [c, byMetric] of samples.values) {
+        for (const { metric, values } of byMetric.values()) {
+          const compared = setting === 'on' && !noRatio.has(metric.name);
+          rec.add({ case: `${c}, recorder ${setting}`, client: 'raw', broker: 'brook', ...(compared ? { vsCase: `${c}, recorder off` } : {}) }, metric, values);
+        }
+      }
+    }
+  }
+}
+
+/** The next offset of the timeline topic: entries written so far (0 while it does not exist). */
+async function timelineEntries(bootstrap: string): Promise<number> {
+  const conn = await connect(bootstrap, 'brook-bench-timeline');
+  try {
+    const r = await conn.request(Api.ListOffsets, { replicaId: -1, isolationLevel: 0, topics: [{ name: TIMELINE_TOPIC, partitions: [{ partitionIndex: 0, timestamp: -1n }] }] }, { version: 5 });
+    const p = r.topics[0]?.partitions[0];
+    return p === undefined || p.errorCode !== 0 ? 0 : Number(p.offset);
+  } finally {
+    conn.close();
+  }
+}
+
+/** Both settings in an order alternating with the run, so neither always goes first. */
+function alternate(sides: readonly Side[], run: number): Side[] {
+  return run % 2 === 1 ? [...sides] : [...sides].reverse();
+}
+
+async function measureCommits(ctx: ScenarioContext, sides: readonly Side[], sizes: Sizes, samples: Record<Setting, Samples>): Promise<void> {
+  const conns = new Map(await Promise.all(sides.map(async (s) => [s.setting, await Promise.all(Array.from({ length: COMMIT_CONNECTIONS }, () => connect(s.broker.bootstrap)))] as const)));
+  try {
+    // Warm-up, not recorded: connections, JIT, the offsets topic's first writes.
+    for (const s of sides) await commitThroughput(conns.get(s.setting)!, uniqueName('bench-recorder-warmup'), s.topic, 1, Math.min(2_000, sizes.commits), COMMIT_IN_FLIGHT);
+    for (let run = 1; run <= ctx.runs; run++) {
+      for (const s of alternate(sides, run)) {
+        progress(`recorder: commits, recorder ${s.setting}, run ${run}/${ctx.runs}`);
+        const cpu = cpuMsOf(s.broker.pid);
+        const rate = await commitThroughput(conns.get(s.setting)!, uniqueName('bench-recorder-commits'), s.topic, 1, sizes.commits, COMMIT_IN_FLIGHT);
+        samples[s.setting].push('1 partition/commit', { name: 'commits', unit: 'commits/s', lowerIsBetter: false }, rate);
+        samples[s.setting].push('1 partition/commit', { name: 'broker CPU per 1,000 commits', unit: 'ms', lowerIsBetter: true }, ((cpuMsOf(s.broker.pid) - cpu) / sizes.commits) * 1000);
+        progress(`recorder: commits, recorder ${s.setting}: ${rate.toFixed(0)} commits/s`);
+      }
+    }
+  } finally {
+    for (const list of conns.values()) for (const c of list) c.close();
+  }
+}
+
+/** Both brokers' steady members join at once (each the other's load alike), then stay for the rest of the scenario. */
+async function startSteady(sides: readonly Side[], sizes: Sizes, samples: Record<Setting, Samples>, label: string): Promise<void> {
+  await Promise.all(sides.map(async (s) => {
+    const load = new HeartbeatLoad({
+      bootstrap: s.broker.bootstrap, topic: s.topic, groups: sizes.steadyGroups, membersPerGroup: STEADY_MEMBERS,
+      connections: Math.min(STEADY_CONNECTIONS, sizes.steadyGroups), heartbeatIntervalMs: STEADY_HEARTBEAT_MS, groupPrefix: uniqueName('bench-recorder-steady'),
+    });
+    s.steady = load;
+    const started = performance.now();
+    const cpu = cpuMsOf(s.broker.pid);
+    await load.start();
+    await load.settled(1, 300_000, 50);
+    samples[s.setting].push(label, ms('to converged'), performance.now() - started);
+    samples[s.setting].push(label, ms('broker CPU'), cpuMsOf(s.broker.pid) - cpu);
+    progress(`recorder: ${label}, recorder ${s.setting}: converged in ${(performance.now() - started).toFixed(0)} ms`);
+  }));
+}
+
+async function measureSteady(ctx: ScenarioContext, sides: readonly Side[], sizes: Sizes, samples: Record<Setting, Samples>, label: string): Promise<void> {
+  for (let run = 1; run <= ctx.runs; run++) {
+    for (const s of alternate(sides, run)) {
+      progress(`recorder: ${label}, recorder ${s.setting}, window ${run}/${ctx.runs}`);
+      const cpu = cpuMsOf(s.broker.pid);
+      const w = await s.steady!.window(sizes.windowMs);
+      const out = samples[s.setting];
+      out.push(label, ms('heartbeat p50'), w.heartbeatP50Ms);
+      out.push(label, ms('heartbeat p99'), w.heartbeatP99Ms);
+      out.push(label, { name: 'heartbeats', unit: '/s', lowerIsBetter: false }, w.heartbeats / w.seconds);
+      out.push(label, { name: 'broker CPU', unit: 'cores', lowerIsBetter: true }, (cpuMsOf(s.broker.pid) - cpu) / 1000 / w.seconds);
+      out.push(label, { name: 'errors answered', unit: 'count', lowerIsBetter: true }, w.errors);
+    }
+  }
+}
+
+/** One churn run on one broker: fresh groups form, `churnRounds` rounds of replacements, then everyone leaves. */
+async function churnRun(s: Side, sizes: Sizes, out: Samples, formLabel: string, churnLabel: string): Promise<void> {
+  const entriesBefore = await timelineEntries(s.broker.bootstrap);
+  const load = new HeartbeatLoad({
+    bootstrap: s.broker.bootstrap, topic: s.topic.replace('steady', 'churn'), groups: sizes.churnGroups, membersPerGroup: CHURN_MEMBERS,
+    connections: sizes.churnGroups, heartbeatIntervalMs: CHURN_HEARTBEAT_MS, groupPrefix: uniqueName('bench-recorder-churn'),
+  });
+  try {
+    let cpu = cpuMsOf(s.broker.pid);
+    let started = performance.now();
+    await load.start();
+    await load.settled(1, 120_000, 5);
+    out.push(formLabel, ms('to converged'), performance.now() - started);
+    out.push(formLabel, ms('broker CPU'), cpuMsOf(s.broker.pid) - cpu);
+
+    const rounds: number[] = [];
+    s.steady!.beginWindow();
+    load.beginWindow();
+    cpu = cpuMsOf(s.broker.pid);
+    started = performance.now();
+    for (let round = 0; round < sizes.churnRounds; round++) {
+      const t0 = performance.now();
+      for (let g = 0; g < sizes.churnGroups; g++) load.replace(g, round % CHURN_MEMBERS);
+      await load.settled(1, 60_000, 5);
+      rounds.push(performance.now() - t0);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const cpuMs = cpuMsOf(s.broker.pid) - cpu;
+    const steady = s.steady!.endWindow();
+    const churning = load.endWindow();
+    out.push(churnLabel, ms('round to converged, median'), median(rounds));
+    out.push(churnLabel, { name: 'group changes', unit: '/s', lowerIsBetter: false }, (2 * sizes.churnGroups * sizes.churnRounds) / seconds);
+    out.push(churnLabel, ms('broker CPU per round'), cpuMs / sizes.churnRounds);
+    out.push(churnLabel, ms('steady members heartbeat p50'), steady.heartbeatP50Ms);
+    out.push(churnLabel, ms('steady members heartbeat p99'), steady.heartbeatP99Ms);
+    out.push(churnLabel, ms('churning members heartbeat p99'), churning.heartbeatP99Ms);
+    await load.leaveAll();
+    // Entries of the whole run: formation, rounds, the groups emptying (as far as written when the leaves were answered).
+    out.push(churnLabel, { name: 'timeline entries written', unit: 'count', lowerIsBetter: true }, (await timelineEntries(s.broker.bootstrap)) - entriesBefore);
+    progress(`recorder: churn, recorder ${s.setting}: rounds median ${median(rounds).toFixed(0)} ms, broker CPU ${(cpuMs / sizes.churnRounds).toFixed(0)} ms/round`);
+  } finally {
+    load.close();
+  }
+}
+
+async function startSide(ctx: ScenarioContext, setting: Setting): Promise<Side> {
+  const base = ctx.pool.options('brook');
+  const broker = await startBroker('brook', { ...base, config: { ...base.config, 'group.timeline.enable': setting === 'on' ? 'true' : 'false' } });
+  try {
+    const topic = uniqueName('bench-recorder-steady');
+    await createTopic(broker.bootstrap, topic, STEADY_MEMBERS);
+    await createTopic(broker.bootstrap, topic.replace('steady', 'churn'), CHURN_PARTITIONS);
+    progress(`recorder: broker with recorder ${setting} up at ${broker.bootstrap}`);
+    return { setting, broker, topic, steady: null };
+  } catch (err) {
+    await broker.stop();
+    throw err;
+  }
+}
+
+export const recorderScenario: Scenario = {
+  name: 'recorder',
+  title: 'flight recorder cost: group.timeline.enable=true vs false (commits/s, heartbeat p50/p99, churn of members)',
+  async run(ctx: ScenarioContext): Promise<ScenarioReport> {
+    const rec = new Recorder(this.name, this.title);
+    rec.caseRatio = 'on vs off';
+    if (!ctx.brokers.includes('brook')) {
+      rec.skipped.push('needs Brook\'s broker (--brokers without brook)');
+      return rec.report();
+    }
+    const sizes = ctx.quick ? QUICK : FULL;
+    const steadyMembers = sizes.steadyGroups * STEADY_MEMBERS;
+    const steadyLabel = `${steadyMembers.toLocaleString('en-US')} members heartbeating`;
+    const formSteadyLabel = `${steadyMembers.toLocaleString('en-US')} members join (both brokers at once)`;
+    const formLabel = `churn: ${sizes.churnGroups} groups x ${CHURN_MEMBERS} form`;
+    const churnLabel = `churn: ${sizes.churnGroups} groups x ${CHURN_MEMBERS}, 1 leaves + 1 joins each per round`;
+    rec.notes.push('two Brook brokers in the same run, the same settings but group.timeline.enable (true / false); every measurement alternates between them (on, off, then off, on, ...) so the machine\'s other load weighs on both alike; "on vs off": the recorder-on figure against the recorder-off one, 1x no cost, below 1x its cost');
+    rec.notes.push(`commits: ${COMMIT_CONNECTIONS} connections x ${COMMIT_IN_FLIGHT} OffsetCommit v8 in flight, 1 partition each, simple groups (generation -1), ${sizes.commits.toLocaleString('en-US')} per run, before any member joins`);
+    rec.notes.push(`heartbeats: ${sizes.steadyGroups.toLocaleString('en-US')} consumer groups x ${STEADY_MEMBERS} raw ConsumerGroupHeartbeat v1 members per broker over ${Math.min(STEADY_CONNECTIONS, sizes.steadyGroups)} connections, each every ${STEADY_HEARTBEAT_MS} ms, live on both brokers from their joining to the end (so each window runs with both fleets heartbeating); windows of ${sizes.windowMs / 1000} s; latency from write to answer`);
+    rec.notes.push(`churn: ${sizes.churnGroups} groups x ${CHURN_MEMBERS} members on a ${CHURN_PARTITIONS}-partition topic, heartbeating every ${CHURN_HEARTBEAT_MS} ms (and at once to acknowledge a new assignment); a round: in every group one member leaves (leave heartbeat) and a new one joins, timed until every member is at its group's epoch and had an unchanged answer (so it includes up to one heartbeat interval of the members' pace); ${sizes.churnRounds} rounds per run, on top of the steady members (whose heartbeat latency is measured meanwhile); each run ends with every churn member leaving`);
+    const sides: Side[] = [];
+    const samples: Record<Setting, Samples> = { on: new Samples(), off: new Samples() };
+    try {
+      await rec.attempt('starting the brokers', async () => {
+        // One after the other: start-up is not measured.
+        sides.push(await startSide(ctx, 'on'));
+        sides.push(await startSide(ctx, 'off'));
+      });
+      if (sides.length === 2) {
+        await rec.attempt('commits', () => measureCommits(ctx, sides, sizes, samples));
+        await rec.attempt('steady members', async () => {
+          await startSteady(sides, sizes, samples, formSteadyLabel);
+          await measureSteady(ctx, sides, sizes, samples, steadyLabel);
+        });
+        if (sides.every((s) => s.steady !== null)) {
+          await rec.attempt('churn', async () => {
+            for (let run = 1; run <= ctx.runs; run++) {
+              for (const s of alternate(sides, run)) {
+                progress(`recorder: churn, recorder ${s.setting}, run ${run}/${ctx.runs}`);
+                await churnRun(s, sizes, samples[s.setting], formLabel, churnLabel);
+              }
+            }
+          });
+        }
+      }
+    } finally {
+      for (const s of sides) {
+        s.steady?.close();
+        await s.broker.stop().catch(() => undefined);
+      }
+    }
+    Samples.addTo(rec, samples.on, samples.off, new Set(['timeline entries written', 'errors answered']));
+    return rec.report();
+  },
+};
