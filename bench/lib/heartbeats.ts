@@ -30,6 +30,12 @@ export interface HeartbeatLoadOptions {
   readonly commitIntervalMs?: number;
   readonly commitGroups?: number;
   readonly groupPrefix: string;
+  /**
+   * The owner calls tick() every TICK_MS instead of a timer of this load's own: one timer
+   * driving several loads, in an order that alternates, so that no load always sends first
+   * (the one that does waits, in every tick, for the others' sends before its answers are read).
+   */
+  readonly externalTicks?: boolean;
 }
 
 interface Member {
@@ -86,7 +92,8 @@ export interface HeartbeatWindow {
   readonly errors: number;
 }
 
-const TICK_MS = 5;
+/** How often due heartbeats and commits are sent. */
+export const TICK_MS = 5;
 const REJOIN = new Set<number>([ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN_MEMBER_ID]);
 
 export class HeartbeatLoad {
@@ -96,6 +103,8 @@ export class HeartbeatLoad {
   private commits: Rotation | null = null;
   private conns: KafkaConnection[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** Between start and close (or leaveAll): members heartbeat. */
+  private running = false;
   private heartbeatLatencies: number[] = [];
   private commitLatencies: number[] = [];
   private errors = 0;
@@ -118,7 +127,8 @@ export class HeartbeatLoad {
     const now = performance.now();
     this.heartbeats = new Rotation(this.members.length, this.o.heartbeatIntervalMs, now);
     this.commits = new Rotation(this.committers.length, this.o.commitIntervalMs ?? 1000, now + this.o.heartbeatIntervalMs);
-    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.running = true;
+    if (this.o.externalTicks !== true) this.timer = setInterval(() => this.tick(), TICK_MS);
   }
 
   /**
@@ -193,6 +203,7 @@ export class HeartbeatLoad {
 
   /** Stops heartbeating; every joined member leaves its group, answered before this resolves. */
   async leaveAll(): Promise<void> {
+    this.running = false;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     const leaving = this.members.filter((m) => m.epoch > 0 && !m.left);
@@ -202,17 +213,20 @@ export class HeartbeatLoad {
 
   /** Stops heartbeating and closes the connections (the members expire on the broker). */
   close(): void {
+    this.running = false;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     for (const c of this.conns) c.close();
   }
 
   /**
-   * Sends what is due. A member whose previous request is still unanswered skips its turn,
+   * Sends what is due (every TICK_MS: from the load's own timer, or its owner's with
+   * externalTicks). A member whose previous request is still unanswered skips its turn,
    * as a client does not heartbeat again while one is in flight; a member that has not
    * joined yet does not commit.
    */
-  private tick(): void {
+  tick(): void {
+    if (!this.running) return;
     const now = performance.now();
     this.heartbeats!.take(now, (i) => {
       const m = this.members[i]!;
@@ -272,7 +286,7 @@ export class HeartbeatLoad {
         m.owned = r.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
         m.acknowledge = true;
         // As Kafka's consumer: a new assignment is acknowledged at once, not at the next turn.
-        if (this.timer !== null) this.heartbeat(m);
+        if (this.running) this.heartbeat(m);
       }
     }, (err: unknown) => {
       m.inFlight = false;
