@@ -183,6 +183,8 @@ async function measureSteady(ctx: ScenarioContext, sides: readonly Side[], sizes
       out.push(label, { name: 'heartbeats', unit: '/s', lowerIsBetter: false }, w.heartbeats / w.seconds);
       out.push(label, { name: 'broker CPU', unit: 'cores', lowerIsBetter: true }, (cpuMsOf(s.broker.pid) - cpu) / 1000 / w.seconds);
       out.push(label, { name: 'errors answered', unit: 'count', lowerIsBetter: true }, w.errors);
+      // The recorder keeps each group's members, assignments and newest entries in memory: a larger heap to collect.
+      out.push(label, { name: 'broker RSS', unit: 'MiB', lowerIsBetter: true }, (s.broker.rssBytes() ?? NaN) / (1024 * 1024));
     }
   }
 }
