@@ -37,12 +37,22 @@ interface Sizes {
   /** Steady members: groups x members per group. */
   readonly steadyGroups: number;
   readonly windowMs: number;
-  readonly churnGroups: number;
+  readonly churn: readonly Churn[];
   readonly churnRounds: number;
 }
 
-const FULL: Sizes = { commits: 30_000, steadyGroups: 1_000, windowMs: 10_000, churnGroups: 20, churnRounds: 30 };
-const QUICK: Sizes = { commits: 2_000, steadyGroups: 100, windowMs: 2_000, churnGroups: 5, churnRounds: 3 };
+/** Churn groups: many small ones (many entries), and a few large ones (entries listing 100 members and their moves). */
+interface Churn {
+  readonly groups: number;
+  readonly members: number;
+  readonly partitions: number;
+}
+
+const FULL: Sizes = {
+  commits: 30_000, steadyGroups: 1_000, windowMs: 10_000, churnRounds: 30,
+  churn: [{ groups: 20, members: 10, partitions: 30 }, { groups: 2, members: 100, partitions: 300 }],
+};
+const QUICK: Sizes = { commits: 2_000, steadyGroups: 100, windowMs: 2_000, churnRounds: 3, churn: [{ groups: 5, members: 10, partitions: 30 }] };
 
 const COMMIT_CONNECTIONS = 8;
 const COMMIT_IN_FLIGHT = 8;
@@ -50,9 +60,6 @@ const STEADY_MEMBERS = 3;
 /** Kafka's consumers heartbeat every 5 s by default; 3 s makes a thousand heartbeats a second per broker of 3,000 members. */
 const STEADY_HEARTBEAT_MS = 3_000;
 const STEADY_CONNECTIONS = 100;
-/** Churn groups are larger, so that each entry lists members, assignments and moves. */
-const CHURN_MEMBERS = 10;
-const CHURN_PARTITIONS = 30;
 /** The run's group.consumer.heartbeat.interval.ms default (lib/scenario.ts): members learn of changes within it. */
 const CHURN_HEARTBEAT_MS = 100;
 
@@ -62,6 +69,8 @@ interface Side {
   readonly setting: Setting;
   readonly broker: BrokerUnderTest;
   readonly topic: string;
+  /** One per churn shape (Sizes.churn). */
+  readonly churnTopics: readonly string[];
   steady: HeartbeatLoad | null;
 }
 
@@ -190,11 +199,13 @@ async function measureSteady(ctx: ScenarioContext, sides: readonly Side[], sizes
 }
 
 /** One churn run on one broker: fresh groups form, `churnRounds` rounds of replacements, then everyone leaves. */
-async function churnRun(s: Side, sizes: Sizes, out: Samples, formLabel: string, churnLabel: string): Promise<void> {
+async function churnRun(s: Side, sizes: Sizes, shape: number, out: Samples): Promise<void> {
+  const c = sizes.churn[shape]!;
+  const { form: formLabel, churn: churnLabel } = churnLabels(c);
   const entriesBefore = await timelineEntries(s.broker.bootstrap);
   const load = new HeartbeatLoad({
-    bootstrap: s.broker.bootstrap, topic: s.topic.replace('steady', 'churn'), groups: sizes.churnGroups, membersPerGroup: CHURN_MEMBERS,
-    connections: sizes.churnGroups, heartbeatIntervalMs: CHURN_HEARTBEAT_MS, groupPrefix: uniqueName('bench-recorder-churn'),
+    bootstrap: s.broker.bootstrap, topic: s.churnTopics[shape]!, groups: c.groups, membersPerGroup: c.members,
+    connections: Math.min(c.groups * c.members, 20), heartbeatIntervalMs: CHURN_HEARTBEAT_MS, groupPrefix: uniqueName('bench-recorder-churn'),
   });
   try {
     let cpu = cpuMsOf(s.broker.pid);
@@ -211,7 +222,7 @@ async function churnRun(s: Side, sizes: Sizes, out: Samples, formLabel: string, 
     started = performance.now();
     for (let round = 0; round < sizes.churnRounds; round++) {
       const t0 = performance.now();
-      for (let g = 0; g < sizes.churnGroups; g++) load.replace(g, round % CHURN_MEMBERS);
+      for (let g = 0; g < c.groups; g++) load.replace(g, round % c.members);
       await load.settled(1, 60_000, 5);
       rounds.push(performance.now() - t0);
     }
@@ -220,7 +231,7 @@ async function churnRun(s: Side, sizes: Sizes, out: Samples, formLabel: string, 
     const steady = s.steady!.endWindow();
     const churning = load.endWindow();
     out.push(churnLabel, ms('round to converged, median'), median(rounds));
-    out.push(churnLabel, { name: 'group changes', unit: '/s', lowerIsBetter: false }, (2 * sizes.churnGroups * sizes.churnRounds) / seconds);
+    out.push(churnLabel, { name: 'group changes', unit: '/s', lowerIsBetter: false }, (2 * c.groups * sizes.churnRounds) / seconds);
     out.push(churnLabel, ms('broker CPU per round'), cpuMs / sizes.churnRounds);
     out.push(churnLabel, ms('steady members heartbeat p50'), steady.heartbeatP50Ms);
     out.push(churnLabel, ms('steady members heartbeat p99'), steady.heartbeatP99Ms);
@@ -228,21 +239,29 @@ async function churnRun(s: Side, sizes: Sizes, out: Samples, formLabel: string, 
     await load.leaveAll();
     // Entries of the whole run: formation, rounds, the groups emptying (as far as written when the leaves were answered).
     out.push(churnLabel, { name: 'timeline entries written', unit: 'count', lowerIsBetter: true }, (await timelineEntries(s.broker.bootstrap)) - entriesBefore);
-    progress(`recorder: churn, recorder ${s.setting}: rounds median ${median(rounds).toFixed(0)} ms, broker CPU ${(cpuMs / sizes.churnRounds).toFixed(0)} ms/round`);
+    progress(`recorder: ${churnLabel}, recorder ${s.setting}: rounds median ${median(rounds).toFixed(0)} ms, broker CPU ${(cpuMs / sizes.churnRounds).toFixed(0)} ms/round`);
   } finally {
     load.close();
   }
 }
 
-async function startSide(ctx: ScenarioContext, setting: Setting): Promise<Side> {
+function churnLabels(c: Churn): { form: string; churn: string } {
+  return { form: `churn: ${c.groups} groups x ${c.members} form`, churn: `churn: ${c.groups} groups x ${c.members}, 1 leaves + 1 joins each per round` };
+}
+
+async function startSide(ctx: ScenarioContext, setting: Setting, sizes: Sizes): Promise<Side> {
   const base = ctx.pool.options('brook');
   const broker = await startBroker('brook', { ...base, config: { ...base.config, 'group.timeline.enable': setting === 'on' ? 'true' : 'false' } });
   try {
     const topic = uniqueName('bench-recorder-steady');
     await createTopic(broker.bootstrap, topic, STEADY_MEMBERS);
-    await createTopic(broker.bootstrap, topic.replace('steady', 'churn'), CHURN_PARTITIONS);
+    const churnTopics: string[] = [];
+    for (const c of sizes.churn) {
+      churnTopics.push(uniqueName('bench-recorder-churn'));
+      await createTopic(broker.bootstrap, churnTopics.at(-1)!, c.partitions);
+    }
     progress(`recorder: broker with recorder ${setting} up at ${broker.bootstrap}`);
-    return { setting, broker, topic, steady: null };
+    return { setting, broker, topic, churnTopics, steady: null };
   } catch (err) {
     await broker.stop();
     throw err;
@@ -263,20 +282,18 @@ export const recorderScenario: Scenario = {
     const steadyMembers = sizes.steadyGroups * STEADY_MEMBERS;
     const steadyLabel = `${steadyMembers.toLocaleString('en-US')} members heartbeating`;
     const formSteadyLabel = `${steadyMembers.toLocaleString('en-US')} members join (both brokers at once)`;
-    const formLabel = `churn: ${sizes.churnGroups} groups x ${CHURN_MEMBERS} form`;
-    const churnLabel = `churn: ${sizes.churnGroups} groups x ${CHURN_MEMBERS}, 1 leaves + 1 joins each per round`;
     rec.notes.push('two Brook brokers in the same run, the same settings but group.timeline.enable (true / false); every measurement alternates between them (on, off, then off, on, ...) so the machine\'s other load weighs on both alike; "on vs off": the recorder-on figure against the recorder-off one, 1x no cost, below 1x its cost');
     rec.notes.push(`commits: ${COMMIT_CONNECTIONS} connections x ${COMMIT_IN_FLIGHT} OffsetCommit v8 in flight, 1 partition each, simple groups (generation -1), ${sizes.commits.toLocaleString('en-US')} per run, before any member joins`);
     rec.notes.push(`heartbeats: ${sizes.steadyGroups.toLocaleString('en-US')} consumer groups x ${STEADY_MEMBERS} raw ConsumerGroupHeartbeat v1 members per broker over ${Math.min(STEADY_CONNECTIONS, sizes.steadyGroups)} connections, each every ${STEADY_HEARTBEAT_MS} ms, live on both brokers from their joining to the end (so each window runs with both fleets heartbeating); windows of ${sizes.windowMs / 1000} s; latency from write to answer`);
-    rec.notes.push(`churn: ${sizes.churnGroups} groups x ${CHURN_MEMBERS} members on a ${CHURN_PARTITIONS}-partition topic, heartbeating every ${CHURN_HEARTBEAT_MS} ms (and at once to acknowledge a new assignment); a round: in every group one member leaves (leave heartbeat) and a new one joins, timed until every member is at its group's epoch and had an unchanged answer (so it includes up to one heartbeat interval of the members' pace); ${sizes.churnRounds} rounds per run, on top of the steady members (whose heartbeat latency is measured meanwhile); each run ends with every churn member leaving`);
+    rec.notes.push(`churn: ${sizes.churn.map((c) => `${c.groups} groups x ${c.members} members on a ${c.partitions}-partition topic`).join('; ')}, heartbeating every ${CHURN_HEARTBEAT_MS} ms (and at once to acknowledge a new assignment); a round: in every group one member leaves (leave heartbeat) and a new one joins, timed until every member is at its group's epoch and had an unchanged answer (so it includes up to one heartbeat interval of the members' pace); ${sizes.churnRounds} rounds per run, on top of the steady members (whose heartbeat latency is measured meanwhile); each run ends with every churn member leaving`);
     const sides: Side[] = [];
     let stopTicker = (): void => undefined;
     const samples: Record<Setting, Samples> = { on: new Samples(), off: new Samples() };
     try {
       await rec.attempt('starting the brokers', async () => {
         // One after the other: start-up is not measured.
-        sides.push(await startSide(ctx, 'on'));
-        sides.push(await startSide(ctx, 'off'));
+        sides.push(await startSide(ctx, 'on', sizes));
+        sides.push(await startSide(ctx, 'off', sizes));
       });
       if (sides.length === 2) {
         await rec.attempt('commits', () => measureCommits(ctx, sides, sizes, samples));
@@ -285,14 +302,17 @@ export const recorderScenario: Scenario = {
           await measureSteady(ctx, sides, sizes, samples, steadyLabel);
         });
         if (sides.every((s) => s.steady !== null)) {
-          await rec.attempt('churn', async () => {
-            for (let run = 1; run <= ctx.runs; run++) {
-              for (const s of alternate(sides, run)) {
-                progress(`recorder: churn, recorder ${s.setting}, run ${run}/${ctx.runs}`);
-                await churnRun(s, sizes, samples[s.setting], formLabel, churnLabel);
+          for (const [shape, c] of sizes.churn.entries()) {
+            const label = churnLabels(c).churn;
+            await rec.attempt(label, async () => {
+              for (let run = 1; run <= ctx.runs; run++) {
+                for (const s of alternate(sides, run)) {
+                  progress(`recorder: ${label}, recorder ${s.setting}, run ${run}/${ctx.runs}`);
+                  await churnRun(s, sizes, shape, samples[s.setting]);
+                }
               }
-            }
-          });
+            });
+          }
         }
       }
     } finally {
