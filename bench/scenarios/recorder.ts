@@ -10,8 +10,9 @@
  *   broker, joined on both at once; then windows of steady heartbeats, heartbeat p50/p99 and
  *   the broker's CPU. The recorder has nothing to do here (no group changes): the figures
  *   show whether it costs anything when idle;
- * - churn, where it works: on top of those members, fresh groups form (time until every
- *   member holds its assignment), then rounds in which one member of every churn group leaves
+ * - churn, where it works: on top of those members, fresh groups form (many small ones, and
+ *   in full runs a few of 100 members: entries that list many members and moves; time until
+ *   every member holds its assignment), then rounds in which one member of every churn group leaves
  *   and a new one joins in its place, each round timed until every member of every churn
  *   group has converged; the broker's CPU per round, group changes per second, and the
  *   heartbeat p99 of the steady members and of the churning ones meanwhile. Then every churn
