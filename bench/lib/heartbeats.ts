@@ -1,5 +1,5 @@
 /**
- * Raw KIP-848 group members for the many-groups scenario: many consumer groups, each of a few
+ * Raw KIP-848 group members for the many-groups and recorder scenarios: many consumer groups, each of a few
  * members, heartbeating (ConsumerGroupHeartbeat v1) over a pool of connections, as a fleet of
  * consumers would, and optionally one member per group committing its partitions
  * (OffsetCommit v9, with its member epoch) at a fixed pace. A member behaves as Kafka's
@@ -7,7 +7,8 @@
  * at once), acknowledges what it owns in its next heartbeat, and joins again when fenced.
  * Each member has at most one heartbeat in flight; its heartbeats are spread evenly over the
  * interval, besides the one acknowledging a new assignment, sent at once as Kafka's consumer
- * sends it. Latencies run from the request's write to its answer.
+ * sends it. Latencies run from the request's write to its answer. For churn, a member can be
+ * replaced (it leaves, a new one joins in its place), and every member can leave at the end.
  */
 import { randomBytes } from 'node:crypto';
 import type { KafkaConnection } from '../../src/client/connection.js';
@@ -29,6 +30,12 @@ export interface HeartbeatLoadOptions {
   readonly commitIntervalMs?: number;
   readonly commitGroups?: number;
   readonly groupPrefix: string;
+  /**
+   * The owner calls tick() every TICK_MS instead of a timer of this load's own: one timer
+   * driving several loads, in an order that alternates, so that no load always sends first
+   * (the one that does waits, in every tick, for the others' sends before its answers are read).
+   */
+  readonly externalTicks?: boolean;
 }
 
 interface Member {
@@ -44,6 +51,8 @@ interface Member {
   /** Answers (heartbeats without error) since the last change of its assignment or epoch. */
   quiet: number;
   offset: bigint;
+  /** Left its group (replace, leaveAll): late answers to its earlier heartbeats are ignored. */
+  left: boolean;
 }
 
 /**
@@ -83,7 +92,8 @@ export interface HeartbeatWindow {
   readonly errors: number;
 }
 
-const TICK_MS = 5;
+/** How often due heartbeats and commits are sent. */
+export const TICK_MS = 5;
 const REJOIN = new Set<number>([ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN_MEMBER_ID]);
 
 export class HeartbeatLoad {
@@ -93,10 +103,13 @@ export class HeartbeatLoad {
   private commits: Rotation | null = null;
   private conns: KafkaConnection[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** Between start and close (or leaveAll): members heartbeat. */
+  private running = false;
   private heartbeatLatencies: number[] = [];
   private commitLatencies: number[] = [];
   private errors = 0;
   private failure: Error | null = null;
+  private windowStart = 0;
 
   constructor(private readonly o: HeartbeatLoadOptions) {}
 
@@ -106,10 +119,7 @@ export class HeartbeatLoad {
     await ensureCoordinator(this.conns[0]!, `${this.o.groupPrefix}-0`);
     for (let g = 0; g < this.o.groups; g++) {
       for (let m = 0; m < this.o.membersPerGroup; m++) {
-        const member: Member = {
-          groupId: `${this.o.groupPrefix}-${g}`, memberId: randomBytes(16).toString('base64url'), conn: this.conns[this.members.length % this.conns.length]!,
-          commits: m === 0 && g < (this.o.commitGroups ?? 0), epoch: 0, owned: [], acknowledge: false, inFlight: false, quiet: 0, offset: 0n,
-        };
+        const member = this.newMember(`${this.o.groupPrefix}-${g}`, this.members.length, m === 0 && g < (this.o.commitGroups ?? 0));
         this.members.push(member);
         if (member.commits) this.committers.push(member);
       }
@@ -117,7 +127,8 @@ export class HeartbeatLoad {
     const now = performance.now();
     this.heartbeats = new Rotation(this.members.length, this.o.heartbeatIntervalMs, now);
     this.commits = new Rotation(this.committers.length, this.o.commitIntervalMs ?? 1000, now + this.o.heartbeatIntervalMs);
-    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.running = true;
+    if (this.o.externalTicks !== true) this.timer = setInterval(() => this.tick(), TICK_MS);
   }
 
   /**
@@ -125,7 +136,7 @@ export class HeartbeatLoad {
    * heartbeats in a row without a change. (A member alone at an older epoch has yet to revoke
    * partitions for one that joined after it, however quiet it was before.)
    */
-  async settled(quietBeats: number, timeoutMs: number): Promise<void> {
+  async settled(quietBeats: number, timeoutMs: number, pollMs = 100): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.failure !== null) throw this.failure;
@@ -134,49 +145,115 @@ export class HeartbeatLoad {
       const unsettled = this.members.filter((m) => m.epoch <= 0 || m.epoch !== groupEpochs.get(m.groupId) || m.quiet < quietBeats).length;
       if (unsettled === 0) return;
       if (Date.now() > deadline) throw new Error(`${unsettled} of ${this.members.length} members not settled after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, pollMs));
     }
   }
 
   /** Runs for `durationMs` and returns what was answered meanwhile. */
   async window(durationMs: number): Promise<HeartbeatWindow> {
+    this.beginWindow();
+    await new Promise((r) => setTimeout(r, durationMs));
+    return this.endWindow();
+  }
+
+  /** Starts a window that lasts until endWindow (one spanning some other activity). */
+  beginWindow(): void {
     this.heartbeatLatencies = [];
     this.commitLatencies = [];
     this.errors = 0;
-    const start = performance.now();
-    await new Promise((r) => setTimeout(r, durationMs));
+    this.windowStart = performance.now();
+  }
+
+  /** What was answered since beginWindow. */
+  endWindow(): HeartbeatWindow {
     if (this.failure !== null) throw this.failure;
     const hb = this.heartbeatLatencies;
     const commits = this.commitLatencies;
     return {
-      seconds: (performance.now() - start) / 1000,
+      seconds: (performance.now() - this.windowStart) / 1000,
       heartbeats: hb.length, heartbeatP50Ms: percentile(hb, 50), heartbeatP99Ms: percentile(hb, 99),
       commits: commits.length, commitP50Ms: percentile(commits, 50), commitP99Ms: percentile(commits, 99),
       errors: this.errors,
     };
   }
 
+  /** Members per group: `replace` takes slots 0 to this - 1. */
+  get membersPerGroup(): number {
+    return this.o.membersPerGroup;
+  }
+
+  /**
+   * Member `slot` of group `g` leaves (a leave heartbeat, member epoch -1, as Kafka's consumer
+   * sends on close) and a new member joins in its place at once: two changes of the group, each
+   * a new group epoch and target assignment. The new member's join is sent right after the
+   * leave, on the same connection. The member must have joined (settled), or the broker would
+   * keep a member that no longer heartbeats until its session times out.
+   */
+  replace(g: number, slot: number): void {
+    const index = g * this.o.membersPerGroup + slot;
+    const old = this.members[index]!;
+    if (old.epoch <= 0) throw new Error(`member ${slot} of group ${old.groupId} has not joined yet`);
+    old.left = true;
+    void this.leave(old);
+    const member = this.newMember(old.groupId, index, old.commits);
+    this.members[index] = member;
+    if (old.commits) this.committers[this.committers.indexOf(old)] = member;
+    this.heartbeat(member);
+  }
+
+  /** Stops heartbeating; every joined member leaves its group, answered before this resolves. */
+  async leaveAll(): Promise<void> {
+    this.running = false;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    const leaving = this.members.filter((m) => m.epoch > 0 && !m.left);
+    for (const m of leaving) m.left = true;
+    await Promise.all(leaving.map((m) => this.leave(m)));
+  }
+
   /** Stops heartbeating and closes the connections (the members expire on the broker). */
   close(): void {
+    this.running = false;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     for (const c of this.conns) c.close();
   }
 
   /**
-   * Sends what is due. A member whose previous request is still unanswered skips its turn,
+   * Sends what is due (every TICK_MS: from the load's own timer, or its owner's with
+   * externalTicks). A member whose previous request is still unanswered skips its turn,
    * as a client does not heartbeat again while one is in flight; a member that has not
    * joined yet does not commit.
    */
-  private tick(): void {
+  tick(): void {
+    if (!this.running) return;
     const now = performance.now();
     this.heartbeats!.take(now, (i) => {
       const m = this.members[i]!;
-      if (!m.inFlight) this.heartbeat(m);
+      if (!m.inFlight && !m.left) this.heartbeat(m);
     });
     this.commits!.take(now, (i) => {
       const m = this.committers[i]!;
       if (!m.inFlight && m.epoch > 0 && m.owned.length > 0) this.commit(m);
+    });
+  }
+
+  private newMember(groupId: string, index: number, commits: boolean): Member {
+    return {
+      groupId, memberId: randomBytes(16).toString('base64url'), conn: this.conns[index % this.conns.length]!,
+      commits, epoch: 0, owned: [], acknowledge: false, inFlight: false, quiet: 0, offset: 0n, left: false,
+    };
+  }
+
+  /** The leave heartbeat (member epoch -1); its answer is not timed. */
+  private leave(m: Member): Promise<void> {
+    return m.conn.request(Api.ConsumerGroupHeartbeat, {
+      groupId: m.groupId, memberId: m.memberId, memberEpoch: -1, instanceId: null, rackId: null, rebalanceTimeoutMs: -1,
+      subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: null,
+    }, { version: 1 }).then((r) => {
+      if (r.errorCode !== ErrorCode.NONE) this.errors++;
+    }, (err: unknown) => {
+      this.failure ??= err instanceof Error ? err : new Error(String(err));
     });
   }
 
@@ -190,6 +267,7 @@ export class HeartbeatLoad {
       serverAssignor: null, topicPartitions: joining ? [] : m.acknowledge ? m.owned : null,
     }, { version: 1 }).then((r) => {
       m.inFlight = false;
+      if (m.left) return;
       if (r.errorCode !== ErrorCode.NONE) {
         this.errors++;
         if (REJOIN.has(r.errorCode)) {
@@ -208,7 +286,7 @@ export class HeartbeatLoad {
         m.owned = r.assignment.topicPartitions.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
         m.acknowledge = true;
         // As Kafka's consumer: a new assignment is acknowledged at once, not at the next turn.
-        if (this.timer !== null) this.heartbeat(m);
+        if (this.running) this.heartbeat(m);
       }
     }, (err: unknown) => {
       m.inFlight = false;

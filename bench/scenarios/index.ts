@@ -10,11 +10,12 @@ import { groupsManyScenario } from './groups-many.js';
 import { memoryScenario } from './memory.js';
 import { produceScenario } from './produce.js';
 import { rebalanceScenario } from './rebalance.js';
+import { recorderScenario } from './recorder.js';
 import { restartScenario } from './restart.js';
 import { serverAssignorsScenario } from './server-assignors.js';
 import { shareScenario } from './share.js';
 import { streamsGroupsScenario } from './streams-groups.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, shareScenario, streamsGroupsScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, shareScenario, streamsGroupsScenario, recorderScenario];
 }
