@@ -202,6 +202,10 @@ test('every kind of metric passes promtool: a consumer-protocol group, a group i
   // Kafka 4.4 starts a group at epoch 1; the member joining bumps it: one rebalance.
   assert.equal(sampleValue(samples, 'brook_group_generation', { group: cg }), consumer.groupMetadata().generationId);
   assert.equal(sampleValue(samples, 'brook_group_rebalances_total', { group: cg }), 1);
+  // The flight recorder's: one rebalance to Stable, in which the member got both partitions.
+  assert.equal(sampleValue(samples, 'brook_group_rebalance_time_to_stable_seconds_count', { group: cg }), 1);
+  assert.equal(sampleValue(samples, 'brook_group_rebalance_time_to_stable_seconds_bucket', { group: cg, le: '+Inf' }), 1);
+  assert.equal(sampleValue(samples, 'brook_group_partitions_moved_total', { group: cg }), consumer.assignment().length);
   assert.equal(sampleValue(samples, 'brook_group_lag', { group: cg, topic: 'metrics-cg', partition: '0' }), 4 - 1);
   assert.equal(sampleValue(samples, 'brook_group_lag', { group: cg, topic: 'metrics-cg', partition: '1' }), 4 - 4);
   assert.deepEqual(samples.filter((s) => s.name === 'brook_group_state' && s.labels['group'] === cg).map((s) => s.labels['state']).sort(),
