@@ -1,0 +1,228 @@
+/**
+ * The request path's test controls: hooks that see every request and response (also
+ * published on node:diagnostics_channel), and injected faults (an error answer, a delay, a
+ * dropped connection). Unused, they cost the request path one check per request (`active`):
+ * nothing is built or published unless a hook, a channel subscriber or a fault is there.
+ */
+import diagnostics_channel from 'node:diagnostics_channel';
+import { Api, type ApiCodecs, type ApiName } from '../../protocol/messages/index.js';
+import type { RequestHeader } from '../../protocol/messages/request-header.js';
+import { ErrorCode, type ErrorCodeName } from '../../protocol/errors.js';
+import type { Storage } from '../../storage/types.js';
+import type { Logger } from '../../util/log.js';
+import { NO_RESPONSE, type HandlerResult } from '../handler.js';
+import { FAULT_RESPONSES } from './fault-responses.js';
+import { filtersOf, requestMatches, type FaultFilter } from './fault-targets.js';
+
+/** The diagnostics channels every broker of the process publishes its requests and responses on. */
+export const BROKER_CHANNELS = Object.freeze({ request: 'brook:request', response: 'brook:response' } as const);
+
+const requestChannel = diagnostics_channel.channel(BROKER_CHANNELS.request);
+const responseChannel = diagnostics_channel.channel(BROKER_CHANNELS.response);
+
+/** A request as the broker decoded it. */
+export interface BrokerRequest {
+  /** Kafka's API name ('Produce', 'JoinGroup', ...). */
+  readonly api: ApiName;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  readonly clientId: string | null;
+  readonly header: RequestHeader;
+  /** The decoded request (the `...RequestData` type of `brook/protocol` for the API). */
+  readonly body: unknown;
+  /** The client's address, as Kafka reports it ("/127.0.0.1"). */
+  readonly clientHost: string;
+  /** The listener the connection came in on. */
+  readonly listener: string;
+  /** The broker's `host:port` for this listener (which broker, when a process runs several). */
+  readonly broker: string;
+}
+
+/** A response, as the broker is about to encode it. */
+export interface BrokerResponse {
+  readonly api: ApiName;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  readonly clientId: string | null;
+  /**
+   * The response (the `...ResponseData` type of `brook/protocol` for the API). Valid during
+   * the call only: a Fetch's record buffers are reused once written; copy what you keep.
+   */
+  readonly body: unknown;
+  readonly request: BrokerRequest;
+  /** True when an injected fault answered the request (its handler did not run). */
+  readonly injected: boolean;
+  readonly broker: string;
+}
+
+/** A fault to inject: which requests it matches, and what happens to them. */
+export interface FaultSpec extends FaultFilter {
+  /** Kafka's API name of the requests to fault. */
+  readonly api: ApiName;
+  /**
+   * Kafka's error name to answer with, in every place of the response that carries an error
+   * (per partition, per group, per coordinator key, or at the top). The handler does not
+   * run: the request changes nothing. Omitted: the request is handled as usual.
+   */
+  readonly error?: ErrorCodeName;
+  /** How many matching requests to fault (default 1); Infinity until removed. */
+  readonly count?: number;
+  /** Holds the answer (the injected error, or the normal one) back this long, in real time. */
+  readonly delayMs?: number;
+  /** Closes the connection instead of answering (after `delayMs`, if given). */
+  readonly drop?: boolean;
+}
+
+/** An injected fault, as injectFault returns it. */
+export interface FaultHandle {
+  /** Requests it matched so far. */
+  readonly hits: number;
+  /** Requests it will still match (Infinity for a fault without a count). */
+  readonly remaining: number;
+  /** Stops it matching. */
+  remove(): void;
+}
+
+class InjectedFault implements FaultHandle {
+  hits = 0;
+  constructor(
+    readonly spec: FaultSpec,
+    readonly errorCode: number | null,
+    private readonly count: number,
+    private readonly removeFrom: (fault: InjectedFault) => void,
+  ) {}
+
+  get remaining(): number {
+    return this.count - this.hits;
+  }
+
+  remove(): void {
+    this.removeFrom(this);
+  }
+}
+
+/** What the connection knows of a request (the event is built only when someone looks). */
+export interface InterceptedRequest {
+  readonly api: ApiCodecs;
+  readonly header: RequestHeader;
+  readonly body: unknown;
+  readonly clientHost: string;
+  readonly listener: string;
+  readonly broker: string;
+}
+
+export class RequestControls {
+  private readonly requestHooks = new Set<(request: BrokerRequest) => void>();
+  private readonly responseHooks = new Set<(response: BrokerResponse) => void>();
+  private faults: InjectedFault[] = [];
+
+  constructor(private readonly storage: Storage, private readonly log: Logger) {}
+
+  /** Whether `intercept` has anything to do: checked by the connection on every request. */
+  get active(): boolean {
+    return this.faults.length > 0 || this.requestHooks.size > 0 || this.responseHooks.size > 0 || requestChannel.hasSubscribers || responseChannel.hasSubscribers;
+  }
+
+  onRequest(hook: (request: BrokerRequest) => void): () => void {
+    this.requestHooks.add(hook);
+    return () => void this.requestHooks.delete(hook);
+  }
+
+  onResponse(hook: (response: BrokerResponse) => void): () => void {
+    this.responseHooks.add(hook);
+    return () => void this.responseHooks.delete(hook);
+  }
+
+  injectFault(spec: FaultSpec): FaultHandle {
+    const api = spec.api;
+    if (!Object.hasOwn(Api, api)) throw new TypeError(`unknown API ${JSON.stringify(api)}`);
+    let errorCode: number | null = null;
+    if (spec.error !== undefined) {
+      if (!Object.hasOwn(ErrorCode, spec.error)) throw new TypeError(`unknown Kafka error ${JSON.stringify(spec.error)}`);
+      if (FAULT_RESPONSES[api] === undefined) throw new TypeError(`an injected error cannot answer ${api} (errors: ${Object.keys(FAULT_RESPONSES).join(', ')}); delayMs and drop work for every API`);
+      errorCode = ErrorCode[spec.error];
+    }
+    if (spec.error === undefined && spec.delayMs === undefined && spec.drop !== true) throw new TypeError('a fault needs an error, a delayMs or drop');
+    if (spec.error !== undefined && spec.drop === true) throw new TypeError('a fault either answers with an error or drops the connection, not both');
+    const count = spec.count ?? 1;
+    if (!(count === Infinity || (Number.isInteger(count) && count > 0))) throw new TypeError(`count must be a positive integer or Infinity, not ${count}`);
+    if (spec.delayMs !== undefined && !(Number.isFinite(spec.delayMs) && spec.delayMs >= 0)) throw new TypeError(`delayMs must be a finite number >= 0, not ${spec.delayMs}`);
+    const can = filtersOf(api);
+    if (spec.partition !== undefined && spec.topic === undefined) throw new TypeError('a partition filter needs a topic');
+    if (spec.topic !== undefined && !can.topic) throw new TypeError(`${api} requests name no topic to filter on`);
+    if (spec.groupId !== undefined && !can.groupId) throw new TypeError(`${api} requests name no group to filter on`);
+    if (spec.transactionalId !== undefined && !can.transactionalId) throw new TypeError(`${api} requests name no transactional id to filter on`);
+    const fault = new InjectedFault({ ...spec }, errorCode, count, (f) => {
+      this.faults = this.faults.filter((g) => g !== f);
+    });
+    this.faults = [...this.faults, fault];
+    return fault;
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  /**
+   * Publishes the request, applies the first fault that matches it (injected in order), runs
+   * the handler (`handle`) unless the fault answers with an error, and publishes the answer
+   * once it is ready. `drop` closes the connection. Returns what the handler would.
+   */
+  intercept(req: InterceptedRequest, handle: () => HandlerResult<unknown>, drop: () => void): HandlerResult<unknown> {
+    const apiName = req.api.name as ApiName;
+    const version = req.header.requestApiVersion;
+    const event: BrokerRequest = {
+      api: apiName, apiKey: req.api.apiKey, apiVersion: version, correlationId: req.header.correlationId, clientId: req.header.clientId,
+      header: req.header, body: req.body, clientHost: req.clientHost, listener: req.listener, broker: req.broker,
+    };
+    for (const hook of this.requestHooks) this.call(hook, event);
+    if (requestChannel.hasSubscribers) requestChannel.publish(event);
+
+    const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.spec.api === apiName && requestMatches(apiName, f.spec, req.body, version, this.storage));
+    if (fault !== undefined) {
+      fault.hits++;
+      if (fault.remaining <= 0) fault.remove();
+      this.log.debug('injected fault', { api: apiName, correlationId: event.correlationId, error: fault.spec.error, delayMs: fault.spec.delayMs, drop: fault.spec.drop === true });
+    }
+    if (fault?.spec.drop === true) {
+      const delayMs = fault.spec.delayMs ?? 0;
+      if (delayMs === 0) {
+        drop();
+        return NO_RESPONSE;
+      }
+      // Never answered: the responses after it wait behind it, as they would for a broker that stalls.
+      setTimeout(drop, delayMs);
+      return new Promise<never>(() => undefined);
+    }
+    let result = fault?.errorCode != null ? FAULT_RESPONSES[apiName]!(version, req.body as never, fault.errorCode) : handle();
+    if (result === NO_RESPONSE) return result;
+    const delayMs = fault?.spec.delayMs ?? 0;
+    if (delayMs > 0) {
+      const body = result;
+      result = new Promise((resolve, reject) => setTimeout(() => void Promise.resolve(body).then(resolve, reject), delayMs));
+    }
+    if (this.responseHooks.size === 0 && !responseChannel.hasSubscribers) return result;
+    const injected = fault?.errorCode != null;
+    const publish = (body: unknown): unknown => {
+      const response: BrokerResponse = {
+        api: apiName, apiKey: event.apiKey, apiVersion: version, correlationId: event.correlationId, clientId: event.clientId,
+        body, request: event, injected, broker: event.broker,
+      };
+      for (const hook of this.responseHooks) this.call(hook, response);
+      if (responseChannel.hasSubscribers) responseChannel.publish(response);
+      return body;
+    };
+    return result instanceof Promise ? result.then(publish) : publish(result);
+  }
+
+  /** A hook that throws is logged, not let loose on the request path. */
+  private call<E>(hook: (event: E) => void, event: E): void {
+    try {
+      hook(event);
+    } catch (err) {
+      this.log.error('request hook failed', { err });
+    }
+  }
+}
