@@ -51,7 +51,8 @@ export interface BrokerOptions extends Partial<BrokerConfig> {
   /**
    * The broker's clock: a Scheduler (e.g. a test's ManualScheduler) runs every broker-side
    * timer; a Clock that only reads the time gets Node's timers. 'manual': a clock of its own
-   * that starts at the current time and moves only by `advanceTime`. Default: the system clock.
+   * that starts at the current time and moves only by `advanceTime` (timers due at the
+   * current time, a delay of 0, fire on their own). Default: the system clock.
    */
   readonly clock?: Clock | 'manual';
   /** Use this storage instead of opening one from `dataDir`. */
@@ -146,7 +147,7 @@ export class Broker {
     const listenerSasl = new Map<string, SaslListenerAuth>();
     for (const [name, l] of saslListeners(listenerPlan, config)) listenerSasl.set(name, { mechanisms: l.mechanisms, jaasPlain: await plainCredentials(l.jaasPlainUsers) });
     const log = givenLog ?? createLogger('broker');
-    const clock = givenClock === 'manual' ? new ManualScheduler(Date.now()) : brokerClock(givenClock);
+    const clock = givenClock === 'manual' ? new ManualScheduler(Date.now(), { runDueTimers: true }) : brokerClock(givenClock);
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
