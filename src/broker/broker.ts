@@ -490,9 +490,42 @@ export class Broker {
     if (!(clock instanceof ManualScheduler)) throw new TypeError("advanceTime needs a manual clock: Broker.start({ clock: 'manual' })");
     if (!(Number.isFinite(ms) && ms >= 0)) throw new RangeError(`advanceTime needs a finite number of milliseconds >= 0, not ${ms}`);
     await clock.advance(ms);
-    // The appends the timers started (a session expiry's records), then their replies.
+    await this.settle();
+  }
+
+  /**
+   * Ends a group member's session now, as if its session timeout had passed (a member that
+   * died): it is removed and its group rebalances, as Kafka's coordinator does. A classic
+   * member whose JoinGroup or SyncGroup awaits its answer is not expired (Kafka's rule).
+   * Rejects when the group has no such member with a session.
+   */
+  async expireMember(groupId: string, memberId: string): Promise<void> {
+    const groups = this.context.groups;
+    if (groups.coordinator.memberSessionKey(groupId, memberId) === undefined) throw new Error(`group ${JSON.stringify(groupId)} has no member ${JSON.stringify(memberId)} with a session`);
+    groups.runOperation(`expiry of member ${memberId} of group ${groupId}`, (c, nowMs) => c.expireMemberSession(groupId, memberId, nowMs));
+    await this.settle();
+  }
+
+  /**
+   * Starts a rebalance of a classic group (Stable or CompletingRebalance), as a new member
+   * would: its members learn it from their next Heartbeat (REBALANCE_IN_PROGRESS) and rejoin.
+   * Rejects for any other group (consumer groups rebalance on their own, per member).
+   */
+  async triggerRebalance(groupId: string): Promise<void> {
+    const groups = this.context.groups;
+    if (!groups.coordinator.canTriggerClassicRebalance(groupId)) throw new Error(`group ${JSON.stringify(groupId)} is not a classic group that can rebalance now (Stable or CompletingRebalance)`);
+    groups.runOperation(`rebalance of group ${groupId}`, (c, nowMs) => c.triggerClassicRebalance(groupId, 'rebalance triggered by a test', nowMs));
+    await this.settle();
+  }
+
+  /** Lets the work a control started settle: its appends (made durable), then the answers they release. */
+  private async settle(): Promise<void> {
+    const turns = async (): Promise<void> => {
+      for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    await turns();
     await this.context.storage.flush();
-    await clock.advance(0);
+    await turns();
   }
 
   /**
