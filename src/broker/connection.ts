@@ -457,7 +457,7 @@ export class Connection {
       result = controls.active
         ? controls.intercept(
           { api, header, body: request, clientHost: this.clientHost, listener: this.identity.listener, broker: `${this.broker.advertisedHost}:${this.broker.advertisedPort}` },
-          () => handler.handle(ctx, request),
+          (r) => handler.handle(ctx, r),
           () => this.close(`injected fault: ${api.name} dropped the connection`, 'error'),
         )
         : handler.handle(ctx, request);

@@ -41,7 +41,7 @@ async function setup(t: { after(fn: () => Promise<void>): void }): Promise<{ bro
 
 const values = (broker: Awaited<ReturnType<typeof startBrook>>, topic: string): string[] => broker.records(topic).map((r) => `${r.partition}:${r.offset}:${r.value!.toString()}`);
 
-test('a Produce fault answers every partition with the error and appends nothing; count 1 faults one request', T, async (t) => {
+test('a Produce fault answers every partition it names with the error and appends nothing; count 1 faults one request', T, async (t) => {
   const { broker, conn } = await setup(t);
   broker.createTopic('orders', 2);
   const fault = broker.injectFault({ api: 'Produce', topic: 'orders', error: 'NOT_LEADER_OR_FOLLOWER' });
@@ -59,7 +59,7 @@ test('a Produce fault answers every partition with the error and appends nothing
   assert.deepEqual(values(broker, 'orders'), ['0:0:a']);
 });
 
-test('topic and partition filters pick the requests that fault; others are handled as usual', T, async (t) => {
+test('topic and partition filters pick the partitions that fail; other requests and partitions are handled as usual', T, async (t) => {
   const { broker, conn } = await setup(t);
   broker.createTopic('a', 2);
   broker.createTopic('b', 1);
@@ -69,13 +69,23 @@ test('topic and partition filters pick the requests that fault; others are handl
   assert.deepEqual(await codes([{ topic: 'b', partition: 0, value: 'b0' }]), [ErrorCode.NONE]);
   assert.deepEqual(await codes([{ topic: 'a', partition: 0, value: 'a0' }]), [ErrorCode.NONE]);
   assert.deepEqual(await codes([{ topic: 'a', partition: 1, value: 'a1' }]), [ErrorCode.KAFKA_STORAGE_ERROR]);
-  // A request naming the faulted partition fails as a whole: no partition of it is appended.
-  assert.deepEqual(await codes([{ topic: 'b', partition: 0, value: 'b1' }, { topic: 'a', partition: 1, value: 'a1' }]), [ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.KAFKA_STORAGE_ERROR]);
-  assert.deepEqual([fault.hits, fault.remaining], [2, Infinity]);
+  // In a request with other partitions too, only the faulted one fails; the others are appended.
+  const mixed = (await conn.request('Produce', 9, produce([{ topic: 'b', partition: 0, value: 'b1' }, { topic: 'a', partition: 1, value: 'a1' }, { topic: 'a', partition: 0, value: 'a0-2' }])))!;
+  assert.deepEqual(mixed.responses.flatMap((r) => r.partitionResponses.map((p) => [r.name, p.index, p.errorCode, p.baseOffset])).sort(), [
+    ['a', 0, ErrorCode.NONE, 1n], ['a', 1, ErrorCode.KAFKA_STORAGE_ERROR, -1n], ['b', 0, ErrorCode.NONE, 1n],
+  ]);
+  // Produce v13 names topics by id: the filter's topic name still finds them.
+  const byId = { ...produce([{ topic: 'a', partition: 1, value: 'a1' }, { topic: 'b', partition: 0, value: 'b2' }]), acks: -1 };
+  byId.topicData = byId.topicData.map((t) => ({ topicId: broker.storage.topic(t.name!)!.topicId, partitionData: t.partitionData }));
+  const v13 = (await conn.request('Produce', 13, byId))!;
+  assert.deepEqual(v13.responses.map((r) => [r.topicId, r.partitionResponses.map((p) => p.errorCode)]), [
+    [broker.storage.topic('b')!.topicId, [ErrorCode.NONE]], [broker.storage.topic('a')!.topicId, [ErrorCode.KAFKA_STORAGE_ERROR]],
+  ]);
+  assert.deepEqual([fault.hits, fault.remaining], [3, Infinity]);
   fault.remove();
   assert.deepEqual(await codes([{ topic: 'a', partition: 1, value: 'a1' }]), [ErrorCode.NONE]);
-  assert.deepEqual(values(broker, 'a'), ['0:0:a0', '1:0:a1']);
-  assert.deepEqual(values(broker, 'b'), ['0:0:b0']);
+  assert.deepEqual(values(broker, 'a'), ['0:0:a0', '0:1:a0-2', '1:0:a1']);
+  assert.deepEqual(values(broker, 'b'), ['0:0:b0', '0:1:b1', '0:2:b2']);
 });
 
 test('Fetch and ListOffsets faults answer each requested partition with the error', T, async (t) => {

@@ -13,6 +13,8 @@ import type { Logger } from '../../util/log.js';
 import { NO_RESPONSE, type HandlerResult } from '../handler.js';
 import { FAULT_RESPONSES } from './fault-responses.js';
 import { filtersOf, requestMatches, type FaultFilter } from './fault-targets.js';
+import { mergeProduce, splitProduce } from './fault-split.js';
+import type { ProduceRequestData, ProduceResponseData } from '../../protocol/messages/index.js';
 
 /** The diagnostics channels every broker of the process publishes its requests and responses on. */
 export const BROKER_CHANNELS = Object.freeze({ request: 'brook:request', response: 'brook:response' } as const);
@@ -64,7 +66,9 @@ export interface FaultSpec extends FaultFilter {
   /**
    * Kafka's error name to answer with, in every place of the response that carries an error
    * (per partition, per group, per coordinator key, or at the top). The handler does not
-   * run: the request changes nothing. Omitted: the request is handled as usual.
+   * run: the request changes nothing. A Produce with a `topic` filter is the exception: only
+   * the partitions the filter names fail, the others are handled as usual. Omitted: the
+   * request is handled as usual.
    */
   readonly error?: ErrorCodeName;
   /** How many matching requests to fault (default 1); Infinity until removed. */
@@ -170,7 +174,7 @@ export class RequestControls {
    * the handler (`handle`) unless the fault answers with an error, and publishes the answer
    * once it is ready. `drop` closes the connection. Returns what the handler would.
    */
-  intercept(req: InterceptedRequest, handle: () => HandlerResult<unknown>, drop: () => void): HandlerResult<unknown> {
+  intercept(req: InterceptedRequest, handle: (request: unknown) => HandlerResult<unknown>, drop: () => void): HandlerResult<unknown> {
     const apiName = req.api.name as ApiName;
     const version = req.header.requestApiVersion;
     const event: BrokerRequest = {
@@ -196,7 +200,7 @@ export class RequestControls {
       setTimeout(drop, delayMs);
       return new Promise<never>(() => undefined);
     }
-    let result = fault?.errorCode != null ? FAULT_RESPONSES[apiName]!(version, req.body as never, fault.errorCode) : handle();
+    let result = fault?.errorCode != null ? this.faultedAnswer(apiName, version, req.body, fault, handle) : handle(req.body);
     if (result === NO_RESPONSE) return result;
     const delayMs = fault?.spec.delayMs ?? 0;
     if (delayMs > 0) {
@@ -215,6 +219,21 @@ export class RequestControls {
       return body;
     };
     return result instanceof Promise ? result.then(publish) : publish(result);
+  }
+
+  /**
+   * The answer to a request the fault's error fails: built from the request alone, except a
+   * Produce whose topic filter names only some of its partitions (fault-split.ts).
+   */
+  private faultedAnswer(api: ApiName, version: number, body: unknown, fault: InjectedFault, handle: (request: unknown) => HandlerResult<unknown>): HandlerResult<unknown> {
+    const errorCode = fault.errorCode!;
+    const split = api === 'Produce' ? splitProduce(body as ProduceRequestData, fault.spec, this.storage) : null;
+    if (split === null) return FAULT_RESPONSES[api]!(version, body as never, errorCode);
+    const answer = handle(split.rest);
+    if (answer === NO_RESPONSE) return answer;
+    return answer instanceof Promise
+      ? answer.then((a) => mergeProduce(split, a as ProduceResponseData, errorCode))
+      : mergeProduce(split, answer as ProduceResponseData, errorCode);
   }
 
   /** A hook that throws is logged, not let loose on the request path. */
