@@ -88,6 +88,15 @@ test('topic and partition filters pick the partitions that fail; other requests 
   assert.deepEqual(values(broker, 'b'), ['0:0:b0', '0:1:b1', '0:2:b2']);
 });
 
+test('an acks=0 Produce that a fault fails is not answered: the connection closes, as Kafka closes it after a failed acks=0 Produce', T, async (t) => {
+  const { broker, conn } = await setup(t);
+  broker.createTopic('silent', 1);
+  broker.injectFault({ api: 'Produce', topic: 'silent', error: 'NOT_LEADER_OR_FOLLOWER' });
+  await conn.request('Produce', 9, { ...produce([{ topic: 'silent', partition: 0, value: 'lost' }]), acks: 0 });
+  await assert.rejects(conn.request('ApiVersions', 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }), /closed/);
+  assert.deepEqual(values(broker, 'silent'), []);
+});
+
 test('Fetch and ListOffsets faults answer each requested partition with the error', T, async (t) => {
   const { broker, conn } = await setup(t);
   broker.createTopic('f', 2);

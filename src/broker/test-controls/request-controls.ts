@@ -14,6 +14,7 @@ import { NO_RESPONSE, type HandlerResult } from '../handler.js';
 import { FAULT_RESPONSES } from './fault-responses.js';
 import { filtersOf, requestMatches, type FaultFilter } from './fault-targets.js';
 import { mergeProduce, splitProduce } from './fault-split.js';
+import { AcksZeroProduceError } from '../handlers/produce.js';
 import type { ProduceRequestData, ProduceResponseData } from '../../protocol/messages/index.js';
 
 /** The diagnostics channels every broker of the process publishes its requests and responses on. */
@@ -228,6 +229,12 @@ export class RequestControls {
   private faultedAnswer(api: ApiName, version: number, body: unknown, fault: InjectedFault, handle: (request: unknown) => HandlerResult<unknown>): HandlerResult<unknown> {
     const errorCode = fault.errorCode!;
     const split = api === 'Produce' ? splitProduce(body as ProduceRequestData, fault.spec, this.storage) : null;
+    if (api === 'Produce' && (body as ProduceRequestData).acks === 0) {
+      // Never answered, as any acks=0 Produce: Kafka closes the connection when one fails.
+      const rest = split === null ? null : handle(split.rest);
+      if (rest instanceof Promise) rest.catch(() => undefined);
+      return Promise.reject(new AcksZeroProduceError());
+    }
     if (split === null) return FAULT_RESPONSES[api]!(version, body as never, errorCode);
     const answer = handle(split.rest);
     if (answer === NO_RESPONSE) return answer;
