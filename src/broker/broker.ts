@@ -44,6 +44,7 @@ import { createLogger, type Logger } from '../util/log.js';
 import { ManualScheduler } from '../util/clock.js';
 import { RequestControls, type BrokerRequest, type BrokerResponse, type FaultHandle, type FaultSpec } from './test-controls/request-controls.js';
 import { committedOffsets, topicRecords, waitForGroupState, type BrokerRecord, type CommittedOffsets } from './test-controls/inspection.js';
+import { advanceTime, expireMember, triggerRebalance } from './test-controls/group-controls.js';
 
 /** The broker's settings (Kafka's names in camelCase, broker-configs.ts) and what it runs with. */
 export interface BrokerOptions extends Partial<BrokerConfig> {
@@ -485,12 +486,8 @@ export class Broker {
    * timers that fall due run in order (session and rebalance timeouts, transaction timeouts,
    * retention), and the work they start (appends, replies) settles before the promise resolves.
    */
-  async advanceTime(ms: number): Promise<void> {
-    const clock = this.context.clock;
-    if (!(clock instanceof ManualScheduler)) throw new TypeError("advanceTime needs a manual clock: Broker.start({ clock: 'manual' })");
-    if (!(Number.isFinite(ms) && ms >= 0)) throw new RangeError(`advanceTime needs a finite number of milliseconds >= 0, not ${ms}`);
-    await clock.advance(ms);
-    await this.settle();
+  advanceTime(ms: number): Promise<void> {
+    return advanceTime(this.context, ms);
   }
 
   /**
@@ -499,11 +496,8 @@ export class Broker {
    * member whose JoinGroup or SyncGroup awaits its answer is not expired (Kafka's rule).
    * Rejects when the group has no such member with a session.
    */
-  async expireMember(groupId: string, memberId: string): Promise<void> {
-    const groups = this.context.groups;
-    if (groups.coordinator.memberSessionKey(groupId, memberId) === undefined) throw new Error(`group ${JSON.stringify(groupId)} has no member ${JSON.stringify(memberId)} with a session`);
-    groups.runOperation(`expiry of member ${memberId} of group ${groupId}`, (c, nowMs) => c.expireMemberSession(groupId, memberId, nowMs));
-    await this.settle();
+  expireMember(groupId: string, memberId: string): Promise<void> {
+    return expireMember(this.context, groupId, memberId);
   }
 
   /**
@@ -511,21 +505,8 @@ export class Broker {
    * would: its members learn it from their next Heartbeat (REBALANCE_IN_PROGRESS) and rejoin.
    * Rejects for any other group (consumer groups rebalance on their own, per member).
    */
-  async triggerRebalance(groupId: string): Promise<void> {
-    const groups = this.context.groups;
-    if (!groups.coordinator.canTriggerClassicRebalance(groupId)) throw new Error(`group ${JSON.stringify(groupId)} is not a classic group that can rebalance now (Stable or CompletingRebalance)`);
-    groups.runOperation(`rebalance of group ${groupId}`, (c, nowMs) => c.triggerClassicRebalance(groupId, 'rebalance triggered by a test', nowMs));
-    await this.settle();
-  }
-
-  /** Lets the work a control started settle: its appends (made durable), then the answers they release. */
-  private async settle(): Promise<void> {
-    const turns = async (): Promise<void> => {
-      for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-    };
-    await turns();
-    await this.context.storage.flush();
-    await turns();
+  triggerRebalance(groupId: string): Promise<void> {
+    return triggerRebalance(this.context, groupId);
   }
 
   /**
