@@ -169,6 +169,42 @@ test('drop closes the connection instead of answering; the next connection is se
   assert.equal(metadata.brokers.length, 1);
 });
 
+test('a delayed drop holds the connection unanswered, then closes it; hooks also work with sockets on the event loop', T, async (t) => {
+  const broker = await startBrook({ numNetworkThreads: 0 });
+  const conn = await RawConnection.connect('127.0.0.1', broker.port, { timeoutMs: 5000 });
+  t.after(async () => {
+    conn.close();
+    await broker.stop();
+  });
+  const seen: string[] = [];
+  broker.onRequest((r) => seen.push(r.api));
+  broker.injectFault({ api: 'ApiVersions', drop: true, delayMs: 100 });
+  const started = performance.now();
+  const dropped = conn.request('ApiVersions', 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
+  // Pipelined behind it: answered only if the dropped one were; lost with the connection.
+  const behind = conn.request('Metadata', 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  await assert.rejects(dropped, /closed/);
+  await assert.rejects(behind, /closed/);
+  assert.ok(performance.now() - started >= 99, 'closed after the delay');
+  assert.deepEqual(seen, ['ApiVersions', 'Metadata']);
+});
+
+test('ConsumerGroupHeartbeat and OffsetFetch v8 faults: at the top, and per group', T, async (t) => {
+  const { broker, conn } = await setup(t);
+  broker.createTopic('cgh', 1);
+  broker.injectFault({ api: 'ConsumerGroupHeartbeat', groupId: 'cg', error: 'COORDINATOR_NOT_AVAILABLE' });
+  const beat = await conn.request('ConsumerGroupHeartbeat', 1, {
+    groupId: 'cg', memberId: 'member-aaaaaaaaaaaaaaaa', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: ['cgh'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+  });
+  assert.deepEqual([beat.errorCode, beat.memberEpoch], [ErrorCode.COORDINATOR_NOT_AVAILABLE, 0]);
+  assert.equal(await broker.waitForGroupState('cg', 'Stable', { timeoutMs: 0 }).then(() => 'joined', (err: Error) => err.name), 'GroupStateTimeoutError');
+
+  broker.injectFault({ api: 'OffsetFetch', groupId: 'of1', error: 'COORDINATOR_LOAD_IN_PROGRESS' });
+  const fetched = await conn.request('OffsetFetch', 8, { groups: [{ groupId: 'of1', topics: null }, { groupId: 'of2', topics: null }], requireStable: false });
+  assert.deepEqual(fetched.groups!.map((g) => [g.groupId, g.errorCode]), [['of1', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS], ['of2', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]]);
+});
+
 test('clearFaults removes every fault; faults that cannot be injected are refused', T, async (t) => {
   const { broker, conn } = await setup(t);
   broker.injectFault({ api: 'InitProducerId', error: 'COORDINATOR_NOT_AVAILABLE', count: Infinity });
