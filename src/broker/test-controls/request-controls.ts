@@ -32,7 +32,10 @@ export interface BrokerRequest {
   readonly correlationId: number;
   readonly clientId: string | null;
   readonly header: RequestHeader;
-  /** The decoded request (the `...RequestData` type of `brook/protocol` for the API). */
+  /**
+   * The decoded request (the `...RequestData` type of `brook/protocol` for the API). Its
+   * buffers (a Produce's records) are views of the received bytes: copy what you keep.
+   */
   readonly body: unknown;
   /** The client's address, as Kafka reports it ("/127.0.0.1"). */
   readonly clientHost: string;
