@@ -205,6 +205,23 @@ test('ConsumerGroupHeartbeat and OffsetFetch v8 faults: at the top, and per grou
   assert.deepEqual(fetched.groups!.map((g) => [g.groupId, g.errorCode]), [['of1', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS], ['of2', ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]]);
 });
 
+test('a match function narrows a fault further: only the requests it accepts fault', T, async (t) => {
+  const { broker, conn } = await setup(t);
+  broker.createTopic('m', 1);
+  const fault = broker.injectFault({ api: 'Produce', error: 'NOT_ENOUGH_REPLICAS', count: Infinity, match: (r) => r.api === 'Produce' && r.body.timeoutMs === 1234 });
+  const send = async (timeoutMs: number): Promise<number> => (await conn.request('Produce', 9, { ...produce([{ topic: 'm', partition: 0, value: String(timeoutMs) }]), timeoutMs }))!.responses[0]!.partitionResponses[0]!.errorCode;
+  assert.equal(await send(5000), ErrorCode.NONE);
+  assert.equal(await send(1234), ErrorCode.NOT_ENOUGH_REPLICAS);
+  assert.equal(fault.hits, 1);
+  broker.injectFault({
+    api: 'Produce', error: 'NOT_ENOUGH_REPLICAS', match: () => {
+      throw new Error('test bug');
+    },
+  });
+  assert.equal(await send(5000), ErrorCode.NONE, 'a match function that throws does not match');
+  assert.deepEqual(values(broker, 'm'), ['0:0:5000', '0:1:5000']);
+});
+
 test('clearFaults removes every fault; faults that cannot be injected are refused', T, async (t) => {
   const { broker, conn } = await setup(t);
   broker.injectFault({ api: 'InitProducerId', error: 'COORDINATOR_NOT_AVAILABLE', count: Infinity });

@@ -7,8 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import diagnostics_channel from 'node:diagnostics_channel';
-import { BROKER_CHANNELS, type BrokerRequest, type BrokerResponse } from '../../src/index.js';
-import type { MetadataResponseData, ProduceRequestData } from '../../src/protocol/messages/index.js';
+import { BROKER_CHANNELS, type BrokerRequest, type BrokerRequestOf, type BrokerResponse } from '../../src/index.js';
+import type { MetadataResponseData } from '../../src/protocol/messages/index.js';
 import { encodeRecordBatch } from '../../src/protocol/records/index.js';
 import { startBrook } from '../support/brook.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
@@ -37,7 +37,10 @@ test('onRequest and onResponse see every request and response, decoded, until un
   assert.deepEqual(requests.map((r) => [r.api, r.apiKey, r.apiVersion, r.correlationId, r.clientId]), [['Metadata', METADATA_KEY, 12, 1, 'hooks-test'], ['Produce', PRODUCE_KEY, 9, 2, 'hooks-test']]);
   const { requestApiKey, requestApiVersion, correlationId, clientId } = requests[0]!.header;
   assert.deepEqual({ requestApiKey, requestApiVersion, correlationId, clientId }, { requestApiKey: METADATA_KEY, requestApiVersion: 12, correlationId: 1, clientId: 'hooks-test' });
-  assert.equal((requests[1]!.body as ProduceRequestData).topicData[0]!.name, 'hooked');
+  // The union narrows by API name: the body is typed (ProduceRequestData) without a cast.
+  const produce = requests.find((r): r is BrokerRequestOf<'Produce'> => r.api === 'Produce')!;
+  assert.equal(produce.body.topicData[0]!.name, 'hooked');
+  assert.equal(produce.body.acks, -1);
   assert.equal(requests[0]!.broker, `127.0.0.1:${broker.port}`);
   assert.equal(requests[0]!.clientHost, '/127.0.0.1');
 

@@ -6,6 +6,7 @@
  */
 import diagnostics_channel from 'node:diagnostics_channel';
 import { Api, type ApiCodecs, type ApiName } from '../../protocol/messages/index.js';
+import type { MessageCodec } from '../../protocol/messages/runtime.js';
 import type { RequestHeader } from '../../protocol/messages/request-header.js';
 import { ErrorCode, type ErrorCodeName } from '../../protocol/errors.js';
 import type { Storage } from '../../storage/types.js';
@@ -23,10 +24,19 @@ export const BROKER_CHANNELS = Object.freeze({ request: 'brook:request', respons
 const requestChannel = diagnostics_channel.channel(BROKER_CHANNELS.request);
 const responseChannel = diagnostics_channel.channel(BROKER_CHANNELS.response);
 
-/** A request as the broker decoded it. */
-export interface BrokerRequest {
+type DataOf<C> = C extends MessageCodec<infer T> ? T : never;
+/** The decoded request of an API (`ApiRequestData<'Produce'>` is `ProduceRequestData`). */
+export type ApiRequestData<A extends ApiName> = DataOf<(typeof Api)[A]['request']>;
+/** The response of an API (`ApiResponseData<'Produce'>` is `ProduceResponseData`). */
+export type ApiResponseData<A extends ApiName> = DataOf<(typeof Api)[A]['response']>;
+
+/**
+ * A request as the broker decoded it, of one API. `BrokerRequest` is the union over every
+ * API: testing `request.api === 'Produce'` narrows `body` to ProduceRequestData.
+ */
+export interface BrokerRequestOf<A extends ApiName> {
   /** Kafka's API name ('Produce', 'JoinGroup', ...). */
-  readonly api: ApiName;
+  readonly api: A;
   readonly apiKey: number;
   readonly apiVersion: number;
   readonly correlationId: number;
@@ -36,7 +46,7 @@ export interface BrokerRequest {
    * The decoded request (the `...RequestData` type of `brook/protocol` for the API). Its
    * buffers (a Produce's records) are views of the received bytes: copy what you keep.
    */
-  readonly body: unknown;
+  readonly body: ApiRequestData<A>;
   /** The client's address, as Kafka reports it ("/127.0.0.1"). */
   readonly clientHost: string;
   /** The listener the connection came in on. */
@@ -45,9 +55,11 @@ export interface BrokerRequest {
   readonly broker: string;
 }
 
-/** A response, as the broker is about to encode it. */
-export interface BrokerResponse {
-  readonly api: ApiName;
+export type BrokerRequest = { [A in ApiName]: BrokerRequestOf<A> }[ApiName];
+
+/** A response of one API, as the broker is about to encode it; `BrokerResponse` is the union over every API. */
+export interface BrokerResponseOf<A extends ApiName> {
+  readonly api: A;
   readonly apiKey: number;
   readonly apiVersion: number;
   readonly correlationId: number;
@@ -56,12 +68,14 @@ export interface BrokerResponse {
    * The response (the `...ResponseData` type of `brook/protocol` for the API). Valid during
    * the call only: a Fetch's record buffers are reused once written; copy what you keep.
    */
-  readonly body: unknown;
-  readonly request: BrokerRequest;
-  /** True when an injected fault answered the request (its handler did not run). */
+  readonly body: ApiResponseData<A>;
+  readonly request: BrokerRequestOf<A>;
+  /** True when an injected fault answered the request, or some of its partitions (a Produce with a topic filter). */
   readonly injected: boolean;
   readonly broker: string;
 }
+
+export type BrokerResponse = { [A in ApiName]: BrokerResponseOf<A> }[ApiName];
 
 /** A fault to inject: which requests it matches, and what happens to them. */
 export interface FaultSpec extends FaultFilter {
@@ -75,6 +89,12 @@ export interface FaultSpec extends FaultFilter {
    * request is handled as usual.
    */
   readonly error?: ErrorCodeName;
+  /**
+   * A further condition on the request, after the filters: the fault applies only when it
+   * returns true (e.g. `(r) => r.api === 'Produce' && r.body.acks === -1`). One that throws
+   * is taken as false.
+   */
+  readonly match?: (request: BrokerRequest) => boolean;
   /** How many matching requests to fault (default 1); Infinity until removed. */
   readonly count?: number;
   /** Holds the answer (the injected error, or the normal one) back this long, in real time. */
@@ -181,14 +201,14 @@ export class RequestControls {
   intercept(req: InterceptedRequest, handle: (request: unknown) => HandlerResult<unknown>, drop: () => void): HandlerResult<unknown> {
     const apiName = req.api.name as ApiName;
     const version = req.header.requestApiVersion;
-    const event: BrokerRequest = {
+    const event = {
       api: apiName, apiKey: req.api.apiKey, apiVersion: version, correlationId: req.header.correlationId, clientId: req.header.clientId,
       header: req.header, body: req.body, clientHost: req.clientHost, listener: req.listener, broker: req.broker,
-    };
+    } as BrokerRequest;
     for (const hook of this.requestHooks) this.call(hook, event);
     if (requestChannel.hasSubscribers) requestChannel.publish(event);
 
-    const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.spec.api === apiName && requestMatches(apiName, f.spec, req.body, version, this.storage));
+    const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.spec.api === apiName && requestMatches(apiName, f.spec, req.body, version, this.storage) && this.matches(f, event));
     if (fault !== undefined) {
       fault.hits++;
       if (fault.remaining <= 0) fault.remove();
@@ -214,10 +234,10 @@ export class RequestControls {
     if (this.responseHooks.size === 0 && !responseChannel.hasSubscribers) return result;
     const injected = fault?.errorCode != null;
     const publish = (body: unknown): unknown => {
-      const response: BrokerResponse = {
+      const response = {
         api: apiName, apiKey: event.apiKey, apiVersion: version, correlationId: event.correlationId, clientId: event.clientId,
         body, request: event, injected, broker: event.broker,
-      };
+      } as BrokerResponse;
       for (const hook of this.responseHooks) this.call(hook, response);
       if (responseChannel.hasSubscribers) responseChannel.publish(response);
       return body;
@@ -244,6 +264,16 @@ export class RequestControls {
     return answer instanceof Promise
       ? answer.then((a) => mergeProduce(split, a as ProduceResponseData, errorCode))
       : mergeProduce(split, answer as ProduceResponseData, errorCode);
+  }
+
+  private matches(fault: InjectedFault, request: BrokerRequest): boolean {
+    if (fault.spec.match === undefined) return true;
+    try {
+      return fault.spec.match(request);
+    } catch (err) {
+      this.log.error('fault match function failed', { err });
+      return false;
+    }
   }
 
   /** A hook that throws is logged, not let loose on the request path. */
