@@ -27,3 +27,9 @@ export type { Scheduler, Clock, TimerHandle } from './util/clock.js';
 export type { PartitionAssignor, TopicPartition, MemberSubscription, MemberAssignment, AssignmentInput, RebalanceProtocol } from './assignors/types.js';
 export { Broker, type BrokerOptions, type BrokerStats } from './broker/broker.js';
 export type { ListenerInfo } from './broker/listeners.js';
+// The embedded broker as a test tool (docs/TESTING.md): hooks, injected faults, inspection.
+export {
+  BROKER_CHANNELS, type BrokerRequest, type BrokerRequestOf, type BrokerResponse, type BrokerResponseOf, type ApiRequestData, type ApiResponseData, type FaultSpec, type FaultHandle,
+} from './broker/test-controls/request-controls.js';
+export { GroupStateTimeoutError, type BrokerRecord, type CommittedOffsets } from './broker/test-controls/inspection.js';
+export type { ApiName } from './protocol/messages/index.js';

@@ -20,6 +20,7 @@ import type { FetchSessionCache } from './fetch-sessions.js';
 import type { SharePartitionManager } from './share/share-partition-manager.js';
 import type { GroupConfigStore } from './group-configs/group-config-store.js';
 import type { TimelineReader } from './flight-recorder/timeline-entry.js';
+import type { RequestControls } from './test-controls/request-controls.js';
 
 import { createSystemScheduler, isScheduler, type Clock, type Scheduler } from '../util/clock.js';
 
@@ -86,6 +87,8 @@ export interface BrokerContext {
   readonly groupConfigs: GroupConfigStore;
   /** The groups' history (the flight recorder): recent timeline entries, and new ones as they are written. */
   readonly timeline: TimelineReader;
+  /** Request and response hooks and injected faults (test controls); idle unless a test uses them. */
+  readonly controls: RequestControls;
 }
 
 export interface AppendNotifier {

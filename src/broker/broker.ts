@@ -44,15 +44,21 @@ import type { AclStore } from './authorizer/acl-store.js';
 import { GroupConfigStore } from './group-configs/group-config-store.js';
 import { coordinatorOverrides } from './group-configs/group-settings.js';
 import { createLogger, type Logger } from '../util/log.js';
+import { ManualScheduler } from '../util/clock.js';
+import { RequestControls, type BrokerRequest, type BrokerResponse, type FaultHandle, type FaultSpec } from './test-controls/request-controls.js';
+import { committedOffsets, topicRecords, waitForGroupState, type BrokerRecord, type CommittedOffsets } from './test-controls/inspection.js';
+import { advanceTime, expireMember, triggerRebalance } from './test-controls/group-controls.js';
 
 /** The broker's settings (Kafka's names in camelCase, broker-configs.ts) and what it runs with. */
 export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly log?: Logger;
   /**
    * The broker's clock: a Scheduler (e.g. a test's ManualScheduler) runs every broker-side
-   * timer; a Clock that only reads the time gets Node's timers. Default: the system clock.
+   * timer; a Clock that only reads the time gets Node's timers. 'manual': a clock of its own
+   * that starts at the current time and moves only by `advanceTime` (timers due at the
+   * current time, a delay of 0, fire on their own). Default: the system clock.
    */
-  readonly clock?: Clock;
+  readonly clock?: Clock | 'manual';
   /** Use this storage instead of opening one from `dataDir`. */
   readonly storage?: Storage;
   /** The file system the storage works through (default node:fs); tests inject disk faults here. */
@@ -152,7 +158,7 @@ export class Broker {
     const listenerSasl = new Map<string, SaslListenerAuth>();
     for (const [name, l] of saslListeners(listenerPlan, config)) listenerSasl.set(name, { mechanisms: l.mechanisms, jaasPlain: await plainCredentials(l.jaasPlainUsers) });
     const log = givenLog ?? createLogger('broker');
-    const clock = brokerClock(givenClock);
+    const clock = givenClock === 'manual' ? new ManualScheduler(Date.now(), { runDueTimers: true }) : brokerClock(givenClock);
     const storageOptions = { flush: config.flush, topicDefaults: config.topicDefaults, nodeId: config.nodeId, log: log.child('storage'), clock: () => clock.nowMs(), fileSystem };
     const storage = givenStorage
       ?? (config.dataDir === null ? openMemoryStorage(storageOptions) : await openFileStorage(config.dataDir, storageOptions));
@@ -300,6 +306,7 @@ export class Broker {
       acls,
       groupConfigs,
       timeline: groups.recorder,
+      controls: new RequestControls(storage, log.child('test-controls')),
     };
     let consoleServer: ConsoleServer | null = null;
     let lagHistory: LagHistory | null = null;
@@ -483,6 +490,81 @@ export class Broker {
       this.context.log.info('stopped');
     })();
     return this.stopping;
+  }
+
+  /**
+   * Calls `hook` with every request the broker takes, decoded, before it is handled (also
+   * published on the `brook:request` diagnostics channel). Returns the unsubscribe function.
+   */
+  onRequest(hook: (request: BrokerRequest) => void): () => void {
+    return this.context.controls.onRequest(hook);
+  }
+
+  /**
+   * Calls `hook` with every response, decoded, as it is about to be sent (also published on
+   * the `brook:response` diagnostics channel). Requests that get no answer (acks=0 Produce)
+   * have none. Returns the unsubscribe function.
+   */
+  onResponse(hook: (response: BrokerResponse) => void): () => void {
+    return this.context.controls.onResponse(hook);
+  }
+
+  /** Fails, delays or drops the matching requests (docs/TESTING.md); throws TypeError for a fault it cannot inject. */
+  injectFault(fault: FaultSpec): FaultHandle {
+    return this.context.controls.injectFault(fault);
+  }
+
+  /** Removes every injected fault. */
+  clearFaults(): void {
+    this.context.controls.clearFaults();
+  }
+
+  /**
+   * Moves a manual clock (`clock: 'manual'` or a ManualScheduler) forward by `ms`: the broker's
+   * timers that fall due run in order (session and rebalance timeouts, transaction timeouts,
+   * retention), and the work they start (appends, replies) settles before the promise resolves.
+   */
+  advanceTime(ms: number): Promise<void> {
+    return advanceTime(this.context, ms);
+  }
+
+  /**
+   * Ends a group member's session now, as if its session timeout had passed (a member that
+   * died): it is removed and its group rebalances, as Kafka's coordinator does. A classic
+   * member whose JoinGroup or SyncGroup awaits its answer is not expired (Kafka's rule).
+   * Rejects when the group has no such member with a session.
+   */
+  expireMember(groupId: string, memberId: string): Promise<void> {
+    return expireMember(this.context, groupId, memberId);
+  }
+
+  /**
+   * Starts a rebalance of a classic group (Stable or CompletingRebalance), as a new member
+   * would: its members learn it from their next Heartbeat (REBALANCE_IN_PROGRESS) and rejoin.
+   * Rejects for any other group (consumer groups rebalance on their own, per member).
+   */
+  triggerRebalance(groupId: string): Promise<void> {
+    return triggerRebalance(this.context, groupId);
+  }
+
+  /**
+   * Resolves once the group is in `state` (Kafka's state names: 'Stable', 'Empty',
+   * 'PreparingRebalance', ... for classic groups; 'Stable', 'Assigning', 'Reconciling', ...
+   * for consumer groups). Rejects with GroupStateTimeoutError after `timeoutMs` (default
+   * 10000) of real time.
+   */
+  waitForGroupState(groupId: string, state: string, options: { timeoutMs?: number } = {}): Promise<void> {
+    return waitForGroupState(this.context, groupId, state, options.timeoutMs ?? 10_000);
+  }
+
+  /** Every record of the topic, decoded, partition by partition in offset order (markers left out). */
+  records(topic: string): BrokerRecord[] {
+    return topicRecords(this.context, topic);
+  }
+
+  /** The group's committed offsets: `{ [topic]: { [partition]: offset } }`. */
+  committed(groupId: string): CommittedOffsets {
+    return committedOffsets(this.context, groupId);
   }
 
   /** `await using broker = await Broker.start(...)`: stopped when the scope ends. */

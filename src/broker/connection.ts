@@ -453,7 +453,14 @@ export class Connection {
     };
     let result;
     try {
-      result = handler.handle(ctx, request);
+      const controls = this.broker.controls;
+      result = controls.active
+        ? controls.intercept(
+          { api, header, body: request, clientHost: this.clientHost, listener: this.identity.listener, broker: `${this.broker.advertisedHost}:${this.broker.advertisedPort}` },
+          (r) => handler.handle(ctx, r),
+          () => this.close(`injected fault: ${api.name} dropped the connection`, 'error'),
+        )
+        : handler.handle(ctx, request);
     } catch (err) {
       if (err instanceof UnparsableRequestError) {
         this.closeAfterPending(`invalid ${api.name} v${version}: ${err.message}`);

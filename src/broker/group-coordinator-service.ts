@@ -305,6 +305,11 @@ export class GroupCoordinatorService {
     });
   }
 
+  /** Runs an operation that is not a request on the coordinator now (a test's control: expire a member, start a rebalance). */
+  runOperation(what: string, op: (coordinator: GroupCoordinator, nowMs: number) => CoordinatorResult): void {
+    this.runtime.execute(what, op, false);
+  }
+
   /**
    * The share coordinator's answer to `initializeShareGroupState`: the coordinator records the
    * partitions as initialized (`ok`; Kafka's initializeShareGroupState write), or forgets they

@@ -51,8 +51,8 @@ import { replayBytes, replayEndTransactionMarker } from './replay.js';
 import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offsets.js';
 import { txnOffsetCommit } from './txn-offsets.js';
 import type { TxnOffsetCommitRequestData } from '../protocol/messages/txn-offset-commit.js';
-import { OFFSETS_EXPIRATION_KEY, type Operation } from './operation.js';
-import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
+import { OFFSETS_EXPIRATION_KEY, consumerSessionKey, heartbeatKey, shareSessionKey, streamsSessionKey, type Operation } from './operation.js';
+import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, prepareRebalance, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
 import { parkedRequests, settleRevert, touchedTimers } from './revert.js';
 import type { ConsumerGroupState } from './consumer/group.js';
 import type { GroupType } from './events.js';
@@ -248,6 +248,41 @@ export class GroupCoordinator {
   /** This node coordinates everything; `node` is where clients should connect. */
   findCoordinator(ctx: RequestContext, req: FindCoordinatorRequestData, node: CoordinatorNode): CoordinatorResult {
     return this.execute(ctx.nowMs, (op) => op.reply(ctx.requestId, findCoordinatorResponse(ctx.apiVersion, req, node)));
+  }
+
+  /**
+   * The pending session deadline of a member (a classic group's heartbeat, a consumer,
+   * share or streams group's session), or undefined when it has none.
+   */
+  memberSessionKey(groupId: string, memberId: string): TimerKey | undefined {
+    const keys = [heartbeatKey(groupId, memberId), consumerSessionKey(groupId, memberId), shareSessionKey(groupId, memberId), streamsSessionKey(groupId, memberId)];
+    return keys.find((key) => this.s.timers.has(key));
+  }
+
+  /**
+   * Ends a member's session now, as its session timer would when it fires (a test's control:
+   * a member that died). Kafka's rules hold: a classic member whose JoinGroup or SyncGroup
+   * is awaiting its answer is not expired. Nothing happens without a pending session deadline.
+   */
+  expireMemberSession(groupId: string, memberId: string, nowMs: number): CoordinatorResult {
+    const key = this.memberSessionKey(groupId, memberId);
+    return key === undefined ? this.execute(nowMs, () => undefined) : this.onTimer(key, nowMs);
+  }
+
+  /**
+   * Starts a rebalance of a classic group that is Stable or CompletingRebalance, as a change
+   * of its members would (a test's control); false (and nothing done) for any other group.
+   */
+  canTriggerClassicRebalance(groupId: string): boolean {
+    const group = this.s.groups.get(groupId);
+    return group !== undefined && !group.is('Empty') && group.canRebalance();
+  }
+
+  triggerClassicRebalance(groupId: string, reason: string, nowMs: number): CoordinatorResult {
+    return this.execute(nowMs, (op) => {
+      const group = this.s.groups.get(groupId);
+      if (group !== undefined && !group.is('Empty') && group.canRebalance()) prepareRebalance(this.s, op, group, reason);
+    });
   }
 
   /** A timer the runtime scheduled has come due. Stale keys (cancelled, replaced) do nothing. */

@@ -113,9 +113,16 @@ export class ManualScheduler implements Scheduler {
   private now: number;
   private seq = 0;
   private readonly timers: ManualTimer[] = [];
+  private readonly runDueTimers: boolean;
+  private dueRunQueued = false;
 
-  constructor(startMs = 0) {
+  /**
+   * `runDueTimers`: a timer scheduled to fire at the current time (a delay of 0) fires on its
+   * own, in a macrotask, as it would on a real clock; only time passing waits for `advance`.
+   */
+  constructor(startMs = 0, options: { readonly runDueTimers?: boolean } = {}) {
     this.now = startMs;
+    this.runDueTimers = options.runDueTimers ?? false;
   }
 
   nowMs(): number {
@@ -125,6 +132,13 @@ export class ManualScheduler implements Scheduler {
   schedule(delayMs: number, fn: () => void): TimerHandle {
     const timer: ManualTimer = { dueMs: this.now + Math.max(0, delayMs), seq: this.seq++, fn, cancelled: false };
     this.timers.push(timer);
+    if (this.runDueTimers && timer.dueMs <= this.now && !this.dueRunQueued) {
+      this.dueRunQueued = true;
+      setImmediate(() => {
+        this.dueRunQueued = false;
+        void this.advance(0);
+      });
+    }
     return { cancel: () => { timer.cancelled = true; } };
   }
 
@@ -149,7 +163,8 @@ export class ManualScheduler implements Scheduler {
       next.fn();
       await settle();
     }
-    this.now = target;
+    // Never back: another advance may have moved the clock further meanwhile.
+    this.now = Math.max(this.now, target);
     await settle();
   }
 

@@ -45,7 +45,7 @@ interface Wanted {
  * comes from its log read result instead: null aborted transactions. The offsets are -1
  * either way.
  */
-function emptyPartition(partitionIndex: number, errorCode: number, whileReading: boolean): FetchResponsePartitionData {
+export function emptyPartition(partitionIndex: number, errorCode: number, whileReading: boolean): FetchResponsePartitionData {
   return {
     partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
     // Kafka sends empty records, never null; librdkafka rejects a null record set.

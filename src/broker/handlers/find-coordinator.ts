@@ -73,7 +73,7 @@ function findCoordinator(ctx: RequestContext, request: FindCoordinatorRequestDat
   return broker.groups.submit(ctx, (c, cctx) => c.findCoordinator(cctx, request, node), errorResponse);
 }
 
-function findCoordinatorError(version: number, request: FindCoordinatorRequestData, errorCode: number): FindCoordinatorResponseData {
+export function findCoordinatorError(version: number, request: FindCoordinatorRequestData, errorCode: number): FindCoordinatorResponseData {
   const errorMessage = errorInfo(errorCode).message;
   if (version >= 4) {
     return {

@@ -120,7 +120,7 @@ async function authorizedGroup(ctx: RequestContext, request: OffsetFetchRequestD
 }
 
 /** The whole request failed: per group (v8+), at the top (v2-7) or in every partition (v1). */
-function offsetFetchError(version: number, request: OffsetFetchRequestData, errorCode: number): OffsetFetchResponseData {
+export function offsetFetchError(version: number, request: OffsetFetchRequestData, errorCode: number): OffsetFetchResponseData {
   if (version >= GROUPS_VERSION) {
     return { throttleTimeMs: 0, errorCode: 0, topics: [], groups: (request.groups ?? []).map((g) => ({ groupId: g.groupId, topics: [], errorCode })) };
   }

@@ -187,7 +187,7 @@ function appendAll(
   return Promise.all(durables).then(() => body);
 }
 
-function everyPartition(request: ProduceRequestData, errorCode: number): ProduceResponseData {
+export function everyPartition(request: ProduceRequestData, errorCode: number): ProduceResponseData {
   return {
     throttleTimeMs: 0,
     responses: request.topicData.map((t) => ({ name: t.name, topicId: t.topicId, partitionResponses: t.partitionData.map((p) => failed(p.index, errorCode)) })),
