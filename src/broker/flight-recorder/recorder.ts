@@ -18,16 +18,14 @@
  * assignment that the next entry's moves are computed against, survive restarts. A
  * rebalance in progress at a restart is recorded from what is seen after it.
  */
-import type { GroupEvent, GroupType, PartitionsByName } from '../../coordinator/index.js';
-import { CONSUMER_PROTOCOL_TYPE, decodeAssignment } from '../../protocol/consumer-protocol.js';
+import type { GroupEvent, GroupType } from '../../coordinator/index.js';
 import { Histogram } from '../../util/histogram.js';
 import type { Logger } from '../../util/log.js';
 import type { Clock } from '../broker-context.js';
 import { movedPartitions } from './moves.js';
+import { classicAssignment, count, plain, reconciliationOf, removalReason, revokedOf, type OpenRebalance } from './entry-parts.js';
 import type { TimelineLog } from './timeline-log.js';
-import type {
-  LeftMember, MemberReconciliation, PartitionsByTopic, ReconciliationStep, TimelineEntry, TimelineKind, TimelineMember, TimelineReader,
-} from './timeline-entry.js';
+import type { LeftMember, PartitionsByTopic, TimelineEntry, TimelineKind, TimelineMember, TimelineReader } from './timeline-entry.js';
 import { TIMELINE_ENTRY_VERSION } from './timeline-entry.js';
 
 /** Entries kept in memory per group, and groups kept (the least recently written go first). */
@@ -42,26 +40,6 @@ const MAX_MERGED_MS = 60_000;
 export const REBALANCE_SECONDS_BOUNDS: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 type MemberInfo = Omit<TimelineMember, 'assignment'>;
-
-interface OpenRebalance {
-  /** Null: it began before a restart. */
-  readonly startedAtMs: number | null;
-  readonly reason: string;
-  generation: number;
-  joinCompletedAtMs: number | null;
-  readonly joined: TimelineMember[];
-  readonly left: LeftMember[];
-  readonly steps: Map<string, MemberSteps>;
-  /** Consumer, share and streams groups: the earlier epochs this rebalance went through before its current one. */
-  readonly passedEpochs: number[];
-}
-
-interface MemberSteps {
-  convergedMs: number | null;
-  readonly steps: ReconciliationStep[];
-  /** Every partition (task) the member was asked to revoke during the rebalance. */
-  readonly revoked: Map<string, Set<number>>;
-}
 
 interface GroupRecording {
   type: GroupType;
@@ -378,60 +356,4 @@ export class FlightRecorder implements TimelineReader {
       for (const [id, a] of g.assignment) g.current.set(id, a);
     }
   }
-}
-
-function removalReason(cause: string): string {
-  switch (cause) {
-    case 'session-timeout': return 'member expired: no heartbeat within the session timeout';
-    case 'rebalance-timeout': return 'member fenced: it did not rejoin or revoke within the rebalance timeout';
-    case 'sync-timeout': return 'member expired: no SyncGroup within the rebalance timeout';
-    case 'group-max-size': return 'member removed: the group reached group.max.size';
-    default: return `member removed (${cause})`;
-  }
-}
-
-function plain(a: PartitionsByName): PartitionsByTopic {
-  const out: PartitionsByTopic = {};
-  for (const [topic, partitions] of a) if (partitions.length > 0) out[topic] = [...partitions].sort((x, y) => x - y);
-  return out;
-}
-
-function count(a: PartitionsByName): number {
-  let n = 0;
-  for (const partitions of a.values()) n += partitions.length;
-  return n;
-}
-
-/** A classic group's assignments, when its protocol type is `consumer` (Kafka's ConsumerProtocolAssignment); other protocols' bytes are opaque. */
-function classicAssignment(protocolType: string | null, assignments: ReadonlyMap<string, Uint8Array>): Map<string, PartitionsByTopic> | undefined {
-  if (protocolType !== CONSUMER_PROTOCOL_TYPE) return undefined;
-  const out = new Map<string, PartitionsByTopic>();
-  for (const [memberId, bytes] of assignments) {
-    const a: PartitionsByTopic = {};
-    if (bytes.length > 0) {
-      try {
-        for (const tp of decodeAssignment(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).assignment.assignedPartitions) a[tp.topic] = [...(a[tp.topic] ?? []), ...tp.partitions].sort((x, y) => x - y);
-      } catch {
-        // A leader's assignment that is not ConsumerProtocolAssignment: recorded as empty.
-      }
-    }
-    out.set(memberId, a);
-  }
-  return out;
-}
-
-/** What members had to give up during the rebalance. */
-function revokedOf(open: OpenRebalance): { memberId: string; partitions: PartitionsByTopic }[] {
-  const out: { memberId: string; partitions: PartitionsByTopic }[] = [];
-  for (const [memberId, rec] of open.steps) {
-    if (rec.revoked.size === 0) continue;
-    const partitions: PartitionsByTopic = {};
-    for (const [topic, set] of rec.revoked) partitions[topic] = [...set].sort((a, b) => a - b);
-    out.push({ memberId, partitions });
-  }
-  return out;
-}
-
-function reconciliationOf(open: OpenRebalance): MemberReconciliation[] {
-  return [...open.steps].map(([memberId, rec]) => ({ memberId, convergedMs: rec.convergedMs, steps: rec.steps }));
 }
