@@ -1,0 +1,508 @@
+/**
+ * KafkaJS's consumer (`consumer.run({ eachMessage | eachBatch })`) over Brook's poll()
+ * consumer. Brook's consumer does the group work (joins, heartbeats in the background,
+ * fetching) and never commits by itself here: the run loop commits what handlers resolved,
+ * as KafkaJS does (after each batch when autoCommit is on; within a batch when
+ * autoCommitInterval or autoCommitThreshold says so), so an offset is committed only once
+ * its eachMessage resolved or eachBatch resolved it (at least once).
+ *
+ * poll() moves the fetch position past every record it returns; a batch that is not
+ * handled to its end (a handler threw, the partition was paused, the consumer stopped, a
+ * seek) puts the position back to the first record not handled, so the records come again.
+ */
+import { Consumer as BrookConsumer, type ConsumerOptions, type ConsumerRecord, type OffsetToCommit } from '../client/consumer/index.js';
+import type { CommonClientOptions } from '../client/options.js';
+import type { TopicPartition } from '../assignors/types.js';
+import { KafkaJsRoundRobinAssignor, KAFKAJS_ROUND_ROBIN } from '../assignors/kafkajs-round-robin.js';
+import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, kafkajsCall, toKafkaJSError } from './errors.js';
+import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
+import type { KafkaJSLogging } from './logger.js';
+import { KAFKAJS_DEFAULTS } from './config.js';
+import {
+  CONSUMER_EVENTS, type Batch, type ConsumerConfig, type ConsumerRunConfig, type ConsumerSubscribeTopic, type ConsumerSubscribeTopics,
+  type KafkaMessage, type OffsetsByTopicPartition, type PartitionAssigner, type TopicPartitionOffsetAndMetadata,
+} from './consumer-types.js';
+import type { GroupAdmin } from './group-admin.js';
+
+/** KafkaJS's RoundRobinAssigner, as brook/kafkajs runs it (src/assignors/kafkajs-round-robin.ts). */
+const roundRobin: PartitionAssigner = Object.assign(() => ({ name: KAFKAJS_ROUND_ROBIN, version: 0 }), { brookAssignor: KAFKAJS_ROUND_ROBIN });
+export const PartitionAssigners = Object.freeze({ roundRobin });
+
+const key = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
+
+function toKafkaMessage(r: ConsumerRecord): KafkaMessage {
+  const headers: Record<string, Buffer | Buffer[]> = {};
+  for (const h of r.headers) {
+    const value = h.value ?? Buffer.alloc(0);
+    const seen = headers[h.key];
+    headers[h.key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  const size = (r.key?.length ?? 0) + (r.value?.length ?? 0);
+  return { key: r.key, value: r.value, timestamp: String(r.timestamp), attributes: 0, offset: String(r.offset), size, headers };
+}
+
+function byTopic(offsets: readonly { topic: string; partition: number; offset: string }[]): OffsetsByTopicPartition {
+  const topics = new Map<string, { partition: number; offset: string }[]>();
+  for (const o of offsets) {
+    let list = topics.get(o.topic);
+    if (!list) topics.set(o.topic, list = []);
+    list.push({ partition: o.partition, offset: o.offset });
+  }
+  return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class KafkaJSConsumer {
+  readonly events = CONSUMER_EVENTS;
+  private readonly instrumentation: Instrumentation;
+  private common: CommonClientOptions | null = null;
+  private consumer: BrookConsumer | null = null;
+  private readonly topics: string[] = [];
+  private fromBeginning = false;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private stopping: AbortController | null = null;
+  private runConfig: Required<Omit<ConsumerRunConfig, 'eachBatch' | 'eachMessage'>> & Pick<ConsumerRunConfig, 'eachBatch' | 'eachMessage'> | null = null;
+  /** Next offset to commit per partition, as handlers resolved them. */
+  private readonly resolved = new Map<string, { topic: string; partition: number; offset: bigint }>();
+  private readonly committed = new Map<string, bigint>();
+  /** Partitions whose position changed (seek, revoke) since the records in hand were polled. */
+  private readonly stale = new Set<string>();
+  private readonly pendingSeeks = new Map<string, { topic: string; partition: number; offset: bigint }>();
+  private lastCommitMs = Date.now();
+  private rebalanceStartMs: number | null = null;
+  private failures = 0;
+
+  constructor(
+    private readonly resolveCommon: () => Promise<CommonClientOptions>,
+    private readonly config: ConsumerConfig,
+    private readonly logging: KafkaJSLogging,
+    private readonly admin: GroupAdmin,
+  ) {
+    if (!config || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.');
+    for (const a of config.partitionAssigners ?? []) {
+      if (a.brookAssignor === undefined) throw new KafkaJSNonRetriableError('brook/kafkajs runs PartitionAssigners.roundRobin only; custom KafkaJS assigners are not supported (use a Brook PartitionAssignor through Brook\'s Consumer)');
+    }
+    this.instrumentation = new Instrumentation(CONSUMER_EVENTS, CONSUMER_EVENTS.REQUEST, () => this.common?.clientId ?? '');
+  }
+
+  on(eventName: string, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return this.instrumentation.on(eventName, listener);
+  }
+
+  logger(): ReturnType<KafkaJSLogging['logger']> {
+    return this.logging.logger('Consumer');
+  }
+
+  async connect(): Promise<void> {
+    await kafkajsCall(async () => {
+      this.common ??= await this.resolveCommon();
+      await this.admin.connect();
+    });
+    this.instrumentation.emit(CONSUMER_EVENTS.CONNECT);
+  }
+
+  async disconnect(): Promise<void> {
+    await this.stop();
+    await this.admin.disconnect();
+    this.instrumentation.unwatchRequests();
+    this.instrumentation.emit(CONSUMER_EVENTS.DISCONNECT);
+  }
+
+  /** Topics by name, or by RegExp matched against the topics that exist now (as KafkaJS). */
+  async subscribe(subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void> {
+    if (this.running) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running');
+    const list = 'topics' in subscription ? subscription.topics : [subscription.topic];
+    if (!Array.isArray(list) || list.some((t) => !(typeof t === 'string' || t instanceof RegExp))) {
+      throw new KafkaJSNonRetriableError(`Invalid topics array ${JSON.stringify(list)}`);
+    }
+    const existing = list.some((t) => t instanceof RegExp) ? await this.admin.listTopics() : [];
+    for (const t of list) {
+      const names = typeof t === 'string' ? [t] : existing.filter((name) => t.test(name));
+      for (const name of names) if (!this.topics.includes(name)) this.topics.push(name);
+    }
+    if (subscription.fromBeginning) this.fromBeginning = true;
+  }
+
+  async run(config: ConsumerRunConfig = {}): Promise<void> {
+    if (this.running) return;
+    if (!this.common) throw new KafkaJSNonRetriableError('Consumer is not connected (call connect() first)');
+    if (this.topics.length === 0) throw new KafkaJSNonRetriableError('The consumer has no topics to consume (call subscribe() first)');
+    this.runConfig = {
+      autoCommit: config.autoCommit ?? true, autoCommitInterval: config.autoCommitInterval ?? null, autoCommitThreshold: config.autoCommitThreshold ?? null,
+      eachBatchAutoResolve: config.eachBatchAutoResolve ?? true, partitionsConsumedConcurrently: Math.max(1, config.partitionsConsumedConcurrently ?? 1),
+      eachBatch: config.eachBatch, eachMessage: config.eachMessage,
+    };
+    const c = this.config;
+    const options: ConsumerOptions = {
+      ...this.common,
+      groupId: c.groupId,
+      groupProtocol: 'classic',
+      assignors: [new KafkaJsRoundRobinAssignor()],
+      enableAutoCommit: false,
+      autoOffsetReset: this.fromBeginning ? 'earliest' : 'latest',
+      sessionTimeoutMs: c.sessionTimeout ?? 30_000,
+      rebalanceTimeoutMs: c.rebalanceTimeout ?? 60_000,
+      heartbeatIntervalMs: c.heartbeatInterval ?? 3_000,
+      maxPartitionFetchBytes: c.maxBytesPerPartition ?? 1_048_576,
+      fetchMinBytes: c.minBytes ?? 1,
+      fetchMaxBytes: c.maxBytes ?? 10_485_760,
+      fetchMaxWaitMs: c.maxWaitTimeInMs ?? 5_000,
+      isolationLevel: c.readUncommitted ? 'read_uncommitted' : 'read_committed',
+      logger: this.logging.brook('Consumer'),
+      ...(c.metadataMaxAge !== undefined ? { metadataMaxAgeMs: c.metadataMaxAge } : {}),
+      ...(c.rackId !== undefined ? { clientRack: c.rackId } : {}),
+    };
+    const consumer = this.consumer = new BrookConsumer(options);
+    consumer.subscribe(this.topics, {
+      onPartitionsRevoked: (partitions) => this.revoked(partitions),
+      onPartitionsLost: (partitions) => this.lost(partitions),
+      onPartitionsAssigned: (partitions) => this.assigned(partitions),
+    });
+    this.running = true;
+    this.stopping = new AbortController();
+    this.rebalanceStartMs = Date.now();
+    this.loop = this.runLoop(consumer, this.stopping.signal);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running && !this.loop) return;
+    this.running = false;
+    this.stopping?.abort();
+    await this.loop;
+    this.loop = null;
+    const consumer = this.consumer;
+    this.consumer = null;
+    if (consumer) {
+      try {
+        if (this.runConfig?.autoCommit) await this.commitResolved(consumer);
+      } catch (err) {
+        this.logger().error('commit on stop failed', { error: (err as Error).message });
+      }
+      await consumer.close();
+    }
+    this.resolved.clear();
+    this.committed.clear();
+    this.instrumentation.emit(CONSUMER_EVENTS.STOP);
+  }
+
+  // ---- the group's events, through Brook's rebalance listener -------------------------
+
+  private async revoked(partitions: TopicPartition[]): Promise<void> {
+    this.rebalanceStartMs = Date.now();
+    const consumer = this.consumer;
+    const meta = consumer?.groupMetadata();
+    this.instrumentation.emit(CONSUMER_EVENTS.REBALANCING, { groupId: this.config.groupId, memberId: meta?.memberId ?? '' });
+    if (consumer && this.runConfig?.autoCommit) {
+      try {
+        await this.commitResolved(consumer, partitions);
+      } catch (err) {
+        this.logger().warn('commit before rebalance failed', { error: (err as Error).message });
+      }
+    }
+    this.forget(partitions);
+  }
+
+  private lost(partitions: TopicPartition[]): void {
+    this.rebalanceStartMs ??= Date.now();
+    this.forget(partitions);
+  }
+
+  private forget(partitions: readonly TopicPartition[]): void {
+    for (const tp of partitions) {
+      const k = key(tp.topic, tp.partition);
+      this.stale.add(k);
+      this.resolved.delete(k);
+      this.committed.delete(k);
+    }
+  }
+
+  private assigned(partitions: TopicPartition[]): void {
+    const consumer = this.consumer;
+    if (!consumer) return;
+    for (const [k, s] of this.pendingSeeks) {
+      if (partitions.some((tp) => key(tp.topic, tp.partition) === k)) {
+        consumer.seek(s, s.offset);
+        this.pendingSeeks.delete(k);
+      }
+    }
+    const meta = consumer.groupMetadata();
+    const leaderId = consumer.groupLeaderId() ?? '';
+    const memberAssignment: Record<string, number[]> = {};
+    for (const tp of consumer.assignment()) (memberAssignment[tp.topic] ??= []).push(tp.partition);
+    this.instrumentation.emit(CONSUMER_EVENTS.GROUP_JOIN, {
+      duration: Date.now() - (this.rebalanceStartMs ?? Date.now()), groupId: this.config.groupId, isLeader: leaderId === meta.memberId,
+      leaderId, groupProtocol: meta.protocol ?? '', memberId: meta.memberId, memberAssignment,
+    });
+    this.rebalanceStartMs = null;
+  }
+
+  // ---- the run loop --------------------------------------------------------------------
+
+  private async runLoop(consumer: BrookConsumer, signal: AbortSignal): Promise<void> {
+    while (this.running) {
+      let records: ConsumerRecord[];
+      this.instrumentation.emit(CONSUMER_EVENTS.FETCH_START, {});
+      const started = Date.now();
+      try {
+        this.stale.clear();
+        records = await consumer.poll({ timeoutMs: this.config.maxWaitTimeInMs ?? 5_000, signal });
+      } catch (err) {
+        if (!this.running) return;
+        if (await this.crashed(toKafkaJSError(err))) continue;
+        return;
+      }
+      const batches = new Map<string, ConsumerRecord[]>();
+      for (const r of records) {
+        const k = key(r.topic, r.partition);
+        let list = batches.get(k);
+        if (!list) batches.set(k, list = []);
+        list.push(r);
+      }
+      this.instrumentation.emit(CONSUMER_EVENTS.FETCH, { numberOfBatches: batches.size, duration: Date.now() - started });
+      const queue = [...batches.values()];
+      let failure: Error | null = null;
+      const worker = async (): Promise<void> => {
+        for (let batch = queue.shift(); batch !== undefined; batch = queue.shift()) {
+          try {
+            await this.processBatch(consumer, batch);
+          } catch (err) {
+            failure ??= err as Error;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: this.runConfig!.partitionsConsumedConcurrently }, worker));
+      if (failure === null) {
+        this.failures = 0;
+        continue;
+      }
+      if (!(await this.crashed(failure))) return;
+    }
+  }
+
+  /**
+   * A handler threw (or polling failed): its records come again after a pause that grows as
+   * KafkaJS's retries do; after `retry.retries` failures in a row the consumer reports CRASH
+   * and restarts unless `retry.restartOnFailure` says otherwise. Returns whether to go on.
+   */
+  private async crashed(error: Error): Promise<boolean> {
+    const retry = this.config.retry ?? {};
+    const retries = retry.retries ?? KAFKAJS_DEFAULTS.retries;
+    this.failures++;
+    this.logger().error(`Error when calling ${this.runConfig?.eachMessage ? 'eachMessage' : 'eachBatch'}`, { error: error.message });
+    const initial = retry.initialRetryTime ?? KAFKAJS_DEFAULTS.initialRetryTime;
+    const pause = Math.min(retry.maxRetryTime ?? KAFKAJS_DEFAULTS.maxRetryTime, initial * (retry.multiplier ?? 2) ** Math.min(this.failures - 1, 30));
+    if (this.failures <= retries) {
+      await sleep(pause);
+      return this.running;
+    }
+    this.failures = 0;
+    const crash = new KafkaJSNumberOfRetriesExceeded(error, { retryCount: retries });
+    const restart = retry.restartOnFailure ? await retry.restartOnFailure(crash).catch(() => false) : true;
+    this.instrumentation.emit(CONSUMER_EVENTS.CRASH, { error: crash, groupId: this.config.groupId, restart });
+    if (!restart) {
+      void this.stop();
+      return false;
+    }
+    await sleep(pause);
+    return this.running;
+  }
+
+  private batchOf(records: ConsumerRecord[], highWatermark: bigint | null): Batch {
+    const messages = records.map(toKafkaMessage);
+    const last = records[records.length - 1]!.offset;
+    const hw = highWatermark ?? last + 1n;
+    return {
+      topic: records[0]!.topic, partition: records[0]!.partition, highWatermark: String(hw), messages,
+      isEmpty: () => messages.length === 0,
+      firstOffset: () => messages[0]?.offset ?? null,
+      lastOffset: () => String(last),
+      offsetLag: () => String(hw - 1n - last < 0n ? 0n : hw - 1n - last),
+      offsetLagLow: () => String(hw - 1n - records[0]!.offset < 0n ? 0n : hw - 1n - records[0]!.offset),
+    };
+  }
+
+  private async processBatch(consumer: BrookConsumer, records: ConsumerRecord[]): Promise<void> {
+    const run = this.runConfig!;
+    const { topic, partition } = records[0]!;
+    const k = key(topic, partition);
+    if (this.stale.has(k)) return;
+    const isPaused = (): boolean => consumer.paused().some((tp) => tp.topic === topic && tp.partition === partition);
+    if (!this.running || isPaused()) return this.rewind(consumer, topic, partition, records[0]!.offset);
+    const lag = consumer.metrics().partitions.find((p) => p.topic === topic && p.partition === partition);
+    const batch = this.batchOf(records, lag?.highWatermark ?? null);
+    const payload = {
+      topic, partition, highWatermark: batch.highWatermark, offsetLag: batch.offsetLag(), offsetLagLow: batch.offsetLagLow(),
+      batchSize: records.length, firstOffset: batch.firstOffset(), lastOffset: batch.lastOffset(),
+    };
+    const started = Date.now();
+    this.instrumentation.emit(CONSUMER_EVENTS.START_BATCH_PROCESS, payload);
+    const pause = (): (() => void) => {
+      consumer.pause([{ topic, partition }]);
+      return () => this.resume([{ topic, partitions: [partition] }]);
+    };
+    const heartbeat = async (): Promise<void> => undefined;
+    if (run.eachMessage) {
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i]!;
+        if (!this.running || this.stale.has(k) || isPaused()) return this.rewind(consumer, topic, partition, r.offset);
+        try {
+          await run.eachMessage({ topic, partition, message: batch.messages[i]!, heartbeat, pause });
+        } catch (err) {
+          this.rewind(consumer, topic, partition, r.offset);
+          if (run.autoCommit) await this.commitResolved(consumer);
+          throw err;
+        }
+        this.resolve(topic, partition, r.offset + 1n);
+        if (run.autoCommit) await this.commitIfNecessary(consumer);
+      }
+    } else if (run.eachBatch) {
+      try {
+        await run.eachBatch({
+          batch,
+          resolveOffset: (offset) => this.resolve(topic, partition, BigInt(offset) + 1n),
+          heartbeat,
+          pause,
+          commitOffsetsIfNecessary: async (offsets) => {
+            if (offsets) await this.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: p.offset }))));
+            else if (run.autoCommit) await this.commitIfNecessary(consumer);
+          },
+          uncommittedOffsets: () => this.uncommitted(),
+          isRunning: () => this.running,
+          isStale: () => this.stale.has(k),
+        });
+        if (run.eachBatchAutoResolve) this.resolve(topic, partition, records[records.length - 1]!.offset + 1n);
+      } catch (err) {
+        this.rewindToResolved(consumer, records);
+        if (run.autoCommit) await this.commitResolved(consumer);
+        throw err;
+      }
+      // A batch left unresolved (in part) comes again, as in KafkaJS.
+      this.rewindToResolved(consumer, records);
+    }
+    this.instrumentation.emit(CONSUMER_EVENTS.END_BATCH_PROCESS, { ...payload, duration: Date.now() - started });
+    if (run.autoCommit) await this.commitResolved(consumer);
+  }
+
+  /** Puts the fetch position back to `offset` unless the partition moved meanwhile (seek, revoke). */
+  private rewind(consumer: BrookConsumer, topic: string, partition: number, offset: bigint): void {
+    const k = key(topic, partition);
+    if (this.stale.has(k)) return;
+    if (!consumer.assignment().some((tp) => tp.topic === topic && tp.partition === partition)) return;
+    consumer.seek({ topic, partition }, offset);
+  }
+
+  /** After eachBatch: the position is past the batch; what it left unresolved comes again. */
+  private rewindToResolved(consumer: BrookConsumer, records: readonly ConsumerRecord[]): void {
+    const { topic, partition, offset: first } = records[0]!;
+    const last = records[records.length - 1]!.offset;
+    const resolved = this.resolved.get(key(topic, partition))?.offset;
+    const next = resolved !== undefined && resolved > first ? resolved : first;
+    if (next <= last) this.rewind(consumer, topic, partition, next);
+  }
+
+  private resolve(topic: string, partition: number, offset: bigint): void {
+    const k = key(topic, partition);
+    if (this.stale.has(k)) return;
+    const seen = this.resolved.get(k);
+    if (!seen || offset > seen.offset) this.resolved.set(k, { topic, partition, offset });
+  }
+
+  private uncommitted(): OffsetsByTopicPartition {
+    return byTopic([...this.resolved].filter(([k, r]) => this.committed.get(k) !== r.offset).map(([, r]) => ({ topic: r.topic, partition: r.partition, offset: String(r.offset) })));
+  }
+
+  private async commitIfNecessary(consumer: BrookConsumer): Promise<void> {
+    const run = this.runConfig!;
+    const interval = run.autoCommitInterval !== null && Date.now() >= this.lastCommitMs + run.autoCommitInterval;
+    const pending = [...this.resolved].filter(([k, r]) => this.committed.get(k) !== r.offset).length;
+    const threshold = run.autoCommitThreshold !== null && pending >= run.autoCommitThreshold;
+    if (interval || threshold) await this.commitResolved(consumer);
+  }
+
+  /** Commits the resolved offsets not committed yet (of `only`, when given). */
+  private async commitResolved(consumer: BrookConsumer, only?: readonly TopicPartition[]): Promise<void> {
+    const wanted = only ? new Set(only.map((tp) => key(tp.topic, tp.partition))) : null;
+    const offsets = [...this.resolved].filter(([k, r]) => (wanted === null || wanted.has(k)) && this.committed.get(k) !== r.offset);
+    this.lastCommitMs = Date.now();
+    if (offsets.length === 0) return;
+    await this.commit(consumer, offsets.map(([, r]) => r));
+  }
+
+  private async commit(consumer: BrookConsumer, offsets: readonly OffsetToCommit[]): Promise<void> {
+    await kafkajsCall(() => consumer.commitSync(offsets));
+    for (const o of offsets) this.committed.set(key(o.topic, o.partition), o.offset);
+    const meta = consumer.groupMetadata();
+    this.instrumentation.emit(CONSUMER_EVENTS.COMMIT_OFFSETS, {
+      groupId: this.config.groupId, memberId: meta.memberId, groupGenerationId: meta.generationId,
+      topics: byTopic(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))).topics,
+    });
+  }
+
+  // ---- the application's calls ------------------------------------------------------------
+
+  /** Commits these offsets now (the offset of the next message to read, as KafkaJS). */
+  async commitOffsets(offsets: TopicPartitionOffsetAndMetadata[]): Promise<void> {
+    const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), ...(o.metadata ? { metadata: o.metadata } : {}) }));
+    if (this.consumer) {
+      await this.commit(this.consumer, list);
+      for (const o of list) {
+        const k = key(o.topic, o.partition);
+        const r = this.resolved.get(k);
+        if (!r || r.offset < o.offset) this.resolved.set(k, { topic: o.topic, partition: o.partition, offset: o.offset });
+        this.committed.set(k, o.offset);
+      }
+      return;
+    }
+    await this.admin.commitOffsets(this.config.groupId, list);
+  }
+
+  /** Moves a partition's position; its records in hand are dropped, the offset is committed (autoCommit) with the next commit. */
+  seek({ topic, partition, offset }: { topic: string; partition: number; offset: string }): void {
+    if (!topic || !Number.isInteger(partition) || !/^-?\d+$/.test(String(offset))) throw new KafkaJSNonRetriableError(`Invalid seek ${JSON.stringify({ topic, partition, offset })}`);
+    const k = key(topic, partition);
+    const target = BigInt(offset);
+    const consumer = this.consumer;
+    if (!consumer) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first');
+    this.stale.add(k);
+    if (consumer.assignment().some((tp) => tp.topic === topic && tp.partition === partition)) {
+      if (target === -2n) consumer.seekToBeginning([{ topic, partition }]);
+      else if (target === -1n) consumer.seekToEnd([{ topic, partition }]);
+      else {
+        consumer.seek({ topic, partition }, target);
+        this.resolved.set(k, { topic, partition, offset: target });
+      }
+    } else if (target >= 0n) {
+      this.pendingSeeks.set(k, { topic, partition, offset: target });
+    }
+  }
+
+  pause(topics: { topic: string; partitions?: number[] }[]): void {
+    this.consumer?.pause(this.expand(topics));
+  }
+
+  resume(topics: { topic: string; partitions?: number[] }[]): void {
+    this.consumer?.resume(this.expand(topics));
+  }
+
+  paused(): { topic: string; partitions: number[] }[] {
+    const out = new Map<string, number[]>();
+    for (const tp of this.consumer?.paused() ?? []) {
+      let list = out.get(tp.topic);
+      if (!list) out.set(tp.topic, list = []);
+      list.push(tp.partition);
+    }
+    return [...out].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) }));
+  }
+
+  private expand(topics: { topic: string; partitions?: number[] }[]): TopicPartition[] {
+    const assigned = this.consumer?.assignment() ?? [];
+    return topics.flatMap(({ topic, partitions }) => partitions ? partitions.map((partition) => ({ topic, partition })) : assigned.filter((tp) => tp.topic === topic))
+      .filter((tp) => assigned.some((a) => a.topic === tp.topic && a.partition === tp.partition));
+  }
+
+  describeGroup(): Promise<unknown> {
+    return this.admin.describeGroup(this.config.groupId);
+  }
+}
