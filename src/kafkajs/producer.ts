@@ -167,6 +167,7 @@ export class KafkaJSProducer {
     const all = [...this.producers.values()];
     this.producers.clear();
     this.connecting = null;
+    this.common = null;
     await Promise.all(all.map((p) => p.close()));
     this.instrumentation.unwatchRequests();
     this.instrumentation.emit(PRODUCER_EVENTS.DISCONNECT);
