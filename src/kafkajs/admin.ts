@@ -188,7 +188,7 @@ export class KafkaJSAdmin implements GroupAdmin {
           topic,
           partitions: partitions.map((partition) => {
             const c = committed.find((x) => x.topic === topic && x.partition === partition);
-            return { partition, offset: String(c?.offset ?? -1n), metadata: c?.metadata ?? null };
+            return { partition, offset: String(c?.offset ?? -1n), metadata: c?.metadata || null };
           }),
         });
       }
@@ -259,7 +259,7 @@ export class KafkaJSAdmin implements GroupAdmin {
         if (!type) throw new KafkaJSNonRetriableError(`Invalid ConfigResourceType: ${r.type}`);
         const entries = await this.a.describeConfigs({ type, name: r.name }, { ...(r.configNames && r.configNames.length > 0 ? { keys: r.configNames } : {}), synonyms: includeSynonyms });
         return {
-          errorCode: 0, errorMessage: null, resourceType: r.type, resourceName: r.name,
+          errorCode: 0, errorMessage: '', resourceType: r.type, resourceName: r.name,
           configEntries: entries.map((e) => ({
             configName: e.name, configValue: e.value, readOnly: e.readOnly, isDefault: e.source === 'DEFAULT_CONFIG', configSource: SOURCES[e.source] ?? 0, isSensitive: e.sensitive,
             configSynonyms: includeSynonyms ? e.synonyms.map((s) => ({ configName: s.name, configValue: s.value, configSource: SOURCES[s.source] ?? 0 })) : [],
@@ -277,7 +277,7 @@ export class KafkaJSAdmin implements GroupAdmin {
         if (!type) throw new KafkaJSNonRetriableError(`Invalid ConfigResourceType: ${r.type}`);
         await this.a.alterConfigs({ type, name: r.name }, Object.fromEntries(r.configEntries.map((c) => [c.name, c.value])), validateOnly ? { validateOnly } : {});
       }
-      return { throttleTime: 0, resources: resources.map((r) => ({ errorCode: 0, errorMessage: null, resourceType: r.type, resourceName: r.name })) };
+      return { throttleTime: 0, resources: resources.map((r) => ({ errorCode: 0, errorMessage: '', resourceType: r.type, resourceName: r.name })) };
     });
   }
 
