@@ -35,7 +35,7 @@ export class KafkaJSProtocolError extends KafkaJSError {
   readonly type: string;
   readonly code: number;
   constructor(e: { message: string; type: string; code: number; retriable: boolean } | number, options: ErrorOptions = {}) {
-    const info = typeof e === 'number' ? { ...errorInfo(e), type: errorInfo(e).name } : e;
+    const info = typeof e === 'number' ? { ...errorInfo(e), type: kafkajsErrorType(e) } : e;
     super(info.message, { retriable: options.retriable ?? info.retriable, cause: options.cause });
     this.type = info.type;
     this.code = info.code;
@@ -123,13 +123,27 @@ export const KafkaJSFetcherRebalanceError = named(KafkaJSError, 'KafkaJSFetcherR
 export const KafkaJSNoBrokerAvailableError = named(KafkaJSError, 'KafkaJSNoBrokerAvailableError');
 export const KafkaJSAlterPartitionReassignmentsError = named(KafkaJSError, 'KafkaJSAlterPartitionReassignmentsError');
 
+/** Codes KafkaJS names by their older Kafka names (applications compare `type` with these). */
+const KAFKAJS_TYPE: Readonly<Record<number, string>> = {
+  [-1]: 'UNKNOWN',
+  6: 'NOT_LEADER_FOR_PARTITION',
+  14: 'GROUP_LOAD_IN_PROGRESS',
+  15: 'GROUP_COORDINATOR_NOT_AVAILABLE',
+  16: 'NOT_COORDINATOR_FOR_GROUP',
+};
+
+/** KafkaJS's `type` of a Kafka error code. */
+export function kafkajsErrorType(code: number): string {
+  return KAFKAJS_TYPE[code] ?? errorInfo(code).name;
+}
+
 /** What Brook's client threw, as the KafkaJS error a KafkaJS application expects; KafkaJS errors pass through. */
 export function toKafkaJSError(err: unknown): KafkaJSError {
   if (err instanceof KafkaJSError) return err;
   if (!(err instanceof Error)) return new KafkaJSError(String(err));
   if (err instanceof KafkaProtocolError) {
     const info = errorInfo(err.errorCode);
-    const base = { message: err.detail ? `${info.message}: ${err.detail}` : info.message, type: info.name, code: info.code, retriable: info.retriable };
+    const base = { message: err.detail ? `${info.message}: ${err.detail}` : info.message, type: kafkajsErrorType(info.code), code: info.code, retriable: info.retriable };
     if (err.errorCode === ErrorCode.SASL_AUTHENTICATION_FAILED) return new KafkaJSSASLAuthenticationError(err.message, { cause: err });
     if (err.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) return new KafkaJSOffsetOutOfRange(base);
     return new KafkaJSProtocolError(base, { cause: err });
