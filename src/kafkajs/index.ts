@@ -16,3 +16,4 @@ export type { KafkaJSAdmin as Admin } from './admin.js';
 export { Partitioners, DefaultPartitioner, LegacyPartitioner, JavaCompatiblePartitioner, legacyMurmur2, type ICustomPartitioner, type PartitionerArgs, type PartitionMetadata } from './partitioners.js';
 export type { InstrumentationEvent, RemoveInstrumentationEventListener } from './events.js';
 export * from './errors.js';
+export { AssignerProtocol, MemberMetadata, MemberAssignment } from './assigner-protocol.js';

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import * as real from 'kafkajs';
 import { assignKafkaJsRoundRobin, KafkaJsRoundRobinAssignor } from '../../src/assignors/index.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
+import { AssignerProtocol } from '../../src/kafkajs/index.js';
 
 const T = { timeout: 30_000 };
 
@@ -69,4 +70,14 @@ test('subscription and assignment bytes cross between KafkaJS and Brook', T, () 
   assert.deepEqual(real.AssignerProtocol.MemberAssignment.decode(mine)!.assignment, { a: [0, 2] });
   const kafkajs = real.AssignerProtocol.MemberAssignment.encode({ version: 0, assignment: { a: [1], b: [0] }, userData: Buffer.alloc(0) });
   assert.deepEqual(decodeAssignment(kafkajs).assignment.assignedPartitions, [{ topic: 'a', partitions: [1] }, { topic: 'b', partitions: [0] }]);
+});
+
+test('AssignerProtocol writes the bytes KafkaJS writes and reads them back', T, () => {
+  const metadata = { version: 0, topics: ['a', 'bb'], userData: Buffer.from([1, 2]) };
+  assert.deepEqual(AssignerProtocol.MemberMetadata.encode(metadata), real.AssignerProtocol.MemberMetadata.encode(metadata));
+  assert.deepEqual(AssignerProtocol.MemberMetadata.decode(real.AssignerProtocol.MemberMetadata.encode(metadata)), real.AssignerProtocol.MemberMetadata.decode(real.AssignerProtocol.MemberMetadata.encode(metadata)));
+  const assignment = { version: 0, assignment: { a: [0, 3], bb: [1] }, userData: Buffer.alloc(0) };
+  assert.deepEqual(AssignerProtocol.MemberAssignment.encode(assignment), real.AssignerProtocol.MemberAssignment.encode(assignment));
+  assert.deepEqual(AssignerProtocol.MemberAssignment.decode(real.AssignerProtocol.MemberAssignment.encode(assignment)), real.AssignerProtocol.MemberAssignment.decode(real.AssignerProtocol.MemberAssignment.encode(assignment)));
+  assert.equal(AssignerProtocol.MemberAssignment.decode(Buffer.alloc(0)), real.AssignerProtocol.MemberAssignment.decode(Buffer.alloc(0)));
 });
