@@ -10,6 +10,8 @@
  * handled to its end (a handler threw, the partition was paused, the consumer stopped, a
  * seek) puts the position back to the first record not handled, so the records come again.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { CLIENT_CHANNELS, type RequestMessage } from '../client/diagnostics.js';
 import { Consumer as BrookConsumer, type ConsumerOptions, type ConsumerRecord, type OffsetToCommit } from '../client/consumer/index.js';
 import type { CommonClientOptions } from '../client/options.js';
 import type { TopicPartition } from '../assignors/types.js';
@@ -73,6 +75,7 @@ export class KafkaJSConsumer {
   private lastCommitMs = Date.now();
   private rebalanceStartMs: number | null = null;
   private failures = 0;
+  private heartbeatSubscriber: ((message: unknown) => void) | null = null;
 
   constructor(
     private readonly resolveCommon: () => Promise<CommonClientOptions>,
@@ -88,7 +91,26 @@ export class KafkaJSConsumer {
   }
 
   on(eventName: string, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener { // eslint-disable-line @typescript-eslint/no-explicit-any
-    return this.instrumentation.on(eventName, listener);
+    const remove = this.instrumentation.on(eventName, listener);
+    if (eventName === CONSUMER_EVENTS.HEARTBEAT) this.watchHeartbeats();
+    return remove;
+  }
+
+  /**
+   * HEARTBEAT events: Brook's consumer heartbeats on its own timer; each Heartbeat request the
+   * broker answered without error (seen on the request diagnostics channel, for this client id)
+   * is one event.
+   */
+  private watchHeartbeats(): void {
+    if (this.heartbeatSubscriber) return;
+    this.heartbeatSubscriber = (message) => {
+      const m = message as RequestMessage;
+      const consumer = this.consumer;
+      if (m.api !== 'Heartbeat' || m.errorCode !== 0 || !consumer || m.clientId !== this.common?.clientId) return;
+      const meta = consumer.groupMetadata();
+      this.instrumentation.emit(CONSUMER_EVENTS.HEARTBEAT, { groupId: this.config.groupId, memberId: meta.memberId, groupGenerationId: meta.generationId });
+    };
+    subscribe(CLIENT_CHANNELS.request, this.heartbeatSubscriber);
   }
 
   logger(): ReturnType<KafkaJSLogging['logger']> {
@@ -107,6 +129,8 @@ export class KafkaJSConsumer {
     await this.stop();
     await this.admin.disconnect();
     this.instrumentation.unwatchRequests();
+    if (this.heartbeatSubscriber) unsubscribe(CLIENT_CHANNELS.request, this.heartbeatSubscriber);
+    this.heartbeatSubscriber = null;
     this.instrumentation.emit(CONSUMER_EVENTS.DISCONNECT);
   }
 

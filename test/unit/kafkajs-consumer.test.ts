@@ -2,7 +2,7 @@
  * brook/kafkajs's consumer.run() against Brook's embedded broker; what was committed is read
  * with the real KafkaJS 2.2.4 admin client (an independent reader of the group's offsets):
  * - eachMessage sees every record once, in order per partition; after each batch the next
- *   offsets are committed; GROUP_JOIN, FETCH, START/END_BATCH_PROCESS and COMMIT_OFFSETS
+ *   offsets are committed; GROUP_JOIN, FETCH, START/END_BATCH_PROCESS, COMMIT_OFFSETS and HEARTBEAT
  *   carry KafkaJS's payloads;
  * - at least once: the offset of a record whose handler threw is never committed; the record
  *   comes again, and a handler that keeps throwing leaves the group's offset before it;
@@ -53,9 +53,9 @@ function consumerOf(bootstrap: string, groupId: string, cleanup: Cleanup, extra:
 test('eachMessage: every record once, offsets committed after each batch, KafkaJS event payloads', T, async (t) => {
   const values = Array.from({ length: 10 }, (_, i) => `m${i}`);
   const { bootstrap, cleanup, committed } = await setup(t, 'orders', 2, values);
-  const consumer = consumerOf(bootstrap, 'g1', cleanup);
+  const consumer = consumerOf(bootstrap, 'g1', cleanup, { heartbeatInterval: 100 });
   const events: Record<string, unknown[]> = {};
-  for (const e of ['GROUP_JOIN', 'FETCH', 'START_BATCH_PROCESS', 'END_BATCH_PROCESS', 'COMMIT_OFFSETS', 'CONNECT'] as const) {
+  for (const e of ['GROUP_JOIN', 'FETCH', 'START_BATCH_PROCESS', 'END_BATCH_PROCESS', 'COMMIT_OFFSETS', 'CONNECT', 'HEARTBEAT'] as const) {
     consumer.on(consumer.events[e], (ev) => (events[e] ??= []).push(ev.payload));
   }
   await consumer.connect();
@@ -64,7 +64,12 @@ test('eachMessage: every record once, offsets committed after each batch, KafkaJ
   await consumer.run({ eachMessage: async ({ topic, partition, message }) => void seen.push(`${topic}/${partition}/${message.offset}/${String(message.value)}`) });
   await until(() => seen.length >= 10, 20_000, 'all records');
   await until(async () => (await committed('g1')).join() === '0:5,1:5', 20_000, 'offsets committed');
+  await until(() => (events['HEARTBEAT'] ?? []).length > 0, 20_000, 'a heartbeat');
   await consumer.stop();
+  const beat = events['HEARTBEAT']![0] as { groupId: string; memberId: string; groupGenerationId: number };
+  assert.equal(beat.groupId, 'g1');
+  assert.equal(beat.memberId, (events['GROUP_JOIN']![0] as { memberId: string }).memberId);
+  assert.ok(beat.groupGenerationId >= 1);
   assert.deepEqual(seen.filter((s) => s.startsWith('orders/0/')).map((s) => s.split('/')[3]), ['m0', 'm2', 'm4', 'm6', 'm8']);
   assert.deepEqual(seen.filter((s) => s.startsWith('orders/1/')).map((s) => s.split('/')[2]), ['0', '1', '2', '3', '4']);
   assert.equal(seen.length, 10);
