@@ -207,3 +207,29 @@ test('seek, pause and resume, commitOffsets and describeGroup', T, async (t) => 
   assert.deepEqual(real.AssignerProtocol.MemberAssignment.decode(group.members[0]!.memberAssignment)!.assignment, { moves: [0] });
   await consumer.stop();
 });
+
+test('partitionsConsumedConcurrently: partitions handled side by side, each in order, every record once', T, async (t) => {
+  const values = Array.from({ length: 20 }, (_, i) => `m${i}`);
+  const { bootstrap, cleanup, committed } = await setup(t, 'wide', 4, values);
+  const consumer = consumerOf(bootstrap, 'g6', cleanup);
+  await consumer.connect();
+  await consumer.subscribe({ topics: ['wide'], fromBeginning: true });
+  const seen = new Map<number, string[]>();
+  let active = 0;
+  let maxActive = 0;
+  await consumer.run({
+    partitionsConsumedConcurrently: 3,
+    eachMessage: async ({ partition, message }) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await new Promise((resolve) => setImmediate(resolve));
+      (seen.get(partition) ?? seen.set(partition, []).get(partition)!).push(message.offset);
+      active--;
+    },
+  });
+  await until(() => [...seen.values()].flat().length >= 20, 20_000, 'all records');
+  await until(async () => (await committed('g6')).join() === '0:5,1:5,2:5,3:5', 20_000, 'all committed');
+  await consumer.stop();
+  for (const p of [0, 1, 2, 3]) assert.deepEqual(seen.get(p), ['0', '1', '2', '3', '4'], `partition ${p}`);
+  assert.ok(maxActive >= 2 && maxActive <= 3, `at most 3 at once, and more than one: ${maxActive}`);
+});
