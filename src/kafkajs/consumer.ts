@@ -61,7 +61,8 @@ export class KafkaJSConsumer {
   private common: CommonClientOptions | null = null;
   private consumer: BrookConsumer | null = null;
   private readonly topics: string[] = [];
-  private fromBeginning = false;
+  /** Topics subscribed with fromBeginning (KafkaJS decides where a new group starts per topic). */
+  private readonly fromBeginning = new Set<string>();
   private running = false;
   private loop: Promise<void> | null = null;
   private stopping: AbortController | null = null;
@@ -144,9 +145,12 @@ export class KafkaJSConsumer {
     const existing = list.some((t) => t instanceof RegExp) ? await this.admin.listTopics() : [];
     for (const t of list) {
       const names = typeof t === 'string' ? [t] : existing.filter((name) => t.test(name));
-      for (const name of names) if (!this.topics.includes(name)) this.topics.push(name);
+      for (const name of names) {
+        if (!this.topics.includes(name)) this.topics.push(name);
+        if (subscription.fromBeginning) this.fromBeginning.add(name);
+        else this.fromBeginning.delete(name);
+      }
     }
-    if (subscription.fromBeginning) this.fromBeginning = true;
   }
 
   async run(config: ConsumerRunConfig = {}): Promise<void> {
@@ -165,7 +169,8 @@ export class KafkaJSConsumer {
       groupProtocol: 'classic',
       assignors: [new KafkaJsRoundRobinAssignor()],
       enableAutoCommit: false,
-      autoOffsetReset: this.fromBeginning ? 'earliest' : 'latest',
+      // The reset of most topics; partitions of the others without a committed offset are moved when assigned.
+      autoOffsetReset: this.resetsFromBeginning() ? 'earliest' : 'latest',
       sessionTimeoutMs: c.sessionTimeout ?? 30_000,
       rebalanceTimeoutMs: c.rebalanceTimeout ?? 60_000,
       heartbeatIntervalMs: c.heartbeatInterval ?? 3_000,
@@ -188,6 +193,22 @@ export class KafkaJSConsumer {
     this.stopping = new AbortController();
     this.rebalanceStartMs = Date.now();
     this.loop = this.runLoop(consumer, this.stopping.signal);
+  }
+
+  private resetsFromBeginning(): boolean {
+    return this.fromBeginning.size * 2 >= this.topics.length;
+  }
+
+  /** Partitions of topics whose fromBeginning differs from the consumer's reset, with no committed offset: to their start or end. */
+  private async startPositions(consumer: BrookConsumer, partitions: readonly TopicPartition[]): Promise<void> {
+    const earliest = this.resetsFromBeginning();
+    const other = partitions.filter((tp) => this.fromBeginning.has(tp.topic) !== earliest);
+    if (other.length === 0) return;
+    const committed = await consumer.committed(other);
+    const none = other.filter((tp) => committed.get(`${tp.topic}:${tp.partition}`) == null && !this.pendingSeeks.has(key(tp.topic, tp.partition)));
+    if (none.length === 0) return;
+    if (earliest) consumer.seekToEnd(none);
+    else consumer.seekToBeginning(none);
   }
 
   async stop(): Promise<void> {
@@ -242,9 +263,10 @@ export class KafkaJSConsumer {
     }
   }
 
-  private assigned(partitions: TopicPartition[]): void {
+  private async assigned(partitions: TopicPartition[]): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
+    await this.startPositions(consumer, partitions);
     for (const [k, s] of this.pendingSeeks) {
       if (partitions.some((tp) => key(tp.topic, tp.partition) === k)) {
         consumer.seek(s, s.offset);

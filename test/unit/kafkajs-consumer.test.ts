@@ -233,3 +233,51 @@ test('partitionsConsumedConcurrently: partitions handled side by side, each in o
   for (const p of [0, 1, 2, 3]) assert.deepEqual(seen.get(p), ['0', '1', '2', '3', '4'], `partition ${p}`);
   assert.ok(maxActive >= 2 && maxActive <= 3, `at most 3 at once, and more than one: ${maxActive}`);
 });
+
+test('fromBeginning per topic: a new group reads one topic from its start and the other from its end, as KafkaJS', T, async (t) => {
+  const { bootstrap, cleanup } = await setup(t, 'old', 1, ['o0', 'o1']);
+  const producer = new real.Kafka({ brokers: [bootstrap], logLevel: real.logLevel.NOTHING }).producer({ createPartitioner: real.Partitioners.DefaultPartitioner });
+  await producer.connect();
+  cleanup.add('producer', () => producer.disconnect());
+  await producer.send({ topic: 'new', messages: [{ value: 'n-before' }] });
+  // The oracle: KafkaJS itself, then brook/kafkajs, each a new group; 'old' from the beginning, 'new' not.
+  const run = async (start: (seen: string[]) => Promise<{ stop(): Promise<void> }>): Promise<string[]> => {
+    const seen: string[] = [];
+    const c = await start(seen);
+    await until(() => seen.includes('o1'), 20_000, 'the old topic');
+    // Where 'new' starts is looked up lazily: records are sent until one arrives, so the
+    // test does not depend on when the lookup happened.
+    for (let i = 0; !seen.some((v) => v.startsWith('n-after')); i++) {
+      assert.ok(i < 40, 'a record sent to the new topic arrives');
+      await producer.send({ topic: 'new', messages: [{ value: `n-after-${i}` }] });
+      await until(() => seen.some((v) => v.startsWith('n-after')), 500, 'the new record').catch(() => undefined);
+    }
+    await c.stop();
+    return [...new Set(seen.map((v) => v.replace(/-\d+$/, '')))].sort();
+  };
+  const expected = await run(async (seen) => {
+    const c = new real.Kafka({ brokers: [bootstrap], logLevel: real.logLevel.NOTHING }).consumer({ groupId: 'fb-theirs', maxWaitTimeInMs: 100 });
+    cleanup.add('kafkajs consumer', () => c.disconnect());
+    await c.connect();
+    await c.subscribe({ topics: ['old'], fromBeginning: true });
+    await c.subscribe({ topics: ['new'], fromBeginning: false });
+    let joined = false;
+    c.on(c.events.GROUP_JOIN, () => (joined = true));
+    await c.run({ eachMessage: async ({ message }) => void seen.push(String(message.value)) });
+    await until(() => joined, 20_000, 'KafkaJS joined');
+    return c;
+  });
+  const got = await run(async (seen) => {
+    const c = consumerOf(bootstrap, 'fb-ours', cleanup);
+    await c.connect();
+    await c.subscribe({ topics: ['old'], fromBeginning: true });
+    await c.subscribe({ topics: ['new'], fromBeginning: false });
+    let joined = false;
+    c.on(c.events.GROUP_JOIN, () => (joined = true));
+    await c.run({ eachMessage: async ({ message }) => void seen.push(String(message.value)) });
+    await until(() => joined, 20_000, 'brook/kafkajs joined');
+    return c;
+  });
+  assert.deepEqual(expected, ['n-after', 'o0', 'o1']);
+  assert.deepEqual(got, expected);
+});
