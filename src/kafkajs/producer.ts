@@ -3,8 +3,8 @@
  * RecordMetadata: one entry per topic-partition written, its `baseOffset` the first offset
  * this call wrote there. KafkaJS takes `acks` and `compression` per call while Brook's
  * producer fixes them at construction: one Brook producer per (acks, compression) used,
- * made on first use (a transactional or idempotent producer always writes with acks=-1
- * through one producer).
+ * made on first use (an idempotent producer always writes with acks=-1; a transactional one
+ * through a single producer, uncompressed).
  */
 import { Producer as BrookProducer, type ProducerOptions, type RecordMetadata as BrookRecordMetadata } from '../client/producer/index.js';
 import type { CompressionName } from '../client/producer/options.js';
@@ -179,14 +179,15 @@ export class KafkaJSProducer {
     if (idempotent && acks !== -1) throw new KafkaJSNonRetriableError("Not requiring ack for all messages invalidates the idempotent producer's EoS guarantees");
     const name = COMPRESSION_NAMES[compression];
     if (name === undefined) throw new KafkaJSNonRetriableError(`Compression codec ${compression} is not implemented`);
-    const key = idempotent ? 'tx' : `${acks}/${compression}`;
+    // One transactional id, one producer; an idempotent one may have one per codec.
+    const key = this.config.transactionalId !== undefined ? 'tx' : `${acks}/${compression}`;
     let p = this.producers.get(key);
     if (!p) {
       const create = this.config.createPartitioner;
       const options: ProducerOptions = {
         ...this.common,
         acks: acks as -1 | 0 | 1,
-        compression: name,
+        compression: this.config.transactionalId !== undefined ? 'none' : name,
         idempotent,
         lingerMs: 0,
         logger: this.logging.brook('Producer'),

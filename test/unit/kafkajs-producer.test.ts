@@ -74,6 +74,15 @@ test('send and sendBatch answer as KafkaJS does, and KafkaJS reads back what was
   assert.deepEqual(read.map((p) => `${p.partition}/${p.message.offset}/${String(p.message.value)}`).sort(), ['0/0/v1', '0/1/v2', '0/2/v4', '2/0/v3']);
   await producer.disconnect();
   await assert.rejects(producer.send({ topic: 'ours', messages: [{ value: 'x' }] }), KafkaJSNonRetriableError);
+
+  // An idempotent producer: acks must be all; each codec works.
+  const idempotent = new Kafka({ brokers: [bootstrap], ...quiet }).producer({ idempotent: true });
+  await idempotent.connect();
+  await assert.rejects(idempotent.send({ topic: 'ours-b', acks: 1, messages: [{ value: 'x' }] }), KafkaJSNonRetriableError);
+  // KafkaJS reads GZIP without plugins (Snappy, LZ4 and ZSTD need codecs it does not ship).
+  await idempotent.send({ topic: 'ours-b', compression: CompressionTypes.GZIP, messages: [{ value: 'gzip', partition: 0 }] });
+  await idempotent.disconnect();
+  assert.deepEqual((await readWithKafkaJS(bootstrap, 'ours-b', 2)).filter((p) => p.partition === 0).map((p) => String(p.message.value)), ['gzip']);
 });
 
 test('keyed messages land where KafkaJS puts them, with the default and the legacy partitioner', T, async (t) => {
