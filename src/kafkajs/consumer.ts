@@ -53,7 +53,19 @@ function byTopic(offsets: readonly { topic: string; partition: number; offset: s
   return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts (stop() does not wait out a retry's pause). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
 
 export class KafkaJSConsumer {
   readonly events = CONSUMER_EVENTS;
@@ -77,6 +89,7 @@ export class KafkaJSConsumer {
   private rebalanceStartMs: number | null = null;
   private failures = 0;
   private heartbeatSubscriber: ((message: unknown) => void) | null = null;
+  private stopped: Promise<void> | null = null;
 
   constructor(
     private readonly resolveCommon: () => Promise<CommonClientOptions>,
@@ -190,6 +203,7 @@ export class KafkaJSConsumer {
       onPartitionsAssigned: (partitions) => this.assigned(partitions),
     });
     this.running = true;
+    this.stopped = null;
     this.stopping = new AbortController();
     this.rebalanceStartMs = Date.now();
     this.loop = this.runLoop(consumer, this.stopping.signal);
@@ -211,7 +225,13 @@ export class KafkaJSConsumer {
     else consumer.seekToBeginning(none);
   }
 
-  async stop(): Promise<void> {
+  /** Stops the run loop, commits what was resolved (autoCommit) and leaves the group; the consumer stays connected. */
+  stop(): Promise<void> {
+    this.stopped ??= this.stopRunning();
+    return this.stopped;
+  }
+
+  private async stopRunning(): Promise<void> {
     if (!this.running && !this.loop) return;
     this.running = false;
     this.stopping?.abort();
@@ -340,7 +360,7 @@ export class KafkaJSConsumer {
     const initial = retry.initialRetryTime ?? KAFKAJS_DEFAULTS.initialRetryTime;
     const pause = Math.min(retry.maxRetryTime ?? KAFKAJS_DEFAULTS.maxRetryTime, initial * (retry.multiplier ?? 2) ** Math.min(this.failures - 1, 30));
     if (this.failures <= retries) {
-      await sleep(pause);
+      await sleep(pause, this.stopping?.signal);
       return this.running;
     }
     this.failures = 0;
@@ -351,7 +371,7 @@ export class KafkaJSConsumer {
       void this.stop();
       return false;
     }
-    await sleep(pause);
+    await sleep(pause, this.stopping?.signal);
     return this.running;
   }
 
