@@ -122,3 +122,49 @@ test('KafkaJS and brook/kafkajs members share a group through a rolling restart:
   }, 30_000, 'committed offsets at the log end');
   for (const c of [b1, b2, b3]) await c.disconnect();
 });
+
+test('a KafkaJS leader gives a brook/kafkajs member nothing (an empty assignment); it takes over when KafkaJS leaves', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const theirs = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING });
+  const admin = theirs.admin();
+  await admin.connect();
+  cleanup.add('admin', () => admin.disconnect());
+  await admin.createTopics({ topics: [{ topic: 'single', numPartitions: 1 }] });
+  const producer = theirs.producer({ createPartitioner: real.Partitioners.DefaultPartitioner });
+  await producer.connect();
+  cleanup.add('producer', () => producer.disconnect());
+
+  const kjs = theirs.consumer({ groupId: 'single-group', heartbeatInterval: 100, maxWaitTimeInMs: 100 });
+  let kjsLeader = false;
+  kjs.on(kjs.events.GROUP_JOIN, (e) => (kjsLeader = e.payload.isLeader));
+  await kjs.connect();
+  await kjs.subscribe({ topics: ['single'], fromBeginning: true });
+  await kjs.run({ eachMessage: async () => undefined });
+  await until(() => kjsLeader, 20_000, 'KafkaJS leads');
+
+  // Member ids start with the client id: 'zz-...' sorts after 'kafkajs-...', so KafkaJS's deal gives the one partition to its own member.
+  const ours = new Kafka({ brokers: [broker.bootstrap], clientId: 'zz', logLevel: logLevel.NOTHING }).consumer({ groupId: 'single-group', heartbeatInterval: 100, maxWaitTimeInMs: 100 });
+  cleanup.add('ours', () => ours.disconnect());
+  const joins: { memberAssignment: Record<string, number[]>; isLeader: boolean }[] = [];
+  const crashes: unknown[] = [];
+  ours.on(ours.events.GROUP_JOIN, (e) => joins.push(e.payload as never));
+  ours.on(ours.events.CRASH, (e) => crashes.push(e.payload));
+  const seen: string[] = [];
+  await ours.connect();
+  await ours.subscribe({ topics: ['single'], fromBeginning: true });
+  await ours.run({ eachMessage: async ({ message }) => void seen.push(String(message.value)) });
+  await until(() => joins.length > 0, 20_000, 'brook/kafkajs joined');
+  assert.deepEqual(joins[0], { ...joins[0], memberAssignment: {}, isLeader: false });
+  const { groups: [g] } = await admin.describeGroups(['single-group']);
+  assert.equal(g!.members.length, 2);
+  assert.ok(g!.members.some((m) => m.memberAssignment.length === 0), 'KafkaJS sent one member an empty assignment');
+
+  await kjs.disconnect();
+  await until(() => joins.some((j) => j.isLeader && j.memberAssignment['single']?.[0] === 0), 20_000, 'brook/kafkajs takes the partition');
+  await producer.send({ topic: 'single', messages: [{ value: 'after' }] });
+  await until(() => seen.includes('after'), 20_000, 'the record');
+  assert.deepEqual(crashes, []);
+});
