@@ -5,7 +5,8 @@
  * kind leads, and a rolling restart that replaces every KafkaJS member with a brook/kafkajs
  * one loses no record and consumes none twice, while records keep arriving; at the end the
  * group's committed offsets are the log end offsets. The KafkaJS members' assignment bytes
- * decode with KafkaJS's own decoder.
+ * decode with KafkaJS's own decoder. A KafkaJS leader sends a member it gives no partition an
+ * empty assignment; a brook/kafkajs member takes that as none and takes over later.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
