@@ -1,14 +1,14 @@
 /**
  * KafkaJS's admin client over Brook's Admin. Answers have KafkaJS's shapes: offsets as
  * strings, `-1` for "no committed offset", describeConfigs' numeric resource types and
- * config sources. ACL calls are not available (Brook's Admin has no ACL API yet): they throw
- * KafkaJSNotImplemented.
+ * config sources. The ACL calls are in acls.ts.
  */
 import { Admin, type ConfigResource, type ConfigSourceName } from '../client/admin/index.js';
 import type { CommonClientOptions } from '../client/options.js';
 import { encodeAssignment } from '../protocol/consumer-protocol.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
-import { KafkaJSNonRetriableError, KafkaJSNotImplemented, kafkajsCall } from './errors.js';
+import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
+import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
 import type { GroupAdmin } from './group-admin.js';
 import type { KafkaJSLogging } from './logger.js';
@@ -294,16 +294,16 @@ export class KafkaJSAdmin implements GroupAdmin {
     return kafkajsCall(() => this.a.commitOffsets(groupId, offsets));
   }
 
-  createAcls(): Promise<never> {
-    return Promise.reject(new KafkaJSNotImplemented('createAcls is not available in brook/kafkajs'));
+  createAcls({ acl }: { acl: AclEntry[] }): Promise<true> {
+    return kafkajsCall(() => createAcls(this.a, acl));
   }
 
-  describeAcls(): Promise<never> {
-    return Promise.reject(new KafkaJSNotImplemented('describeAcls is not available in brook/kafkajs'));
+  describeAcls(filter: AclFilter): ReturnType<typeof describeAcls> {
+    return kafkajsCall(() => describeAcls(this.a, filter));
   }
 
-  deleteAcls(): Promise<never> {
-    return Promise.reject(new KafkaJSNotImplemented('deleteAcls is not available in brook/kafkajs'));
+  deleteAcls({ filters }: { filters: AclFilter[] }): ReturnType<typeof deleteAcls> {
+    return kafkajsCall(() => deleteAcls(this.a, filters));
   }
 }
 

@@ -2,12 +2,13 @@
  * brook/kafkajs's admin client against Brook's embedded broker, each call compared with the
  * real KafkaJS 2.2.4 admin client's answer to the same call on the same broker (the oracle):
  * topics, metadata, topic offsets (by timestamp too), group offsets (fetch, set, reset),
- * groups (list, describe, delete), cluster, configs, record deletion, ACL calls refused.
+ * groups (list, describe, delete), cluster, configs, record deletion, ACLs (on a broker with
+ * Kafka's StandardAuthorizer).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as real from 'kafkajs';
-import { Kafka, logLevel, ConfigResourceTypes, KafkaJSNotImplemented, KafkaJSProtocolError } from '../../src/kafkajs/index.js';
+import { Kafka, logLevel, ConfigResourceTypes, KafkaJSProtocolError, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes, KafkaJSNonRetriableError } from '../../src/kafkajs/index.js';
 import { startBrook } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 
@@ -78,5 +79,35 @@ test('admin calls answer as KafkaJS 2.2.4 answers them', T, async (t) => {
   assert.ok(missing instanceof KafkaJSProtocolError, String(missing));
   assert.equal(missing.type, 'UNKNOWN_TOPIC_OR_PARTITION');
   assert.equal(missing.retriable, true);
-  await assert.rejects(ours.createAcls(), KafkaJSNotImplemented);
+});
+
+test('ACLs: created, described and deleted as KafkaJS 2.2.4 does it', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ authorizerClassName: 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', superUsers: 'User:ANONYMOUS' });
+  cleanup.add('stop broker', () => broker.stop());
+  const theirs = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).admin();
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+  await theirs.connect();
+  await ours.connect();
+  cleanup.add('admins', async () => { await theirs.disconnect(); await ours.disconnect(); });
+  const acl = (resourceName: string, principal: string) => ({
+    resourceType: AclResourceTypes.TOPIC, resourceName, resourcePatternType: ResourcePatternTypes.LITERAL,
+    principal, host: '*', operation: AclOperationTypes.READ, permissionType: AclPermissionTypes.ALLOW,
+  });
+  assert.equal(await ours.createAcls({ acl: [acl('t1', 'User:alice'), acl('t2', 'User:bob')] }), true);
+  await theirs.createAcls({ acl: [acl('t3', 'User:carol')] as never });
+  const any = { resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY };
+  const described = (d: { resources: { resourceName: string }[] }) => ({ ...d, resources: [...d.resources].sort((a, b) => a.resourceName.localeCompare(b.resourceName)) });
+  const theirsAll = described(await theirs.describeAcls(any as never) as never);
+  assert.equal(theirsAll.resources.length, 3);
+  assert.deepEqual(described(await ours.describeAcls(any)), theirsAll);
+  const byName = { ...any, resourceType: AclResourceTypes.TOPIC, resourceName: 't1', resourcePatternType: ResourcePatternTypes.LITERAL };
+  assert.deepEqual(described(await ours.describeAcls(byName)), described(await theirs.describeAcls(byName as never) as never));
+  const deleted = await ours.deleteAcls({ filters: [byName] });
+  await theirs.createAcls({ acl: [acl('t1', 'User:alice')] as never });
+  assert.deepEqual(deleted, await theirs.deleteAcls({ filters: [byName] as never }));
+  assert.equal(deleted.filterResponses[0]!.matchingAcls.length, 1);
+  assert.deepEqual(described(await theirs.describeAcls(any as never) as never).resources.map((r) => r.resourceName), ['t2', 't3']);
+  await assert.rejects(ours.deleteAcls({ filters: [] }), KafkaJSNonRetriableError);
 });
