@@ -21,51 +21,18 @@ import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationE
 import type { KafkaJSLogging } from './logger.js';
 import { KAFKAJS_DEFAULTS } from './config.js';
 import {
-  CONSUMER_EVENTS, type Batch, type ConsumerConfig, type ConsumerRunConfig, type ConsumerSubscribeTopic, type ConsumerSubscribeTopics,
-  type KafkaMessage, type OffsetsByTopicPartition, type PartitionAssigner, type TopicPartitionOffsetAndMetadata,
+  CONSUMER_EVENTS, type ConsumerConfig, type ConsumerRunConfig, type ConsumerSubscribeTopic, type ConsumerSubscribeTopics,
+  type PartitionAssigner, type TopicPartitionOffsetAndMetadata,
 } from './consumer-types.js';
 import type { GroupAdmin } from './group-admin.js';
+import { byTopic, sleep, toBatch, tpKey } from './consumer-batch.js';
+import { ResolvedOffsets } from './resolved-offsets.js';
 
 /** KafkaJS's RoundRobinAssigner, as brook/kafkajs runs it (src/assignors/kafkajs-round-robin.ts). */
 const roundRobin: PartitionAssigner = Object.assign(() => ({ name: KAFKAJS_ROUND_ROBIN, version: 0 }), { brookAssignor: KAFKAJS_ROUND_ROBIN });
 export const PartitionAssigners = Object.freeze({ roundRobin });
 
-const key = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
-
-function toKafkaMessage(r: ConsumerRecord): KafkaMessage {
-  const headers: Record<string, Buffer | Buffer[]> = {};
-  for (const h of r.headers) {
-    const value = h.value ?? Buffer.alloc(0);
-    const seen = headers[h.key];
-    headers[h.key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
-  }
-  const size = (r.key?.length ?? 0) + (r.value?.length ?? 0);
-  return { key: r.key, value: r.value, timestamp: String(r.timestamp), attributes: 0, offset: String(r.offset), size, headers };
-}
-
-function byTopic(offsets: readonly { topic: string; partition: number; offset: string }[]): OffsetsByTopicPartition {
-  const topics = new Map<string, { partition: number; offset: string }[]>();
-  for (const o of offsets) {
-    let list = topics.get(o.topic);
-    if (!list) topics.set(o.topic, list = []);
-    list.push({ partition: o.partition, offset: o.offset });
-  }
-  return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
-}
-
-/** Waits `ms`, or less when `signal` aborts (stop() does not wait out a retry's pause). */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
+const key = tpKey;
 
 export class KafkaJSConsumer {
   readonly events = CONSUMER_EVENTS;
@@ -80,8 +47,7 @@ export class KafkaJSConsumer {
   private stopping: AbortController | null = null;
   private runConfig: Required<Omit<ConsumerRunConfig, 'eachBatch' | 'eachMessage'>> & Pick<ConsumerRunConfig, 'eachBatch' | 'eachMessage'> | null = null;
   /** Next offset to commit per partition, as handlers resolved them. */
-  private readonly resolved = new Map<string, { topic: string; partition: number; offset: bigint }>();
-  private readonly committed = new Map<string, bigint>();
+  private readonly offsets = new ResolvedOffsets();
   /** Partitions whose position changed (seek, revoke) since the records in hand were polled. */
   private readonly stale = new Set<string>();
   private readonly pendingSeeks = new Map<string, { topic: string; partition: number; offset: bigint }>();
@@ -247,8 +213,7 @@ export class KafkaJSConsumer {
       }
       await consumer.close();
     }
-    this.resolved.clear();
-    this.committed.clear();
+    this.offsets.clear();
     this.instrumentation.emit(CONSUMER_EVENTS.STOP);
   }
 
@@ -275,12 +240,8 @@ export class KafkaJSConsumer {
   }
 
   private forget(partitions: readonly TopicPartition[]): void {
-    for (const tp of partitions) {
-      const k = key(tp.topic, tp.partition);
-      this.stale.add(k);
-      this.resolved.delete(k);
-      this.committed.delete(k);
-    }
+    for (const tp of partitions) this.stale.add(key(tp.topic, tp.partition));
+    this.offsets.forget(partitions);
   }
 
   private async assigned(partitions: TopicPartition[]): Promise<void> {
@@ -375,20 +336,6 @@ export class KafkaJSConsumer {
     return this.running;
   }
 
-  private batchOf(records: ConsumerRecord[], highWatermark: bigint | null): Batch {
-    const messages = records.map(toKafkaMessage);
-    const last = records[records.length - 1]!.offset;
-    const hw = highWatermark ?? last + 1n;
-    return {
-      topic: records[0]!.topic, partition: records[0]!.partition, highWatermark: String(hw), messages,
-      isEmpty: () => messages.length === 0,
-      firstOffset: () => messages[0]?.offset ?? null,
-      lastOffset: () => String(last),
-      offsetLag: () => String(hw - 1n - last < 0n ? 0n : hw - 1n - last),
-      offsetLagLow: () => String(hw - 1n - records[0]!.offset < 0n ? 0n : hw - 1n - records[0]!.offset),
-    };
-  }
-
   private async processBatch(consumer: BrookConsumer, records: ConsumerRecord[]): Promise<void> {
     const run = this.runConfig!;
     const { topic, partition } = records[0]!;
@@ -397,7 +344,7 @@ export class KafkaJSConsumer {
     const isPaused = (): boolean => consumer.paused().some((tp) => tp.topic === topic && tp.partition === partition);
     if (!this.running || isPaused()) return this.rewind(consumer, topic, partition, records[0]!.offset);
     const lag = consumer.metrics().partitions.find((p) => p.topic === topic && p.partition === partition);
-    const batch = this.batchOf(records, lag?.highWatermark ?? null);
+    const batch = toBatch(records, lag?.highWatermark ?? null);
     const payload = {
       topic, partition, highWatermark: batch.highWatermark, offsetLag: batch.offsetLag(), offsetLagLow: batch.offsetLagLow(),
       batchSize: records.length, firstOffset: batch.firstOffset(), lastOffset: batch.lastOffset(),
@@ -434,7 +381,7 @@ export class KafkaJSConsumer {
             if (offsets) await this.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: p.offset }))));
             else if (run.autoCommit) await this.commitIfNecessary(consumer);
           },
-          uncommittedOffsets: () => this.uncommitted(),
+          uncommittedOffsets: () => this.offsets.uncommitted(),
           isRunning: () => this.running,
           isStale: () => this.stale.has(k),
         });
@@ -463,42 +410,33 @@ export class KafkaJSConsumer {
   private rewindToResolved(consumer: BrookConsumer, records: readonly ConsumerRecord[]): void {
     const { topic, partition, offset: first } = records[0]!;
     const last = records[records.length - 1]!.offset;
-    const resolved = this.resolved.get(key(topic, partition))?.offset;
+    const resolved = this.offsets.resolvedOffset(topic, partition);
     const next = resolved !== undefined && resolved > first ? resolved : first;
     if (next <= last) this.rewind(consumer, topic, partition, next);
   }
 
   private resolve(topic: string, partition: number, offset: bigint): void {
-    const k = key(topic, partition);
-    if (this.stale.has(k)) return;
-    const seen = this.resolved.get(k);
-    if (!seen || offset > seen.offset) this.resolved.set(k, { topic, partition, offset });
+    if (!this.stale.has(key(topic, partition))) this.offsets.resolve(topic, partition, offset);
   }
 
-  private uncommitted(): OffsetsByTopicPartition {
-    return byTopic([...this.resolved].filter(([k, r]) => this.committed.get(k) !== r.offset).map(([, r]) => ({ topic: r.topic, partition: r.partition, offset: String(r.offset) })));
-  }
-
+  /** Within a batch: commits when autoCommitInterval has passed or autoCommitThreshold offsets wait. */
   private async commitIfNecessary(consumer: BrookConsumer): Promise<void> {
     const run = this.runConfig!;
     const interval = run.autoCommitInterval !== null && Date.now() >= this.lastCommitMs + run.autoCommitInterval;
-    const pending = [...this.resolved].filter(([k, r]) => this.committed.get(k) !== r.offset).length;
-    const threshold = run.autoCommitThreshold !== null && pending >= run.autoCommitThreshold;
+    const threshold = run.autoCommitThreshold !== null && this.offsets.pending().length >= run.autoCommitThreshold;
     if (interval || threshold) await this.commitResolved(consumer);
   }
 
   /** Commits the resolved offsets not committed yet (of `only`, when given). */
   private async commitResolved(consumer: BrookConsumer, only?: readonly TopicPartition[]): Promise<void> {
-    const wanted = only ? new Set(only.map((tp) => key(tp.topic, tp.partition))) : null;
-    const offsets = [...this.resolved].filter(([k, r]) => (wanted === null || wanted.has(k)) && this.committed.get(k) !== r.offset);
+    const offsets = this.offsets.pending(only);
     this.lastCommitMs = Date.now();
-    if (offsets.length === 0) return;
-    await this.commit(consumer, offsets.map(([, r]) => r));
+    if (offsets.length > 0) await this.commit(consumer, offsets);
   }
 
   private async commit(consumer: BrookConsumer, offsets: readonly OffsetToCommit[]): Promise<void> {
     await kafkajsCall(() => consumer.commitSync(offsets));
-    for (const o of offsets) this.committed.set(key(o.topic, o.partition), o.offset);
+    this.offsets.committedNow(offsets);
     const meta = consumer.groupMetadata();
     this.instrumentation.emit(CONSUMER_EVENTS.COMMIT_OFFSETS, {
       groupId: this.config.groupId, memberId: meta.memberId, groupGenerationId: meta.generationId,
@@ -513,12 +451,7 @@ export class KafkaJSConsumer {
     const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), ...(o.metadata ? { metadata: o.metadata } : {}) }));
     if (this.consumer) {
       await this.commit(this.consumer, list);
-      for (const o of list) {
-        const k = key(o.topic, o.partition);
-        const r = this.resolved.get(k);
-        if (!r || r.offset < o.offset) this.resolved.set(k, { topic: o.topic, partition: o.partition, offset: o.offset });
-        this.committed.set(k, o.offset);
-      }
+      for (const o of list) this.offsets.resolve(o.topic, o.partition, o.offset);
       return;
     }
     await this.admin.commitOffsets(this.config.groupId, list);
@@ -537,7 +470,7 @@ export class KafkaJSConsumer {
       else if (target === -1n) consumer.seekToEnd([{ topic, partition }]);
       else {
         consumer.seek({ topic, partition }, target);
-        this.resolved.set(k, { topic, partition, offset: target });
+        this.offsets.set(topic, partition, target);
       }
     } else if (target >= 0n) {
       this.pendingSeeks.set(k, { topic, partition, offset: target });
