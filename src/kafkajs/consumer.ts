@@ -50,6 +50,14 @@ export class KafkaJSConsumer {
   private readonly offsets = new ResolvedOffsets();
   /** Partitions whose position changed (seek, revoke) since the records in hand were polled. */
   private readonly stale = new Set<string>();
+  /**
+   * Seeks by partition, numbered: a poll that began before a seek may return records of the old
+   * position or of the new one, so its records of that partition are dropped and the seek is
+   * made again; records of a poll that began after it are the seek's.
+   */
+  private readonly seeks = new Map<string, { seq: number; apply: () => void }>();
+  private seekSeq = 0;
+  private pollSeq = 0;
   private readonly pendingSeeks = new Map<string, { topic: string; partition: number; offset: bigint }>();
   private lastCommitMs = Date.now();
   private rebalanceStartMs: number | null = null;
@@ -247,6 +255,9 @@ export class KafkaJSConsumer {
   private async assigned(partitions: TopicPartition[]): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
+    // An eager rebalance revokes everything, then assigns: a partition given back starts again
+    // from its committed offset, and this poll's records of it are to be handled.
+    for (const tp of partitions) this.stale.delete(key(tp.topic, tp.partition));
     await this.startPositions(consumer, partitions);
     for (const [k, s] of this.pendingSeeks) {
       if (partitions.some((tp) => key(tp.topic, tp.partition) === k)) {
@@ -274,6 +285,7 @@ export class KafkaJSConsumer {
       const started = Date.now();
       try {
         this.stale.clear();
+        this.pollSeq = this.seekSeq;
         records = await consumer.poll({ timeoutMs: this.config.maxWaitTimeInMs ?? 5_000, signal });
       } catch (err) {
         if (!this.running) return;
@@ -340,7 +352,7 @@ export class KafkaJSConsumer {
     const run = this.runConfig!;
     const { topic, partition } = records[0]!;
     const k = key(topic, partition);
-    if (this.stale.has(k)) return;
+    if (this.stale.has(k) || this.soughtSincePoll(k, true)) return;
     const isPaused = (): boolean => consumer.paused().some((tp) => tp.topic === topic && tp.partition === partition);
     if (!this.running || isPaused()) return this.rewind(consumer, topic, partition, records[0]!.offset);
     const lag = consumer.metrics().partitions.find((p) => p.topic === topic && p.partition === partition);
@@ -359,7 +371,7 @@ export class KafkaJSConsumer {
     if (run.eachMessage) {
       for (let i = 0; i < records.length; i++) {
         const r = records[i]!;
-        if (!this.running || this.stale.has(k) || isPaused()) return this.rewind(consumer, topic, partition, r.offset);
+        if (!this.running || this.stale.has(k) || this.soughtSincePoll(k, false) || isPaused()) return this.rewind(consumer, topic, partition, r.offset);
         try {
           await run.eachMessage({ topic, partition, message: batch.messages[i]!, heartbeat, pause });
         } catch (err) {
@@ -383,7 +395,7 @@ export class KafkaJSConsumer {
           },
           uncommittedOffsets: () => this.offsets.uncommitted(),
           isRunning: () => this.running,
-          isStale: () => this.stale.has(k),
+          isStale: () => this.stale.has(k) || this.soughtSincePoll(k, false),
         });
         if (run.eachBatchAutoResolve) this.resolve(topic, partition, records[records.length - 1]!.offset + 1n);
       } catch (err) {
@@ -401,7 +413,7 @@ export class KafkaJSConsumer {
   /** Puts the fetch position back to `offset` unless the partition moved meanwhile (seek, revoke). */
   private rewind(consumer: BrookConsumer, topic: string, partition: number, offset: bigint): void {
     const k = key(topic, partition);
-    if (this.stale.has(k)) return;
+    if (this.stale.has(k) || this.soughtSincePoll(k, false)) return;
     if (!consumer.assignment().some((tp) => tp.topic === topic && tp.partition === partition)) return;
     consumer.seek({ topic, partition }, offset);
   }
@@ -416,7 +428,24 @@ export class KafkaJSConsumer {
   }
 
   private resolve(topic: string, partition: number, offset: bigint): void {
-    if (!this.stale.has(key(topic, partition))) this.offsets.resolve(topic, partition, offset);
+    const k = key(topic, partition);
+    if (!this.stale.has(k) && !this.soughtSincePoll(k, false)) this.offsets.resolve(topic, partition, offset);
+  }
+
+  /**
+   * Whether the partition was sought since the current poll began (its records in hand are
+   * not to be handled). `settle`, at a batch's start: a seek made meanwhile is made again (the
+   * poll may have fetched from the old position) and forgotten; an older one is forgotten.
+   */
+  private soughtSincePoll(k: string, settle: boolean): boolean {
+    const seek = this.seeks.get(k);
+    if (!seek) return false;
+    const since = seek.seq > this.pollSeq;
+    if (settle) {
+      this.seeks.delete(k);
+      if (since) seek.apply();
+    }
+    return since;
   }
 
   /** Within a batch: commits when autoCommitInterval has passed or autoCommitThreshold offsets wait. */
@@ -464,14 +493,16 @@ export class KafkaJSConsumer {
     const target = BigInt(offset);
     const consumer = this.consumer;
     if (!consumer) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first');
-    this.stale.add(k);
     if (consumer.assignment().some((tp) => tp.topic === topic && tp.partition === partition)) {
-      if (target === -2n) consumer.seekToBeginning([{ topic, partition }]);
-      else if (target === -1n) consumer.seekToEnd([{ topic, partition }]);
-      else {
-        consumer.seek({ topic, partition }, target);
-        this.offsets.set(topic, partition, target);
-      }
+      const apply = (): void => {
+        if (!consumer.assignment().some((tp) => tp.topic === topic && tp.partition === partition)) return;
+        if (target === -2n) consumer.seekToBeginning([{ topic, partition }]);
+        else if (target === -1n) consumer.seekToEnd([{ topic, partition }]);
+        else consumer.seek({ topic, partition }, target);
+      };
+      apply();
+      if (target >= 0n) this.offsets.set(topic, partition, target);
+      this.seeks.set(k, { seq: ++this.seekSeq, apply });
     } else if (target >= 0n) {
       this.pendingSeeks.set(k, { topic, partition, offset: target });
     }
