@@ -50,6 +50,15 @@ export class KafkaJSOffsetOutOfRange extends KafkaJSProtocolError {
   }
 }
 
+export class KafkaJSMemberIdRequired extends KafkaJSProtocolError {
+  readonly memberId: string | undefined;
+  constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], { memberId }: { memberId?: string } = {}) {
+    super(e);
+    this.memberId = memberId;
+    this.name = 'KafkaJSMemberIdRequired';
+  }
+}
+
 export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
   readonly retryCount: number;
   readonly retryTime: number;

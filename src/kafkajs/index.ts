@@ -6,7 +6,7 @@
 export { Kafka } from './kafka.js';
 export type { KafkaConfig, RetryOptions, SASLOptions, BrokersFunction } from './config.js';
 export { logLevel, consoleLogCreator, type logCreator, type LogEntry, type KafkaJSLogger } from './logger.js';
-export { CompressionTypes, KafkaJSProducer, KafkaJSTransaction, PRODUCER_EVENTS, type Message, type ProducerRecord, type ProducerBatch, type ProducerConfig, type RecordMetadata, type TopicMessages, type Offsets, type TopicOffsets } from './producer.js';
+export { CompressionTypes, CompressionCodecs, KafkaJSProducer, KafkaJSTransaction, PRODUCER_EVENTS, type Message, type ProducerRecord, type ProducerBatch, type ProducerConfig, type RecordMetadata, type TopicMessages, type Offsets, type TopicOffsets } from './producer.js';
 export type { KafkaJSProducer as Producer, KafkaJSTransaction as Transaction } from './producer.js';
 export { KafkaJSConsumer, PartitionAssigners } from './consumer.js';
 export type { KafkaJSConsumer as Consumer } from './consumer.js';

@@ -17,6 +17,11 @@ import { DefaultPartitioner, type ICustomPartitioner, type PartitionMetadata } f
 import type { RetryOptions } from './config.js';
 
 export const CompressionTypes = Object.freeze({ None: 0, GZIP: 1, Snappy: 2, LZ4: 3, ZSTD: 4 } as const);
+/**
+ * KafkaJS's codec registry, where applications plug Snappy, LZ4 and ZSTD codecs in. Every
+ * codec is built into Brook's producer and consumer: entries set here are accepted and unused.
+ */
+export const CompressionCodecs: Record<number, unknown> = { [CompressionTypes.GZIP]: () => ({}) };
 const COMPRESSION_NAMES: Record<number, CompressionName> = { 0: 'none', 1: 'gzip', 2: 'snappy', 3: 'lz4', 4: 'zstd' };
 
 export type IHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;

@@ -74,3 +74,18 @@ test('a broker that does not answer: KafkaJSConnectionError-like failure, retria
   assert.equal(ours.name, 'KafkaJSConnectionError');
   assert.equal(ours.retriable, true);
 });
+
+test('every name KafkaJS 2.2.4 exports is exported, its enums with the same values', T, async () => {
+  const ours = await import('../../src/kafkajs/index.js') as Record<string, unknown>;
+  // The package's CommonJS exports object, all of it (an ES import sees only the names Node detects).
+  const theirs = createRequire(import.meta.url)('kafkajs') as Record<string, unknown>;
+  assert.ok(Object.keys(theirs).length > 30);
+  const missing = Object.keys(theirs).filter((name) => !(name in ours));
+  assert.deepEqual(missing, []);
+  for (const name of ['logLevel', 'CompressionTypes', 'ConfigResourceTypes', 'ConfigSource', 'AclResourceTypes', 'AclOperationTypes', 'AclPermissionTypes', 'ResourcePatternTypes']) {
+    assert.deepEqual({ ...(ours[name] as object) }, { ...(theirs[name] as object) }, name);
+  }
+  // Applications register codecs for Snappy, LZ4 and ZSTD at start-up: the assignment must not throw.
+  const codecs = ours['CompressionCodecs'] as Record<number, unknown>;
+  codecs[2] = () => ({ compress: async () => Buffer.alloc(0), decompress: async () => Buffer.alloc(0) });
+});
