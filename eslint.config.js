@@ -8,7 +8,8 @@ import { layersPlugin } from './scripts/eslint-layers.mjs';
 
 /**
  * Which layers each layer of src/ may import from (docs/ARCHITECTURE.md, Layers):
- * cli → broker → {coordinator, storage}, cli → client → assignors, all → protocol → util.
+ * cli → broker → {coordinator, storage}, cli → client → assignors, kafkajs → client → assignors,
+ * all → protocol → util.
  * A layer always imports from itself; src/index.ts, bench/, test/ and scripts/ are free.
  */
 export const LAYERS = {
@@ -19,6 +20,8 @@ export const LAYERS = {
   assignors: ['protocol', 'util'],
   broker: ['coordinator', 'storage', 'protocol', 'util'],
   client: ['assignors', 'protocol', 'util'],
+  // brook/kafkajs: KafkaJS's API over Brook's client.
+  kafkajs: ['client', 'assignors', 'protocol', 'util'],
   cli: ['broker', 'client', 'coordinator', 'storage', 'assignors', 'protocol', 'util'],
 };
 

@@ -12,6 +12,7 @@ export { DEFAULT_GENERATION } from './types.js';
 export { AssignorError } from './errors.js';
 export { RangeAssignor, assignRange } from './range.js';
 export { RoundRobinAssignor, assignRoundRobin } from './roundrobin.js';
+export { KafkaJsRoundRobinAssignor, assignKafkaJsRoundRobin, KAFKAJS_ROUND_ROBIN } from './kafkajs-round-robin.js';
 export { StickyAssignor } from './sticky.js';
 export { CooperativeStickyAssignor } from './cooperative-sticky.js';
 export { assignSticky } from './sticky-core.js';

@@ -23,6 +23,8 @@ async function layerErrors(file: string, code: string): Promise<string[]> {
 
 /** Imports the layers must not make (docs/ARCHITECTURE.md): [importing file, import]. */
 const AGAINST: [string, string][] = [
+  ['src/kafkajs/x.ts', '../broker/broker.js'],
+  ['src/client/x.ts', '../kafkajs/index.js'],
   ['src/client/consumer/x.ts', '../../broker/broker.js'],
   ['src/client/x.ts', '../coordinator/group.js'],
   ['src/client/producer/x.ts', '../../storage/log.js'],
@@ -47,6 +49,8 @@ const AGAINST: [string, string][] = [
 
 /** Imports along the direction. */
 const ALONG: [string, string][] = [
+  ['src/kafkajs/x.ts', '../client/producer/index.js'],
+  ['src/kafkajs/x.ts', '../assignors/kafkajs-round-robin.js'],
   ['src/client/consumer/x.ts', '../../assignors/range.js'],
   ['src/client/x.ts', '../protocol/errors.js'],
   ['src/client/x.ts', '../util/log.js'],

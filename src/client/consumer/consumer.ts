@@ -512,6 +512,11 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     };
   }
 
+  /** The classic group's leader in the current generation ('' before a join); null without a group or with the consumer protocol. */
+  groupLeaderId(): string | null {
+    return this.membership?.leaderId ?? null;
+  }
+
   /**
    * A snapshot of the consumer's metrics: records and bytes consumed, commit latency,
    * rebalances (rates and latencies over the last 30 s of the consumer's clock), and the

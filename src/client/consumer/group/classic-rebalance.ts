@@ -176,7 +176,9 @@ export class ClassicRebalance {
    * the second round those partitions need and applies the assignment (applyAssignment).
    */
   async onJoinComplete(generationId: number, protocol: string, assignmentBytes: Buffer, isLeader: boolean): Promise<ReceivedAssignment> {
-    const { assignment } = decodeAssignment(assignmentBytes);
+    // An empty SyncGroup assignment means no partitions: KafkaJS's leader sends one to
+    // members it gives nothing.
+    const assignment = assignmentBytes.length === 0 ? { assignedPartitions: [], userData: null } : decodeAssignment(assignmentBytes).assignment;
     const assigned = sortPartitions(assignment.assignedPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition }))));
     const assignor = this.assignors.find((a) => a.name === protocol);
     assignor?.onAssignment({ partitions: assigned, userData: assignment.userData }, generationId);

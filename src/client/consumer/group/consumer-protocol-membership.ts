@@ -45,6 +45,7 @@ const NOT_IN_GROUP: readonly ConsumerMemberState[] = ['unsubscribed', 'fenced', 
 
 export class ConsumerProtocolMembership implements Membership, HeartbeatSubject {
   readonly protocolName = null;
+  readonly leaderId = null;
   readonly commitHooks: CommitGroupHooks;
   memberId = generateMemberId();
   memberEpoch = JOIN_EPOCH;

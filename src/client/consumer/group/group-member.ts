@@ -71,6 +71,8 @@ export interface Membership {
   readonly generationId: number;
   /** The assignor the group chose (classic); null for the consumer protocol. */
   readonly protocolName: string | null;
+  /** The classic group's leader in the current generation ('' before a join); null for the consumer protocol. */
+  readonly leaderId: string | null;
   /** An error that ended the membership; every poll() throws it. */
   readonly fatalError: Error | null;
   /** poll() has group work to do before it fetches (join, sync, reconcile, release lost partitions). */
@@ -128,6 +130,10 @@ export class GroupMember implements CommitGroupHooks {
 
   get protocolName(): string | null {
     return this.membership.protocolName;
+  }
+
+  get leaderId(): string | null {
+    return this.membership.leaderId;
   }
 
   get fatalError(): Error | null {
