@@ -539,9 +539,13 @@ export class Broker {
   }
 
   /**
-   * Starts a rebalance of a classic group (Stable or CompletingRebalance), as a new member
-   * would: its members learn it from their next Heartbeat (REBALANCE_IN_PROGRESS) and rejoin.
-   * Rejects for any other group (consumer groups rebalance on their own, per member).
+   * Starts a rebalance. A classic group (Stable or CompletingRebalance) prepares one, as a new
+   * member would: its members learn it from their next Heartbeat (REBALANCE_IN_PROGRESS) and
+   * rejoin. A consumer (KIP-848), share or streams group with members has its group epoch
+   * bumped, as a change of its topics' metadata would: a member's next heartbeat computes a
+   * new target assignment (once the group's assignment interval, 1 s by default, has passed
+   * since the last one) and the members reconcile to the new epoch. Rejects for any
+   * other group (unknown, empty, or classic and already rebalancing).
    */
   triggerRebalance(groupId: string): Promise<void> {
     return triggerRebalance(this.context, groupId);
