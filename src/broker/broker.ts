@@ -46,6 +46,7 @@ import { coordinatorOverrides } from './group-configs/group-settings.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { ManualScheduler } from '../util/clock.js';
 import { RequestControls, type BrokerRequest, type BrokerResponse, type FaultHandle, type FaultSpec } from './test-controls/request-controls.js';
+import { moveCoordinator, type CoordinatorKey, type CoordinatorMove, type MoveCoordinatorOptions } from './test-controls/coordinator-move.js';
 import { committedOffsets, topicRecords, waitForGroupState, type BrokerRecord, type CommittedOffsets } from './test-controls/inspection.js';
 import { advanceTime, expireMember, triggerRebalance } from './test-controls/group-controls.js';
 
@@ -514,7 +515,18 @@ export class Broker {
     return this.context.controls.injectFault(fault);
   }
 
-  /** Removes every injected fault. */
+  /**
+   * Moves the coordinator of a group (`{ groupId }`) or a transactional id (`{ transactionalId }`)
+   * away: until `restore()` (or for `forMs`, or `count` requests) the coordinator APIs answer
+   * that key's requests with NOT_COORDINATOR (`error` chooses another coordinator error) and
+   * change nothing, while FindCoordinator still names this broker, so clients look their
+   * coordinator up again and carry on once it is back. `clearFaults()` moves it back too.
+   */
+  moveCoordinator(key: CoordinatorKey, options: MoveCoordinatorOptions = {}): CoordinatorMove {
+    return moveCoordinator(this.context.controls, key, options);
+  }
+
+  /** Removes every injected fault (and moves every moved coordinator back). */
   clearFaults(): void {
     this.context.controls.clearFaults();
   }

@@ -116,6 +116,8 @@ export interface FaultHandle {
 class InjectedFault implements FaultHandle {
   hits = 0;
   constructor(
+    /** The APIs it matches: the spec's, or several for a moved coordinator. */
+    readonly apis: ReadonlySet<ApiName>,
     readonly spec: FaultSpec,
     readonly errorCode: number | null,
     private readonly count: number,
@@ -182,7 +184,19 @@ export class RequestControls {
     if (spec.topic !== undefined && !can.topic) throw new TypeError(`${api} requests name no topic to filter on`);
     if (spec.groupId !== undefined && !can.groupId) throw new TypeError(`${api} requests name no group to filter on`);
     if (spec.transactionalId !== undefined && !can.transactionalId) throw new TypeError(`${api} requests name no transactional id to filter on`);
-    const fault = new InjectedFault({ ...spec }, errorCode, count, (f) => {
+    return this.add(new Set([api]), { ...spec }, errorCode, count);
+  }
+
+  /**
+   * A fault over several APIs at once, counted together (a moved coordinator: every request
+   * for its key, whichever API); built by the broker's own controls, so not validated here.
+   */
+  injectAcross(apis: ReadonlySet<ApiName>, spec: FaultSpec, count: number): FaultHandle {
+    return this.add(apis, spec, ErrorCode[spec.error!], count);
+  }
+
+  private add(apis: ReadonlySet<ApiName>, spec: FaultSpec, errorCode: number | null, count: number): InjectedFault {
+    const fault = new InjectedFault(apis, spec, errorCode, count, (f) => {
       this.faults = this.faults.filter((g) => g !== f);
     });
     this.faults = [...this.faults, fault];
@@ -208,7 +222,7 @@ export class RequestControls {
     for (const hook of this.requestHooks) this.call(hook, event);
     if (requestChannel.hasSubscribers) requestChannel.publish(event);
 
-    const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.spec.api === apiName && requestMatches(apiName, f.spec, req.body, version, this.storage) && this.matches(f, event));
+    const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.apis.has(apiName) && requestMatches(apiName, f.spec, req.body, version, this.storage) && this.matches(f, event));
     if (fault !== undefined) {
       fault.hits++;
       if (fault.remaining <= 0) fault.remove();
