@@ -25,7 +25,12 @@ async function until(what: string, done: () => boolean, timeoutMs = 20_000): Pro
 
 test('a KafkaJS consumer finds its moved group coordinator again: every record consumed, offsets committed to the end', T, async (t) => {
   const broker = await startBrook();
-  t.after(() => broker.stop());
+  const clients: { disconnect(): Promise<void> }[] = [];
+  // Clients first, then the broker: a client left connected would retry against a stopped broker.
+  t.after(async () => {
+    for (const c of clients.reverse()) await c.disconnect().catch(() => undefined);
+    await broker.stop();
+  });
   broker.createTopic('moved-orders', 1);
   const finds: string[] = [];
   broker.onRequest((r) => {
@@ -33,14 +38,14 @@ test('a KafkaJS consumer finds its moved group coordinator again: every record c
   });
   const kafka = kafkaJs(broker.bootstrap, 'brook-test-moved-group', 10);
   const producer = kafka.producer();
+  clients.push(producer);
   await producer.connect();
-  t.after(() => producer.disconnect());
   const send = (from: number, to: number) => producer.send({ topic: 'moved-orders', messages: Array.from({ length: to - from }, (_, i) => ({ value: `v${from + i}` })) });
 
   const seen: string[] = [];
   const consumer = kafka.consumer({ groupId: 'moved-group', heartbeatInterval: 200, sessionTimeout: 10_000 });
+  clients.push(consumer);
   await consumer.connect();
-  t.after(() => consumer.disconnect());
   await consumer.subscribe({ topic: 'moved-orders', fromBeginning: true });
   await consumer.run({ autoCommitInterval: 100, eachMessage: async ({ message }: EachMessagePayload) => void seen.push(message.value!.toString()) });
   await send(0, 10);
@@ -61,12 +66,14 @@ test('a KafkaJS consumer finds its moved group coordinator again: every record c
 
 test('a KafkaJS transactional producer finds its moved transaction coordinator again: the transaction commits, its records once', T, async (t) => {
   const broker = await startBrook();
-  t.after(() => broker.stop());
   broker.createTopic('moved-payments', 1);
   const kafka = kafkaJs(broker.bootstrap, 'brook-test-moved-txn', 10);
   const producer = kafka.producer({ transactionalId: 'moved-tx', maxInFlightRequests: 1, idempotent: true });
+  t.after(async () => {
+    await producer.disconnect().catch(() => undefined);
+    await broker.stop();
+  });
   await producer.connect();
-  t.after(() => producer.disconnect());
 
   const first = await producer.transaction();
   await first.send({ topic: 'moved-payments', messages: [{ value: 'p0' }] });
