@@ -526,6 +526,21 @@ export class Broker {
     return moveCoordinator(this.context.controls, key, options);
   }
 
+  /**
+   * Takes a partition offline, as if its only replica's broker were gone: Metadata and
+   * DescribeTopicPartitions describe it with leader -1 and LEADER_NOT_AVAILABLE, Produce,
+   * Fetch and ListOffsets answer NOT_LEADER_OR_FOLLOWER for it (other partitions are served
+   * as usual), until `setPartitionOnline`. Its records stay. Throws for an unknown partition.
+   */
+  setPartitionOffline(topic: string, partition: number): void {
+    this.context.controls.offlinePartitions.setOffline(topic, partition);
+  }
+
+  /** Brings a partition `setPartitionOffline` took offline back (nothing for one that is online). */
+  setPartitionOnline(topic: string, partition: number): void {
+    this.context.controls.offlinePartitions.setOnline(topic, partition);
+  }
+
   /** Removes every injected fault (and moves every moved coordinator back). */
   clearFaults(): void {
     this.context.controls.clearFaults();

@@ -15,6 +15,7 @@ import { NO_RESPONSE, type HandlerResult } from '../handler.js';
 import { FAULT_RESPONSES } from './fault-responses.js';
 import { filtersOf, requestMatches, type FaultFilter } from './fault-targets.js';
 import { mergeProduce, splitProduce } from './fault-split.js';
+import { OfflinePartitions } from './offline-partitions.js';
 import { AcksZeroProduceError } from '../handlers/produce.js';
 import type { ProduceRequestData, ProduceResponseData } from '../../protocol/messages/index.js';
 
@@ -147,8 +148,12 @@ export class RequestControls {
   private readonly requestHooks = new Set<(request: BrokerRequest) => void>();
   private readonly responseHooks = new Set<(response: BrokerResponse) => void>();
   private faults: InjectedFault[] = [];
+  /** Partitions a test took offline (their handlers answer them as a broker without a leader). */
+  readonly offlinePartitions: OfflinePartitions;
 
-  constructor(private readonly storage: Storage, private readonly log: Logger) {}
+  constructor(private readonly storage: Storage, private readonly log: Logger) {
+    this.offlinePartitions = new OfflinePartitions(storage);
+  }
 
   /** Whether `intercept` has anything to do: checked by the connection on every request. */
   get active(): boolean {
