@@ -541,6 +541,26 @@ export class Broker {
     this.context.controls.offlinePartitions.setOnline(topic, partition);
   }
 
+  /**
+   * Pauses the broker as a stalled process would look to its clients: connections stay open
+   * and requests are taken (the request hooks see them), but none is handled or answered
+   * until `resume()`; clients time out on their own. Its timers keep running (sessions may
+   * expire meanwhile; a manual clock holds them). Nothing when already paused.
+   */
+  pause(): void {
+    this.context.controls.pause();
+  }
+
+  /** Handles the requests taken while paused, in the order they came (each connection's answers in order), and the later ones as usual. */
+  resume(): void {
+    this.context.controls.resume();
+  }
+
+  /** Whether the broker is paused. */
+  get paused(): boolean {
+    return this.context.controls.paused;
+  }
+
   /** Removes every injected fault (and moves every moved coordinator back). */
   clearFaults(): void {
     this.context.controls.clearFaults();

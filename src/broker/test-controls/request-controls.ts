@@ -155,9 +155,12 @@ export class RequestControls {
     this.offlinePartitions = new OfflinePartitions(storage);
   }
 
+  /** Released by `resume()`: the requests taken while paused wait for it. */
+  private pauseGate: { readonly resumed: Promise<void>; readonly release: () => void } | null = null;
+
   /** Whether `intercept` has anything to do: checked by the connection on every request. */
   get active(): boolean {
-    return this.faults.length > 0 || this.requestHooks.size > 0 || this.responseHooks.size > 0 || requestChannel.hasSubscribers || responseChannel.hasSubscribers;
+    return this.pauseGate !== null || this.faults.length > 0 || this.requestHooks.size > 0 || this.responseHooks.size > 0 || requestChannel.hasSubscribers || responseChannel.hasSubscribers;
   }
 
   onRequest(hook: (request: BrokerRequest) => void): () => void {
@@ -212,6 +215,25 @@ export class RequestControls {
     this.faults = [];
   }
 
+  get paused(): boolean {
+    return this.pauseGate !== null;
+  }
+
+  /** From now on, requests are taken (and seen by the request hooks) but handled only after `resume()`. */
+  pause(): void {
+    if (this.pauseGate !== null) return;
+    let release!: () => void;
+    const resumed = new Promise<void>((resolve) => (release = resolve));
+    this.pauseGate = { resumed, release };
+  }
+
+  /** Handles the requests taken while paused, in the order they came, and the later ones as usual. */
+  resume(): void {
+    const gate = this.pauseGate;
+    this.pauseGate = null;
+    gate?.release();
+  }
+
   /**
    * Publishes the request, applies the first fault that matches it (injected in order), runs
    * the handler (`handle`) unless the fault answers with an error, and publishes the answer
@@ -226,7 +248,28 @@ export class RequestControls {
     } as BrokerRequest;
     for (const hook of this.requestHooks) this.call(hook, event);
     if (requestChannel.hasSubscribers) requestChannel.publish(event);
+    const gate = this.pauseGate;
+    if (gate === null) return this.apply(req, event, handle, drop);
 
+    // Paused: handled once resumed. The connection keeps its answers in request order, so the
+    // later requests of the connection wait behind this one.
+    const later = gate.resumed.then(() => this.apply(req, event, handle, drop));
+    if (event.api === 'Produce' && event.body.acks === 0) {
+      // Never answered: nothing to wait for here; one that fails closes the connection, as when not paused.
+      later.then(undefined, (err: unknown) => {
+        if (!(err instanceof AcksZeroProduceError)) this.log.error('a Produce taken while paused failed', { err });
+        drop();
+      });
+      return NO_RESPONSE;
+    }
+    // A request the fault dropped (its connection closed) is never answered.
+    return later.then((result) => (result === NO_RESPONSE ? new Promise<never>(() => undefined) : result));
+  }
+
+  /** Applies the first fault that matches the request, runs the handler unless the fault answers, and publishes the answer. */
+  private apply(req: InterceptedRequest, event: BrokerRequest, handle: (request: unknown) => HandlerResult<unknown>, drop: () => void): HandlerResult<unknown> {
+    const apiName = event.api;
+    const version = event.apiVersion;
     const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.apis.has(apiName) && requestMatches(apiName, f.spec, req.body, version, this.storage) && this.matches(f, event));
     if (fault !== undefined) {
       fault.hits++;
