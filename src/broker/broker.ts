@@ -46,6 +46,7 @@ import { coordinatorOverrides } from './group-configs/group-settings.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { ManualScheduler } from '../util/clock.js';
 import { RequestControls, type BrokerRequest, type BrokerResponse, type FaultHandle, type FaultSpec } from './test-controls/request-controls.js';
+import { restoreGroupConfigs, restoreStorage, takeSnapshot, type BrokerSnapshot } from './test-controls/snapshot.js';
 import { moveCoordinator, type CoordinatorKey, type CoordinatorMove, type MoveCoordinatorOptions } from './test-controls/coordinator-move.js';
 import { committedOffsets, topicRecords, waitForGroupState, type BrokerRecord, type CommittedOffsets } from './test-controls/inspection.js';
 import { advanceTime, expireMember, triggerRebalance } from './test-controls/group-controls.js';
@@ -64,6 +65,12 @@ export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly storage?: Storage;
   /** The file system the storage works through (default node:fs); tests inject disk faults here. */
   readonly fileSystem?: FileSystem;
+  /**
+   * Starts from a `broker.snapshot()`: its topics, records, committed offsets, groups and
+   * transactions (replayed from the internal topics, as after a restart) and group configs.
+   * The storage must be empty (in memory, or a new data directory).
+   */
+  readonly restore?: BrokerSnapshot;
 }
 
 /** What an operator reads about the broker (the metrics endpoint exports these counters too). */
@@ -150,7 +157,7 @@ export class Broker {
   }
 
   static async start(options: BrokerOptions = {}): Promise<Broker> {
-    const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, ...overrides } = options;
+    const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, restore, ...overrides } = options;
     // Every setting is checked before anything is opened.
     const config = brokerConfig(overrides);
     const authorization = authorizerSettings(config);
@@ -169,6 +176,11 @@ export class Broker {
       // After the storage, which holds the data directory's lock.
       acls = openAclStore(authorization, config.dataDir, fileSystem ?? nodeFileSystem);
       groupConfigs = GroupConfigStore.open(config.dataDir, fileSystem ?? nodeFileSystem);
+      if (restore !== undefined) {
+        // Before the coordinators start: they load the restored internal topics as after a restart.
+        restoreStorage(storage, restore, clock.nowMs());
+        await restoreGroupConfigs(groupConfigs, restore);
+      }
     } catch (err) {
       if (givenStorage === undefined) await storage.close();
       throw err;
@@ -559,6 +571,23 @@ export class Broker {
   /** Whether the broker is paused. */
   get paused(): boolean {
     return this.context.controls.paused;
+  }
+
+  /**
+   * The broker's data as a value: every topic (internal ones too) with its id, configs and
+   * stored record batches, the groups' configs, and where producer ids go on; start another
+   * broker from it with `Broker.start({ restore })` or `Broker.restore`. Committed offsets,
+   * groups and transactions are in the internal topics, so they come back as after a
+   * restart (members must heartbeat again within their session timeout). Not included:
+   * ACLs, SCRAM credentials, dynamic broker configs, the test controls (faults, hooks).
+   */
+  snapshot(): Promise<BrokerSnapshot> {
+    return takeSnapshot(this.context.storage, this.context.groupConfigs);
+  }
+
+  /** `Broker.start({ ...options, restore: snapshot })`. */
+  static restore(snapshot: BrokerSnapshot, options: Omit<BrokerOptions, 'restore'> = {}): Promise<Broker> {
+    return Broker.start({ ...options, restore: snapshot });
   }
 
   /** Removes every injected fault (and moves every moved coordinator back). */
