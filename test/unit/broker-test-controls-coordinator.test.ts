@@ -101,6 +101,7 @@ test('forMs moves the coordinator back after that long; bad keys and errors are 
   assert.throws(() => broker.moveCoordinator({ groupId: 'a' }, { count: 0 }), TypeError);
   const cleared = broker.moveCoordinator({ groupId: 'cleared' });
   broker.clearFaults();
+  assert.equal(cleared.moved, false);
   assert.equal((await conn.request('JoinGroup', 5, { groupId: 'cleared', ...join })).errorCode, ErrorCode.MEMBER_ID_REQUIRED);
   assert.equal(cleared.hits, 0);
 });

@@ -73,7 +73,7 @@ export function moveCoordinator(controls: RequestControls, key: CoordinatorKey, 
       return fault.hits;
     },
     get moved() {
-      return !restored && fault.remaining > 0;
+      return !restored && controls.isInjected(fault);
     },
     restore,
   };

@@ -203,6 +203,11 @@ export class RequestControls {
     return this.add(apis, spec, ErrorCode[spec.error!], count);
   }
 
+  /** Whether the fault still matches requests (not removed, used up or cleared). */
+  isInjected(fault: FaultHandle): boolean {
+    return this.faults.includes(fault as InjectedFault);
+  }
+
   private add(apis: ReadonlySet<ApiName>, spec: FaultSpec, errorCode: number | null, count: number): InjectedFault {
     const fault = new InjectedFault(apis, spec, errorCode, count, (f) => {
       this.faults = this.faults.filter((g) => g !== f);
