@@ -4,13 +4,14 @@
  * online, and the record lands once (idempotent: KafkaJS sends the whole request again); a
  * KafkaJS consumer reads everything once the partition is back (KafkaJS, against Kafka too,
  * fails its whole metadata refresh while a partition has no leader, and stops fetching until
- * a retry succeeds).
+ * a retry succeeds); an @platformatic/kafka producer retries its send too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Partitioners } from 'kafkajs';
 import { startBrook } from '../support/brook.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
+import { platformaticKafka, PLATFORMATIC_KAFKA } from '../support/clients/platformatic-kafka.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 
 const T = { timeout: 60_000 };
@@ -86,4 +87,33 @@ test('a KafkaJS consumer reads a partition that went offline once it is back, mi
   await producer.send({ topic: 'offline-reads', messages: [{ partition: 1, value: 'd' }] });
   await until('every record', () => ['0:a', '0:c', '1:b', '1:d'].every((v) => seen.includes(v)));
   assert.deepEqual([...new Set(seen)].sort(), ['0:a', '0:c', '1:b', '1:d']);
+});
+
+test(`${PLATFORMATIC_KAFKA}: a send to an offline partition is retried until it is back online, and lands once`, T, async (t) => {
+  const broker = await startBrook();
+  broker.createTopic('plt-offline', 1);
+  const { Producer, stringSerializers } = platformaticKafka;
+  const producer = new Producer({
+    clientId: 'brook-test-plt-offline', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, autocreateTopics: false,
+    retries: 50, retryDelay: 50, idempotent: true,
+  });
+  t.after(async () => {
+    await producer.close(true).catch(() => undefined);
+    await broker.stop();
+  });
+  await producer.send({ messages: [{ topic: 'plt-offline', partition: 0, value: 'first' }] });
+  let refused = 0;
+  broker.onResponse((r) => {
+    if (r.api === 'Produce' && r.body.responses.some((x) => x.partitionResponses.some((p) => p.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER))) refused++;
+  });
+  broker.setPartitionOffline('plt-offline', 0);
+  let done = false;
+  const sent = producer.send({ messages: [{ topic: 'plt-offline', partition: 0, value: 'waits' }] }).finally(() => {
+    done = true;
+  });
+  await until('a refused Produce', () => refused >= 1);
+  assert.equal(done, false);
+  broker.setPartitionOnline('plt-offline', 0);
+  await sent;
+  assert.deepEqual(broker.records('plt-offline').map((r) => r.value?.toString()), ['first', 'waits']);
 });
