@@ -3,7 +3,7 @@
  * manual clock), for a classic group and a KIP-848 consumer group alike; `triggerRebalance`
  * starts a classic group's rebalance, which its member learns from its next Heartbeat
  * (REBALANCE_IN_PROGRESS, Kafka's answer) and completes by rejoining; for a consumer or
- * share group it bumps the group epoch, which the member's next heartbeat moves to with the
+ * share or streams group it bumps the group epoch, which the member's next heartbeat moves to with the
  * same partitions (a new target assignment computed from unchanged members and topics).
  */
 import { test } from 'node:test';
@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/index.js';
 import { startBrook } from '../support/brook.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
+import { wordCountTopology } from '../support/coordinator/streams.js';
 
 const T = { timeout: 20_000 };
 const CONSUMER_METADATA = Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -140,4 +141,38 @@ test('triggerRebalance of a share group bumps its group epoch; an empty consumer
   });
   await broker.expireMember('cg-left', memberId);
   await assert.rejects(broker.triggerRebalance('cg-left'), /cannot rebalance now/);
+});
+
+test('triggerRebalance of a streams group (KIP-1071) bumps its group epoch; the next heartbeat brings the member to it with its tasks', T, async (t) => {
+  const broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0, groupStreamsAssignmentIntervalMs: 0 });
+  const conn = await RawConnection.connect('127.0.0.1', broker.port, { timeoutMs: 5000 });
+  t.after(async () => {
+    conn.close();
+    await broker.stop();
+  });
+  broker.createTopic('input', 2);
+  const join = {
+    groupId: 'app', memberId: 'm1', memberEpoch: 0, endpointInformationEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+    topology: wordCountTopology(), activeTasks: [], standbyTasks: [], warmupTasks: [], processId: 'process-m1', userEndpoint: null, clientTags: [],
+    taskOffsets: null, taskEndOffsets: null, shutdownApplication: false,
+  };
+  const first = await conn.request('StreamsGroupHeartbeat', 1, join);
+  assert.equal(first.errorCode, ErrorCode.NONE);
+  const beat = (memberEpoch: number, activeTasks: { subtopologyId: string; partitions: number[] }[]) =>
+    conn.request('StreamsGroupHeartbeat', 1, { ...join, memberEpoch, topology: null, processId: null, clientTags: null, activeTasks });
+  const second = await beat(first.memberEpoch, []);
+  const tasks = (second.activeTasks ?? []).map((x) => ({ subtopologyId: x.subtopologyId, partitions: [...x.partitions].sort() }));
+  assert.equal(tasks.reduce((n, x) => n + x.partitions.length, 0), 4);
+  const epoch = second.memberEpoch;
+  await beat(epoch, tasks);
+  await broker.waitForGroupState('app', 'Stable', { timeoutMs: 0 });
+
+  await broker.triggerRebalance('app');
+  const described = (await conn.request('StreamsGroupDescribe', 1, { groupIds: ['app'], includeAuthorizedOperations: false })).groups[0]!;
+  assert.deepEqual([described.groupEpoch, described.assignmentEpoch], [epoch + 1, epoch]);
+  const next = await beat(epoch, tasks);
+  assert.deepEqual([next.errorCode, next.memberEpoch], [ErrorCode.NONE, epoch + 1]);
+  const after = (await conn.request('StreamsGroupDescribe', 1, { groupIds: ['app'], includeAuthorizedOperations: false })).groups[0]!;
+  assert.deepEqual([after.groupEpoch, after.assignmentEpoch, after.groupState], [epoch + 1, epoch + 1, 'Stable']);
+  assert.equal(after.members[0]!.assignment.activeTasks.reduce((n, x) => n + x.partitions.length, 0), 4, 'the same tasks: nothing changed');
 });
