@@ -2,9 +2,9 @@
  * Group controls: `expireMember` ends a member's session at once (no time passes on the
  * manual clock), for a classic group and a KIP-848 consumer group alike; `triggerRebalance`
  * starts a classic group's rebalance, which its member learns from its next Heartbeat
- * (REBALANCE_IN_PROGRESS, Kafka's answer) and completes by rejoining; for a consumer or
- * share or streams group it bumps the group epoch, which the member's next heartbeat moves to with the
- * same partitions (a new target assignment computed from unchanged members and topics).
+ * (REBALANCE_IN_PROGRESS, Kafka's answer) and completes by rejoining; for a consumer, share
+ * or streams group it bumps the group epoch, which the member's next heartbeat moves to with
+ * the same partitions or tasks (a new target assignment from unchanged members and topics).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
