@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/index.js';
 import { startBrook } from '../support/brook.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
+import { wordCountTopology } from '../support/coordinator/streams.js';
 
 const T = { timeout: 20_000 };
 const CONSUMER_METADATA = Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -50,18 +51,26 @@ test('a moved group coordinator: NOT_COORDINATOR for the group\'s requests, Find
     subscribedTopicNames: ['orders'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
   });
   assert.equal(beat.errorCode, ErrorCode.NOT_COORDINATOR);
+  const share = await conn.request('ShareGroupHeartbeat', 1, { groupId: 'moved', memberId: 'member-moved-bbbbbbbbb', memberEpoch: 0, rackId: null, subscribedTopicNames: ['orders'] });
+  assert.equal(share.errorCode, ErrorCode.NOT_COORDINATOR);
+  const streams = await conn.request('StreamsGroupHeartbeat', 1, {
+    groupId: 'moved', memberId: 'm1', memberEpoch: 0, endpointInformationEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+    topology: wordCountTopology(), activeTasks: [], standbyTasks: [], warmupTasks: [], processId: 'p1', userEndpoint: null, clientTags: [],
+    taskOffsets: null, taskEndOffsets: null, shutdownApplication: false,
+  });
+  assert.equal(streams.errorCode, ErrorCode.NOT_COORDINATOR);
 
   const found = await conn.request('FindCoordinator', 4, { keyType: 0, coordinatorKeys: ['moved'] });
   assert.deepEqual(found.coordinators!.map((c) => [c.key, c.errorCode, c.nodeId, c.port]), [['moved', ErrorCode.NONE, broker.context.config.nodeId, broker.port]]);
   assert.equal((await conn.request('JoinGroup', 5, { groupId: 'other', ...join })).errorCode, ErrorCode.MEMBER_ID_REQUIRED, 'another group is served as usual');
   assert.equal((await conn.request('InitProducerId', 4, { transactionalId: 'moved', transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 })).errorCode, ErrorCode.NONE, 'a transactional id of the same name is another coordinator key');
-  assert.equal(move.hits, 4);
+  assert.equal(move.hits, 6);
 
   move.restore();
   assert.equal(move.moved, false);
   assert.equal((await conn.request('OffsetCommit', 8, commit('moved'))).topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
   assert.deepEqual(broker.committed('moved'), { orders: { 0: 7n } });
-  assert.equal(move.hits, 4);
+  assert.equal(move.hits, 6);
 });
 
 test('a moved transaction coordinator: InitProducerId, AddPartitionsToTxn, EndTxn answer the chosen error for `count` requests, then the key is served', T, async (t) => {
