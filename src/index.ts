@@ -31,5 +31,7 @@ export type { ListenerInfo } from './broker/listeners.js';
 export {
   BROKER_CHANNELS, type BrokerRequest, type BrokerRequestOf, type BrokerResponse, type BrokerResponseOf, type ApiRequestData, type ApiResponseData, type FaultSpec, type FaultHandle,
 } from './broker/test-controls/request-controls.js';
+export type { CoordinatorKey, CoordinatorMove, CoordinatorMoveError, MoveCoordinatorOptions } from './broker/test-controls/coordinator-move.js';
+export type { BrokerSnapshot, SnapshotTopic, SnapshotPartition } from './broker/test-controls/snapshot.js';
 export { GroupStateTimeoutError, type BrokerRecord, type CommittedOffsets } from './broker/test-controls/inspection.js';
 export type { ApiName } from './protocol/messages/index.js';

@@ -5,6 +5,7 @@ import { commitsScenario } from './commits.js';
 import { commitsCleanerScenario } from './commits-cleaner.js';
 import { consumeScenario } from './consume.js';
 import { embeddedStartScenario } from './embedded-start.js';
+import { testSuiteScenario } from './test-suite.js';
 import { groupScenario } from './group.js';
 import { groupsManyScenario } from './groups-many.js';
 import { memoryScenario } from './memory.js';
@@ -17,5 +18,5 @@ import { shareScenario } from './share.js';
 import { streamsGroupsScenario } from './streams-groups.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, shareScenario, streamsGroupsScenario, recorderScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, testSuiteScenario, shareScenario, streamsGroupsScenario, recorderScenario];
 }

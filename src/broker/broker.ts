@@ -46,6 +46,8 @@ import { coordinatorOverrides } from './group-configs/group-settings.js';
 import { createLogger, type Logger } from '../util/log.js';
 import { ManualScheduler } from '../util/clock.js';
 import { RequestControls, type BrokerRequest, type BrokerResponse, type FaultHandle, type FaultSpec } from './test-controls/request-controls.js';
+import { restoreGroupConfigs, restoreStorage, takeSnapshot, type BrokerSnapshot } from './test-controls/snapshot.js';
+import { moveCoordinator, type CoordinatorKey, type CoordinatorMove, type MoveCoordinatorOptions } from './test-controls/coordinator-move.js';
 import { committedOffsets, topicRecords, waitForGroupState, type BrokerRecord, type CommittedOffsets } from './test-controls/inspection.js';
 import { advanceTime, expireMember, triggerRebalance } from './test-controls/group-controls.js';
 
@@ -63,6 +65,12 @@ export interface BrokerOptions extends Partial<BrokerConfig> {
   readonly storage?: Storage;
   /** The file system the storage works through (default node:fs); tests inject disk faults here. */
   readonly fileSystem?: FileSystem;
+  /**
+   * Starts from a `broker.snapshot()`: its topics, records, committed offsets, groups and
+   * transactions (replayed from the internal topics, as after a restart) and group configs.
+   * The storage must be empty (in memory, or a new data directory).
+   */
+  readonly restore?: BrokerSnapshot;
 }
 
 /** What an operator reads about the broker (the metrics endpoint exports these counters too). */
@@ -149,7 +157,7 @@ export class Broker {
   }
 
   static async start(options: BrokerOptions = {}): Promise<Broker> {
-    const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, ...overrides } = options;
+    const { log: givenLog, clock: givenClock, storage: givenStorage, fileSystem, restore, ...overrides } = options;
     // Every setting is checked before anything is opened.
     const config = brokerConfig(overrides);
     const authorization = authorizerSettings(config);
@@ -168,6 +176,11 @@ export class Broker {
       // After the storage, which holds the data directory's lock.
       acls = openAclStore(authorization, config.dataDir, fileSystem ?? nodeFileSystem);
       groupConfigs = GroupConfigStore.open(config.dataDir, fileSystem ?? nodeFileSystem);
+      if (restore !== undefined) {
+        // Before the coordinators start: they load the restored internal topics as after a restart.
+        restoreStorage(storage, restore, clock.nowMs());
+        await restoreGroupConfigs(groupConfigs, restore);
+      }
     } catch (err) {
       if (givenStorage === undefined) await storage.close();
       throw err;
@@ -514,7 +527,70 @@ export class Broker {
     return this.context.controls.injectFault(fault);
   }
 
-  /** Removes every injected fault. */
+  /**
+   * Moves the coordinator of a group (`{ groupId }`) or a transactional id (`{ transactionalId }`)
+   * away: until `restore()` (or for `forMs`, or `count` requests) the coordinator APIs answer
+   * that key's requests with NOT_COORDINATOR (`error` chooses another coordinator error) and
+   * change nothing, while FindCoordinator still names this broker, so clients look their
+   * coordinator up again and carry on once it is back. `clearFaults()` moves it back too.
+   */
+  moveCoordinator(key: CoordinatorKey, options: MoveCoordinatorOptions = {}): CoordinatorMove {
+    return moveCoordinator(this.context.controls, key, options);
+  }
+
+  /**
+   * Takes a partition offline, as if its only replica's broker were gone: Metadata and
+   * DescribeTopicPartitions describe it with leader -1 and LEADER_NOT_AVAILABLE, Produce,
+   * Fetch and ListOffsets answer NOT_LEADER_OR_FOLLOWER for it (other partitions are served
+   * as usual), until `setPartitionOnline`. Its records stay. Throws for an unknown partition.
+   */
+  setPartitionOffline(topic: string, partition: number): void {
+    this.context.controls.offlinePartitions.setOffline(topic, partition);
+  }
+
+  /** Brings a partition `setPartitionOffline` took offline back (nothing for one that is online). */
+  setPartitionOnline(topic: string, partition: number): void {
+    this.context.controls.offlinePartitions.setOnline(topic, partition);
+  }
+
+  /**
+   * Pauses the broker as a stalled process would look to its clients: connections stay open
+   * and requests are taken (the request hooks see them), but none is handled or answered
+   * until `resume()`; clients time out on their own. Its timers keep running (sessions may
+   * expire meanwhile; a manual clock holds them). Nothing when already paused.
+   */
+  pause(): void {
+    this.context.controls.pause();
+  }
+
+  /** Handles the requests taken while paused, in the order they came (each connection's answers in order), and the later ones as usual. */
+  resume(): void {
+    this.context.controls.resume();
+  }
+
+  /** Whether the broker is paused. */
+  get paused(): boolean {
+    return this.context.controls.paused;
+  }
+
+  /**
+   * The broker's data as a value: every topic (internal ones too) with its id, configs and
+   * stored record batches, the groups' configs, and where producer ids go on; start another
+   * broker from it with `Broker.start({ restore })` or `Broker.restore`. Committed offsets,
+   * groups and transactions are in the internal topics, so they come back as after a
+   * restart (members must heartbeat again within their session timeout). Not included:
+   * ACLs, SCRAM credentials, dynamic broker configs, the test controls (faults, hooks).
+   */
+  snapshot(): Promise<BrokerSnapshot> {
+    return takeSnapshot(this.context.storage, this.context.groupConfigs);
+  }
+
+  /** `Broker.start({ ...options, restore: snapshot })`. */
+  static restore(snapshot: BrokerSnapshot, options: Omit<BrokerOptions, 'restore'> = {}): Promise<Broker> {
+    return Broker.start({ ...options, restore: snapshot });
+  }
+
+  /** Removes every injected fault (and moves every moved coordinator back). */
   clearFaults(): void {
     this.context.controls.clearFaults();
   }
@@ -539,9 +615,13 @@ export class Broker {
   }
 
   /**
-   * Starts a rebalance of a classic group (Stable or CompletingRebalance), as a new member
-   * would: its members learn it from their next Heartbeat (REBALANCE_IN_PROGRESS) and rejoin.
-   * Rejects for any other group (consumer groups rebalance on their own, per member).
+   * Starts a rebalance. A classic group (Stable or CompletingRebalance) prepares one, as a new
+   * member would: its members learn it from their next Heartbeat (REBALANCE_IN_PROGRESS) and
+   * rejoin. A consumer (KIP-848), share or streams group with members has its group epoch
+   * bumped, as a change of its topics' metadata would: a member's next heartbeat computes a
+   * new target assignment (once the group's assignment interval, 1 s by default, has passed
+   * since the last one) and the members reconcile to the new epoch. Rejects for any
+   * other group (unknown, empty, or classic and already rebalancing).
    */
   triggerRebalance(groupId: string): Promise<void> {
     return triggerRebalance(this.context, groupId);

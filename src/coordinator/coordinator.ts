@@ -52,7 +52,8 @@ import { expireOffsets, offsetCommit, offsetDelete, offsetFetch } from './offset
 import { txnOffsetCommit } from './txn-offsets.js';
 import type { TxnOffsetCommitRequestData } from '../protocol/messages/txn-offset-commit.js';
 import { OFFSETS_EXPIRATION_KEY, consumerSessionKey, heartbeatKey, shareSessionKey, streamsSessionKey, type Operation } from './operation.js';
-import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, prepareRebalance, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
+import { completeClassicGroupJoin, expireHeartbeat, expirePendingSync, tryCompleteInitialRebalanceElseSchedule } from './classic/rebalance.js';
+import { forceRebalance, rebalanceableGroupType } from './forced-rebalance.js';
 import { parkedRequests, settleRevert, touchedTimers } from './revert.js';
 import type { ConsumerGroupState } from './consumer/group.js';
 import type { GroupType } from './events.js';
@@ -270,19 +271,20 @@ export class GroupCoordinator {
   }
 
   /**
-   * Starts a rebalance of a classic group that is Stable or CompletingRebalance, as a change
-   * of its members would (a test's control); false (and nothing done) for any other group.
+   * The kind of group `triggerRebalance` would act on now, or null: a classic group that is
+   * Stable or CompletingRebalance, or a consumer, share or streams group with members.
    */
-  canTriggerClassicRebalance(groupId: string): boolean {
-    const group = this.s.groups.get(groupId);
-    return group !== undefined && !group.is('Empty') && group.canRebalance();
+  rebalanceableGroupType(groupId: string): 'classic' | 'consumer' | 'share' | 'streams' | null {
+    return rebalanceableGroupType(this.s, groupId);
   }
 
-  triggerClassicRebalance(groupId: string, reason: string, nowMs: number): CoordinatorResult {
-    return this.execute(nowMs, (op) => {
-      const group = this.s.groups.get(groupId);
-      if (group !== undefined && !group.is('Empty') && group.canRebalance()) prepareRebalance(this.s, op, group, reason);
-    });
+  /**
+   * Starts a rebalance (a test's control): a classic group prepares one, as a change of its
+   * members would; a consumer, share or streams group has its group epoch bumped, so its
+   * members get a new target assignment at their next heartbeat. Nothing for other groups.
+   */
+  triggerRebalance(groupId: string, reason: string, nowMs: number): CoordinatorResult {
+    return this.execute(nowMs, (op) => forceRebalance(this.s, op, groupId, reason));
   }
 
   /** A timer the runtime scheduled has come due. Stale keys (cancelled, replaced) do nothing. */

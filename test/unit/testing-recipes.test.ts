@@ -20,7 +20,8 @@ function recipes(): { name: string; code: string }[] {
 
 test('every recipe of docs/TESTING.md runs and passes', { timeout: 120_000 }, async () => {
   const found = recipes();
-  assert.deepEqual(found.map((r) => r.name), ['hooks.test.mjs', 'fault-error.test.mjs', 'fault-delay-drop.test.mjs', 'manual-clock.test.mjs', 'group-controls.test.mjs', 'inspect.test.mjs']);
+  assert.deepEqual(found.map((r) => r.name), ['hooks.test.mjs', 'fault-error.test.mjs', 'fault-delay-drop.test.mjs', 'manual-clock.test.mjs', 'group-controls.test.mjs', 'inspect.test.mjs',
+    'moved-coordinator.test.mjs', 'offline-partition.test.mjs', 'pause.test.mjs', 'snapshot.test.mjs']);
   // Inside the package, so that `import ... from 'brook'` resolves to this checkout (package self-reference).
   const dir = join(projectRoot, 'dist', 'test', 'recipes');
   rmSync(dir, { recursive: true, force: true });

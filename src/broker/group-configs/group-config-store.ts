@@ -38,6 +38,11 @@ export class GroupConfigStore {
     return this.groups.get(groupId) ?? NONE;
   }
 
+  /** Every group with configs of its own, and its configs. */
+  entries(): [string, GroupConfigs][] {
+    return [...this.groups];
+  }
+
   /** Called after each change that took effect. */
   onChange(listener: (groupId: string) => void): void {
     this.listeners.push(listener);

@@ -26,18 +26,21 @@ import type { TopicMetadata } from '../../storage/types.js';
 import { AclOperation, ResourceType, authorize, authorizedOperations, authorizes } from '../authorization.js';
 import { defineHandler } from '../handler.js';
 import { INTERNAL_TOPIC_NAMES } from './metadata.js';
+import type { OfflinePartitions } from '../test-controls/offline-partitions.js';
 
 /** Kafka's max.request.partition.size.limit default. */
 const MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000;
 /** The schema's default for topicAuthorizedOperations, left in Kafka's whole-request error answer. */
 const OPERATIONS_UNSET = -2147483648;
 
-function partitionsOf(topic: TopicMetadata, nodeId: number, from: number, to: number): DescribeTopicPartitionsResponsePartition[] {
+function partitionsOf(topic: TopicMetadata, nodeId: number, from: number, to: number, offline: OfflinePartitions): DescribeTopicPartitionsResponsePartition[] {
   const out: DescribeTopicPartitionsResponsePartition[] = [];
   for (let p = from; p < to; p++) {
+    // An offline partition (a test control) has no leader, its one replica offline (as in Metadata).
+    const down = offline.has(topic.name, p);
     out.push({
-      errorCode: ErrorCode.NONE, partitionIndex: p, leaderId: nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId],
-      eligibleLeaderReplicas: [], lastKnownElr: [], offlineReplicas: [],
+      errorCode: down ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE, partitionIndex: p, leaderId: down ? -1 : nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId],
+      eligibleLeaderReplicas: [], lastKnownElr: [], offlineReplicas: down ? [nodeId] : [],
     });
   }
   return out;
@@ -103,7 +106,7 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
       }
       const from = cursor && name === cursorTopic ? cursor.partitionIndex : 0;
       const to = Math.min(topic.partitions, from + remaining);
-      const partitions = partitionsOf(topic, config.nodeId, from, to);
+      const partitions = partitionsOf(topic, config.nodeId, from, to, ctx.broker.controls.offlinePartitions);
       topics.push({
         errorCode: ErrorCode.NONE, name, topicId: topic.topicId, isInternal: topic.isInternal, partitions, topicAuthorizedOperations: authorizedOperations(ctx, ResourceType.TOPIC, name),
       });

@@ -81,6 +81,10 @@ function readAll(ctx: RequestContext, request: FetchRequestData, wanted: Wanted[
         anyError = true;
         return emptyPartition(p.partition, name === undefined ? unknown : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, false);
       }
+      if (ctx.broker.controls.offlinePartitions.has(name!, p.partition)) {
+        anyError = true;
+        return emptyPartition(p.partition, ErrorCode.NOT_LEADER_OR_FOLLOWER, true);
+      }
       // Brook's single leader is always at epoch 0.
       if ((p.currentLeaderEpoch ?? -1) > 0) {
         anyError = true;

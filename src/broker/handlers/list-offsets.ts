@@ -64,17 +64,18 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequestData, ListOffs
         const key = `${t.name}/${p.partitionIndex}`;
         if (answered.has(key)) continue;
         answered.add(key);
-        partitions.push(answer(ctx.apiVersion, storage.partition(t.name, p.partitionIndex), p, counts.get(key)! > 1, readCommitted));
+        partitions.push(answer(ctx.apiVersion, storage.partition(t.name, p.partitionIndex), p, counts.get(key)! > 1, readCommitted, ctx.broker.controls.offlinePartitions.has(t.name, p.partitionIndex)));
       }
     }
     return { throttleTimeMs: 0, topics: [...[...byTopic].map(([name, partitions]) => ({ name, partitions })), ...refused] };
   },
 });
 
-function answer(version: number, log: PartitionLog | undefined, p: ListOffsetsPartition, duplicate: boolean, readCommitted: boolean): ListOffsetsPartitionResponse {
+function answer(version: number, log: PartitionLog | undefined, p: ListOffsetsPartition, duplicate: boolean, readCommitted: boolean, offline: boolean): ListOffsetsPartitionResponse {
   const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
   if (duplicate) return { ...base, errorCode: ErrorCode.INVALID_REQUEST };
   if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+  if (offline) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
   if ((p.currentLeaderEpoch ?? -1) > 0) return { ...base, errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH };
   const found = lookup(log, p.timestamp, readCommitted);
   if (!found) return { ...base, errorCode: ErrorCode.NONE };

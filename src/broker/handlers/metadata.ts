@@ -29,12 +29,13 @@ import { AclOperation, CLUSTER_NAME, ResourceType, OPERATIONS_NOT_REQUESTED, aut
 
 export function describeTopic(broker: BrokerContext, topic: TopicMetadata): MetadataResponseTopic {
   const nodeId = broker.config.nodeId;
+  const offline = broker.controls.offlinePartitions;
   const partitions = new Array(topic.partitions);
   for (let p = 0; p < topic.partitions; p++) {
-    partitions[p] = {
-      errorCode: ErrorCode.NONE, partitionIndex: p, leaderId: nodeId, leaderEpoch: 0,
-      replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [],
-    };
+    // An offline partition (a test control): no leader, its one replica offline, as Kafka describes a partition whose broker is gone.
+    partitions[p] = offline.has(topic.name, p)
+      ? { errorCode: ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: p, leaderId: -1, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [nodeId] }
+      : { errorCode: ErrorCode.NONE, partitionIndex: p, leaderId: nodeId, leaderEpoch: 0, replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [] };
   }
   return {
     errorCode: ErrorCode.NONE,

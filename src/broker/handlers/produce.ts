@@ -57,6 +57,7 @@ function appendPartition(ctx: RequestContext, request: ProduceRequestData, topic
   }
   const log = topic ? broker.storage.partition(topicName, index) : undefined;
   if (!log) return { response: failed(index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+  if (broker.controls.offlinePartitions.has(topicName, index)) return { response: failed(index, ErrorCode.NOT_LEADER_OR_FOLLOWER) };
   if (records === null || records.length === 0) return { response: failed(index, ErrorCode.INVALID_RECORD, 'no records') };
   const unverified = verifyAppend(ctx, request, topicName, index, records);
   if (unverified !== null) return { response: failed(index, unverified.errorCode, unverified.errorMessage) };

@@ -13,6 +13,8 @@ import { everyPartition } from '../handlers/produce.js';
 import { emptyPartition } from '../handlers/fetch.js';
 import { offsetFetchError } from '../handlers/offset-fetch.js';
 import { findCoordinatorError } from '../handlers/find-coordinator.js';
+import { defaultShareGroupHeartbeatResponseData } from '../../protocol/messages/share-group-heartbeat.js';
+import { defaultStreamsGroupHeartbeatResponseData } from '../../protocol/messages/streams-group-heartbeat.js';
 
 type FaultResponse = (version: number, request: never, errorCode: number) => unknown;
 
@@ -52,6 +54,16 @@ function txnOffsetCommitError(_version: number, request: M.TxnOffsetCommitReques
   };
 }
 
+function addPartitionsToTxnError(version: number, request: M.AddPartitionsToTxnRequestData, errorCode: number): M.AddPartitionsToTxnResponseData {
+  const results = (topics: readonly M.AddPartitionsToTxnTopic[]): M.AddPartitionsToTxnTopicResult[] =>
+    topics.map((t) => ({ name: t.name, resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorCode })) }));
+  if (version <= 3) return { throttleTimeMs: 0, resultsByTopicV3AndBelow: results(request.v3AndBelowTopics ?? []) };
+  return {
+    throttleTimeMs: 0, errorCode: 0,
+    resultsByTransaction: (request.transactions ?? []).map((t) => ({ transactionalId: t.transactionalId, topicResults: results(t.topics) })),
+  };
+}
+
 /** The APIs an injected error can fail; delays and dropped connections work for every API. */
 export const FAULT_RESPONSES: Partial<Record<ApiName, FaultResponse>> = {
   Produce: (_v, request: M.ProduceRequestData, errorCode) => everyPartition(request, errorCode),
@@ -66,7 +78,10 @@ export const FAULT_RESPONSES: Partial<Record<ApiName, FaultResponse>> = {
   Heartbeat: (_v, _request, errorCode) => heartbeatResponse(errorCode),
   LeaveGroup: (v, _request, errorCode) => leaveGroupResponse(v, errorCode, []),
   ConsumerGroupHeartbeat: (_v, _request, errorCode) => consumerGroupHeartbeatError(errorCode),
+  ShareGroupHeartbeat: (_v, _request, errorCode) => ({ ...defaultShareGroupHeartbeatResponseData(), errorCode }),
+  StreamsGroupHeartbeat: (_v, _request, errorCode) => ({ ...defaultStreamsGroupHeartbeatResponseData(), errorCode }),
   InitProducerId: (_v, _request, errorCode): M.InitProducerIdResponseData => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 }),
+  AddPartitionsToTxn: addPartitionsToTxnError,
   AddOffsetsToTxn: (_v, _request, errorCode): M.AddOffsetsToTxnResponseData => ({ throttleTimeMs: 0, errorCode }),
   EndTxn: (_v, _request, errorCode): M.EndTxnResponseData => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 }),
 };

@@ -72,6 +72,13 @@ export const FAULT_TARGETS: Partial<Record<ApiName, Targets>> = {
   ShareGroupHeartbeat: groupOnly,
   StreamsGroupHeartbeat: groupOnly,
   InitProducerId: { transactionalIds: (request: M.InitProducerIdRequestData) => [request.transactionalId] },
+  AddPartitionsToTxn: {
+    topics: (request: M.AddPartitionsToTxnRequestData) => [...(request.v3AndBelowTopics ?? []), ...(request.transactions ?? []).flatMap((t) => t.topics)]
+      .map((t) => ({ topic: t.name, partitions: t.partitions })),
+    transactionalIds: (request: M.AddPartitionsToTxnRequestData) => request.transactions !== undefined && request.transactions.length > 0
+      ? request.transactions.map((t) => t.transactionalId)
+      : [request.v3AndBelowTransactionalId],
+  },
   AddOffsetsToTxn: {
     groupIds: (request: M.AddOffsetsToTxnRequestData) => [request.groupId],
     transactionalIds: (request: M.AddOffsetsToTxnRequestData) => [request.transactionalId],

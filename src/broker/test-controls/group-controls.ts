@@ -1,6 +1,6 @@
 /**
  * Test controls that act on the broker's time and groups: moving a manual clock, ending a
- * member's session, starting a classic group's rebalance. Each runs what the broker would
+ * member's session, starting a group's rebalance. Each runs what the broker would
  * run on its own (timers, coordinator operations that are not requests), then lets the work
  * it started settle: the appends (made durable) and the answers they release.
  */
@@ -34,7 +34,9 @@ export async function expireMember(ctx: BrokerContext, groupId: string, memberId
 
 export async function triggerRebalance(ctx: BrokerContext, groupId: string): Promise<void> {
   const groups = ctx.groups;
-  if (!groups.coordinator.canTriggerClassicRebalance(groupId)) throw new Error(`group ${JSON.stringify(groupId)} is not a classic group that can rebalance now (Stable or CompletingRebalance)`);
-  groups.runOperation(`rebalance of group ${groupId}`, (c, nowMs) => c.triggerClassicRebalance(groupId, 'rebalance triggered by a test', nowMs));
+  if (groups.coordinator.rebalanceableGroupType(groupId) === null) {
+    throw new Error(`group ${JSON.stringify(groupId)} cannot rebalance now: it needs to be a classic group that is Stable or CompletingRebalance, or a consumer, share or streams group with members`);
+  }
+  groups.runOperation(`rebalance of group ${groupId}`, (c, nowMs) => c.triggerRebalance(groupId, 'rebalance triggered by a test', nowMs));
   await settle(ctx);
 }

@@ -15,6 +15,7 @@ import { NO_RESPONSE, type HandlerResult } from '../handler.js';
 import { FAULT_RESPONSES } from './fault-responses.js';
 import { filtersOf, requestMatches, type FaultFilter } from './fault-targets.js';
 import { mergeProduce, splitProduce } from './fault-split.js';
+import { OfflinePartitions } from './offline-partitions.js';
 import { AcksZeroProduceError } from '../handlers/produce.js';
 import type { ProduceRequestData, ProduceResponseData } from '../../protocol/messages/index.js';
 
@@ -116,6 +117,8 @@ export interface FaultHandle {
 class InjectedFault implements FaultHandle {
   hits = 0;
   constructor(
+    /** The APIs it matches: the spec's, or several for a moved coordinator. */
+    readonly apis: ReadonlySet<ApiName>,
     readonly spec: FaultSpec,
     readonly errorCode: number | null,
     private readonly count: number,
@@ -145,12 +148,19 @@ export class RequestControls {
   private readonly requestHooks = new Set<(request: BrokerRequest) => void>();
   private readonly responseHooks = new Set<(response: BrokerResponse) => void>();
   private faults: InjectedFault[] = [];
+  /** Partitions a test took offline (their handlers answer them as a broker without a leader). */
+  readonly offlinePartitions: OfflinePartitions;
 
-  constructor(private readonly storage: Storage, private readonly log: Logger) {}
+  constructor(private readonly storage: Storage, private readonly log: Logger) {
+    this.offlinePartitions = new OfflinePartitions(storage);
+  }
+
+  /** Released by `resume()`: the requests taken while paused wait for it. */
+  private pauseGate: { readonly resumed: Promise<void>; readonly release: () => void } | null = null;
 
   /** Whether `intercept` has anything to do: checked by the connection on every request. */
   get active(): boolean {
-    return this.faults.length > 0 || this.requestHooks.size > 0 || this.responseHooks.size > 0 || requestChannel.hasSubscribers || responseChannel.hasSubscribers;
+    return this.pauseGate !== null || this.faults.length > 0 || this.requestHooks.size > 0 || this.responseHooks.size > 0 || requestChannel.hasSubscribers || responseChannel.hasSubscribers;
   }
 
   onRequest(hook: (request: BrokerRequest) => void): () => void {
@@ -182,7 +192,24 @@ export class RequestControls {
     if (spec.topic !== undefined && !can.topic) throw new TypeError(`${api} requests name no topic to filter on`);
     if (spec.groupId !== undefined && !can.groupId) throw new TypeError(`${api} requests name no group to filter on`);
     if (spec.transactionalId !== undefined && !can.transactionalId) throw new TypeError(`${api} requests name no transactional id to filter on`);
-    const fault = new InjectedFault({ ...spec }, errorCode, count, (f) => {
+    return this.add(new Set([api]), { ...spec }, errorCode, count);
+  }
+
+  /**
+   * A fault over several APIs at once, counted together (a moved coordinator: every request
+   * for its key, whichever API); built by the broker's own controls, so not validated here.
+   */
+  injectAcross(apis: ReadonlySet<ApiName>, spec: FaultSpec, count: number): FaultHandle {
+    return this.add(apis, spec, ErrorCode[spec.error!], count);
+  }
+
+  /** Whether the fault still matches requests (not removed, used up or cleared). */
+  isInjected(fault: FaultHandle): boolean {
+    return this.faults.includes(fault as InjectedFault);
+  }
+
+  private add(apis: ReadonlySet<ApiName>, spec: FaultSpec, errorCode: number | null, count: number): InjectedFault {
+    const fault = new InjectedFault(apis, spec, errorCode, count, (f) => {
       this.faults = this.faults.filter((g) => g !== f);
     });
     this.faults = [...this.faults, fault];
@@ -191,6 +218,25 @@ export class RequestControls {
 
   clearFaults(): void {
     this.faults = [];
+  }
+
+  get paused(): boolean {
+    return this.pauseGate !== null;
+  }
+
+  /** From now on, requests are taken (and seen by the request hooks) but handled only after `resume()`. */
+  pause(): void {
+    if (this.pauseGate !== null) return;
+    let release!: () => void;
+    const resumed = new Promise<void>((resolve) => (release = resolve));
+    this.pauseGate = { resumed, release };
+  }
+
+  /** Handles the requests taken while paused, in the order they came, and the later ones as usual. */
+  resume(): void {
+    const gate = this.pauseGate;
+    this.pauseGate = null;
+    gate?.release();
   }
 
   /**
@@ -207,8 +253,29 @@ export class RequestControls {
     } as BrokerRequest;
     for (const hook of this.requestHooks) this.call(hook, event);
     if (requestChannel.hasSubscribers) requestChannel.publish(event);
+    const gate = this.pauseGate;
+    if (gate === null) return this.apply(req, event, handle, drop);
 
-    const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.spec.api === apiName && requestMatches(apiName, f.spec, req.body, version, this.storage) && this.matches(f, event));
+    // Paused: handled once resumed. The connection keeps its answers in request order, so the
+    // later requests of the connection wait behind this one.
+    const later = gate.resumed.then(() => this.apply(req, event, handle, drop));
+    if (event.api === 'Produce' && event.body.acks === 0) {
+      // Never answered: nothing to wait for here; one that fails closes the connection, as when not paused.
+      later.then(undefined, (err: unknown) => {
+        if (!(err instanceof AcksZeroProduceError)) this.log.error('a Produce taken while paused failed', { err });
+        drop();
+      });
+      return NO_RESPONSE;
+    }
+    // A request the fault dropped (its connection closed) is never answered.
+    return later.then((result) => (result === NO_RESPONSE ? new Promise<never>(() => undefined) : result));
+  }
+
+  /** Applies the first fault that matches the request, runs the handler unless the fault answers, and publishes the answer. */
+  private apply(req: InterceptedRequest, event: BrokerRequest, handle: (request: unknown) => HandlerResult<unknown>, drop: () => void): HandlerResult<unknown> {
+    const apiName = event.api;
+    const version = event.apiVersion;
+    const fault = this.faults.length === 0 ? undefined : this.faults.find((f) => f.apis.has(apiName) && requestMatches(apiName, f.spec, req.body, version, this.storage) && this.matches(f, event));
     if (fault !== undefined) {
       fault.hits++;
       if (fault.remaining <= 0) fault.remove();
