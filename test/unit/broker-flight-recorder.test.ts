@@ -14,6 +14,7 @@ import { decodeAssignment, encodeAssignment, encodeSubscription } from '../../sr
 import { decodeRecords } from '../../src/protocol/records/index.js';
 import { parseTimelineEntry, TIMELINE_TOPIC, type TimelineEntry } from '../../src/broker/flight-recorder/timeline-entry.js';
 import type { Broker } from '../../src/broker/broker.js';
+import { wordCountTopology } from '../support/coordinator/streams.js';
 
 const TIMEOUT = { timeout: 30_000 };
 
@@ -335,4 +336,59 @@ test('consumer group: epochs that follow one another before the group is Stable 
   const merged = entries[1]!;
   assert.deepEqual(merged.joined.map((m) => m.memberId), ['m2', 'm3']);
   assert.deepEqual(merged.members.map((m) => [m.memberId, m.assignment]).sort(), [...owned].map(([id, ps]) => [id, { t: ps }]).sort());
+});
+
+test('share group: each epoch with its members\' assignments as the heartbeats gave them', TIMEOUT, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupShareAssignmentIntervalMs: 0 });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.createTopic('t', 2);
+  const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'share-recorded' });
+  cleanup.add('close', () => conn.close());
+  const g = 'recorded-share';
+  const topicId = broker.storage.topic('t')!.topicId;
+  const beat = (memberId: string, memberEpoch: number) => conn.request('ShareGroupHeartbeat', 1, {
+    groupId: g, memberId, memberEpoch, rackId: null, subscribedTopicNames: memberEpoch === 0 ? ['t'] : null,
+  });
+  const partitions = (r: { assignment: { topicPartitions: { topicId: string; partitions: number[] }[] } | null }): number[] =>
+    (r.assignment?.topicPartitions.filter((tp) => tp.topicId === topicId).flatMap((tp) => tp.partitions) ?? []).sort();
+  const a = await beat('share-member-a-aaaaaa', 0);
+  assert.equal(a.errorCode, ErrorCode.NONE);
+  const entries = await until('the share group\'s epoch', 5_000, () => {
+    const es = timeline(broker, g).filter((e) => e.kind === 'rebalance');
+    return es.length > 0 ? es : undefined;
+  });
+  const first = entries[0]!;
+  assert.deepEqual([first.groupType, first.epoch, first.outcome], ['share', a.memberEpoch, 'Stable']);
+  assert.deepEqual(first.joined.map((m) => [m.memberId, m.protocol, m.clientId]), [['share-member-a-aaaaaa', 'share', 'share-recorded']]);
+  const given = partitions(a);
+  assert.deepEqual(first.members.map((m) => [m.memberId, m.assignment]), [['share-member-a-aaaaaa', given.length === 0 ? {} : { t: given }]]);
+});
+
+test('streams group: an epoch with the members\' active tasks by subtopology', TIMEOUT, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupStreamsInitialRebalanceDelayMs: 0, groupStreamsAssignmentIntervalMs: 0 });
+  cleanup.add('stop broker', () => broker.stop());
+  broker.createTopic('input', 2);
+  const conn = await RawConnection.connect(broker.host, broker.port, { clientId: 'streams-recorded' });
+  cleanup.add('close', () => conn.close());
+  const join: RequestBody<'StreamsGroupHeartbeat'> = {
+    groupId: 'app', memberId: 'm1', memberEpoch: 0, endpointInformationEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+    topology: wordCountTopology(), activeTasks: [], standbyTasks: [], warmupTasks: [], processId: 'process-m1', userEndpoint: null, clientTags: [],
+    taskOffsets: null, taskEndOffsets: null, shutdownApplication: false,
+  };
+  const first = await conn.request('StreamsGroupHeartbeat', 1, join);
+  assert.equal(first.errorCode, ErrorCode.NONE);
+  const second = await conn.request('StreamsGroupHeartbeat', 1, { ...join, memberEpoch: first.memberEpoch, topology: null, processId: null, clientTags: null });
+  assert.equal(second.errorCode, ErrorCode.NONE);
+  const tasks: Record<string, number[]> = {};
+  for (const t of second.activeTasks ?? []) tasks[t.subtopologyId] = [...t.partitions].sort();
+  assert.equal(Object.values(tasks).flat().length, 4, 'two subtopologies x two partitions');
+  const entry = await until('the streams group\'s Stable epoch', 5_000, () => timeline(broker, 'app').find((e) => e.kind === 'rebalance' && e.outcome === 'Stable' && e.epoch === second.memberEpoch));
+  assert.equal(entry.groupType, 'streams');
+  assert.deepEqual(entry.members.map((m) => [m.memberId, m.protocol, m.assignment]), [['m1', 'streams', tasks]]);
+  assert.deepEqual(entry.moved.map((m) => [m.topic, m.partition, m.from, m.to]).sort(),
+    Object.entries(tasks).flatMap(([sub, ps]) => ps.map((p) => [sub, p, null, 'm1'])).sort());
 });

@@ -305,7 +305,15 @@ function heartbeat(s: CoordinatorState, op: Operation, ctx: RequestContext, req:
 
   writeStreamsGroupRecords(s, op, records, existing === undefined ? `member ${updated.memberId} joined` : `member ${updated.memberId} or the topics changed`);
   const written = s.streamsGroups.get(groupId) ?? group;
-  if (configured !== written.configuredTopology) written.setConfiguredTopology(configured);
+  if (configured !== written.configuredTopology) {
+    // The state depends on the configured topology, set only now: a group it makes Stable
+    // completes its rebalance here (write.ts saw it NotReady).
+    const stateBefore = written.state;
+    written.setConfiguredTopology(configured);
+    if (written.state === 'Stable' && stateBefore !== 'Stable') {
+      op.event({ type: 'rebalance-completed', groupType: 'streams', groupId, generation: written.groupEpoch, members: written.numMembers, state: 'Stable' });
+    }
+  }
   if (bump) written.metadataRefreshDeadline = { deadlineMs: op.nowMs + METADATA_REFRESH_NEVER_MS, epoch: groupEpoch };
   if (configured !== null && configured.internalTopicsToBeCreated.length > 0) op.createStreamsInternalTopics({ groupId, topics: configured.internalTopicsToBeCreated });
 
