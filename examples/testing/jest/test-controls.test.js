@@ -2,6 +2,7 @@
 // one test per control. A fixture is built once (beforeAll) and snapshotted; each test starts a
 // fresh broker from it: topic 'orders' holds a, b, c, d and group 'totals' has committed offset 2.
 import { afterEach, beforeAll, expect, jest, test } from '@jest/globals';
+import { performance } from 'node:perf_hooks';
 import { Kafka, logLevel } from 'kafkajs';
 import { Broker, silentLogger } from 'brook';
 
