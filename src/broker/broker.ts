@@ -261,6 +261,15 @@ export class Broker {
       if (givenStorage === undefined) await storage.close();
       throw err;
     }
+    // A later step failing (an HTTP port taken) undoes what the start opened, as above.
+    const undoBound = async (): Promise<void> => {
+      await closeServers(bound.map((l) => l.server));
+      await socketThread?.stop();
+      await shareState.stop();
+      await transactions.stop();
+      await groups.stop();
+      if (givenStorage === undefined) await storage.close();
+    };
     const listeners: ListenerInfo[] = bound.map(({ server: _server, ...info }) => info);
     const first = listeners[0]!;
     let metricsServer: MetricsServer | null = null;
@@ -271,12 +280,7 @@ export class Broker {
         metricsServer = await MetricsServer.listen(metricsHost, config.metricsPort, log.child('metrics'));
       } catch (err) {
         log.error('cannot listen for metrics', { host: metricsHost ?? '(all)', port: config.metricsPort, err });
-        await closeServers(bound.map((l) => l.server));
-        await socketThread?.stop();
-        await shareState.stop();
-        await transactions.stop();
-        await groups.stop();
-        if (givenStorage === undefined) await storage.close();
+        await undoBound();
         throw err;
       }
     }
@@ -334,12 +338,7 @@ export class Broker {
       } catch (err) {
         log.error('cannot listen for the console', { host: config.consoleHost, port: config.consolePort, err });
         await metricsServer?.close();
-        await closeServers(bound.map((l) => l.server));
-        await socketThread?.stop();
-        await shareState.stop();
-        await transactions.stop();
-        await groups.stop();
-        if (givenStorage === undefined) await storage.close();
+        await undoBound();
         throw err;
       }
       lagHistory.start();

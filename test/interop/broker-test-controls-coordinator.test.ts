@@ -10,18 +10,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EachMessagePayload } from 'kafkajs';
 import { startBrook } from '../support/brook.js';
+import { waitFor } from '../support/clients/run.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
 
 const T = { timeout: 60_000 };
-
-async function until(what: string, done: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 test('a KafkaJS consumer finds its moved group coordinator again: every record consumed, offsets committed to the end', T, async (t) => {
   const broker = await startBrook();
@@ -49,16 +42,16 @@ test('a KafkaJS consumer finds its moved group coordinator again: every record c
   await consumer.subscribe({ topic: 'moved-orders', fromBeginning: true });
   await consumer.run({ autoCommitInterval: 100, eachMessage: async ({ message }: EachMessagePayload) => void seen.push(message.value!.toString()) });
   await send(0, 10);
-  await until('the first 10 records', () => new Set(seen).size === 10);
-  await until('the first commit', () => broker.committed('moved-group')['moved-orders']?.[0] === 10n);
+  await waitFor('the first 10 records', () => new Set(seen).size === 10);
+  await waitFor('the first commit', () => broker.committed('moved-group')['moved-orders']?.[0] === 10n);
 
   const findsBefore = finds.length;
   const move = broker.moveCoordinator({ groupId: 'moved-group' });
   await send(10, 20);
-  await until('the client to hit the moved coordinator', () => move.hits >= 2);
+  await waitFor('the client to hit the moved coordinator', () => move.hits >= 2);
   move.restore();
-  await until('all 20 records', () => new Set(seen).size === 20);
-  await until('the commit of all 20', () => broker.committed('moved-group')['moved-orders']?.[0] === 20n);
+  await waitFor('all 20 records', () => new Set(seen).size === 20);
+  await waitFor('the commit of all 20', () => broker.committed('moved-group')['moved-orders']?.[0] === 20n);
 
   assert.ok(finds.length > findsBefore, 'the consumer looked its coordinator up again');
   assert.deepEqual([...new Set(seen)].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))), Array.from({ length: 20 }, (_, i) => `v${i}`));

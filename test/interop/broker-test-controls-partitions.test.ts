@@ -10,19 +10,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Partitioners } from 'kafkajs';
 import { startBrook } from '../support/brook.js';
+import { waitFor } from '../support/clients/run.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
 import { platformaticKafka, PLATFORMATIC_KAFKA } from '../support/clients/platformatic-kafka.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 
 const T = { timeout: 60_000 };
-
-async function until(what: string, done: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 test('a KafkaJS send to an offline partition retries until it is online again, and lands once', T, async (t) => {
   const broker = await startBrook();
@@ -48,7 +41,7 @@ test('a KafkaJS send to an offline partition retries until it is online again, a
     done = true;
   });
   // KafkaJS's known leader refuses the Produce; the metadata it then asks for has no leader, so it asks again.
-  await until('a refused Produce and two leaderless Metadata answers', () => refusedProduce >= 1 && leaderless >= 2);
+  await waitFor('a refused Produce and two leaderless Metadata answers', () => refusedProduce >= 1 && leaderless >= 2);
   assert.equal(done, false, 'the send is still retrying while the partition is offline');
   broker.setPartitionOnline('offline-orders', 1);
   const result = await sent;
@@ -73,19 +66,19 @@ test('a KafkaJS consumer reads a partition that went offline once it is back, mi
   const seen: string[] = [];
   await consumer.run({ eachMessage: async ({ partition, message }) => void seen.push(`${partition}:${message.value!.toString()}`) });
   await producer.send({ topic: 'offline-reads', messages: [{ partition: 0, value: 'a' }, { partition: 1, value: 'b' }] });
-  await until('the first two records', () => seen.length >= 2);
+  await waitFor('the first two records', () => seen.length >= 2);
 
   let leaderless = 0;
   broker.onResponse((r) => {
     if (r.api === 'Metadata' && r.body.topics.some((x) => x.partitions.some((p) => p.errorCode === ErrorCode.LEADER_NOT_AVAILABLE))) leaderless++;
   });
   broker.setPartitionOffline('offline-reads', 1);
-  await until('the consumer to see the partition without a leader', () => leaderless >= 2);
+  await waitFor('the consumer to see the partition without a leader', () => leaderless >= 2);
   // Written while the partition is offline, to its neighbour.
   await producer.send({ topic: 'offline-reads', messages: [{ partition: 0, value: 'c' }] });
   broker.setPartitionOnline('offline-reads', 1);
   await producer.send({ topic: 'offline-reads', messages: [{ partition: 1, value: 'd' }] });
-  await until('every record', () => ['0:a', '0:c', '1:b', '1:d'].every((v) => seen.includes(v)));
+  await waitFor('every record', () => ['0:a', '0:c', '1:b', '1:d'].every((v) => seen.includes(v)));
   assert.deepEqual([...new Set(seen)].sort(), ['0:a', '0:c', '1:b', '1:d']);
 });
 
@@ -111,7 +104,7 @@ test(`${PLATFORMATIC_KAFKA}: a send to an offline partition is retried until it 
   const sent = producer.send({ messages: [{ topic: 'plt-offline', partition: 0, value: 'waits' }] }).finally(() => {
     done = true;
   });
-  await until('a refused Produce', () => refused >= 1);
+  await waitFor('a refused Produce', () => refused >= 1);
   assert.equal(done, false);
   broker.setPartitionOnline('plt-offline', 0);
   await sent;

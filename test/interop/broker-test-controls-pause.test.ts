@@ -8,18 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Partitioners } from 'kafkajs';
 import { startBrook } from '../support/brook.js';
+import { waitFor } from '../support/clients/run.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
 import { platformaticKafka, PLATFORMATIC_KAFKA } from '../support/clients/platformatic-kafka.js';
 
 const T = { timeout: 60_000 };
-
-async function until(what: string, done: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 test('a KafkaJS send waits while the broker is paused and completes once it resumes; a consumer gets the record after', T, async (t) => {
   const broker = await startBrook();
@@ -39,7 +32,7 @@ test('a KafkaJS send waits while the broker is paused and completes once it resu
   const seen: string[] = [];
   await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value!.toString()) });
   await producer.send({ topic: 'paused-orders', messages: [{ value: 'before' }] });
-  await until('the first record', () => seen.includes('before'));
+  await waitFor('the first record', () => seen.includes('before'));
 
   let produces = 0;
   broker.onRequest((r) => {
@@ -50,14 +43,14 @@ test('a KafkaJS send waits while the broker is paused and completes once it resu
   const sent = producer.send({ topic: 'paused-orders', messages: [{ value: 'while paused' }] }).finally(() => {
     done = true;
   });
-  await until('the Produce to reach the paused broker', () => produces >= 1);
+  await waitFor('the Produce to reach the paused broker', () => produces >= 1);
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.equal(done, false, 'no answer while paused');
   assert.deepEqual(broker.records('paused-orders').map((r) => r.value?.toString()), ['before'], 'nothing appended while paused');
 
   broker.resume();
   await sent;
-  await until('the consumer to read the record', () => seen.includes('while paused'));
+  await waitFor('the consumer to read the record', () => seen.includes('while paused'));
   assert.equal(produces, 1, 'answered, not retried');
   assert.deepEqual(broker.records('paused-orders').map((r) => r.value?.toString()), ['before', 'while paused']);
   assert.deepEqual(seen, ['before', 'while paused']);
@@ -83,7 +76,7 @@ test(`${PLATFORMATIC_KAFKA}: a send waits while the broker is paused and complet
   const sent = producer.send({ messages: [{ topic: 'plt-paused', value: 'while paused' }] }).finally(() => {
     done = true;
   });
-  await until('the Produce to reach the paused broker', () => produces >= 1);
+  await waitFor('the Produce to reach the paused broker', () => produces >= 1);
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(done, false, 'no answer while paused');
   broker.resume();

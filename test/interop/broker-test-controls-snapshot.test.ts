@@ -8,17 +8,10 @@ import assert from 'node:assert/strict';
 import { Partitioners } from 'kafkajs';
 import { Broker, silentLogger } from '../../src/index.js';
 import { startBrook } from '../support/brook.js';
+import { waitFor } from '../support/clients/run.js';
 import { kafkaJs } from '../support/clients/kafkajs.js';
 
 const T = { timeout: 60_000 };
-
-async function until(what: string, done: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 test('a KafkaJS consumer resumes from its committed offset on a broker restored from a snapshot', T, async (t) => {
   const source = await startBrook();
@@ -45,7 +38,7 @@ test('a KafkaJS consumer resumes from its committed offset on a broker restored 
   await consumer.subscribe({ topic: 'fixture-orders', fromBeginning: true });
   const seen: string[] = [];
   await consumer.run({ eachMessage: async ({ message }) => void seen.push(`${message.offset}:${message.value!.toString()}`) });
-  await until('the records after the committed offset', () => seen.length >= 2);
-  await until('the commit of the last', () => restored.committed('fixture-readers')['fixture-orders']?.[0] === 6n);
+  await waitFor('the records after the committed offset', () => seen.length >= 2);
+  await waitFor('the commit of the last', () => restored.committed('fixture-readers')['fixture-orders']?.[0] === 6n);
   assert.deepEqual(seen, ['4:v4', '5:v5'], 'from the committed offset, not from the beginning');
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startBrook, tempDir } from '../support/brook.js';
 import { RawConnection, type RequestBody } from '../support/kafka/raw-client.js';
 import { Cleanup } from '../support/clients/cleanup.js';
+import { until } from '../support/clients/run.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { decodeAssignment, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
 import { decodeRecords } from '../../src/protocol/records/index.js';
@@ -52,16 +53,6 @@ function assignment(partitions: number[]): Buffer {
   return encodeAssignment({ assignedPartitions: partitions.length === 0 ? [] : [{ topic: 't', partitions }], userData: null }, 0);
 }
 
-async function until<T>(what: string, ms: number, f: () => T | undefined): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 test('classic group: each generation with joined and left members, leader, protocol, assignments and moved partitions; kept across a restart', TIMEOUT, async (t) => {
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
@@ -83,7 +74,7 @@ test('classic group: each generation with joined and left members, leader, proto
 
   // Generation 2: m2 joins; m1 rejoins (its heartbeat says REBALANCE_IN_PROGRESS); m1 hands partition 1 to m2.
   const j2b = b.request('JoinGroup', 3, joinReq(g, ''));
-  await until('the rebalance', 5_000, () => (timeline(broker, g).length >= 1 ? true : undefined));
+  await until('the rebalance', 5_000, async () => (timeline(broker, g).length >= 1 ? true : undefined));
   const beat = await a.request('Heartbeat', 3, { groupId: g, generationId: j1.generationId, memberId: m1, groupInstanceId: null });
   assert.equal(beat.errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
   const [j2a, j2bDone] = await Promise.all([a.request('JoinGroup', 3, joinReq(g, m1)), j2b]);
@@ -99,7 +90,7 @@ test('classic group: each generation with joined and left members, leader, proto
   const j3 = await a.request('JoinGroup', 3, joinReq(g, m1));
   await a.request('SyncGroup', 3, { groupId: g, generationId: j3.generationId, memberId: m1, groupInstanceId: null, assignments: [{ memberId: m1, assignment: assignment([0, 1]) }] });
 
-  const entries = await until('three generations', 5_000, () => {
+  const entries = await until('three generations', 5_000, async () => {
     const es = timeline(broker, g);
     return es.length >= 3 ? es : undefined;
   });
@@ -143,7 +134,7 @@ test('classic group: each generation with joined and left members, leader, proto
   const m3 = j4.memberId;
   assert.equal(j4.errorCode, ErrorCode.NONE);
   await c.request('SyncGroup', 3, { groupId: g, generationId: j4.generationId, memberId: m3, groupInstanceId: null, assignments: [{ memberId: m3, assignment: assignment([0, 1]) }] });
-  const after = await until('the generation after the restart', 5_000, () => {
+  const after = await until('the generation after the restart', 5_000, async () => {
     const es = timeline(broker, g).filter((e) => e.kind === 'rebalance' && e.generation === j4.generationId);
     return es.length > 0 ? es[0] : undefined;
   });
@@ -189,7 +180,7 @@ test('consumer group: each epoch with the revocations and every member\'s reconc
   assert.equal(r2b.memberEpoch, epoch);
   assert.deepEqual([...kept, ...given].sort(), [0, 1]);
 
-  const entries = await until('two epochs', 5_000, () => {
+  const entries = await until('two epochs', 5_000, async () => {
     const es = timeline(broker, g).filter((e) => e.kind === 'rebalance');
     return es.length >= 2 && es.at(-1)!.epoch === epoch ? es : undefined;
   });
@@ -245,7 +236,7 @@ test('a classic group converted to a consumer group by a KIP-848 member: the con
   assert.deepEqual([...kept, ...given].sort(), [0, 1]);
   assert.equal(given.length, 1);
 
-  const entries = await until('the conversion and the first stable epoch', 5_000, () => {
+  const entries = await until('the conversion and the first stable epoch', 5_000, async () => {
     const es = timeline(broker, g);
     return es.some((e) => e.kind === 'group-converted') && es.some((e) => e.kind === 'rebalance' && e.groupType === 'consumer' && e.outcome === 'Stable') ? es : undefined;
   });
@@ -277,7 +268,7 @@ test('a static member restarting under a new member id: a replacement entry, and
   assert.equal(j2.errorCode, ErrorCode.NONE);
   assert.notEqual(j2.memberId, j1.memberId);
   assert.equal(j2.generationId, j1.generationId, 'no new generation');
-  const entries = await until('the replacement', 5_000, () => {
+  const entries = await until('the replacement', 5_000, async () => {
     const es = timeline(broker, g);
     return es.some((e) => e.kind === 'static-member-replaced') ? es : undefined;
   });
@@ -289,7 +280,7 @@ test('a static member restarting under a new member id: a replacement entry, and
   // The next generation measures moves from the new id owning what the old one did.
   const hb = await conn.request('LeaveGroup', 3, { groupId: g, memberId: '', members: [{ memberId: j2.memberId, groupInstanceId: null }] });
   assert.equal(hb.errorCode, ErrorCode.NONE);
-  const empty = await until('the group Empty', 5_000, () => timeline(broker, g).find((e) => e.kind === 'rebalance' && e.outcome === 'Empty'));
+  const empty = await until('the group Empty', 5_000, async () => timeline(broker, g).find((e) => e.kind === 'rebalance' && e.outcome === 'Empty'));
   assert.deepEqual(empty.moved, [{ topic: 't', partition: 0, from: j2.memberId, to: null }, { topic: 't', partition: 1, from: j2.memberId, to: null }]);
 });
 
@@ -328,7 +319,7 @@ test('consumer group: epochs that follow one another before the group is Stable 
     if ([...epochs.values()].every((e) => e === last) && all.join() === '0,1,2') break;
   }
   assert.deepEqual([...epochs.values()], [last, last, last]);
-  const entries = await until('the merged entry', 5_000, () => {
+  const entries = await until('the merged entry', 5_000, async () => {
     const es = timeline(broker, g).filter((e) => e.kind === 'rebalance');
     return es.at(-1)?.epoch === last && es.at(-1)?.outcome === 'Stable' ? es : undefined;
   });
@@ -355,7 +346,7 @@ test('share group: each epoch with its members\' assignments as the heartbeats g
     (r.assignment?.topicPartitions.filter((tp) => tp.topicId === topicId).flatMap((tp) => tp.partitions) ?? []).sort();
   const a = await beat('share-member-a-aaaaaa', 0);
   assert.equal(a.errorCode, ErrorCode.NONE);
-  const entries = await until('the share group\'s epoch', 5_000, () => {
+  const entries = await until('the share group\'s epoch', 5_000, async () => {
     const es = timeline(broker, g).filter((e) => e.kind === 'rebalance');
     return es.length > 0 ? es : undefined;
   });
@@ -386,7 +377,7 @@ test('streams group: an epoch with the members\' active tasks by subtopology', T
   const tasks: Record<string, number[]> = {};
   for (const t of second.activeTasks ?? []) tasks[t.subtopologyId] = [...t.partitions].sort();
   assert.equal(Object.values(tasks).flat().length, 4, 'two subtopologies x two partitions');
-  const entry = await until('the streams group\'s Stable epoch', 5_000, () => timeline(broker, 'app').find((e) => e.kind === 'rebalance' && e.outcome === 'Stable' && e.epoch === second.memberEpoch));
+  const entry = await until('the streams group\'s Stable epoch', 5_000, async () => timeline(broker, 'app').find((e) => e.kind === 'rebalance' && e.outcome === 'Stable' && e.epoch === second.memberEpoch));
   assert.equal(entry.groupType, 'streams');
   assert.deepEqual(entry.members.map((m) => [m.memberId, m.protocol, m.assignment]), [['m1', 'streams', tasks]]);
   assert.deepEqual(entry.moved.map((m) => [m.topic, m.partition, m.from, m.to]).sort(),

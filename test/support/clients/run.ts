@@ -84,3 +84,8 @@ export async function until<T>(what: string, timeoutMs: number, probe: () => Pro
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** Polls `done` every 20 ms until it holds (`until` for a plain condition). */
+export async function waitFor(what: string, done: () => boolean, timeoutMs = 20_000): Promise<void> {
+  await until(what, timeoutMs, async () => (done() ? true : undefined), 20);
+}
