@@ -26,7 +26,7 @@ export const LAYERS = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test/support/java/**', 'data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'test/support/java/**', 'data/**', 'test/interop/kafkajs-examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

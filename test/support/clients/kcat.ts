@@ -31,9 +31,12 @@ interface KcatEnvelope {
   headers?: string[];
 }
 
-/** `kcat -C -t TOPIC -o beginning -e -J`: every record of every partition, in the order kcat printed them. */
-export async function kcatConsume(bootstrap: string, topic: string, timeoutMs = 30_000): Promise<ClientRecord[]> {
-  const result = await runProcess('kcat', ['-b', bootstrap, '-C', '-t', topic, '-o', 'beginning', '-e', '-J', '-q'], { timeoutMs });
+/**
+ * `kcat -C -t TOPIC -o beginning -e -J ...extra`: every record of every partition, in the order
+ * kcat printed them. `extra`: e.g. `-X security.protocol=SASL_SSL ...`.
+ */
+export async function kcatConsume(bootstrap: string, topic: string, timeoutMs = 30_000, extra: readonly string[] = []): Promise<ClientRecord[]> {
+  const result = await runProcess('kcat', ['-b', bootstrap, '-C', '-t', topic, '-o', 'beginning', '-e', '-J', '-q', ...extra], { timeoutMs });
   if (result.code !== 0) {
     throw new Error(`kcat -C exited ${result.code}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.slice(-2000)}`);
   }

@@ -59,6 +59,12 @@ export interface KafkaBrokerOptions {
    * The broker and controller still talk to each other over PLAINTEXT.
    */
   saslListeners?: readonly ('SASL_PLAINTEXT' | 'SASL_SSL')[];
+  /**
+   * A fixed port for some of `saslListeners` instead of a free one (for clients that hardcode
+   * their bootstrap address, e.g. KafkaJS's examples: SASL_SSL on 9094). A port already taken
+   * fails the start.
+   */
+  saslListenerPorts?: Readonly<Partial<Record<'SASL_PLAINTEXT' | 'SASL_SSL', number>>>;
   /** Extra `kafka-storage format` arguments, e.g. `['--add-scram', 'SCRAM-SHA-512=[name=admin,password=admin-secret]']`. */
   formatArgs?: readonly string[];
 }
@@ -197,8 +203,9 @@ export async function startKafka(options: KafkaBrokerOptions = {}): Promise<Kafk
     const cp = kafkaClasspath(kafkaVersion);
     for (let attempt = 1; ; attempt++) {
       const saslListeners = options.saslListeners ?? [];
-      const [port, controllerPort, ...more] = await freePorts(2 + saslListeners.length + (options.sslListener ? 1 : 0));
-      const saslPorts = Object.fromEntries(saslListeners.map((name) => [name, more.shift()!]));
+      const fixed = saslListeners.filter((name) => options.saslListenerPorts?.[name] !== undefined).length;
+      const [port, controllerPort, ...more] = await freePorts(2 + saslListeners.length - fixed + (options.sslListener ? 1 : 0));
+      const saslPorts = Object.fromEntries(saslListeners.map((name) => [name, options.saslListenerPorts?.[name] ?? more.shift()!]));
       const sslPort = more.shift();
       const state: BrokerState = {
         kafkaVersion, clusterId: randomClusterId(), port: port!, controllerPort: controllerPort!, ...(sslPort !== undefined ? { sslPort } : {}),
