@@ -20,8 +20,7 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { spawnBrook, tempDir } from '../support/brook.js';
@@ -29,6 +28,7 @@ import { Cleanup } from '../support/clients/cleanup.js';
 import { kcatAvailable, kcatConsume } from '../support/clients/kcat.js';
 import type { ClientRecord } from '../support/clients/records.js';
 import { runProcess, until } from '../support/clients/run.js';
+import { acquireFixedPorts, connectionRefused, portFree } from '../support/fixed-ports.js';
 import { kafkaAvailable, startKafka } from '../support/kafka/kafka-broker.js';
 import { ExampleProcess, layOutExamples, shapeOf, titleShape, type LogEntry } from '../support/kafkajs-examples.js';
 import { makeTestPki, opensslMissing, type TestPki } from '../support/tls-certs.js';
@@ -61,27 +61,12 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function portFree(port: number): Promise<boolean> {
-  const server = createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
+const WHY_FIXED = `KafkaJS's examples hardcode their brokers (127.0.0.1:${PORT}, ${UNREACHABLE_SEEDS.join(', ')})`;
 
-async function connectionRefused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.setTimeout(2_000, () => { socket.destroy(); resolve(false); });
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-  });
-}
-
-/** The examples hardcode 9094 (and 9097, 9100 as seeds that must not answer): fail plainly when the machine disagrees. */
+/** Right before a broker starts: 9094 free, 9097 and 9100 refusing (the previous run's broker is gone). */
 async function checkPorts(): Promise<void> {
   if (!(await portFree(PORT))) {
-    throw new Error(`port ${PORT} on 127.0.0.1 is taken: KafkaJS's examples hardcode their brokers (${PORT}, 9097, 9100), so this test needs it free`);
+    throw new Error(`port ${PORT} on 127.0.0.1 is taken: ${WHY_FIXED}, so this test needs it free`);
   }
   for (const port of UNREACHABLE_SEEDS) {
     assert.ok(await connectionRefused(port), `something answers on 127.0.0.1:${port}: the examples' extra seeds must be unreachable for this test`);
@@ -122,9 +107,26 @@ async function waitFor(example: ExampleProcess, what: string, ms: number, done: 
   }
 }
 
+/** Still running (its client's sockets keep it alive, as KafkaJS's do), then SIGTERM: its handler disconnects and it exits 0. */
 async function terminatesCleanly(example: ExampleProcess): Promise<void> {
+  assert.ok(!example.hasExited(), `${example.file} exited before SIGTERM:\n${example.tail()}`);
   const exit = await example.terminate();
   assert.deepEqual(exit, { code: 0, signal: null }, `${example.file} on SIGTERM:\n${example.tail()}`);
+  const name = example.file.replace(/\.js$/, '');
+  assert.ok(example.entries().some((e) => e.title === `[example/${name}] disconnecting`), `${example.file} logged its disconnect`);
+}
+
+/** The record batches of a partition's log segments (Kafka's on-disk format, which Brook keeps too): compression codec and record count of each. */
+function storedBatches(partitionDir: string): { codec: number; records: number }[] {
+  const batches: { codec: number; records: number }[] = [];
+  for (const file of readdirSync(partitionDir).filter((f) => f.endsWith('.log')).sort()) {
+    const bytes = readFileSync(join(partitionDir, file));
+    // baseOffset int64, batchLength int32, leader epoch int32, magic int8, crc int32, attributes int16 (at 21), ..., record count int32 (at 57).
+    for (let pos = 0; pos + 61 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {
+      batches.push({ codec: bytes.readInt16BE(pos + 21) & 0x7, records: bytes.readInt32BE(pos + 57) });
+    }
+  }
+  return batches;
 }
 
 /** KafkaJS logs a refused connection to a seed at error level, then tries the next seed: expected here. */
@@ -138,7 +140,7 @@ function sortRecords(records: ClientRecord[]): ClientRecord[] {
 }
 
 /** admin.js, producer.js, consumer.js in turn against whatever listens on 9094; the checks above. */
-async function runExamples(t: TestContext, name: string, client: ClientPackage, pki: TestPki, cleanup: Cleanup, startedAt: number): Promise<RunSummary> {
+async function runExamples(t: TestContext, name: string, client: ClientPackage, pki: TestPki, cleanup: Cleanup, startedAt: number, logDir: string): Promise<RunSummary> {
   const dir = layOutExamples(client, pki.caPem);
   cleanup.add('remove examples dir', () => dir.remove());
   const examples: ExampleProcess[] = [];
@@ -176,6 +178,17 @@ async function runExamples(t: TestContext, name: string, client: ClientPackage, 
   const sent = [...batches.values()].reduce((a, b) => a + b, 0);
   assert.ok(sent > 0, 'the producer sent messages');
   assert.equal(Math.max(...sentEntries().map((e) => e.extra['msgNumber'] as number)), sent, 'the last msgNumber logged is the total sent');
+  // Sends are 3 s apart, each answered before the next: batch #i starts where #i-1 ended.
+  let nextOffset = 0;
+  for (const id of [...batches.keys()].sort((a, b) => a - b)) {
+    const response = sentEntries().find((e) => e.title === `Messages sent #${id}`)!.extra['response'] as { topicName: string; partition: number; baseOffset: string }[];
+    assert.deepEqual(response.map((r) => [r.topicName, r.partition, r.baseOffset]), [['topic-test', 0, String(nextOffset)]], `RecordMetadata of batch #${id}`);
+    nextOffset += batches.get(id)!;
+  }
+  // topic-test has the broker's default partition count, 1: its log on disk is what was sent, gzip-compressed.
+  const batchesOnDisk = storedBatches(join(logDir, 'topic-test-0'));
+  assert.deepEqual(new Set(batchesOnDisk.map((b) => b.codec)), new Set([1]), 'every stored batch is gzip (codec 1)');
+  assert.equal(batchesOnDisk.reduce((n, b) => n + b.records, 0), sent, 'the stored batches hold what was sent');
 
   const consumer = start('consumer.js');
   const processed = (): LogEntry[] => consumer.entries().filter((e) => e.title === 'Message processed');
@@ -233,8 +246,14 @@ async function runExamples(t: TestContext, name: string, client: ClientPackage, 
   return { name, sent, consumed: consumed.length, ms, exampleEntries, libraryEntries };
 }
 
+/** A broker listening on 9094: where its partition logs are, and a stop that checks it ended well. */
+interface Target {
+  readonly logDir: string;
+  stop(): Promise<void>;
+}
+
 /** `bin/brook broker` with one SASL_SSL listener on 9094 (PLAIN user test), data in a temp dir; stop() checks a clean exit. */
-async function brookTarget(pki: TestPki, cleanup: Cleanup): Promise<() => Promise<void>> {
+async function brookTarget(pki: TestPki, cleanup: Cleanup): Promise<Target> {
   const dir = tempDir('brook-examples-broker-');
   cleanup.add('remove broker dir', () => dir.remove());
   const config = join(dir.path, 'broker.properties');
@@ -248,15 +267,15 @@ async function brookTarget(pki: TestPki, cleanup: Cleanup): Promise<() => Promis
   ].join('\n'));
   const broker = await spawnBrook(['--config', config, '--data-dir', join(dir.path, 'data')]);
   cleanup.add('stop brook', () => broker.stop());
-  return async () => {
+  return { logDir: join(dir.path, 'data'), stop: async () => {
     const code = await broker.stop();
     const errors = broker.stderr().split('\n').filter((l) => l.includes('level=error'));
     assert.deepEqual(errors, [], 'the broker logged no error');
     assert.equal(code, 0, `the broker's exit code: ${broker.stderr().slice(-2000)}`);
-  };
+  } };
 }
 
-async function kafkaTarget(pki: TestPki, cleanup: Cleanup): Promise<() => Promise<void>> {
+async function kafkaTarget(pki: TestPki, cleanup: Cleanup): Promise<Target> {
   const kafka = await startKafka({
     saslListeners: ['SASL_SSL'],
     saslListenerPorts: { SASL_SSL: PORT },
@@ -271,12 +290,13 @@ async function kafkaTarget(pki: TestPki, cleanup: Cleanup): Promise<() => Promis
     },
   });
   cleanup.add('stop kafka', () => kafka.stop());
-  return async () => {
-    await kafka.stop();
-  };
+  return { logDir: join(kafka.dataDir, 'logs'), stop: async () => { await kafka.stop(); } };
 }
 
 test("KafkaJS v2.2.4's example applications with brook/kafkajs, on Brook and on Apache Kafka 4.4, and with KafkaJS on Brook", { timeout: 720_000, skip }, async (t) => {
+  // Other tests with fixed ports (KafkaJS's own suite) may run beside this one: one at a time.
+  const ports = await acquireFixedPorts([PORT, ...UNREACHABLE_SEEDS], WHY_FIXED);
+  t.after(() => ports.release());
   const pki = makeTestPki();
   t.after(() => pki.remove());
   const runs: RunSummary[] = [];
@@ -286,8 +306,8 @@ test("KafkaJS v2.2.4's example applications with brook/kafkajs, on Brook and on 
       const cleanup = new Cleanup();
       tt.after(() => cleanup.run());
       const startedAt = performance.now();
-      const stop = await broker(pki, cleanup);
-      const summary = await runExamples(tt, name, client, pki, cleanup, startedAt);
+      const { stop, logDir } = await broker(pki, cleanup);
+      const summary = await runExamples(tt, name, client, pki, cleanup, startedAt, logDir);
       await stop();
       runs.push(summary);
     });
