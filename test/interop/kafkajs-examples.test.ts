@@ -151,6 +151,17 @@ function kafkaFirstUse(e: LogEntry): boolean {
     && ['This server does not host this topic-partition', 'The group coordinator is not available'].includes(e.extra['error'] as string);
 }
 
+/**
+ * On Node 23 and later KafkaJS 2.2.4 makes Node print a TimeoutNegativeWarning (its request
+ * queue computes a timer's delay from a throttle time of -1): KafkaJS's defect, which
+ * brook/kafkajs does not have; tolerated in KafkaJS's runs only.
+ */
+function kafkajsTimerWarning(line: string): boolean {
+  return /^\(node:\d+\) TimeoutNegativeWarning: -\d+ is a negative number\.$/.test(line)
+    || line === 'Timeout duration was set to 1.'
+    || line.startsWith('(Use `node --trace-warnings ...` to show where the warning was created)');
+}
+
 function sortRecords(records: ClientRecord[]): ClientRecord[] {
   return [...records].sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
 }
@@ -244,7 +255,8 @@ async function runExamples(t: TestContext, name: string, client: ClientPackage, 
   const all = examples.flatMap((e) => e.entries());
   const errors = all.filter((e) => e.level === 'error' && !tolerated(e));
   assert.deepEqual(errors.map((e) => `${e.title} ${JSON.stringify(e.extra)}`), [], 'no error logged');
-  assert.deepEqual(examples.flatMap((e) => e.stray()), [], 'nothing printed but log entries');
+  const stray = examples.flatMap((e) => e.stray()).filter((line) => !(client === 'kafkajs' && kafkajsTimerWarning(line)));
+  assert.deepEqual(stray, [], 'nothing printed but log entries');
 
   const exampleEntries = new Map<string, Set<string>>();
   const libraryEntries = new Set<string>();
