@@ -232,6 +232,17 @@ async function runExamples(t: TestContext, name: string, client: ClientPackage, 
     };
   });
   assert.deepEqual(processed().map((e) => e.extra['msgNumber']), consumed.map((_, i) => i + 1), 'msgNumber counts each message once');
+  // producer.js makes each message from one number and two clocks: key-N, value-N-<ISO time>,
+  // header correlation-id N-<ms>; the record's timestamp is the producer's send time.
+  for (const e of processed()) {
+    const key = /^key-(\d+)$/.exec(e.extra['key'] as string);
+    const value = /^value-(\d+)-(.+)$/.exec(e.extra['value'] as string);
+    const header = /^(\d+)-(\d+)$/.exec((e.extra['headers'] as Record<string, string>)['correlation-id'] ?? '');
+    assert.ok(key && value && header && key[1] === value[1] && key[1] === header[1], `one message's key, value and header: ${JSON.stringify(e.extra)}`);
+    const made = Date.parse(value[2]!);
+    const timestamp = Number(e.extra['timestamp']);
+    assert.ok(timestamp >= made - 1_000 && timestamp <= made + 10_000, `timestamp ${timestamp} is the send time of a message made at ${value[2]}`);
+  }
   const stored = await kcatConsume(BOOTSTRAP, 'topic-test', 30_000, kcatSasl(pki));
   assert.equal(stored.length, sent, 'the topic holds what the producer reported sent');
   assert.deepEqual(sortRecords(consumed), sortRecords(stored), 'every message consumed once, as stored (partition, offset, key, value, headers)');
