@@ -9,20 +9,17 @@ import { CLIENT_CHANNELS, type RequestMessage } from '../client/diagnostics.js';
 import { Consumer as BrookConsumer, type ConsumerOptions } from '../client/consumer/index.js';
 import type { CommonClientOptions } from '../client/options.js';
 import type { TopicPartition } from '../assignors/types.js';
-import { KafkaJsRoundRobinAssignor, KAFKAJS_ROUND_ROBIN } from '../assignors/kafkajs-round-robin.js';
+import { KafkaJsRoundRobinAssignor } from '../assignors/kafkajs-round-robin.js';
 import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
 import type { KafkaJSLogging } from './logger.js';
 import {
   CONSUMER_EVENTS, type ConsumerConfig, type ConsumerRunConfig, type ConsumerSubscribeTopic, type ConsumerSubscribeTopics,
-  type PartitionAssigner, type TopicPartitionOffsetAndMetadata,
+  type TopicPartitionOffsetAndMetadata,
 } from './consumer-types.js';
 import type { GroupAdmin } from './group-admin.js';
+import { AssignerCluster, KafkaJSAssignorAdapter, PartitionAssigners } from './assigners.js';
 import { ConsumerRun, type RunOwner } from './consumer-run.js';
-
-/** KafkaJS's RoundRobinAssigner, as brook/kafkajs runs it (src/assignors/kafkajs-round-robin.ts). */
-const roundRobin: PartitionAssigner = Object.assign(() => ({ name: KAFKAJS_ROUND_ROBIN, version: 0 }), { brookAssignor: KAFKAJS_ROUND_ROBIN });
-export const PartitionAssigners = Object.freeze({ roundRobin });
 
 export class KafkaJSConsumer implements RunOwner {
   readonly events = CONSUMER_EVENTS;
@@ -34,6 +31,8 @@ export class KafkaJSConsumer implements RunOwner {
   private current: ConsumerRun | null = null;
   private heartbeatSubscriber: ((message: unknown) => void) | null = null;
   private stopped: Promise<void> | null = null;
+  /** The configured assigners in order; null stands for PartitionAssigners.roundRobin. */
+  private readonly assigners: (KafkaJSAssignorAdapter | null)[];
 
   constructor(
     private readonly resolveCommon: () => Promise<CommonClientOptions>,
@@ -42,9 +41,14 @@ export class KafkaJSConsumer implements RunOwner {
     private readonly admin: GroupAdmin,
   ) {
     if (!config || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.');
-    for (const a of config.partitionAssigners ?? []) {
-      if (a.brookAssignor === undefined) throw new KafkaJSNonRetriableError('brook/kafkajs runs PartitionAssigners.roundRobin only; custom KafkaJS assigners are not supported (use a Brook PartitionAssignor through Brook\'s Consumer)');
+    const factories = config.partitionAssigners ?? [PartitionAssigners.roundRobin];
+    if (!Array.isArray(factories) || factories.length === 0 || factories.some((f) => typeof f !== 'function')) {
+      throw new KafkaJSNonRetriableError('partitionAssigners must be a non-empty array of assigner factories');
     }
+    const cluster = new AssignerCluster((topics) => admin.fetchTopicMetadata({ topics }));
+    const logger = logging.logger('Consumer');
+    // As KafkaJS, the factories are called once, when the consumer is made.
+    this.assigners = factories.map((f) => f.brookAssignor !== undefined ? null : new KafkaJSAssignorAdapter(f({ cluster, groupId: config.groupId, logger }), cluster));
     this.instrumentation = new Instrumentation(CONSUMER_EVENTS, CONSUMER_EVENTS.REQUEST, () => this.common?.clientId ?? '');
   }
 
@@ -119,7 +123,7 @@ export class KafkaJSConsumer implements RunOwner {
       ...this.common,
       groupId: c.groupId,
       groupProtocol: 'classic',
-      assignors: [new KafkaJsRoundRobinAssignor()],
+      assignors: this.assigners.map((a) => a ?? new KafkaJsRoundRobinAssignor()),
       enableAutoCommit: false,
       // The reset of most topics; partitions of the others without a committed offset are moved when assigned.
       autoOffsetReset: this.resetsFromBeginning() ? 'earliest' : 'latest',
