@@ -14,7 +14,7 @@ export async function processBatch(run: ConsumerRun, records: ConsumerRecord[]):
   const { topic, partition } = records[0]!;
   if (positions.settle(topic, partition)) return;
   const isPaused = (): boolean => consumer.paused().some((tp) => tp.topic === topic && tp.partition === partition);
-  if (!run.running || isPaused()) return positions.rewind(topic, partition, records[0]!.offset);
+  if (!run.running || isPaused() || run.rebalancePending()) return positions.rewind(topic, partition, records[0]!.offset);
   const lag = consumer.metrics().partitions.find((p) => p.topic === topic && p.partition === partition);
   const batch = toBatch(records, lag?.highWatermark ?? null);
   const payload = {
@@ -27,11 +27,12 @@ export async function processBatch(run: ConsumerRun, records: ConsumerRecord[]):
     consumer.pause([{ topic, partition }]);
     return () => run.owner.resume([{ topic, partitions: [partition] }]);
   };
-  const heartbeat = async (): Promise<void> => undefined;
+  const heartbeat = (): Promise<void> => run.heartbeat();
   if (config.eachMessage) {
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
-      if (!run.running || positions.isStale(topic, partition) || isPaused()) return positions.rewind(topic, partition, r.offset);
+      // KafkaJS's runner heartbeats between records: a rebalance stops the batch there.
+      if (!run.running || positions.isStale(topic, partition) || isPaused() || run.rebalancePending()) return positions.rewind(topic, partition, r.offset);
       try {
         await config.eachMessage({ topic, partition, message: batch.messages[i]!, heartbeat, pause });
       } catch (err) {

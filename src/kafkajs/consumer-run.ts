@@ -8,7 +8,8 @@
  */
 import type { Consumer as BrookConsumer, ConsumerRecord, OffsetToCommit } from '../client/consumer/index.js';
 import type { TopicPartition } from '../assignors/types.js';
-import { KafkaJSNumberOfRetriesExceeded, kafkajsCall, toKafkaJSError } from './errors.js';
+import { KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, kafkajsCall, toKafkaJSError } from './errors.js';
+import { ErrorCode } from '../protocol/errors.js';
 import type { Instrumentation } from './events.js';
 import type { KafkaJSLogger } from './logger.js';
 import { KAFKAJS_DEFAULTS } from './config.js';
@@ -17,6 +18,12 @@ import { byTopic, sleep, tpKey } from './consumer-batch.js';
 import { ResolvedOffsets } from './resolved-offsets.js';
 import { Positions } from './consumer-positions.js';
 import { processBatch } from './consumer-batch-runner.js';
+
+/** KafkaJS's isRebalancing: the errors after which its runner joins the group again instead of retrying. */
+function isRebalancing(e: Error): boolean {
+  const type = (e as { type?: unknown }).type;
+  return type === 'REBALANCE_IN_PROGRESS' || type === 'NOT_COORDINATOR_FOR_GROUP' || type === 'ILLEGAL_GENERATION';
+}
 
 export type RunConfig = Required<Omit<ConsumerRunConfig, 'eachBatch' | 'eachMessage'>> & Pick<ConsumerRunConfig, 'eachBatch' | 'eachMessage'>;
 
@@ -177,6 +184,11 @@ export class ConsumerRun {
         }
       };
       await Promise.all(Array.from({ length: this.run.partitionsConsumedConcurrently }, worker));
+      if (failure !== null && isRebalancing(failure)) {
+        // A handler stopped for a rebalance (heartbeat() threw): the next poll joins again, as KafkaJS's runner does.
+        this.owner.logger().warn('The group is rebalancing, re-joining', { groupId: this.groupId, memberId: this.consumer.groupMetadata().memberId, error: (failure as Error).message });
+        continue;
+      }
       if (failure === null) {
         this.failures = 0;
         continue;
@@ -211,6 +223,25 @@ export class ConsumerRun {
     }
     await sleep(pause, this.stopping.signal);
     return this.running;
+  }
+
+  /**
+   * KafkaJS's heartbeat() in a handler. Brook's consumer heartbeats on its own timer (and emits
+   * HEARTBEAT for each), so nothing is sent here; what remains of KafkaJS's is the answer: when
+   * the group is rebalancing (a heartbeat was answered REBALANCE_IN_PROGRESS, and every KafkaJS
+   * assigner is eager, so every partition is to be revoked), the resolved offsets are committed
+   * (autoCommit) and it throws KafkaJS's rebalancing error, so the handler stops and the member
+   * joins again without the group waiting for the rest of its batch.
+   */
+  async heartbeat(): Promise<void> {
+    if (!this.consumer.rebalancePending()) return;
+    if (this.run.autoCommit) await this.commitResolved();
+    throw new KafkaJSProtocolError(ErrorCode.REBALANCE_IN_PROGRESS);
+  }
+
+  /** Whether a rebalance waits for this member (a batch stops between records then, as KafkaJS's runner heartbeats between them). */
+  rebalancePending(): boolean {
+    return this.consumer.rebalancePending();
   }
 
   // ---- offsets and commits -------------------------------------------------------------
