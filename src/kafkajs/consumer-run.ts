@@ -34,6 +34,8 @@ export interface RunOwner {
   logger(): KafkaJSLogger;
   /** Whether the partitions of this topic start at the beginning when the group has no offset. */
   fromBeginning(topic: string): boolean;
+  /** The topics subscribed, in the order subscribe() named them. */
+  subscribedTopics(): readonly string[];
   /** The reset Brook's consumer was given: earliest (true) or latest. */
   resetsFromBeginning(): boolean;
   resume(topics: { topic: string; partitions?: number[] }[]): void;
@@ -127,14 +129,44 @@ export class ConsumerRun {
     await this.startPositions(partitions);
     this.positions.applyPendingSeeks(partitions);
     const meta = consumer.groupMetadata();
+    this.setAsideUnsubscribed(meta);
     const leaderId = consumer.groupLeaderId() ?? '';
     const memberAssignment: Record<string, number[]> = {};
-    for (const tp of consumer.assignment()) (memberAssignment[tp.topic] ??= []).push(tp.partition);
+    for (const tp of this.assignment()) (memberAssignment[tp.topic] ??= []).push(tp.partition);
     this.instrumentation.emit(CONSUMER_EVENTS.GROUP_JOIN, {
       duration: Date.now() - (this.rebalanceStartMs ?? Date.now()), groupId: this.groupId, isLeader: leaderId === meta.memberId,
       leaderId, groupProtocol: meta.protocol ?? '', memberId: meta.memberId, memberAssignment,
     });
     this.rebalanceStartMs = null;
+  }
+
+  /**
+   * A leader may give this member partitions of topics it did not subscribe to (KafkaJS's
+   * RoundRobinAssigner deals the leader's topics to everyone). As KafkaJS, the member reports
+   * RECEIVED_UNSUBSCRIBED_TOPICS and leaves them alone: they stay paused, out of the
+   * assignment the application sees.
+   */
+  private setAsideUnsubscribed(meta: { memberId: string; generationId: number }): void {
+    const subscribed = this.owner.subscribedTopics();
+    const assignedTopics = [...new Set(this.consumer.assignment().map((tp) => tp.topic))];
+    const topicsNotSubscribed = assignedTopics.filter((t) => !subscribed.includes(t));
+    if (topicsNotSubscribed.length === 0) return;
+    const payload = { groupId: this.groupId, generationId: meta.generationId, memberId: meta.memberId, assignedTopics, topicsSubscribed: [...subscribed], topicsNotSubscribed };
+    this.instrumentation.emit(CONSUMER_EVENTS.RECEIVED_UNSUBSCRIBED_TOPICS, payload);
+    this.owner.logger().warn('Consumer group received unsubscribed topics', payload);
+    this.consumer.pause(this.consumer.assignment().filter((tp) => !subscribed.includes(tp.topic)));
+  }
+
+  /** The member's partitions of the topics it subscribed to. */
+  assignment(): TopicPartition[] {
+    const subscribed = this.owner.subscribedTopics();
+    return this.consumer.assignment().filter((tp) => subscribed.includes(tp.topic));
+  }
+
+  /** The paused partitions of the topics it subscribed to. */
+  paused(): TopicPartition[] {
+    const subscribed = this.owner.subscribedTopics();
+    return this.consumer.paused().filter((tp) => subscribed.includes(tp.topic));
   }
 
   /** Partitions of topics whose fromBeginning differs from the consumer's reset, with no committed offset: to their start or end. */

@@ -149,6 +149,10 @@ export class KafkaJSConsumer implements RunOwner {
     run.start();
   }
 
+  subscribedTopics(): readonly string[] {
+    return this.topics;
+  }
+
   fromBeginning(topic: string): boolean {
     return this.fromBeginningTopics.has(topic);
   }
@@ -195,7 +199,7 @@ export class KafkaJSConsumer implements RunOwner {
 
   paused(): { topic: string; partitions: number[] }[] {
     const out = new Map<string, number[]>();
-    for (const tp of this.current?.consumer.paused() ?? []) {
+    for (const tp of this.current?.paused() ?? []) {
       let list = out.get(tp.topic);
       if (!list) out.set(tp.topic, list = []);
       list.push(tp.partition);
@@ -204,7 +208,7 @@ export class KafkaJSConsumer implements RunOwner {
   }
 
   private expand(topics: { topic: string; partitions?: number[] }[]): TopicPartition[] {
-    const assigned = this.current?.consumer.assignment() ?? [];
+    const assigned = this.current?.assignment() ?? [];
     return topics.flatMap(({ topic, partitions }) => partitions ? partitions.map((partition) => ({ topic, partition })) : assigned.filter((tp) => tp.topic === topic))
       .filter((tp) => assigned.some((a) => a.topic === tp.topic && a.partition === tp.partition));
   }
