@@ -28,7 +28,8 @@ function alter(ctx: RequestContext, topic: string, p: ReassignablePartition): Re
   if (p.partitionIndex < 0 || p.partitionIndex >= info.partitions) {
     return outcome(p, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Unable to find partition ${topic}:${p.partitionIndex}.`);
   }
-  if (p.replicas === null) return outcome(p, ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, 'No partition reassignment is in progress.');
+  // Kafka's exception carries the error's own message, which its answer leaves out (null).
+  if (p.replicas === null) return outcome(p, ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, null);
   const problem = assignmentProblem(p.replicas, ctx.broker.config.nodeId);
   if (problem !== null) return outcome(p, ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem);
   // The target is the current replica list ([this broker]): nothing to change. (A change of
