@@ -28,6 +28,7 @@ export const APIS = [
   'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe', 'DescribeTopicPartitions',
   'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeClientQuotas', 'AlterClientQuotas',
   'DescribeUserScramCredentials', 'AlterUserScramCredentials',
+  'AlterPartitionReassignments', 'ListPartitionReassignments',
   'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit',
   'DescribeTransactions', 'ListTransactions',
   'ShareGroupHeartbeat', 'ShareGroupDescribe', 'ShareFetch', 'ShareAcknowledge',

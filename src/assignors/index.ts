@@ -7,6 +7,7 @@ export type {
   AssignmentInput,
   SubscriptionContext,
   PartitionAssignor,
+  SynchronousPartitionAssignor,
 } from './types.js';
 export { DEFAULT_GENERATION } from './types.js';
 export { AssignorError } from './errors.js';

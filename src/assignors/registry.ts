@@ -7,9 +7,9 @@ import { AssignorError } from './errors.js';
 import { RangeAssignor } from './range.js';
 import { RoundRobinAssignor } from './roundrobin.js';
 import { StickyAssignor } from './sticky.js';
-import type { PartitionAssignor } from './types.js';
+import type { SynchronousPartitionAssignor } from './types.js';
 
-const FACTORIES: Readonly<Record<string, () => PartitionAssignor>> = {
+const FACTORIES: Readonly<Record<string, () => SynchronousPartitionAssignor>> = {
   range: () => new RangeAssignor(),
   roundrobin: () => new RoundRobinAssignor(),
   sticky: () => new StickyAssignor(),
@@ -20,12 +20,12 @@ const FACTORIES: Readonly<Record<string, () => PartitionAssignor>> = {
 export const BUILT_IN_ASSIGNOR_NAMES: readonly string[] = Object.keys(FACTORIES);
 
 /** Fresh instances of every built-in assignor. */
-export function builtInAssignors(): PartitionAssignor[] {
+export function builtInAssignors(): SynchronousPartitionAssignor[] {
   return Object.values(FACTORIES).map((create) => create());
 }
 
 /** A fresh instance of the built-in assignor with this protocol name. */
-export function assignorByName(name: string): PartitionAssignor {
+export function assignorByName(name: string): SynchronousPartitionAssignor {
   const create = Object.hasOwn(FACTORIES, name) ? FACTORIES[name] : undefined;
   if (create === undefined) throw new AssignorError(`unknown partition assignor ${JSON.stringify(name)}; built in: ${BUILT_IN_ASSIGNOR_NAMES.join(', ')}`);
   return create();

@@ -23,11 +23,19 @@ export interface MemberSubscription {
   readonly generationId: number;
   /** v3+. */
   readonly rackId: string | null;
+  /** The member's JoinGroup metadata as it was sent (for assignors that read bytes of their own making). */
+  readonly metadata?: Buffer;
 }
 
 export interface MemberAssignment {
   readonly partitions: TopicPartition[];
   readonly userData: Buffer | null;
+  /**
+   * The SyncGroup assignment bytes, when the assignor writes them itself (another client's
+   * assignor with its own version); otherwise the consumer writes Kafka's ConsumerProtocol
+   * assignment of `partitions` and `userData`.
+   */
+  readonly encoded?: Buffer;
 }
 
 export interface AssignmentInput {
@@ -49,9 +57,21 @@ export interface PartitionAssignor {
   readonly supportedProtocols: readonly RebalanceProtocol[];
   /** user data to put in this member's subscription (null if none) */
   subscriptionUserData(context: SubscriptionContext): Buffer | null;
-  assign(input: AssignmentInput): Map<string, MemberAssignment>;
+  /**
+   * The whole JoinGroup metadata, when the assignor writes it itself (another client's assignor,
+   * whose bytes carry its own version); otherwise the consumer writes Kafka's ConsumerProtocol
+   * subscription with `subscriptionUserData`. Either way it must be readable as a subscription.
+   */
+  subscriptionMetadata?(context: SubscriptionContext): Buffer;
+  /** May be asynchronous (KafkaJS's assigners are); the built-in ones are not. */
+  assign(input: AssignmentInput): Map<string, MemberAssignment> | Promise<Map<string, MemberAssignment>>;
   /** called on every member after SyncGroup with its own assignment (sticky keeps state) */
   onAssignment(assignment: MemberAssignment, generationId: number): void;
+}
+
+/** An assignor whose assignment is computed at once (every built-in one). */
+export interface SynchronousPartitionAssignor extends PartitionAssignor {
+  assign(input: AssignmentInput): Map<string, MemberAssignment>;
 }
 
 /** Java's AbstractStickyAssignor.DEFAULT_GENERATION: "no generation known". */

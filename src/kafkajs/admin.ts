@@ -9,6 +9,7 @@ import { encodeAssignment } from '../protocol/consumer-protocol.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
 import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js';
+import * as reassignments from './reassignments.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
 import type { GroupAdmin } from './group-admin.js';
 import type { KafkaJSLogging } from './logger.js';
@@ -287,6 +288,14 @@ export class KafkaJSAdmin implements GroupAdmin {
       const ends = await this.a.logEndOffsets(partitions.map((p) => ({ topic, partition: p.partition })));
       await this.a.deleteRecords(partitions.map((p) => ({ topic, partition: p.partition, offset: p.offset === '-1' ? pick(ends, topic, p.partition) ?? 0n : BigInt(p.offset) })));
     });
+  }
+
+  async alterPartitionReassignments(request: { topics: reassignments.PartitionReassignment[]; timeout?: number }): Promise<void> {
+    return reassignments.alterPartitionReassignments(this.a, request);
+  }
+
+  async listPartitionReassignments(request: { topics?: { topic: string; partitions: number[] }[] | null; timeout?: number } = {}): Promise<reassignments.ListPartitionReassignmentsResponse> {
+    return reassignments.listPartitionReassignments(this.a, request);
   }
 
   /** @internal the consumer's commits outside run(). */

@@ -44,6 +44,12 @@ export interface KafkaConfig {
 
 const MECHANISMS: Record<string, SaslMechanism> = { plain: 'PLAIN', 'scram-sha-256': 'SCRAM-SHA-256', 'scram-sha-512': 'SCRAM-SHA-512' };
 
+/** KafkaJS's mechanisms brook/kafkajs cannot speak, and why. */
+const UNSUPPORTED_MECHANISMS: Record<string, string> = {
+  oauthbearer: 'SASL OAUTHBEARER mechanism is not supported by brook/kafkajs: Brook\'s client and broker do not implement it (use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)',
+  aws: 'SASL AWS mechanism is not supported by brook/kafkajs: it is Amazon MSK\'s IAM authentication, not a Kafka mechanism (use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)',
+};
+
 /** KafkaJS's defaults (connectionTimeout 1000 ms, requestTimeout 30000 ms, first retry after 300 ms). */
 export const KAFKAJS_DEFAULTS = { clientId: 'kafkajs', connectionTimeout: 1_000, requestTimeout: 30_000, initialRetryTime: 300, maxRetryTime: 30_000, retries: 5 } as const;
 
@@ -53,7 +59,7 @@ export async function commonOptions(config: KafkaConfig): Promise<CommonClientOp
   if (!Array.isArray(brokers) || brokers.length === 0) throw new KafkaJSNonRetriableError('Failed to connect: brokers array is empty or invalid');
   const sasl = config.sasl;
   const mechanism = sasl ? MECHANISMS[String(sasl.mechanism).toLowerCase()] : undefined;
-  if (sasl && mechanism === undefined) throw new KafkaJSNonRetriableError(`SASL ${String(sasl.mechanism)} mechanism is not supported`);
+  if (sasl && mechanism === undefined) throw new KafkaJSNonRetriableError(UNSUPPORTED_MECHANISMS[String(sasl.mechanism).toLowerCase()] ?? `SASL ${String(sasl.mechanism)} mechanism is not supported`);
   const tls = config.ssl !== undefined && config.ssl !== false;
   const securityProtocol = sasl ? (tls ? 'SASL_SSL' : 'SASL_PLAINTEXT') : tls ? 'SSL' : 'PLAINTEXT';
   const ssl = typeof config.ssl === 'object' ? pickSsl(config.ssl) : undefined;

@@ -1,5 +1,7 @@
 /** KafkaJS's consumer types: configuration, run options, the message and batch handed to handlers. */
 import type { RetryOptions } from './config.js';
+import type { Assigner, AssignerCluster } from './assigners.js';
+import type { KafkaJSLogger } from './logger.js';
 
 export interface IHeaders {
   [key: string]: Buffer | string | (Buffer | string)[] | undefined;
@@ -26,8 +28,11 @@ export interface OffsetsByTopicPartition {
   topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
 }
 
-/** A KafkaJS partition assigner factory; PartitionAssigners.roundRobin is the one brook/kafkajs runs. */
-export type PartitionAssigner = ((config: { cluster: unknown; groupId?: string; logger?: unknown }) => unknown) & { brookAssignor?: string };
+/**
+ * A KafkaJS partition assigner factory (custom-assigner.ts). PartitionAssigners.roundRobin is
+ * marked `brookAssignor`: brook/kafkajs runs Brook's own KafkaJsRoundRobinAssignor for it.
+ */
+export type PartitionAssigner = ((config: { cluster: AssignerCluster; groupId: string; logger: KafkaJSLogger }) => Assigner) & { brookAssignor?: string };
 
 export interface ConsumerConfig {
   groupId: string;

@@ -1,10 +1,13 @@
 /**
  * KafkaJS's instrumentation events: `client.on(client.events.X, listener)` returns a function
- * that removes the listener; every event is { id, type, timestamp, payload }. REQUEST events
- * come from Brook's `brook:client:request` diagnostics channel, for requests of this client id.
+ * that removes the listener; every event is { id, type, timestamp, payload }. REQUEST and
+ * REQUEST_TIMEOUT events come from Brook's `brook:client:request` diagnostics channel, for
+ * requests of this client id: as KafkaJS, REQUEST for each request answered, REQUEST_TIMEOUT for
+ * each that timed out (other failures, such as a lost connection, are neither).
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { CLIENT_CHANNELS, type RequestMessage } from '../client/diagnostics.js';
+import { RequestTimeoutError } from '../client/errors.js';
 import { KafkaJSNonRetriableError } from './errors.js';
 
 export interface InstrumentationEvent<T> {
@@ -22,7 +25,15 @@ export class Instrumentation {
   private readonly listeners = new Map<string, Set<(event: InstrumentationEvent<unknown>) => void>>();
   private requestSubscriber: ((message: unknown) => void) | null = null;
 
-  constructor(private readonly events: Readonly<Record<string, string>>, private readonly requestEvent: string | null, private readonly clientId: () => string) {}
+  private readonly requestTimeoutEvent: string | null;
+
+  constructor(private readonly events: Readonly<Record<string, string>>, private readonly requestEvent: string | null, private readonly clientId: () => string) {
+    this.requestTimeoutEvent = requestEvent === null ? null : events['REQUEST_TIMEOUT'] ?? null;
+  }
+
+  private isRequestEvent(eventName: string): boolean {
+    return eventName === this.requestEvent || eventName === this.requestTimeoutEvent;
+  }
 
   on(eventName: string, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener { // eslint-disable-line @typescript-eslint/no-explicit-any
     if (!Object.values(this.events).includes(eventName)) {
@@ -31,10 +42,11 @@ export class Instrumentation {
     let set = this.listeners.get(eventName);
     if (!set) this.listeners.set(eventName, set = new Set());
     set.add(listener);
-    if (eventName === this.requestEvent) this.watchRequests();
+    if (this.isRequestEvent(eventName)) this.watchRequests();
     return () => {
       set.delete(listener);
-      if (eventName === this.requestEvent && set.size === 0) this.unwatchRequests();
+      const watched = [this.requestEvent, this.requestTimeoutEvent].some((e) => e !== null && (this.listeners.get(e)?.size ?? 0) > 0);
+      if (this.isRequestEvent(eventName) && !watched) this.unwatchRequests();
     };
   }
 
@@ -57,10 +69,17 @@ export class Instrumentation {
       const m = message as RequestMessage;
       if (m.clientId !== this.clientId() || this.requestEvent === null) return;
       const now = Date.now();
-      this.emit(this.requestEvent, {
-        broker: `${m.broker.host}:${m.broker.port}`, clientId: m.clientId, apiName: m.api, apiKey: m.apiKey, apiVersion: m.apiVersion,
-        duration: m.durationMs, createdAt: now - m.durationMs, sentAt: now - m.durationMs, pendingDuration: 0,
-      });
+      const broker = `${m.broker.host}:${m.broker.port}`;
+      // Brook's connections send at once (no queue of their own), so a request is sent as it is created.
+      const sentAt = now - m.durationMs;
+      if (m.error === null) {
+        this.emit(this.requestEvent, {
+          broker, clientId: m.clientId, apiName: m.api, apiKey: m.apiKey, apiVersion: m.apiVersion,
+          duration: m.durationMs, createdAt: sentAt, sentAt, pendingDuration: 0,
+        });
+      } else if (m.error instanceof RequestTimeoutError && this.requestTimeoutEvent !== null) {
+        this.emit(this.requestTimeoutEvent, { broker, clientId: m.clientId, createdAt: sentAt, sentAt, pendingDuration: 0, apiName: m.api, apiKey: m.apiKey, apiVersion: m.apiVersion });
+      }
     };
     subscribe(CLIENT_CHANNELS.request, this.requestSubscriber);
   }

@@ -8,7 +8,8 @@ export type { KafkaConfig, RetryOptions, SASLOptions, BrokersFunction } from './
 export { logLevel, consoleLogCreator, type logCreator, type LogEntry, type KafkaJSLogger } from './logger.js';
 export { CompressionTypes, CompressionCodecs, KafkaJSProducer, KafkaJSTransaction, PRODUCER_EVENTS, type Message, type ProducerRecord, type ProducerBatch, type ProducerConfig, type RecordMetadata, type TopicMessages, type Offsets, type TopicOffsets } from './producer.js';
 export type { KafkaJSProducer as Producer, KafkaJSTransaction as Transaction } from './producer.js';
-export { KafkaJSConsumer, PartitionAssigners } from './consumer.js';
+export { KafkaJSConsumer } from './consumer.js';
+export { PartitionAssigners } from './assigners.js';
 export type { KafkaJSConsumer as Consumer } from './consumer.js';
 export * from './consumer-types.js';
 export { KafkaJSAdmin, ConfigResourceTypes, ConfigSource, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes, ADMIN_EVENTS, type ITopicConfig, type GroupDescription } from './admin.js';

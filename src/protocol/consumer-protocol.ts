@@ -39,6 +39,35 @@ export function decodeSubscription(buf: Buffer): { version: number; subscription
   return { version, subscription: value };
 }
 
+/**
+ * Version 0's fields under any version number: what KafkaJS's AssignerProtocol writes (the
+ * version its assigner names, then topics and user data only).
+ */
+function decodeAsVersion0<T>(codec: MessageCodec<T>, buf: Buffer): { version: number; value: T } | null {
+  try {
+    const r = new Reader(buf);
+    const version = r.readInt16();
+    const value = codec.read(r, 0);
+    return r.remaining === 0 ? { version, value } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * As decodeSubscription; bytes that end where version 0's fields end are read as version 0
+ * whatever version they claim (KafkaJS's custom assigners write such metadata).
+ */
+export function decodeSubscriptionLenient(buf: Buffer): { version: number; subscription: ConsumerProtocolSubscription } {
+  try {
+    return decodeSubscription(buf);
+  } catch (err) {
+    const v0 = decodeAsVersion0(ConsumerProtocolSubscription, buf);
+    if (!v0) throw err;
+    return { version: v0.version, subscription: v0.value };
+  }
+}
+
 export function encodeAssignment(
   assignment: ConsumerProtocolAssignment,
   version: number = ConsumerProtocolAssignment.highestVersion,
@@ -49,4 +78,15 @@ export function encodeAssignment(
 export function decodeAssignment(buf: Buffer): { version: number; assignment: ConsumerProtocolAssignment } {
   const { version, value } = decodeVersioned(ConsumerProtocolAssignment, buf);
   return { version, assignment: value };
+}
+
+/** As decodeAssignment, with decodeSubscriptionLenient's leniency. */
+export function decodeAssignmentLenient(buf: Buffer): { version: number; assignment: ConsumerProtocolAssignment } {
+  try {
+    return decodeAssignment(buf);
+  } catch (err) {
+    const v0 = decodeAsVersion0(ConsumerProtocolAssignment, buf);
+    if (!v0) throw err;
+    return { version: v0.version, assignment: v0.value };
+  }
 }

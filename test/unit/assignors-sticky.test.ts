@@ -7,7 +7,7 @@ import {
   type AssignmentInput,
   type MemberAssignment,
   type MemberSubscription,
-  type PartitionAssignor,
+  type SynchronousPartitionAssignor,
 } from '../../src/assignors/index.js';
 import { assertBalanced, assertValid, input, member, movedPartitions, nextRound, owners, simplify, tp } from '../support/assignors.js';
 
@@ -105,7 +105,7 @@ describe('assignors: sticky', () => {
 
   it('keeps state across rounds through onAssignment and subscriptionUserData', () => {
     const ids = ['m1', 'm2', 'm3'];
-    const instances = new Map<string, PartitionAssignor>(ids.map((id) => [id, new StickyAssignor()]));
+    const instances = new Map<string, SynchronousPartitionAssignor>(ids.map((id) => [id, new StickyAssignor()]));
     let generation = 0;
     let previous: Map<string, MemberAssignment> | null = null;
     const round = (present: string[]): Map<string, MemberAssignment> => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as real from 'kafkajs';
 import { assignKafkaJsRoundRobin, KafkaJsRoundRobinAssignor } from '../../src/assignors/index.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../src/protocol/consumer-protocol.js';
-import { AssignerProtocol } from '../../src/kafkajs/index.js';
+import { AssignerProtocol, PartitionAssigners } from '../../src/kafkajs/index.js';
 
 const T = { timeout: 30_000 };
 
@@ -72,12 +72,35 @@ test('subscription and assignment bytes cross between KafkaJS and Brook', T, () 
   assert.deepEqual(decodeAssignment(kafkajs).assignment.assignedPartitions, [{ topic: 'a', partitions: [1] }, { topic: 'b', partitions: [0] }]);
 });
 
-test('AssignerProtocol writes the bytes KafkaJS writes and reads them back', T, () => {
-  const metadata = { version: 0, topics: ['a', 'bb'], userData: Buffer.from([1, 2]) };
-  assert.deepEqual(AssignerProtocol.MemberMetadata.encode(metadata), real.AssignerProtocol.MemberMetadata.encode(metadata));
-  assert.deepEqual(AssignerProtocol.MemberMetadata.decode(real.AssignerProtocol.MemberMetadata.encode(metadata)), real.AssignerProtocol.MemberMetadata.decode(real.AssignerProtocol.MemberMetadata.encode(metadata)));
-  const assignment = { version: 0, assignment: { a: [0, 3], bb: [1] }, userData: Buffer.alloc(0) };
-  assert.deepEqual(AssignerProtocol.MemberAssignment.encode(assignment), real.AssignerProtocol.MemberAssignment.encode(assignment));
-  assert.deepEqual(AssignerProtocol.MemberAssignment.decode(real.AssignerProtocol.MemberAssignment.encode(assignment)), real.AssignerProtocol.MemberAssignment.decode(real.AssignerProtocol.MemberAssignment.encode(assignment)));
+test('AssignerProtocol writes the bytes KafkaJS writes and reads them back, at every version', T, () => {
+  // KafkaJS writes the version its assigner names and version 0's fields after it, whatever the version.
+  for (const version of [0, 1, 3]) {
+    const metadata = { version, topics: ['a', 'bb'], userData: Buffer.from([1, 2]) };
+    assert.deepEqual(AssignerProtocol.MemberMetadata.encode(metadata), real.AssignerProtocol.MemberMetadata.encode(metadata));
+    assert.deepEqual(AssignerProtocol.MemberMetadata.decode(real.AssignerProtocol.MemberMetadata.encode(metadata)), real.AssignerProtocol.MemberMetadata.decode(real.AssignerProtocol.MemberMetadata.encode(metadata)));
+    const assignment = { version, assignment: { a: [0, 3], bb: [1] }, userData: Buffer.alloc(0) };
+    assert.deepEqual(AssignerProtocol.MemberAssignment.encode(assignment), real.AssignerProtocol.MemberAssignment.encode(assignment));
+    assert.deepEqual(AssignerProtocol.MemberAssignment.decode(real.AssignerProtocol.MemberAssignment.encode(assignment)), real.AssignerProtocol.MemberAssignment.decode(real.AssignerProtocol.MemberAssignment.encode(assignment)));
+  }
   assert.equal(AssignerProtocol.MemberAssignment.decode(Buffer.alloc(0)), real.AssignerProtocol.MemberAssignment.decode(Buffer.alloc(0)));
+});
+
+test('PartitionAssigners.roundRobin called as a KafkaJS factory assigns as KafkaJS 2.2.4 RoundRobinAssigner', T, async () => {
+  const rnd = lcg(11);
+  for (let round = 0; round < 50; round++) {
+    const topics = Array.from({ length: 1 + Math.floor(rnd() * 3) }, (_, i) => `t${i}`);
+    const counts = new Map(topics.map((t) => [t, 1 + Math.floor(rnd() * 7)]));
+    const cluster = { findTopicPartitionMetadata: (topic: string) => Array.from({ length: counts.get(topic)! }, (_, partitionId) => ({ partitionId })) };
+    const members = Array.from({ length: 1 + Math.floor(rnd() * 5) }, (_, i) => ({
+      memberId: `m-${Math.floor(rnd() * 1e6)}-${i}`,
+      memberMetadata: real.AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }),
+    }));
+    const ours = PartitionAssigners.roundRobin({ cluster: cluster as never, groupId: 'g', logger: null as never });
+    const theirs = real.PartitionAssigners.roundRobin({ cluster: cluster as never, groupId: 'g', logger: null as never });
+    assert.equal(ours.name, theirs.name);
+    assert.deepEqual(ours.protocol({ topics }).metadata, theirs.protocol({ topics }).metadata);
+    const decode = (plan: { memberId: string; memberAssignment: Buffer }[]): Record<string, unknown> =>
+      Object.fromEntries(plan.map((p) => [p.memberId, real.AssignerProtocol.MemberAssignment.decode(p.memberAssignment)?.assignment]).filter(([, a]) => a && Object.keys(a).length > 0));
+    assert.deepEqual(decode(await ours.assign({ members, topics })), decode(await theirs.assign({ members, topics })));
+  }
 });

@@ -68,6 +68,17 @@ test('brokers as an async function, SASL PLAIN, logCreator; a wrong password fai
   assert.equal((ours as KafkaJSError).retriable, (theirs as real.KafkaJSError).retriable);
 });
 
+test('SASL OAUTHBEARER and AWS are refused with the reason, before any connection', T, async () => {
+  const oauth = { brokers: ['127.0.0.1:1'], sasl: { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: 'token' }) }, logLevel: logLevel.NOTHING };
+  const aws = { brokers: ['127.0.0.1:1'], sasl: { mechanism: 'aws', authorizationIdentity: 'id', accessKeyId: 'k', secretAccessKey: 's' }, logLevel: logLevel.NOTHING };
+  for (const [config, pattern] of [[oauth, /OAUTHBEARER.*Brook's client and broker do not implement it/], [aws, /AWS.*Amazon MSK's IAM authentication, not a Kafka mechanism/]] as const) {
+    const err = await new Kafka(config as never).producer().connect().catch((e: Error) => e);
+    assert.ok(err instanceof KafkaJSError, String(err));
+    assert.equal(err.name, 'KafkaJSNonRetriableError');
+    assert.match(err.message, pattern);
+  }
+});
+
 test('a broker that does not answer: KafkaJSConnectionError-like failure, retriable as KafkaJS reports it', T, async () => {
   const ours = await new Kafka({ brokers: ['127.0.0.1:1'], connectionTimeout: 200, logLevel: logLevel.NOTHING }).admin().connect().catch((e: Error) => e);
   assert.ok(ours instanceof KafkaJSError, String(ours));

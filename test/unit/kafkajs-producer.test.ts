@@ -57,7 +57,7 @@ test('send and sendBatch answer as KafkaJS does, and KafkaJS reads back what was
   const producer = new Kafka({ brokers: [bootstrap], clientId: 'p', ...quiet }).producer();
   await producer.connect();
   const got = await producer.send({ topic: 'ours', messages });
-  const strip = (m: { topicName: string; logStartOffset?: string }[]) => m.map(({ topicName: _t, logStartOffset: _l, ...rest }) => rest);
+  const strip = (m: { topicName: string }[]) => m.map(({ topicName: _t, ...rest }) => rest);
   assert.deepEqual(strip(got), strip(expected));
   assert.deepEqual(got.map((m) => m.topicName), ['ours', 'ours']);
 
@@ -83,6 +83,53 @@ test('send and sendBatch answer as KafkaJS does, and KafkaJS reads back what was
   await idempotent.send({ topic: 'ours-b', compression: CompressionTypes.GZIP, messages: [{ value: 'gzip', partition: 0 }] });
   await idempotent.disconnect();
   assert.deepEqual((await readWithKafkaJS(bootstrap, 'ours-b', 2)).filter((p) => p.partition === 0).map((p) => String(p.message.value)), ['gzip']);
+});
+
+test('logAppendTime and logStartOffset come from the Produce response, as KafkaJS gives them (CreateTime and LogAppendTime topics)', T, async (t) => {
+  const { bootstrap } = await setup(t, []);
+  const theirs = new real.Kafka({ brokers: [bootstrap], logLevel: real.logLevel.NOTHING });
+  const admin = theirs.admin();
+  await admin.connect();
+  t.after(() => admin.disconnect());
+  const appendTime = [{ name: 'message.timestamp.type', value: 'LogAppendTime' }];
+  await admin.createTopics({ topics: ['c-ours', 'c-theirs', 'a-ours', 'a-theirs'].map((topic) => ({ topic, numPartitions: 1, configEntries: topic.startsWith('a-') ? appendTime : [] })) });
+  const tp = theirs.producer({ createPartitioner: real.Partitioners.DefaultPartitioner });
+  const op = new Kafka({ brokers: [bootstrap], ...quiet }).producer();
+  await tp.connect();
+  await op.connect();
+  t.after(async () => { await tp.disconnect(); await op.disconnect(); });
+  const messages = [{ value: 'a', partition: 0, timestamp: '1700000000000' }, { value: 'b', partition: 0, timestamp: '1700000000000' }];
+  type Meta = { logAppendTime?: string; logStartOffset?: string; baseOffset?: string };
+  const both = async (kind: 'c' | 'a'): Promise<{ ours: Meta; theirs: Meta; before: number; after: number }> => {
+    const before = Date.now();
+    const [theirsMeta] = await tp.send({ topic: `${kind}-theirs`, messages });
+    const [oursMeta] = await op.send({ topic: `${kind}-ours`, messages });
+    return { theirs: theirsMeta!, ours: oursMeta!, before, after: Date.now() };
+  };
+  // CreateTime: logAppendTime -1; the log starts at 0.
+  const c1 = await both('c');
+  assert.deepEqual([c1.ours.logAppendTime, c1.ours.logStartOffset], [c1.theirs.logAppendTime, c1.theirs.logStartOffset]);
+  assert.deepEqual([c1.theirs.logAppendTime, c1.theirs.logStartOffset], ['-1', '0']);
+  // The log start moves when records are deleted; the next answer says so.
+  const ourAdmin = new Kafka({ brokers: [bootstrap], ...quiet }).admin();
+  await ourAdmin.connect();
+  for (const topic of ['c-ours', 'c-theirs']) await ourAdmin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '1' }] });
+  await ourAdmin.disconnect();
+  const c2 = await both('c');
+  assert.deepEqual([c2.ours.logStartOffset, c2.ours.baseOffset], [c2.theirs.logStartOffset, c2.theirs.baseOffset]);
+  assert.equal(c2.theirs.logStartOffset, '1');
+  // LogAppendTime: the broker's time of the append, which is also the records' timestamp.
+  const a1 = await both('a');
+  for (const meta of [a1.theirs, a1.ours]) {
+    const at = Number(meta.logAppendTime);
+    assert.ok(at >= a1.before - 1000 && at <= a1.after + 1000, `${meta.logAppendTime} within the send`);
+    assert.equal(meta.logStartOffset, '0');
+  }
+  const read = await readWithKafkaJS(bootstrap, 'a-ours', 2);
+  assert.deepEqual(read.map((p) => p.message.timestamp), [a1.ours.logAppendTime, a1.ours.logAppendTime]);
+  // acks=0: no Produce response, nothing reported.
+  assert.deepEqual(await op.send({ topic: 'c-ours', acks: 0, messages }), await tp.send({ topic: 'c-theirs', acks: 0, messages }));
+  assert.deepEqual(await op.send({ topic: 'c-ours', acks: 0, messages }), []);
 });
 
 test('keyed messages land where KafkaJS puts them, with the default and the legacy partitioner', T, async (t) => {

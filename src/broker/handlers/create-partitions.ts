@@ -59,7 +59,7 @@ function check(ctx: RequestContext, t: CreatePartitionsTopic): number | CreatePa
 }
 
 /** Kafka's validateManualPartitionAssignment for a cluster of one broker (replication factor 1). */
-function assignmentProblem(brokerIds: readonly number[], nodeId: number): string | null {
+export function assignmentProblem(brokerIds: readonly number[], nodeId: number): string | null {
   if (brokerIds.length === 0) return 'The manual partition assignment includes an empty replica list.';
   const sorted = [...brokerIds].sort((a, b) => a - b);
   let previous: number | null = null;

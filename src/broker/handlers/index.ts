@@ -41,6 +41,7 @@ import { describeClientQuotasHandler } from './describe-client-quotas.js';
 import { alterClientQuotasHandler } from './alter-client-quotas.js';
 import { describeUserScramCredentialsHandler } from './describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './alter-user-scram-credentials.js';
+import { alterPartitionReassignmentsHandler, listPartitionReassignmentsHandler } from './partition-reassignments.js';
 import { describeAclsHandler } from './describe-acls.js';
 import { createAclsHandler } from './create-acls.js';
 import { deleteAclsHandler } from './delete-acls.js';
@@ -103,6 +104,8 @@ export const ALL_HANDLERS: readonly ApiHandler<never, unknown>[] = [
   alterClientQuotasHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
+  alterPartitionReassignmentsHandler,
+  listPartitionReassignmentsHandler,
   describeAclsHandler,
   createAclsHandler,
   deleteAclsHandler,

@@ -16,6 +16,8 @@ import * as offsets from './offsets.js';
 import { describeGroupOffsets } from './lag.js';
 import { resetOffsets, resetShareGroupOffsets } from './reset.js';
 import * as records from './records.js';
+import * as reassignments from './reassignments.js';
+import type { OngoingPartitionReassignment, PartitionReassignment, PartitionReassignmentResult } from './reassignments.js';
 import { describeLogDirs } from './log-dirs.js';
 import { describeTopics } from './topic-partitions.js';
 import type {
@@ -217,6 +219,20 @@ export class Admin {
    */
   deleteRecords(recordsToDelete: readonly RecordsToDelete[], call: AdminCallOptions = {}): Promise<DeletedRecords[]> {
     return this.run('deleteRecords', call, (ctx) => records.deleteRecords(ctx, recordsToDelete));
+  }
+
+  /**
+   * Moves partitions to new replica lists, or (replicas null) cancels their reassignment in
+   * progress (AlterPartitionReassignments); per partition null or Kafka's error. The request
+   * fails as a whole on a top-level error (e.g. CLUSTER_AUTHORIZATION_FAILED).
+   */
+  alterPartitionReassignments(list: readonly PartitionReassignment[], options: AdminCallOptions & { allowReplicationFactorChange?: boolean } = {}): Promise<PartitionReassignmentResult[]> {
+    return this.run('alterPartitionReassignments', options, (ctx) => reassignments.alterPartitionReassignments(ctx, list, options.allowReplicationFactorChange ?? true));
+  }
+
+  /** Reassignments in progress (ListPartitionReassignments), of `partitions` or of every partition. */
+  listPartitionReassignments(partitions: readonly TopicPartition[] | null = null, call: AdminCallOptions = {}): Promise<OngoingPartitionReassignment[]> {
+    return this.run('listPartitionReassignments', call, (ctx) => reassignments.listPartitionReassignments(ctx, partitions));
   }
 
   /** Each broker's log directories with their partitions' sizes (DescribeLogDirs); `query` narrows brokers and partitions. */

@@ -1,5 +1,6 @@
 /** The admin client: `Admin` and its types and errors. */
 export { Admin } from './admin.js';
+export type { OngoingPartitionReassignment, PartitionReassignment, PartitionReassignmentResult } from './reassignments.js';
 export * from './types.js';
 export * from './errors.js';
 export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './offsets.js';

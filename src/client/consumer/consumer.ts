@@ -512,6 +512,15 @@ export class Consumer<K = Buffer, V = Buffer, H = Buffer> implements AsyncIterab
     };
   }
 
+  /**
+   * Whether the group has work for this member that the next poll() does: a rebalance began (or
+   * the member must join again). A long-running handler may stop early when it is true, so the
+   * group does not wait for this member (KafkaJS's heartbeat() throws REBALANCE_IN_PROGRESS then).
+   */
+  rebalancePending(): boolean {
+    return this.membership?.needsRejoin ?? false;
+  }
+
   /** The classic group's leader in the current generation ('' before a join); null without a group or with the consumer protocol. */
   groupLeaderId(): string | null {
     return this.membership?.leaderId ?? null;

@@ -23,6 +23,10 @@ export interface RecordMetadata {
   readonly offset: bigint;
   /** CreateTime given or assigned at send, or the broker's LogAppendTime. */
   readonly timestamp: number;
+  /** The broker's LogAppendTime when the topic uses it, else -1 (the Produce response's log_append_time_ms). */
+  readonly logAppendTime: number;
+  /** The partition's log start offset as the Produce response gave it; -1n when unknown (acks=0, a duplicate). */
+  readonly logStartOffset: bigint;
 }
 
 /** BigInt(i) for offset deltas, made once: completing a batch allocates only the sums. */
@@ -197,7 +201,7 @@ export class ProducerBatch {
   }
 
   /** Tells every record's sender; `logAppendTime` < 0 means CreateTime. */
-  complete(baseOffset: bigint, logAppendTime: bigint): void {
+  complete(baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
     if (this.done) return;
     this.done = true;
     const appendTime = logAppendTime >= 0n ? Number(logAppendTime) : -1;
@@ -208,6 +212,8 @@ export class ProducerBatch {
         partition,
         offset: baseOffset < 0n ? -1n : i === 0 ? baseOffset : baseOffset + delta(i),
         timestamp: appendTime >= 0 ? appendTime : timestamps[i]!,
+        logAppendTime: appendTime,
+        logStartOffset,
       });
     }
     // Answered: the bytes were written, so the buffer can take another batch's (a

@@ -298,7 +298,7 @@ export class Sender implements TransactionalSender {
     if (this.options.acks === 0) {
       connection.sendWithoutResponse(Api.Produce, body, { version }).then(() => {
         this.requestDone(node);
-        for (const b of batches) this.succeed(b, -1n, -1n);
+        for (const b of batches) this.succeed(b, -1n, -1n, -1n);
       }, (err: Error) => this.requestFailed(node, connection, batches, err));
       return;
     }
@@ -310,7 +310,7 @@ export class Sender implements TransactionalSender {
       for (const b of batches) {
         const p = answers.get(`${b.topic}\u0000${b.partition}`);
         if (!p) this.settle(b, ErrorCode.NETWORK_EXCEPTION, 'no answer for the partition in the Produce response');
-        else if (p.errorCode === ErrorCode.NONE) this.succeed(b, p.baseOffset, p.logAppendTimeMs ?? -1n);
+        else if (p.errorCode === ErrorCode.NONE) this.succeed(b, p.baseOffset, p.logAppendTimeMs ?? -1n, p.logStartOffset ?? -1n);
         else this.settle(b, p.errorCode, p.errorMessage ?? undefined);
       }
     }, (err: Error) => this.requestFailed(node, connection, batches, err));
@@ -331,21 +331,21 @@ export class Sender implements TransactionalSender {
     for (const b of batches) this.settle(b, ErrorCode.NETWORK_EXCEPTION, err.message);
   }
 
-  private succeed(b: ProducerBatch, baseOffset: bigint, logAppendTime: bigint): void {
+  private succeed(b: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
     const q = this.accumulator.queue(b.topic, b.partition);
     q.removeInFlight(b);
     q.lastErrorCode = ErrorCode.NONE;
     if (b.producerId === this.producerId && b.producerEpoch === this.producerEpoch) q.sequenceAcknowledged = true;
     this.accumulator.release(b);
     this.metrics.batchSent(b.recordCount, b.sizeInBytes);
-    b.complete(baseOffset, logAppendTime);
+    b.complete(baseOffset, logAppendTime, logStartOffset);
     this.finished(b);
   }
 
   /** An error answer for one batch: success for a duplicate, a retry, or failure. */
   private settle(b: ProducerBatch, errorCode: number, message: string | undefined): void {
     if (b.done) return;
-    if (errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER && this.options.idempotent) return this.succeed(b, -1n, -1n);
+    if (errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER && this.options.idempotent) return this.succeed(b, -1n, -1n, -1n);
     const q = this.accumulator.queue(b.topic, b.partition);
     const now = this.cluster.scheduler.nowMs();
     b.lastErrorCode = errorCode;

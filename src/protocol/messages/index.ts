@@ -39,6 +39,8 @@ export * from './describe-client-quotas.js';
 export * from './alter-client-quotas.js';
 export * from './describe-user-scram-credentials.js';
 export * from './alter-user-scram-credentials.js';
+export * from './alter-partition-reassignments.js';
+export * from './list-partition-reassignments.js';
 export * from './add-partitions-to-txn.js';
 export * from './add-offsets-to-txn.js';
 export * from './end-txn.js';
@@ -105,6 +107,8 @@ import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from './des
 import { AlterClientQuotasRequest, AlterClientQuotasResponse } from './alter-client-quotas.js';
 import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from './describe-user-scram-credentials.js';
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from './alter-user-scram-credentials.js';
+import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from './alter-partition-reassignments.js';
+import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './list-partition-reassignments.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from './add-partitions-to-txn.js';
 import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from './add-offsets-to-txn.js';
 import { EndTxnRequest, EndTxnResponse } from './end-txn.js';
@@ -178,6 +182,8 @@ export const Api = {
   AlterClientQuotas: { name: 'AlterClientQuotas', apiKey: AlterClientQuotasRequest.apiKey, request: AlterClientQuotasRequest, response: AlterClientQuotasResponse },
   DescribeUserScramCredentials: { name: 'DescribeUserScramCredentials', apiKey: DescribeUserScramCredentialsRequest.apiKey, request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse },
   AlterUserScramCredentials: { name: 'AlterUserScramCredentials', apiKey: AlterUserScramCredentialsRequest.apiKey, request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse },
+  AlterPartitionReassignments: { name: 'AlterPartitionReassignments', apiKey: AlterPartitionReassignmentsRequest.apiKey, request: AlterPartitionReassignmentsRequest, response: AlterPartitionReassignmentsResponse },
+  ListPartitionReassignments: { name: 'ListPartitionReassignments', apiKey: ListPartitionReassignmentsRequest.apiKey, request: ListPartitionReassignmentsRequest, response: ListPartitionReassignmentsResponse },
   AddPartitionsToTxn: { name: 'AddPartitionsToTxn', apiKey: AddPartitionsToTxnRequest.apiKey, request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse },
   AddOffsetsToTxn: { name: 'AddOffsetsToTxn', apiKey: AddOffsetsToTxnRequest.apiKey, request: AddOffsetsToTxnRequest, response: AddOffsetsToTxnResponse },
   EndTxn: { name: 'EndTxn', apiKey: EndTxnRequest.apiKey, request: EndTxnRequest, response: EndTxnResponse },

@@ -58,6 +58,8 @@ export interface ApiTypes {
   DescribeClientQuotas: [M.DescribeClientQuotasRequestData, M.DescribeClientQuotasResponseData];
   AlterClientQuotas: [M.AlterClientQuotasRequestData, M.AlterClientQuotasResponseData];
   DescribeUserScramCredentials: [M.DescribeUserScramCredentialsRequestData, M.DescribeUserScramCredentialsResponseData];
+  AlterPartitionReassignments: [M.AlterPartitionReassignmentsRequestData, M.AlterPartitionReassignmentsResponseData];
+  ListPartitionReassignments: [M.ListPartitionReassignmentsRequestData, M.ListPartitionReassignmentsResponseData];
   AddPartitionsToTxn: [M.AddPartitionsToTxnRequestData, M.AddPartitionsToTxnResponseData];
   AddOffsetsToTxn: [M.AddOffsetsToTxnRequestData, M.AddOffsetsToTxnResponseData];
   EndTxn: [M.EndTxnRequestData, M.EndTxnResponseData];

@@ -16,7 +16,7 @@
  * rebalance) and never calls back into the membership.
  */
 import type { MemberSubscription, PartitionAssignor, RebalanceProtocol, TopicPartition } from '../../../assignors/types.js';
-import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../../protocol/consumer-protocol.js';
+import { decodeAssignmentLenient, decodeSubscriptionLenient, encodeAssignment, encodeSubscription } from '../../../protocol/consumer-protocol.js';
 import { ErrorCode, KafkaProtocolError } from '../../../protocol/errors.js';
 import type { BrokerConnection } from '../../connection.js';
 import { commonRebalanceProtocol } from '../assignor-registry.js';
@@ -89,7 +89,7 @@ export class ClassicRebalance {
     const context = { topics: this.joinedTopics, ownedPartitions: owned, generationId };
     return this.assignors.map((a) => ({
       name: a.name,
-      metadata: encodeSubscription({
+      metadata: a.subscriptionMetadata?.(context) ?? encodeSubscription({
         topics: this.joinedTopics,
         userData: a.subscriptionUserData(context),
         ownedPartitions: group(owned),
@@ -140,7 +140,7 @@ export class ClassicRebalance {
     const assignor = this.assignors.find((a) => a.name === protocol);
     if (!assignor) throw new GroupError(`the coordinator chose protocol '${protocol}', which this consumer did not offer`);
     const subscriptions: MemberSubscription[] = members.map((m) => {
-      const { subscription } = decodeSubscription(m.metadata);
+      const { subscription } = decodeSubscriptionLenient(m.metadata);
       return {
         memberId: m.memberId,
         groupInstanceId: m.groupInstanceId,
@@ -149,6 +149,7 @@ export class ClassicRebalance {
         ownedPartitions: (subscription.ownedPartitions ?? []).flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition }))),
         generationId: subscription.generationId ?? -1,
         rackId: subscription.rackId ?? null,
+        metadata: m.metadata,
       };
     });
     const allTopics = [...new Set(subscriptions.flatMap((s) => s.topics))].sort();
@@ -159,11 +160,11 @@ export class ClassicRebalance {
     const partitionsPerTopic = new Map<string, number>();
     for (const t of metadata) if (t.errorCode === 0 && t.partitions.length > 0) partitionsPerTopic.set(t.name, t.partitions.length);
     this.assignmentSnapshot = partitionsPerTopic;
-    const result = assignor.assign({ members: subscriptions, partitionsPerTopic });
+    const result = await assignor.assign({ members: subscriptions, partitionsPerTopic });
     const out = new Map<string, Buffer>();
     for (const m of subscriptions) {
       const a = result.get(m.memberId) ?? { partitions: [], userData: null };
-      out.set(m.memberId, encodeAssignment({ assignedPartitions: group(a.partitions), userData: a.userData }));
+      out.set(m.memberId, a.encoded ?? encodeAssignment({ assignedPartitions: group(a.partitions), userData: a.userData }));
     }
     this.ctx.logger.info('leader assigned partitions', { protocol, members: members.length, topics: allTopics.length });
     return out;
@@ -178,7 +179,7 @@ export class ClassicRebalance {
   async onJoinComplete(generationId: number, protocol: string, assignmentBytes: Buffer, isLeader: boolean): Promise<ReceivedAssignment> {
     // An empty SyncGroup assignment means no partitions: KafkaJS's leader sends one to
     // members it gives nothing.
-    const assignment = assignmentBytes.length === 0 ? { assignedPartitions: [], userData: null } : decodeAssignment(assignmentBytes).assignment;
+    const assignment = assignmentBytes.length === 0 ? { assignedPartitions: [], userData: null } : decodeAssignmentLenient(assignmentBytes).assignment;
     const assigned = sortPartitions(assignment.assignedPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition }))));
     const assignor = this.assignors.find((a) => a.name === protocol);
     assignor?.onAssignment({ partitions: assigned, userData: assignment.userData }, generationId);
