@@ -1,17 +1,15 @@
 /**
- * AlterPartitionReassignments and ListPartitionReassignments, as Kafka's controller answers
- * them (ReplicationControlManager) for a cluster of one broker. Every partition has one
- * replica, this broker, and no reassignment is ever in progress: a reassignment to that same
- * replica list changes nothing and succeeds; any other target fails Kafka's check of a manual
- * assignment (INVALID_REPLICA_ASSIGNMENT, Kafka's messages); cancelling (null replicas) finds
- * nothing to cancel (NO_REASSIGNMENT_IN_PROGRESS); listing finds nothing. Both need the
- * cluster: ALTER to alter, DESCRIBE to list.
+ * AlterPartitionReassignments, as Kafka's controller answers it (ReplicationControlManager)
+ * for a cluster of one broker. Every partition has one replica, this broker, and no
+ * reassignment is ever in progress: a reassignment to that same replica list changes nothing
+ * and succeeds; any other target fails Kafka's check of a manual assignment
+ * (INVALID_REPLICA_ASSIGNMENT, Kafka's messages); cancelling (null replicas) finds nothing to
+ * cancel (NO_REASSIGNMENT_IN_PROGRESS). It needs ALTER on the cluster.
  */
 import { Api } from '../../protocol/messages/index.js';
 import type {
   AlterPartitionReassignmentsRequestData, AlterPartitionReassignmentsResponseData, ReassignablePartition, ReassignablePartitionResponse,
 } from '../../protocol/messages/alter-partition-reassignments.js';
-import type { ListPartitionReassignmentsRequestData, ListPartitionReassignmentsResponseData } from '../../protocol/messages/list-partition-reassignments.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { AclOperation, authorizeCluster, authorizes } from '../authorization.js';
 import { defineHandler, type RequestContext } from '../handler.js';
@@ -60,19 +58,5 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
       errorMessage: null,
       responses: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => alter(ctx, t.name, p)) })),
     };
-  },
-});
-
-export const listPartitionReassignmentsHandler = defineHandler<ListPartitionReassignmentsRequestData, ListPartitionReassignmentsResponseData>({
-  api: Api.ListPartitionReassignments,
-  authorization: authorizes({ CLUSTER: ['DESCRIBE'] }),
-  minVersion: 0,
-  maxVersion: Api.ListPartitionReassignments.request.highestVersion,
-  handle(ctx) {
-    if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: errorInfo(ErrorCode.CLUSTER_AUTHORIZATION_FAILED).message, topics: [] };
-    }
-    // No partition of a single broker is ever being reassigned.
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] };
   },
 });
