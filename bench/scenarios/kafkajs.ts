@@ -42,7 +42,7 @@ interface Case {
 function cases(quick: boolean): Case[] {
   const n = quick ? 2_000 : 200_000;
   const gzip = quick ? 1_000 : 50_000;
-  const k = (x: number): string => formatNumber(x);
+  const k = (x: number): string => (x >= 1_000 && x % 1_000 === 0 ? `${x / 1_000}k` : String(x));
   return [
     { name: `produce ${k(n)} x ${VALUE_BYTES} B, acks -1`, workload: 'produce', messages: n, compression: 'none' },
     { name: `produce ${k(gzip)} x ${VALUE_BYTES} B, acks -1, gzip`, workload: 'produce', messages: gzip, compression: 'gzip' },
