@@ -4,7 +4,7 @@
  *
  * Runs the chosen scenarios (all by default; names: consume produce broker group groups-many
  * rebalance assignors server-assignors commits commits-cleaner restart memory embedded-start test-suite share
- * streams-groups recorder), each several times, prints a table of medians with the
+ * streams-groups recorder kafkajs), each several times, prints a table of medians with the
  * ratios to the peers measured in the same run, and writes bench/results/<time>.json.
  * Progress goes to stderr. --quick runs every scenario at a small size once: it checks that
  * the harness works and produces numbers, not that targets are met (exit code 1 only when a
@@ -36,7 +36,7 @@ import { assignorsPresent, runAssignors } from './scenarios/assignors-slot.js';
 import { allScenarios } from './scenarios/index.js';
 
 const USAGE = `usage: npm run bench -- [scenario ...] [--quick] [--runs N] [--brokers brook,kafka] [--clients a,b] [--heartbeat-ms N] [--assignment-interval-ms N] [--group-protocol classic,consumer] [--group-sizes 10,100,...] [--assignor-sizes 100x1000,...] [--many-groups H,C] [--kafka-config k=v,...] [--brook-config k=v,...] [--broker-cpus LIST] [--client-cpus LIST] [--baseline DIR] [--brook-root DIR] [--out DIR]
-scenarios: ${['consume', 'produce', 'broker', 'group', 'groups-many', 'rebalance', 'assignors', 'server-assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start', 'test-suite', 'share', 'streams-groups', 'recorder'].join(' ')}`;
+scenarios: ${['consume', 'produce', 'broker', 'group', 'groups-many', 'rebalance', 'assignors', 'server-assignors', 'commits', 'commits-cleaner', 'restart', 'memory', 'embedded-start', 'test-suite', 'share', 'streams-groups', 'recorder', 'kafkajs'].join(' ')}`;
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

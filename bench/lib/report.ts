@@ -20,10 +20,15 @@ function clientRatio(m: Measurement, all: readonly Measurement[]): number | null
   return ours ? ratio(ours.median, m.median, m.lowerIsBetter) : null;
 }
 
-/** This measurement against its `vsCase` (same client, broker, metric): above 1x means this one is better. */
+/**
+ * This measurement against its `vsCase` and/or `vsClient` (the same broker and metric, and the
+ * same case or client where none is named): above 1x means this one is better.
+ */
 function caseRatio(m: Measurement, all: readonly Measurement[]): number | null {
-  if (m.vsCase === undefined) return null;
-  const peer = all.find((o) => o.case === m.vsCase && o.client === m.client && o.broker === m.broker && o.metric === m.metric);
+  if (m.vsCase === undefined && m.vsClient === undefined) return null;
+  const vsCase = m.vsCase ?? m.case;
+  const vsClient = m.vsClient ?? m.client;
+  const peer = all.find((o) => o.case === vsCase && o.client === vsClient && o.broker === m.broker && o.metric === m.metric);
   return peer ? ratio(m.median, peer.median, m.lowerIsBetter) : null;
 }
 

@@ -37,6 +37,11 @@ export interface Measurement {
    * the report's `caseRatio` column: e.g. a consumer-protocol case against its classic one.
    */
   vsCase?: string;
+  /**
+   * The client this one is compared with in the same case (same broker and metric), in the
+   * same `caseRatio` column: e.g. one application run over two client libraries.
+   */
+  vsClient?: string;
 }
 
 export interface TargetCheck {
@@ -58,7 +63,7 @@ export interface ScenarioReport {
   skipped: string[];
   /** Parts that failed, with the error. */
   errors: string[];
-  /** Header of the column comparing each measurement with its `vsCase` (none when absent). */
+  /** Header of the column comparing each measurement with its `vsCase` / `vsClient` (none when absent). */
   caseRatio?: string;
 }
 
@@ -211,12 +216,15 @@ export class Recorder {
 
   constructor(readonly name: string, readonly title: string) {}
 
-  add(where: { case: string; client: string; broker: BrokerKind | 'none'; vsCase?: string }, metric: Metric, values: number[]): void {
+  add(where: { case: string; client: string; broker: BrokerKind | 'none'; vsCase?: string; vsClient?: string }, metric: Metric, values: number[]): void {
     const clean = values.filter((v) => Number.isFinite(v));
     if (clean.length === 0) return;
     const s = spread(clean);
-    const { vsCase, ...at } = where;
-    this.measurements.push({ ...at, metric: metric.name, unit: metric.unit, lowerIsBetter: metric.lowerIsBetter, values: clean, median: s.median, min: s.min, max: s.max, ...(vsCase !== undefined ? { vsCase } : {}) });
+    const { vsCase, vsClient, ...at } = where;
+    this.measurements.push({
+      ...at, metric: metric.name, unit: metric.unit, lowerIsBetter: metric.lowerIsBetter, values: clean, median: s.median, min: s.min, max: s.max,
+      ...(vsCase !== undefined ? { vsCase } : {}), ...(vsClient !== undefined ? { vsClient } : {}),
+    });
   }
 
   find(where: Partial<Pick<Measurement, 'case' | 'client' | 'broker' | 'metric'>>): Measurement | undefined {

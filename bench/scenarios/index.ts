@@ -8,6 +8,7 @@ import { embeddedStartScenario } from './embedded-start.js';
 import { testSuiteScenario } from './test-suite.js';
 import { groupScenario } from './group.js';
 import { groupsManyScenario } from './groups-many.js';
+import { kafkajsScenario } from './kafkajs.js';
 import { memoryScenario } from './memory.js';
 import { produceScenario } from './produce.js';
 import { rebalanceScenario } from './rebalance.js';
@@ -18,5 +19,5 @@ import { shareScenario } from './share.js';
 import { streamsGroupsScenario } from './streams-groups.js';
 
 export function allScenarios(): Scenario[] {
-  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, testSuiteScenario, shareScenario, streamsGroupsScenario, recorderScenario];
+  return [consumeScenario, produceScenario, brokerScenario, groupScenario, groupsManyScenario, rebalanceScenario, serverAssignorsScenario, commitsScenario, commitsCleanerScenario, restartScenario, memoryScenario, embeddedStartScenario, testSuiteScenario, shareScenario, streamsGroupsScenario, recorderScenario, kafkajsScenario];
 }

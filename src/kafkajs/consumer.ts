@@ -7,7 +7,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { CLIENT_CHANNELS, type RequestMessage } from '../client/diagnostics.js';
 import { Consumer as BrookConsumer, type ConsumerOptions } from '../client/consumer/index.js';
-import type { CommonClientOptions } from '../client/options.js';
+import { INT32_MAX, type CommonClientOptions } from '../client/options.js';
 import type { TopicPartition } from '../assignors/types.js';
 import { KafkaJsRoundRobinAssignor } from '../assignors/kafkajs-round-robin.js';
 import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
@@ -134,6 +134,9 @@ export class KafkaJSConsumer implements RunOwner {
       fetchMinBytes: c.minBytes ?? 1,
       fetchMaxBytes: c.maxBytes ?? 10_485_760,
       fetchMaxWaitMs: c.maxWaitTimeInMs ?? 5_000,
+      // KafkaJS hands a partition's whole fetched data to one eachBatch (and commits once after
+      // it): each poll takes all that is buffered, not 500 records (a batch and a commit each).
+      maxPollRecords: INT32_MAX,
       isolationLevel: c.readUncommitted ? 'read_uncommitted' : 'read_committed',
       logger: this.logging.brook('Consumer'),
       ...(c.metadataMaxAge !== undefined ? { metadataMaxAgeMs: c.metadataMaxAge } : {}),

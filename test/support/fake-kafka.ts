@@ -97,6 +97,13 @@ export class FakeKafka {
   readonly topics = new Map<string, number>();
   /** Records per partition key "topic:p": how many records the log holds (values "v<offset>"). */
   readonly logEnd = new Map<string, number>();
+  /**
+   * Per partition key, the last stable offset when an open transaction holds it below the log
+   * end: a read_committed Fetch gets records only up to it (no transaction markers are written).
+   */
+  readonly lastStable = new Map<string, number>();
+  /** At most this many records per partition in one Fetch answer, as partition_max_bytes would cut it (null: all). */
+  maxRecordsPerFetch: number | null = null;
   /** Every test-side mistake the fake caught (each was also thrown uncaught). */
   readonly failures: FakeKafkaError[] = [];
   private readonly versions = new Map<ApiName, number>();
@@ -319,16 +326,19 @@ export class FakeKafka {
       return {
         ...(useIds ? { topicId: t.topicId } : { topic: t.topic }),
         partitions: t.partitions.map((p) => {
-          const end = BigInt(this.logEnd.get(`${name}:${p.partition}`) ?? 0);
+          const key = `${name}:${p.partition}`;
+          const end = BigInt(this.logEnd.get(key) ?? 0);
+          const stable = BigInt(this.lastStable.get(key) ?? end);
+          const readable = request.isolationLevel === 1 ? stable : end;
           let records: Buffer | null = null;
-          if (p.fetchOffset < end) {
+          if (p.fetchOffset < readable) {
             any = true;
-            const count = Number(end - p.fetchOffset);
+            const count = Math.min(Number(readable - p.fetchOffset), this.maxRecordsPerFetch ?? Infinity);
             records = encodeRecordBatch({ baseOffset: p.fetchOffset, records: Array.from({ length: count }, (_, i) => ({ key: null, value: Buffer.from(`v${Number(p.fetchOffset) + i}`), timestamp: 1 })) });
           }
           return {
             partitionIndex: p.partition, errorCode: name === undefined ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.NONE, highWatermark: end,
-            lastStableOffset: end, logStartOffset: 0n, abortedTransactions: null, preferredReadReplica: -1, records,
+            lastStableOffset: stable, logStartOffset: 0n, abortedTransactions: null, preferredReadReplica: -1, records,
           };
         }),
       };

@@ -8,6 +8,10 @@
  * at most two responses per partition (each at most max.partition.fetch.bytes, each Fetch
  * at most fetch.max.bytes). Each broker's Fetch runs in an incremental fetch session
  * (fetch-session.ts): only partitions that are new or whose fetch offset moved are sent.
+ * A partition holding two responses is left out of the next Fetch. When everything that
+ * Fetch would carry is at its end, it would wait at the broker for up to fetch.max.wait.ms
+ * and keep back that partition's next fetch; it goes out with that fetch instead, once the
+ * partition's buffered data is given out (sendFetches).
  */
 import { Api } from '../../protocol/messages/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -52,6 +56,12 @@ export class Fetcher {
   private readonly sessions = new Map<number, FetchSessionHandler>();
   /** Partitions that are part of an in-flight fetch. */
   private readonly fetching = new Set<string>();
+  /**
+   * Per partition key, where its log ended for this consumer at the latest fetch answer: the
+   * high watermark, or under read_committed the last stable offset (a fetch from there waits
+   * at the broker too). Absent until the first answer.
+   */
+  private readonly logEnd = new Map<string, bigint>();
   private metadataRefresh: Promise<void> | null = null;
   private backoffUntil = 0;
   private backoffTimer = false;
@@ -159,6 +169,8 @@ export class Fetcher {
       const state = this.subscriptions.stateOf(pr.topic, pr.partition);
       if (!state || state.epoch !== pr.stateEpoch) this.buffered.delete(key);
     }
+    const assigned = new Set([...this.subscriptions.states()].map((s) => tpKey(s.topic, s.partition)));
+    for (const key of this.logEnd.keys()) if (!assigned.has(key)) this.logEnd.delete(key);
     for (const [key, pr] of this.following) {
       const state = this.subscriptions.stateOf(pr.topic, pr.partition);
       if (!state || state.epoch !== pr.stateEpoch || !this.buffered.has(key)) this.following.delete(key);
@@ -178,10 +190,19 @@ export class Fetcher {
     }
     const byLeader = new Map<number, { state: TopicPartitionState; offset: bigint; behind: PartitionRecords | null }[]>();
     let unknownLeader = false;
+    /** Leaders of a partition whose next fetch, for data waiting at the broker, waits only for its buffered data to be given out. */
+    const held = new Set<number>();
     for (const s of this.subscriptions.states()) {
+      // A paused or revoking partition's data is not given out: it holds nothing back.
       if (!this.subscriptions.fetchable(s)) continue;
       const key = tpKey(s.topic, s.partition);
-      if (this.fetching.has(key) || this.following.has(key)) continue;
+      if (this.fetching.has(key)) continue;
+      const following = this.following.get(key);
+      if (following !== undefined) {
+        const leader = this.cluster.topic(s.topic)?.partitions[s.partition]?.leaderId ?? -1;
+        if (leader >= 0 && !this.atLogEnd(key, following.endOffset())) held.add(leader);
+        continue;
+      }
       const behind = this.buffered.get(key) ?? null;
       // Buffered data that no longer matches the position is dropped by the next fetchedRecords().
       if (behind !== null && (behind.stateEpoch !== s.epoch || behind.nextFetchOffset !== s.position)) continue;
@@ -196,7 +217,20 @@ export class Fetcher {
       list.push({ state: s, offset: behind === null ? s.position! : behind.endOffset(), behind });
     }
     if (unknownLeader) this.refreshMetadata();
-    for (const [leader, partitions] of byLeader) void this.fetchFrom(leader, partitions);
+    for (const [leader, partitions] of byLeader) {
+      // Only partitions at their end: this Fetch would wait at the broker for up to
+      // fetch.max.wait.ms, and the held partition's next fetch could not go out before it
+      // returned. They go out with that fetch instead, once its buffered data is given out;
+      // records reaching them meanwhile wait at the broker until then.
+      if (held.has(leader) && partitions.every((p) => this.atLogEnd(tpKey(p.state.topic, p.state.partition), p.offset))) continue;
+      void this.fetchFrom(leader, partitions);
+    }
+  }
+
+  /** True when a fetch from `offset` would find nothing at the latest answer (false while that is unknown). */
+  private atLogEnd(key: string, offset: bigint): boolean {
+    const end = this.logEnd.get(key);
+    return end !== undefined && offset >= end;
   }
 
   private async fetchFrom(nodeId: number, partitions: { state: TopicPartitionState; offset: bigint; behind: PartitionRecords | null }[]): Promise<void> {
@@ -273,6 +307,8 @@ export class Fetcher {
           const behind = entry.behind !== null && this.buffered.get(key) === entry.behind;
           if (!behind && (current.position !== entry.offset || this.buffered.has(key))) continue;
           if (p.errorCode === ErrorCode.NONE) {
+            const readCommitted = this.options.isolationLevel === 'read_committed' && p.lastStableOffset >= 0n;
+            this.logEnd.set(key, readCommitted ? p.lastStableOffset : p.highWatermark);
             if (!behind) current.highWatermark = p.highWatermark;
             if (p.records && p.records.length > 0) {
               const records = new PartitionRecords(
@@ -357,5 +393,6 @@ export class Fetcher {
     this.closed = true;
     this.buffered.clear();
     this.following.clear();
+    this.logEnd.clear();
   }
 }
