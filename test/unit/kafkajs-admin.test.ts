@@ -111,3 +111,36 @@ test('ACLs: created, described and deleted as KafkaJS 2.2.4 does it', T, async (
   assert.deepEqual(described(await theirs.describeAcls(any as never) as never).resources.map((r) => r.resourceName), ['t2', 't3']);
   await assert.rejects(ours.deleteAcls({ filters: [] }), KafkaJSNonRetriableError);
 });
+
+test('deleteTopicRecords works on the first call of a new admin client (KafkaJS 2.2.4 fails it until its metadata knows the topic)', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const producer = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).producer();
+  await producer.connect();
+  cleanup.add('producer', () => producer.disconnect());
+  const setup = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).admin();
+  await setup.connect();
+  cleanup.add('setup admin', () => setup.disconnect());
+  await setup.createTopics({ topics: [{ topic: 'theirs' }, { topic: 'ours' }] });
+  for (const topic of ['theirs', 'ours']) await producer.send({ topic, messages: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] });
+
+  // KafkaJS looks the partition's leader up in the metadata it has cached, which a new admin
+  // client has only for the topics it has already asked about; its users ask first.
+  const theirs = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).admin();
+  await theirs.connect();
+  cleanup.add('their admin', () => theirs.disconnect());
+  const failed = await theirs.deleteTopicRecords({ topic: 'theirs', partitions: [{ partition: 0, offset: '2' }] }).then(() => null, (e: Error) => e);
+  assert.match(String(failed?.name), /^KafkaJS(TopicMetadataNotLoaded|DeleteTopicRecordsError)$/);
+  await theirs.fetchTopicOffsets('theirs');
+  await theirs.deleteTopicRecords({ topic: 'theirs', partitions: [{ partition: 0, offset: '2' }] });
+
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+  await ours.connect();
+  cleanup.add('our admin', () => ours.disconnect());
+  await ours.deleteTopicRecords({ topic: 'ours', partitions: [{ partition: 0, offset: '2' }] });
+  const offsets = async (topic: string) => (await setup.fetchTopicOffsets(topic)).map((p) => [p.low, p.high]);
+  assert.deepEqual(await offsets('ours'), await offsets('theirs'));
+  assert.deepEqual(await offsets('ours'), [['2', '3']]);
+});
