@@ -204,7 +204,7 @@ export const BROKER_CONFIG_DEFS = [
   setting('saslServerMaxReceiveSize', 'sasl.server.max.receive.size', INT, DEFAULT_SASL_MAX_RECEIVE_SIZE,
     'the largest request read before a SASL client has authenticated', positive),
   setting('dataDir', 'log.dirs', DATA_DIR, './data',
-    'where topics, `__consumer_offsets` and the catalog live (layout: `src/storage/README.md`); of a list, the first is used; the option may be `null`: in memory', {
+    'where topics, `__consumer_offsets` and the catalog live (layout: `src/storage/README.md`); of a list, the first is used; the library option `dataDir: null` keeps them in memory (the CLI always takes a path)', {
       aliases: ['log.dir'], kafkaDefault: null, described: { static: true }, flag: { name: 'data-dir', arg: 'DIR', parse: (text) => text },
     }),
   setting('autoCreateTopics', 'auto.create.topics.enable', BOOLEAN, true, 'create unknown topics on Produce and Metadata', { described: {} }),
