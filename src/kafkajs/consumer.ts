@@ -286,7 +286,9 @@ export class KafkaJSConsumer {
       try {
         this.stale.clear();
         this.pollSeq = this.seekSeq;
-        records = await consumer.poll({ timeoutMs: this.config.maxWaitTimeInMs ?? 5_000, signal });
+        // At least 1 ms: poll(0) returns what is buffered without waiting for the fetch it
+        // sends, and a loop of them never lets the response in (maxWaitTimeInMs: 0 is valid).
+        records = await consumer.poll({ timeoutMs: Math.max(1, this.config.maxWaitTimeInMs ?? 5_000), signal });
       } catch (err) {
         if (!this.running) return;
         if (await this.crashed(toKafkaJSError(err))) continue;
