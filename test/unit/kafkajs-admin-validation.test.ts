@@ -1,0 +1,104 @@
+/**
+ * brook/kafkajs's admin checks its arguments as KafkaJS 2.2.4 does: for each bad argument, the
+ * error class name and message are compared with what the real KafkaJS admin client throws
+ * for the same call (the oracle). And, as in KafkaJS, admin calls work before connect().
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as real from 'kafkajs';
+import { Kafka, logLevel } from '../../src/kafkajs/index.js';
+import { startBrook } from '../support/brook.js';
+import { Cleanup } from '../support/clients/cleanup.js';
+
+const T = { timeout: 60_000 };
+
+type AnyAdmin = Record<string, (...args: unknown[]) => Promise<unknown>>;
+
+/** Bad calls, each `[method, ...args]`. */
+const BAD_CALLS: [string, ...unknown[]][] = [
+  ['createTopics', { topics: null }],
+  ['createTopics', { topics: 'this-is-not-an-array' }],
+  ['createTopics', { topics: [{ topic: 123 }] }],
+  ['createTopics', { topics: [{ topic: 'topic-123' }, { topic: 'topic-123' }] }],
+  ['createTopics', { topics: [{ topic: 'topic-123', configEntries: 'this-is-not-an-array' }] }],
+  ['createTopics', { topics: [{ topic: 'topic-123', configEntries: ['this-is-not-an-object'] }] }],
+  ['createTopics', { topics: [{ topic: 'topic-123', configEntries: [{ name: 'missing-value' }] }] }],
+  ['createTopics', { topics: [{ topic: 'topic-123', configEntries: [{ value: 'missing-name' }] }] }],
+  ['createPartitions', { topicPartitions: null }],
+  ['createPartitions', { topicPartitions: [] }],
+  ['createPartitions', { topicPartitions: [{ topic: 123 }] }],
+  ['createPartitions', { topicPartitions: [{ topic: 'a', count: 2 }, { topic: 'a', count: 3 }] }],
+  ['deleteTopics', { topics: null }],
+  ['deleteTopics', { topics: [123] }],
+  ['fetchTopicOffsets', null],
+  ['fetchTopicOffsetsByTimestamp', 123, 0],
+  ['fetchTopicMetadata', { topics: [''] }],
+  ['fetchOffsets', { groupId: null, topics: ['a'] }],
+  ['fetchOffsets', { groupId: 'g', topics: 'a' }],
+  ['setOffsets', { groupId: null, topic: 'a', partitions: [{ partition: 0, offset: '0' }] }],
+  ['setOffsets', { groupId: 'g', topic: null, partitions: [{ partition: 0, offset: '0' }] }],
+  ['setOffsets', { groupId: 'g', topic: 'a', partitions: [] }],
+  ['resetOffsets', { groupId: null, topic: 'a' }],
+  ['resetOffsets', { groupId: 'g', topic: null }],
+  ['describeConfigs', { resources: null }],
+  ['describeConfigs', { resources: [] }],
+  ['describeConfigs', { resources: [{ type: 99, name: 'a' }] }],
+  ['describeConfigs', { resources: [{ type: 2, name: 123 }] }],
+  ['describeConfigs', { resources: [{ type: 2, name: 'a', configNames: 'x' }] }],
+  ['alterConfigs', { resources: null }],
+  ['alterConfigs', { resources: [] }],
+  ['alterConfigs', { resources: [{ type: 99, name: 'a', configEntries: [] }] }],
+  ['alterConfigs', { resources: [{ type: 2, name: '', configEntries: [] }] }],
+  ['alterConfigs', { resources: [{ type: 2, name: 'a', configEntries: 'x' }] }],
+  ['alterConfigs', { resources: [{ type: 2, name: 'a', configEntries: [{ name: 'x', value: 1 }] }] }],
+  ['deleteGroups', null],
+  ['deleteGroups', ['ok', 123]],
+  ['deleteTopicRecords', { topic: null, partitions: [{ partition: 0, offset: '0' }] }],
+  ['deleteTopicRecords', { topic: 'a', partitions: [] }],
+];
+
+async function thrown(call: () => Promise<unknown>): Promise<string> {
+  try {
+    await call();
+    return 'resolved';
+  } catch (err) {
+    return `${(err as Error).name}: ${(err as Error).message}`;
+  }
+}
+
+test('bad admin arguments are refused with KafkaJS 2.2.4\'s error and message, before any request', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const theirs = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).admin() as unknown as AnyAdmin;
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin() as unknown as AnyAdmin;
+  await theirs['connect']!();
+  await ours['connect']!();
+  cleanup.add('admins', async () => { await theirs['disconnect']!(); await ours['disconnect']!(); });
+  for (const [method, ...args] of BAD_CALLS) {
+    const expected = await thrown(() => theirs[method]!(...args));
+    assert.match(expected, /^KafkaJSNonRetriableError: /, `${method}(${JSON.stringify(args)}): KafkaJS refuses it`);
+    assert.equal(await thrown(() => ours[method]!(...args)), expected, `${method}(${JSON.stringify(args)})`);
+  }
+});
+
+test('admin calls before connect() connect first, as KafkaJS\'s do; no CONNECT event is emitted for it', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const theirs = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).admin();
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+  cleanup.add('admins', async () => { await theirs.disconnect(); await ours.disconnect(); });
+  const connects: string[] = [];
+  theirs.on(theirs.events.CONNECT, () => connects.push('theirs'));
+  ours.on(ours.events.CONNECT, () => connects.push('ours'));
+  assert.equal(await theirs.createTopics({ topics: [{ topic: 'lazy-a', numPartitions: 2 }] }), true);
+  assert.equal(await ours.createTopics({ topics: [{ topic: 'lazy-b', numPartitions: 2 }] }), true);
+  assert.deepEqual((await ours.listTopics()).sort(), (await theirs.listTopics()).sort());
+  assert.deepEqual(connects, []);
+  // After disconnect(), a call connects again (KafkaJS's cluster reconnects on demand).
+  await ours.disconnect();
+  assert.deepEqual((await ours.fetchTopicMetadata({ topics: ['lazy-b'] })).topics.map((x) => x.partitions.length), [2]);
+});
