@@ -104,8 +104,13 @@ export function toHeaders(headers: IHeaders | undefined): { key: string; value: 
   return out;
 }
 
-/** Brook's partitioner calling a KafkaJS one with the metadata it reads (every partition has a leader). */
-function adaptPartitioner(create: ICustomPartitioner): PartitionerFunction {
+/**
+ * Brook's partitioner calling a KafkaJS one with the metadata it reads (every partition has a
+ * leader). Brook hands it the key's bytes; KafkaJS hands the message's key as the application
+ * gave it, and partitioners call string methods on it: a key whose text is among the string
+ * keys being sent (`stringKeys`, counted by send) goes to the partitioner as that string.
+ */
+function adaptPartitioner(create: ICustomPartitioner, stringKeys: ReadonlyMap<string, number>): PartitionerFunction {
   const partitioner = create();
   const metadata = new Map<number, PartitionMetadata[]>();
   return ({ topic, key, value, partitionCount }) => {
@@ -114,8 +119,23 @@ function adaptPartitioner(create: ICustomPartitioner): PartitionerFunction {
       partitions = Array.from({ length: partitionCount }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 0, replicas: [0], isr: [0] }));
       metadata.set(partitionCount, partitions);
     }
-    return partitioner({ topic, partitionMetadata: partitions, message: { key, value } });
+    const text = key === null || stringKeys.size === 0 ? undefined : key.toString('utf8');
+    return partitioner({ topic, partitionMetadata: partitions, message: { key: text !== undefined && stringKeys.has(text) ? text : key, value } });
   };
+}
+
+/** Counts `keys` in `counts` while `during` runs. */
+async function counting<T>(counts: Map<string, number>, keys: readonly string[], during: () => Promise<T>): Promise<T> {
+  for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+  try {
+    return await during();
+  } finally {
+    for (const k of keys) {
+      const n = counts.get(k)! - 1;
+      if (n === 0) counts.delete(k);
+      else counts.set(k, n);
+    }
+  }
 }
 
 /** Per-record metadata of one call as KafkaJS's per-partition answer, partitions in the order first written. */
@@ -136,6 +156,8 @@ export class KafkaJSProducer {
   private common: CommonClientOptions | null = null;
   private connecting: Promise<void> | null = null;
   private transactionActive = false;
+  /** String keys of the messages being sent (a custom partitioner sees them as strings). */
+  private readonly stringKeys = new Map<string, number>();
 
   constructor(private readonly resolveCommon: () => Promise<CommonClientOptions>, private readonly config: ProducerConfig, private readonly logging: KafkaJSLogging) {
     this.instrumentation = new Instrumentation(PRODUCER_EVENTS, PRODUCER_EVENTS.REQUEST, () => this.common?.clientId ?? '');
@@ -201,7 +223,7 @@ export class KafkaJSProducer {
         ...(this.config.maxInFlightRequests !== undefined ? { maxInFlightRequestsPerConnection: this.config.maxInFlightRequests } : {}),
         ...(this.config.transactionalId !== undefined ? { transactionalId: this.config.transactionalId } : {}),
         ...(this.config.transactionTimeout !== undefined ? { transactionTimeoutMs: this.config.transactionTimeout } : {}),
-        ...(create !== undefined && create !== DefaultPartitioner ? { partitioner: adaptPartitioner(create) } : {}),
+        ...(create !== undefined && create !== DefaultPartitioner ? { partitioner: adaptPartitioner(create, this.stringKeys) } : {}),
       };
       p = new BrookProducer(options);
       this.producers.set(key, p);
@@ -240,7 +262,9 @@ export class KafkaJSProducer {
         ...(m.headers ? { headers: toHeaders(m.headers)! } : {}),
         ...(m.timestamp !== undefined && m.timestamp !== null ? { timestamp: Number(m.timestamp) } : {}),
       })));
-      return toRecordMetadata(await producer.sendBatch(records));
+      const custom = this.config.createPartitioner !== undefined && this.config.createPartitioner !== DefaultPartitioner;
+      const stringKeys = custom ? records.flatMap((r) => (typeof r.key === 'string' ? [r.key] : [])) : [];
+      return toRecordMetadata(await counting(this.stringKeys, stringKeys, () => producer.sendBatch(records)));
     });
   }
 
