@@ -99,3 +99,36 @@ export function checkDeleteTopicRecords(topic: unknown, partitions: unknown): vo
   if (!topic || !isString(topic)) fail(`Invalid topic "${String(topic)}"`);
   if (!partitions || (partitions as unknown[]).length === 0) fail('Invalid partitions');
 }
+
+/** Values of KafkaJS's ACL enums (AclOperationTypes, ResourcePatternTypes, AclPermissionTypes, AclResourceTypes). */
+const ACL_ENUMS = [
+  ['operation', 'operation type', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]],
+  ['resourcePatternType', 'resource pattern type', [0, 1, 2, 3, 4]],
+  ['permissionType', 'permission type', [0, 1, 2, 3]],
+  ['resourceType', 'resource type', [0, 1, 2, 3, 4, 5, 6]],
+] as const;
+
+/** createAcls (`what` 'ACL') and deleteAcls (`what` 'ACL Filter', where the strings may be left out). */
+export function checkAclEntries(entries: unknown, what: 'ACL' | 'ACL Filter'): void {
+  if (!entries || !Array.isArray(entries)) fail(`Invalid ${what} array ${String(entries)}`);
+  if (entries.length === 0) fail(`Empty ${what} array`);
+  const optional = what === 'ACL Filter';
+  for (const [field, plural] of [['principal', 'principals'], ['host', 'hosts'], ['resourceName', 'resourceNames']] as const) {
+    if ((entries as Record<string, unknown>[]).some((e) => !isString(e[field]) && !(optional && e[field] === undefined))) {
+      fail(`Invalid ${what} array, the ${plural} have to be a valid string`);
+    }
+  }
+  for (const [field, name, values] of ACL_ENUMS) {
+    const invalid = (entries as Record<string, unknown>[]).find((e) => !(values as readonly unknown[]).includes(e[field]));
+    if (invalid) fail(`Invalid ${name} ${String(invalid[field])}: ${JSON.stringify(invalid)}`);
+  }
+}
+
+export function checkDescribeAcls(filter: Record<string, unknown>): void {
+  for (const [field, name] of [['principal', 'principal'], ['host', 'host'], ['resourceName', 'resourceName']] as const) {
+    if (!isString(filter[field]) && filter[field] !== undefined) fail(`Invalid ${name}, the ${name} have to be a valid string`);
+  }
+  for (const [field, name, values] of ACL_ENUMS) {
+    if (!(values as readonly unknown[]).includes(filter[field])) fail(`Invalid ${field === 'resourcePatternType' ? 'resource pattern filter type' : name} ${String(filter[field])}`);
+  }
+}

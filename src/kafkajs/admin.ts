@@ -323,15 +323,18 @@ export class KafkaJSAdmin implements GroupAdmin {
     return this.call(() => this.a.commitOffsets(groupId, offsets));
   }
 
-  createAcls({ acl }: { acl: AclEntry[] }): Promise<true> {
+  async createAcls({ acl }: { acl: AclEntry[] }): Promise<true> {
+    check.checkAclEntries(acl, 'ACL');
     return this.call(() => createAcls(this.a, acl));
   }
 
-  describeAcls(filter: AclFilter): ReturnType<typeof describeAcls> {
+  async describeAcls(filter: AclFilter): ReturnType<typeof describeAcls> {
+    check.checkDescribeAcls(filter as unknown as Record<string, unknown>);
     return this.call(() => describeAcls(this.a, filter));
   }
 
-  deleteAcls({ filters }: { filters: AclFilter[] }): ReturnType<typeof deleteAcls> {
+  async deleteAcls({ filters }: { filters: AclFilter[] }): ReturnType<typeof deleteAcls> {
+    check.checkAclEntries(filters, 'ACL Filter');
     return this.call(() => deleteAcls(this.a, filters));
   }
 }

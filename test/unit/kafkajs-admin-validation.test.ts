@@ -55,7 +55,25 @@ const BAD_CALLS: [string, ...unknown[]][] = [
   ['deleteGroups', ['ok', 123]],
   ['deleteTopicRecords', { topic: null, partitions: [{ partition: 0, offset: '0' }] }],
   ['deleteTopicRecords', { topic: 'a', partitions: [] }],
+  ...aclCalls(),
 ];
+
+/** createAcls, deleteAcls and describeAcls with each field of a good ACL spoilt in turn. */
+function aclCalls(): [string, ...unknown[]][] {
+  const good = { resourceType: 2, resourceName: 'foo', resourcePatternType: 3, principal: 'User:foo', host: '*', operation: 4, permissionType: 3 };
+  const spoilt = [{ principal: 123 }, { host: 123 }, { resourceName: 123 }, { operation: 123 }, { resourcePatternType: 123 }, { permissionType: 123 }, { resourceType: 123 }];
+  return [
+    ['createAcls', { acl: null }],
+    ['createAcls', { acl: [] }],
+    ['deleteAcls', { filters: 'x' }],
+    ['deleteAcls', { filters: [] }],
+    ...spoilt.flatMap((bad): [string, ...unknown[]][] => [
+      ['createAcls', { acl: [good, { ...good, ...bad }] }],
+      ['deleteAcls', { filters: [{ ...good, ...bad }] }],
+      ['describeAcls', { ...good, ...bad }],
+    ]),
+  ];
+}
 
 async function thrown(call: () => Promise<unknown>): Promise<string> {
   try {
