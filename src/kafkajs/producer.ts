@@ -178,8 +178,9 @@ export class KafkaJSProducer {
   async connect(): Promise<void> {
     this.connecting ??= kafkajsCall(async () => {
       this.common = await this.resolveCommon();
-      await this.producerFor(-1, 0).connect();
-      if (this.config.transactionalId !== undefined) await this.producerFor(-1, 0).initTransactions();
+      const transactional = this.config.transactionalId !== undefined;
+      await this.producerFor(-1, 0, transactional).connect();
+      if (transactional) await this.producerFor(-1, 0, true).initTransactions();
     });
     try {
       await this.connecting;
@@ -200,28 +201,33 @@ export class KafkaJSProducer {
     this.instrumentation.emit(PRODUCER_EVENTS.DISCONNECT);
   }
 
-  private producerFor(acks: number, compression: number): BrookProducer {
+  /**
+   * The Brook producer for these settings. A transactional id makes one transactional producer
+   * (`transactional`: the transaction's sends); the producer's own send() and sendBatch() are
+   * outside any transaction, as in KafkaJS, and go through an idempotent one.
+   */
+  private producerFor(acks: number, compression: number, transactional = false): BrookProducer {
     if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
     const idempotent = this.isIdempotent();
     if (idempotent && acks !== -1) throw new KafkaJSNonRetriableError("Not requiring ack for all messages invalidates the idempotent producer's EoS guarantees");
     const name = COMPRESSION_NAMES[compression];
     if (name === undefined) throw new KafkaJSNonRetriableError(`Compression codec ${compression} is not implemented`);
     // One transactional id, one producer; an idempotent one may have one per codec.
-    const key = this.config.transactionalId !== undefined ? 'tx' : `${acks}/${compression}`;
+    const key = transactional ? 'tx' : `${acks}/${compression}`;
     let p = this.producers.get(key);
     if (!p) {
       const create = this.config.createPartitioner;
       const options: ProducerOptions = {
         ...this.common,
         acks: acks as -1 | 0 | 1,
-        compression: this.config.transactionalId !== undefined ? 'none' : name,
+        compression: transactional ? 'none' : name,
         idempotent,
         lingerMs: 0,
         logger: this.logging.brook('Producer'),
         ...(this.config.retry?.maxRetryTime !== undefined ? { retryBackoffMaxMs: this.config.retry.maxRetryTime } : {}),
         ...(this.config.metadataMaxAge !== undefined ? { metadataMaxAgeMs: this.config.metadataMaxAge } : {}),
         ...(this.config.maxInFlightRequests !== undefined ? { maxInFlightRequestsPerConnection: this.config.maxInFlightRequests } : {}),
-        ...(this.config.transactionalId !== undefined ? { transactionalId: this.config.transactionalId } : {}),
+        ...(transactional && this.config.transactionalId !== undefined ? { transactionalId: this.config.transactionalId } : {}),
         ...(this.config.transactionTimeout !== undefined ? { transactionTimeoutMs: this.config.transactionTimeout } : {}),
         ...(create !== undefined && create !== DefaultPartitioner ? { partitioner: adaptPartitioner(create, this.stringKeys) } : {}),
       };
@@ -237,23 +243,20 @@ export class KafkaJSProducer {
   }
 
   async sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    if (this.config.transactionalId !== undefined && !this.transactionActive) {
-      throw new KafkaJSNonRetriableError('Cannot send without awaiting for a transaction (transactional producers send through producer.transaction())');
-    }
     return this.write(batch);
   }
 
-  /** @internal the transaction's sends skip the check above. */
-  async write(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
+  /** @internal sends `batch`; `transactional`: in the open transaction (the transaction's send and sendBatch). */
+  async write(batch: ProducerBatch, transactional = false): Promise<RecordMetadata[]> {
     const topicMessages = batch.topicMessages ?? [];
     for (const { topic, messages } of topicMessages) {
       if (!topic) throw new KafkaJSNonRetriableError('Invalid topic');
       if (!Array.isArray(messages)) throw new KafkaJSNonRetriableError(`Invalid messages array [${String(messages)}] for topic "${topic}"`);
       for (const m of messages) if (m === null || m === undefined || m.value === undefined) throw new KafkaJSNonRetriableError(`Invalid message without value for topic "${topic}": ${JSON.stringify(m)}`);
     }
+    if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
     return kafkajsCall(async () => {
-      const producer = this.producerFor(batch.acks ?? -1, batch.compression ?? CompressionTypes.None);
+      const producer = this.producerFor(batch.acks ?? -1, batch.compression ?? CompressionTypes.None, transactional);
       const records = topicMessages.flatMap(({ topic, messages }) => messages.map((m) => ({
         topic,
         key: m.key ?? null,
@@ -272,7 +275,7 @@ export class KafkaJSProducer {
   async transaction(): Promise<KafkaJSTransaction> {
     if (this.config.transactionalId === undefined) throw new KafkaJSNonRetriableError('Must provide transactional id for transactional producer');
     if (this.transactionActive) throw new KafkaJSNonRetriableError('There is already an ongoing transaction for this producer. Please end the transaction before beginning another.');
-    const producer = this.producerFor(-1, 0);
+    const producer = this.producerFor(-1, 0, true);
     await kafkajsCall(async () => producer.beginTransaction());
     this.transactionActive = true;
     return new KafkaJSTransaction(this, producer, () => (this.transactionActive = false));
@@ -293,12 +296,12 @@ export class KafkaJSTransaction {
 
   send(record: ProducerRecord): Promise<RecordMetadata[]> {
     this.check();
-    return this.owner.write({ acks: -1, topicMessages: [{ topic: record.topic, messages: record.messages }] });
+    return this.owner.write({ acks: -1, topicMessages: [{ topic: record.topic, messages: record.messages }] }, true);
   }
 
   sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
     this.check();
-    return this.owner.write({ ...batch, acks: -1 });
+    return this.owner.write({ ...batch, acks: -1 }, true);
   }
 
   /** Commits a consumer group's offsets with the transaction (KafkaJS: generation -1, no member id, as Kafka's groupId-only call). */
