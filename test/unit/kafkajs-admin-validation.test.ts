@@ -120,3 +120,35 @@ test('admin calls before connect() connect first, as KafkaJS\'s do; no CONNECT e
   await ours.disconnect();
   assert.deepEqual((await ours.fetchTopicMetadata({ topics: ['lazy-b'] })).topics.map((x) => x.partitions.length), [2]);
 });
+
+test('on() with an unknown event name throws KafkaJS\'s message for producer, consumer and admin; event ids are numbers, as KafkaJS\'s', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const theirs = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING });
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+  const message = (f: () => unknown): string => {
+    try {
+      f();
+      return 'no error';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  const make = (k: real.Kafka | Kafka) => [k.producer(), k.consumer({ groupId: 'g' }), k.admin()] as { on(e: string, l: () => void): unknown }[];
+  const [theirClients, ourClients] = [make(theirs), make(ours)];
+  for (let i = 0; i < 3; i++) {
+    assert.equal(message(() => ourClients[i]!.on('NON_EXISTENT_EVENT', () => undefined)), message(() => theirClients[i]!.on('NON_EXISTENT_EVENT', () => undefined)));
+  }
+  const ids: unknown[] = [];
+  const theirAdmin = theirs.admin();
+  const ourAdmin = ours.admin();
+  theirAdmin.on(theirAdmin.events.CONNECT, (e) => ids.push(typeof e.id));
+  ourAdmin.on(ourAdmin.events.CONNECT, (e) => ids.push(typeof e.id));
+  await theirAdmin.connect();
+  await ourAdmin.connect();
+  await theirAdmin.disconnect();
+  await ourAdmin.disconnect();
+  assert.deepEqual(ids, ['number', 'number']);
+});
