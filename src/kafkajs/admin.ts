@@ -3,7 +3,7 @@
  * strings, `-1` for "no committed offset", describeConfigs' numeric resource types and
  * config sources. The ACL calls are in acls.ts.
  */
-import { Admin, type ConfigResource, type ConfigSourceName } from '../client/admin/index.js';
+import { Admin, GroupNotFoundError, type ConfigResource, type ConfigSourceName } from '../client/admin/index.js';
 import type { CommonClientOptions } from '../client/options.js';
 import { encodeAssignment } from '../protocol/consumer-protocol.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
@@ -222,15 +222,25 @@ export class KafkaJSAdmin implements GroupAdmin {
   /** Commits these offsets for the group (which must have no active members, as Kafka requires). */
   async setOffsets({ groupId, topic, partitions }: { groupId: string; topic: string; partitions: PartitionOffset[] }): Promise<void> {
     check.checkGroupTopic(groupId, topic, { partitions });
-    return this.call(() => this.a.commitOffsets(groupId, partitions.map((p) => ({ topic, partition: p.partition, offset: BigInt(p.offset) }))));
+    return this.call(async () => {
+      await this.checkGroupInactive(groupId);
+      await this.a.commitOffsets(groupId, partitions.map((p) => ({ topic, partition: p.partition, offset: BigInt(p.offset) })));
+    });
   }
 
   /** Moves the group's offsets of `topic` to the log end, or the log start with `earliest`. */
   async resetOffsets({ groupId, topic, earliest = false }: { groupId: string; topic: string; earliest?: boolean }): Promise<void> {
     check.checkGroupTopic(groupId, topic);
     return this.call(async () => {
+      await this.checkGroupInactive(groupId);
       await this.a.resetOffsets(groupId, { scope: { kind: 'topics', topics: [{ topic }] }, spec: { kind: earliest ? 'earliest' : 'latest' }, execute: true });
     });
+  }
+
+  /** KafkaJS's check before it moves a group's offsets: no member may be running (the group Empty or Dead). */
+  private async checkGroupInactive(groupId: string): Promise<void> {
+    const { state } = await this.describeGroup(groupId);
+    if (state !== 'Empty' && state !== 'Dead') throw new KafkaJSNonRetriableError(`The consumer group must have no running instances, current state: ${state}`);
   }
 
   listGroups(): Promise<{ groups: { groupId: string; protocolType: string }[] }> {
@@ -243,7 +253,11 @@ export class KafkaJSAdmin implements GroupAdmin {
 
   /** @internal one group as KafkaJS describes it; memberMetadata is not available (an empty buffer). */
   async describeGroup(groupId: string): Promise<GroupDescription> {
-    const d = await this.call(() => this.a.describeGroup(groupId));
+    // A group that does not exist is described as KafkaJS (Kafka's DescribeGroups) describes it: Dead, no members.
+    const d = await this.call(() => this.a.describeGroup(groupId).catch((err: unknown) => {
+      if (err instanceof GroupNotFoundError) return { protocol: '', protocolType: '', state: 'Dead', members: [] };
+      throw err;
+    }));
     const byTopic = (tps: readonly { topic: string; partition: number }[]): { topic: string; partitions: number[] }[] => {
       const m = new Map<string, number[]>();
       for (const tp of tps) (m.get(tp.topic) ?? m.set(tp.topic, []).get(tp.topic)!).push(tp.partition);

@@ -152,3 +152,32 @@ test('on() with an unknown event name throws KafkaJS\'s message for producer, co
   await ourAdmin.disconnect();
   assert.deepEqual(ids, ['number', 'number']);
 });
+
+test('a group that does not exist is described as Dead, and offsets of a running group are not moved: as KafkaJS 2.2.4 answers', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupInitialRebalanceDelayMs: 0 });
+  cleanup.add('stop broker', () => broker.stop());
+  const theirKafka = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING });
+  const theirs = theirKafka.admin();
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+  await theirs.connect();
+  await ours.connect();
+  cleanup.add('admins', async () => { await theirs.disconnect(); await ours.disconnect(); });
+  assert.deepEqual(await ours.describeGroups(['no-such-group']), await theirs.describeGroups(['no-such-group']));
+
+  await theirs.createTopics({ topics: [{ topic: 'running', numPartitions: 1 }] });
+  const member = theirKafka.consumer({ groupId: 'running-group', maxWaitTimeInMs: 100 });
+  cleanup.add('member', () => member.disconnect());
+  await member.connect();
+  await member.subscribe({ topic: 'running', fromBeginning: true });
+  const joined = new Promise((resolve) => member.on(member.events.GROUP_JOIN, resolve));
+  await member.run({ eachMessage: async () => undefined });
+  await joined;
+  const set = { groupId: 'running-group', topic: 'running', partitions: [{ partition: 0, offset: '0' }] };
+  const reset = { groupId: 'running-group', topic: 'running', earliest: true };
+  const expected = await thrown(() => theirs.setOffsets(set));
+  assert.equal(expected, 'KafkaJSNonRetriableError: The consumer group must have no running instances, current state: Stable');
+  assert.equal(await thrown(() => ours.setOffsets(set)), expected);
+  assert.equal(await thrown(() => ours.resetOffsets(reset)), await thrown(() => theirs.resetOffsets(reset)));
+});
