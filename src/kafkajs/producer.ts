@@ -267,7 +267,9 @@ export class KafkaJSProducer {
       })));
       const custom = this.config.createPartitioner !== undefined && this.config.createPartitioner !== DefaultPartitioner;
       const stringKeys = custom ? records.flatMap((r) => (typeof r.key === 'string' ? [r.key] : [])) : [];
-      return toRecordMetadata(await counting(this.stringKeys, stringKeys, () => producer.sendBatch(records)));
+      const written = await counting(this.stringKeys, stringKeys, () => producer.sendBatch(records));
+      // acks 0: the broker answers nothing, and KafkaJS resolves with no metadata.
+      return batch.acks === 0 ? [] : toRecordMetadata(written);
     });
   }
 

@@ -1,0 +1,43 @@
+/**
+ * Shapes KafkaJS's own tests check, compared with the real KafkaJS 2.2.4 on the same broker:
+ * - send() with acks 0 resolves with no record metadata (the broker answers nothing);
+ * - a consumed message carries `magicByte` 2 and `isControlRecord` false (record batches).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as real from 'kafkajs';
+import { Kafka, logLevel } from '../../src/kafkajs/index.js';
+import { startBrook } from '../support/brook.js';
+import { Cleanup } from '../support/clients/cleanup.js';
+
+const T = { timeout: 60_000 };
+
+test('acks 0 resolves with [] and consumed messages carry magicByte and isControlRecord, as KafkaJS\'s', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupInitialRebalanceDelayMs: 0 });
+  cleanup.add('stop broker', () => broker.stop());
+  const theirKafka = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING });
+  const ourKafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+  const theirProducer = theirKafka.producer({ createPartitioner: real.Partitioners.DefaultPartitioner });
+  const ourProducer = ourKafka.producer();
+  await theirProducer.connect();
+  await ourProducer.connect();
+  cleanup.add('producers', async () => { await theirProducer.disconnect(); await ourProducer.disconnect(); });
+  const messages = [{ key: 'k', value: 'v', partition: 0 }];
+  assert.deepEqual(await ourProducer.send({ topic: 'shapes', acks: 0, messages }), await theirProducer.send({ topic: 'shapes', acks: 0, messages }));
+
+  const consumed = async (kafka: { consumer(c: { groupId: string; maxWaitTimeInMs: number }): real.Consumer }, groupId: string): Promise<Record<string, unknown>> => {
+    const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+    cleanup.add(groupId, () => consumer.disconnect());
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'shapes', fromBeginning: true });
+    return new Promise((resolve) => {
+      void consumer.run({ eachMessage: async ({ message }) => resolve(message as unknown as Record<string, unknown>) });
+    });
+  };
+  const theirs = await consumed(theirKafka, 'shapes-theirs');
+  const ours = await consumed(ourKafka as unknown as { consumer(c: { groupId: string; maxWaitTimeInMs: number }): real.Consumer }, 'shapes-ours');
+  assert.deepEqual([ours['magicByte'], ours['isControlRecord']], [theirs['magicByte'], theirs['isControlRecord']]);
+  assert.deepEqual([ours['magicByte'], ours['isControlRecord']], [2, false]);
+});
