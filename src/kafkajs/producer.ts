@@ -208,7 +208,8 @@ export class KafkaJSProducer {
    */
   private producerFor(acks: number, compression: number, transactional = false): BrookProducer {
     if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
-    const idempotent = this.isIdempotent();
+    // Outside a transaction, idempotent only when asked (KafkaJS's transactional producer sends with acks 1 there).
+    const idempotent = transactional || this.config.idempotent === true;
     if (idempotent && acks !== -1) throw new KafkaJSNonRetriableError("Not requiring ack for all messages invalidates the idempotent producer's EoS guarantees");
     const name = COMPRESSION_NAMES[compression];
     if (name === undefined) throw new KafkaJSNonRetriableError(`Compression codec ${compression} is not implemented`);
@@ -293,15 +294,16 @@ export class KafkaJSTransaction {
   }
 
   private check(): void {
-    if (!this.active) throw new KafkaJSNonRetriableError('Transaction is not active');
+    if (!this.active) throw new KafkaJSNonRetriableError('Cannot continue to use transaction once ended');
   }
 
-  send(record: ProducerRecord): Promise<RecordMetadata[]> {
+  // Async, as KafkaJS's: a call on an ended transaction rejects (it does not throw).
+  async send(record: ProducerRecord): Promise<RecordMetadata[]> {
     this.check();
     return this.owner.write({ acks: -1, topicMessages: [{ topic: record.topic, messages: record.messages }] }, true);
   }
 
-  sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
+  async sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
     this.check();
     return this.owner.write({ ...batch, acks: -1 }, true);
   }

@@ -60,3 +60,25 @@ test('a transactional producer\'s send() writes outside the transaction, before 
   const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer({ transactionalId: 'tx-ours', idempotent: true, maxInFlightRequests: 1 });
   assert.deepEqual(await scenario(ours as unknown as TxProducer, broker.bootstrap, 'ours'), expected);
 });
+
+test('an ended transaction rejects further calls with KafkaJS\'s error; send() outside it takes acks 1 unless idempotent was asked for', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const outcome = async (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (e: Error) => `${e.name}: ${e.message}`);
+  const run = async (producer: { connect(): Promise<void>; disconnect(): Promise<void>; send(r: object): Promise<unknown>; transaction(): Promise<{ commit(): Promise<void>; send(r?: object): Promise<unknown>; sendBatch(b?: object): Promise<unknown> }> }, topic: string): Promise<string[]> => {
+    await producer.connect();
+    const tx = await producer.transaction();
+    await tx.send({ topic, messages: [{ value: 'x' }] });
+    await tx.commit();
+    const out = [await outcome(tx.send()), await outcome(tx.sendBatch()), await outcome(producer.send({ topic, acks: 1, messages: [{ value: 'y' }] }))];
+    await producer.disconnect();
+    return out;
+  };
+  const theirs = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).producer({ transactionalId: 'ended-theirs', createPartitioner: real.Partitioners.DefaultPartitioner });
+  const expected = await run(theirs as never, 'ended-theirs');
+  assert.deepEqual(expected, ['KafkaJSNonRetriableError: Cannot continue to use transaction once ended', 'KafkaJSNonRetriableError: Cannot continue to use transaction once ended', 'resolved']);
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer({ transactionalId: 'ended-ours' });
+  assert.deepEqual(await run(ours as never, 'ended-ours'), expected);
+});
