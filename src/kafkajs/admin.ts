@@ -7,7 +7,7 @@ import { Admin, GroupNotFoundError, type ConfigResource, type ConfigSourceName }
 import type { CommonClientOptions } from '../client/options.js';
 import { encodeAssignment } from '../protocol/consumer-protocol.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
-import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
+import { KafkaJSDeleteGroupsError, KafkaJSNonRetriableError, KafkaJSProtocolError, kafkajsCall, toKafkaJSError } from './errors.js';
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js';
 import * as check from './admin-validation.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
@@ -275,11 +275,20 @@ export class KafkaJSAdmin implements GroupAdmin {
   async deleteGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number }[]> {
     check.checkDeleteGroups(groupIds);
     return this.call(async () => {
+      // As KafkaJS: every group is tried; those Kafka refused come back together in a KafkaJSDeleteGroupsError.
       const out = [];
+      const refused: { groupId: string; errorCode: number; error: KafkaJSProtocolError }[] = [];
       for (const groupId of groupIds) {
-        await this.a.deleteGroup(groupId);
-        out.push({ groupId, errorCode: 0 });
+        try {
+          await this.a.deleteGroup(groupId);
+          out.push({ groupId, errorCode: 0 });
+        } catch (err) {
+          const error = err instanceof GroupNotFoundError ? new KafkaJSProtocolError(ErrorCode.GROUP_ID_NOT_FOUND, { cause: err }) : toKafkaJSError(err);
+          if (!(error instanceof KafkaJSProtocolError)) throw error;
+          refused.push({ groupId, errorCode: error.code, error });
+        }
       }
+      if (refused.length > 0) throw new KafkaJSDeleteGroupsError('Error in DeleteGroups', refused);
       return out;
     });
   }

@@ -121,7 +121,15 @@ export const KafkaJSNotImplemented = named(KafkaJSNonRetriableError, 'KafkaJSNot
 export const KafkaJSTimeout = named(KafkaJSNonRetriableError, 'KafkaJSTimeout');
 export const KafkaJSLockTimeout = named(KafkaJSTimeout, 'KafkaJSLockTimeout');
 export const KafkaJSUnsupportedMagicByteInMessageSet = named(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet');
-export const KafkaJSDeleteGroupsError = named(KafkaJSError, 'KafkaJSDeleteGroupsError');
+/** deleteGroups' failure: `groups` holds each group that was not deleted ({ groupId, errorCode, error }). */
+export class KafkaJSDeleteGroupsError extends KafkaJSError {
+  readonly groups: { groupId: string; errorCode: number; error: KafkaJSProtocolError }[];
+  constructor(e: string | Error, groups: { groupId: string; errorCode: number; error: KafkaJSProtocolError }[] = []) {
+    super(e);
+    this.groups = groups;
+    this.name = 'KafkaJSDeleteGroupsError';
+  }
+}
 export const KafkaJSDeleteTopicRecordsError = named(KafkaJSError, 'KafkaJSDeleteTopicRecordsError');
 export const KafkaJSInvariantViolation = named(KafkaJSNonRetriableError, 'KafkaJSInvariantViolation');
 export const KafkaJSInvalidVarIntError = named(KafkaJSNonRetriableError, 'KafkaJSInvalidVarIntError');

@@ -181,3 +181,31 @@ test('a group that does not exist is described as Dead, and offsets of a running
   assert.equal(await thrown(() => ours.setOffsets(set)), expected);
   assert.equal(await thrown(() => ours.resetOffsets(reset)), await thrown(() => theirs.resetOffsets(reset)));
 });
+
+test('deleteGroups tries every group and reports the refused ones in a KafkaJSDeleteGroupsError, as KafkaJS 2.2.4', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook({ groupInitialRebalanceDelayMs: 0 });
+  cleanup.add('stop broker', () => broker.stop());
+  const theirKafka = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING });
+  const theirs = theirKafka.admin();
+  const ours = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+  await theirs.connect();
+  await ours.connect();
+  cleanup.add('admins', async () => { await theirs.disconnect(); await ours.disconnect(); });
+  await theirs.createTopics({ topics: [{ topic: 'dg', numPartitions: 1 }] });
+  for (const g of ['empty-theirs', 'empty-ours']) await theirs.setOffsets({ groupId: g, topic: 'dg', partitions: [{ partition: 0, offset: '0' }] });
+  const refusal = async (call: () => Promise<unknown>): Promise<unknown> => {
+    try {
+      return ['resolved', await call()];
+    } catch (err) {
+      const e = err as Error & { groups?: { groupId: string; errorCode: number; error: Error }[] };
+      return [e.name, e.message, e.groups?.map((g) => [g.groupId.replace(/-(theirs|ours)$/, ''), g.errorCode, g.error.name])];
+    }
+  };
+  const expected = await refusal(() => theirs.deleteGroups(['empty-theirs', 'missing-theirs']));
+  assert.deepEqual(expected, ['KafkaJSDeleteGroupsError', 'Error in DeleteGroups', [['missing', 69, 'KafkaJSProtocolError']]]);
+  assert.deepEqual(await refusal(() => ours.deleteGroups(['empty-ours', 'missing-ours'])), expected);
+  // The group that could be deleted was.
+  assert.deepEqual((await theirs.listGroups()).groups.filter((g) => g.groupId.startsWith('empty-')), []);
+});
