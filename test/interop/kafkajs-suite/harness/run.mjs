@@ -88,7 +88,7 @@ async function portFree(port) {
   return new Promise((done) => {
     const server = createServer()
     server.once('error', () => done(false))
-    server.listen(port, 'localhost', () => server.close(() => done(true)))
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)))
   })
 }
 
@@ -96,7 +96,7 @@ async function freePort() {
   return new Promise((done, fail) => {
     const server = createServer()
     server.once('error', fail)
-    server.listen(0, 'localhost', () => {
+    server.listen(0, '127.0.0.1', () => {
       const { port } = server.address()
       server.close(() => done(port))
     })
