@@ -160,6 +160,9 @@ export class KafkaJSProducer {
   private readonly stringKeys = new Map<string, number>();
 
   constructor(private readonly resolveCommon: () => Promise<CommonClientOptions>, private readonly config: ProducerConfig, private readonly logging: KafkaJSLogging) {
+    if (config.idempotent === true && config.retry?.retries !== undefined && config.retry.retries < 1) {
+      throw new KafkaJSNonRetriableError('Idempotent producer must allow retries to protect against transient errors');
+    }
     this.instrumentation = new Instrumentation(PRODUCER_EVENTS, PRODUCER_EVENTS.REQUEST, () => this.common?.clientId ?? '');
   }
 

@@ -41,3 +41,19 @@ test('acks 0 resolves with [] and consumed messages carry magicByte and isContro
   assert.deepEqual([ours['magicByte'], ours['isControlRecord']], [theirs['magicByte'], theirs['isControlRecord']]);
   assert.deepEqual([ours['magicByte'], ours['isControlRecord']], [2, false]);
 });
+
+test('an idempotent producer without retries is refused when it is made, with KafkaJS\'s error', T, () => {
+  const made = (f: () => unknown): string => {
+    try {
+      f();
+      return 'made';
+    } catch (err) {
+      return `${(err as Error).name}: ${(err as Error).message}`;
+    }
+  };
+  const theirs = new real.Kafka({ brokers: ['localhost:1'], logLevel: real.logLevel.NOTHING });
+  const ours = new Kafka({ brokers: ['localhost:1'], logLevel: logLevel.NOTHING });
+  for (const config of [{ idempotent: true, retry: { retries: 0 } }, { idempotent: true, retry: { retries: 1 } }, { idempotent: false, retry: { retries: 0 } }]) {
+    assert.equal(made(() => ours.producer(config)), made(() => theirs.producer({ ...config, createPartitioner: real.Partitioners.DefaultPartitioner })), JSON.stringify(config));
+  }
+});
