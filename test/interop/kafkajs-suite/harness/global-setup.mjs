@@ -41,7 +41,8 @@ export default async function globalSetup() {
     saslEnabledMechanisms: 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
     listenerSaslJaasConfig: {
       SASL_SSL: {
-        PLAIN: 'org.apache.kafka.common.security.plain.PlainLoginModule required user_test="testtest";',
+        // KafkaJS's testHelpers/kafka/server-jaas.conf: test, plus bob and alice for the ACL tests.
+        PLAIN: 'org.apache.kafka.common.security.plain.PlainLoginModule required user_test="testtest" user_bob="bobbob" user_alice="alicealice";',
         'SCRAM-SHA-256': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
         'SCRAM-SHA-512': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
       },

@@ -138,4 +138,11 @@ Object.defineProperty(ClusterShim.prototype, 'brokerPool', {
   get: internal('brokerPool'),
 })
 
-module.exports = { ClusterShim }
+/**
+ * The cluster a shim builds on: KafkaJS's factories do not touch their cluster until the
+ * network is needed, and some specs pass none, or `{}`, to check arguments only; those get
+ * the test cluster's default options.
+ */
+const usableCluster = (cluster, defaults) => (cluster instanceof ClusterShim ? cluster : new ClusterShim(defaults()))
+
+module.exports = { ClusterShim, usableCluster }

@@ -6,7 +6,11 @@
  */
 const READ_UNCOMMITTED = 0
 
-module.exports = ({ cluster, logger, instrumentationEmitter: _emitter, isolationLevel, ...config }) => {
+const { usableCluster } = require('../../testHelpers/cluster')
+const { connectionOpts, plainTextBrokers } = require('testHelpers')
+
+module.exports = ({ cluster: given, logger, instrumentationEmitter: _emitter, isolationLevel, ...config }) => {
+  const cluster = usableCluster(given, () => ({ ...connectionOpts(), brokers: plainTextBrokers() }))
   const options = { ...cluster.clientOptions() }
   for (const [key, value] of Object.entries(config)) if (value !== undefined) options[key] = value
   if (isolationLevel !== undefined) options.readUncommitted = isolationLevel === READ_UNCOMMITTED

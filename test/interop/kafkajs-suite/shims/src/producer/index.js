@@ -4,7 +4,11 @@
  * brook/kafkajs's public `new Kafka({...}).producer({...})`. The cluster's metadataMaxAge
  * and allowAutoTopicCreation (KafkaJS's Kafka passes them to its Cluster) go to the producer.
  */
-module.exports = ({ cluster, logger, instrumentationEmitter: _emitter, ...config }) => {
+const { usableCluster } = require('../../testHelpers/cluster')
+const { connectionOpts, plainTextBrokers } = require('testHelpers')
+
+module.exports = ({ cluster: given, logger, instrumentationEmitter: _emitter, ...config }) => {
+  const cluster = usableCluster(given, () => ({ ...connectionOpts(), brokers: plainTextBrokers() }))
   const { readUncommitted: _isolation, ...fromCluster } = cluster.clientOptions()
   const options = { ...fromCluster }
   for (const [key, value] of Object.entries(config)) if (value !== undefined) options[key] = value
