@@ -150,16 +150,24 @@ function firstLines(text) {
   return text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').filter((l) => l.trim() !== '').slice(0, 4).join('\n').slice(0, 600)
 }
 
+/** Tests whose outcome depends on timing on a fast local broker (README.md, "Flaky"). */
+const TIMING_DEPENDENT = new Set([
+  'src/admin/__tests__/fetchTopicOffsetsByTimestamp.spec.js › Admin fetchTopicOffsetsByTimestamp returns the offsets from timestamp',
+  'src/consumer/__tests__/consumeMessages.spec.js › Consumer concurrent heartbeats are consolidated and respect heartbeatInterval',
+])
+
 /** expected.json: the tests that pass now, in place of those of the files this run covered. */
 function updateExpected(summary) {
   const path = join(suiteDir, 'expected.json')
   const ran = new Set(Object.keys(summary.files))
   const before = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')).passing : []
   const kept = before.filter((id) => !ran.has(id.slice(0, id.indexOf(' › '))))
-  const passing = Object.values(summary.files).flatMap((f) => f.tests.filter((t) => t.status === 'passed').map((t) => t.id))
+  // KafkaJS's own [flaky] tests, and those README.md lists as timing-dependent, are not a gate.
+  const gate = (id) => !id.includes('[flaky]') && !TIMING_DEPENDENT.has(id)
+  const passing = Object.values(summary.files).flatMap((f) => f.tests.filter((t) => t.status === 'passed' && gate(t.id)).map((t) => t.id))
   const all = [...new Set([...kept, ...passing])].sort()
   writeFileSync(path, JSON.stringify({
-    about: 'KafkaJS 2.2.4 tests known to pass against brook/kafkajs (file › full name); test/interop/kafkajs-suite.test.ts fails when one of them fails. Written by harness/run.mjs --update-expected.',
+    about: "KafkaJS 2.2.4 tests known to pass against brook/kafkajs (file › full name); KafkaJS's own [flaky] tests and timing-dependent ones (README.md) are left out. test/interop/kafkajs-suite.test.ts fails when one of these fails. harness/run.mjs --update-expected rewrites it from one run.",
     passing: all,
   }, null, 2) + '\n')
   console.log(`expected.json: ${all.length} passing tests`)
