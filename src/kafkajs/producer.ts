@@ -156,6 +156,8 @@ export class KafkaJSProducer {
   private common: CommonClientOptions | null = null;
   private connecting: Promise<void> | null = null;
   private transactionActive = false;
+  /** disconnect() calls still closing their producers: sends meanwhile get KafkaJS's "disconnecting" error. */
+  private disconnecting = 0;
   /** String keys of the messages being sent (a custom partitioner sees them as strings). */
   private readonly stringKeys = new Map<string, number>();
 
@@ -199,7 +201,12 @@ export class KafkaJSProducer {
     this.producers.clear();
     this.connecting = null;
     this.common = null;
-    await Promise.all(all.map((p) => p.close()));
+    this.disconnecting++;
+    try {
+      await Promise.all(all.map((p) => p.close()));
+    } finally {
+      this.disconnecting--;
+    }
     this.instrumentation.unwatchRequests();
     this.instrumentation.emit(PRODUCER_EVENTS.DISCONNECT);
   }
@@ -258,6 +265,7 @@ export class KafkaJSProducer {
       if (!Array.isArray(messages)) throw new KafkaJSNonRetriableError(`Invalid messages array [${String(messages)}] for topic "${topic}"`);
       for (const m of messages) if (m === null || m === undefined || m.value === undefined) throw new KafkaJSNonRetriableError(`Invalid message without value for topic "${topic}": ${JSON.stringify(m)}`);
     }
+    if (this.disconnecting > 0) throw new KafkaJSNonRetriableError('The producer is disconnecting; therefore, it can\'t safely accept messages anymore');
     if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
     return kafkajsCall(async () => {
       const producer = this.producerFor(batch.acks ?? -1, batch.compression ?? CompressionTypes.None, transactional);

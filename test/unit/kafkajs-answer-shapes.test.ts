@@ -57,3 +57,21 @@ test('an idempotent producer without retries is refused when it is made, with Ka
     assert.equal(made(() => ours.producer(config)), made(() => theirs.producer({ ...config, createPartitioner: real.Partitioners.DefaultPartitioner })), JSON.stringify(config));
   }
 });
+
+test('a send while disconnect() is closing the producer is refused with KafkaJS\'s "disconnecting" error', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const refusal = async (producer: { connect(): Promise<void>; disconnect(): Promise<void>; send(r: object): Promise<unknown> }): Promise<string> => {
+    await producer.connect();
+    await producer.send({ topic: 'closing', messages: [{ value: 'a' }] });
+    const closing = producer.disconnect();
+    const outcome = await producer.send({ topic: 'closing', messages: [{ value: 'b' }] }).then(() => 'resolved', (e: Error) => `${e.name}: ${e.message}`);
+    await closing;
+    return outcome;
+  };
+  const expected = await refusal(new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING }).producer({ createPartitioner: real.Partitioners.DefaultPartitioner }) as never);
+  assert.equal(expected, 'KafkaJSNonRetriableError: The producer is disconnecting; therefore, it can\'t safely accept messages anymore');
+  assert.equal(await refusal(new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer() as never), expected);
+});
