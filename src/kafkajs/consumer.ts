@@ -17,6 +17,7 @@ import type { CommonClientOptions } from '../client/options.js';
 import type { TopicPartition } from '../assignors/types.js';
 import { KafkaJsRoundRobinAssignor, KAFKAJS_ROUND_ROBIN } from '../assignors/kafkajs-round-robin.js';
 import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, kafkajsCall, toKafkaJSError } from './errors.js';
+import { checkCommitOffsets, checkSubscribe, checkTopicPartitions } from './consumer-validation.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
 import type { KafkaJSLogging } from './logger.js';
 import { KAFKAJS_DEFAULTS } from './config.js';
@@ -125,6 +126,7 @@ export class KafkaJSConsumer {
   /** Topics by name, or by RegExp matched against the topics that exist now (as KafkaJS). */
   async subscribe(subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void> {
     if (this.running) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running');
+    checkSubscribe(subscription);
     const list = 'topics' in subscription ? subscription.topics : [subscription.topic];
     if (!Array.isArray(list) || list.some((t) => !(typeof t === 'string' || t instanceof RegExp))) {
       throw new KafkaJSNonRetriableError(`Invalid topics array ${JSON.stringify(list)}`);
@@ -479,6 +481,7 @@ export class KafkaJSConsumer {
 
   /** Commits these offsets now (the offset of the next message to read, as KafkaJS). */
   async commitOffsets(offsets: TopicPartitionOffsetAndMetadata[]): Promise<void> {
+    checkCommitOffsets(offsets, this.consumer !== null);
     const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), ...(o.metadata ? { metadata: o.metadata } : {}) }));
     if (this.consumer) {
       await this.commit(this.consumer, list);
@@ -511,10 +514,12 @@ export class KafkaJSConsumer {
   }
 
   pause(topics: { topic: string; partitions?: number[] }[]): void {
+    checkTopicPartitions(topics, this.consumer !== null, 'pause');
     this.consumer?.pause(this.expand(topics));
   }
 
   resume(topics: { topic: string; partitions?: number[] }[]): void {
+    checkTopicPartitions(topics, this.consumer !== null, 'resume');
     this.consumer?.resume(this.expand(topics));
   }
 
