@@ -75,3 +75,18 @@ test('a send while disconnect() is closing the producer is refused with KafkaJS\
   assert.equal(expected, 'KafkaJSNonRetriableError: The producer is disconnecting; therefore, it can\'t safely accept messages anymore');
   assert.equal(await refusal(new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer() as never), expected);
 });
+
+test('AssignerProtocol.MemberMetadata writes and reads KafkaJS\'s bytes at every version, and reads a Kafka v1 subscription\'s topics', T, async () => {
+  const { AssignerProtocol } = await import('../../src/kafkajs/index.js');
+  const { encodeSubscription } = await import('../../src/protocol/consumer-protocol.js');
+  for (const version of [0, 1, 3]) {
+    for (const userData of [undefined, Buffer.from('ud')]) {
+      const input = { version, topics: ['topic-test', 'b'], ...(userData ? { userData } : {}) };
+      const theirs = real.AssignerProtocol.MemberMetadata.encode(input as { version: number; topics: string[]; userData: Buffer });
+      assert.deepEqual(AssignerProtocol.MemberMetadata.encode(input), theirs, `encode v${version}`);
+      assert.deepEqual(AssignerProtocol.MemberMetadata.decode(theirs), real.AssignerProtocol.MemberMetadata.decode(theirs), `decode v${version}`);
+    }
+  }
+  const kafkaV1 = encodeSubscription({ topics: ['x'], userData: Buffer.from('u'), ownedPartitions: [{ topic: 'x', partitions: [0] }], generationId: -1, rackId: null }, 1);
+  assert.deepEqual(AssignerProtocol.MemberMetadata.decode(kafkaV1), real.AssignerProtocol.MemberMetadata.decode(kafkaV1));
+});
