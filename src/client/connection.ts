@@ -11,7 +11,7 @@ import { decodeResponse, encodeRequest, responseCorrelationId } from '../protoco
 import { FrameReader } from '../protocol/frame-reader.js';
 import { capVersion } from './version-caps.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { ConnectionError, RequestTimeoutError, UnsupportedApiVersionError } from './errors.js';
+import { AuthenticationError, ConnectionError, RequestTimeoutError, UnsupportedApiVersionError } from './errors.js';
 import { tlsConnectOptions, type ClientTls } from './ssl.js';
 import { authenticate, type ClientSasl } from './sasl.js';
 
@@ -143,6 +143,7 @@ export class KafkaConnection implements BrokerConnection {
       if (options.sasl) connection.retireAfter(await authenticate(connection, options.sasl));
     } catch (err) {
       connection.close();
+      if (err instanceof AuthenticationError && options.sasl) err.mechanism ??= options.sasl.mechanism;
       throw err;
     } finally {
       options.signal?.removeEventListener('abort', onAbort);

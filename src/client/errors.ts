@@ -47,6 +47,8 @@ export class ConfigError extends BrookError {
  * Kafka's error table: not retriable, and every call that needs the broker fails with it.
  */
 export class AuthenticationError extends KafkaProtocolError {
+  /** The SASL mechanism the client tried (set when the connection's login failed). */
+  mechanism: string | undefined;
   constructor(errorCode: number, detail?: string) {
     super(errorCode, detail);
     this.name = 'AuthenticationError';

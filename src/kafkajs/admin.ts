@@ -3,13 +3,14 @@
  * strings, `-1` for "no committed offset", describeConfigs' numeric resource types and
  * config sources. The ACL calls are in acls.ts.
  */
-import { Admin, type ConfigResource, type ConfigSourceName } from '../client/admin/index.js';
+import { Admin, GroupNotFoundError, type ConfigResource, type ConfigSourceName } from '../client/admin/index.js';
 import type { CommonClientOptions } from '../client/options.js';
 import { encodeAssignment } from '../protocol/consumer-protocol.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
-import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
+import { KafkaJSDeleteGroupsError, KafkaJSNonRetriableError, KafkaJSProtocolError, kafkajsCall, toKafkaJSError } from './errors.js';
 import { createAcls, deleteAcls, describeAcls, type AclEntry, type AclFilter } from './acls.js';
 import * as reassignments from './reassignments.js';
+import * as check from './admin-validation.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
 import type { GroupAdmin } from './group-admin.js';
 import type { KafkaJSLogging } from './logger.js';
@@ -68,6 +69,11 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   async connect(): Promise<void> {
+    await this.open();
+    this.instrumentation.emit(ADMIN_EVENTS.CONNECT);
+  }
+
+  private async open(): Promise<Admin> {
     this.connecting ??= kafkajsCall(async () => {
       const common = await this.resolveCommon();
       this.clientId = common.clientId ?? '';
@@ -79,7 +85,18 @@ export class KafkaJSAdmin implements GroupAdmin {
       this.connecting = null;
       throw err;
     }
-    this.instrumentation.emit(ADMIN_EVENTS.CONNECT);
+    return this.admin;
+  }
+
+  /**
+   * Runs an admin call, connecting first if needed: KafkaJS's admin calls work before
+   * connect() (its cluster connects on the first request), and applications rely on it.
+   */
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return kafkajsCall(async () => {
+      if (!this.admin) await this.open();
+      return fn();
+    });
   }
 
   async disconnect(): Promise<void> {
@@ -98,9 +115,9 @@ export class KafkaJSAdmin implements GroupAdmin {
 
   /** Resolves true when a topic was created, false when every one existed already. */
   async createTopics({ topics, validateOnly, timeout }: { topics: ITopicConfig[]; validateOnly?: boolean; waitForLeaders?: boolean; timeout?: number }): Promise<boolean> {
-    if (!Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`);
-    if (new Set(topics.map((t) => t.topic)).size !== topics.length) throw new KafkaJSNonRetriableError('Invalid topics array, it cannot have multiple entries for the same topic');
+    check.checkCreateTopics(topics);
     if (validateOnly) return true;
+    if (!this.admin) await this.open();
     let created = false;
     for (const t of topics) {
       try {
@@ -117,14 +134,16 @@ export class KafkaJSAdmin implements GroupAdmin {
     return created;
   }
 
-  deleteTopics({ topics, timeout }: { topics: string[]; timeout?: number }): Promise<void> {
-    return kafkajsCall(async () => {
+  async deleteTopics({ topics, timeout }: { topics: string[]; timeout?: number }): Promise<void> {
+    check.checkDeleteTopics(topics);
+    return this.call(async () => {
       for (const t of topics) await this.a.deleteTopic(t, timeout !== undefined ? { timeoutMs: timeout } : {});
     });
   }
 
-  createPartitions({ topicPartitions, validateOnly, timeout }: { topicPartitions: { topic: string; count: number; assignments?: number[][] }[]; validateOnly?: boolean; timeout?: number }): Promise<boolean> {
-    return kafkajsCall(async () => {
+  async createPartitions({ topicPartitions, validateOnly, timeout }: { topicPartitions: { topic: string; count: number; assignments?: number[][] }[]; validateOnly?: boolean; timeout?: number }): Promise<boolean> {
+    check.checkCreatePartitions(topicPartitions);
+    return this.call(async () => {
       for (const t of topicPartitions) {
         await this.a.createPartitions(t.topic, t.count, { ...(validateOnly ? { validateOnly } : {}), ...(t.assignments ? { assignments: t.assignments } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) });
       }
@@ -133,11 +152,12 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   listTopics(): Promise<string[]> {
-    return kafkajsCall(() => this.a.listTopics());
+    return this.call(() => this.a.listTopics());
   }
 
-  fetchTopicMetadata({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: { name: string; partitions: { partitionErrorCode: number; partitionId: number; leader: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[] }[] }> {
-    return kafkajsCall(async () => {
+  async fetchTopicMetadata({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: { name: string; partitions: { partitionErrorCode: number; partitionId: number; leader: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[] }[] }> {
+    topics?.forEach(check.checkTopic);
+    return this.call(async () => {
       const names = topics.length > 0 ? topics : await this.a.listTopics();
       const described = await this.a.describeTopics(names);
       return {
@@ -155,8 +175,9 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   /** Per partition: `offset` and `high` the log end offset, `low` the log start offset. */
-  fetchTopicOffsets(topic: string): Promise<{ partition: number; offset: string; high: string; low: string }[]> {
-    return kafkajsCall(async () => {
+  async fetchTopicOffsets(topic: string): Promise<{ partition: number; offset: string; high: string; low: string }[]> {
+    check.checkTopic(topic);
+    return this.call(async () => {
       const tps = await this.partitionsOf(topic);
       const [ends, starts] = await Promise.all([this.a.logEndOffsets(tps), this.a.logStartOffsets(tps)]);
       const at = (m: Map<string, bigint>, p: number): string => String(pick(m, topic, p) ?? -1n);
@@ -165,8 +186,9 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   /** The first offset at or after `timestamp` per partition; the log end when there is none (KafkaJS's answer). */
-  fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number): Promise<PartitionOffset[]> {
-    return kafkajsCall(async () => {
+  async fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number): Promise<PartitionOffset[]> {
+    check.checkTopic(topic);
+    return this.call(async () => {
       const tps = await this.partitionsOf(topic);
       if (timestamp === undefined) return (await this.fetchTopicOffsets(topic)).map(({ partition, offset }) => ({ partition, offset }));
       const [found, ends] = await Promise.all([this.a.offsetsForTime(tps, BigInt(timestamp)), this.a.logEndOffsets(tps)]);
@@ -178,8 +200,9 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   /** The group's committed offsets of `topics` (every partition, '-1' where none), or of every topic it committed for. */
-  fetchOffsets({ groupId, topics }: { groupId: string; topics?: string[]; resolveOffsets?: boolean }): Promise<{ topic: string; partitions: (PartitionOffset & { metadata: string | null })[] }[]> {
-    return kafkajsCall(async () => {
+  async fetchOffsets({ groupId, topics }: { groupId: string; topics?: string[]; resolveOffsets?: boolean }): Promise<{ topic: string; partitions: (PartitionOffset & { metadata: string | null })[] }[]> {
+    check.checkFetchOffsets(groupId, topics);
+    return this.call(async () => {
       const committed = await this.a.committedOffsets(groupId);
       const names = topics ?? [...new Set(committed.map((c) => c.topic))];
       const out = [];
@@ -198,28 +221,44 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   /** Commits these offsets for the group (which must have no active members, as Kafka requires). */
-  setOffsets({ groupId, topic, partitions }: { groupId: string; topic: string; partitions: PartitionOffset[] }): Promise<void> {
-    return kafkajsCall(() => this.a.commitOffsets(groupId, partitions.map((p) => ({ topic, partition: p.partition, offset: BigInt(p.offset) }))));
+  async setOffsets({ groupId, topic, partitions }: { groupId: string; topic: string; partitions: PartitionOffset[] }): Promise<void> {
+    check.checkGroupTopic(groupId, topic, { partitions });
+    return this.call(async () => {
+      await this.checkGroupInactive(groupId);
+      await this.a.commitOffsets(groupId, partitions.map((p) => ({ topic, partition: p.partition, offset: BigInt(p.offset) })));
+    });
   }
 
   /** Moves the group's offsets of `topic` to the log end, or the log start with `earliest`. */
-  resetOffsets({ groupId, topic, earliest = false }: { groupId: string; topic: string; earliest?: boolean }): Promise<void> {
-    return kafkajsCall(async () => {
+  async resetOffsets({ groupId, topic, earliest = false }: { groupId: string; topic: string; earliest?: boolean }): Promise<void> {
+    check.checkGroupTopic(groupId, topic);
+    return this.call(async () => {
+      await this.checkGroupInactive(groupId);
       await this.a.resetOffsets(groupId, { scope: { kind: 'topics', topics: [{ topic }] }, spec: { kind: earliest ? 'earliest' : 'latest' }, execute: true });
     });
   }
 
+  /** KafkaJS's check before it moves a group's offsets: no member may be running (the group Empty or Dead). */
+  private async checkGroupInactive(groupId: string): Promise<void> {
+    const { state } = await this.describeGroup(groupId);
+    if (state !== 'Empty' && state !== 'Dead') throw new KafkaJSNonRetriableError(`The consumer group must have no running instances, current state: ${state}`);
+  }
+
   listGroups(): Promise<{ groups: { groupId: string; protocolType: string }[] }> {
-    return kafkajsCall(async () => ({ groups: (await this.a.listGroups()).map((g) => ({ groupId: g.group, protocolType: g.protocolType })) }));
+    return this.call(async () => ({ groups: (await this.a.listGroups()).map((g) => ({ groupId: g.group, protocolType: g.protocolType })) }));
   }
 
   describeGroups(groupIds: string[]): Promise<{ groups: GroupDescription[] }> {
-    return kafkajsCall(async () => ({ groups: await Promise.all(groupIds.map((g) => this.describeGroup(g))) }));
+    return this.call(async () => ({ groups: await Promise.all(groupIds.map((g) => this.describeGroup(g))) }));
   }
 
   /** @internal one group as KafkaJS describes it; memberMetadata is not available (an empty buffer). */
   async describeGroup(groupId: string): Promise<GroupDescription> {
-    const d = await kafkajsCall(() => this.a.describeGroup(groupId));
+    // A group that does not exist is described as KafkaJS (Kafka's DescribeGroups) describes it: Dead, no members.
+    const d = await this.call(() => this.a.describeGroup(groupId).catch((err: unknown) => {
+      if (err instanceof GroupNotFoundError) return { protocol: '', protocolType: '', state: 'Dead', members: [] };
+      throw err;
+    }));
     const byTopic = (tps: readonly { topic: string; partition: number }[]): { topic: string; partitions: number[] }[] => {
       const m = new Map<string, number[]>();
       for (const tp of tps) (m.get(tp.topic) ?? m.set(tp.topic, []).get(tp.topic)!).push(tp.partition);
@@ -234,26 +273,37 @@ export class KafkaJSAdmin implements GroupAdmin {
     };
   }
 
-  deleteGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number }[]> {
-    return kafkajsCall(async () => {
+  async deleteGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number }[]> {
+    check.checkDeleteGroups(groupIds);
+    return this.call(async () => {
+      // As KafkaJS: every group is tried; those Kafka refused come back together in a KafkaJSDeleteGroupsError.
       const out = [];
+      const refused: { groupId: string; errorCode: number; error: KafkaJSProtocolError }[] = [];
       for (const groupId of groupIds) {
-        await this.a.deleteGroup(groupId);
-        out.push({ groupId, errorCode: 0 });
+        try {
+          await this.a.deleteGroup(groupId);
+          out.push({ groupId, errorCode: 0 });
+        } catch (err) {
+          const error = err instanceof GroupNotFoundError ? new KafkaJSProtocolError(ErrorCode.GROUP_ID_NOT_FOUND, { cause: err }) : toKafkaJSError(err);
+          if (!(error instanceof KafkaJSProtocolError)) throw error;
+          refused.push({ groupId, errorCode: error.code, error });
+        }
       }
+      if (refused.length > 0) throw new KafkaJSDeleteGroupsError('Error in DeleteGroups', refused);
       return out;
     });
   }
 
   describeCluster(): Promise<{ brokers: { nodeId: number; host: string; port: number }[]; controller: number | null; clusterId: string }> {
-    return kafkajsCall(async () => {
+    return this.call(async () => {
       const c = await this.a.describeCluster();
       return { brokers: c.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port })), controller: c.controllerId < 0 ? null : c.controllerId, clusterId: c.clusterId ?? '' };
     });
   }
 
-  describeConfigs({ resources, includeSynonyms = false }: { resources: { type: number; name: string; configNames?: string[] }[]; includeSynonyms?: boolean }): Promise<unknown> {
-    return kafkajsCall(async () => ({
+  async describeConfigs({ resources, includeSynonyms = false }: { resources: { type: number; name: string; configNames?: string[] }[]; includeSynonyms?: boolean }): Promise<unknown> {
+    check.checkDescribeConfigs(resources);
+    return this.call(async () => ({
       throttleTime: 0,
       resources: await Promise.all(resources.map(async (r) => {
         const type = RESOURCE_TYPES[r.type];
@@ -271,8 +321,9 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   /** Sets each resource's configs (KafkaJS's alterConfigs: the entries given replace the resource's dynamic configs). */
-  alterConfigs({ resources, validateOnly = false }: { resources: { type: number; name: string; configEntries: { name: string; value: string }[] }[]; validateOnly?: boolean }): Promise<unknown> {
-    return kafkajsCall(async () => {
+  async alterConfigs({ resources, validateOnly = false }: { resources: { type: number; name: string; configEntries: { name: string; value: string }[] }[]; validateOnly?: boolean }): Promise<unknown> {
+    check.checkAlterConfigs(resources);
+    return this.call(async () => {
       for (const r of resources) {
         const type = RESOURCE_TYPES[r.type];
         if (!type) throw new KafkaJSNonRetriableError(`Invalid ConfigResourceType: ${r.type}`);
@@ -283,36 +334,42 @@ export class KafkaJSAdmin implements GroupAdmin {
   }
 
   /** Deletes records before each offset; '-1' means the high watermark (everything). */
-  deleteTopicRecords({ topic, partitions }: { topic: string; partitions: PartitionOffset[] }): Promise<void> {
-    return kafkajsCall(async () => {
+  async deleteTopicRecords({ topic, partitions }: { topic: string; partitions: PartitionOffset[] }): Promise<void> {
+    check.checkDeleteTopicRecords(topic, partitions);
+    return this.call(async () => {
       const ends = await this.a.logEndOffsets(partitions.map((p) => ({ topic, partition: p.partition })));
       await this.a.deleteRecords(partitions.map((p) => ({ topic, partition: p.partition, offset: p.offset === '-1' ? pick(ends, topic, p.partition) ?? 0n : BigInt(p.offset) })));
     });
   }
 
   async alterPartitionReassignments(request: { topics: reassignments.PartitionReassignment[]; timeout?: number }): Promise<void> {
+    if (!this.admin) await this.call(() => this.open());
     return reassignments.alterPartitionReassignments(this.a, request);
   }
 
   async listPartitionReassignments(request: { topics?: { topic: string; partitions: number[] }[] | null; timeout?: number } = {}): Promise<reassignments.ListPartitionReassignmentsResponse> {
+    if (!this.admin) await this.call(() => this.open());
     return reassignments.listPartitionReassignments(this.a, request);
   }
 
   /** @internal the consumer's commits outside run(). */
   commitOffsets(groupId: string, offsets: readonly { topic: string; partition: number; offset: bigint }[]): Promise<void> {
-    return kafkajsCall(() => this.a.commitOffsets(groupId, offsets));
+    return this.call(() => this.a.commitOffsets(groupId, offsets));
   }
 
-  createAcls({ acl }: { acl: AclEntry[] }): Promise<true> {
-    return kafkajsCall(() => createAcls(this.a, acl));
+  async createAcls({ acl }: { acl: AclEntry[] }): Promise<true> {
+    check.checkAclEntries(acl, 'ACL');
+    return this.call(() => createAcls(this.a, acl));
   }
 
-  describeAcls(filter: AclFilter): ReturnType<typeof describeAcls> {
-    return kafkajsCall(() => describeAcls(this.a, filter));
+  async describeAcls(filter: AclFilter): ReturnType<typeof describeAcls> {
+    check.checkDescribeAcls(filter as unknown as Record<string, unknown>);
+    return this.call(() => describeAcls(this.a, filter));
   }
 
-  deleteAcls({ filters }: { filters: AclFilter[] }): ReturnType<typeof deleteAcls> {
-    return kafkajsCall(() => deleteAcls(this.a, filters));
+  async deleteAcls({ filters }: { filters: AclFilter[] }): ReturnType<typeof deleteAcls> {
+    check.checkAclEntries(filters, 'ACL Filter');
+    return this.call(() => deleteAcls(this.a, filters));
   }
 }
 

@@ -15,6 +15,13 @@ function withVersion(bytes: Buffer, version: number): Buffer {
   return bytes;
 }
 
+/**
+ * KafkaJS writes and reads the subscription's version-0 fields (topics, user data) under
+ * whatever version it is given: at version 0 these are Kafka's bytes; at 1 and above KafkaJS
+ * leaves out the later fields (owned partitions, ...), and so does this, so that metadata
+ * KafkaJS members wrote decodes, and ours decodes on their side. Decoding ignores what follows
+ * the user data (a Java or Brook member's later fields).
+ */
 export const MemberMetadata = Object.freeze({
   encode({ version, topics, userData = Buffer.alloc(0) }: { version: number; topics: string[]; userData?: Buffer }): Buffer {
     return withVersion(encodeSubscription({ topics, userData, ownedPartitions: [], generationId: -1, rackId: null }, 0), version);

@@ -13,7 +13,8 @@ export function toKafkaMessage(r: ConsumerRecord): KafkaMessage {
     headers[h.key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }
   const size = (r.key?.length ?? 0) + (r.value?.length ?? 0);
-  return { key: r.key, value: r.value, timestamp: String(r.timestamp), attributes: 0, offset: String(r.offset), size, headers };
+  // magicByte 2 and isControlRecord false: the record batch format Brook's fetches read, as KafkaJS labels its messages.
+  return { magicByte: 2, key: r.key, value: r.value, timestamp: String(r.timestamp), attributes: 0, offset: String(r.offset), size, headers, isControlRecord: false };
 }
 
 /** One partition's records of a poll as KafkaJS's Batch; `highWatermark` from the last fetch (the batch's end when unknown). */

@@ -190,7 +190,9 @@ export class ConsumerRun {
       const started = Date.now();
       try {
         this.positions.beginPoll();
-        records = await this.consumer.poll({ timeoutMs: this.owner.config.maxWaitTimeInMs ?? 5_000, signal: this.stopping.signal });
+        // At least 1 ms: poll(0) returns what is buffered without waiting for the fetch it
+        // sends, and a loop of them never lets the response in (maxWaitTimeInMs: 0 is valid).
+        records = await this.consumer.poll({ timeoutMs: Math.max(1, this.owner.config.maxWaitTimeInMs ?? 5_000), signal: this.stopping.signal });
       } catch (err) {
         if (!this.running) return;
         if (await this.crashed(toKafkaJSError(err))) continue;

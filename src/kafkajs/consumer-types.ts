@@ -8,6 +8,9 @@ export interface IHeaders {
 }
 
 export interface KafkaMessage {
+  /** The message format: 2 (record batches), the only one Brook reads. */
+  magicByte?: number;
+  isControlRecord?: boolean;
   key: Buffer | null;
   value: Buffer | null;
   timestamp: string;

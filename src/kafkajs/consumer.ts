@@ -11,6 +11,7 @@ import { INT32_MAX, type CommonClientOptions } from '../client/options.js';
 import type { TopicPartition } from '../assignors/types.js';
 import { KafkaJsRoundRobinAssignor } from '../assignors/kafkajs-round-robin.js';
 import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
+import { checkCommitOffsets, checkSubscribe, checkTopicPartitions } from './consumer-validation.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
 import type { KafkaJSLogging } from './logger.js';
 import {
@@ -99,6 +100,7 @@ export class KafkaJSConsumer implements RunOwner {
   /** Topics by name, or by RegExp matched against the topics that exist now (as KafkaJS). */
   async subscribe(subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void> {
     if (this.current?.running) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running');
+    checkSubscribe(subscription);
     const list = 'topics' in subscription ? subscription.topics : [subscription.topic];
     if (!Array.isArray(list) || list.some((t) => !(typeof t === 'string' || t instanceof RegExp))) {
       throw new KafkaJSNonRetriableError(`Invalid topics array ${JSON.stringify(list)}`);
@@ -180,6 +182,7 @@ export class KafkaJSConsumer implements RunOwner {
 
   /** Commits these offsets now (the offset of the next message to read, as KafkaJS). */
   async commitOffsets(offsets: TopicPartitionOffsetAndMetadata[]): Promise<void> {
+    checkCommitOffsets(offsets, this.current !== null);
     const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), ...(o.metadata ? { metadata: o.metadata } : {}) }));
     if (this.current) return this.current.commitOffsets(list);
     await this.admin.commitOffsets(this.config.groupId, list);
@@ -193,10 +196,12 @@ export class KafkaJSConsumer implements RunOwner {
   }
 
   pause(topics: { topic: string; partitions?: number[] }[]): void {
+    checkTopicPartitions(topics, this.current !== null, 'pause');
     this.current?.consumer.pause(this.expand(topics));
   }
 
   resume(topics: { topic: string; partitions?: number[] }[]): void {
+    checkTopicPartitions(topics, this.current !== null, 'resume');
     this.current?.consumer.resume(this.expand(topics));
   }
 

@@ -5,7 +5,7 @@
  * The Brook error stays reachable as `cause`.
  */
 import { ErrorCode, errorInfo, KafkaProtocolError } from '../protocol/errors.js';
-import { ConfigError, ConnectionError, NoBrokerReachableError, RequestTimeoutError, TimeoutError } from '../client/errors.js';
+import { AuthenticationError, ConfigError, ConnectionError, NoBrokerReachableError, RequestTimeoutError, TimeoutError } from '../client/errors.js';
 
 interface ErrorOptions {
   readonly retriable?: boolean;
@@ -121,7 +121,15 @@ export const KafkaJSNotImplemented = named(KafkaJSNonRetriableError, 'KafkaJSNot
 export const KafkaJSTimeout = named(KafkaJSNonRetriableError, 'KafkaJSTimeout');
 export const KafkaJSLockTimeout = named(KafkaJSTimeout, 'KafkaJSLockTimeout');
 export const KafkaJSUnsupportedMagicByteInMessageSet = named(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet');
-export const KafkaJSDeleteGroupsError = named(KafkaJSError, 'KafkaJSDeleteGroupsError');
+/** deleteGroups' failure: `groups` holds each group that was not deleted ({ groupId, errorCode, error }). */
+export class KafkaJSDeleteGroupsError extends KafkaJSError {
+  readonly groups: { groupId: string; errorCode: number; error: KafkaJSProtocolError }[];
+  constructor(e: string | Error, groups: { groupId: string; errorCode: number; error: KafkaJSProtocolError }[] = []) {
+    super(e);
+    this.groups = groups;
+    this.name = 'KafkaJSDeleteGroupsError';
+  }
+}
 export const KafkaJSDeleteTopicRecordsError = named(KafkaJSError, 'KafkaJSDeleteTopicRecordsError');
 export const KafkaJSInvariantViolation = named(KafkaJSNonRetriableError, 'KafkaJSInvariantViolation');
 export const KafkaJSInvalidVarIntError = named(KafkaJSNonRetriableError, 'KafkaJSInvalidVarIntError');
@@ -153,7 +161,7 @@ export function toKafkaJSError(err: unknown): KafkaJSError {
   if (err instanceof KafkaProtocolError) {
     const info = errorInfo(err.errorCode);
     const base = { message: err.detail ? `${info.message}: ${err.detail}` : info.message, type: kafkajsErrorType(info.code), code: info.code, retriable: info.retriable };
-    if (err.errorCode === ErrorCode.SASL_AUTHENTICATION_FAILED) return new KafkaJSSASLAuthenticationError(err.message, { cause: err });
+    if (err.errorCode === ErrorCode.SASL_AUTHENTICATION_FAILED) return new KafkaJSSASLAuthenticationError(saslFailure(err), { cause: err });
     if (err.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) return new KafkaJSOffsetOutOfRange(base);
     return new KafkaJSProtocolError(base, { cause: err });
   }
@@ -162,6 +170,15 @@ export function toKafkaJSError(err: unknown): KafkaJSError {
   if (err instanceof ConnectionError || err instanceof NoBrokerReachableError) return new KafkaJSConnectionError(err.message, { cause: err });
   if (err instanceof ConfigError) return new KafkaJSNonRetriableError(err.message, { cause: err });
   return new KafkaJSNonRetriableError(err.message, { cause: err });
+}
+
+/** KafkaJS's names of the SASL mechanisms in its login failure messages. */
+const SASL_LABELS: Record<string, string> = { PLAIN: 'PLAIN', 'SCRAM-SHA-256': 'SCRAM SHA256', 'SCRAM-SHA-512': 'SCRAM SHA512', OAUTHBEARER: 'OAUTHBEARER' };
+
+/** A failed login as KafkaJS words it ("SASL PLAIN authentication failed: ..."), with Kafka's reason. */
+function saslFailure(err: KafkaProtocolError): string {
+  const label = err instanceof AuthenticationError && err.mechanism !== undefined ? SASL_LABELS[err.mechanism] : undefined;
+  return label === undefined ? err.message : `SASL ${label} authentication failed: ${err.detail ?? err.message}`;
 }
 
 /** Runs a Brook call; what it throws comes out as a KafkaJS error. */

@@ -11,7 +11,8 @@ import { RequestTimeoutError } from '../client/errors.js';
 import { KafkaJSNonRetriableError } from './errors.js';
 
 export interface InstrumentationEvent<T> {
-  id: string;
+  /** A number at run time, as KafkaJS's (whose declarations say string). */
+  id: number;
   type: string;
   timestamp: number;
   payload: T;
@@ -37,7 +38,9 @@ export class Instrumentation {
 
   on(eventName: string, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener { // eslint-disable-line @typescript-eslint/no-explicit-any
     if (!Object.values(this.events).includes(eventName)) {
-      throw new KafkaJSNonRetriableError(`Event name should be one of ${Object.keys(this.events).map((k) => `${k.toLowerCase()}`).join(', ')}`);
+      // KafkaJS names them as the application writes them: producer.events.CONNECT, ...
+      const client = Object.values(this.events)[0]?.split('.')[0] ?? '';
+      throw new KafkaJSNonRetriableError(`Event name should be one of ${Object.keys(this.events).map((k) => `${client}.events.${k}`).join(', ')}`);
     }
     let set = this.listeners.get(eventName);
     if (!set) this.listeners.set(eventName, set = new Set());
@@ -53,7 +56,7 @@ export class Instrumentation {
   emit(type: string, payload: unknown = null): void {
     const set = this.listeners.get(type);
     if (!set || set.size === 0) return;
-    const event = { id: String(++eventId), type, timestamp: Date.now(), payload };
+    const event = { id: eventId++, type, timestamp: Date.now(), payload };
     for (const l of [...set]) {
       try {
         l(event);

@@ -104,8 +104,13 @@ export function toHeaders(headers: IHeaders | undefined): { key: string; value: 
   return out;
 }
 
-/** Brook's partitioner calling a KafkaJS one with the metadata it reads (every partition has a leader). */
-function adaptPartitioner(create: ICustomPartitioner): PartitionerFunction {
+/**
+ * Brook's partitioner calling a KafkaJS one with the metadata it reads (every partition has a
+ * leader). Brook hands it the key's bytes; KafkaJS hands the message's key as the application
+ * gave it, and partitioners call string methods on it: a key whose text is among the string
+ * keys being sent (`stringKeys`, counted by send) goes to the partitioner as that string.
+ */
+function adaptPartitioner(create: ICustomPartitioner, stringKeys: ReadonlyMap<string, number>): PartitionerFunction {
   const partitioner = create();
   const metadata = new Map<number, PartitionMetadata[]>();
   return ({ topic, key, value, partitionCount }) => {
@@ -114,8 +119,23 @@ function adaptPartitioner(create: ICustomPartitioner): PartitionerFunction {
       partitions = Array.from({ length: partitionCount }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 0, replicas: [0], isr: [0] }));
       metadata.set(partitionCount, partitions);
     }
-    return partitioner({ topic, partitionMetadata: partitions, message: { key, value } });
+    const text = key === null || stringKeys.size === 0 ? undefined : key.toString('utf8');
+    return partitioner({ topic, partitionMetadata: partitions, message: { key: text !== undefined && stringKeys.has(text) ? text : key, value } });
   };
+}
+
+/** Counts `keys` in `counts` while `during` runs. */
+async function counting<T>(counts: Map<string, number>, keys: readonly string[], during: () => Promise<T>): Promise<T> {
+  for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+  try {
+    return await during();
+  } finally {
+    for (const k of keys) {
+      const n = counts.get(k)! - 1;
+      if (n === 0) counts.delete(k);
+      else counts.set(k, n);
+    }
+  }
 }
 
 /** Per-record metadata of one call as KafkaJS's per-partition answer, partitions in the order first written. */
@@ -136,8 +156,15 @@ export class KafkaJSProducer {
   private common: CommonClientOptions | null = null;
   private connecting: Promise<void> | null = null;
   private transactionActive = false;
+  /** disconnect() calls still closing their producers: sends meanwhile get KafkaJS's "disconnecting" error. */
+  private disconnecting = 0;
+  /** String keys of the messages being sent (a custom partitioner sees them as strings). */
+  private readonly stringKeys = new Map<string, number>();
 
   constructor(private readonly resolveCommon: () => Promise<CommonClientOptions>, private readonly config: ProducerConfig, private readonly logging: KafkaJSLogging) {
+    if (config.idempotent === true && config.retry?.retries !== undefined && config.retry.retries < 1) {
+      throw new KafkaJSNonRetriableError('Idempotent producer must allow retries to protect against transient errors');
+    }
     this.instrumentation = new Instrumentation(PRODUCER_EVENTS, PRODUCER_EVENTS.REQUEST, () => this.common?.clientId ?? '');
   }
 
@@ -156,8 +183,9 @@ export class KafkaJSProducer {
   async connect(): Promise<void> {
     this.connecting ??= kafkajsCall(async () => {
       this.common = await this.resolveCommon();
-      await this.producerFor(-1, 0).connect();
-      if (this.config.transactionalId !== undefined) await this.producerFor(-1, 0).initTransactions();
+      const transactional = this.config.transactionalId !== undefined;
+      await this.producerFor(-1, 0, transactional).connect();
+      if (transactional) await this.producerFor(-1, 0, true).initTransactions();
     });
     try {
       await this.connecting;
@@ -173,35 +201,46 @@ export class KafkaJSProducer {
     this.producers.clear();
     this.connecting = null;
     this.common = null;
-    await Promise.all(all.map((p) => p.close()));
+    this.disconnecting++;
+    try {
+      await Promise.all(all.map((p) => p.close()));
+    } finally {
+      this.disconnecting--;
+    }
     this.instrumentation.unwatchRequests();
     this.instrumentation.emit(PRODUCER_EVENTS.DISCONNECT);
   }
 
-  private producerFor(acks: number, compression: number): BrookProducer {
+  /**
+   * The Brook producer for these settings. A transactional id makes one transactional producer
+   * (`transactional`: the transaction's sends); the producer's own send() and sendBatch() are
+   * outside any transaction, as in KafkaJS, and go through an idempotent one.
+   */
+  private producerFor(acks: number, compression: number, transactional = false): BrookProducer {
     if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
-    const idempotent = this.isIdempotent();
+    // Outside a transaction, idempotent only when asked (KafkaJS's transactional producer sends with acks 1 there).
+    const idempotent = transactional || this.config.idempotent === true;
     if (idempotent && acks !== -1) throw new KafkaJSNonRetriableError("Not requiring ack for all messages invalidates the idempotent producer's EoS guarantees");
     const name = COMPRESSION_NAMES[compression];
     if (name === undefined) throw new KafkaJSNonRetriableError(`Compression codec ${compression} is not implemented`);
     // One transactional id, one producer; an idempotent one may have one per codec.
-    const key = this.config.transactionalId !== undefined ? 'tx' : `${acks}/${compression}`;
+    const key = transactional ? 'tx' : `${acks}/${compression}`;
     let p = this.producers.get(key);
     if (!p) {
       const create = this.config.createPartitioner;
       const options: ProducerOptions = {
         ...this.common,
         acks: acks as -1 | 0 | 1,
-        compression: this.config.transactionalId !== undefined ? 'none' : name,
+        compression: transactional ? 'none' : name,
         idempotent,
         lingerMs: 0,
         logger: this.logging.brook('Producer'),
         ...(this.config.retry?.maxRetryTime !== undefined ? { retryBackoffMaxMs: this.config.retry.maxRetryTime } : {}),
         ...(this.config.metadataMaxAge !== undefined ? { metadataMaxAgeMs: this.config.metadataMaxAge } : {}),
         ...(this.config.maxInFlightRequests !== undefined ? { maxInFlightRequestsPerConnection: this.config.maxInFlightRequests } : {}),
-        ...(this.config.transactionalId !== undefined ? { transactionalId: this.config.transactionalId } : {}),
+        ...(transactional && this.config.transactionalId !== undefined ? { transactionalId: this.config.transactionalId } : {}),
         ...(this.config.transactionTimeout !== undefined ? { transactionTimeoutMs: this.config.transactionTimeout } : {}),
-        ...(create !== undefined && create !== DefaultPartitioner ? { partitioner: adaptPartitioner(create) } : {}),
+        ...(create !== undefined && create !== DefaultPartitioner ? { partitioner: adaptPartitioner(create, this.stringKeys) } : {}),
       };
       p = new BrookProducer(options);
       this.producers.set(key, p);
@@ -215,23 +254,21 @@ export class KafkaJSProducer {
   }
 
   async sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    if (this.config.transactionalId !== undefined && !this.transactionActive) {
-      throw new KafkaJSNonRetriableError('Cannot send without awaiting for a transaction (transactional producers send through producer.transaction())');
-    }
     return this.write(batch);
   }
 
-  /** @internal the transaction's sends skip the check above. */
-  async write(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
+  /** @internal sends `batch`; `transactional`: in the open transaction (the transaction's send and sendBatch). */
+  async write(batch: ProducerBatch, transactional = false): Promise<RecordMetadata[]> {
     const topicMessages = batch.topicMessages ?? [];
     for (const { topic, messages } of topicMessages) {
       if (!topic) throw new KafkaJSNonRetriableError('Invalid topic');
       if (!Array.isArray(messages)) throw new KafkaJSNonRetriableError(`Invalid messages array [${String(messages)}] for topic "${topic}"`);
       for (const m of messages) if (m === null || m === undefined || m.value === undefined) throw new KafkaJSNonRetriableError(`Invalid message without value for topic "${topic}": ${JSON.stringify(m)}`);
     }
+    if (this.disconnecting > 0) throw new KafkaJSNonRetriableError('The producer is disconnecting; therefore, it can\'t safely accept messages anymore');
+    if (!this.common) throw new KafkaJSNonRetriableError('The producer is disconnected');
     return kafkajsCall(async () => {
-      const producer = this.producerFor(batch.acks ?? -1, batch.compression ?? CompressionTypes.None);
+      const producer = this.producerFor(batch.acks ?? -1, batch.compression ?? CompressionTypes.None, transactional);
       const records = topicMessages.flatMap(({ topic, messages }) => messages.map((m) => ({
         topic,
         key: m.key ?? null,
@@ -240,8 +277,10 @@ export class KafkaJSProducer {
         ...(m.headers ? { headers: toHeaders(m.headers)! } : {}),
         ...(m.timestamp !== undefined && m.timestamp !== null ? { timestamp: Number(m.timestamp) } : {}),
       })));
-      const written = await producer.sendBatch(records);
-      // As KafkaJS: with acks=0 there is no Produce response, so nothing to report.
+      const custom = this.config.createPartitioner !== undefined && this.config.createPartitioner !== DefaultPartitioner;
+      const stringKeys = custom ? records.flatMap((r) => (typeof r.key === 'string' ? [r.key] : [])) : [];
+      const written = await counting(this.stringKeys, stringKeys, () => producer.sendBatch(records));
+      // acks 0: the broker answers nothing, and KafkaJS resolves with no metadata.
       return batch.acks === 0 ? [] : toRecordMetadata(written);
     });
   }
@@ -250,7 +289,7 @@ export class KafkaJSProducer {
   async transaction(): Promise<KafkaJSTransaction> {
     if (this.config.transactionalId === undefined) throw new KafkaJSNonRetriableError('Must provide transactional id for transactional producer');
     if (this.transactionActive) throw new KafkaJSNonRetriableError('There is already an ongoing transaction for this producer. Please end the transaction before beginning another.');
-    const producer = this.producerFor(-1, 0);
+    const producer = this.producerFor(-1, 0, true);
     await kafkajsCall(async () => producer.beginTransaction());
     this.transactionActive = true;
     return new KafkaJSTransaction(this, producer, () => (this.transactionActive = false));
@@ -266,17 +305,18 @@ export class KafkaJSTransaction {
   }
 
   private check(): void {
-    if (!this.active) throw new KafkaJSNonRetriableError('Transaction is not active');
+    if (!this.active) throw new KafkaJSNonRetriableError('Cannot continue to use transaction once ended');
   }
 
-  send(record: ProducerRecord): Promise<RecordMetadata[]> {
+  // Async, as KafkaJS's: a call on an ended transaction rejects (it does not throw).
+  async send(record: ProducerRecord): Promise<RecordMetadata[]> {
     this.check();
-    return this.owner.write({ acks: -1, topicMessages: [{ topic: record.topic, messages: record.messages }] });
+    return this.owner.write({ acks: -1, topicMessages: [{ topic: record.topic, messages: record.messages }] }, true);
   }
 
-  sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
+  async sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
     this.check();
-    return this.owner.write({ ...batch, acks: -1 });
+    return this.owner.write({ ...batch, acks: -1 }, true);
   }
 
   /** Commits a consumer group's offsets with the transaction (KafkaJS: generation -1, no member id, as Kafka's groupId-only call). */

@@ -1,0 +1,2 @@
+/** KafkaJS's aclPermissionTypes, brook/kafkajs's public AclPermissionTypes. */
+module.exports = require('brook/kafkajs').AclPermissionTypes

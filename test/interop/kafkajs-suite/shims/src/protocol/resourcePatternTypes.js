@@ -1,0 +1,2 @@
+/** KafkaJS's resourcePatternTypes, brook/kafkajs's public ResourcePatternTypes. */
+module.exports = require('brook/kafkajs').ResourcePatternTypes
