@@ -336,7 +336,7 @@ async function kafkaTarget(pki: TestPki, cleanup: Cleanup): Promise<Target> {
 
 test("KafkaJS v2.2.4's example applications with brook/kafkajs and with KafkaJS 2.2.4, on Brook and on Apache Kafka 4.4", { timeout: 900_000, skip }, async (t) => {
   // Other tests with fixed ports (KafkaJS's own suite) may run beside this one: one at a time.
-  const ports = await acquireFixedPorts([PORT, ...UNREACHABLE_SEEDS], WHY_FIXED);
+  const ports = await acquireFixedPorts([PORT, ...UNREACHABLE_SEEDS], WHY_FIXED, 480_000);
   t.after(() => ports.release());
   const pki = makeTestPki();
   t.after(() => pki.remove());
