@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runProcess } from './../support/clients/run.js';
 import { projectRoot, tempDir } from '../support/brook.js';
-import { acquireFixedPorts } from '../support/fixed-ports.js';
+import { lockFixedPorts } from '../support/fixed-ports.js';
 
 interface Summary {
   wallMs: number;
@@ -28,9 +28,9 @@ const suiteDir = join(projectRoot, 'test', 'interop', 'kafkajs-suite');
 
 test('KafkaJS 2.2.4\'s own producer, consumer and admin tests: every test expected.json lists passes against brook/kafkajs', { timeout: 900_000 }, async (t) => {
   // KafkaJS's tests name localhost:9092-9100; kafkajs-examples.test.ts takes 9094 too. The
-  // machine-wide lock keeps the two apart (the harness moves to free ports only when something
-  // else holds them).
-  const ports = await acquireFixedPorts(Array.from({ length: 9 }, (_, i) => 9092 + i), "KafkaJS's tests expect their cluster on localhost:9092-9100", 480_000);
+  // machine-wide lock keeps the two apart; the harness moves to free ports by itself when a
+  // program outside the tests holds one of them.
+  const ports = await lockFixedPorts("KafkaJS's tests expect their cluster on localhost:9092-9100", 480_000);
   t.after(() => ports.release());
   const dir = tempDir('kafkajs-suite-');
   t.after(() => dir.remove());

@@ -73,7 +73,11 @@ export interface FixedPorts {
  * (bindable and refusing connections); throws after `timeoutMs`, naming `why` and the ports
  * still taken.
  */
-export async function acquireFixedPorts(ports: readonly number[], why: string, timeoutMs = 180_000): Promise<FixedPorts> {
+/**
+ * Only the lock: for a program that moves to free ports itself when its fixed ones are taken
+ * (KafkaJS's suite harness), but must not start while another fixed-port test holds them.
+ */
+export async function lockFixedPorts(why: string, timeoutMs = 180_000): Promise<FixedPorts> {
   const deadline = Date.now() + timeoutMs;
   while (!tryLock()) {
     if (Date.now() > deadline) throw new Error(`${why}: another test held ${LOCK} for ${timeoutMs} ms`);
@@ -86,6 +90,12 @@ export async function acquireFixedPorts(ports: readonly number[], why: string, t
       // already gone
     }
   };
+  return { release };
+}
+
+export async function acquireFixedPorts(ports: readonly number[], why: string, timeoutMs = 180_000): Promise<FixedPorts> {
+  const deadline = Date.now() + timeoutMs;
+  const { release } = await lockFixedPorts(why, timeoutMs);
   for (;;) {
     const taken: number[] = [];
     for (const port of ports) if (!(await portFree(port)) || !(await connectionRefused(port))) taken.push(port);
