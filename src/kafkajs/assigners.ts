@@ -155,4 +155,22 @@ const roundRobin: PartitionAssigner = Object.assign(({ cluster }: { cluster: Ass
   },
 }), { brookAssignor: KAFKAJS_ROUND_ROBIN });
 
-export const PartitionAssigners = Object.freeze({ roundRobin });
+/**
+ * Brook's own client-side assignors, beyond KafkaJS: Java's and librdkafka's protocol names
+ * (`range`, `sticky`, `cooperative-sticky`), so brook/kafkajs members share groups with Java,
+ * librdkafka and Brook consumers using them; `cooperativeSticky` makes rebalances incremental
+ * (only moved partitions are revoked). Brook runs them inside the consumer; they are not
+ * KafkaJS assigner objects, so calling one as a factory is refused.
+ */
+function brookAssignor(name: string): PartitionAssigner {
+  return Object.assign(() => {
+    throw new KafkaJSNonRetriableError(`PartitionAssigners' ${name} assigner runs only inside brook/kafkajs consumers (give it in partitionAssigners)`);
+  }, { brookAssignor: name });
+}
+
+export const PartitionAssigners = Object.freeze({
+  roundRobin,
+  range: brookAssignor('range'),
+  sticky: brookAssignor('sticky'),
+  cooperativeSticky: brookAssignor('cooperative-sticky'),
+});

@@ -40,6 +40,14 @@ export type PartitionAssigner = ((config: { cluster: AssignerCluster; groupId: s
 export interface ConsumerConfig {
   groupId: string;
   partitionAssigners?: PartitionAssigner[];
+  /**
+   * Beyond KafkaJS: 'consumer' joins with Kafka's consumer group protocol (KIP-848: the broker
+   * assigns, incrementally; no partitionAssigners, sessionTimeout or heartbeatInterval, which the
+   * broker's group configs decide). Default 'classic', KafkaJS's protocol.
+   */
+  groupProtocol?: 'classic' | 'consumer';
+  /** With groupProtocol 'consumer': the broker's assignor to use (`uniform`, `range`); default the broker's. */
+  groupRemoteAssignor?: string;
   metadataMaxAge?: number;
   sessionTimeout?: number;
   rebalanceTimeout?: number;

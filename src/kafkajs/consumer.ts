@@ -9,7 +9,8 @@ import { CLIENT_CHANNELS, type RequestMessage } from '../client/diagnostics.js';
 import { Consumer as BrookConsumer, type ConsumerOptions } from '../client/consumer/index.js';
 import { INT32_MAX, type CommonClientOptions } from '../client/options.js';
 import type { TopicPartition } from '../assignors/types.js';
-import { KafkaJsRoundRobinAssignor } from '../assignors/kafkajs-round-robin.js';
+import { KafkaJsRoundRobinAssignor, KAFKAJS_ROUND_ROBIN } from '../assignors/kafkajs-round-robin.js';
+import { assignorByName } from '../assignors/registry.js';
 import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
 import { checkCommitOffsets, checkSubscribe, checkTopicPartitions } from './consumer-validation.js';
 import { Instrumentation, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './events.js';
@@ -32,8 +33,8 @@ export class KafkaJSConsumer implements RunOwner {
   private current: ConsumerRun | null = null;
   private heartbeatSubscriber: ((message: unknown) => void) | null = null;
   private stopped: Promise<void> | null = null;
-  /** The configured assigners in order; null stands for PartitionAssigners.roundRobin. */
-  private readonly assigners: (KafkaJSAssignorAdapter | null)[];
+  /** The configured assigners in order; a name stands for one Brook runs (PartitionAssigners' own). */
+  private readonly assigners: (KafkaJSAssignorAdapter | string)[];
 
   constructor(
     private readonly resolveCommon: () => Promise<CommonClientOptions>,
@@ -42,6 +43,14 @@ export class KafkaJSConsumer implements RunOwner {
     private readonly admin: GroupAdmin,
   ) {
     if (!config || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.');
+    if (config.groupProtocol !== undefined && config.groupProtocol !== 'classic' && config.groupProtocol !== 'consumer') {
+      throw new KafkaJSNonRetriableError(`groupProtocol must be 'classic' or 'consumer', not ${JSON.stringify(config.groupProtocol)}`);
+    }
+    const consumerProtocol = config.groupProtocol === 'consumer';
+    if (consumerProtocol && config.partitionAssigners !== undefined) {
+      throw new KafkaJSNonRetriableError("partitionAssigners cannot be set with groupProtocol 'consumer': the broker assigns (groupRemoteAssignor names its assignor)");
+    }
+    if (!consumerProtocol && config.groupRemoteAssignor !== undefined) throw new KafkaJSNonRetriableError("groupRemoteAssignor needs groupProtocol 'consumer'");
     const factories = config.partitionAssigners ?? [PartitionAssigners.roundRobin];
     if (!Array.isArray(factories) || factories.length === 0 || factories.some((f) => typeof f !== 'function')) {
       throw new KafkaJSNonRetriableError('partitionAssigners must be a non-empty array of assigner factories');
@@ -49,7 +58,7 @@ export class KafkaJSConsumer implements RunOwner {
     const cluster = new AssignerCluster((topics) => admin.fetchTopicMetadata({ topics }));
     const logger = logging.logger('Consumer');
     // As KafkaJS, the factories are called once, when the consumer is made.
-    this.assigners = factories.map((f) => f.brookAssignor !== undefined ? null : new KafkaJSAssignorAdapter(f({ cluster, groupId: config.groupId, logger }), cluster));
+    this.assigners = factories.map((f) => f.brookAssignor ?? new KafkaJSAssignorAdapter(f({ cluster, groupId: config.groupId, logger }), cluster));
     this.instrumentation = new Instrumentation(CONSUMER_EVENTS, CONSUMER_EVENTS.REQUEST, () => this.common?.clientId ?? '');
   }
 
@@ -69,7 +78,7 @@ export class KafkaJSConsumer implements RunOwner {
     this.heartbeatSubscriber = (message) => {
       const m = message as RequestMessage;
       const consumer = this.current?.consumer;
-      if (m.api !== 'Heartbeat' || m.errorCode !== 0 || !consumer || m.clientId !== this.common?.clientId) return;
+      if ((m.api !== 'Heartbeat' && m.api !== 'ConsumerGroupHeartbeat') || m.errorCode !== 0 || !consumer || m.clientId !== this.common?.clientId) return;
       const meta = consumer.groupMetadata();
       this.instrumentation.emit(CONSUMER_EVENTS.HEARTBEAT, { groupId: this.config.groupId, memberId: meta.memberId, groupGenerationId: meta.generationId });
     };
@@ -124,14 +133,18 @@ export class KafkaJSConsumer implements RunOwner {
     const options: ConsumerOptions = {
       ...this.common,
       groupId: c.groupId,
-      groupProtocol: 'classic',
-      assignors: this.assigners.map((a) => a ?? new KafkaJsRoundRobinAssignor()),
+      ...(c.groupProtocol === 'consumer'
+        ? { groupProtocol: 'consumer' as const, ...(c.groupRemoteAssignor !== undefined ? { groupRemoteAssignor: c.groupRemoteAssignor } : {}) }
+        : {
+          groupProtocol: 'classic' as const,
+          assignors: this.assigners.map((a) => typeof a !== 'string' ? a : a === KAFKAJS_ROUND_ROBIN ? new KafkaJsRoundRobinAssignor() : assignorByName(a)),
+          sessionTimeoutMs: c.sessionTimeout ?? 30_000,
+          heartbeatIntervalMs: c.heartbeatInterval ?? 3_000,
+        }),
       enableAutoCommit: false,
       // The reset of most topics; partitions of the others without a committed offset are moved when assigned.
       autoOffsetReset: this.resetsFromBeginning() ? 'earliest' : 'latest',
-      sessionTimeoutMs: c.sessionTimeout ?? 30_000,
       rebalanceTimeoutMs: c.rebalanceTimeout ?? 60_000,
-      heartbeatIntervalMs: c.heartbeatInterval ?? 3_000,
       maxPartitionFetchBytes: c.maxBytesPerPartition ?? 1_048_576,
       fetchMinBytes: c.minBytes ?? 1,
       fetchMaxBytes: c.maxBytes ?? 10_485_760,
