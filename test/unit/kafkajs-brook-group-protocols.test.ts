@@ -10,62 +10,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as real from 'kafkajs';
-import { Kafka, logLevel, PartitionAssigners, type KafkaJSConsumer, type ConsumerConfig, KafkaJSNonRetriableError } from '../../src/kafkajs/index.js';
+import { Kafka, logLevel, PartitionAssigners, KafkaJSNonRetriableError } from '../../src/kafkajs/index.js';
 import { Admin } from '../../src/index.js';
 import { startBrook } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
-import { until as untilValue } from '../support/clients/run.js';
+import { kafkajsGroup, PARTITIONS, until } from '../support/kafkajs-group.js';
 
 const T = { timeout: 120_000 };
-const PARTITIONS = 6;
-const RECORDS = 60;
 
-function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<true> {
-  return untilValue(what, timeoutMs, async () => ((await condition()) ? true : undefined));
-}
-
-async function group(t: { after(fn: () => Promise<void>): void }, topic: string, groupId: string, config: Omit<ConsumerConfig, 'groupId'>) {
+async function onBrook(t: { after(fn: () => Promise<void>): void }): Promise<{ cleanup: Cleanup; bootstrap: string }> {
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
   const broker = await startBrook();
   cleanup.add('stop broker', () => broker.stop());
-  const realKafka = new real.Kafka({ brokers: [broker.bootstrap], logLevel: real.logLevel.NOTHING });
-  const admin = realKafka.admin();
-  await admin.connect();
-  cleanup.add('admin', () => admin.disconnect());
-  await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }] });
-  const producer = realKafka.producer();
-  await producer.connect();
-  cleanup.add('producer', () => producer.disconnect());
-  await producer.send({ topic, messages: Array.from({ length: RECORDS }, (_, i) => ({ value: `r${i}`, partition: i % PARTITIONS })) });
-
-  const handled: string[] = [];
-  const crashes: string[] = [];
-  const members: KafkaJSConsumer[] = [];
-  for (const clientId of ['member-1', 'member-2']) {
-    const c = new Kafka({ brokers: [broker.bootstrap], clientId, logLevel: logLevel.NOTHING }).consumer({ groupId, maxWaitTimeInMs: 100, ...config });
-    cleanup.add(clientId, () => c.disconnect());
-    c.on(c.events.CRASH, (e) => crashes.push(`${clientId}: ${(e.payload as { error: Error }).error.message}`));
-    await c.connect();
-    await c.subscribe({ topics: [topic], fromBeginning: true });
-    await c.run({ eachMessage: async ({ partition, message }) => { handled.push(`${partition}:${message.offset}`); } });
-    members.push(c);
-  }
-  const done = async (): Promise<void> => {
-    await until(() => handled.length >= RECORDS, 60_000, 'every record handled');
-    await until(async () => {
-      const [{ partitions }] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      return partitions.every((p) => p.offset === String(RECORDS / PARTITIONS));
-    }, 30_000, 'offsets committed up to the end');
-    assert.deepEqual(crashes, []);
-    assert.equal(new Set(handled).size, handled.length, 'no record handled twice');
-    assert.equal(handled.length, RECORDS);
-  };
-  return { broker, admin, members, done };
+  return { cleanup, bootstrap: broker.bootstrap };
 }
 
 test('PartitionAssigners.cooperativeSticky: the group runs Java\'s cooperative-sticky protocol and splits the partitions', T, async (t) => {
-  const { admin, done } = await group(t, 'coop', 'coop-group', { partitionAssigners: [PartitionAssigners.cooperativeSticky] });
+  const { cleanup, bootstrap } = await onBrook(t);
+  const { admin, done } = await kafkajsGroup(cleanup, { bootstrap, topic: 'coop', groupId: 'coop-group', config: { partitionAssigners: [PartitionAssigners.cooperativeSticky] } });
   let assignments: number[][] = [];
   await until(async () => {
     const { groups: [g] } = await admin.describeGroups(['coop-group']);
@@ -81,8 +44,9 @@ test('PartitionAssigners.cooperativeSticky: the group runs Java\'s cooperative-s
 });
 
 test("groupProtocol 'consumer': the broker assigns (KIP-848) and the members consume every record once", T, async (t) => {
-  const { broker, done } = await group(t, 'kip848', 'kip848-group', { groupProtocol: 'consumer', groupRemoteAssignor: 'range' });
-  const admin = await Admin.connect({ bootstrapServers: broker.bootstrap });
+  const { cleanup, bootstrap } = await onBrook(t);
+  const { done } = await kafkajsGroup(cleanup, { bootstrap, topic: 'kip848', groupId: 'kip848-group', config: { groupProtocol: 'consumer', groupRemoteAssignor: 'range' } });
+  const admin = await Admin.connect({ bootstrapServers: bootstrap });
   t.after(() => admin.close());
   await until(async () => {
     const g = await admin.describeGroup('kip848-group');
