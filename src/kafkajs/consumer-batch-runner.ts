@@ -24,7 +24,7 @@ export async function processBatch(run: ConsumerRun, records: ConsumerRecord[]):
   const started = Date.now();
   run.instrumentation.emit(CONSUMER_EVENTS.START_BATCH_PROCESS, payload);
   const pause = (): (() => void) => {
-    consumer.pause([{ topic, partition }]);
+    run.pause([{ topic, partitions: [partition] }]);
     return () => run.owner.resume([{ topic, partitions: [partition] }]);
   };
   const heartbeat = (): Promise<void> => run.heartbeat();
@@ -51,7 +51,7 @@ export async function processBatch(run: ConsumerRun, records: ConsumerRecord[]):
         heartbeat,
         pause,
         commitOffsetsIfNecessary: async (offsets) => {
-          if (offsets) await run.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) }))));
+          if (offsets) await run.commitOffsets(offsets.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, partition: Number(p.partition), offset: BigInt(p.offset) }))));
           else if (config.autoCommit) await run.commitIfNecessary();
         },
         uncommittedOffsets: () => run.offsets.uncommitted(),
@@ -69,4 +69,26 @@ export async function processBatch(run: ConsumerRun, records: ConsumerRecord[]):
   }
   run.instrumentation.emit(CONSUMER_EVENTS.END_BATCH_PROCESS, { ...payload, duration: Date.now() - started });
   if (config.autoCommit) await run.commitResolved();
+}
+
+/**
+ * A poll moved a partition's position without a record for the application: the fetched data
+ * held only transaction markers or aborted records (read_committed). KafkaJS's runner still
+ * reports that batch (START_BATCH_PROCESS and END_BATCH_PROCESS with batchSize 0, firstOffset
+ * and lastOffset those of the filtered data) and resolves its last offset, so the group's
+ * offset moves past the markers.
+ */
+export async function processFilteredBatch(run: ConsumerRun, topic: string, partition: number, from: bigint, to: bigint, highWatermark: bigint | null): Promise<void> {
+  const last = to - 1n;
+  const hw = highWatermark ?? to;
+  const lagAfter = (offset: bigint): string => String(hw - 1n - offset < 0n ? 0n : hw - 1n - offset);
+  const payload = {
+    topic, partition, highWatermark: String(hw), offsetLag: lagAfter(last), offsetLagLow: lagAfter(from),
+    batchSize: 0, firstOffset: String(from), lastOffset: String(last),
+  };
+  const started = Date.now();
+  run.instrumentation.emit(CONSUMER_EVENTS.START_BATCH_PROCESS, payload);
+  run.resolve(topic, partition, to);
+  if (run.run.autoCommit) await run.commitIfNecessary();
+  run.instrumentation.emit(CONSUMER_EVENTS.END_BATCH_PROCESS, { ...payload, duration: Date.now() - started });
 }

@@ -34,13 +34,17 @@ export function toBatch(records: readonly ConsumerRecord[], highWatermark: bigin
   };
 }
 
-/** Offsets grouped by topic, KafkaJS's OffsetsByTopicPartition. */
-export function byTopic(offsets: readonly { topic: string; partition: number; offset: string }[]): OffsetsByTopicPartition {
+/**
+ * Offsets grouped by topic, KafkaJS's OffsetsByTopicPartition. KafkaJS keys its resolved offsets
+ * by partition in an object, so the partitions it reports of them (uncommittedOffsets(), the
+ * COMMIT_OFFSETS event of an automatic commit) are strings at run time, its typings aside.
+ */
+export function byTopic(offsets: readonly { topic: string; partition: number; offset: string }[], partitionAsString = false): OffsetsByTopicPartition {
   const topics = new Map<string, { partition: number; offset: string }[]>();
   for (const o of offsets) {
     let list = topics.get(o.topic);
     if (!list) topics.set(o.topic, list = []);
-    list.push({ partition: o.partition, offset: o.offset });
+    list.push({ partition: (partitionAsString ? String(o.partition) : o.partition) as number, offset: o.offset });
   }
   return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
 }

@@ -6,6 +6,8 @@
  * is on; within a batch when autoCommitInterval or autoCommitThreshold says so), so an offset is
  * committed only once its eachMessage resolved or eachBatch resolved it (at least once).
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { CLIENT_CHANNELS, type FetchMessage } from '../client/diagnostics.js';
 import type { Consumer as BrookConsumer, ConsumerRecord, OffsetToCommit } from '../client/consumer/index.js';
 import type { TopicPartition } from '../assignors/types.js';
 import { KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError, kafkajsCall, toKafkaJSError } from './errors.js';
@@ -17,7 +19,8 @@ import { CONSUMER_EVENTS, type ConsumerConfig, type ConsumerRunConfig } from './
 import { byTopic, sleep, tpKey } from './consumer-batch.js';
 import { ResolvedOffsets } from './resolved-offsets.js';
 import { Positions } from './consumer-positions.js';
-import { processBatch } from './consumer-batch-runner.js';
+import { processBatch, processFilteredBatch } from './consumer-batch-runner.js';
+import { PauseState, type TopicPartitionsArg } from './consumer-pauses.js';
 
 /** KafkaJS's isRebalancing: the errors after which its runner joins the group again instead of retrying. */
 function isRebalancing(e: Error): boolean {
@@ -25,11 +28,18 @@ function isRebalancing(e: Error): boolean {
   return type === 'REBALANCE_IN_PROGRESS' || type === 'NOT_COORDINATOR_FOR_GROUP' || type === 'ILLEGAL_GENERATION';
 }
 
+interface PositionsNow {
+  readonly generationId: number;
+  readonly positions: ReadonlyMap<string, bigint>;
+}
+
 export type RunConfig = Required<Omit<ConsumerRunConfig, 'eachBatch' | 'eachMessage'>> & Pick<ConsumerRunConfig, 'eachBatch' | 'eachMessage'>;
 
 /** What a run needs of the KafkaJS consumer that started it. */
 export interface RunOwner {
   readonly config: ConsumerConfig;
+  /** The client id its requests carry (its fetches are told apart by it). */
+  clientId(): string;
   readonly instrumentation: Instrumentation;
   logger(): KafkaJSLogger;
   /** Whether the partitions of this topic start at the beginning when the group has no offset. */
@@ -47,15 +57,36 @@ export class ConsumerRun {
   /** Next offset to commit per partition, as handlers resolved them. */
   readonly offsets = new ResolvedOffsets();
   readonly positions: Positions;
+  /** What the application paused (pause() may come before the join; KafkaJS keeps it across rebalances). */
+  readonly pauses = new PauseState();
+  /**
+   * Settles once the member joined its group for the first time (its partitions assigned and
+   * GROUP_JOIN emitted), or the run failed or stopped first: KafkaJS's run() resolves then.
+   */
+  readonly joined: Promise<void>;
+  private markJoined!: () => void;
   private readonly stopping = new AbortController();
   private loop: Promise<void> | null = null;
   private lastCommitMs = Date.now();
   private rebalanceStartMs: number | null = Date.now();
   private failures = 0;
   private closing = false;
+  /**
+   * Per partition, the offset of the first fetch made during this poll (since its assignment,
+   * when that came within the poll): where a poll's filtered data began when the position
+   * before the poll was not known yet (the poll joined the group).
+   */
+  private readonly fetchedFrom = new Map<string, bigint>();
+  private readonly fetchWatcher = (message: unknown): void => {
+    const m = message as FetchMessage;
+    if (m.clientId !== this.owner.clientId()) return;
+    const k = tpKey(m.topic, m.partition);
+    if (!this.fetchedFrom.has(k)) this.fetchedFrom.set(k, m.fetchOffset);
+  };
 
   constructor(readonly consumer: BrookConsumer, readonly owner: RunOwner, readonly run: RunConfig) {
     this.positions = new Positions(consumer);
+    this.joined = new Promise((resolve) => { this.markJoined = resolve; });
   }
 
   get instrumentation(): Instrumentation {
@@ -76,14 +107,17 @@ export class ConsumerRun {
   }
 
   start(): void {
-    this.loop = this.runLoop();
+    subscribe(CLIENT_CHANNELS.fetch, this.fetchWatcher);
+    this.loop = this.runLoop().finally(() => this.markJoined());
   }
 
   /** Stops the loop, commits what was resolved (autoCommit) and leaves the group. */
   async stop(): Promise<void> {
     this.running = false;
+    this.markJoined();
     this.stopping.abort();
     await this.loop;
+    unsubscribe(CLIENT_CHANNELS.fetch, this.fetchWatcher);
     try {
       if (this.run.autoCommit) await this.commitResolved();
     } catch (err) {
@@ -126,10 +160,12 @@ export class ConsumerRun {
     if (this.closing) return;
     const consumer = this.consumer;
     this.positions.assigned(partitions);
+    for (const tp of partitions) this.fetchedFrom.delete(tpKey(tp.topic, tp.partition));
     await this.startPositions(partitions);
     this.positions.applyPendingSeeks(partitions);
     const meta = consumer.groupMetadata();
     this.setAsideUnsubscribed(meta);
+    this.applyPauses();
     const leaderId = consumer.groupLeaderId() ?? '';
     const memberAssignment: Record<string, number[]> = {};
     for (const tp of this.assignment()) (memberAssignment[tp.topic] ??= []).push(tp.partition);
@@ -138,6 +174,7 @@ export class ConsumerRun {
       leaderId, groupProtocol: meta.protocol ?? '', memberId: meta.memberId, memberAssignment,
     });
     this.rebalanceStartMs = null;
+    this.markJoined();
   }
 
   /**
@@ -165,8 +202,25 @@ export class ConsumerRun {
 
   /** The paused partitions of the topics it subscribed to. */
   paused(): TopicPartition[] {
-    const subscribed = this.owner.subscribedTopics();
-    return this.consumer.paused().filter((tp) => subscribed.includes(tp.topic));
+    return this.assignment().filter((tp) => this.pauses.isPaused(tp));
+  }
+
+  /** KafkaJS's pause: kept for the topic's partitions assigned now and later. */
+  pause(list: readonly TopicPartitionsArg[]): void {
+    this.pauses.pause(list);
+    this.applyPauses();
+  }
+
+  resume(list: readonly TopicPartitionsArg[]): void {
+    this.pauses.resume(list);
+    this.applyPauses();
+  }
+
+  /** Brook's consumer fetches exactly the assigned partitions (of subscribed topics) not paused. */
+  private applyPauses(): void {
+    const assigned = this.assignment();
+    this.consumer.pause(assigned.filter((tp) => this.pauses.isPaused(tp)));
+    this.consumer.resume(assigned.filter((tp) => !this.pauses.isPaused(tp)));
   }
 
   /** Partitions of topics whose fromBeginning differs from the consumer's reset, with no committed offset: to their start or end. */
@@ -186,10 +240,13 @@ export class ConsumerRun {
   private async runLoop(): Promise<void> {
     while (this.running) {
       let records: ConsumerRecord[];
+      let before: PositionsNow = { generationId: -1, positions: new Map() };
       this.instrumentation.emit(CONSUMER_EVENTS.FETCH_START, {});
       const started = Date.now();
       try {
         this.positions.beginPoll();
+        before = this.positionsNow();
+        this.fetchedFrom.clear();
         // At least 1 ms: poll(0) returns what is buffered without waiting for the fetch it
         // sends, and a loop of them never lets the response in (maxWaitTimeInMs: 0 is valid).
         records = await this.consumer.poll({ timeoutMs: Math.max(1, this.owner.config.maxWaitTimeInMs ?? 5_000), signal: this.stopping.signal });
@@ -206,12 +263,12 @@ export class ConsumerRun {
         list.push(r);
       }
       this.instrumentation.emit(CONSUMER_EVENTS.FETCH, { numberOfBatches: batches.size, duration: Date.now() - started });
-      const queue = [...batches.values()];
+      const queue: (ConsumerRecord[] | (() => Promise<void>))[] = [...batches.values(), ...this.filteredBatches(before, batches)];
       let failure: Error | null = null;
       const worker = async (): Promise<void> => {
         for (let batch = queue.shift(); batch !== undefined; batch = queue.shift()) {
           try {
-            await processBatch(this, batch);
+            await (typeof batch === 'function' ? batch() : processBatch(this, batch));
           } catch (err) {
             failure ??= err as Error;
           }
@@ -229,6 +286,32 @@ export class ConsumerRun {
       }
       if (!(await this.crashed(failure))) return;
     }
+  }
+
+  private positionsNow(): PositionsNow {
+    const positions = new Map<string, bigint>();
+    for (const p of this.consumer.metrics().partitions) if (p.position !== null) positions.set(tpKey(p.topic, p.partition), p.position);
+    return { generationId: this.consumer.groupMetadata().generationId, positions };
+  }
+
+  /**
+   * The partitions whose position this poll moved without giving a record (only transaction
+   * markers or aborted records were fetched): each is an empty batch
+   * for KafkaJS's events and offsets (processFilteredBatch).
+   */
+  private filteredBatches(before: PositionsNow, batches: ReadonlyMap<string, unknown>): (() => Promise<void>)[] {
+    const sameGeneration = before.generationId === this.consumer.groupMetadata().generationId;
+    const subscribed = this.owner.subscribedTopics();
+    const out: (() => Promise<void>)[] = [];
+    for (const p of this.consumer.metrics().partitions) {
+      const k = tpKey(p.topic, p.partition);
+      const from = (sameGeneration ? before.positions.get(k) : undefined) ?? this.fetchedFrom.get(k);
+      if (from === undefined || p.position === null || p.position <= from || batches.has(k) || !subscribed.includes(p.topic)) continue;
+      if (this.positions.isStale(p.topic, p.partition)) continue;
+      const to = p.position;
+      out.push(() => processFilteredBatch(this, p.topic, p.partition, from, to, p.highWatermark));
+    }
+    return out;
   }
 
   /**
@@ -249,6 +332,7 @@ export class ConsumerRun {
     }
     this.failures = 0;
     const crash = new KafkaJSNumberOfRetriesExceeded(error, { retryCount: retries });
+    this.markJoined();
     const restart = retry.restartOnFailure ? await retry.restartOnFailure(crash).catch(() => false) : true;
     this.instrumentation.emit(CONSUMER_EVENTS.CRASH, { error: crash, groupId: this.groupId, restart });
     if (!restart) {
@@ -305,16 +389,17 @@ export class ConsumerRun {
   async commitResolved(only?: readonly TopicPartition[]): Promise<void> {
     const offsets = this.offsets.pending(only);
     this.lastCommitMs = Date.now();
-    if (offsets.length > 0) await this.commit(offsets);
+    if (offsets.length > 0) await this.commit(offsets, true);
   }
 
-  async commit(offsets: readonly OffsetToCommit[]): Promise<void> {
+  /** `resolved`: the run's own resolved offsets, whose partitions KafkaJS's event reports as strings (byTopic). */
+  async commit(offsets: readonly OffsetToCommit[], resolved = false): Promise<void> {
     await kafkajsCall(() => this.consumer.commitSync(offsets));
     this.offsets.committedNow(offsets);
     const meta = this.consumer.groupMetadata();
     this.instrumentation.emit(CONSUMER_EVENTS.COMMIT_OFFSETS, {
       groupId: this.groupId, memberId: meta.memberId, groupGenerationId: meta.generationId,
-      topics: byTopic(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))).topics,
+      topics: byTopic(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })), resolved).topics,
     });
   }
 

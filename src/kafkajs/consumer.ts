@@ -8,7 +8,6 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { CLIENT_CHANNELS, type RequestMessage } from '../client/diagnostics.js';
 import { Consumer as BrookConsumer, type ConsumerOptions } from '../client/consumer/index.js';
 import { INT32_MAX, type CommonClientOptions } from '../client/options.js';
-import type { TopicPartition } from '../assignors/types.js';
 import { KafkaJsRoundRobinAssignor, KAFKAJS_ROUND_ROBIN } from '../assignors/kafkajs-round-robin.js';
 import { assignorByName } from '../assignors/registry.js';
 import { KafkaJSNonRetriableError, kafkajsCall } from './errors.js';
@@ -22,6 +21,9 @@ import {
 import type { GroupAdmin } from './group-admin.js';
 import { AssignerCluster, KafkaJSAssignorAdapter, PartitionAssigners } from './assigners.js';
 import { ConsumerRun, type RunOwner } from './consumer-run.js';
+
+/** The shortest heartbeat interval Brook's background heartbeat is given (KafkaJS allows 0). */
+const MIN_HEARTBEAT_INTERVAL_MS = 100;
 
 export class KafkaJSConsumer implements RunOwner {
   readonly events = CONSUMER_EVENTS;
@@ -51,6 +53,11 @@ export class KafkaJSConsumer implements RunOwner {
       throw new KafkaJSNonRetriableError("partitionAssigners cannot be set with groupProtocol 'consumer': the broker assigns (groupRemoteAssignor names its assignor)");
     }
     if (!consumerProtocol && config.groupRemoteAssignor !== undefined) throw new KafkaJSNonRetriableError("groupRemoteAssignor needs groupProtocol 'consumer'");
+    const heartbeatInterval = config.heartbeatInterval ?? 3_000;
+    const sessionTimeout = config.sessionTimeout ?? 30_000;
+    if (heartbeatInterval >= sessionTimeout) {
+      throw new KafkaJSNonRetriableError(`Consumer heartbeatInterval (${heartbeatInterval}) must be lower than sessionTimeout (${sessionTimeout}). It is recommended to set heartbeatInterval to approximately a third of the sessionTimeout.`);
+    }
     const factories = config.partitionAssigners ?? [PartitionAssigners.roundRobin];
     if (!Array.isArray(factories) || factories.length === 0 || factories.some((f) => typeof f !== 'function')) {
       throw new KafkaJSNonRetriableError('partitionAssigners must be a non-empty array of assigner factories');
@@ -128,7 +135,6 @@ export class KafkaJSConsumer implements RunOwner {
   async run(config: ConsumerRunConfig = {}): Promise<void> {
     if (this.current?.running) return;
     if (!this.common) throw new KafkaJSNonRetriableError('Consumer is not connected (call connect() first)');
-    if (this.topics.length === 0) throw new KafkaJSNonRetriableError('The consumer has no topics to consume (call subscribe() first)');
     const c = this.config;
     const options: ConsumerOptions = {
       ...this.common,
@@ -139,7 +145,8 @@ export class KafkaJSConsumer implements RunOwner {
           groupProtocol: 'classic' as const,
           assignors: this.assigners.map((a) => typeof a !== 'string' ? a : a === KAFKAJS_ROUND_ROBIN ? new KafkaJsRoundRobinAssignor() : assignorByName(a)),
           sessionTimeoutMs: c.sessionTimeout ?? 30_000,
-          heartbeatIntervalMs: c.heartbeatInterval ?? 3_000,
+          // KafkaJS takes 0 (a heartbeat at every chance between batches); Brook's timer heartbeats at least 100 ms apart.
+          heartbeatIntervalMs: Math.max(MIN_HEARTBEAT_INTERVAL_MS, c.heartbeatInterval ?? 3_000),
         }),
       enableAutoCommit: false,
       // The reset of most topics; partitions of the others without a committed offset are moved when assigned.
@@ -165,6 +172,12 @@ export class KafkaJSConsumer implements RunOwner {
     run.consumer.subscribe(this.topics, run.listener());
     this.stopped = null;
     run.start();
+    // As KafkaJS's, run() resolves once the member joined its group (or the run crashed or stopped first).
+    await run.joined;
+  }
+
+  clientId(): string {
+    return this.common?.clientId ?? '';
   }
 
   subscribedTopics(): readonly string[] {
@@ -210,12 +223,12 @@ export class KafkaJSConsumer implements RunOwner {
 
   pause(topics: { topic: string; partitions?: number[] }[]): void {
     checkTopicPartitions(topics, this.current !== null, 'pause');
-    this.current?.consumer.pause(this.expand(topics));
+    this.current?.pause(topics);
   }
 
   resume(topics: { topic: string; partitions?: number[] }[]): void {
     checkTopicPartitions(topics, this.current !== null, 'resume');
-    this.current?.consumer.resume(this.expand(topics));
+    this.current?.resume(topics);
   }
 
   paused(): { topic: string; partitions: number[] }[] {
@@ -226,12 +239,6 @@ export class KafkaJSConsumer implements RunOwner {
       list.push(tp.partition);
     }
     return [...out].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) }));
-  }
-
-  private expand(topics: { topic: string; partitions?: number[] }[]): TopicPartition[] {
-    const assigned = this.current?.assignment() ?? [];
-    return topics.flatMap(({ topic, partitions }) => partitions ? partitions.map((partition) => ({ topic, partition })) : assigned.filter((tp) => tp.topic === topic))
-      .filter((tp) => assigned.some((a) => a.topic === tp.topic && a.partition === tp.partition));
   }
 
   describeGroup(): Promise<unknown> {

@@ -40,7 +40,7 @@ export class ResolvedOffsets {
   }
 
   uncommitted(): OffsetsByTopicPartition {
-    return byTopic(this.pending().map((r) => ({ topic: r.topic, partition: r.partition, offset: String(r.offset) })));
+    return byTopic(this.pending().map((r) => ({ topic: r.topic, partition: r.partition, offset: String(r.offset) })), true);
   }
 
   committedNow(offsets: readonly PartitionOffset[]): void {
