@@ -62,6 +62,7 @@ public final class Main {
         "InitializeShareGroupState", "ReadShareGroupState", "WriteShareGroupState", "DeleteShareGroupState",
         "ReadShareGroupStateSummary",
         "StreamsGroupHeartbeat", "StreamsGroupDescribe", "StreamsGroupTopologyDescriptionUpdate",
+        "AlterPartitionReassignments", "ListPartitionReassignments",
     };
     /** Non-API messages served under their own class name. */
     private static final String[] CLIENT_MESSAGES = {"ConsumerProtocolSubscription", "ConsumerProtocolAssignment"};
