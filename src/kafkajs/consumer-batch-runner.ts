@@ -13,7 +13,10 @@ export async function processBatch(run: ConsumerRun, records: ConsumerRecord[]):
   const { consumer, positions, run: config } = run;
   const { topic, partition } = records[0]!;
   if (positions.settle(topic, partition)) return;
-  const isPaused = (): boolean => consumer.paused().some((tp) => tp.topic === topic && tp.partition === partition);
+  // Checked before every record: the run's own pause bookkeeping answers without a scan of
+  // every partition (Brook's consumer.paused() builds a list).
+  const tp = { topic, partition };
+  const isPaused = (): boolean => run.pauses.isPaused(tp);
   if (!run.running || isPaused() || run.rebalancePending()) return positions.rewind(topic, partition, records[0]!.offset);
   const lag = consumer.metrics().partitions.find((p) => p.topic === topic && p.partition === partition);
   const batch = toBatch(records, lag?.highWatermark ?? null);
