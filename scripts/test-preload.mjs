@@ -16,7 +16,8 @@
 // 2. A file whose tests are all done but whose event loop stays alive (a socket, server, child
 //    process or timer left open) fails: 2 s (GRACE_MS) after its root test finished, it lists
 //    what is still open (each socket, server and child process with the tests between which it
-//    was opened, and the count of every kind of resource), writes out its report, and exits with code 1, so
+//    was opened, each timer with its delay and the start of its callback's source, and the count
+//    of every kind of resource), writes out its report, and exits with code 1, so
 //    the parent runner counts the file as failed. scripts/run-tests.mjs lists these files again
 //    after the run. A process with nothing left to do exits before then, as usual.
 //    Why not `node --test --test-force-exit`: Node's own force exit calls process.exit() as soon
@@ -142,6 +143,29 @@ Test.prototype.run = async function runNotingHandles(...args) {
   return result;
 };
 
+/**
+ * The timers that keep the event loop alive, each with its delay and the start of its
+ * callback's source: Node lists a timer only as "Timeout", which does not say whose it is.
+ * (Node's internal timer lists, read once, when a file is stuck.)
+ */
+function openTimers() {
+  let timers;
+  try {
+    timers = require('internal/timers');
+  } catch {
+    return [];
+  }
+  const found = [];
+  for (const list of Object.values(timers.timerListMap ?? {})) {
+    for (let t = list._idleNext; t !== undefined && t !== null && t !== list; t = t._idleNext) {
+      if (t[timers.kRefed] !== true) continue;
+      const source = String(t._onTimeout).replace(/\s+/g, ' ').slice(0, 240);
+      found.push(`timer of ${t._idleTimeout} ms${t._repeat ? ' (repeating)' : ''}: ${source}`);
+    }
+  }
+  return found;
+}
+
 function describeHandle(h) {
   const name = h?.constructor?.name ?? typeof h;
   try {
@@ -166,7 +190,7 @@ function failWhenStuck(root) {
   armed = true;
   setTimeout(() => {
     note('the end of the file');
-    const handles = openHandles().map((h) => `${describeHandle(h)} (${firstSeen.get(h)})`);
+    const handles = [...openHandles().map((h) => `${describeHandle(h)} (${firstSeen.get(h)})`), ...openTimers()];
     const counts = new Map();
     for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
     const resources = [...counts].map(([type, n]) => (n === 1 ? type : `${type} x${n}`)).join(', ');
