@@ -50,6 +50,14 @@ export class KafkaJSOffsetOutOfRange extends KafkaJSProtocolError {
   }
 }
 
+/** A reassignment Kafka refused, whole (no topic) or for one partition; a KafkaJSProtocolError as in KafkaJS. */
+export class KafkaJSAlterPartitionReassignmentsError extends KafkaJSProtocolError {
+  constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], readonly topic?: string, readonly partition?: number, options: ErrorOptions = {}) {
+    super(e, options);
+    this.name = 'KafkaJSAlterPartitionReassignmentsError';
+  }
+}
+
 export class KafkaJSMemberIdRequired extends KafkaJSProtocolError {
   readonly memberId: string | undefined;
   constructor(e: ConstructorParameters<typeof KafkaJSProtocolError>[0], { memberId }: { memberId?: string } = {}) {
@@ -138,7 +146,6 @@ export const KafkaJSCreateTopicError = named(KafkaJSNonRetriableError, 'KafkaJSC
 export const KafkaJSAggregateError = named(KafkaJSError, 'KafkaJSAggregateError');
 export const KafkaJSFetcherRebalanceError = named(KafkaJSError, 'KafkaJSFetcherRebalanceError');
 export const KafkaJSNoBrokerAvailableError = named(KafkaJSError, 'KafkaJSNoBrokerAvailableError');
-export const KafkaJSAlterPartitionReassignmentsError = named(KafkaJSError, 'KafkaJSAlterPartitionReassignmentsError');
 
 /** Codes KafkaJS names by their older Kafka names (applications compare `type` with these). */
 const KAFKAJS_TYPE: Readonly<Record<number, string>> = {

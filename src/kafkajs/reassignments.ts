@@ -7,7 +7,7 @@
 import type { Admin } from '../client/admin/index.js';
 import { ErrorCode, KafkaProtocolError } from '../protocol/errors.js';
 import {
-  KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSNonRetriableError, KafkaJSProtocolError, kafkajsCall,
+  KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSNonRetriableError, kafkajsCall,
 } from './errors.js';
 
 export interface PartitionReassignment {
@@ -26,10 +26,7 @@ function checkTopicNames(topics: { topic: unknown }[]): void {
 
 /** KafkaJS's error for a Kafka error code, as its alterPartitionReassignments throws it. */
 function reassignmentError(code: number, message: string | null, topic?: string, partition?: number): Error {
-  const protocol = new KafkaJSProtocolError(code, { cause: new KafkaProtocolError(code, message ?? undefined) });
-  return Object.assign(new KafkaJSAlterPartitionReassignmentsError(protocol.message, { retriable: protocol.retriable, cause: protocol }), {
-    type: protocol.type, code: protocol.code, ...(topic !== undefined ? { topic, partition } : {}),
-  });
+  return new KafkaJSAlterPartitionReassignmentsError(code, topic, partition, { cause: new KafkaProtocolError(code, message ?? undefined) });
 }
 
 export async function alterPartitionReassignments(admin: Admin, { topics }: { topics: PartitionReassignment[]; timeout?: number }): Promise<void> {
