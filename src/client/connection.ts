@@ -47,6 +47,18 @@ interface Pending {
   readonly resolve: (body: unknown) => void;
   readonly reject: (err: Error) => void;
   readonly timer: NodeJS.Timeout;
+  readonly exchange: RequestExchange | undefined;
+}
+
+/**
+ * What a connection tells a tracer about one request (request-tracing.ts), filled in as it
+ * happens: the correlation id once the request is written, the response's size once it is in.
+ * A connection that cannot tell (a test's fake) leaves them null.
+ */
+export interface RequestExchange {
+  correlationId: number | null;
+  /** The response frame's size in bytes, after its 4-byte length (Kafka's "message size"). */
+  responseBytes: number | null;
 }
 
 export interface RequestOptions {
@@ -54,6 +66,8 @@ export interface RequestOptions {
   readonly version?: number;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Filled in for a tracer; without one the connection records nothing. */
+  readonly exchange?: RequestExchange;
 }
 
 /**
@@ -71,7 +85,7 @@ export interface BrokerConnection {
   supportedVersion(api: ApiCodecs, options?: { topicIds?: boolean }): number | undefined;
   request<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: RequestOptions): Promise<ResponseOf<A>>;
   /** Writes a request the broker will not answer (Produce with acks=0). */
-  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number }): Promise<void>;
+  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number; exchange?: RequestExchange }): Promise<void>;
   close(): void;
 }
 
@@ -201,7 +215,7 @@ export class KafkaConnection implements BrokerConnection {
    * Writes a request the broker never answers (Produce with acks=0: Kafka sends no
    * response). Resolves once the bytes are handed to the socket.
    */
-  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options: { version?: number } = {}): Promise<void> {
+  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options: { version?: number; exchange?: RequestExchange } = {}): Promise<void> {
     if (this.closedError) return Promise.reject(this.closedError);
     const version = options.version ?? this.supportedVersion(api);
     if (version === undefined) {
@@ -209,6 +223,7 @@ export class KafkaConnection implements BrokerConnection {
     }
     const correlationId = this.nextCorrelationId++ & 0x7fffffff;
     const chunks = encodeRequest({ api, apiVersion: version, correlationId, clientId: this.clientId, body });
+    if (options.exchange !== undefined) options.exchange.correlationId = correlationId;
     return new Promise<void>((resolve, reject) => {
       this.socket.cork();
       for (let i = 0; i < chunks.length; i++) {
@@ -238,8 +253,10 @@ export class KafkaConnection implements BrokerConnection {
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
+      const exchange = options.exchange;
+      if (exchange !== undefined) exchange.correlationId = correlationId;
       this.pending.set(correlationId, {
-        api, version, timer,
+        api, version, timer, exchange,
         resolve: (v) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(v as ResponseOf<A>);
@@ -276,6 +293,7 @@ export class KafkaConnection implements BrokerConnection {
       if (!p) continue; // timed out or aborted: its response is dropped
       this.pending.delete(correlationId);
       clearTimeout(p.timer);
+      if (p.exchange !== undefined) p.exchange.responseBytes = frame.length;
       try {
         p.resolve(decodeResponse(frame, p.api, p.version).body);
       } catch (err) {

@@ -23,6 +23,10 @@ export interface RequestMessage {
   /** Kafka's name of the API, e.g. 'Fetch', 'OffsetCommit'. */
   readonly api: string;
   readonly apiVersion: number;
+  /** The request's correlation id; null when it was never written or the connection cannot tell. */
+  readonly correlationId: number | null;
+  /** The response's size in bytes (after its 4-byte length); null without a response. */
+  readonly responseBytes: number | null;
   readonly durationMs: number;
   /** The response's top-level error code; null when the response has none (per-partition codes stay in the response) or it failed. */
   readonly errorCode: number | null;

@@ -5,7 +5,7 @@
  */
 import type { ApiCodecs } from '../protocol/messages/index.js';
 import type { Clock } from '../util/clock.js';
-import type { BrokerConnection, RequestOf, RequestOptions, ResponseOf } from './connection.js';
+import type { BrokerConnection, RequestExchange, RequestOf, RequestOptions, ResponseOf } from './connection.js';
 import { requestChannel, type RequestMessage } from './diagnostics.js';
 
 export class TracedConnection implements BrokerConnection {
@@ -31,24 +31,26 @@ export class TracedConnection implements BrokerConnection {
     if (!requestChannel.hasSubscribers) return this.inner.request(api, body, options);
     const started = this.clock.nowMs();
     const version = options?.version ?? this.inner.supportedVersion(api) ?? -1;
-    return this.inner.request(api, body, options).then((response) => {
+    const exchange: RequestExchange = { correlationId: null, responseBytes: null };
+    return this.inner.request(api, body, { ...options, exchange }).then((response) => {
       const code = (response as { errorCode?: unknown }).errorCode;
-      this.publish(api, version, started, typeof code === 'number' ? code : null, null);
+      this.publish(api, version, started, exchange, typeof code === 'number' ? code : null, null);
       return response;
     }, (err: unknown) => {
-      this.publish(api, version, started, null, err as Error);
+      this.publish(api, version, started, exchange, null, err as Error);
       throw err;
     });
   }
 
-  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number }): Promise<void> {
+  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number; exchange?: RequestExchange }): Promise<void> {
     if (!requestChannel.hasSubscribers) return this.inner.sendWithoutResponse(api, body, options);
     const started = this.clock.nowMs();
     const version = options?.version ?? this.inner.supportedVersion(api) ?? -1;
-    return this.inner.sendWithoutResponse(api, body, options).then(() => {
-      this.publish(api, version, started, null, null);
+    const exchange: RequestExchange = { correlationId: null, responseBytes: null };
+    return this.inner.sendWithoutResponse(api, body, { ...options, exchange }).then(() => {
+      this.publish(api, version, started, exchange, null, null);
     }, (err: unknown) => {
-      this.publish(api, version, started, null, err as Error);
+      this.publish(api, version, started, exchange, null, err as Error);
       throw err;
     });
   }
@@ -57,11 +59,12 @@ export class TracedConnection implements BrokerConnection {
     this.inner.close();
   }
 
-  private publish(api: ApiCodecs, apiVersion: number, started: number, errorCode: number | null, error: Error | null): void {
+  private publish(api: ApiCodecs, apiVersion: number, started: number, exchange: RequestExchange, errorCode: number | null, error: Error | null): void {
     if (!requestChannel.hasSubscribers) return;
     const message: RequestMessage = {
       clientId: this.clientId, broker: { host: this.inner.host, port: this.inner.port }, apiKey: api.apiKey, api: api.name,
-      apiVersion, durationMs: this.clock.nowMs() - started, errorCode, error,
+      apiVersion, correlationId: exchange.correlationId, responseBytes: exchange.responseBytes,
+      durationMs: this.clock.nowMs() - started, errorCode, error,
     };
     requestChannel.publish(message);
   }

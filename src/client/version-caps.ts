@@ -5,7 +5,7 @@
  * CappedConnection, so that injected ones (the unit tests' scripted brokers) follow it too.
  */
 import type { ApiCodecs, ApiName } from '../protocol/messages/index.js';
-import type { BrokerConnection, RequestOf, RequestOptions, ResponseOf } from './connection.js';
+import type { BrokerConnection, RequestExchange, RequestOf, RequestOptions, ResponseOf } from './connection.js';
 
 export interface VersionCap {
   /** The highest version the client sends. */
@@ -64,7 +64,7 @@ export class CappedConnection implements BrokerConnection {
     return this.inner.request(api, body, this.withVersion(api, options));
   }
 
-  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options: { version?: number } = {}): Promise<void> {
+  sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options: { version?: number; exchange?: RequestExchange } = {}): Promise<void> {
     return this.inner.sendWithoutResponse(api, body, this.withVersion(api, options));
   }
 

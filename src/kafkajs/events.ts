@@ -76,12 +76,15 @@ export class Instrumentation {
       // Brook's connections send at once (no queue of their own), so a request is sent as it is created.
       const sentAt = now - m.durationMs;
       if (m.error === null) {
+        // `size` is the response's, as KafkaJS's.
         this.emit(this.requestEvent, {
-          broker, clientId: m.clientId, apiName: m.api, apiKey: m.apiKey, apiVersion: m.apiVersion,
-          duration: m.durationMs, createdAt: sentAt, sentAt, pendingDuration: 0,
+          broker, clientId: m.clientId, correlationId: m.correlationId, size: m.responseBytes, createdAt: sentAt, sentAt, pendingDuration: 0,
+          duration: m.durationMs, apiName: m.api, apiKey: m.apiKey, apiVersion: m.apiVersion,
         });
       } else if (m.error instanceof RequestTimeoutError && this.requestTimeoutEvent !== null) {
-        this.emit(this.requestTimeoutEvent, { broker, clientId: m.clientId, createdAt: sentAt, sentAt, pendingDuration: 0, apiName: m.api, apiKey: m.apiKey, apiVersion: m.apiVersion });
+        this.emit(this.requestTimeoutEvent, {
+          broker, clientId: m.clientId, correlationId: m.correlationId, createdAt: sentAt, sentAt, pendingDuration: 0, apiName: m.api, apiKey: m.apiKey, apiVersion: m.apiVersion,
+        });
       }
     };
     subscribe(CLIENT_CHANNELS.request, this.requestSubscriber);

@@ -15,7 +15,7 @@ import {
 } from '../../src/index.js';
 import { WindowedStat } from '../../src/client/metrics.js';
 import { TracedConnection } from '../../src/client/request-tracing.js';
-import { ConnectionError, type BrokerConnection } from '../../src/client/connection.js';
+import { ConnectionError, type BrokerConnection, type RequestOptions } from '../../src/client/connection.js';
 import { Api } from '../../src/protocol/messages/index.js';
 import { ManualScheduler } from '../../src/util/clock.js';
 import { startBrook } from '../support/brook.js';
@@ -77,7 +77,15 @@ test('requests: without a subscriber the traced connection hands the request thr
   const inner = {
     host: 'broker-a', port: 9092, closed: false,
     supportedVersion: () => 3,
-    request: () => answers.shift()!,
+    // What a connection records for the tracer: the correlation id when written, the response size when answered.
+    request: (_api: unknown, _body: unknown, options?: RequestOptions) => {
+      const answer = answers.shift()!;
+      if (options?.exchange) {
+        options.exchange.correlationId = 40 + answers.length;
+        answer.then(() => { options.exchange!.responseBytes = 123; }, () => undefined);
+      }
+      return answer;
+    },
     sendWithoutResponse: () => Promise.resolve(),
     close: () => undefined,
   } as unknown as BrokerConnection;
@@ -92,8 +100,8 @@ test('requests: without a subscriber the traced connection hands the request thr
   await traced.request(Api.ListGroups, { statesFilter: [], typesFilter: [] });
   await assert.rejects(traced.request(Api.ListGroups, { statesFilter: [], typesFilter: [] }, { version: 4 }), ConnectionError);
   assert.deepEqual(messages.map((m) => ({ ...m, error: m.error?.message ?? null })), [
-    { clientId: 'traced-client', broker: { host: 'broker-a', port: 9092 }, apiKey: 16, api: 'ListGroups', apiVersion: 3, durationMs: 5, errorCode: 15, error: null },
-    { clientId: 'traced-client', broker: { host: 'broker-a', port: 9092 }, apiKey: 16, api: 'ListGroups', apiVersion: 4, durationMs: 5, errorCode: null, error: 'gone' },
+    { clientId: 'traced-client', broker: { host: 'broker-a', port: 9092 }, apiKey: 16, api: 'ListGroups', apiVersion: 3, correlationId: 41, responseBytes: 123, durationMs: 5, errorCode: 15, error: null },
+    { clientId: 'traced-client', broker: { host: 'broker-a', port: 9092 }, apiKey: 16, api: 'ListGroups', apiVersion: 4, correlationId: 40, responseBytes: null, durationMs: 5, errorCode: null, error: 'gone' },
   ]);
 });
 

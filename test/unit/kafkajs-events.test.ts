@@ -1,8 +1,8 @@
 /**
  * The instrumentation events brook/kafkajs emits beyond the everyday ones, each against KafkaJS
  * 2.2.4 on the same broker: REQUEST_TIMEOUT (admin and producer: a broker slower than the
- * request timeout) with KafkaJS's payload (less `correlationId`, which Brook's client does not
- * report), and RECEIVED_UNSUBSCRIBED_TOPICS (a KafkaJS leader deals its topics to a member that
+ * request timeout) with KafkaJS's payload; REQUEST with KafkaJS's fields, its `size` (the
+ * response's) checked against the same request sent by a raw client; and RECEIVED_UNSUBSCRIBED_TOPICS (a KafkaJS leader deals its topics to a member that
  * subscribed to fewer), after which the member leaves those partitions alone, as KafkaJS does.
  */
 import { test } from 'node:test';
@@ -12,6 +12,7 @@ import { Kafka, logLevel } from '../../src/kafkajs/index.js';
 import { startBrook } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { until as untilValue } from '../support/clients/run.js';
+import { RawConnection } from '../support/kafka/raw-client.js';
 
 const T = { timeout: 120_000 };
 
@@ -62,8 +63,7 @@ test('REQUEST_TIMEOUT: admin and producer requests that time out, with KafkaJS 2
   const theirAdminTimeout = await timeouts(theirAdmin as never, () => theirAdmin.listTopics(), 'Metadata');
   const ourAdminTimeout = await timeouts(ourAdmin as never, () => ourAdmin.listTopics(), 'Metadata');
   assert.equal(theirAdminTimeout['apiName'], 'Metadata');
-  const { correlationId: _c, ...theirsWithoutCorrelation } = shape(theirAdminTimeout);
-  assert.deepEqual({ ...shape(ourAdminTimeout), apiVersion: theirsWithoutCorrelation['apiVersion'] }, theirsWithoutCorrelation);
+  assert.deepEqual({ ...shape(ourAdminTimeout), apiVersion: theirAdminTimeout['apiVersion'] }, shape(theirAdminTimeout));
 
   const theirProducer = theirs.producer({ createPartitioner: real.Partitioners.DefaultPartitioner });
   const ourProducer = ours.producer();
@@ -75,8 +75,39 @@ test('REQUEST_TIMEOUT: admin and producer requests that time out, with KafkaJS 2
   const theirProduceTimeout = await timeouts(theirProducer as never, send(theirProducer), 'Produce');
   const ourProduceTimeout = await timeouts(ourProducer as never, send(ourProducer as never), 'Produce');
   assert.equal(theirProduceTimeout['apiName'], 'Produce');
-  const { correlationId: _p, ...theirProduceShape } = shape(theirProduceTimeout);
-  assert.deepEqual({ ...shape(ourProduceTimeout), apiVersion: theirProduceShape['apiVersion'] }, theirProduceShape);
+  assert.deepEqual({ ...shape(ourProduceTimeout), apiVersion: theirProduceTimeout['apiVersion'] }, shape(theirProduceTimeout));
+});
+
+test('REQUEST: the payload has KafkaJS 2.2.4\'s fields, and `size` is the response\'s size in bytes', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await startBrook();
+  cleanup.add('stop broker', () => broker.stop());
+  const config = { brokers: [broker.bootstrap], logLevel: logLevel.NOTHING };
+  const requests = async (client: { on(e: string, l: (e: { payload: Payload }) => void): unknown; events: { REQUEST: string }; connect(): Promise<void>; disconnect(): Promise<void>; listTopics(): Promise<string[]> }): Promise<Payload[]> => {
+    const seen: Payload[] = [];
+    client.on(client.events.REQUEST, (e) => seen.push(e.payload));
+    await client.connect();
+    cleanup.add('admin', () => client.disconnect());
+    await client.listTopics();
+    return seen;
+  };
+  const theirs = await requests(new real.Kafka({ ...config, clientId: 'kafkajs', logLevel: real.logLevel.NOTHING }).admin() as never);
+  const ours = await requests(new Kafka({ ...config, clientId: 'brook' }).admin() as never);
+  const metadata = (events: Payload[]): Payload => events.filter((e) => e['apiName'] === 'Metadata').at(-1)!;
+  const theirMetadata = metadata(theirs);
+  const ourMetadata = metadata(ours);
+  const sameShape = (p: Payload): Payload => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, ['apiName', 'apiKey'].includes(k) ? v : typeof v]));
+  assert.deepEqual(sameShape(ourMetadata), sameShape(theirMetadata));
+  assert.deepEqual(Object.keys(ourMetadata).sort(), Object.keys(theirMetadata).sort());
+  // The same Metadata request (every topic) from a raw client: its response frame, less the length prefix.
+  const conn = await RawConnection.connect('127.0.0.1', broker.port);
+  cleanup.add('raw connection', () => conn.close());
+  const exchange = await conn.exchange('Metadata', ourMetadata['apiVersion'] as number, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  assert.equal(ourMetadata['size'], exchange!.frame.length);
+  // Each request names its correlation id.
+  const ids = ours.map((e) => e['correlationId'] as number);
+  assert.ok(ids.every((id) => Number.isInteger(id) && id > 0), String(ids));
 });
 
 test('RECEIVED_UNSUBSCRIBED_TOPICS: a KafkaJS leader deals a topic the member did not subscribe to; it is reported and left alone, as in KafkaJS 2.2.4', T, async (t) => {
