@@ -41,9 +41,13 @@ export class ClassicHeartbeat {
     this.lastPollMs = this.ctx.cluster.scheduler.nowMs();
   }
 
-  /** The member joined: the first heartbeat goes one interval from now. */
+  /**
+   * The member joined: the first heartbeat goes one interval from now. Not after close(): a
+   * join still in flight when the consumer closed may complete later.
+   */
   start(): void {
     this.stop();
+    if (this.closed) return;
     this.timer = this.ctx.cluster.scheduler.schedule(this.ctx.options.heartbeatIntervalMs, () => this.tick());
   }
 
