@@ -11,7 +11,7 @@ import { AuthenticationError, NoBrokerReachableError } from './errors.js';
 import { KafkaConnection, parseBootstrap, type BrokerConnection, type ConnectionOptions } from './connection.js';
 import type { ClientTls } from './ssl.js';
 import type { ClientSasl } from './sasl.js';
-import { TracedConnection } from './request-tracing.js';
+import { TracedConnection, traceRequest } from './request-tracing.js';
 import { CappedConnection } from './version-caps.js';
 import { systemScheduler, type Scheduler } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/log.js';
@@ -167,6 +167,7 @@ export class Cluster {
     const attempt = this.connectionFactory({
       host: address.host, port: address.port, clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs, connectTimeoutMs: this.connectTimeoutMs, signal: this.closeController.signal, tls: this.tls, sasl: this.sasl,
+      traceHandshake: (api, version, run) => traceRequest(this.clientId, address, this.scheduler, api, version, run),
     }).then((connection): BrokerConnection => {
       this.authenticationErrorValue = null;
       return new TracedConnection(new CappedConnection(connection), this.clientId, this.scheduler);

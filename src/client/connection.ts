@@ -32,7 +32,12 @@ export interface ConnectionOptions {
   readonly tls?: ClientTls;
   /** The SASL login for SASL_PLAINTEXT or SASL_SSL; absent or null without SASL. */
   readonly sasl?: ClientSasl;
+  /** Traces the requests of the connection's own handshake (ApiVersions, SASL), as request-tracing.ts traces the rest. */
+  readonly traceHandshake?: HandshakeTracer;
 }
+
+/** Runs one request under a tracer, which gives it the exchange record to fill in. */
+export type HandshakeTracer = <T>(api: ApiCodecs, version: number, run: (exchange: RequestExchange) => Promise<T>) => Promise<T>;
 
 /**
  * The share of a SASL session's lifetime (KIP-368) after which the connection stops being
@@ -96,6 +101,8 @@ export class KafkaConnection implements BrokerConnection {
   private readonly pending = new Map<number, Pending>();
   private nextCorrelationId = 1;
   private closedError: Error | null = null;
+  /** While connect() runs (ApiVersions, SASL): the client's tracer for those requests. */
+  private handshakeTracer: HandshakeTracer | null = null;
   /** Broker's version range per API key, from ApiVersions. */
   private brokerVersions = new Map<number, { min: number; max: number }>();
   /** Set once the SASL session nears its end: no new users; the socket closes when idle. */
@@ -146,6 +153,7 @@ export class KafkaConnection implements BrokerConnection {
       s.once('error', (err) => settle(new ConnectionError(`cannot connect to ${host}:${port}: ${err.message}`, { cause: err })));
     });
     const connection = new KafkaConnection(socket, frames, host, port, options.clientId ?? 'brook', options.requestTimeoutMs ?? 30_000);
+    connection.handshakeTracer = options.traceHandshake ?? null;
     received = (n) => connection.onReceived(n);
     // The signal also ends the handshake: a broker that accepts but never answers would
     // otherwise hold the attempt (and the process) for request.timeout.ms.
@@ -161,6 +169,8 @@ export class KafkaConnection implements BrokerConnection {
       throw err;
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
+      // From here on whoever holds the connection traces its requests (TracedConnection).
+      connection.handshakeTracer = null;
     }
     return connection;
   }
@@ -235,6 +245,12 @@ export class KafkaConnection implements BrokerConnection {
   }
 
   private send<A extends ApiCodecs>(api: A, version: number, body: RequestOf<A>, options: RequestOptions = {}): Promise<ResponseOf<A>> {
+    const tracer = this.handshakeTracer;
+    if (tracer !== null && options.exchange === undefined) return tracer(api, version, (exchange) => this.write(api, version, body, { ...options, exchange }));
+    return this.write(api, version, body, options);
+  }
+
+  private write<A extends ApiCodecs>(api: A, version: number, body: RequestOf<A>, options: RequestOptions): Promise<ResponseOf<A>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const correlationId = this.nextCorrelationId++ & 0x7fffffff;
     const chunks = encodeRequest({ api, apiVersion: version, correlationId, clientId: this.clientId, body });

@@ -1,7 +1,9 @@
 /**
  * Publishes every request of a client to the `brook:client:request` diagnostics channel:
- * Cluster wraps each connection it opens (real or injected) in a TracedConnection. With
- * no subscriber a request costs one `hasSubscribers` check more.
+ * Cluster wraps each connection it opens (real or injected) in a TracedConnection, and hands
+ * traceRequest to KafkaConnection.connect for the requests of the handshake (ApiVersions,
+ * SASL), which go before there is a connection to wrap. With no subscriber a request costs
+ * one `hasSubscribers` check more.
  */
 import type { ApiCodecs } from '../protocol/messages/index.js';
 import type { Clock } from '../util/clock.js';
@@ -29,17 +31,8 @@ export class TracedConnection implements BrokerConnection {
 
   request<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: RequestOptions): Promise<ResponseOf<A>> {
     if (!requestChannel.hasSubscribers) return this.inner.request(api, body, options);
-    const started = this.clock.nowMs();
     const version = options?.version ?? this.inner.supportedVersion(api) ?? -1;
-    const exchange: RequestExchange = { correlationId: null, responseBytes: null };
-    return this.inner.request(api, body, { ...options, exchange }).then((response) => {
-      const code = (response as { errorCode?: unknown }).errorCode;
-      this.publish(api, version, started, exchange, typeof code === 'number' ? code : null, null);
-      return response;
-    }, (err: unknown) => {
-      this.publish(api, version, started, exchange, null, err as Error);
-      throw err;
-    });
+    return traceRequest(this.clientId, this.inner, this.clock, api, version, (exchange) => this.inner.request(api, body, { ...options, exchange }));
   }
 
   sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number; exchange?: RequestExchange }): Promise<void> {
@@ -47,10 +40,11 @@ export class TracedConnection implements BrokerConnection {
     const started = this.clock.nowMs();
     const version = options?.version ?? this.inner.supportedVersion(api) ?? -1;
     const exchange: RequestExchange = { correlationId: null, responseBytes: null };
+    const broker = { host: this.inner.host, port: this.inner.port };
     return this.inner.sendWithoutResponse(api, body, { ...options, exchange }).then(() => {
-      this.publish(api, version, started, exchange, null, null);
+      publish(this.clientId, broker, this.clock, api, version, started, exchange, null, null);
     }, (err: unknown) => {
-      this.publish(api, version, started, exchange, null, err as Error);
+      publish(this.clientId, broker, this.clock, api, version, started, exchange, null, err as Error);
       throw err;
     });
   }
@@ -59,13 +53,32 @@ export class TracedConnection implements BrokerConnection {
     this.inner.close();
   }
 
-  private publish(api: ApiCodecs, apiVersion: number, started: number, exchange: RequestExchange, errorCode: number | null, error: Error | null): void {
-    if (!requestChannel.hasSubscribers) return;
-    const message: RequestMessage = {
-      clientId: this.clientId, broker: { host: this.inner.host, port: this.inner.port }, apiKey: api.apiKey, api: api.name,
-      apiVersion, correlationId: exchange.correlationId, responseBytes: exchange.responseBytes,
-      durationMs: this.clock.nowMs() - started, errorCode, error,
-    };
-    requestChannel.publish(message);
-  }
+}
+
+/**
+ * Runs one request and publishes its outcome (with no subscriber it only runs it): the
+ * response's top-level error code, or the error it failed with.
+ */
+export function traceRequest<T>(clientId: string, broker: { readonly host: string; readonly port: number }, clock: Clock, api: ApiCodecs, apiVersion: number, run: (exchange: RequestExchange) => Promise<T>): Promise<T> {
+  const exchange: RequestExchange = { correlationId: null, responseBytes: null };
+  if (!requestChannel.hasSubscribers) return run(exchange);
+  const started = clock.nowMs();
+  const at = { host: broker.host, port: broker.port };
+  return run(exchange).then((response) => {
+    const code = (response as { errorCode?: unknown } | undefined)?.errorCode;
+    publish(clientId, at, clock, api, apiVersion, started, exchange, typeof code === 'number' ? code : null, null);
+    return response;
+  }, (err: unknown) => {
+    publish(clientId, at, clock, api, apiVersion, started, exchange, null, err as Error);
+    throw err;
+  });
+}
+
+function publish(clientId: string, broker: { host: string; port: number }, clock: Clock, api: ApiCodecs, apiVersion: number, started: number, exchange: RequestExchange, errorCode: number | null, error: Error | null): void {
+  if (!requestChannel.hasSubscribers) return;
+  const message: RequestMessage = {
+    clientId, broker, apiKey: api.apiKey, api: api.name, apiVersion, correlationId: exchange.correlationId, responseBytes: exchange.responseBytes,
+    durationMs: clock.nowMs() - started, errorCode, error,
+  };
+  requestChannel.publish(message);
 }

@@ -2,7 +2,8 @@
  * The instrumentation events brook/kafkajs emits beyond the everyday ones, each against KafkaJS
  * 2.2.4 on the same broker: REQUEST_TIMEOUT (admin and producer: a broker slower than the
  * request timeout) with KafkaJS's payload; REQUEST with KafkaJS's fields, its `size` (the
- * response's) checked against the same request sent by a raw client; and RECEIVED_UNSUBSCRIBED_TOPICS (a KafkaJS leader deals its topics to a member that
+ * response's) checked against the same request sent by a raw client, and the handshake's
+ * requests (ApiVersions, SASL) reported first; and RECEIVED_UNSUBSCRIBED_TOPICS (a KafkaJS leader deals its topics to a member that
  * subscribed to fewer), after which the member leaves those partitions alone, as KafkaJS does.
  */
 import { test } from 'node:test';
@@ -13,6 +14,7 @@ import { startBrook } from '../support/brook.js';
 import { Cleanup } from '../support/clients/cleanup.js';
 import { until as untilValue } from '../support/clients/run.js';
 import { RawConnection } from '../support/kafka/raw-client.js';
+import { saslBroker, saslPort } from '../support/sasl-broker.js';
 
 const T = { timeout: 120_000 };
 
@@ -107,7 +109,33 @@ test('REQUEST: the payload has KafkaJS 2.2.4\'s fields, and `size` is the respon
   assert.equal(ourMetadata['size'], exchange!.frame.length);
   // Each request names its correlation id.
   const ids = ours.map((e) => e['correlationId'] as number);
-  assert.ok(ids.every((id) => Number.isInteger(id) && id > 0), String(ids));
+  assert.ok(ids.every((id) => Number.isInteger(id) && id >= 0), String(ids));
+  // The first request on a connection is its ApiVersions, reported as KafkaJS reports it.
+  assert.equal(theirs[0]!['apiName'], 'ApiVersions');
+  assert.deepEqual(sameShape(ours[0]!), sameShape(theirs[0]!));
+  const versions = await conn.exchange('ApiVersions', ours[0]!['apiVersion'] as number, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' });
+  assert.equal(ours[0]!['size'], versions!.frame.length);
+});
+
+test('REQUEST: a SASL login reports ApiVersions, SaslHandshake and SaslAuthenticate before the first Metadata, as KafkaJS 2.2.4 does', T, async (t) => {
+  const cleanup = new Cleanup();
+  t.after(() => cleanup.run());
+  const broker = await saslBroker();
+  cleanup.add('stop broker', () => broker.stop());
+  const config = { brokers: [`127.0.0.1:${saslPort(broker)}`], sasl: { mechanism: 'plain' as const, username: 'bob', password: 'bob-secret' } };
+  const firstRequests = async (client: { on(e: string, l: (e: { payload: Payload }) => void): unknown; events: { REQUEST: string }; connect(): Promise<void>; disconnect(): Promise<void>; listTopics(): Promise<string[]> }): Promise<unknown[]> => {
+    const seen: Payload[] = [];
+    client.on(client.events.REQUEST, (e) => seen.push(e.payload));
+    await client.connect();
+    cleanup.add('admin', () => client.disconnect());
+    await client.listTopics();
+    const names = seen.map((e) => e['apiName']);
+    return names.slice(0, names.indexOf('Metadata') + 1);
+  };
+  const theirs = await firstRequests(new real.Kafka({ ...config, clientId: 'kafkajs', logLevel: real.logLevel.NOTHING }).admin() as never);
+  const ours = await firstRequests(new Kafka({ ...config, clientId: 'brook', logLevel: logLevel.NOTHING }).admin() as never);
+  assert.deepEqual(theirs, ['ApiVersions', 'SaslHandshake', 'SaslAuthenticate', 'Metadata']);
+  assert.deepEqual(ours, theirs);
 });
 
 test('RECEIVED_UNSUBSCRIBED_TOPICS: a KafkaJS leader deals a topic the member did not subscribe to; it is reported and left alone, as in KafkaJS 2.2.4', T, async (t) => {
