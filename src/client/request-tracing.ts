@@ -37,27 +37,19 @@ export class TracedConnection implements BrokerConnection {
 
   sendWithoutResponse<A extends ApiCodecs>(api: A, body: RequestOf<A>, options?: { version?: number; exchange?: RequestExchange }): Promise<void> {
     if (!requestChannel.hasSubscribers) return this.inner.sendWithoutResponse(api, body, options);
-    const started = this.clock.nowMs();
     const version = options?.version ?? this.inner.supportedVersion(api) ?? -1;
-    const exchange: RequestExchange = { correlationId: null, responseBytes: null };
-    const broker = { host: this.inner.host, port: this.inner.port };
-    return this.inner.sendWithoutResponse(api, body, { ...options, exchange }).then(() => {
-      publish(this.clientId, broker, this.clock, api, version, started, exchange, null, null);
-    }, (err: unknown) => {
-      publish(this.clientId, broker, this.clock, api, version, started, exchange, null, err as Error);
-      throw err;
-    });
+    return traceRequest(this.clientId, this.inner, this.clock, api, version, (exchange) => this.inner.sendWithoutResponse(api, body, { ...options, exchange }));
   }
 
   close(): void {
     this.inner.close();
   }
-
 }
 
 /**
  * Runs one request and publishes its outcome (with no subscriber it only runs it): the
- * response's top-level error code, or the error it failed with.
+ * response's top-level error code (none for a request without a response), or the error it
+ * failed with.
  */
 export function traceRequest<T>(clientId: string, broker: { readonly host: string; readonly port: number }, clock: Clock, api: ApiCodecs, apiVersion: number, run: (exchange: RequestExchange) => Promise<T>): Promise<T> {
   const exchange: RequestExchange = { correlationId: null, responseBytes: null };
