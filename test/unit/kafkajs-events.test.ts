@@ -80,22 +80,33 @@ test('REQUEST_TIMEOUT: admin and producer requests that time out, with KafkaJS 2
   assert.deepEqual({ ...shape(ourProduceTimeout), apiVersion: theirProduceTimeout['apiVersion'] }, shape(theirProduceTimeout));
 });
 
+/** An admin client of either library, as far as these tests use it. */
+interface EventAdmin {
+  on(e: string, l: (e: { payload: Payload }) => void): unknown;
+  events: { REQUEST: string };
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  listTopics(): Promise<string[]>;
+}
+
+/** The REQUEST payloads of an admin client's connect() and listTopics(). */
+async function requestsOf(cleanup: Cleanup, client: EventAdmin): Promise<Payload[]> {
+  const seen: Payload[] = [];
+  client.on(client.events.REQUEST, (e) => seen.push(e.payload));
+  await client.connect();
+  cleanup.add('admin', () => client.disconnect());
+  await client.listTopics();
+  return seen;
+}
+
 test('REQUEST: the payload has KafkaJS 2.2.4\'s fields, and `size` is the response\'s size in bytes', T, async (t) => {
   const cleanup = new Cleanup();
   t.after(() => cleanup.run());
   const broker = await startBrook();
   cleanup.add('stop broker', () => broker.stop());
   const config = { brokers: [broker.bootstrap], logLevel: logLevel.NOTHING };
-  const requests = async (client: { on(e: string, l: (e: { payload: Payload }) => void): unknown; events: { REQUEST: string }; connect(): Promise<void>; disconnect(): Promise<void>; listTopics(): Promise<string[]> }): Promise<Payload[]> => {
-    const seen: Payload[] = [];
-    client.on(client.events.REQUEST, (e) => seen.push(e.payload));
-    await client.connect();
-    cleanup.add('admin', () => client.disconnect());
-    await client.listTopics();
-    return seen;
-  };
-  const theirs = await requests(new real.Kafka({ ...config, clientId: 'kafkajs', logLevel: real.logLevel.NOTHING }).admin() as never);
-  const ours = await requests(new Kafka({ ...config, clientId: 'brook' }).admin() as never);
+  const theirs = await requestsOf(cleanup, new real.Kafka({ ...config, clientId: 'kafkajs', logLevel: real.logLevel.NOTHING }).admin() as never);
+  const ours = await requestsOf(cleanup, new Kafka({ ...config, clientId: 'brook' }).admin() as never);
   const metadata = (events: Payload[]): Payload => events.filter((e) => e['apiName'] === 'Metadata').at(-1)!;
   const theirMetadata = metadata(theirs);
   const ourMetadata = metadata(ours);
@@ -123,13 +134,8 @@ test('REQUEST: a SASL login reports ApiVersions, SaslHandshake and SaslAuthentic
   const broker = await saslBroker();
   cleanup.add('stop broker', () => broker.stop());
   const config = { brokers: [`127.0.0.1:${saslPort(broker)}`], sasl: { mechanism: 'plain' as const, username: 'bob', password: 'bob-secret' } };
-  const firstRequests = async (client: { on(e: string, l: (e: { payload: Payload }) => void): unknown; events: { REQUEST: string }; connect(): Promise<void>; disconnect(): Promise<void>; listTopics(): Promise<string[]> }): Promise<unknown[]> => {
-    const seen: Payload[] = [];
-    client.on(client.events.REQUEST, (e) => seen.push(e.payload));
-    await client.connect();
-    cleanup.add('admin', () => client.disconnect());
-    await client.listTopics();
-    const names = seen.map((e) => e['apiName']);
+  const firstRequests = async (client: EventAdmin): Promise<unknown[]> => {
+    const names = (await requestsOf(cleanup, client)).map((e) => e['apiName']);
     return names.slice(0, names.indexOf('Metadata') + 1);
   };
   const theirs = await firstRequests(new real.Kafka({ ...config, clientId: 'kafkajs', logLevel: real.logLevel.NOTHING }).admin() as never);
