@@ -155,6 +155,8 @@ const TIMING_DEPENDENT = new Set([
   'src/admin/__tests__/fetchTopicOffsetsByTimestamp.spec.js › Admin fetchTopicOffsetsByTimestamp returns the offsets from timestamp',
   'src/consumer/__tests__/consumeMessages.spec.js › Consumer concurrent heartbeats are consolidated and respect heartbeatInterval',
   'src/consumer/__tests__/consumeMessages.spec.js › Consumer heartbeats are exposed in the eachMessage handler',
+  'src/consumer/__tests__/instrumentationEvents.spec.js › Consumer > Instrumentation Events emits request timeout events',
+  'src/producer/index.spec.js › Producer emits the request timeout event',
 ])
 
 /** expected.json: the tests that pass now, in place of those of the files this run covered. */
